@@ -1,0 +1,35 @@
+/**
+ * `memleak snapshot <pid>`: one reading of the process tree and its cgroup, as a table or JSON.
+ * Exit 3 when the process cannot be observed, or when part of it (smaps of another user's process) could not be read.
+ */
+import { HostFs } from "../system/host-fs.js";
+import { portableSnapshot } from "../system/portable.js";
+import { assertObservable } from "../system/target.js";
+import { renderSnapshot } from "../report/snapshot-table.js";
+import { takeSnapshot, type Snapshot } from "../snapshot.js";
+import { EXIT, type CommandIO, type CommandResult } from "./io.js";
+
+export interface SnapshotOptions {
+  pid: number;
+  json: boolean;
+  /** Root prefix for /proc and /sys (tests point it at a captured tree). */
+  root?: string;
+  platform?: string;
+}
+
+export async function snapshotCommand(opts: SnapshotOptions, io: CommandIO): Promise<CommandResult & { snapshot: Snapshot }> {
+  const platform = opts.platform ?? process.platform;
+  let snap: Snapshot;
+  if (platform === "linux") {
+    const fs = new HostFs(opts.root ?? "/");
+    assertObservable(fs, opts.pid);
+    snap = takeSnapshot(fs, opts.pid);
+  } else {
+    snap = await portableSnapshot(opts.pid, platform);
+  }
+  if (opts.json) io.stdout(JSON.stringify(snap, null, 2) + "\n");
+  else io.stdout(renderSnapshot(snap, io.color, io.columns));
+  if (opts.json) for (const w of snap.warnings) io.stderr(`memleak: ${w}\n`);
+  const partial = snap.processes.some((p) => p.smapsUnavailable === "denied");
+  return { exitCode: partial ? EXIT.cannotObserve : EXIT.ok, snapshot: snap };
+}

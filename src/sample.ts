@@ -1,0 +1,51 @@
+/**
+ * What one tick of sampling produces, and what a recording stores (one Sample per JSON line).
+ * All sizes are bytes. A field that could not be read is absent, never 0.
+ */
+import type { MemoryBreakdown } from "./probes/memory-stat.js";
+
+export interface ProcessSample {
+  pid: number;
+  ppid: number;
+  /** Clock ticks since boot: (pid, starttime) names one process even if the pid is reused. */
+  starttime: number;
+  comm: string;
+  /** From status, every tick. */
+  rss?: number;
+  anon?: number;
+  file?: number;
+  shmem?: number;
+  swap?: number;
+  hwm?: number;
+  threads?: number;
+  /** CPU ticks (utime + stime) so far. */
+  cpuTicks?: number;
+  /** From smaps_rollup, only on the ticks where the budget allowed a fresh read (not carried forward). */
+  pss?: number;
+  uss?: number;
+  pssAnon?: number;
+  sharedClean?: number;
+  sharedDirty?: number;
+}
+
+export interface CgroupSample {
+  usage?: number;
+  /** usage − inactive_file, floored at 0: what Kubernetes and `docker stats` show. */
+  workingSet?: number;
+  /** null = no limit. */
+  limit?: number | null;
+  peak?: number;
+  oomKills?: number;
+  /** v1: memory.kmem.usage_in_bytes; v2: memory.stat kernel. */
+  kernel?: number;
+  stat?: Partial<MemoryBreakdown>;
+}
+
+export interface Sample {
+  /** Unix epoch, milliseconds. */
+  t: number;
+  processes: ProcessSample[];
+  cgroup?: CgroupSample;
+  /** Reported by the in-process agent, keyed by pid (see src/agent). */
+  agent?: Record<string, unknown>;
+}

@@ -1,0 +1,96 @@
+/**
+ * One tick = one Sample: rediscover the tree, read status/stat of every process, smaps_rollup of those the budget
+ * allows, and the cgroup. Pure of scheduling: the caller decides when to tick (commands/watch, commands/run).
+ */
+import type { CgroupLocation } from "./system/cgroup-locate.js";
+import type { HostFs } from "./system/host-fs.js";
+import { processTree } from "./system/process-tree.js";
+import { readCgroup } from "./system/read-cgroup.js";
+import { readBasic, readCmdline, readSmaps, withSmaps } from "./system/read-process.js";
+import type { ProcessSample, Sample } from "./sample.js";
+import { SmapsBudget } from "./smaps-budget.js";
+
+export interface SamplerOptions {
+  fs: HostFs;
+  rootPid: number;
+  cgroup?: CgroupLocation | undefined;
+  /** Fraction of one core smaps_rollup reads may use; default 1%. */
+  smapsBudget?: number;
+  now?: () => number;
+}
+
+export const DEFAULT_SMAPS_BUDGET = 0.01;
+
+export interface SamplerTotals {
+  ticks: number;
+  smapsReads: number;
+  smapsMs: number;
+  /** Reads refused with EACCES: smaps of another user's process without CAP_SYS_PTRACE. */
+  smapsDenied: Set<number>;
+  /** Every process seen, with its command line as first seen. */
+  seen: Map<string, { pid: number; ppid: number; comm: string; cmdline: string[] | undefined; firstSeen: number }>;
+}
+
+export const processKey = (p: { pid: number; starttime: number }) => `${p.pid}:${p.starttime}`;
+
+export class Sampler {
+  private readonly fs: HostFs;
+  private readonly budget: SmapsBudget;
+  private readonly now: () => number;
+  readonly totals: SamplerTotals = { ticks: 0, smapsReads: 0, smapsMs: 0, smapsDenied: new Set(), seen: new Map() };
+
+  constructor(private readonly opts: SamplerOptions) {
+    this.fs = opts.fs;
+    this.budget = new SmapsBudget(opts.smapsBudget ?? DEFAULT_SMAPS_BUDGET);
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Undefined once the root process is gone. */
+  tick(): Sample | undefined {
+    const t = this.now();
+    const tree = processTree(this.fs, this.opts.rootPid);
+    if (tree.length === 0) return undefined;
+    const basics: ProcessSample[] = [];
+    for (const node of tree) {
+      const r = readBasic(this.fs, node.pid);
+      if (r.ok) basics.push(r.sample);
+    }
+    if (basics.length === 0) return undefined;
+    const keys = new Set(basics.map(processKey));
+    this.budget.retain(keys);
+    this.noteNew(basics, t);
+
+    const toRead = new Set(
+      this.budget.plan(
+        t,
+        basics.filter((p) => !this.totals.smapsDenied.has(p.pid)).map((p) => ({ key: processKey(p), rss: p.rss })),
+      ),
+    );
+    const processes = basics.map((p) => {
+      const key = processKey(p);
+      if (!toRead.has(key)) return p;
+      const r = readSmaps(this.fs, p.pid);
+      if (!r.ok) {
+        if (r.reason === "denied") this.totals.smapsDenied.add(p.pid);
+        this.budget.charge(key, t, 0.05);
+        return p;
+      }
+      this.budget.charge(key, t, r.costMs);
+      this.totals.smapsReads++;
+      this.totals.smapsMs += r.costMs;
+      return withSmaps(p, r.rollup);
+    });
+    this.totals.ticks++;
+    const sample: Sample = { t, processes };
+    if (this.opts.cgroup) sample.cgroup = readCgroup(this.fs, this.opts.cgroup);
+    return sample;
+  }
+
+  private noteNew(basics: ProcessSample[], t: number): void {
+    for (const p of basics) {
+      const key = processKey(p);
+      if (this.totals.seen.has(key)) continue;
+      this.totals.seen.set(key, { pid: p.pid, ppid: p.ppid, comm: p.comm, cmdline: readCmdline(this.fs, p.pid), firstSeen: t });
+    }
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Decides which processes get a fresh smaps_rollup read this tick.
+ *
+ * smaps_rollup costs ~10 ms per GiB resident and holds the target's mmap lock while the kernel walks its page tables,
+ * so reading a 10 GB PyTorch process every 100 ms would burn a core and slow the target. Instead the reads share a
+ * CPU budget (a fraction of one core) through a token bucket:
+ *  - tokens (milliseconds of read time) accrue at `budget` ms per ms of wall time, capped at `burstMs`;
+ *  - each tick the stalest processes are read first (never-read ones before all others), while tokens remain;
+ *  - a read is charged its measured cost afterwards, so the bucket may go briefly negative by at most one read.
+ * Over any long window the read time is ≤ budget × window (+ one read), and every process is refreshed about every
+ * Σ(read costs) / budget seconds — so every process keeps getting fresh PSS/USS, just less often when it is huge.
+ */
+
+export interface SmapsCandidate {
+  /** Identifies one process across PID reuse: "pid:starttime". */
+  key: string;
+  rss: number | undefined;
+}
+
+/** A first guess before a process has been measured: METRICS.md §1, ~10 ms per GiB plus a fixed syscall cost. */
+export function estimateCostMs(rss: number | undefined): number {
+  return 0.05 + ((rss ?? 0) / 2 ** 30) * 10;
+}
+
+export class SmapsBudget {
+  private tokens: number;
+  private lastNow: number | undefined;
+  private readonly lastRead = new Map<string, number>();
+  private readonly cost = new Map<string, number>();
+  private spentMs = 0;
+  private reads = 0;
+
+  /**
+   * @param budget fraction of one core for smaps reads (0.01 = 1%)
+   * @param burstMs most read time that may be saved up; by default what one second of budget buys, but at least
+   *                enough for one small read so a tiny budget still makes progress.
+   */
+  constructor(
+    readonly budget: number,
+    readonly burstMs = Math.max(budget * 1000, 1),
+  ) {
+    this.tokens = burstMs;
+  }
+
+  /** Keys to read now, stalest first, as far as the bucket allows (estimated costs). */
+  plan(nowMs: number, candidates: SmapsCandidate[]): string[] {
+    if (this.lastNow !== undefined) {
+      this.tokens = Math.min(this.burstMs, this.tokens + (nowMs - this.lastNow) * this.budget);
+    }
+    this.lastNow = nowMs;
+    const ordered = [...candidates].sort(
+      (a, b) => (this.lastRead.get(a.key) ?? -Infinity) - (this.lastRead.get(b.key) ?? -Infinity),
+    );
+    const chosen: string[] = [];
+    let available = this.tokens;
+    for (const c of ordered) {
+      if (available <= 0) break;
+      chosen.push(c.key);
+      available -= this.cost.get(c.key) ?? estimateCostMs(c.rss);
+    }
+    return chosen;
+  }
+
+  /** Charge a read that happened (or was attempted) at nowMs and took costMs. */
+  charge(key: string, nowMs: number, costMs: number): void {
+    this.tokens -= costMs;
+    this.spentMs += costMs;
+    this.reads++;
+    this.lastRead.set(key, nowMs);
+    const prev = this.cost.get(key);
+    // Smooth the per-process estimate: one read can be slow because the machine was busy.
+    this.cost.set(key, prev === undefined ? costMs : prev * 0.7 + costMs * 0.3);
+  }
+
+  /** Forget processes that are gone, so the maps stay bounded over a long watch. */
+  retain(keys: Set<string>): void {
+    for (const k of this.lastRead.keys()) if (!keys.has(k)) this.lastRead.delete(k);
+    for (const k of this.cost.keys()) if (!keys.has(k)) this.cost.delete(k);
+  }
+
+  lastReadAt(key: string): number | undefined {
+    return this.lastRead.get(key);
+  }
+
+  totals(): { reads: number; spentMs: number } {
+    return { reads: this.reads, spentMs: this.spentMs };
+  }
+}

@@ -83,3 +83,37 @@ describe("cgroup path → directory (namespaces and nested mounts)", () => {
     expect(pickMount([cpu], 1, "/x/y")).toBeUndefined();
   });
 });
+
+describe("a captured v2 container (fixtures/trees/v2-container)", () => {
+  const v2 = new HostFs(`${FIXTURES}trees/v2-container`);
+
+  it("PID 1 in cgroup / of its namespace, cgroup2 at /sys/fs/cgroup", () => {
+    expect(locateMemoryCgroup(v2, 1)).toEqual({ ok: true, location: { version: 2, path: "/", dir: "/sys/fs/cgroup" } });
+  });
+
+  it("snapshot reads memory.current/max/peak/events/stat; working set = current − inactive_file", () => {
+    const snap = takeSnapshot(v2, 1, 0);
+    expect(snap.processes.map((p) => p.pid)).toEqual([1]);
+    const r = snap.cgroup.reading!;
+    expect(r.usage).toBe(13071106048);
+    expect(r.workingSet).toBe(13071106048 - r.stat!.inactiveFile!);
+    expect(r.limit).toBe(103079215104);
+    expect(snap.cgroup.headroom).toBe(103079215104 - r.workingSet!);
+    expect(r.peak).toBeGreaterThan(0);
+    expect(r.oomKills).toBe(0);
+    expect(r.kernel).toBe(r.stat!.kernel);
+  });
+});
+
+describe("no memory cgroup", () => {
+  it("the snapshot says so and goes on with the processes", async () => {
+    const { mkdtempSync, cpSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const dir = mkdtempSync(`${tmpdir()}/memleak-nocg-`);
+    cpSync(`${FIXTURES}trees/hybrid-v1/proc`, `${dir}/proc`, { recursive: true });
+    const snap = takeSnapshot(new HostFs(dir), 5932, 0);
+    expect(snap.processes).toHaveLength(3);
+    expect(snap.cgroup.error).toMatch(/not found/);
+    expect(snap.warnings.join("\n")).toMatch(/no memory cgroup: .*showing the processes only/);
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * The sampler on a real, changing process tree: new workers appear in the next sample, dead ones drop out, and the
+ * smaps_rollup reads stay within their CPU budget while every process still gets PSS/USS.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { Sampler } from "../../src/sampler.js";
+import { HostFs } from "../../src/system/host-fs.js";
+import { locateMemoryCgroup } from "../../src/system/cgroup-locate.js";
+import type { Sample } from "../../src/sample.js";
+import { startReady, type Started } from "../helpers/processes.js";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function sampleFor(sampler: Sampler, seconds: number, intervalMs: number): Promise<Sample[]> {
+  const samples: Sample[] = [];
+  const end = Date.now() + seconds * 1000;
+  while (Date.now() < end) {
+    const s = sampler.tick();
+    if (!s) break;
+    samples.push(s);
+    await sleep(intervalMs);
+  }
+  return samples;
+}
+
+describe("sampler on a real process tree", () => {
+  let target: Started | undefined;
+  afterEach(() => target?.stop());
+
+  it("follows workers as they come and go, and reads the cgroup every tick", async () => {
+    target = await startReady(["python3", "fixtures/scripts/churning_pool.py", "8"], /ready/);
+    const fs = new HostFs();
+    const loc = locateMemoryCgroup(fs, target.pid);
+    expect(loc.ok).toBe(true);
+    const sampler = new Sampler({ fs, rootPid: target.pid, cgroup: loc.ok ? loc.location : undefined });
+    const samples = await sampleFor(sampler, 4, 100);
+
+    const workerPids = new Set(samples.flatMap((s) => s.processes.slice(1).map((p) => p.pid)));
+    expect(workerPids.size).toBeGreaterThanOrEqual(6); // ~13 started in 4 s
+    // No sample holds more than the ~4 workers alive at once: dead ones drop out.
+    expect(Math.max(...samples.map((s) => s.processes.length))).toBeLessThanOrEqual(1 + 5);
+    // Every worker that stayed for a few ticks got a PSS reading while it lived.
+    for (const pid of workerPids) {
+      const seen = samples.filter((s) => s.processes.some((p) => p.pid === pid));
+      if (seen.length < 5) continue;
+      expect(seen.some((s) => s.processes.find((p) => p.pid === pid)!.pss !== undefined)).toBe(true);
+    }
+    expect(samples.every((s) => s.cgroup?.usage !== undefined && s.cgroup.workingSet !== undefined)).toBe(true);
+    expect(samples.every((s) => s.processes[0]!.pid === target!.pid)).toBe(true);
+  });
+
+  it("keeps smaps_rollup reads within a tiny budget and still refreshes every process", async () => {
+    target = await startReady(["python3", "fixtures/scripts/forked_holder.py", "30", "200"], /ready/, 3);
+    const budget = 0.002; // 2 ms of reads per second of wall time
+    const sampler = new Sampler({ fs: new HostFs(), rootPid: target.pid, smapsBudget: budget });
+    const started = Date.now();
+    const samples = await sampleFor(sampler, 5, 50);
+    const wallMs = Date.now() - started;
+    const { smapsMs, smapsReads } = sampler.totals;
+    // The bucket starts with one second of budget and may overdraw by one read.
+    const biggestRead = smapsMs / Math.max(1, smapsReads) * 3;
+    expect(smapsMs).toBeLessThanOrEqual(budget * (wallMs + 1000) + biggestRead);
+    // Many ticks, far fewer reads than ticks × processes: the budget is what limits them.
+    expect(samples.length).toBeGreaterThan(40);
+    expect(smapsReads).toBeLessThan(samples.length * 3);
+    for (const pid of samples[0]!.processes.map((p) => p.pid)) {
+      expect(samples.some((s) => s.processes.find((p) => p.pid === pid)?.pss !== undefined)).toBe(true);
+    }
+  });
+
+  it("returns undefined once the root is gone", async () => {
+    target = await startReady(["python3", "fixtures/scripts/churning_pool.py", "0.5"], /ready/);
+    const sampler = new Sampler({ fs: new HostFs(), rootPid: target.pid });
+    await new Promise((r) => target!.child.once("exit", r));
+    expect(sampler.tick()).toBeUndefined();
+  });
+});

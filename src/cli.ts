@@ -1,14 +1,20 @@
 /**
- * The process boundary: reads argv and the environment, runs one command, and turns its result or error into
- * process.exitCode. Nothing else in memleak touches argv, exit codes or signals. Command modules are imported
- * lazily so `memleak --help` does not load the whole tool.
+ * The process boundary: reads argv and the environment, installs the signal handlers, runs one command, and turns
+ * its result or error into process.exitCode. Nothing else in memleak touches argv, exit codes or signals. Command
+ * modules are imported lazily so `memleak --help` does not load the whole tool.
  */
 import { parseCLI } from "./cli/parse.js";
-import { MemleakError, type CommandIO, type ExitCode } from "./commands/io.js";
+import { MemleakError, type CommandIO } from "./commands/io.js";
+
+const SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 
 function terminalIO(): CommandIO {
   const isTTY = Boolean(process.stdout.isTTY);
   const noColor = process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== "";
+  const handlers = new Set<(s: NodeJS.Signals) => void>();
+  const onProcessSignal = (signal: NodeJS.Signals) => {
+    for (const h of handlers) h(signal);
+  };
   return {
     stdout: (s) => void process.stdout.write(s),
     stderr: (s) => void process.stderr.write(s),
@@ -16,10 +22,18 @@ function terminalIO(): CommandIO {
     isTTY,
     columns: process.stdout.columns,
     env: process.env,
+    onSignal(handler) {
+      if (handlers.size === 0) for (const s of SIGNALS) process.on(s, onProcessSignal);
+      handlers.add(handler);
+      return () => {
+        handlers.delete(handler);
+        if (handlers.size === 0) for (const s of SIGNALS) process.off(s, onProcessSignal);
+      };
+    },
   };
 }
 
-async function main(): Promise<ExitCode> {
+async function main(): Promise<number> {
   const inv = parseCLI(process.argv.slice(2));
   const io = terminalIO();
   switch (inv.kind) {
@@ -32,6 +46,18 @@ async function main(): Promise<ExitCode> {
     case "snapshot": {
       const { snapshotCommand } = await import("./commands/snapshot.js");
       return (await snapshotCommand(inv, io)).exitCode;
+    }
+    case "watch": {
+      const { watchCommand } = await import("./commands/watch.js");
+      return (await watchCommand(inv, io)).exitCode;
+    }
+    case "run": {
+      const { runCommand } = await import("./commands/run.js");
+      return (await runCommand(inv, io)).exitCode;
+    }
+    case "analyze": {
+      const { analyzeCommand } = await import("./commands/analyze.js");
+      return (await analyzeCommand(inv, io)).exitCode;
     }
   }
 }

@@ -53,7 +53,12 @@ export class Sampler {
     const basics: ProcessSample[] = [];
     for (const node of tree) {
       const r = readBasic(this.fs, node.pid);
-      if (r.ok) basics.push(r.sample);
+      // A zombie has exited and holds no memory; it is only waiting for its parent to reap it.
+      if (!r.ok || r.state === "Z") {
+        if (node.pid === this.opts.rootPid) return undefined;
+        continue;
+      }
+      basics.push(r.sample);
     }
     if (basics.length === 0) return undefined;
     const keys = new Set(basics.map(processKey));
@@ -89,8 +94,10 @@ export class Sampler {
   private noteNew(basics: ProcessSample[], t: number): void {
     for (const p of basics) {
       const key = processKey(p);
-      if (this.totals.seen.has(key)) continue;
-      this.totals.seen.set(key, { pid: p.pid, ppid: p.ppid, comm: p.comm, cmdline: readCmdline(this.fs, p.pid), firstSeen: t });
+      const known = this.totals.seen.get(key);
+      // A changed comm means the process exec'd (a pyenv shim becoming python): its command line changed too.
+      if (known && known.comm === p.comm) continue;
+      this.totals.seen.set(key, { pid: p.pid, ppid: p.ppid, comm: p.comm, cmdline: readCmdline(this.fs, p.pid), firstSeen: known?.firstSeen ?? t });
     }
   }
 }

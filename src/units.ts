@@ -65,3 +65,16 @@ export function formatDuration(seconds: number): string {
   const s = Math.round(seconds % 60);
   return h > 0 ? `${h}h${String(m).padStart(2, "0")}m` : `${m}m${String(s).padStart(2, "0")}s`;
 }
+
+const RATE_UNITS: Record<string, number> = { ms: 0.001, s: 1, sec: 1, m: 60, min: 60, h: 3600, hour: 3600, d: 86400, day: 86400 };
+
+/** "10MiB/h", "1.5MB/min", "512KiB/s" → bytes per second. */
+export function parseRate(text: string): UnitParse<number> {
+  const slash = text.lastIndexOf("/");
+  const size = slash > 0 ? parseSize(text.slice(0, slash)) : undefined;
+  const per = slash > 0 ? RATE_UNITS[text.slice(slash + 1).trim().toLowerCase()] : undefined;
+  if (!size?.ok || size.value.kind !== "bytes" || per === undefined) {
+    return { ok: false, message: `"${text}" is not a rate: use a size per time, e.g. 10MiB/h, 1MB/min, 512KiB/s` };
+  }
+  return { ok: true, value: size.value.bytes / per };
+}

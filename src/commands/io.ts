@@ -13,6 +13,11 @@ export interface CommandIO {
   /** Terminal width, when known. */
   columns: number | undefined;
   env: NodeJS.ProcessEnv;
+  /**
+   * Subscribe to SIGINT/SIGTERM/SIGHUP (only cli.ts installs process signal handlers). Returns an unsubscribe
+   * function. While anyone is subscribed, the signal does not kill memleak.
+   */
+  onSignal(handler: (signal: NodeJS.Signals) => void): () => void;
 }
 
 export const EXIT = {
@@ -25,7 +30,8 @@ export const EXIT = {
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export interface CommandResult {
-  exitCode: ExitCode;
+  /** One of EXIT, or (run only) the launched command's own non-zero status passed through. */
+  exitCode: number;
 }
 
 /** An expected failure with a one-line message for the user and the exit code it maps to. */

@@ -8,7 +8,9 @@ import { parseStatus } from "../probes/status.js";
 import type { ProcessSample } from "../sample.js";
 import type { HostFs, ReadFailure } from "./host-fs.js";
 
-export type BasicRead = { ok: true; sample: ProcessSample; uids: number[] | undefined } | { ok: false; reason: ReadFailure };
+export type BasicRead =
+  | { ok: true; sample: ProcessSample; uids: number[] | undefined; state: string }
+  | { ok: false; reason: ReadFailure };
 
 export function readBasic(fs: HostFs, pid: number): BasicRead {
   const statText = fs.read(`/proc/${pid}/stat`);
@@ -35,7 +37,7 @@ export function readBasic(fs: HostFs, pid: number): BasicRead {
   if (s.vmHwm !== undefined) sample.hwm = s.vmHwm;
   const threads = s.threads ?? stat.value.numThreads;
   sample.threads = threads;
-  return { ok: true, sample, uids: s.uids };
+  return { ok: true, sample, uids: s.uids, state: stat.value.state };
 }
 
 export type SmapsRead = { ok: true; rollup: SmapsRollup; costMs: number } | { ok: false; reason: ReadFailure };

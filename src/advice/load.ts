@@ -1,0 +1,51 @@
+/**
+ * The advice texts are data: src/advice/<kind>.md, one "## variant" section per situation, with {{name}} placeholders
+ * filled from the finding's numbers. Loaded once, synchronously (they are small and ship with the package).
+ */
+import { readFileSync } from "node:fs";
+import type { VerdictKind } from "../analysis/types.js";
+import { safeText } from "../report/style.js";
+
+// dist/advice/load.js → ../../src/advice/ ; src/advice/load.ts (vitest) → ./
+const DIRS = [new URL("../../src/advice/", import.meta.url), new URL("./", import.meta.url)];
+
+const cache = new Map<VerdictKind, Map<string, string>>();
+
+function sections(kind: VerdictKind): Map<string, string> {
+  const hit = cache.get(kind);
+  if (hit) return hit;
+  let text: string | undefined;
+  for (const dir of DIRS) {
+    try {
+      text = readFileSync(new URL(`${kind}.md`, dir), "utf8");
+      break;
+    } catch {
+      /* try the next place */
+    }
+  }
+  const map = new Map<string, string>();
+  if (text !== undefined) {
+    const body = text.replace(/<!--[\s\S]*?-->/g, "");
+    for (const part of body.split(/^## /m).slice(1)) {
+      const nl = part.indexOf("\n");
+      map.set(part.slice(0, nl).trim(), part.slice(nl + 1).trim());
+    }
+  }
+  cache.set(kind, map);
+  return map;
+}
+
+/** The advice for a kind and variant with placeholders filled; unknown placeholders are left visible as "?". */
+export function advice(kind: VerdictKind, variant: string, values: Record<string, string | number | undefined>): string {
+  const all = sections(kind);
+  const text = all.get(variant) ?? all.get("any") ?? "";
+  return text.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
+    const v = values[name];
+    // Values can come from the target (its command line): no control characters into the advice.
+    return v === undefined ? "?" : safeText(String(v));
+  });
+}
+
+export function adviceVariants(kind: VerdictKind): string[] {
+  return [...sections(kind).keys()];
+}

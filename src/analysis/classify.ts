@@ -1,0 +1,139 @@
+/**
+ * Series → findings → verdict. Each subject gets one finding from its own rule chain (signals/*.ts); then findings
+ * that explain each other are reconciled, and the verdict is the most serious finding.
+ *
+ *   1. each process that lived long enough to judge (the root always)      → signals/process.ts
+ *   2. the tree as a whole, when there was more than one process           → signals/tree.ts
+ *   3. the memory cgroup                                                   → signals/cgroup.ts
+ *   4. reconcile: tree/cgroup growth that copy-on-write in the workers explains is `cow`, not a leak
+ *   5. verdict: highest SEVERITY; ties go to the most specific subject (process, then tree, then cgroup), then to
+ *      the higher confidence
+ */
+import { formatBytes } from "../units.js";
+import { safeText } from "../report/style.js";
+import { MIN_SAMPLES, MIN_SECONDS } from "./assess.js";
+import { warmupFor, type AnalysisOptions, type Context } from "./context.js";
+import type { SeriesSet } from "./series.js";
+import { analyzeCgroup } from "./signals/cgroup.js";
+import { analyzeProcess, processSubject } from "./signals/process.js";
+import { analyzeTree } from "./signals/tree.js";
+import { SEVERITY, type AnalysisWindow, type Finding, type VerdictDocument } from "./types.js";
+
+export interface ClassifyInput {
+  set: SeriesSet;
+  options: AnalysisOptions;
+  /** Command lines by pid (from the sampler or the recording), for messages. */
+  commands?: Map<number, string[]>;
+  cgroup?: { path: string; version: 1 | 2 } | undefined;
+  target: VerdictDocument["target"];
+}
+
+const SUBJECT_ORDER = { process: 0, tree: 1, cgroup: 2 } as const;
+
+export function compareFindings(a: Finding, b: Finding): number {
+  return (
+    SEVERITY[b.kind] - SEVERITY[a.kind] ||
+    SUBJECT_ORDER[a.subject.type] - SUBJECT_ORDER[b.subject.type] ||
+    b.confidence - a.confidence ||
+    (b.rate?.bytesPerSecond ?? 0) - (a.rate?.bytesPerSecond ?? 0)
+  );
+}
+
+function commandText(pid: number, comm: string, commands: Map<number, string[]> | undefined): string {
+  const argv = commands?.get(pid);
+  if (!argv || argv.length === 0) return comm;
+  const [program, ...args] = argv;
+  const text = safeText([program!.split("/").pop(), ...args].join(" "));
+  return text.length > 80 ? text.slice(0, 79) + "…" : text;
+}
+
+/** Growth in private memory that copy-on-write findings account for. */
+function cowGrowth(findings: Finding[]): number {
+  return findings
+    .filter((f) => f.kind === "cow")
+    .reduce((sum, f) => sum + Math.max(0, Number(f.evidence.growth ?? 0)), 0);
+}
+
+function reconcile(findings: Finding[]): Finding[] {
+  const processes = findings.filter((f) => f.subject.type === "process");
+  const cows = processes.filter((f) => f.kind === "cow");
+  if (cows.length === 0) return findings;
+  const copied = cowGrowth(processes);
+  return findings.map((f) => {
+    if (f.subject.type === "process" || (f.kind !== "leak" && f.kind !== "plateau")) return f;
+    const growth = Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
+    if (!(copied >= 0.5 * growth)) return f;
+    return {
+      ...f,
+      kind: "cow",
+      summary: `${f.subject.type === "tree" ? "the process tree" : "the cgroup"} grows by ${formatBytes(growth)} because ${cows.length} process${cows.length === 1 ? "" : "es"} copy pages shared after fork (copy-on-write, +${formatBytes(copied)} private): bounded, not a leak`,
+      advice: cows[0]!.advice,
+      evidence: { ...f.evidence, copyOnWriteGrowth: Math.round(copied), copyOnWritePids: cows.map((c) => c.pid).join(",") },
+    };
+  });
+}
+
+function windowOf(set: SeriesSet, warmup: number): AnalysisWindow {
+  return {
+    start: 0,
+    end: Number(set.duration.toFixed(3)),
+    warmup: Number(warmup.toFixed(1)),
+    samples: set.samples,
+    interval: set.samples > 1 ? Number((set.duration / (set.samples - 1)).toFixed(3)) : 0,
+  };
+}
+
+export function classify(input: ClassifyInput): VerdictDocument {
+  const { set, options } = input;
+  const rootKey = [...set.processes.keys()].find((k) => set.processes.get(k)!.pid === set.rootPid);
+  const root = rootKey ? set.processes.get(rootKey) : undefined;
+  const warmup = warmupFor(root?.metrics.anon ?? root?.metrics.rss ?? set.tree.rss, options);
+  const ctx: Context = {
+    from: warmup,
+    warmup,
+    duration: set.duration,
+    agentSeen: [...set.processes.values()].some((p) => Object.keys(p.agent).length > 0),
+  };
+
+  const findings: Finding[] = [];
+  let shortLived = 0;
+  for (const ps of set.processes.values()) {
+    const isRoot = ps.pid === set.rootPid;
+    if (!isRoot && (ps.seenCount < MIN_SAMPLES || ps.lastSeen - ps.firstSeen < MIN_SECONDS)) {
+      shortLived++;
+      continue;
+    }
+    const subject = processSubject(ps, set.rootPid, commandText(ps.pid, ps.comm, input.commands));
+    if (subject.type === "process") findings.push(analyzeProcess(ps, subject, ctx));
+  }
+  if (set.processes.size > 1) {
+    const tree = analyzeTree(set, ctx);
+    if (tree) {
+      if (shortLived > 0) tree.evidence.shortLivedProcesses = shortLived;
+      findings.push(tree);
+    }
+  }
+  if (input.cgroup) {
+    const cg = analyzeCgroup(set, { type: "cgroup", ...input.cgroup }, ctx);
+    if (cg) findings.push(cg);
+  }
+
+  const reconciled = reconcile(findings).sort(compareFindings);
+  const verdict: Finding = reconciled[0] ?? {
+    kind: "insufficient-data",
+    confidence: 0,
+    subject: { type: "tree", processes: 0 },
+    metric: "rss",
+    summary: "no samples: the process exited before memleak could read it",
+    evidence: { samples: set.samples },
+    advice: "",
+    caveats: [],
+  };
+  return {
+    schema: "memleak.verdict/1",
+    verdict,
+    findings: reconciled,
+    target: input.target,
+    window: windowOf(set, warmup),
+  };
+}

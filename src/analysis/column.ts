@@ -1,0 +1,60 @@
+/**
+ * A time series that stays bounded however long the watch: when it reaches `capacity` points it halves its
+ * resolution by averaging neighbouring pairs (times and values). A 72-hour 1 Hz watch thus keeps ≤ capacity points
+ * per metric, at ~13 s resolution for the default capacity — plenty for trend tests, which look at hours of data.
+ */
+export const DEFAULT_CAPACITY = 20_000;
+
+export class Column {
+  xs: number[] = [];
+  ys: number[] = [];
+  /** How many raw points each stored point stands for now (1, 2, 4, …). */
+  private stride = 1;
+  private pendingX = 0;
+  private pendingY = 0;
+  private pendingN = 0;
+
+  constructor(private readonly capacity = DEFAULT_CAPACITY) {}
+
+  push(x: number, y: number): void {
+    if (!Number.isFinite(x) || !Number.isFinite(y)) return;
+    this.pendingX += x;
+    this.pendingY += y;
+    this.pendingN++;
+    if (this.pendingN < this.stride) return;
+    this.xs.push(this.pendingX / this.pendingN);
+    this.ys.push(this.pendingY / this.pendingN);
+    this.pendingX = this.pendingY = this.pendingN = 0;
+    if (this.xs.length >= this.capacity) this.compact();
+  }
+
+  private compact(): void {
+    const xs: number[] = [];
+    const ys: number[] = [];
+    for (let i = 0; i + 1 < this.xs.length; i += 2) {
+      xs.push((this.xs[i]! + this.xs[i + 1]!) / 2);
+      ys.push((this.ys[i]! + this.ys[i + 1]!) / 2);
+    }
+    this.xs = xs;
+    this.ys = ys;
+    this.stride *= 2;
+  }
+
+  get length(): number {
+    return this.xs.length;
+  }
+
+  first(): number | undefined {
+    return this.ys[0];
+  }
+
+  last(): number | undefined {
+    return this.ys[this.ys.length - 1];
+  }
+
+  max(): number | undefined {
+    let m: number | undefined;
+    for (const y of this.ys) if (m === undefined || y > m) m = y;
+    return m;
+  }
+}

@@ -1,0 +1,27 @@
+/** What every rule needs besides its own series. */
+import type { Column } from "./column.js";
+import { detectWarmup } from "./stats.js";
+
+export interface AnalysisOptions {
+  /** Seconds to leave out at the start; undefined = detect it (capped at a quarter of the window). */
+  warmup?: number;
+  /** The command, for messages. */
+  command?: string[];
+}
+
+export interface Context {
+  /** Seconds since the first sample from which trends are fitted. */
+  from: number;
+  warmup: number;
+  duration: number;
+  /** The agent reported for at least one process (so "fragmentation could not be decided" is not said for nothing). */
+  agentSeen: boolean;
+}
+
+/** Warm-up for a column: the user's, or what detectWarmup suggests. */
+export function warmupFor(col: Column | undefined, options: AnalysisOptions): number {
+  if (options.warmup !== undefined) return options.warmup;
+  if (!col || col.length < 20) return 0;
+  const w = detectWarmup(col.xs, col.ys);
+  return w.ok ? w.seconds : 0;
+}

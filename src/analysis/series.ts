@@ -1,0 +1,192 @@
+/**
+ * Samples → one set of columns per subject: each process (by pid and starttime), the tree, and the cgroup.
+ * Built incrementally (add one sample at a time), so a recording can be streamed and a live watch can analyse as it
+ * goes. Times are seconds since the first sample.
+ *
+ * PSS/USS arrive only on the ticks where the smaps budget allowed a read. Per process they are stored as read. For the
+ * tree total the last known value of each process is carried forward, and a total is emitted only when every live
+ * process has one — so the sum never mixes in a silent 0.
+ */
+import type { CgroupSample, ProcessSample, Sample } from "../sample.js";
+import { Column, DEFAULT_CAPACITY } from "./column.js";
+import type { MetricName } from "./types.js";
+
+export interface ProcessSeries {
+  pid: number;
+  starttime: number;
+  ppid: number;
+  comm: string;
+  firstSeen: number;
+  lastSeen: number;
+  /** Samples this process appeared in. */
+  seenCount: number;
+  metrics: Partial<Record<MetricName, Column>>;
+  /** Shared_Clean + Shared_Dirty from smaps: falls as forked children copy-on-write the parent's pages. */
+  shared: Column;
+  /** The parent's anon at the moment this process first appeared (the bound on copy-on-write growth). */
+  parentAnonAtStart: number | undefined;
+  /** Agent data per sample, when the in-process agent reported (see src/agent). */
+  agent: Record<string, Column>;
+}
+
+export interface SeriesSet {
+  t0: number | undefined;
+  /** Seconds covered. */
+  duration: number;
+  samples: number;
+  rootPid: number | undefined;
+  processes: Map<string, ProcessSeries>;
+  tree: Partial<Record<MetricName, Column>>;
+  treeCount: Column;
+  cgroup: Partial<Record<MetricName, Column>>;
+  cgroupLimit: number | null | undefined;
+  cgroupOomKills: Column;
+}
+
+const key = (p: { pid: number; starttime: number }) => `${p.pid}:${p.starttime}`;
+
+const PROCESS_METRICS: [MetricName, keyof ProcessSample][] = [
+  ["rss", "rss"],
+  ["anon", "anon"],
+  ["swap", "swap"],
+  ["pss", "pss"],
+  ["uss", "uss"],
+];
+
+const CGROUP_METRICS: [MetricName, (c: CgroupSample) => number | undefined][] = [
+  ["cgroup", (c) => c.usage],
+  ["working-set", (c) => c.workingSet],
+  ["cgroup-anon", (c) => c.stat?.anon],
+  ["cgroup-file", (c) => c.stat?.file],
+  ["cgroup-active-file", (c) => c.stat?.activeFile],
+  ["cgroup-inactive-file", (c) => c.stat?.inactiveFile],
+  ["cgroup-shmem", (c) => c.stat?.shmem],
+  ["cgroup-dirty", (c) => c.stat?.fileDirty],
+  ["cgroup-kernel", (c) => c.kernel],
+];
+
+export class SeriesBuilder {
+  readonly set: SeriesSet;
+  private readonly lastSmaps = new Map<string, { pss: number; uss: number | undefined }>();
+
+  constructor(private readonly capacity = DEFAULT_CAPACITY) {
+    this.set = {
+      t0: undefined,
+      duration: 0,
+      samples: 0,
+      rootPid: undefined,
+      processes: new Map(),
+      tree: {},
+      treeCount: new Column(capacity),
+      cgroup: {},
+      cgroupLimit: undefined,
+      cgroupOomKills: new Column(capacity),
+    };
+  }
+
+  private column(into: Partial<Record<MetricName, Column>>, name: MetricName): Column {
+    return (into[name] ??= new Column(this.capacity));
+  }
+
+  add(sample: Sample): void {
+    const s = this.set;
+    s.t0 ??= sample.t;
+    const t = (sample.t - s.t0) / 1000;
+    s.duration = t;
+    s.samples++;
+    if (s.rootPid === undefined && sample.processes[0]) s.rootPid = sample.processes[0].pid;
+    const live = new Set<string>();
+    for (const p of sample.processes) {
+      live.add(key(p));
+      this.addProcess(p, t, sample);
+    }
+    for (const k of this.lastSmaps.keys()) if (!live.has(k)) this.lastSmaps.delete(k);
+    this.addTree(sample.processes, t);
+    if (sample.cgroup) this.addCgroup(sample.cgroup, t);
+    this.addAgent(sample, t);
+  }
+
+  private addProcess(p: ProcessSample, t: number, sample: Sample): void {
+    const k = key(p);
+    let ps = this.set.processes.get(k);
+    if (!ps) {
+      const parent = sample.processes.find((q) => q.pid === p.ppid);
+      ps = {
+        pid: p.pid,
+        starttime: p.starttime,
+        ppid: p.ppid,
+        comm: p.comm,
+        firstSeen: t,
+        lastSeen: t,
+        seenCount: 0,
+        metrics: {},
+        shared: new Column(this.capacity),
+        parentAnonAtStart: parent?.anon,
+        agent: {},
+      };
+      this.set.processes.set(k, ps);
+    }
+    ps.lastSeen = t;
+    ps.seenCount++;
+    for (const [name, field] of PROCESS_METRICS) {
+      const v = p[field];
+      if (typeof v === "number") this.column(ps.metrics, name).push(t, v);
+    }
+    if (p.sharedClean !== undefined && p.sharedDirty !== undefined) ps.shared.push(t, p.sharedClean + p.sharedDirty);
+    if (p.pss !== undefined) this.lastSmaps.set(k, { pss: p.pss, uss: p.uss });
+  }
+
+  private addTree(processes: ProcessSample[], t: number): void {
+    this.set.treeCount.push(t, processes.length);
+    for (const name of ["rss", "anon", "swap"] as const) {
+      if (processes.every((p) => p[name] !== undefined)) {
+        this.column(this.set.tree, name).push(t, processes.reduce((sum, p) => sum + p[name]!, 0));
+      }
+    }
+    const known = processes.map((p) => this.lastSmaps.get(key(p)));
+    if (known.every((k) => k !== undefined)) {
+      this.column(this.set.tree, "pss").push(t, known.reduce((sum, k) => sum + k!.pss, 0));
+      if (known.every((k) => k!.uss !== undefined)) {
+        this.column(this.set.tree, "uss").push(t, known.reduce((sum, k) => sum + k!.uss!, 0));
+      }
+    }
+  }
+
+  private addCgroup(c: CgroupSample, t: number): void {
+    for (const [name, get] of CGROUP_METRICS) {
+      const v = get(c);
+      if (v !== undefined) this.column(this.set.cgroup, name).push(t, v);
+    }
+    if (c.limit !== undefined) this.set.cgroupLimit = c.limit;
+    if (c.oomKills !== undefined) this.set.cgroupOomKills.push(t, c.oomKills);
+  }
+
+  /** Numeric agent fields, flattened one level ("malloc.inUse"), per process. */
+  private addAgent(sample: Sample, t: number): void {
+    if (!sample.agent) return;
+    for (const [pidText, report] of Object.entries(sample.agent)) {
+      const p = sample.processes.find((q) => String(q.pid) === pidText);
+      const ps = p && this.set.processes.get(key(p));
+      if (!ps || typeof report !== "object" || report === null) continue;
+      for (const [name, v] of flatten(report as Record<string, unknown>)) {
+        (ps.agent[name] ??= new Column(this.capacity)).push(t, v);
+      }
+    }
+  }
+}
+
+function flatten(obj: Record<string, unknown>, prefix = ""): [string, number][] {
+  const out: [string, number][] = [];
+  for (const [k, v] of Object.entries(obj)) {
+    if (typeof v === "number" && Number.isFinite(v)) out.push([prefix + k, v]);
+    else if (typeof v === "boolean") out.push([prefix + k, v ? 1 : 0]);
+    else if (v && typeof v === "object" && !Array.isArray(v) && prefix === "") out.push(...flatten(v as Record<string, unknown>, `${k}.`));
+  }
+  return out;
+}
+
+export function buildSeries(samples: Iterable<Sample>, capacity?: number): SeriesSet {
+  const b = new SeriesBuilder(capacity);
+  for (const s of samples) b.add(s);
+  return b.set;
+}

@@ -1,0 +1,150 @@
+/**
+ * The memory cgroup: what the container dashboard and the OOM killer see. When its usage grows, memory.stat says
+ * where: page cache (file − shmem), kernel memory (slab, stacks, page tables), shmem, or anon. Compared with what
+ * the processes' PSS did over the same window, that separates a cgroup accounting artefact (the cgroup grows, the
+ * processes do not) from growth the processes explain.
+ */
+import { advice } from "../../advice/load.js";
+import { assess, levels, type Assessment } from "../assess.js";
+import type { Column } from "../column.js";
+import type { Context } from "../context.js";
+import { confidenceFromP, formatBytes, formatRate, stableConfidence, trendEvidence } from "../evidence.js";
+import { sliceByTime } from "../stats.js";
+import type { SeriesSet } from "../series.js";
+import type { Finding, Subject } from "../types.js";
+import { treeMetric } from "./tree.js";
+
+/** Share of the usage growth that cache + kernel must account for, and the most the processes may, for an artefact. */
+export const ARTEFACT_EXPLAINED = 0.6;
+export const ARTEFACT_PROCESS_SHARE = 0.3;
+
+function change(col: Column | undefined, from: number): number | undefined {
+  if (!col || col.length < 2) return undefined;
+  const w = sliceByTime({ xs: col.xs, ys: col.ys }, from);
+  if (w.ys.length < 2) return undefined;
+  const l = levels(w.ys);
+  return l.end - l.start;
+}
+
+function lastLevel(col: Column | undefined): number | undefined {
+  return col && col.length > 0 ? levels(col.ys).end : undefined;
+}
+
+export interface CgroupBreakdownChange {
+  usage: number;
+  anon: number | undefined;
+  /** Page cache without shmem: what reclaim can drop. */
+  cache: number | undefined;
+  shmem: number | undefined;
+  kernel: number | undefined;
+  processes: number | undefined;
+  workingSet: number | undefined;
+}
+
+export function breakdownChange(set: SeriesSet, a: Assessment, from: number): CgroupBreakdownChange {
+  const c = set.cgroup;
+  const file = change(c["cgroup-file"], from);
+  const shmem = change(c["cgroup-shmem"], from);
+  return {
+    usage: a.growth,
+    anon: change(c["cgroup-anon"], from),
+    cache: file === undefined ? undefined : file - (shmem ?? 0),
+    shmem,
+    kernel: change(c["cgroup-kernel"], from),
+    processes: change(set.tree[treeMetric(set)], from),
+    workingSet: change(c["working-set"], from),
+  };
+}
+
+export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup" }, ctx: Context): Finding | undefined {
+  const col = set.cgroup.cgroup;
+  if (!col) return undefined;
+  const a = assess(col, ctx.from, 0);
+  const ws = set.cgroup["working-set"];
+  const base = {
+    subject,
+    metric: "cgroup" as const,
+    rate: a.rate,
+    evidence: { ...trendEvidence(a) } as Finding["evidence"],
+    caveats: [] as string[],
+  };
+  if (set.cgroupLimit != null) base.evidence.limit = set.cgroupLimit;
+  const oom = set.cgroupOomKills;
+  if (oom.length > 1 && oom.last()! > oom.first()!) base.evidence.oomKillsDuringWatch = oom.last()! - oom.first()!;
+  if (a.shape === "insufficient") {
+    return { ...base, kind: "insufficient-data", confidence: 0, summary: `cgroup ${subject.path}: not enough data (${a.reason})`, advice: advice("insufficient-data", "any", { reason: a.reason }) };
+  }
+  if (a.shape !== "growing" && a.shape !== "plateau" && a.shape !== "step") {
+    return {
+      ...base,
+      kind: "stable",
+      confidence: stableConfidence(a.to - a.from),
+      summary: `the cgroup is stable: usage ${formatBytes(a.start)} → ${formatBytes(a.end)}`,
+      advice: advice("stable", "any", { metric: "cgroup usage", growth: formatBytes(a.growth), duration: `${(a.to - a.from).toFixed(0)} s`, noise: formatBytes(a.plateau?.noise) }),
+    };
+  }
+
+  const from = a.shape === "growing" ? ctx.from : 0;
+  const d = breakdownChange(set, a, from);
+  const growth = Math.max(d.usage, 1);
+  Object.assign(base.evidence, {
+    usageGrowth: Math.round(d.usage),
+    ...(d.anon !== undefined && { anonGrowth: Math.round(d.anon) }),
+    ...(d.cache !== undefined && { pageCacheGrowth: Math.round(d.cache) }),
+    ...(d.shmem !== undefined && { shmemGrowth: Math.round(d.shmem) }),
+    ...(d.kernel !== undefined && { kernelGrowth: Math.round(d.kernel) }),
+    ...(d.processes !== undefined && { processesGrowth: Math.round(d.processes), processesMetric: `Σ ${treeMetric(set)}` }),
+    ...(d.workingSet !== undefined && { workingSetGrowth: Math.round(d.workingSet) }),
+  });
+
+  const cacheLike = (d.cache ?? 0) + (d.kernel ?? 0);
+  const processShare = d.processes === undefined ? 0 : d.processes / growth;
+  if (cacheLike >= ARTEFACT_EXPLAINED * growth && processShare <= ARTEFACT_PROCESS_SHARE) {
+    const variant = (d.cache ?? 0) >= (d.kernel ?? 0) ? "page-cache" : "kernel";
+    const where = variant === "page-cache" ? `page cache (+${formatBytes(d.cache)})` : `kernel memory (+${formatBytes(d.kernel)})`;
+    const wsStart = ws && ws.length ? levels(sliceByTime({ xs: ws.xs, ys: ws.ys }, from).ys).start : undefined;
+    const wsEnd = lastLevel(ws);
+    return {
+      ...base,
+      kind: "cgroup-artefact",
+      confidence: Number(Math.min(0.99, 0.5 + 0.49 * Math.min(1, cacheLike / growth)).toFixed(2)),
+      summary: `the cgroup grew by ${formatBytes(d.usage)} but its processes did not (${formatBytes(d.processes)}): the growth is ${where}; working set ${formatBytes(wsStart)} → ${formatBytes(wsEnd)}`,
+      advice: advice("cgroup-artefact", variant, {
+        growth: formatBytes(d.usage),
+        pssGrowth: formatBytes(d.processes),
+        cacheGrowth: formatBytes(d.cache),
+        kernelGrowth: formatBytes(d.kernel),
+        slabGrowth: formatBytes(d.kernel),
+        workingSetStart: formatBytes(wsStart),
+        workingSetEnd: formatBytes(wsEnd),
+        dirty: formatBytes(lastLevel(set.cgroup["cgroup-dirty"])),
+      }),
+    };
+  }
+  if ((d.shmem ?? 0) >= 0.5 * growth) {
+    return {
+      ...base,
+      kind: a.shape === "growing" ? "leak" : "plateau",
+      confidence: confidenceFromP(a.p),
+      summary: `the cgroup's shared memory (tmpfs, /dev/shm) grows: +${formatBytes(d.shmem)}; it is not reclaimable cache`,
+      advice: advice("leak", "cgroup-shmem", { rate: formatRate(a.rate) }),
+    };
+  }
+  // The processes (or anon the watch could not attribute) explain it: classify.ts reconciles with process findings.
+  if (a.shape === "growing") {
+    return {
+      ...base,
+      kind: "leak",
+      confidence: confidenceFromP(a.p),
+      summary: `the cgroup grows at ${formatRate(a.rate)}: usage ${formatBytes(a.start)} → ${formatBytes(a.end)}, mostly anonymous memory`,
+      advice: advice("leak", "cgroup", { rate: formatRate(a.rate) }),
+    };
+  }
+  return {
+    ...base,
+    kind: "plateau",
+    confidence: confidenceFromP(a.plateau?.p ?? a.p),
+    summary: `the cgroup grew by ${formatBytes(a.plateau?.rise ?? a.growth)}, then levelled off at ${formatBytes(a.end)}`,
+    advice: advice("plateau", "any", { growth: formatBytes(a.plateau?.rise ?? a.growth), level: formatBytes(a.end), levelFrom: a.plateau?.levelFrom?.toFixed(0) ?? "?" }),
+  };
+}

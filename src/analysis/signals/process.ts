@@ -1,0 +1,166 @@
+/**
+ * One process → one finding. The rule chain, first definite answer wins:
+ *   too little data                         → insufficient-data
+ *   allocator holds what live bytes do not   → fragmentation   (needs the agent)
+ *   anon grows and has not levelled off      → leak            (worker variant for a child)
+ *   private pages grow, resident ones do not → cow
+ *   grew then levelled off / one step        → plateau
+ *   otherwise                                → stable
+ * Anonymous resident memory (RssAnon, read every tick) decides growth: it is what a leak or retention grows, while
+ * file pages (libraries, mmapped weights) come and go with the page cache.
+ */
+import { advice } from "../../advice/load.js";
+import { assess, type Assessment } from "../assess.js";
+import type { Context } from "../context.js";
+import { confidenceFromP, formatBytes, formatRate, stableConfidence, trendEvidence } from "../evidence.js";
+import type { ProcessSeries } from "../series.js";
+import type { Finding, MetricName, Subject } from "../types.js";
+import { copyOnWrite } from "./cow.js";
+import { retention } from "./fragmentation.js";
+
+export function processSubject(ps: ProcessSeries, rootPid: number | undefined, command: string): Subject {
+  return { type: "process", pid: ps.pid, starttime: ps.starttime, command, ppid: ps.ppid, isRoot: ps.pid === rootPid };
+}
+
+function finding(
+  ps: ProcessSeries,
+  subject: Subject,
+  kind: Finding["kind"],
+  metric: MetricName,
+  a: Assessment,
+  summary: string,
+  confidence: number,
+  adviceText: string,
+): Finding {
+  return {
+    kind,
+    confidence,
+    subject,
+    pid: ps.pid,
+    metric,
+    rate: a.rate,
+    summary,
+    evidence: { ...trendEvidence(a), firstSeenSeconds: Number(ps.firstSeen.toFixed(1)), lastSeenSeconds: Number(ps.lastSeen.toFixed(1)) },
+    advice: adviceText,
+    caveats: [],
+  };
+}
+
+export function analyzeProcess(ps: ProcessSeries, subject: Subject & { type: "process" }, ctx: Context): Finding {
+  const metric: MetricName = ps.metrics.anon ? "anon" : "rss";
+  const col = ps.metrics[metric]!;
+  const from = Math.max(ctx.from, ps.firstSeen);
+  const a = assess(col, from, ps.firstSeen);
+  const who = `PID ${ps.pid} (${subject.command})`;
+  const values = {
+    pid: ps.pid,
+    ppid: ps.ppid,
+    command: subject.command,
+    rate: formatRate(a.rate),
+    growth: formatBytes(a.growth),
+    level: formatBytes(a.end),
+    metric,
+  };
+
+  if (a.shape === "insufficient") {
+    const f = finding(ps, subject, "insufficient-data", metric, a, `${who}: not enough data (${a.reason})`, 0, "");
+    f.advice = advice("insufficient-data", "any", { reason: a.reason });
+    return f;
+  }
+
+  const held = retention(ps);
+  if (held?.decided && (a.shape !== "growing" || !(held.liveGrowth > 0.5 * a.growth))) {
+    const f = finding(
+      ps,
+      subject,
+      "fragmentation",
+      metric,
+      a,
+      `${who} holds ${formatBytes(held.anon)} of anonymous memory, but malloc reports only ${formatBytes(held.live)} in use: the allocator is retaining freed memory`,
+      held.trimmed !== undefined && held.trimmed > 0 ? 0.95 : 0.8,
+      advice("fragmentation", "process", { ...values, rss: formatBytes(held.anon), live: formatBytes(held.live), held: formatBytes(held.held), arenas: held.arenas ?? "?" }),
+    );
+    Object.assign(f.evidence, {
+      anonBytes: Math.round(held.anon),
+      mallocInUseBytes: Math.round(held.live),
+      heldBytes: Math.round(held.held),
+      heldShare: Number(held.heldShare.toFixed(2)),
+    });
+    if (held.arenas !== undefined) f.evidence.mallocArenas = held.arenas;
+    if (held.trimmed !== undefined) f.evidence.trimReleasedBytes = Math.round(held.trimmed);
+    return f;
+  }
+
+  if (a.shape === "growing") {
+    const variant = subject.isRoot ? "process" : "worker";
+    const f = finding(
+      ps,
+      subject,
+      "leak",
+      metric,
+      a,
+      `${who} grows steadily: ${metric} ${formatBytes(a.start)} → ${formatBytes(a.end)} at ${formatRate(a.rate)}, no sign of levelling off`,
+      confidenceFromP(a.p),
+      advice("leak", variant, values),
+    );
+    if (held) {
+      f.evidence.mallocInUseGrowth = Math.round(held.liveGrowth);
+      f.evidence.mallocInUseBytes = Math.round(held.live);
+    } else if (!ctx.agentSeen) {
+      f.caveats.push(
+        "allocator retention not ruled out: without the in-process agent's malloc numbers (memleak run, without --no-agent) a leak and memory the allocator keeps look the same from outside",
+      );
+    }
+    return f;
+  }
+
+  const ussCol = ps.metrics.uss;
+  const uss = ussCol && ussCol.length >= 2 ? assess(ussCol, from, ps.firstSeen) : undefined;
+  const cow = copyOnWrite(ps, uss, a);
+  if (cow && uss) {
+    const f = finding(
+      ps,
+      subject,
+      "cow",
+      "uss",
+      uss,
+      `${who}: private memory (USS) ${formatBytes(cow.ussStart)} → ${formatBytes(cow.ussEnd)} while RSS stays flat: copy-on-write of pages shared with its parent, bounded by ${formatBytes(cow.bound)}`,
+      confidenceFromP(uss.p),
+      advice("cow", "process", { ...values, ussStart: formatBytes(cow.ussStart), ussEnd: formatBytes(cow.ussEnd), parentAnon: formatBytes(cow.bound) }),
+    );
+    Object.assign(f.evidence, { residentGrowth: Math.round(cow.rssGrowth) });
+    if (cow.sharedDrop !== undefined) f.evidence.sharedDrop = Math.round(cow.sharedDrop);
+    if (cow.bound !== undefined) f.evidence.bound = Math.round(cow.bound);
+    return f;
+  }
+
+  if (a.shape === "plateau" || a.shape === "step") {
+    const levelFrom = a.shape === "plateau" ? a.plateau?.levelFrom : a.step?.at;
+    const growth = a.shape === "plateau" ? (a.plateau?.rise ?? a.growth) : (a.step?.jump ?? a.growth);
+    const how = a.shape === "step" ? `one step of ${formatBytes(growth)}` : `grew by ${formatBytes(growth)}`;
+    const f = finding(
+      ps,
+      subject,
+      "plateau",
+      metric,
+      a,
+      `${who} ${how}, then levelled off at ${formatBytes(a.end)}`,
+      confidenceFromP(a.plateau?.p ?? a.p),
+      advice("plateau", "any", { ...values, growth: formatBytes(growth), levelFrom: levelFrom === undefined ? "?" : `${levelFrom.toFixed(0)} s` }),
+    );
+    if (levelFrom !== undefined) f.evidence.levelFromSeconds = Number(levelFrom.toFixed(1));
+    return f;
+  }
+
+  const f = finding(
+    ps,
+    subject,
+    "stable",
+    metric,
+    a,
+    `${who} is stable: ${metric} ${formatBytes(a.start)} → ${formatBytes(a.end)}`,
+    stableConfidence(a.to - a.from),
+    advice("stable", "any", { ...values, duration: `${(a.to - a.from).toFixed(0)} s`, noise: formatBytes(a.plateau?.noise) }),
+  );
+  return f;
+}

@@ -1,0 +1,64 @@
+/**
+ * The whole process tree: Σ PSS when it was available throughout (each shared page counted once), else Σ anon.
+ * It catches what no single process shows: workers started and never reaped, or many processes each growing a
+ * little. Whether a process finding already explains it is decided in classify.ts.
+ */
+import { advice } from "../../advice/load.js";
+import { assess } from "../assess.js";
+import type { Context } from "../context.js";
+import { confidenceFromP, formatBytes, formatRate, stableConfidence, trendEvidence } from "../evidence.js";
+import type { SeriesSet } from "../series.js";
+import type { Finding, MetricName } from "../types.js";
+
+export function treeMetric(set: SeriesSet): MetricName {
+  const pss = set.tree.pss;
+  // PSS is read under a budget: use it when most ticks have a complete total.
+  if (pss && pss.length >= 0.5 * set.treeCount.length) return "pss";
+  return set.tree.anon ? "anon" : "rss";
+}
+
+export function analyzeTree(set: SeriesSet, ctx: Context): Finding | undefined {
+  const metric = treeMetric(set);
+  const col = set.tree[metric];
+  if (!col) return undefined;
+  const a = assess(col, ctx.from, 0);
+  const count = set.treeCount;
+  const processesStart = count.first() ?? 0;
+  const processesEnd = count.last() ?? 0;
+  const subject = { type: "tree" as const, processes: set.processes.size };
+  const base = {
+    subject,
+    metric,
+    rate: a.rate,
+    evidence: { ...trendEvidence(a), processesStart, processesEnd, processesSeen: set.processes.size },
+    caveats: [] as string[],
+  };
+  if (a.shape === "insufficient") {
+    return { ...base, kind: "insufficient-data", confidence: 0, summary: `process tree: not enough data (${a.reason})`, advice: advice("insufficient-data", "any", { reason: a.reason }) };
+  }
+  if (a.shape === "growing") {
+    return {
+      ...base,
+      kind: "leak",
+      confidence: confidenceFromP(a.p),
+      summary: `the process tree grows: Σ ${metric} ${formatBytes(a.start)} → ${formatBytes(a.end)} at ${formatRate(a.rate)}`,
+      advice: advice("leak", "tree", { rate: formatRate(a.rate), processesStart, processesEnd }),
+    };
+  }
+  if (a.shape === "plateau" || a.shape === "step") {
+    return {
+      ...base,
+      kind: "plateau",
+      confidence: confidenceFromP(a.plateau?.p ?? a.p),
+      summary: `the process tree grew, then levelled off at Σ ${metric} ${formatBytes(a.end)}`,
+      advice: advice("plateau", "any", { growth: formatBytes(a.plateau?.rise ?? a.growth), level: formatBytes(a.end), levelFrom: a.plateau?.levelFrom?.toFixed(0) ?? "?" }),
+    };
+  }
+  return {
+    ...base,
+    kind: "stable",
+    confidence: stableConfidence(a.to - a.from),
+    summary: `the process tree is stable: Σ ${metric} ${formatBytes(a.start)} → ${formatBytes(a.end)}`,
+    advice: advice("stable", "any", { metric: `Σ ${metric}`, growth: formatBytes(a.growth), duration: `${(a.to - a.from).toFixed(0)} s`, noise: formatBytes(a.plateau?.noise) }),
+  };
+}

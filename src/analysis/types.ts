@@ -1,0 +1,98 @@
+/**
+ * The verdict contract (DESIGN.md): kinds, findings, and the JSON document `--json` prints and a recording ends with.
+ * Versioned as memleak.verdict/1: add fields freely, never change the meaning of one.
+ */
+
+export const VERDICT_KINDS = ["leak", "fragmentation", "cgroup-artefact", "cow", "plateau", "stable", "insufficient-data"] as const;
+export type VerdictKind = (typeof VERDICT_KINDS)[number];
+
+/** Most serious first: the verdict of a run is its most serious finding. */
+export const SEVERITY: Record<VerdictKind, number> = {
+  leak: 6,
+  fragmentation: 5,
+  cow: 4,
+  "cgroup-artefact": 3,
+  plateau: 2,
+  stable: 1,
+  "insufficient-data": 0,
+};
+
+export type Subject =
+  | { type: "process"; pid: number; starttime: number; command: string; ppid: number; isRoot: boolean }
+  | { type: "tree"; processes: number }
+  | { type: "cgroup"; path: string; version: 1 | 2 };
+
+export type MetricName =
+  // per process, and summed over the tree
+  | "rss"
+  | "anon"
+  | "pss"
+  | "uss"
+  | "swap"
+  // the cgroup
+  | "cgroup"
+  | "working-set"
+  | "cgroup-anon"
+  | "cgroup-file"
+  | "cgroup-active-file"
+  | "cgroup-inactive-file"
+  | "cgroup-shmem"
+  | "cgroup-dirty"
+  | "cgroup-kernel";
+
+export interface Rate {
+  bytesPerSecond: number;
+  /** Growth per hour as a percentage of the level at the start of the analysed window. */
+  percentPerHour: number;
+}
+
+export interface Finding {
+  kind: VerdictKind;
+  /** 0–1: how sure the rule is, from the strength of the trend test and how much data it had. */
+  confidence: number;
+  subject: Subject;
+  /** Present when subject is a process: the pid, at top level, as the contract promises. */
+  pid?: number;
+  /** The metric that decided it, and its robust growth rate over the analysed window. */
+  metric: MetricName;
+  rate?: Rate;
+  /** One sentence a person reads first. */
+  summary: string;
+  /** The numbers that prove it, by name (bytes, seconds, ratios, p-values). */
+  evidence: Record<string, number | string | boolean>;
+  /** Markdown from src/advice/<kind>.md, filled in with this finding's numbers. */
+  advice: string;
+  /** What could not be decided and why (e.g. fragmentation without the agent's numbers). */
+  caveats: string[];
+}
+
+export interface AnalysisWindow {
+  /** Seconds since the start of the recording. */
+  start: number;
+  end: number;
+  /** Seconds at the start left out of trend fitting. */
+  warmup: number;
+  samples: number;
+  /** Mean seconds between samples. */
+  interval: number;
+}
+
+export interface VerdictDocument {
+  schema: "memleak.verdict/1";
+  verdict: Finding;
+  findings: Finding[];
+  target: {
+    pid: number;
+    command?: string[];
+    /** For `run`: how the command ended. */
+    exitCode?: number | null;
+    signal?: string | null;
+    /** Why sampling stopped: the target exited, --duration passed, or memleak was interrupted. */
+    stopReason?: "exited" | "duration" | "interrupted";
+    /** The memory cgroup read, and whether it was created for this run alone. */
+    cgroup?: { path: string; version: 1 | 2; isolated: boolean } | { error: string };
+  };
+  window: AnalysisWindow;
+  /** Set by run/watch: which gates were checked and which failed. */
+  gates?: { name: string; passed: boolean; message: string }[];
+}

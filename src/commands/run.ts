@@ -1,0 +1,147 @@
+/**
+ * `memleak run [options] -- <command> [args…]`: launch the command (no shell), in a fresh memory cgroup of its own
+ * when possible, follow it and every descendant until it exits, then give the verdict and check the gates.
+ *
+ * Signals: Ctrl-C on a terminal reaches the command directly (it is in memleak's foreground process group), so the
+ * first SIGINT is not forwarded again; a SIGINT from elsewhere, SIGTERM and SIGHUP are forwarded. Either way memleak
+ * keeps sampling until the command exits and still prints its report. A second signal kills the command.
+ */
+import type { ChildProcess } from "node:child_process";
+import { LiveRegion } from "../report/live-region.js";
+import { locateMemoryCgroup, type CgroupLocation } from "../system/cgroup-locate.js";
+import { HostFs } from "../system/host-fs.js";
+import { createIsolatedCgroup, removeIsolatedCgroup, spawnInside, type Isolation } from "../system/isolate.js";
+import { launch, resolveCommand } from "../system/launch.js";
+import { processTree } from "../system/process-tree.js";
+import { gatesExitCode, report } from "./finish.js";
+import { EXIT, observeError, type CommandIO, type CommandResult } from "./io.js";
+import { runSession, Wakeup, type SessionOptions } from "./session.js";
+import { stopText } from "./watch.js";
+import type { VerdictDocument } from "../analysis/types.js";
+import { constants } from "node:os";
+
+export interface RunOptions extends SessionOptions {
+  command: string[];
+  isolate: boolean;
+  platform?: string;
+}
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** The exit code a shell would report for the command: its own, or 128 + the signal that killed it. */
+export function shellExitCode(exit: Exit): number {
+  if (exit.code !== null) return exit.code;
+  const n = exit.signal ? (constants.signals as Record<string, number>)[exit.signal] : undefined;
+  return 128 + (n ?? 1);
+}
+
+function killTree(fs: HostFs, pid: number, signal: NodeJS.Signals): void {
+  for (const node of processTree(fs, pid).reverse()) {
+    try {
+      process.kill(node.pid, signal);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+function chooseCgroup(fs: HostFs, o: RunOptions, io: CommandIO): { iso?: Isolation; read?: CgroupLocation; info: VerdictDocument["target"]["cgroup"] } {
+  const own = locateMemoryCgroup(fs, process.pid);
+  if (!own.ok) {
+    io.stderr(`memleak: no memory cgroup (${own.reason}); watching the processes only\n`);
+    return { info: { error: own.reason } };
+  }
+  const shared = () => ({ path: own.location.path, version: own.location.version, isolated: false });
+  if (!o.isolate) return { read: own.location, info: shared() };
+  const iso = createIsolatedCgroup(fs, own.location);
+  if (!iso.ok) {
+    io.stderr(
+      `memleak: could not give the command a memory cgroup of its own (${iso.reason}); reading memleak's own cgroup ${own.location.path} instead, which anything else in it also counts towards\n`,
+    );
+    return { read: own.location, info: shared() };
+  }
+  return { iso: iso.isolation, read: iso.isolation.location, info: { path: iso.isolation.location.path, version: iso.isolation.location.version, isolated: true } };
+}
+
+export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandResult & { doc: VerdictDocument; targetExit: Exit }> {
+  const platform = o.platform ?? process.platform;
+  if (platform !== "linux") {
+    throw observeError(`run needs Linux's /proc and cgroup files; on ${platform} only \`memleak snapshot\` works (RSS and CPU)`);
+  }
+  resolveCommand(o.command[0] ?? "", io.env); // "command not found" before anything is created
+  const fs = new HostFs();
+  const cg = chooseCgroup(fs, o, io);
+  const region = io.isTTY && !o.json ? new LiveRegion(io) : undefined;
+  const wakeup = new Wakeup();
+  let child: ChildProcess;
+  try {
+    // With a live view the command's output goes through memleak so the view can stay below it.
+    const env = region ? { PYTHONUNBUFFERED: "1", ...io.env } : io.env;
+    const start = () => launch(o.command, env, region ? "pipe" : "inherit");
+    child = cg.iso ? spawnInside(fs, cg.iso, start) : start();
+  } catch (err) {
+    if (cg.iso) removeIsolatedCgroup(fs, cg.iso);
+    throw err;
+  }
+  child.stdout?.on("data", (d: Buffer) => region!.passthrough("stdout", d.toString()));
+  child.stderr?.on("data", (d: Buffer) => region!.passthrough("stderr", d.toString()));
+  const exited = new Promise<Exit>((resolve) => {
+    child.once("exit", (code, signal) => {
+      wakeup.stop("exited");
+      resolve({ code, signal });
+    });
+    child.once("error", (err) => {
+      io.stderr(`memleak: cannot start ${o.command[0]}: ${err.message}\n`);
+      wakeup.stop("exited");
+      resolve({ code: 127, signal: null });
+    });
+  });
+
+  let signals = 0;
+  const unsubscribe = io.onSignal((signal) => {
+    signals++;
+    if (signals >= 2) return killTree(fs, child.pid!, "SIGKILL");
+    const terminalDeliveredIt = signal === "SIGINT" && process.stdin.isTTY;
+    if (!terminalDeliveredIt) killTree(fs, child.pid!, signal);
+  });
+  let durationTimer: NodeJS.Timeout | undefined;
+  if (o.duration !== undefined) {
+    // Like timeout(1): when the duration is up, ask the command to stop, and keep sampling until it has.
+    durationTimer = setTimeout(() => killTree(fs, child.pid!, "SIGTERM"), o.duration * 1000);
+  }
+
+  try {
+    if (child.pid === undefined) await exited;
+    let targetExit: Exit = { code: null, signal: null };
+    const { doc, stopReason } = await runSession(
+      { mode: "run", rootPid: child.pid ?? -1, command: o.command, cgroup: cg.read, cgroupInfo: cg.info },
+      { ...o, duration: undefined },
+      io,
+      fs,
+      wakeup,
+      region,
+      async () => {
+        // If sampling was interrupted, the command has been told (above): wait for it so its exit status is known.
+        targetExit = await exited;
+        return { exitCode: targetExit.code, signal: targetExit.signal };
+      },
+    );
+    const how = targetExit.code !== null ? `exit code ${targetExit.code}` : `signal ${targetExit.signal}`;
+    io.stderr(`memleak: stopped: ${stopText(stopReason, doc.target.pid)} (${how})\n`);
+    report(doc, o.json, io);
+    let exitCode: number = gatesExitCode(doc);
+    // A failing command must not turn a CI step green: pass its status through unless a gate already failed.
+    if (exitCode === EXIT.ok && (targetExit.code !== 0 || targetExit.signal !== null)) exitCode = shellExitCode(targetExit);
+    return { exitCode, doc, targetExit };
+  } finally {
+    unsubscribe();
+    clearTimeout(durationTimer);
+    if (cg.iso) {
+      const problem = removeIsolatedCgroup(fs, cg.iso);
+      if (problem) io.stderr(`memleak: ${problem}\n`);
+    }
+  }
+}

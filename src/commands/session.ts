@@ -1,0 +1,177 @@
+/**
+ * The sampling loop behind `run` and `watch`: tick the sampler every interval, record each sample as it comes, keep
+ * the live view and the verdict so far up to date, and stop when the target exits, when --duration has passed, or
+ * when asked to. Then classify, check the gates, and append the verdict to the recording.
+ */
+import { hostname, cpus, totalmem, release } from "node:os";
+import { classify } from "../analysis/classify.js";
+import { SeriesBuilder } from "../analysis/series.js";
+import type { VerdictDocument } from "../analysis/types.js";
+import { evaluateGates, type GateOptions } from "../gates.js";
+import { RecordingWriter, RECORDING_SCHEMA, type RecordingHeader } from "../recording.js";
+import { renderLive, renderProgress, type LiveState } from "../report/live.js";
+import type { LiveRegion } from "../report/live-region.js";
+import { Sampler } from "../sampler.js";
+import type { Sample } from "../sample.js";
+import type { CgroupLocation } from "../system/cgroup-locate.js";
+import type { HostFs } from "../system/host-fs.js";
+import { shortCommand } from "../report/snapshot-table.js";
+import { VERSION } from "../cli/parse.js";
+import type { CommandIO } from "./io.js";
+
+export interface SessionOptions {
+  /** Seconds between samples. */
+  interval: number;
+  /** Stop after this many seconds. */
+  duration?: number | undefined;
+  record?: string | undefined;
+  json: boolean;
+  /** Seconds of warm-up to leave out; undefined = detect. */
+  warmup?: number | undefined;
+  gates: GateOptions;
+  smapsBudget?: number | undefined;
+}
+
+export interface SessionTarget {
+  mode: "run" | "watch";
+  rootPid: number;
+  command?: string[] | undefined;
+  cgroup: CgroupLocation | undefined;
+  cgroupInfo: VerdictDocument["target"]["cgroup"];
+}
+
+export type StopReason = "exited" | "duration" | "interrupted";
+
+export interface SessionResult {
+  doc: VerdictDocument;
+  stopReason: StopReason;
+}
+
+/** Lets the loop sleep until the next tick, or wake early when told to stop or when the target exits. */
+export class Wakeup {
+  private wake: (() => void) | undefined;
+  stopped: StopReason | undefined;
+
+  stop(reason: StopReason): void {
+    this.stopped ??= reason;
+    this.wake?.();
+  }
+
+  sleep(ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, Math.max(0, ms));
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.wake = undefined;
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+}
+
+const PROGRESS_EVERY_S = 10;
+const ANALYSE_EVERY_S = 5;
+
+function header(target: SessionTarget, o: SessionOptions, fs: HostFs): RecordingHeader {
+  const pageSize = 4096;
+  const h: RecordingHeader = {
+    type: "header",
+    schema: RECORDING_SCHEMA,
+    startedAt: Date.now(),
+    interval: o.interval,
+    target: { pid: target.rootPid, mode: target.mode, ...(target.command && { command: target.command }) },
+    machine: { hostname: hostname(), kernel: release(), cpus: cpus().length, memTotal: totalmem(), pageSize },
+    memleakVersion: VERSION,
+  };
+  const info = target.cgroupInfo;
+  if (info) h.cgroup = info;
+  void fs;
+  return h;
+}
+
+export async function runSession(
+  target: SessionTarget,
+  o: SessionOptions,
+  io: CommandIO,
+  fs: HostFs,
+  wakeup: Wakeup,
+  region: LiveRegion | undefined,
+  /** Called once sampling has stopped, before the verdict: run waits here for the command's exit status. */
+  afterSampling: () => Promise<Partial<VerdictDocument["target"]>> = async () => ({}),
+): Promise<SessionResult> {
+  const sampler = new Sampler({ fs, rootPid: target.rootPid, cgroup: target.cgroup, smapsBudget: o.smapsBudget });
+  const builder = new SeriesBuilder();
+  const writer = o.record ? new RecordingWriter(o.record) : undefined;
+  writer?.write(header(target, o, fs));
+  const commands = () => new Map([...sampler.totals.seen.values()].map((p) => [p.pid, p.cmdline ?? [p.comm]]));
+  const commandText = target.command ? shortCommand({ cmdline: target.command, comm: "" }) : `PID ${target.rootPid}`;
+  const started = Date.now();
+  let latest: Sample | undefined;
+  let soFar: VerdictDocument | undefined;
+  let lastAnalysis = 0;
+  let lastProgress = 0;
+  /** key → comm last announced, so an exec (new comm, new command line) is recorded again. */
+  const announced = new Map<string, string>();
+  const analyse = (): VerdictDocument =>
+    classify({
+      set: builder.set,
+      options: { warmup: o.warmup, command: target.command },
+      commands: commands(),
+      cgroup: target.cgroup ? { path: target.cgroup.path, version: target.cgroup.version } : undefined,
+      target: { pid: target.rootPid, ...(target.command && { command: target.command }) },
+    });
+
+  try {
+    for (let tick = 0; ; tick++) {
+      if (wakeup.stopped) break;
+      const sample = sampler.tick();
+      if (!sample) {
+        wakeup.stop("exited");
+        break;
+      }
+      latest = sample;
+      builder.add(sample);
+      if (writer) {
+        // A process's command line is recorded once, when it first appears, not in every sample.
+        for (const [key, p] of sampler.totals.seen) {
+          if (announced.get(key) === p.comm) continue;
+          announced.set(key, p.comm);
+          writer.write({ type: "event", t: p.firstSeen, event: "process-start", detail: { pid: p.pid, ppid: p.ppid, comm: p.comm, ...(p.cmdline && { cmdline: p.cmdline }) } });
+        }
+        writer.write({ type: "sample", ...sample });
+      }
+      const elapsed = (Date.now() - started) / 1000;
+      if (elapsed - lastAnalysis >= ANALYSE_EVERY_S) {
+        soFar = analyse();
+        lastAnalysis = elapsed;
+      }
+      const shortNames = new Map([...commands()].map(([pid, argv]) => [pid, shortCommand({ cmdline: argv, comm: "" })]));
+      const state: LiveState = { mode: target.mode, rootPid: target.rootPid, command: commandText, elapsed, set: builder.set, latest, soFar, commands: shortNames };
+      if (region) {
+        region.update(renderLive(state, io.color, io.columns));
+      } else if (elapsed - lastProgress >= PROGRESS_EVERY_S) {
+        io.stderr(renderProgress(state) + "\n");
+        lastProgress = elapsed;
+      }
+      if (o.duration !== undefined && elapsed >= o.duration) {
+        wakeup.stop("duration");
+        break;
+      }
+      // Ticks are scheduled from the start time, so a slow tick does not push every later one back.
+      await wakeup.sleep(started + (tick + 1) * o.interval * 1000 - Date.now());
+    }
+    region?.clear();
+    const extra = await afterSampling();
+    const doc = analyse();
+    doc.target = { ...doc.target, stopReason: wakeup.stopped ?? "exited", ...(target.cgroupInfo && { cgroup: target.cgroupInfo }), ...extra };
+    const gates = evaluateGates(doc, builder.set, o.gates);
+    if (gates.length) doc.gates = gates;
+    writer?.write({ type: "verdict", ...doc });
+    return { doc, stopReason: wakeup.stopped ?? "exited" };
+  } finally {
+    writer?.close();
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * `memleak watch <pid>`: attach to a running process and its descendants, sample until Ctrl-C, --duration, or the
+ * process exits (and say which), then give the verdict.
+ */
+import { LiveRegion } from "../report/live-region.js";
+import { locateMemoryCgroup } from "../system/cgroup-locate.js";
+import { HostFs } from "../system/host-fs.js";
+import { assertObservable } from "../system/target.js";
+import { readCmdline } from "../system/read-process.js";
+import { gatesExitCode, report } from "./finish.js";
+import { observeError, type CommandIO, type CommandResult } from "./io.js";
+import { runSession, Wakeup, type SessionOptions, type StopReason } from "./session.js";
+import type { VerdictDocument } from "../analysis/types.js";
+
+export interface WatchOptions extends SessionOptions {
+  pid: number;
+  root?: string | undefined;
+  platform?: string;
+}
+
+export function stopText(reason: StopReason, pid: number, duration?: number): string {
+  if (reason === "exited") return `PID ${pid} exited`;
+  if (reason === "duration") return `--duration ${duration ?? ""}s reached`;
+  return "interrupted";
+}
+
+export async function watchCommand(o: WatchOptions, io: CommandIO): Promise<CommandResult & { doc: VerdictDocument }> {
+  const platform = o.platform ?? process.platform;
+  if (platform !== "linux") {
+    throw observeError(`watch needs Linux's /proc and cgroup files; on ${platform} only \`memleak snapshot\` works (RSS and CPU)`);
+  }
+  const fs = new HostFs(o.root ?? "/");
+  assertObservable(fs, o.pid);
+  const loc = locateMemoryCgroup(fs, o.pid);
+  if (!loc.ok) io.stderr(`memleak: no memory cgroup (${loc.reason}); watching the processes only\n`);
+  const wakeup = new Wakeup();
+  const unsubscribe = io.onSignal(() => wakeup.stop("interrupted"));
+  const region = io.isTTY && !o.json ? new LiveRegion(io) : undefined;
+  try {
+    const { doc, stopReason } = await runSession(
+      {
+        mode: "watch",
+        rootPid: o.pid,
+        command: readCmdline(fs, o.pid),
+        cgroup: loc.ok ? loc.location : undefined,
+        cgroupInfo: loc.ok ? { path: loc.location.path, version: loc.location.version, isolated: false } : { error: loc.reason },
+      },
+      o,
+      io,
+      fs,
+      wakeup,
+      region,
+    );
+    io.stderr(`memleak: stopped: ${stopText(stopReason, o.pid, o.duration)}\n`);
+    report(doc, o.json, io);
+    return { exitCode: gatesExitCode(doc), doc };
+  } finally {
+    unsubscribe();
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Starting the command for `memleak run`: no shell, the arguments exactly as given, stdio inherited so the user sees
+ * their program as usual. The command is looked up on PATH first so "command not found" is a clear message (exit 3)
+ * instead of an asynchronous spawn error.
+ */
+import { accessSync, constants, statSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { delimiter, join } from "node:path";
+import { observeError } from "../commands/io.js";
+
+export function resolveCommand(command: string, env: NodeJS.ProcessEnv): string {
+  const candidates = command.includes("/")
+    ? [command]
+    : (env.PATH ?? "").split(delimiter).filter(Boolean).map((dir) => join(dir, command));
+  for (const c of candidates) {
+    try {
+      if (!statSync(c).isFile()) continue;
+      accessSync(c, constants.X_OK);
+      return c;
+    } catch {
+      /* next */
+    }
+  }
+  if (command.includes("/")) {
+    let why = "no such file";
+    try {
+      why = statSync(command).isFile() ? "not executable" : "not a file";
+    } catch {
+      /* keep "no such file" */
+    }
+    throw observeError(`cannot run ${command}: ${why}`);
+  }
+  throw observeError(`command not found: ${command} (not on PATH)`);
+}
+
+export function launch(command: string[], env: NodeJS.ProcessEnv, output: "inherit" | "pipe" = "inherit"): ChildProcess {
+  const [program, ...args] = command;
+  if (program === undefined) throw observeError("no command given after --");
+  const path = resolveCommand(program, env);
+  // argv0 stays what the user typed, so the process shows up under its usual name.
+  return spawn(path, args, { stdio: ["inherit", output, output], env, argv0: program });
+}

@@ -1,0 +1,88 @@
+/**
+ * Samples (as the sampler records them) built from seeded synthetic series, for decision-table tests of the verdict
+ * engine: one shape per metric of each process, and the cgroup built on top of the processes.
+ */
+import { generate, MB, type GenerateOptions, type Shape } from "../../src/analysis/synthetic.js";
+import type { ProcessSample, Sample } from "../../src/sample.js";
+
+export { MB };
+
+export interface SynthProcess {
+  pid: number;
+  ppid: number;
+  /** Anonymous resident memory. */
+  anon: Partial<GenerateOptions> & { shape: Shape };
+  /** USS; defaults to anon × 0.9 (private pages of a process that is not forked). */
+  uss?: Partial<GenerateOptions> & { shape: Shape };
+  /** Resident file pages (libraries): flat 30 MB by default. */
+  file?: number;
+  /** Seconds [from, to) the process exists; whole window by default. */
+  lives?: [number, number];
+  agent?: (t: number) => Record<string, unknown>;
+}
+
+export interface SynthScenario {
+  seconds: number;
+  hz?: number;
+  seed?: number;
+  processes: SynthProcess[];
+  /** Page cache in the cgroup beyond what the processes map, by time; none by default. */
+  cache?: Partial<GenerateOptions> & { shape: Shape };
+  kernel?: Partial<GenerateOptions> & { shape: Shape };
+  shmem?: Partial<GenerateOptions> & { shape: Shape };
+  /** No cgroup at all. */
+  noCgroup?: boolean;
+}
+
+function series(seconds: number, hz: number, seed: number, o: Partial<GenerateOptions> & { shape: Shape }): number[] {
+  return generate({ seconds, hz, baseline: 100 * MB, noise: 0, seed, ...o }).ys;
+}
+
+export function synthesize(sc: SynthScenario): Sample[] {
+  const hz = sc.hz ?? 1;
+  const seed = sc.seed ?? 1;
+  const n = Math.floor(sc.seconds * hz);
+  const per = sc.processes.map((p, i) => ({
+    p,
+    anon: series(sc.seconds, hz, seed + i, p.anon),
+    uss: p.uss ? series(sc.seconds, hz, seed + 100 + i, p.uss) : undefined,
+  }));
+  const flat = (o?: Partial<GenerateOptions> & { shape: Shape }) => (o ? series(sc.seconds, hz, seed + 7, { baseline: 0, ...o }) : undefined);
+  const cache = flat(sc.cache);
+  const kernel = flat(sc.kernel);
+  const shmem = flat(sc.shmem);
+  const samples: Sample[] = [];
+  const t0 = 1_700_000_000_000;
+  for (let i = 0; i < n; i++) {
+    const t = i / hz;
+    const processes: ProcessSample[] = [];
+    const agent: Record<string, unknown> = {};
+    for (const { p, anon, uss } of per) {
+      if (p.lives && (t < p.lives[0] || t >= p.lives[1])) continue;
+      const file = p.file ?? 30 * MB;
+      const a = Math.round(anon[i]!);
+      const u = Math.round(uss ? uss[i]! : a * 0.9);
+      processes.push({ pid: p.pid, ppid: p.ppid, starttime: p.pid * 10, comm: "python3", rss: a + file, anon: a, file, shmem: 0, swap: 0, threads: 1, pss: u + file / 4, uss: u, sharedClean: file, sharedDirty: Math.max(0, a - u) });
+      if (p.agent) agent[String(p.pid)] = p.agent(t);
+    }
+    const sum = processes.reduce((s, p) => s + p.anon!, 0);
+    const fileSum = processes.reduce((s, p) => s + p.file!, 0);
+    const c = cache?.[i] ?? 0;
+    const k = kernel?.[i] ?? 10 * MB;
+    const sh = shmem?.[i] ?? 0;
+    const usage = sum + fileSum + c + k + sh;
+    const sample: Sample = { t: t0 + t * 1000, processes };
+    if (!sc.noCgroup) {
+      sample.cgroup = {
+        usage,
+        workingSet: usage - (c + fileSum) * 0.8,
+        limit: null,
+        kernel: k,
+        stat: { anon: sum, file: fileSum + c + sh, shmem: sh, inactiveFile: (c + fileSum) * 0.8, activeFile: (c + fileSum) * 0.2 },
+      };
+    }
+    if (Object.keys(agent).length > 0) sample.agent = agent;
+    samples.push(sample);
+  }
+  return samples;
+}

@@ -31,6 +31,9 @@ export interface SamplerTotals {
   seen: Map<string, { pid: number; ppid: number; comm: string; cmdline: string[] | undefined; firstSeen: number }>;
 }
 
+/** How long after first seeing a process its command line is still re-read (exec chains at start-up). */
+const EXEC_SETTLE_MS = 3000;
+
 export const processKey = (p: { pid: number; starttime: number }) => `${p.pid}:${p.starttime}`;
 
 export class Sampler {
@@ -95,9 +98,12 @@ export class Sampler {
     for (const p of basics) {
       const key = processKey(p);
       const known = this.totals.seen.get(key);
-      // A changed comm means the process exec'd (a pyenv shim becoming python): its command line changed too.
-      if (known && known.comm === p.comm) continue;
-      this.totals.seen.set(key, { pid: p.pid, ppid: p.ppid, comm: p.comm, cmdline: readCmdline(this.fs, p.pid), firstSeen: known?.firstSeen ?? t });
+      // Exec chains happen right after start (a pyenv shim → bash → python, all named "python3"), so the command
+      // line is re-read during a process's first seconds, and whenever its comm changes (an exec).
+      if (known && known.comm === p.comm && t - known.firstSeen > EXEC_SETTLE_MS) continue;
+      const cmdline = readCmdline(this.fs, p.pid);
+      if (known && known.comm === p.comm && String(known.cmdline) === String(cmdline)) continue;
+      this.totals.seen.set(key, { pid: p.pid, ppid: p.ppid, comm: p.comm, cmdline, firstSeen: known?.firstSeen ?? t });
     }
   }
 }

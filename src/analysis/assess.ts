@@ -8,7 +8,7 @@ import type { Rate } from "./types.js";
 
 /** Below these there is no verdict, only insufficient-data. */
 export const MIN_SAMPLES = 20;
-export const MIN_SECONDS = 15;
+export const MIN_SECONDS = 10;
 
 /**
  * Smallest growth worth a verdict over the analysed window: 2 MiB, or 2% of the level, whichever is larger. A
@@ -17,6 +17,10 @@ export const MIN_SECONDS = 15;
  */
 export const MIN_GROWTH_BYTES = 2 * 2 ** 20;
 export const MIN_GROWTH_FRACTION = 0.02;
+
+/** Growth finished within max(3 s, 5% of the window) of a series' start counts as start-up. */
+export const STARTUP_MIN_SECONDS = 3;
+export const STARTUP_SHARE = 0.05;
 
 export type Shape = "insufficient" | "growing" | "plateau" | "step" | "flat" | "falling";
 
@@ -70,7 +74,9 @@ export function assess(col: Column, from: number, fullFrom = from): Assessment {
   const x0 = window.xs[0] ?? from;
   const x1 = window.xs[n - 1] ?? from;
   const { start, end } = levels(window.ys);
-  const peak = Math.max(...(whole.ys.length ? whole.ys : [NaN]));
+  // Over the whole column the exact peak is known even after compaction averaged the stored points.
+  const coversAll = fullFrom <= (col.xs[0] ?? 0);
+  const peak = coversAll && col.peak !== undefined ? col.peak : whole.ys.reduce((m, y) => (y > m ? y : m), -Infinity);
   const base: Assessment = {
     shape: "insufficient",
     samples: n,
@@ -89,7 +95,9 @@ export function assess(col: Column, from: number, fullFrom = from): Assessment {
   const floor = minGrowth(start);
   const trend = trendTest(window.xs, window.ys, { minSlope: floor / Math.max(1, x1 - x0) });
   const plateau = detectPlateau(whole.xs, whole.ys, { minRise: floor });
-  const step = detectStep(window.xs, window.ys);
+  // Steps, like plateaus, are judged on the whole series: the jump is often at the start (a model loaded, a child
+  // that imported a library), where the warm-up cut would hide it.
+  const step = detectStep(whole.xs, whole.ys);
   const out: Assessment = { ...base };
   if (trend.ok) {
     out.trend = trend;
@@ -100,10 +108,28 @@ export function assess(col: Column, from: number, fullFrom = from): Assessment {
   if (step.ok) out.step = step;
 
   const grew = trend.ok && trend.direction === "increasing" && out.growth >= floor;
-  if (plateau.ok && plateau.state === "plateau") out.shape = "plateau";
-  else if (grew && step.ok && step.isStep) out.shape = "step";
+  // An upward step clear of the floor is growth that stopped, even when what follows drifts down a little and so
+  // hides the rise from a whole-window trend test (page cache that is slowly reclaimed after a one-off load).
+  const steppedUp = step.ok && step.isStep && step.jump >= minGrowth(median(whole.ys.slice(0, 3)) ?? start);
+  // Growth that was over within the first seconds is start-up (the interpreter, imports), not a plateau.
+  const wholeStart = whole.xs[0] ?? 0;
+  const wholeEnd = whole.xs[whole.xs.length - 1] ?? wholeStart;
+  const startup = wholeStart + Math.max(STARTUP_MIN_SECONDS, STARTUP_SHARE * (wholeEnd - wholeStart));
+  const plateaued = plateau.ok && plateau.state === "plateau" && !((plateau.levelFrom ?? Infinity) <= startup);
+  const stepped = steppedUp && step.ok && step.at > startup;
+  if (plateaued) out.shape = "plateau";
+  else if (stepped) out.shape = "step";
   else if (grew) out.shape = "growing";
   else if (trend.ok && trend.direction === "decreasing") out.shape = "falling";
   else out.shape = "flat";
+  if (out.shape === "plateau" || out.shape === "step") {
+    // Growth that stopped is described over the whole series (the rise is usually in the warm-up), and its rate is
+    // the average rate of the rise, not the flat tail's slope.
+    const l = levels(whole.ys);
+    const span = Math.max(1e-9, (whole.xs[whole.xs.length - 1] ?? 0) - (whole.xs[0] ?? 0));
+    Object.assign(out, { from: whole.xs[0] ?? out.from, start: l.start, end: l.end, growth: l.end - l.start, samples: whole.xs.length });
+    const rate = out.shape === "plateau" && plateau.ok ? plateau.growthRate : (l.end - l.start) / span;
+    out.rate = rateOf(rate, l.start);
+  }
   return out;
 }

@@ -24,7 +24,8 @@ export interface ClassifyInput {
   options: AnalysisOptions;
   /** Command lines by pid (from the sampler or the recording), for messages. */
   commands?: Map<number, string[]>;
-  cgroup?: { path: string; version: 1 | 2 } | undefined;
+  /** `others`: pids in the cgroup outside the watched tree, whose memory the cgroup's numbers include. */
+  cgroup?: { path: string; version: 1 | 2; others?: number[] } | undefined;
   target: VerdictDocument["target"];
 }
 
@@ -54,7 +55,20 @@ function cowGrowth(findings: Finding[]): number {
     .reduce((sum, f) => sum + Math.max(0, Number(f.evidence.growth ?? 0)), 0);
 }
 
-function reconcile(findings: Finding[]): Finding[] {
+/** A tree or cgroup leak that a process's leak accounts for says which process. */
+function attributeLeaks(findings: Finding[]): Finding[] {
+  const leaking = findings.filter((f) => f.subject.type === "process" && f.kind === "leak");
+  if (leaking.length === 0) return findings;
+  const pids = leaking.map((f) => f.pid).join(", ");
+  return findings.map((f) =>
+    f.subject.type !== "process" && f.kind === "leak" && f.evidence.growthIn !== "shmem"
+      ? { ...f, summary: `${f.summary} — because PID ${pids} grows`, evidence: { ...f.evidence, explainedByPids: pids } }
+      : f,
+  );
+}
+
+function reconcile(all: Finding[]): Finding[] {
+  const findings = attributeLeaks(all);
   const processes = findings.filter((f) => f.subject.type === "process");
   const cows = processes.filter((f) => f.kind === "cow");
   if (cows.length === 0) return findings;
@@ -62,7 +76,7 @@ function reconcile(findings: Finding[]): Finding[] {
   return findings.map((f) => {
     if (f.subject.type === "process" || (f.kind !== "leak" && f.kind !== "plateau")) return f;
     const growth = Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
-    if (!(copied >= 0.5 * growth)) return f;
+    if (!(growth > 0 && copied >= 0.5 * growth)) return f;
     return {
       ...f,
       kind: "cow",
@@ -95,6 +109,16 @@ export function classify(input: ClassifyInput): VerdictDocument {
     agentSeen: [...set.processes.values()].some((p) => Object.keys(p.agent).length > 0),
   };
 
+  const all = [...set.processes.values()];
+  // Forked relatives overlap in time: a parent alive when its child was last seen, or a child alive at its parent's end.
+  const relativesAlive = (ps: (typeof all)[number]) =>
+    all.some(
+      (q) =>
+        q !== ps &&
+        (q.pid === ps.ppid || q.ppid === ps.pid) &&
+        q.firstSeen <= ps.lastSeen &&
+        q.lastSeen >= ps.lastSeen - 1.5 * (set.duration / Math.max(1, set.samples - 1)) - 1e-9,
+    );
   const findings: Finding[] = [];
   let shortLived = 0;
   for (const ps of set.processes.values()) {
@@ -104,7 +128,7 @@ export function classify(input: ClassifyInput): VerdictDocument {
       continue;
     }
     const subject = processSubject(ps, set.rootPid, commandText(ps.pid, ps.comm, input.commands));
-    if (subject.type === "process") findings.push(analyzeProcess(ps, subject, ctx));
+    if (subject.type === "process") findings.push(analyzeProcess(ps, subject, ctx, relativesAlive));
   }
   if (set.processes.size > 1) {
     const tree = analyzeTree(set, ctx);
@@ -114,7 +138,14 @@ export function classify(input: ClassifyInput): VerdictDocument {
     }
   }
   if (input.cgroup) {
-    const cg = analyzeCgroup(set, { type: "cgroup", ...input.cgroup }, ctx);
+    const { others, ...where } = input.cgroup;
+    const cg = analyzeCgroup(set, { type: "cgroup", ...where }, ctx);
+    if (cg && others && others.length > 0) {
+      cg.caveats.push(
+        `the cgroup also holds ${others.length} process${others.length === 1 ? "" : "es"} outside the watched tree (PID ${others.slice(0, 5).join(", ")}${others.length > 5 ? ", …" : ""}): its numbers include theirs`,
+      );
+      cg.evidence.otherProcessesInCgroup = others.length;
+    }
     if (cg) findings.push(cg);
   }
 

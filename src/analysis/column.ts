@@ -13,11 +13,14 @@ export class Column {
   private pendingX = 0;
   private pendingY = 0;
   private pendingN = 0;
+  /** Exact maximum of every raw value pushed: compaction averages spikes away, the peak must not be. */
+  peak: number | undefined;
 
   constructor(private readonly capacity = DEFAULT_CAPACITY) {}
 
   push(x: number, y: number): void {
     if (!Number.isFinite(x) || !Number.isFinite(y)) return;
+    if (this.peak === undefined || y > this.peak) this.peak = y;
     this.pendingX += x;
     this.pendingY += y;
     this.pendingN++;
@@ -52,9 +55,8 @@ export class Column {
     return this.ys[this.ys.length - 1];
   }
 
+  /** The exact maximum of all values pushed (not of the stored, possibly averaged, points). */
   max(): number | undefined {
-    let m: number | undefined;
-    for (const y of this.ys) if (m === undefined || y > m) m = y;
-    return m;
+    return this.peak;
   }
 }

@@ -20,13 +20,14 @@ export interface SessionFlags {
   warmup: number | undefined;
   gates: GateOptions;
   smapsBudget: number;
+  html: string | undefined;
 }
 
 export type Invocation =
   | { kind: "snapshot"; pid: number; json: boolean; root: string | undefined }
   | ({ kind: "watch"; pid: number; root: string | undefined } & SessionFlags)
   | ({ kind: "run"; command: string[]; isolate: boolean } & SessionFlags)
-  | { kind: "analyze"; file: string; json: boolean; warmup: number | undefined; gates: GateOptions }
+  | { kind: "analyze"; file: string; json: boolean; warmup: number | undefined; gates: GateOptions; html: string | undefined }
   | { kind: "print"; text: string; exitCode: 0 }
   | { kind: "error"; message: string; exitCode: 2 };
 
@@ -42,6 +43,7 @@ interface RawSession {
   metric: string;
   perProcess?: boolean;
   smapsBudget: string;
+  html?: string;
 }
 
 function orThrow<T>(r: { ok: true; value: T } | { ok: false; message: string }, option: string): T {
@@ -85,6 +87,7 @@ function sessionFlags(o: RawSession): SessionFlags {
     warmup: seconds(o.warmup, "--warmup"),
     gates: gateOptions(o),
     smapsBudget: budgetPercent / 100,
+    html: o.html,
   };
 }
 
@@ -96,7 +99,8 @@ function addGateOptions(cmd: Command): Command {
     .option("--max-rate <size/time>", "gate: fail if --metric grows faster than this (10MiB/h, 1MB/min)")
     .option("--fail-on <kinds>", "gate: fail if any finding is of these kinds (e.g. leak,fragmentation)")
     .addOption(new Option("--metric <metric>", "what the growth and rate gates measure").choices([...GATE_METRICS]).default("pss"))
-    .option("--per-process", "apply --max-growth/--max-rate to each process instead of the tree total");
+    .option("--per-process", "apply --max-growth/--max-rate to each process instead of the tree total")
+    .option("--html <report.html>", "also write a self-contained HTML report with charts");
 }
 
 function addSessionOptions(cmd: Command): Command {
@@ -160,7 +164,7 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
       .description("re-analyse a recording made with --record, offline")
       .argument("<recording.jsonl>", "the recording"),
   ).action((file: string, o: Omit<RawSession, "interval" | "smapsBudget">) => {
-    onAction({ kind: "analyze", file, json: Boolean(o.json), warmup: seconds(o.warmup, "--warmup"), gates: gateOptions(o) });
+    onAction({ kind: "analyze", file, json: Boolean(o.json), warmup: seconds(o.warmup, "--warmup"), gates: gateOptions(o), html: o.html });
   });
 
   return program;

@@ -15,6 +15,7 @@ export interface AnalyzeOptions {
   json: boolean;
   warmup?: number | undefined;
   gates: GateOptions;
+  html?: string | undefined;
 }
 
 export async function analyzeCommand(o: AnalyzeOptions, io: CommandIO): Promise<CommandResult & { doc: VerdictDocument }> {
@@ -42,6 +43,6 @@ export async function analyzeCommand(o: AnalyzeOptions, io: CommandIO): Promise<
   }
   const gates = evaluateGates(doc, builder.set, o.gates);
   if (gates.length) doc.gates = gates;
-  report(doc, o.json, io);
+  report(doc, o.json, io, { set: builder.set, html: o.html, commands });
   return { exitCode: gatesExitCode(doc), doc };
 }

@@ -80,14 +80,16 @@ export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandR
   try {
     // With a live view the command's output goes through memleak so the view can stay below it.
     const env = region ? { PYTHONUNBUFFERED: "1", ...io.env } : io.env;
-    const start = () => launch(o.command, env, region ? "pipe" : "inherit");
+    // With --json, memleak's stdout carries only the verdict document: the command's stdout goes to stderr.
+    const output = { stdout: region || o.json ? ("pipe" as const) : ("inherit" as const), stderr: region ? ("pipe" as const) : ("inherit" as const) };
+    const start = () => launch(o.command, env, output);
     child = cg.iso ? spawnInside(fs, cg.iso, start) : start();
   } catch (err) {
     if (cg.iso) removeIsolatedCgroup(fs, cg.iso);
     throw err;
   }
-  child.stdout?.on("data", (d: Buffer) => region!.passthrough("stdout", d.toString()));
-  child.stderr?.on("data", (d: Buffer) => region!.passthrough("stderr", d.toString()));
+  child.stdout?.on("data", (d: Buffer) => (region ? region.passthrough(o.json ? "stderr" : "stdout", d.toString()) : io.stderr(d.toString())));
+  child.stderr?.on("data", (d: Buffer) => region?.passthrough("stderr", d.toString()));
   const exited = new Promise<Exit>((resolve) => {
     child.once("exit", (code, signal) => {
       wakeup.stop("exited");
@@ -116,7 +118,7 @@ export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandR
   try {
     if (child.pid === undefined) await exited;
     let targetExit: Exit = { code: null, signal: null };
-    const { doc, stopReason } = await runSession(
+    const { doc, stopReason, set, commands, settledAt } = await runSession(
       { mode: "run", rootPid: child.pid ?? -1, command: o.command, cgroup: cg.read, cgroupInfo: cg.info },
       { ...o, duration: undefined },
       io,
@@ -131,7 +133,7 @@ export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandR
     );
     const how = targetExit.code !== null ? `exit code ${targetExit.code}` : `signal ${targetExit.signal}`;
     io.stderr(`memleak: stopped: ${stopText(stopReason, doc.target.pid)} (${how})\n`);
-    report(doc, o.json, io);
+    report(doc, o.json, io, { set, html: o.html, commands, settledAt });
     let exitCode: number = gatesExitCode(doc);
     // A failing command must not turn a CI step green: pass its status through unless a gate already failed.
     if (exitCode === EXIT.ok && (targetExit.code !== 0 || targetExit.signal !== null)) exitCode = shellExitCode(targetExit);

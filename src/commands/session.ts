@@ -7,6 +7,7 @@ import { hostname, cpus, totalmem, release } from "node:os";
 import { classify } from "../analysis/classify.js";
 import { SeriesBuilder } from "../analysis/series.js";
 import type { VerdictDocument } from "../analysis/types.js";
+import type { SeriesSet } from "../analysis/series.js";
 import { evaluateGates, type GateOptions } from "../gates.js";
 import { RecordingWriter, RECORDING_SCHEMA, type RecordingHeader } from "../recording.js";
 import { renderLive, renderProgress, type LiveState } from "../report/live.js";
@@ -17,6 +18,7 @@ import type { CgroupLocation } from "../system/cgroup-locate.js";
 import type { HostFs } from "../system/host-fs.js";
 import { shortCommand } from "../report/snapshot-table.js";
 import { VERSION } from "../cli/parse.js";
+import { cgroupMembers } from "../system/cgroup-members.js";
 import type { CommandIO } from "./io.js";
 
 export interface SessionOptions {
@@ -30,6 +32,7 @@ export interface SessionOptions {
   warmup?: number | undefined;
   gates: GateOptions;
   smapsBudget?: number | undefined;
+  html?: string | undefined;
 }
 
 export interface SessionTarget {
@@ -45,7 +48,23 @@ export type StopReason = "exited" | "duration" | "interrupted";
 export interface SessionResult {
   doc: VerdictDocument;
   stopReason: StopReason;
+  set: SeriesSet;
+  commands: Map<number, string[]>;
+  /** Seconds since the first sample from which every interim verdict already had the final kind and subject. */
+  settledAt: number | undefined;
 }
+
+/** From when on did the verdict so far agree with the final one? */
+export function settledAt(history: { t: number; key: string }[], final: string): number | undefined {
+  let since: number | undefined;
+  for (const h of history) {
+    if (h.key === final) since ??= h.t;
+    else since = undefined;
+  }
+  return since;
+}
+
+export const verdictKey = (doc: VerdictDocument) => `${doc.verdict.kind}:${doc.verdict.pid ?? doc.verdict.subject.type}`;
 
 /** Lets the loop sleep until the next tick, or wake early when told to stop or when the target exits. */
 export class Wakeup {
@@ -113,14 +132,17 @@ export async function runSession(
   let soFar: VerdictDocument | undefined;
   let lastAnalysis = 0;
   let lastProgress = 0;
+  const history: { t: number; key: string }[] = [];
   /** key → comm last announced, so an exec (new comm, new command line) is recorded again. */
   const announced = new Map<string, string>();
+  /** Processes in the cgroup that are not in the watched tree (read once, at the first tick). */
+  let others: number[] = [];
   const analyse = (): VerdictDocument =>
     classify({
       set: builder.set,
       options: { warmup: o.warmup, command: target.command },
       commands: commands(),
-      cgroup: target.cgroup ? { path: target.cgroup.path, version: target.cgroup.version } : undefined,
+      cgroup: target.cgroup ? { path: target.cgroup.path, version: target.cgroup.version, others } : undefined,
       target: { pid: target.rootPid, ...(target.command && { command: target.command }) },
     });
 
@@ -134,11 +156,16 @@ export async function runSession(
       }
       latest = sample;
       builder.add(sample);
+      if (tick === 0 && target.cgroup) {
+        const tree = new Set(sample.processes.map((p) => p.pid));
+        others = cgroupMembers(fs, target.cgroup.dir).filter((pid) => !tree.has(pid) && pid !== process.pid);
+      }
       if (writer) {
-        // A process's command line is recorded once, when it first appears, not in every sample.
+        // A process's command line is recorded when it first appears (and again if it exec'd), not in every sample.
         for (const [key, p] of sampler.totals.seen) {
-          if (announced.get(key) === p.comm) continue;
-          announced.set(key, p.comm);
+          const id = `${p.comm}\0${String(p.cmdline)}`;
+          if (announced.get(key) === id) continue;
+          announced.set(key, id);
           writer.write({ type: "event", t: p.firstSeen, event: "process-start", detail: { pid: p.pid, ppid: p.ppid, comm: p.comm, ...(p.cmdline && { cmdline: p.cmdline }) } });
         }
         writer.write({ type: "sample", ...sample });
@@ -147,6 +174,7 @@ export async function runSession(
       if (elapsed - lastAnalysis >= ANALYSE_EVERY_S) {
         soFar = analyse();
         lastAnalysis = elapsed;
+        history.push({ t: builder.set.duration, key: verdictKey(soFar) });
       }
       const shortNames = new Map([...commands()].map(([pid, argv]) => [pid, shortCommand({ cmdline: argv, comm: "" })]));
       const state: LiveState = { mode: target.mode, rootPid: target.rootPid, command: commandText, elapsed, set: builder.set, latest, soFar, commands: shortNames };
@@ -170,7 +198,7 @@ export async function runSession(
     const gates = evaluateGates(doc, builder.set, o.gates);
     if (gates.length) doc.gates = gates;
     writer?.write({ type: "verdict", ...doc });
-    return { doc, stopReason: wakeup.stopped ?? "exited" };
+    return { doc, stopReason: wakeup.stopped ?? "exited", set: builder.set, commands: commands(), settledAt: settledAt(history, verdictKey(doc)) };
   } finally {
     writer?.close();
   }

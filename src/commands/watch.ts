@@ -37,7 +37,7 @@ export async function watchCommand(o: WatchOptions, io: CommandIO): Promise<Comm
   const unsubscribe = io.onSignal(() => wakeup.stop("interrupted"));
   const region = io.isTTY && !o.json ? new LiveRegion(io) : undefined;
   try {
-    const { doc, stopReason } = await runSession(
+    const { doc, stopReason, set, commands, settledAt } = await runSession(
       {
         mode: "watch",
         rootPid: o.pid,
@@ -52,7 +52,7 @@ export async function watchCommand(o: WatchOptions, io: CommandIO): Promise<Comm
       region,
     );
     io.stderr(`memleak: stopped: ${stopText(stopReason, o.pid, o.duration)}\n`);
-    report(doc, o.json, io);
+    report(doc, o.json, io, { set, html: o.html, commands, settledAt });
     return { exitCode: gatesExitCode(doc), doc };
   } finally {
     unsubscribe();

@@ -2,21 +2,30 @@
 const BLOCKS = "▁▂▃▄▅▆▇█";
 const ASCII = "_.-~=*#@";
 
-/** Averages `values` down to `width` buckets, then maps each bucket to a character. */
-export function sparkline(values: readonly number[], width = 24, ascii = false): string {
+/**
+ * Averages `values` down to `width` buckets, then maps each bucket to a character.
+ * `minSpan` (same unit as the values) is the smallest range the height stands for: with it, a flat series with a
+ * little noise stays low and flat instead of being stretched to fill the whole height.
+ */
+export function sparkline(values: readonly number[], width = 24, ascii = false, minSpan = 0): string {
   const chars = ascii ? ASCII : BLOCKS;
-  if (values.length === 0) return "";
+  const n = Math.min(Math.max(0, Math.floor(width)), values.length);
+  if (n === 0) return "";
   const buckets: number[] = [];
-  const per = values.length / Math.min(width, values.length);
-  for (let b = 0; b < Math.min(width, values.length); b++) {
+  const per = values.length / n;
+  for (let b = 0; b < n; b++) {
     const from = Math.floor(b * per);
     const to = Math.max(from + 1, Math.floor((b + 1) * per));
     let sum = 0;
     for (let i = from; i < to; i++) sum += values[i]!;
     buckets.push(sum / (to - from));
   }
-  const min = Math.min(...buckets);
-  const max = Math.max(...buckets);
-  const span = max - min;
+  let min = Infinity;
+  let max = -Infinity;
+  for (const v of buckets) {
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  const span = Math.max(max - min, minSpan);
   return buckets.map((v) => chars[span === 0 ? 0 : Math.min(chars.length - 1, Math.floor(((v - min) / span) * chars.length))]).join("");
 }

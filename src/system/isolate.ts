@@ -24,8 +24,35 @@ function errText(err: unknown): string {
   return e.code ?? e.message;
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * A memleak killed with SIGKILL cannot remove its cgroup. Its name holds its pid: once that memleak is gone and
+ * the cgroup is empty (the command it ran has finished), the next run removes it.
+ */
+export function removeStaleCgroups(fs: HostFs, own: CgroupLocation): void {
+  for (const name of fs.list(own.dir)) {
+    const m = /^memleak-(\d+)-/.exec(name);
+    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    if (pidsIn(fs, `${own.dir}/${name}`).length > 0) continue;
+    try {
+      rmdirSync(fs.path(`${own.dir}/${name}`));
+    } catch {
+      /* busy or gone: try again next time */
+    }
+  }
+}
+
 /** Creates <own cgroup>/memleak-<pid>-<time>. `own` is memleak's own memory cgroup. */
 export function createIsolatedCgroup(fs: HostFs, own: CgroupLocation): IsolateResult {
+  removeStaleCgroups(fs, own);
   const name = `memleak-${process.pid}-${Date.now().toString(36)}`;
   const dir = `${own.dir}/${name}`;
   if (own.version === 2) {

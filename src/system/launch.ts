@@ -33,10 +33,16 @@ export function resolveCommand(command: string, env: NodeJS.ProcessEnv): string 
   throw observeError(`command not found: ${command} (not on PATH)`);
 }
 
-export function launch(command: string[], env: NodeJS.ProcessEnv, output: "inherit" | "pipe" = "inherit"): ChildProcess {
+/** How the command's stdout and stderr are connected: straight to memleak's own, or through pipes memleak reads. */
+export interface LaunchOutput {
+  stdout: "inherit" | "pipe";
+  stderr: "inherit" | "pipe";
+}
+
+export function launch(command: string[], env: NodeJS.ProcessEnv, output: LaunchOutput = { stdout: "inherit", stderr: "inherit" }): ChildProcess {
   const [program, ...args] = command;
   if (program === undefined) throw observeError("no command given after --");
   const path = resolveCommand(program, env);
   // argv0 stays what the user typed, so the process shows up under its usual name.
-  return spawn(path, args, { stdio: ["inherit", output, output], env, argv0: program });
+  return spawn(path, args, { stdio: ["inherit", output.stdout, output.stderr], env, argv0: program });
 }

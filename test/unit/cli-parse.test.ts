@@ -32,4 +32,46 @@ describe("parseCLI", () => {
     }
     expect(parseCLI([])).toMatchObject({ text: expect.stringContaining("snapshot") });
   });
+
+  it("run: the command and its arguments after --, exactly as given", () => {
+    const r = parseCLI(["run", "--interval", "500ms", "--max-growth", "50MiB", "--fail-on", "leak,cow", "--", "python3", "-c", "print('a b')", "--json"]);
+    expect(r).toMatchObject({
+      kind: "run",
+      command: ["python3", "-c", "print('a b')", "--json"],
+      interval: 0.5,
+      json: false,
+      isolate: true,
+      gates: { maxGrowth: { kind: "bytes", bytes: 50 * 2 ** 20 }, failOn: ["leak", "cow"], metric: "pss", perProcess: false },
+      smapsBudget: 0.01,
+    });
+  });
+
+  it("watch and analyze", () => {
+    expect(parseCLI(["watch", "42", "--duration", "10m", "--json", "--metric", "working-set", "--max-rate", "10MiB/h"])).toMatchObject({
+      kind: "watch",
+      pid: 42,
+      duration: 600,
+      json: true,
+      gates: { metric: "working-set", maxRate: { bytesPerSecond: (10 * 2 ** 20) / 3600 } },
+    });
+    expect(parseCLI(["run", "--no-isolate", "--", "true"])).toMatchObject({ kind: "run", isolate: false });
+    expect(parseCLI(["analyze", "r.jsonl", "--warmup", "30s"])).toMatchObject({ kind: "analyze", file: "r.jsonl", warmup: 30 });
+  });
+
+  it.each([
+    [["run", "--max-growth", "50MX", "--", "true"], '--max-growth: "50MX" is not a size'],
+    [["run", "--max-rate", "5MB", "--", "true"], "--max-rate: \"5MB\" is not a rate"],
+    [["run", "--fail-on", "leak,oops", "--", "true"], 'unknown verdict kind "oops"'],
+    [["run", "--interval", "fast", "--", "true"], '--interval: "fast" is not a duration'],
+    [["run", "--interval", "0", "--", "true"], "--interval: must be at least 0.05s"],
+    [["run", "--metric", "heap", "--", "true"], "heap"],
+    [["run", "--smaps-budget", "0", "--", "true"], "--smaps-budget"],
+    [["run", "--per-process", "--metric", "cgroup", "--", "true"], "belongs to the cgroup"],
+    [["watch", "12", "--duration", "soon"], '--duration: "soon" is not a duration'],
+    [["run"], "missing required argument"],
+  ])("%j → usage error mentioning %s", (args, message) => {
+    const r = parseCLI(args);
+    expect(r).toMatchObject({ kind: "error", exitCode: 2 });
+    if (r.kind === "error") expect(r.message).toContain(message.replace(/\\"/g, '"'));
+  });
 });

@@ -46,7 +46,7 @@ export function breakdownChange(set: SeriesSet, a: Assessment, from: number): Cg
   const file = change(c["cgroup-file"], from);
   const shmem = change(c["cgroup-shmem"], from);
   return {
-    usage: a.growth,
+    usage: change(c.cgroup, from) ?? a.growth,
     anon: change(c["cgroup-anon"], from),
     cache: file === undefined ? undefined : file - (shmem ?? 0),
     shmem,
@@ -101,6 +101,7 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
   const processShare = d.processes === undefined ? 0 : d.processes / growth;
   if (cacheLike >= ARTEFACT_EXPLAINED * growth && processShare <= ARTEFACT_PROCESS_SHARE) {
     const variant = (d.cache ?? 0) >= (d.kernel ?? 0) ? "page-cache" : "kernel";
+    base.evidence.growthIn = variant;
     const where = variant === "page-cache" ? `page cache (+${formatBytes(d.cache)})` : `kernel memory (+${formatBytes(d.kernel)})`;
     const wsStart = ws && ws.length ? levels(sliceByTime({ xs: ws.xs, ys: ws.ys }, from).ys).start : undefined;
     const wsEnd = lastLevel(ws);
@@ -122,6 +123,7 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
     };
   }
   if ((d.shmem ?? 0) >= 0.5 * growth) {
+    base.evidence.growthIn = "shmem";
     return {
       ...base,
       kind: a.shape === "growing" ? "leak" : "plateau",
@@ -131,6 +133,7 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
     };
   }
   // The processes (or anon the watch could not attribute) explain it: classify.ts reconciles with process findings.
+  base.evidence.growthIn = "anon";
   if (a.shape === "growing") {
     return {
       ...base,

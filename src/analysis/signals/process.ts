@@ -46,7 +46,10 @@ function finding(
   };
 }
 
-export function analyzeProcess(ps: ProcessSeries, subject: Subject & { type: "process" }, ctx: Context): Finding {
+/** Whether a parent or child of this process was alive at its last sample. */
+export type RelativesAlive = (ps: ProcessSeries) => boolean;
+
+export function analyzeProcess(ps: ProcessSeries, subject: Subject & { type: "process" }, ctx: Context, relativesAlive: RelativesAlive = () => true): Finding {
   const metric: MetricName = ps.metrics.anon ? "anon" : "rss";
   const col = ps.metrics[metric]!;
   const from = Math.max(ctx.from, ps.firstSeen);
@@ -114,21 +117,20 @@ export function analyzeProcess(ps: ProcessSeries, subject: Subject & { type: "pr
     return f;
   }
 
-  const ussCol = ps.metrics.uss;
-  const uss = ussCol && ussCol.length >= 2 ? assess(ussCol, from, ps.firstSeen) : undefined;
-  const cow = copyOnWrite(ps, uss, a);
-  if (cow && uss) {
+  const cow = copyOnWrite(ps, relativesAlive(ps));
+  if (cow) {
+    const uss = assess(ps.metrics.uss!, ps.firstSeen);
     const f = finding(
       ps,
       subject,
       "cow",
       "uss",
       uss,
-      `${who}: private memory (USS) ${formatBytes(cow.ussStart)} → ${formatBytes(cow.ussEnd)} while RSS stays flat: copy-on-write of pages shared with its parent, bounded by ${formatBytes(cow.bound)}`,
-      confidenceFromP(uss.p),
+      `${who}: private memory (USS) ${formatBytes(cow.ussStart)} → ${formatBytes(cow.ussEnd)} while RSS stays flat: copy-on-write of pages shared with ${subject.isRoot ? "its forked children" : "its parent"}, bounded by ${formatBytes(cow.bound)}`,
+      uss.p < 1 ? confidenceFromP(uss.p) : 0.7,
       advice("cow", "process", { ...values, ussStart: formatBytes(cow.ussStart), ussEnd: formatBytes(cow.ussEnd), parentAnon: formatBytes(cow.bound) }),
     );
-    Object.assign(f.evidence, { residentGrowth: Math.round(cow.rssGrowth) });
+    Object.assign(f.evidence, { growth: Math.round(cow.ussGrowth), residentGrowth: Math.round(cow.residentGrowth) });
     if (cow.sharedDrop !== undefined) f.evidence.sharedDrop = Math.round(cow.sharedDrop);
     if (cow.bound !== undefined) f.evidence.bound = Math.round(cow.bound);
     return f;

@@ -1,0 +1,83 @@
+/**
+ * The top of the HTML report, as markup: what was watched, the verdict with its one-sentence reason, the evidence,
+ * the advice, what could not be decided, the other findings and the gates. Every string goes through escapeHtml
+ * (the advice through the markdown subset, which escapes first): summaries and evidence quote the target.
+ */
+import type { Finding, VerdictDocument } from "../../analysis/types.js";
+import { formatRate } from "../../analysis/evidence.js";
+import { formatDuration } from "../../units.js";
+import { evidenceValue, KIND_LABEL, subjectText } from "../verdict-text.js";
+import { escapeHtml as h } from "./escape.js";
+import { markdownToHtml } from "./markdown.js";
+
+/** CSS class of a kind; kinds are a closed set, but the class name is checked anyway as it lands in an attribute. */
+export function kindClass(kind: string): string {
+  return /^[a-z-]+$/.test(kind) ? `kind-${kind}` : "kind-unknown";
+}
+
+function targetList(doc: VerdictDocument): string {
+  const t = doc.target;
+  const rows: [string, string][] = [];
+  if (t.command?.length) rows.push(["command", `<code>${h(t.command.join(" "))}</code>`]);
+  rows.push(["pid", h(t.pid)]);
+  if (t.cgroup) {
+    rows.push(["cgroup", "error" in t.cgroup ? `not read: ${h(t.cgroup.error)}` : `<code>${h(t.cgroup.path)}</code> (v${h(t.cgroup.version)}${t.cgroup.isolated ? ", created for this run" : ""})`]);
+  }
+  const end: string[] = [];
+  if (t.stopReason) end.push(h(t.stopReason));
+  if (t.exitCode !== undefined && t.exitCode !== null) end.push(`exit code ${h(t.exitCode)}`);
+  if (t.signal) end.push(`signal ${h(t.signal)}`);
+  if (end.length) rows.push(["stopped", end.join(", ")]);
+  const w = doc.window;
+  const observed = `${h(formatDuration(w.end - w.start))}, ${h(w.samples)} samples every ${h(formatDuration(w.interval))}${w.warmup > 0 ? `, the first ${h(formatDuration(w.warmup))} left out as warm-up` : ""}`;
+  rows.push(["observed", observed]);
+  return `<dl class="target">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("")}</dl>`;
+}
+
+function verdictBox(v: Finding): string {
+  const rate = v.rate && v.kind !== "stable" && v.kind !== "insufficient-data" ? `<p class="rate">rate: ${h(v.metric)} ${h(formatRate(v.rate))}</p>` : "";
+  return `<section class="banner ${kindClass(v.kind)}" id="verdict" aria-label="verdict">
+<div class="kind">${h(KIND_LABEL[v.kind] ?? v.kind)}</div>
+<div class="subject">${h(subjectText(v))} · confidence ${h(Math.round(v.confidence * 100))}%${v.subject.type === "process" ? ` · <code>${h(v.subject.command)}</code>` : ""}</div>
+<p class="summary">${h(v.summary)}</p>
+${rate}
+</section>`;
+}
+
+function evidenceTable(v: Finding): string {
+  const rows = Object.entries(v.evidence).map(([k, val]) => `<tr><th scope="row">${h(k)}</th><td>${h(evidenceValue(k, val))}</td></tr>`);
+  return `<section class="evidence"><h2>Evidence</h2><table>${rows.join("")}</table></section>`;
+}
+
+function adviceBlock(v: Finding): string {
+  const caveats = v.caveats.length
+    ? `<h3>Could not decide</h3><ul class="caveats">${v.caveats.map((c) => `<li>${h(c)}</li>`).join("")}</ul>`
+    : "";
+  const advice = v.advice ? markdownToHtml(v.advice) : "<p>Nothing to do.</p>";
+  return `<section class="advice"><h2>What to do</h2>${advice}${caveats}</section>`;
+}
+
+function otherFindings(doc: VerdictDocument): string {
+  const v = doc.verdict;
+  const others = doc.findings.filter((f) => f !== v && f.summary !== v.summary);
+  if (!others.length) return "";
+  const rows = others.map(
+    (f) =>
+      `<tr><td><span class="badge ${kindClass(f.kind)}">${h(f.kind)}</span></td><td>${h(subjectText(f))}</td><td>${h(f.metric)}</td><td>${h(f.rate ? formatRate(f.rate) : "–")}</td><td>${h(Math.round(f.confidence * 100))}%</td><td>${h(f.summary)}</td></tr>`,
+  );
+  return `<section class="others"><h2>Other findings</h2><table><thead><tr><th>kind</th><th>subject</th><th>metric</th><th>rate</th><th>confidence</th><th>why</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
+}
+
+function gatesTable(doc: VerdictDocument): string {
+  if (!doc.gates?.length) return "";
+  const rows = doc.gates.map((g) => `<tr class="${g.passed ? "pass" : "fail"}"><td>${g.passed ? "pass" : "FAIL"}</td><td>${h(g.name)}</td><td>${h(g.message)}</td></tr>`);
+  return `<section class="gates"><h2>Gates</h2><table>${rows.join("")}</table></section>`;
+}
+
+export function bannerHtml(doc: VerdictDocument, title: string): string {
+  return `<header class="top"><h1>memleak report <span class="title">${h(title)}</span></h1>${targetList(doc)}</header>
+${verdictBox(doc.verdict)}
+<div class="columns">${evidenceTable(doc.verdict)}${adviceBlock(doc.verdict)}</div>
+${otherFindings(doc)}
+${gatesTable(doc)}`;
+}

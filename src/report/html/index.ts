@@ -1,0 +1,66 @@
+/**
+ * The HTML report: one self-contained file (uPlot and every byte of data inline, no network) that shows the verdict
+ * and charts the memory of each process, the tree and the cgroup over time.
+ *
+ * Safety: text from the target reaches the page only escaped (banner.ts) or as JSON data read with textContent
+ * (client.ts). A Content-Security-Policy allows only the two inline scripts, by hash, and no network at all, so even
+ * a tag that slipped through could neither run a handler nor load anything.
+ */
+import { createHash } from "node:crypto";
+import type { SeriesSet } from "../../analysis/series.js";
+import type { VerdictDocument } from "../../analysis/types.js";
+import { KIND_LABEL } from "../verdict-text.js";
+import { uplotAssets } from "./assets.js";
+import { bannerHtml } from "./banner.js";
+import { buildCharts } from "./chart-data.js";
+import { CLIENT_SCRIPT } from "./client.js";
+import { escapeHtml as h, inlineSafe, scriptJson } from "./escape.js";
+import { PAGE_CSS } from "./styles.js";
+
+export interface HtmlMeta {
+  /** Shown at the top and in the tab; the target's command line by default. */
+  title?: string;
+  /** Command lines by pid (from the sampler or the recording's process-start events), for chart captions. */
+  commands?: Map<number, string[]>;
+  /** Seconds since the start at which the verdict settled: drawn as a line on every chart. */
+  settledAt?: number;
+}
+
+const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
+
+export function renderHtml(doc: VerdictDocument, set: SeriesSet, meta: HtmlMeta = {}): string {
+  const { js, css } = uplotAssets();
+  const uplotJs = inlineSafe(js, "script");
+  const title = meta.title ?? (doc.target.command?.length ? doc.target.command.join(" ") : `PID ${doc.target.pid}`);
+  const payload = buildCharts(doc, set, meta.commands, meta.settledAt);
+  const csp = [
+    "default-src 'none'",
+    `script-src ${sha256(uplotJs)} ${sha256(CLIENT_SCRIPT)}`,
+    "style-src 'unsafe-inline'",
+    "img-src data:",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join("; ");
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${h(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="memleak">
+<title>memleak: ${h(KIND_LABEL[doc.verdict.kind] ?? doc.verdict.kind)} — ${h(title)}</title>
+<style>${inlineSafe(css, "style")}</style>
+<style>${PAGE_CSS}</style>
+</head>
+<body>
+<main>
+${bannerHtml(doc, title)}
+<div id="charts"></div>
+</main>
+<script type="application/json" id="memleak-data">${scriptJson(payload)}</script>
+<script>${uplotJs}</script>
+<script>${CLIENT_SCRIPT}</script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,159 @@
+/**
+ * The HTML report in a real browser (Debian's chromium, driven by playwright-core): rendered from a real recording in
+ * which one process is named `<img src=x onerror=alert(1)>`, opened from a file:// URL with no network, it shows the
+ * verdict, draws every chart, runs no script of the target's and fetches nothing.
+ *
+ * Needs /usr/bin/chromium (.ci/run installs the chromium package). Without it the test FAILS and says so: a skipped
+ * browser test would let a broken report ship.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { renderHtml } from "../../src/report/html/index.js";
+import { analyse, withHostileProcess } from "../unit/report/analyse.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const HOSTILE = "<img src=x onerror=alert(1)>";
+// Headless as root in a sandbox-less container, and no background traffic: this machine has no network, and
+// chromium's own update/sync/QUIC probes would otherwise be refused at every start.
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+interface ChartDrawn {
+  id: string;
+  canvases: number;
+  width: number;
+  height: number;
+  /** Canvas pixels that are not transparent/white: something was drawn. */
+  inked: number;
+}
+
+describe("the HTML report in chromium", () => {
+  const work = mkdtempSync(join(tmpdir(), "memleak-html-"));
+  let context: BrowserContext | undefined;
+  let page: Page;
+  const dialogs: string[] = [];
+  const pageErrors: string[] = [];
+  const consoleErrors: string[] = [];
+  const requests: string[] = [];
+  let verdictSummary = "";
+  let chartCount = 0;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install chromium; .ci/run does) to run the HTML report test`);
+    }
+    const base = await analyse("leak_worker.jsonl");
+    const a = withHostileProcess(base, base.doc.verdict.pid!, HOSTILE);
+    verdictSummary = a.doc.verdict.summary;
+    const html = renderHtml(a.doc, a.set, { commands: a.commands, settledAt: 12 });
+    chartCount = (html.match(/"group":"/g) ?? []).length;
+    const file = join(work, "report.html");
+    writeFileSync(file, html);
+
+    context = await chromium.launchPersistentContext(join(work, "profile"), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ARGS,
+      viewport: { width: 1280, height: 900 },
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on("dialog", (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    page.on("console", (m) => {
+      if (m.type() === "error") consoleErrors.push(m.text());
+    });
+    page.on("request", (r) => {
+      if (!r.url().startsWith("file:")) requests.push(r.url());
+    });
+    await page.goto(pathToFileURL(file).href, { waitUntil: "load" });
+    await page.waitForSelector("figure.chart canvas");
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it("shows the verdict, its reason and the evidence in the banner", async () => {
+    const banner = await page.locator("#verdict").innerText();
+    expect(banner).toContain("LEAK");
+    expect(banner).toContain(verdictSummary);
+    expect(await page.locator(".evidence tr").count()).toBeGreaterThan(5);
+    expect(await page.locator(".advice li").count()).toBeGreaterThan(0);
+  });
+
+  it("draws every chart: a canvas of non-zero size with lines on it", async () => {
+    const drawn: ChartDrawn[] = await page.$$eval("figure.chart", (figures) =>
+      figures.map((f) => {
+        const canvases = [...f.querySelectorAll("canvas")];
+        const c = canvases[0];
+        let inked = 0;
+        if (c && c.width > 0 && c.height > 0) {
+          const px = c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data;
+          for (let i = 0; i < px.length; i += 4) if (px[i + 3]! > 0 && (px[i]! < 235 || px[i + 1]! < 235 || px[i + 2]! < 235)) inked++;
+        }
+        return { id: f.id, canvases: canvases.length, width: c?.width ?? 0, height: c?.height ?? 0, inked };
+      }),
+    );
+    expect(drawn).toHaveLength(chartCount);
+    for (const d of drawn) {
+      expect(d.canvases, d.id).toBe(1);
+      expect(d.width, d.id).toBeGreaterThan(100);
+      expect(d.height, d.id).toBeGreaterThan(100);
+      expect(d.inked, `${d.id} looks blank`).toBeGreaterThan(500);
+    }
+  });
+
+  it("shows sizes in the legend when the pointer is over a chart", async () => {
+    const plot = page.locator("figure.is-verdict .u-over");
+    await plot.scrollIntoViewIfNeeded();
+    const box = (await plot.boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2);
+    await page.mouse.move(box.x + box.width * 0.8, box.y + box.height / 2, { steps: 5 });
+    // uPlot updates the legend on the next animation frame.
+    const legend = () =>
+      page.$$eval("figure.is-verdict .u-legend .u-series", (rows) =>
+        Object.fromEntries(rows.map((r) => [r.querySelector(".u-label")?.textContent ?? "", r.querySelector(".u-value")?.textContent ?? ""])),
+      );
+    await expect.poll(async () => (await legend()).anon).toMatch(/^[\d.]+ MiB$/);
+    expect((await legend()).time).toMatch(/^[\d.]+s$/);
+  });
+
+  it("shows the hostile name as text and runs nothing of it", async () => {
+    expect(await page.locator('img[src="x"]').count()).toBe(0);
+    expect(await page.locator("img").count()).toBe(0);
+    const text = await page.locator("body").innerText();
+    expect(text).toContain(HOSTILE);
+    expect(dialogs).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    // A Content-Security-Policy violation (a blocked script or request) is reported as a console error.
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it("fetches nothing from the network", () => {
+    expect(requests).toEqual([]);
+  });
+
+  it("takes a screenshot a person can look at", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "memleak-html-shot-"));
+    const path = join(dir, "report.png");
+    await page.screenshot({ path, fullPage: true });
+    expect(existsSync(path)).toBe(true);
+    console.log(`HTML report screenshot: ${path}`);
+  });
+});

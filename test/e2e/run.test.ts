@@ -1,0 +1,178 @@
+/**
+ * `memleak run` and `memleak watch` end to end on the real scenario scripts (fixtures/scenarios), each in a fresh
+ * memory cgroup of its own. The scenario runs are independent, so they run concurrently to keep the suite short.
+ */
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { tmpdir } from "node:os";
+import { describe, expect, it } from "vitest";
+import type { VerdictDocument } from "../../src/analysis/types.js";
+import { memleak, MEMLEAK, startReady } from "../helpers/processes.js";
+import { REPO } from "../helpers/fixtures.js";
+
+const SECONDS = "20";
+const scenario = (name: string) => ["python3", `fixtures/scenarios/${name}.py`, SECONDS];
+
+async function runJson(name: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}) {
+  const r = await memleak(["run", "--interval", "0.25", "--json", ...extra, "--", ...scenario(name)], env);
+  const doc = JSON.parse(r.stdout) as VerdictDocument;
+  return { ...r, doc };
+}
+
+function ownCgroupDir(): string {
+  const line = readFileSync("/proc/self/cgroup", "utf8").split("\n").find((l) => /^\d+:([^:]*,)?memory(,[^:]*)?:/.test(l))!;
+  return `/sys/fs/cgroup/memory${line.split(":")[2]}`;
+}
+const leftoverCgroups = () => readdirSync(ownCgroupDir()).filter((d) => d.startsWith(`memleak-`));
+
+describe.concurrent("memleak run on real scenarios", () => {
+  it("a leaking script with --fail-on leak exits 1 and names the leaking process", async () => {
+    const { code, doc, stderr } = await runJson("leak_main", ["--fail-on", "leak"]);
+    expect(code).toBe(1);
+    expect(doc.verdict).toMatchObject({ kind: "leak", pid: doc.target.pid, subject: { type: "process", isRoot: true } });
+    expect(stderr).toMatch(new RegExp(`memleak: gate fail-on failed: leak found: PID ${doc.target.pid} `));
+    expect(doc.gates).toEqual([expect.objectContaining({ name: "fail-on", passed: false })]);
+    expect(doc.target).toMatchObject({ exitCode: 0, stopReason: "exited", cgroup: { isolated: true } });
+  });
+
+  it("the same gate on a steady (noisy) script exits 0", async () => {
+    const { code, doc } = await runJson("steady_noisy", ["--fail-on", "leak", "--record", `${mkdtempSync(`${tmpdir()}/memleak-steady-`)}/r.jsonl`]);
+    expect(doc.verdict.kind, JSON.stringify(doc.findings.map((f) => [f.kind, f.summary, f.evidence]), null, 1)).toBe("stable");
+    expect(code).toBe(0);
+  });
+
+  it("a leak inside a multiprocessing worker is attributed to that worker's pid", async () => {
+    const { doc, stderr } = await runJson("leak_worker");
+    // With --json the command's own stdout is passed to stderr.
+    const worker = Number(/leaking worker: (\d+)/.exec(stderr)?.[1]);
+    expect(worker).toBeGreaterThan(0);
+    expect(doc.verdict).toMatchObject({ kind: "leak", pid: worker, subject: { isRoot: false, ppid: doc.target.pid } });
+  });
+
+  it("a script appending to a log file is a cgroup artefact (page cache), not a leak", async () => {
+    const { doc } = await runJson("log_page_cache");
+    expect(doc.verdict.kind).toBe("cgroup-artefact");
+    expect(doc.verdict.summary).toMatch(/page cache/);
+    expect(doc.findings.filter((f) => f.kind === "leak")).toEqual([]);
+  });
+
+  it("forked workers reading a big list built by the parent are copy-on-write", async () => {
+    const { doc } = await runJson("fork_cow");
+    expect(doc.verdict.kind).toBe("cow");
+    expect(doc.findings.filter((f) => f.kind === "cow" && f.subject.type === "process").length).toBeGreaterThanOrEqual(2);
+    expect(doc.findings.filter((f) => f.kind === "leak")).toEqual([]);
+  });
+
+  it("a child that imported PyTorch and exited leaves page cache charged: cgroup artefact (seed 000)", async () => {
+    const { doc } = await runJson("torch_child_exits");
+    expect(doc.findings.map((f) => `${f.kind}: ${f.summary}`)).toContainEqual(expect.stringMatching(/^cgroup-artefact: .*page cache/));
+    expect(doc.verdict.kind, JSON.stringify(doc.findings.map((f) => [f.kind, f.summary, f.evidence]), null, 1)).toBe("cgroup-artefact");
+    expect(doc.verdict.evidence.pageCacheGrowth as number).toBeGreaterThan(200 * 2 ** 20);
+  });
+
+  it("watch: attaches to a running tree and stops at --duration", async () => {
+    const target = await startReady(["python3", "fixtures/scripts/forked_holder.py", "40", "60"], /ready/, 3);
+    try {
+      const r = await memleak(["watch", String(target.pid), "--duration", "18s", "--interval", "0.25", "--json"]);
+      const doc = JSON.parse(r.stdout) as VerdictDocument;
+      expect(r.code).toBe(0);
+      expect(doc.target).toMatchObject({ pid: target.pid, stopReason: "duration", cgroup: { isolated: false } });
+      // The processes are steady. Their cgroup is the test session's own, shared with the concurrent scenario runs:
+      // memleak must say that its numbers include other processes.
+      const processes = doc.findings.filter((f) => f.subject.type === "process");
+      expect(processes.map((f) => f.kind)).toEqual(["stable", "stable", "stable"]);
+      expect(doc.findings.filter((f) => f.kind === "leak")).toEqual([]);
+      const cg = doc.findings.find((f) => f.subject.type === "cgroup")!;
+      expect(cg.caveats.join(" ")).toMatch(/the cgroup also holds \d+ process(es)? outside the watched tree/);
+      expect(r.stderr).toMatch(/stopped: --duration 18s reached/);
+    } finally {
+      await target.stop();
+    }
+  });
+
+  it("watch: stops when the process exits, and says so", async () => {
+    const target = await startReady(["python3", "-u", "-c", "import time; print('ready', flush=True); time.sleep(3)"], /ready/);
+    const r = await memleak(["watch", String(target.pid), "--interval", "0.25"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`stopped: PID ${target.pid} exited`));
+    expect(r.stdout).toMatch(/verdict: NOT ENOUGH DATA/);
+  });
+});
+
+describe("memleak run: exit codes, signals, recordings, clean-up", () => {
+  it("passes the command's own failure through: exit status, or 128 + signal", async () => {
+    expect((await memleak(["run", "--", "python3", "-c", "import sys; sys.exit(5)"])).code).toBe(5);
+    expect((await memleak(["run", "--", "python3", "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"])).code).toBe(137);
+  });
+
+  it.each([
+    [["run", "--", "no-such-command-xyz"], 3, /command not found: no-such-command-xyz/],
+    [["run", "--", "./fixtures/README.md"], 3, /cannot run \.\/fixtures\/README\.md: not executable/],
+    [["run", "--max-growth", "50MX", "--", "true"], 2, /"50MX" is not a size/],
+    [["run", "--fail-on", "leek", "--", "true"], 2, /unknown verdict kind "leek"/],
+    [["watch", "999999999"], 3, /no process with PID 999999999/],
+    [["analyze", "/nonexistent.jsonl"], 2, /cannot read the recording \/nonexistent.jsonl: no such file/],
+    [["analyze", "package.json"], 2, /is not a valid memleak recording: line 1/],
+  ])("%j → exit %d, one line, no stack trace", async (args, code, message) => {
+    const before = leftoverCgroups().length;
+    const r = await memleak(args);
+    expect(r.code).toBe(code);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(leftoverCgroups().length).toBe(before);
+  });
+
+  it("SIGTERM to memleak is forwarded; the report is still printed and the recording is complete", async () => {
+    const dir = mkdtempSync(`${tmpdir()}/memleak-sig-`);
+    const rec = `${dir}/r.jsonl`;
+    const child = spawn(process.execPath, [MEMLEAK, "run", "--interval", "0.25", "--record", rec, "--", ...scenario("leak_main")], { cwd: REPO, env: { ...process.env, NO_COLOR: "1" } });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    await new Promise((r) => setTimeout(r, 4000));
+    child.kill("SIGTERM");
+    const code = await new Promise<number | null>((r) => child.once("exit", r));
+    expect(code).toBe(143); // the command was terminated by the forwarded SIGTERM: 128 + 15
+    expect(out).toMatch(/stopped: PID \d+ exited \(signal SIGTERM\)/);
+    expect(out).toMatch(/verdict: /);
+    const lines = readFileSync(rec, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type: string; target?: { signal?: string } });
+    expect(lines[0]!.type).toBe("header");
+    expect(lines.at(-1)).toMatchObject({ type: "verdict", target: { signal: "SIGTERM" } });
+    expect(leftoverCgroups()).toEqual([]);
+  });
+
+  it("kill -9 of memleak leaves a valid recording that analyze reads", async () => {
+    const dir = mkdtempSync(`${tmpdir()}/memleak-kill-`);
+    const rec = `${dir}/r.jsonl`;
+    const child = spawn(process.execPath, [MEMLEAK, "run", "--interval", "0.1", "--record", rec, "--", "python3", "fixtures/scenarios/leak_main.py", "6"], { cwd: REPO, stdio: "ignore" });
+    await new Promise((r) => setTimeout(r, 3000));
+    child.kill("SIGKILL");
+    await new Promise((r) => child.once("exit", r));
+    expect(existsSync(rec)).toBe(true);
+    const r = await memleak(["analyze", rec]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/verdict: /);
+    // The orphaned command finishes on its own (6 s); its empty cgroup is removed by the next run.
+    await new Promise((r) => setTimeout(r, 4000));
+    await memleak(["run", "--", "true"]);
+    expect(leftoverCgroups()).toEqual([]);
+  });
+
+  it("in GitHub Actions: an ::error annotation per failed gate and a step summary", async () => {
+    const dir = mkdtempSync(`${tmpdir()}/memleak-gh-`);
+    const summary = `${dir}/summary.md`;
+    const r = await memleak(["run", "--interval", "0.25", "--max-growth", "5MiB", "--", "python3", "fixtures/scenarios/leak_main.py", "16"], {
+      GITHUB_ACTIONS: "true",
+      GITHUB_STEP_SUMMARY: summary,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^::error title=memleak max-growth::tree Σ pss grew .*; limit 5\.00 MiB$/m);
+    expect(readFileSync(summary, "utf8")).toMatch(/### memleak: leak/);
+  });
+
+  it("--no-isolate reads memleak's own cgroup and says so in the document", async () => {
+    const r = await memleak(["run", "--no-isolate", "--json", "--", "python3", "-c", "pass"]);
+    const doc = JSON.parse(r.stdout) as VerdictDocument;
+    expect(doc.target.cgroup).toMatchObject({ isolated: false });
+  });
+});

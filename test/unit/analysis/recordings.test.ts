@@ -1,0 +1,46 @@
+/**
+ * The verdict on every real recording in fixtures/recordings must be the one its scenario script declares
+ * (fixtures/scenarios/<name>.py, "# expect: KIND" and "# subject: root|worker").
+ */
+import { readdirSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { classify } from "../../../src/analysis/classify.js";
+import { SeriesBuilder } from "../../../src/analysis/series.js";
+import { readRecording } from "../../../src/recording.js";
+import { FIXTURES, fixture } from "../../helpers/fixtures.js";
+
+const recordings = readdirSync(`${FIXTURES}recordings`).filter((f) => f.endsWith(".jsonl"));
+
+function expectation(name: string): { kind: string; subject?: string } {
+  const text = fixture(`scenarios/${name}.py`);
+  const kind = /^# expect: (\S+)/m.exec(text)?.[1];
+  if (!kind) throw new Error(`${name}.py has no "# expect:" line`);
+  return { kind, subject: /^# subject: (\S+)/m.exec(text)?.[1] };
+}
+
+export async function analyseRecording(file: string) {
+  const builder = new SeriesBuilder();
+  const rec = await readRecording(file, (s) => builder.add(s));
+  const cg = rec.header.cgroup && "path" in rec.header.cgroup ? rec.header.cgroup : undefined;
+  return classify({ set: builder.set, options: {}, cgroup: cg, target: { pid: rec.header.target.pid } });
+}
+
+describe("verdicts on real recordings", () => {
+  it("there is a recording for every scenario", () => {
+    const scenarios = readdirSync(`${FIXTURES}scenarios`).filter((f) => f.endsWith(".py")).map((f) => f.replace(/\.py$/, ""));
+    // <scenario>.jsonl, plus variants <scenario>.<variant>.jsonl (e.g. recorded under load).
+    const covered = new Set(recordings.map((r) => r.split(".")[0]));
+    expect([...covered].sort()).toEqual(scenarios.sort());
+  });
+
+  it.each(recordings)("%s", async (file) => {
+    const name = file.split(".")[0]!;
+    const want = expectation(name);
+    const doc = await analyseRecording(`${FIXTURES}recordings/${file}`);
+    expect(doc.verdict.kind).toBe(want.kind);
+    if (want.subject === "root") expect(doc.verdict.subject).toMatchObject({ type: "process", isRoot: true });
+    if (want.subject === "worker") expect(doc.verdict.subject).toMatchObject({ type: "process", isRoot: false });
+    // Never a false leak where the scenario is not one.
+    if (want.kind !== "leak") expect(doc.findings.filter((f) => f.kind === "leak")).toEqual([]);
+  });
+});

@@ -1,0 +1,80 @@
+/**
+ * The terminal report fits the terminal: no line over `columns` on any real recording, with and without colour,
+ * with the series (table + sparklines) or the document alone, and with hostile process names.
+ */
+import { describe, expect, it } from "vitest";
+import { displayWidth, renderVerdict, wrap } from "../../../src/report/verdict-text.js";
+import { sparkline } from "../../../src/report/sparkline.js";
+import { analyse, RECORDINGS, withHostileProcess } from "./analyse.js";
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;]*m/;
+
+function widest(text: string): { width: number; line: string } {
+  return text
+    .split("\n")
+    .map((line) => ({ width: displayWidth(line), line }))
+    .reduce((a, b) => (b.width > a.width ? b : a), { width: 0, line: "" });
+}
+
+describe("renderVerdict", () => {
+  it.each(RECORDINGS)("%s: every line fits 80 columns, with and without colour and series", async (file) => {
+    const { doc, set } = await analyse(file);
+    for (const text of [renderVerdict(doc, false, set), renderVerdict(doc, true, set), renderVerdict(doc, false), renderVerdict(doc, false, set, 80, true)]) {
+      const w = widest(text);
+      expect(w.width, `too wide: ${JSON.stringify(w.line)}`).toBeLessThanOrEqual(80);
+    }
+  });
+
+  it.each([60, 100, 132])("fits %i columns too", async (columns) => {
+    for (const file of RECORDINGS) {
+      const { doc, set } = await analyse(file);
+      expect(widest(renderVerdict(doc, true, set, columns)).width).toBeLessThanOrEqual(columns);
+    }
+  });
+
+  it("shows a table of the subjects with the deciding metric's numbers and a sparkline", async () => {
+    const { doc, set } = await analyse("leak_worker.jsonl");
+    const text = renderVerdict(doc, false, set);
+    const lines = text.split("\n");
+    expect(lines.some((l) => /^subject\s+metric\s+start\s+end\s+peak\s+growth\s+per hour\s+trend$/.test(l))).toBe(true);
+    const worker = lines.find((l) => l.includes(`└ ${doc.verdict.pid}`))!;
+    expect(worker).toMatch(/anon\s+10\.2 MiB\s+54\.1 MiB\s+55\.6 MiB\s+\+43\.8 MiB\s+\+7\.01 GiB\s+[▁▂▃▄▅▆▇█]{6,}$/);
+    expect(lines.some((l) => /^tree \(3\)\s+pss/.test(l))).toBe(true);
+    expect(lines.some((l) => /^cgroup\s+cgroup/.test(l))).toBe(true);
+    expect(text).toContain("verdict: LEAK");
+    expect(text).toContain("what to do");
+  });
+
+  it("uses no colour codes when colour is off, and colours the verdict when on", async () => {
+    const { doc, set } = await analyse("log_page_cache.jsonl");
+    expect(renderVerdict(doc, false, set)).not.toMatch(ANSI);
+    expect(renderVerdict(doc, true, set)).toMatch(ANSI);
+  });
+
+  it("shows control characters from the target escaped, and still fits", async () => {
+    const base = await analyse("leak_worker.jsonl");
+    const a = withHostileProcess(base, base.doc.verdict.pid!, "evil\u001b[2J\u001b]0;pwned\u0007" + "x".repeat(200));
+    const text = renderVerdict(a.doc, false, a.set);
+    expect(text).not.toContain("\u001b");
+    expect(text).not.toContain("\u0007");
+    expect(text).toContain("\\x1b[2J");
+    expect(widest(text).width).toBeLessThanOrEqual(80);
+  });
+});
+
+describe("wrap", () => {
+  it("breaks at spaces, keeps a number with its unit, and cuts a word longer than the line", () => {
+    expect(wrap("grew from 10.2 MiB to 54.1 MiB", 17)).toEqual(["grew from", "10.2 MiB to", "54.1 MiB"]);
+    expect(wrap("/a/very/long/cgroup/path/that/goes/on", 10, "  ", "    ")).toEqual(["  /a/very/", "    long/c", "    group/", "    path/t", "    hat/go", "    es/on"]);
+  });
+});
+
+describe("sparkline", () => {
+  it("scales to the series' own range, or to at least minSpan", () => {
+    expect(sparkline([0, 1, 2, 3, 4, 5, 6, 7], 8)).toBe("▁▂▃▄▅▆▇█");
+    expect(sparkline([100, 101, 100, 101], 4, false, 100)).toBe("▁▁▁▁");
+    expect(sparkline([0, 7], 2, true)).toBe("_@");
+    expect(sparkline([], 10)).toBe("");
+  });
+});

@@ -18,6 +18,7 @@ import { analyzeCgroup } from "./signals/cgroup.js";
 import { analyzeProcess, processSubject } from "./signals/process.js";
 import { analyzeTree } from "./signals/tree.js";
 import { SEVERITY, type AnalysisWindow, type Finding, type VerdictDocument } from "./types.js";
+import type { AgentResults } from "./context.js";
 
 export interface ClassifyInput {
   set: SeriesSet;
@@ -27,6 +28,8 @@ export interface ClassifyInput {
   /** `others`: pids in the cgroup outside the watched tree, whose memory the cgroup's numbers include. */
   cgroup?: { path: string; version: 1 | 2; others?: number[] } | undefined;
   target: VerdictDocument["target"];
+  /** End-of-run results from the in-process agent, by pid. */
+  agentResults?: AgentResults | undefined;
 }
 
 const SUBJECT_ORDER = { process: 0, tree: 1, cgroup: 2 } as const;
@@ -107,6 +110,7 @@ export function classify(input: ClassifyInput): VerdictDocument {
     warmup,
     duration: set.duration,
     agentSeen: [...set.processes.values()].some((p) => Object.keys(p.agent).length > 0),
+    agentResults: input.agentResults,
   };
 
   const all = [...set.processes.values()];

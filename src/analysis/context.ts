@@ -1,5 +1,12 @@
 /** What every rule needs besides its own series. */
 import type { Column } from "./column.js";
+import type { TraceResult, TrimResult } from "../agent/messages.js";
+
+/** What the agent reports once, at the end of a process's life. */
+export interface AgentResults {
+  traces: Map<number, TraceResult>;
+  trims: Map<number, TrimResult>;
+}
 import { detectWarmup } from "./stats.js";
 
 export interface AnalysisOptions {
@@ -16,6 +23,7 @@ export interface Context {
   duration: number;
   /** The agent reported for at least one process (so "fragmentation could not be decided" is not said for nothing). */
   agentSeen: boolean;
+  agentResults?: AgentResults | undefined;
 }
 
 /** Warm-up for a column: the user's, or what detectWarmup suggests. */

@@ -64,6 +64,8 @@ export interface Finding {
   advice: string;
   /** What could not be decided and why (e.g. fragmentation without the agent's numbers). */
   caveats: string[];
+  /** With --trace-python: the Python allocation sites that grew most after warm-up (tracemalloc). */
+  sites?: { file: string; line: number; sizeDiff: number; countDiff: number; size: number }[];
 }
 
 export interface AnalysisWindow {

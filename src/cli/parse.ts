@@ -26,7 +26,7 @@ export interface SessionFlags {
 export type Invocation =
   | { kind: "snapshot"; pid: number; json: boolean; root: string | undefined }
   | ({ kind: "watch"; pid: number; root: string | undefined } & SessionFlags)
-  | ({ kind: "run"; command: string[]; isolate: boolean } & SessionFlags)
+  | ({ kind: "run"; command: string[]; isolate: boolean; agent: boolean; tracePython: boolean; trimProbe: boolean } & SessionFlags)
   | { kind: "analyze"; file: string; json: boolean; warmup: number | undefined; gates: GateOptions; html: string | undefined }
   | { kind: "print"; text: string; exitCode: 0 }
   | { kind: "error"; message: string; exitCode: 2 };
@@ -155,8 +155,12 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
   )
     .option("--duration <duration>", "stop the command (SIGTERM) after this long")
     .option("--no-isolate", "do not put the command in a memory cgroup of its own")
-    .action((command: string[], o: RawSession & { isolate: boolean }) => {
-      onAction({ kind: "run", command, isolate: o.isolate, ...sessionFlags(o) });
+    .option("--no-agent", "do not load memleak's agent into the command's Python processes")
+    .option("--trace-python", "agent: tracemalloc from the start, report the allocation sites that grew after warm-up (slows allocation-heavy code)")
+    .option("--trim-probe", "agent: at interpreter exit, call malloc_trim(0) and report how much memory came back")
+    .action((command: string[], o: RawSession & { isolate: boolean; agent: boolean; tracePython?: boolean; trimProbe?: boolean }) => {
+      if (!o.agent && (o.tracePython || o.trimProbe)) throw usageError("--trace-python and --trim-probe need the agent: drop --no-agent");
+      onAction({ kind: "run", command, isolate: o.isolate, agent: o.agent, tracePython: Boolean(o.tracePython), trimProbe: Boolean(o.trimProbe), ...sessionFlags(o) });
     });
 
   addGateOptions(

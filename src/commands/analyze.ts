@@ -7,6 +7,7 @@ import { SeriesBuilder } from "../analysis/series.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { evaluateGates, type GateOptions } from "../gates.js";
 import { readRecording } from "../recording.js";
+import { parseAgentMessage, type TraceResult, type TrimResult } from "../agent/messages.js";
 import { gatesExitCode, report } from "./finish.js";
 import type { CommandIO, CommandResult } from "./io.js";
 
@@ -27,9 +28,17 @@ export async function analyzeCommand(o: AnalyzeOptions, io: CommandIO): Promise<
     const d = e.detail as { pid?: number; cmdline?: string[] } | undefined;
     if (e.event === "process-start" && d?.pid !== undefined && d.cmdline) commands.set(d.pid, d.cmdline);
   }
+  const traces = new Map<number, TraceResult>();
+  const trims = new Map<number, TrimResult>();
+  for (const e of rec.events) {
+    const m = e.event.startsWith("agent-") ? parseAgentMessage(JSON.stringify(e.detail ?? {})) : undefined;
+    if (m?.type === "trace") traces.set(m.pid, m);
+    if (m?.type === "trim") trims.set(m.pid, m);
+  }
   const h = rec.header;
   const cg = h.cgroup && "path" in h.cgroup ? h.cgroup : undefined;
   const doc = classify({
+    agentResults: traces.size + trims.size > 0 ? { traces, trims } : undefined,
     set: builder.set,
     options: { warmup: o.warmup, command: h.target.command },
     commands,

@@ -19,10 +19,15 @@ import { runSession, Wakeup, type SessionOptions } from "./session.js";
 import { stopText } from "./watch.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { constants } from "node:os";
+import { AgentChannel } from "../agent/channel.js";
+import { agentEnv } from "../agent/inject.js";
 
 export interface RunOptions extends SessionOptions {
   command: string[];
   isolate: boolean;
+  agent: boolean;
+  tracePython: boolean;
+  trimProbe: boolean;
   platform?: string;
 }
 
@@ -77,15 +82,21 @@ export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandR
   const region = io.isTTY && !o.json ? new LiveRegion(io) : undefined;
   const wakeup = new Wakeup();
   let child: ChildProcess;
+  let agent: AgentChannel | undefined;
   try {
+    agent = o.agent ? await AgentChannel.open() : undefined;
     // With a live view the command's output goes through memleak so the view can stay below it.
-    const env = region ? { PYTHONUNBUFFERED: "1", ...io.env } : io.env;
+    const base = region ? { PYTHONUNBUFFERED: "1", ...io.env } : io.env;
+    const env = agent
+      ? agentEnv(base, { socketPath: agent.socketPath, interval: o.interval, tracePython: o.tracePython, traceWarmup: o.warmup ?? 5, trimProbe: o.trimProbe })
+      : base;
     // With --json, memleak's stdout carries only the verdict document: the command's stdout goes to stderr.
     const output = { stdout: region || o.json ? ("pipe" as const) : ("inherit" as const), stderr: region ? ("pipe" as const) : ("inherit" as const) };
     const start = () => launch(o.command, env, output);
     child = cg.iso ? spawnInside(fs, cg.iso, start) : start();
   } catch (err) {
     if (cg.iso) removeIsolatedCgroup(fs, cg.iso);
+    agent?.close();
     throw err;
   }
   child.stdout?.on("data", (d: Buffer) => (region ? region.passthrough(o.json ? "stderr" : "stdout", d.toString()) : io.stderr(d.toString())));
@@ -119,7 +130,7 @@ export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandR
     if (child.pid === undefined) await exited;
     let targetExit: Exit = { code: null, signal: null };
     const { doc, stopReason, set, commands, settledAt } = await runSession(
-      { mode: "run", rootPid: child.pid ?? -1, command: o.command, cgroup: cg.read, cgroupInfo: cg.info },
+      { mode: "run", rootPid: child.pid ?? -1, command: o.command, cgroup: cg.read, cgroupInfo: cg.info, agent },
       { ...o, duration: undefined },
       io,
       fs,
@@ -141,6 +152,7 @@ export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandR
   } finally {
     unsubscribe();
     clearTimeout(durationTimer);
+    agent?.close();
     if (cg.iso) {
       const problem = removeIsolatedCgroup(fs, cg.iso);
       if (problem) io.stderr(`memleak: ${problem}\n`);

@@ -19,6 +19,7 @@ import type { HostFs } from "../system/host-fs.js";
 import { shortCommand } from "../report/snapshot-table.js";
 import { VERSION } from "../cli/parse.js";
 import { cgroupMembers } from "../system/cgroup-members.js";
+import type { AgentChannel } from "../agent/channel.js";
 import type { CommandIO } from "./io.js";
 
 export interface SessionOptions {
@@ -41,6 +42,8 @@ export interface SessionTarget {
   command?: string[] | undefined;
   cgroup: CgroupLocation | undefined;
   cgroupInfo: VerdictDocument["target"]["cgroup"];
+  /** The in-process agent's channel, when `run` injected it. */
+  agent?: AgentChannel | undefined;
 }
 
 export type StopReason = "exited" | "duration" | "interrupted";
@@ -139,6 +142,7 @@ export async function runSession(
   let others: number[] = [];
   const analyse = (): VerdictDocument =>
     classify({
+      agentResults: target.agent ? { traces: target.agent.traces, trims: target.agent.trims } : undefined,
       set: builder.set,
       options: { warmup: o.warmup, command: target.command },
       commands: commands(),
@@ -154,6 +158,8 @@ export async function runSession(
         wakeup.stop("exited");
         break;
       }
+      const agentData = target.agent?.snapshot(sample.processes.map((p) => p.pid));
+      if (agentData) sample.agent = agentData;
       latest = sample;
       builder.add(sample);
       if (tick === 0 && target.cgroup) {
@@ -193,6 +199,13 @@ export async function runSession(
     }
     region?.clear();
     const extra = await afterSampling();
+    if (target.agent) {
+      // Trace and trim results arrive as the interpreters exit; record them for `analyze`.
+      await target.agent.drain(1000);
+      for (const m of [...target.agent.traces.values(), ...target.agent.trims.values()]) {
+        writer?.write({ type: "event", t: m.t * 1000, event: `agent-${m.type}`, detail: { ...m } });
+      }
+    }
     const doc = analyse();
     doc.target = { ...doc.target, stopReason: wakeup.stopped ?? "exited", ...(target.cgroupInfo && { cgroup: target.cgroupInfo }), ...extra };
     const gates = evaluateGates(doc, builder.set, o.gates);

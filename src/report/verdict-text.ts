@@ -283,7 +283,8 @@ function evidenceLines(f: Finding, columns: number): string[] {
     }
     return lines;
   }
-  return entries.flatMap(([k, v]) => wrap(`${k.padEnd(keyW)} ${v}`, columns, "  ", " ".repeat(keyW + 3)));
+  // wrap() re-flows whitespace, so the padded key goes in as the first line's prefix, not as text.
+  return entries.flatMap(([k, v]) => wrap(v, columns, `  ${k.padEnd(keyW)} `, " ".repeat(keyW + 3)));
 }
 
 function adviceLines(md: string, columns: number): string[] {
@@ -300,6 +301,16 @@ function adviceLines(md: string, columns: number): string[] {
 function headed(head: string, paint: (s: string) => string, rest: string, c: ChalkInstance, columns: number): string[] {
   if (displayWidth(head + rest) <= columns) return [paint(head) + c.dim(rest)];
   return [paint(clip(head, columns)), ...wrap(rest.replace(/^\s*—\s*/, ""), columns).map((l) => c.dim(l))];
+}
+
+/** "+12.3 MiB  +2400  app.py:42", the path shortened from the left to fit. */
+function siteLines(sites: NonNullable<VerdictDocument["verdict"]["sites"]>, columns: number): string[] {
+  return sites.slice(0, 10).map((s) => {
+    const head = `  ${`+${formatBytes(s.sizeDiff)}`.padStart(11)} ${`${s.countDiff >= 0 ? "+" : ""}${s.countDiff}`.padStart(8)}  `;
+    const where = safeText(`${s.file}:${s.line}`);
+    const room = Math.max(10, columns - head.length);
+    return head + (where.length > room ? "…" + where.slice(where.length - room + 1) : where);
+  });
 }
 
 export function renderVerdict(doc: VerdictDocument, color: boolean, set?: SeriesSet, columns = 80, ascii = false): string {
@@ -320,8 +331,9 @@ export function renderVerdict(doc: VerdictDocument, color: boolean, set?: Series
   out.push(...wrap(safeText(v.summary), columns));
   if (v.rate && v.kind !== "stable" && v.kind !== "insufficient-data") out.push(...wrap(`rate: ${v.metric} ${formatRate(v.rate)}`, columns));
   out.push("", c.bold("evidence"), ...evidenceLines(v, columns));
+  if (v.sites?.length) out.push("", c.bold("allocation sites that grew since warm-up (tracemalloc)"), ...siteLines(v.sites, columns));
   if (v.advice) out.push("", c.bold("what to do"), ...adviceLines(v.advice, columns));
-  if (v.caveats.length) out.push("", c.bold("could not decide"), ...v.caveats.flatMap((x) => wrap(safeText(x), columns, "  - ", "    ")));
+  if (v.caveats.length) out.push("", c.bold("notes"), ...v.caveats.flatMap((x) => wrap(safeText(x), columns, "  - ", "    ")));
   const others = doc.findings.filter((f) => f !== v && f.summary !== v.summary);
   if (others.length) {
     out.push("", c.bold("other findings"));

@@ -6,6 +6,7 @@
  */
 import type { ProcessSeries } from "../series.js";
 import { levels } from "../assess.js";
+import type { TrimResult } from "../../agent/messages.js";
 
 /** Held memory at least this share of anon, and at least this large, to call it retention. */
 export const HELD_SHARE = 0.5;
@@ -27,11 +28,11 @@ export interface Retention {
   decided: boolean;
 }
 
-export function retention(ps: ProcessSeries): Retention | undefined {
+export function retention(ps: ProcessSeries, trim?: TrimResult): Retention | undefined {
   const anonCol = ps.metrics.anon ?? ps.metrics.rss;
   const liveCol = ps.agent["malloc.inUse"];
-  const trimBefore = ps.agent["trim.anonBefore"]?.last();
-  const trimAfter = ps.agent["trim.anonAfter"]?.last();
+  const trimBefore = trim?.anonBefore ?? ps.agent["trim.anonBefore"]?.last();
+  const trimAfter = trim?.anonAfter ?? ps.agent["trim.anonAfter"]?.last();
   if (!anonCol || anonCol.length === 0 || ((!liveCol || liveCol.length === 0) && trimBefore === undefined)) return undefined;
   const anon = levels(anonCol.ys).end;
   const liveLevels = liveCol && liveCol.length > 0 ? levels(liveCol.ys) : undefined;

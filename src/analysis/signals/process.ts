@@ -17,6 +17,7 @@ import type { ProcessSeries } from "../series.js";
 import type { Finding, MetricName, Subject } from "../types.js";
 import { copyOnWrite } from "./cow.js";
 import { retention } from "./fragmentation.js";
+import { leakLayer } from "./layer.js";
 
 export function processSubject(ps: ProcessSeries, rootPid: number | undefined, command: string): Subject {
   return { type: "process", pid: ps.pid, starttime: ps.starttime, command, ppid: ps.ppid, isRoot: ps.pid === rootPid };
@@ -50,6 +51,13 @@ function finding(
 export type RelativesAlive = (ps: ProcessSeries) => boolean;
 
 export function analyzeProcess(ps: ProcessSeries, subject: Subject & { type: "process" }, ctx: Context, relativesAlive: RelativesAlive = () => true): Finding {
+  const f = decideProcess(ps, subject, ctx, relativesAlive);
+  const sites = ctx.agentResults?.traces.get(ps.pid)?.sites;
+  if (sites && sites.length > 0) f.sites = sites;
+  return f;
+}
+
+function decideProcess(ps: ProcessSeries, subject: Subject & { type: "process" }, ctx: Context, relativesAlive: RelativesAlive): Finding {
   const metric: MetricName = ps.metrics.anon ? "anon" : "rss";
   const col = ps.metrics[metric]!;
   const from = Math.max(ctx.from, ps.firstSeen);
@@ -71,7 +79,7 @@ export function analyzeProcess(ps: ProcessSeries, subject: Subject & { type: "pr
     return f;
   }
 
-  const held = retention(ps);
+  const held = retention(ps, ctx.agentResults?.trims.get(ps.pid));
   if (held?.decided && (a.shape !== "growing" || !(held.liveGrowth > 0.5 * a.growth))) {
     const f = finding(
       ps,
@@ -106,6 +114,12 @@ export function analyzeProcess(ps: ProcessSeries, subject: Subject & { type: "pr
       confidenceFromP(a.p),
       advice("leak", variant, values),
     );
+    const layer = leakLayer(ps, a, ctx);
+    if (layer) {
+      f.evidence.layer = layer.name;
+      f.summary += ` — in the ${layer.name}`;
+      f.caveats.push(...layer.notes);
+    }
     if (held) {
       f.evidence.mallocInUseGrowth = Math.round(held.liveGrowth);
       f.evidence.mallocInUseBytes = Math.round(held.live);

@@ -1,0 +1,105 @@
+/**
+ * The other end of the Python agent: a Unix socket in a fresh 0700 temporary directory. Each agent connects and
+ * writes JSON lines. memleak only parses them — nothing received is ever executed or used as a path — and a line
+ * longer than MAX_LINE closes that connection. Reports are kept per pid: the latest one, plus the end-of-run
+ * trace and trim results.
+ */
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseAgentMessage, type AgentReport, type TraceResult, type TrimResult } from "./messages.js";
+
+export const MAX_LINE = 64 * 1024;
+
+export class AgentChannel {
+  readonly dir: string;
+  readonly socketPath: string;
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  readonly latest = new Map<number, AgentReport>();
+  readonly traces = new Map<number, TraceResult>();
+  readonly trims = new Map<number, TrimResult>();
+  /** Pids that said hello: the agent runs in them. */
+  readonly hello = new Set<number>();
+  dropped = 0;
+
+  private constructor() {
+    this.dir = mkdtempSync(join(tmpdir(), "memleak-agent-"));
+    chmodSync(this.dir, 0o700); // only memleak's user may connect, or read what is sent
+    this.socketPath = join(this.dir, "agent.sock");
+  }
+
+  static async open(): Promise<AgentChannel> {
+    const ch = new AgentChannel();
+    ch.server = createServer((socket) => ch.accept(socket));
+    await new Promise<void>((resolve, reject) => {
+      ch.server!.once("error", reject);
+      ch.server!.listen(ch.socketPath, () => resolve());
+    });
+    // The reports must not keep memleak alive on their own.
+    ch.server.unref();
+    return ch;
+  }
+
+  private accept(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.unref();
+    let buffer = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      buffer += chunk;
+      let nl: number;
+      while ((nl = buffer.indexOf("\n")) >= 0) {
+        this.handle(buffer.slice(0, nl));
+        buffer = buffer.slice(nl + 1);
+      }
+      if (buffer.length > MAX_LINE) {
+        this.dropped++;
+        socket.destroy();
+      }
+    });
+    socket.on("error", () => socket.destroy());
+    socket.on("close", () => this.sockets.delete(socket));
+  }
+
+  private handle(line: string): void {
+    if (line.length > MAX_LINE) {
+      this.dropped++;
+      return;
+    }
+    const msg = parseAgentMessage(line);
+    if (!msg) {
+      this.dropped++;
+      return;
+    }
+    if (msg.type === "hello") this.hello.add(msg.pid);
+    else if (msg.type === "report") this.latest.set(msg.pid, msg);
+    else if (msg.type === "trace") this.traces.set(msg.pid, msg);
+    else if (msg.type === "trim") this.trims.set(msg.pid, msg);
+  }
+
+  /** The agent part of a Sample: each pid's latest report and any trim result, as recorded. */
+  snapshot(pids: Iterable<number>): Record<string, unknown> | undefined {
+    const out: Record<string, unknown> = {};
+    for (const pid of pids) {
+      const r = this.latest.get(pid);
+      if (!r) continue;
+      const trim = this.trims.get(pid);
+      out[String(pid)] = { ...r.data, ...(trim && { trim: { anonBefore: trim.anonBefore, anonAfter: trim.anonAfter } }) };
+    }
+    return Object.keys(out).length > 0 ? out : undefined;
+  }
+
+  /** Waits until every agent connection has closed (they close at interpreter exit), at most `ms`. */
+  async drain(ms: number): Promise<void> {
+    const end = Date.now() + ms;
+    while (this.sockets.size > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  close(): void {
+    for (const s of this.sockets) s.destroy();
+    this.server?.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * What the agent may send, checked field by field. Anything else is dropped: the agent runs inside someone else's
+ * program, so its messages are data to validate, never to trust.
+ */
+
+export interface AgentReport {
+  type: "report";
+  pid: number;
+  t: number;
+  /** Numbers (and the allocator's name) as recorded in Sample.agent[pid]. */
+  data: {
+    threads?: number;
+    py?: Record<string, number>;
+    malloc?: Record<string, number | string>;
+    torch?: Record<string, number | string>;
+  };
+}
+
+export interface TraceSite {
+  file: string;
+  line: number;
+  sizeDiff: number;
+  countDiff: number;
+  size: number;
+}
+
+export interface TraceResult {
+  type: "trace";
+  pid: number;
+  t: number;
+  sites: TraceSite[];
+  traced: number;
+  tracedPeak: number;
+}
+
+export interface TrimResult {
+  type: "trim";
+  pid: number;
+  t: number;
+  anonBefore: number;
+  anonAfter: number;
+}
+
+export type AgentMessage = { type: "hello"; pid: number; python?: string } | AgentReport | TraceResult | TrimResult;
+
+const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+
+/** A flat object of numbers (and short strings where allowed), nothing nested, bounded in size. */
+function flat(v: unknown, allowStrings: boolean): Record<string, number | string> | undefined {
+  if (!v || typeof v !== "object" || Array.isArray(v)) return undefined;
+  const out: Record<string, number | string> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>).slice(0, 40)) {
+    if (!/^[A-Za-z][A-Za-z0-9]{0,39}$/.test(k)) continue;
+    if (isNum(x)) out[k] = x;
+    else if (allowStrings && typeof x === "string" && x.length <= 200) out[k] = x;
+  }
+  return out;
+}
+
+function site(v: unknown): TraceSite | undefined {
+  const s = v as Record<string, unknown>;
+  if (!s || typeof s.file !== "string" || s.file.length > 500 || !isNum(s.line) || !isNum(s.sizeDiff) || !isNum(s.countDiff) || !isNum(s.size)) return undefined;
+  return { file: s.file, line: s.line, sizeDiff: s.sizeDiff, countDiff: s.countDiff, size: s.size };
+}
+
+export function parseAgentMessage(line: string): AgentMessage | undefined {
+  let m: Record<string, unknown>;
+  try {
+    m = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (!m || typeof m !== "object" || !isNum(m.pid) || m.pid <= 0 || !Number.isInteger(m.pid)) return undefined;
+  const pid = m.pid;
+  const t = isNum(m.t) ? m.t : 0;
+  switch (m.type) {
+    case "hello":
+      return { type: "hello", pid, ...(typeof m.python === "string" && { python: m.python.slice(0, 40) }) };
+    case "report": {
+      const data: AgentReport["data"] = {};
+      if (isNum(m.threads)) data.threads = m.threads;
+      const py = flat(m.py, false);
+      if (py) data.py = py as Record<string, number>;
+      const malloc = flat(m.malloc, true);
+      if (malloc) data.malloc = malloc;
+      const torch = flat(m.torch, true);
+      if (torch) data.torch = torch;
+      return { type: "report", pid, t, data };
+    }
+    case "trace": {
+      if (!Array.isArray(m.sites) || !isNum(m.traced) || !isNum(m.tracedPeak)) return undefined;
+      const sites = m.sites.slice(0, 20).map(site).filter((s): s is TraceSite => s !== undefined);
+      return { type: "trace", pid, t, sites, traced: m.traced, tracedPeak: m.tracedPeak };
+    }
+    case "trim":
+      if (!isNum(m.anonBefore) || !isNum(m.anonAfter)) return undefined;
+      return { type: "trim", pid, t, anonBefore: m.anonBefore, anonAfter: m.anonAfter };
+    default:
+      return undefined;
+  }
+}

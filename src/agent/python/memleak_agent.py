@@ -1,0 +1,346 @@
+"""memleak's in-process agent: every interval, one JSON line to memleak over a Unix socket with what only the
+process itself can see — glibc's allocator counters, Python's object and GC counters, PyTorch's settings and CUDA
+memory (only if the program imported torch; never imported here), and optionally tracemalloc growth sites and a
+malloc_trim probe at exit. Standard library only, Python 3.8+.
+
+Costs, by design: one daemon thread that sleeps between reports; /proc/self/status (~20 µs); mallinfo2() locks every
+arena and walks the bins, so it is rate-limited to ≤ 0.5% of one core by its own measured cost; /proc/self/maps is
+read at the same low rate (arena count, allocator detection). tracemalloc (--trace-python) is the exception: it
+slows allocation-heavy code down noticeably, which is why it is opt-in.
+"""
+import atexit
+import ctypes
+import ctypes.util
+import gc
+import json
+import os
+import socket
+import sys
+import threading
+import time
+
+_MAX_MESSAGE = 60 * 1024  # memleak drops longer lines; stay under it
+_state = {"sock": None, "thread": None, "pid": None, "stop": None}
+_malloc = {"fn": None, "kind": None, "last": 0.0, "cost": 0.0, "cached": None}
+
+
+# ---------------------------------------------------------------------------------------------------------- helpers
+
+
+def _env_float(name, default):
+    try:
+        return float(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+def _status_kib(field):
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def _os_threads():
+    v = _status_kib("Threads")
+    return None if v is None else v // 1024
+
+
+class _Mallinfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+
+def _libc():
+    try:
+        return ctypes.CDLL(None)
+    except OSError:
+        return None
+
+
+def _glibc_version():
+    libc = _libc()
+    try:
+        fn = libc.gnu_get_libc_version
+        fn.restype = ctypes.c_char_p
+        return tuple(int(x) for x in fn().decode().split(".")[:2])
+    except Exception:
+        return None
+
+
+def _allocator():
+    """jemalloc or tcmalloc replace glibc's malloc when preloaded or linked in: then mallinfo2 sees nothing."""
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                if "libjemalloc" in line:
+                    return "jemalloc"
+                if "libtcmalloc" in line:
+                    return "tcmalloc"
+    except OSError:
+        pass
+    return "glibc"
+
+
+def _arena_count(libc):
+    """glibc's malloc_info() XML has one <heap nr="N"> element per arena (main arena + one per thread arena, up to
+    8 × cores). Written to an in-memory stream; it locks the arenas like mallinfo2, so it runs at the same low rate."""
+    try:
+        buf = ctypes.c_char_p()
+        size = ctypes.c_size_t()
+        libc.open_memstream.restype = ctypes.c_void_p
+        fp = libc.open_memstream(ctypes.byref(buf), ctypes.byref(size))
+        if not fp:
+            return None
+        libc.malloc_info(0, ctypes.c_void_p(fp))
+        libc.fclose(ctypes.c_void_p(fp))
+        text = ctypes.string_at(buf, size.value)
+        libc.free(buf)
+        return text.count(b"<heap nr=")
+    except Exception:
+        return None
+
+
+_MALLOC_MAX_GAP = 10.0  # seconds: however costly the call, a reading is never older than this
+
+
+def _malloc_stats(interval, force=False):
+    """mallinfo2 (glibc ≥ 2.33; its fields sum all arenas). Called at most so often that its own CPU cost stays under
+    0.5% of one core, and at least every _MALLOC_MAX_GAP seconds; between calls the last reading is repeated.
+    The cost is this thread's CPU time, not wall time: waiting for arena locks held by busy threads costs the
+    target nothing, and must not stretch the gap."""
+    now = time.monotonic()
+    if _malloc["fn"] is None:
+        version = _glibc_version()
+        libc = _libc()
+        if version and version >= (2, 33) and libc is not None and hasattr(libc, "mallinfo2"):
+            fn = libc.mallinfo2
+            fn.restype = _Mallinfo2
+            _malloc["fn"] = fn
+        else:
+            _malloc["fn"] = False
+    if not _malloc["fn"]:
+        return None
+    min_gap = max(interval, min(_MALLOC_MAX_GAP, _malloc["cost"] / 0.005))
+    if not force and _malloc["cached"] is not None and now - _malloc["last"] < min_gap:
+        return _malloc["cached"]
+    allocator = _allocator()
+    t0 = time.thread_time()
+    mi = _malloc["fn"]()
+    arenas = _arena_count(_libc()) if allocator == "glibc" else None
+    _malloc["cost"] = time.thread_time() - t0
+    _malloc["last"] = now
+    stats = {
+        "inUse": mi.uordblks + mi.hblkhd,
+        "free": mi.fordblks,
+        "arena": mi.arena,
+        "mmapped": mi.hblkhd,
+        "allocator": allocator,
+    }
+    if arenas is not None:
+        stats["arenas"] = arenas
+    if allocator != "glibc":
+        stats["note"] = "%s replaces glibc malloc here: mallinfo2 does not see its memory" % allocator
+        stats.pop("inUse")  # meaningless: do not let memleak infer from it
+    _malloc["cached"] = stats
+    return stats
+
+
+def _python_stats():
+    stats = {"allocatedBlocks": sys.getallocatedblocks(), "pythonThreads": threading.active_count()}
+    counts = gc.get_count()
+    stats["gcCount0"], stats["gcCount1"], stats["gcCount2"] = counts
+    stats["gcCollections"] = sum(s.get("collections", 0) for s in gc.get_stats())
+    return stats
+
+
+def _torch_stats():
+    torch = sys.modules.get("torch")  # never import it: only report on a program that did
+    if torch is None:
+        return None
+    out = {"version": str(getattr(torch, "__version__", "?"))}
+    try:
+        out["threads"] = torch.get_num_threads()
+        out["interopThreads"] = torch.get_num_interop_threads()
+    except Exception:
+        pass
+    try:
+        cuda = torch.cuda
+        if cuda.is_available() and cuda.is_initialized():
+            out["cudaAllocated"] = cuda.memory_allocated()
+            out["cudaReserved"] = cuda.memory_reserved()
+            out["cudaMaxAllocated"] = cuda.max_memory_allocated()
+            out["cudaMaxReserved"] = cuda.max_memory_reserved()
+    except Exception:
+        pass
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------- transport
+
+
+def _connect():
+    path = os.environ.get("MEMLEAK_AGENT_SOCKET")
+    if not path:
+        return None
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(1.0)
+    s.connect(path)
+    return s
+
+
+def _send(message):
+    sock = _state["sock"]
+    if sock is None:
+        return
+    data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
+    if len(data) > _MAX_MESSAGE:
+        return
+    try:
+        sock.sendall(data)
+    except OSError:
+        _state["sock"] = None  # memleak went away: stop quietly
+
+
+def _report(interval, force=False):
+    message = {"type": "report", "pid": os.getpid(), "t": time.time(), "threads": _os_threads(), "py": _python_stats()}
+    malloc = _malloc_stats(interval, force)
+    if malloc is not None:
+        message["malloc"] = malloc
+    torch = _torch_stats()
+    if torch is not None:
+        message["torch"] = torch
+    _send(message)
+
+
+# ------------------------------------------------------------------------------------------------ tracemalloc, trim
+
+_trace = {"baseline": None}
+_TRACE_FRAMES = 6
+
+
+def _trace_start():
+    import tracemalloc
+
+    # A few frames per trace, so that allocations made by the agent itself (through ctypes, json, …) can be
+    # filtered out by any frame being in this file; statistics still group by the innermost frame.
+    tracemalloc.start(_TRACE_FRAMES)
+    warmup = _env_float("MEMLEAK_TRACE_WARMUP", 5.0)
+
+    def take_baseline():
+        time.sleep(warmup)
+        _trace["baseline"] = tracemalloc.take_snapshot()
+
+    threading.Thread(target=take_baseline, name="memleak-trace-baseline", daemon=True).start()
+
+
+def _trace_report():
+    import tracemalloc
+
+    if not tracemalloc.is_tracing() or _trace["baseline"] is None:
+        return
+    now = tracemalloc.take_snapshot()
+    filters = [
+        tracemalloc.Filter(False, tracemalloc.__file__),
+        tracemalloc.Filter(False, __file__, all_frames=True),
+        tracemalloc.Filter(False, "<frozen importlib._bootstrap*>"),
+    ]
+    stats = now.filter_traces(filters).compare_to(_trace["baseline"].filter_traces(filters), "lineno")
+    top = []
+    for st in stats[:10]:
+        if st.size_diff <= 0:
+            continue
+        frame = st.traceback[0]
+        top.append({"file": frame.filename, "line": frame.lineno, "sizeDiff": st.size_diff, "countDiff": st.count_diff, "size": st.size})
+    current, peak = tracemalloc.get_traced_memory()
+    _send({"type": "trace", "pid": os.getpid(), "t": time.time(), "sites": top, "traced": current, "tracedPeak": peak})
+
+
+def _trim_probe():
+    libc = _libc()
+    if libc is None or not hasattr(libc, "malloc_trim"):
+        return
+    before = _status_kib("RssAnon")
+    libc.malloc_trim(0)
+    after = _status_kib("RssAnon")
+    _send({"type": "trim", "pid": os.getpid(), "t": time.time(), "anonBefore": before, "anonAfter": after})
+
+
+def _at_exit():
+    try:
+        if os.environ.get("MEMLEAK_TRACE_PYTHON"):
+            _trace_report()
+        _report(0, force=True)  # before the trim, so the last reading shows what was held
+        if os.environ.get("MEMLEAK_TRIM_PROBE"):
+            _trim_probe()
+    except Exception:
+        pass
+    sock = _state["sock"]
+    if sock is not None:
+        try:
+            sock.close()
+        except OSError:
+            pass
+
+
+# ------------------------------------------------------------------------------------------------------- lifecycle
+
+
+def _loop(interval, stop):
+    while not stop.wait(interval):
+        if os.getpid() != _state["pid"]:
+            return
+        try:
+            _report(interval)
+        except Exception:
+            pass
+
+
+def start():
+    """Connects, sends a hello and a first report, and starts the reporting thread. Also re-arms itself in children
+    forked from this process (threads do not survive fork), so forked workers report under their own pid."""
+    interval = max(0.05, _env_float("MEMLEAK_AGENT_INTERVAL", 1.0))
+    try:
+        _state["sock"] = _connect()
+    except OSError:
+        _state["sock"] = None
+        return
+    _state["pid"] = os.getpid()
+    stop = threading.Event()
+    _state["stop"] = stop
+    _send({"type": "hello", "pid": os.getpid(), "t": time.time(), "python": sys.version.split()[0], "executable": sys.executable})
+    try:
+        _report(interval)
+    except Exception:
+        pass
+    thread = threading.Thread(target=_loop, args=(interval, stop), name="memleak-agent", daemon=True)
+    thread.start()
+    _state["thread"] = thread
+    if os.environ.get("MEMLEAK_TRACE_PYTHON") and _state.get("traced") is None:
+        _state["traced"] = True
+        _trace_start()
+
+
+def _after_fork_in_child():
+    try:
+        if _state["sock"] is not None:
+            try:
+                _state["sock"].close()  # the parent's connection: not ours to use
+            except OSError:
+                pass
+        _state["sock"] = None
+        _malloc["cached"] = None
+        if _trace["baseline"] is not None:
+            _trace["baseline"] = None
+            _state["traced"] = None
+        start()
+    except Exception:
+        pass
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+atexit.register(_at_exit)

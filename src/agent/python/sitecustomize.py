@@ -1,0 +1,31 @@
+"""memleak's entry point inside the target: Python imports `sitecustomize` at start-up from the first directory on
+sys.path that has one, and `memleak run` puts this directory first on PYTHONPATH. It starts the agent, then runs the
+sitecustomize that would have run without memleak (the user's own, or the distribution's), so nothing is lost.
+Nothing here may break the user's program: every failure is swallowed and reported to memleak at most."""
+import os
+import sys
+
+
+def _chain_to_next_sitecustomize():
+    import importlib.machinery
+    import importlib.util
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    others = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", others)
+    if spec is None or spec.loader is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["sitecustomize"] = module
+    spec.loader.exec_module(module)
+
+
+try:
+    if os.environ.get("MEMLEAK_AGENT_SOCKET"):
+        import memleak_agent
+
+        memleak_agent.start()
+except Exception:  # the agent must never stop the program from starting
+    pass
+
+_chain_to_next_sitecustomize()

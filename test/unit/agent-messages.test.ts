@@ -1,0 +1,56 @@
+/** The agent's messages are data from inside someone else's program: validated field by field, never trusted. */
+import { connect } from "node:net";
+import { statSync, existsSync } from "node:fs";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { AgentChannel, MAX_LINE } from "../../src/agent/channel.js";
+import { parseAgentMessage } from "../../src/agent/messages.js";
+
+describe("agent messages", () => {
+  it("keeps only known, numeric fields of a report", () => {
+    const m = parseAgentMessage(
+      JSON.stringify({ type: "report", pid: 42, t: 1, threads: 3, py: { allocatedBlocks: 10, evil: "x" }, malloc: { inUse: 5, allocator: "glibc", nested: { a: 1 } }, extra: 1 }),
+    );
+    expect(m).toEqual({ type: "report", pid: 42, t: 1, data: { threads: 3, py: { allocatedBlocks: 10 }, malloc: { inUse: 5, allocator: "glibc" } } });
+  });
+
+  it.each([
+    "not json",
+    '{"type":"report"}',
+    '{"type":"report","pid":-1}',
+    '{"type":"report","pid":1.5}',
+    '{"type":"exec","pid":1,"code":"rm -rf /"}',
+    '{"type":"trim","pid":1,"anonBefore":"a","anonAfter":1}',
+    "null",
+    "[]",
+  ])("drops %s", (line) => {
+    expect(parseAgentMessage(line)).toBeUndefined();
+  });
+
+  it("never throws on arbitrary input", () => {
+    fc.assert(fc.property(fc.string({ maxLength: 300 }), (s) => void parseAgentMessage(s)), { numRuns: 500 });
+    fc.assert(fc.property(fc.jsonValue(), (v) => void parseAgentMessage(JSON.stringify(v))), { numRuns: 500 });
+  });
+});
+
+describe("agent channel", () => {
+  it("lives in a 0700 directory, drops oversized lines, keeps the latest report per pid, and cleans up", async () => {
+    const ch = await AgentChannel.open();
+    expect(statSync(ch.dir).mode & 0o777).toBe(0o700);
+    const send = (text: string) =>
+      new Promise<void>((resolve) => {
+        const s = connect(ch.socketPath, () => s.end(text, () => resolve()));
+        s.on("error", () => resolve());
+      });
+    await send('{"type":"report","pid":7,"t":1,"threads":2}\n{"type":"report","pid":7,"t":2,"threads":5}\n');
+    await send("x".repeat(MAX_LINE + 10)); // no newline: the connection is closed
+    await send('{"type":"trim","pid":7,"t":3,"anonBefore":100,"anonAfter":40}\n');
+    await ch.drain(1000);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(ch.latest.get(7)?.data.threads).toBe(5);
+    expect(ch.snapshot([7, 8])).toEqual({ "7": { threads: 5, trim: { anonBefore: 100, anonAfter: 40 } } });
+    expect(ch.dropped).toBeGreaterThanOrEqual(1);
+    ch.close();
+    expect(existsSync(ch.dir)).toBe(false);
+  });
+});

@@ -26,6 +26,12 @@ function tail(values: readonly number[], n = 120): number[] {
   return values.slice(-n);
 }
 
+/** Like the final report: changes under 4% of the level draw flat, so noise does not look like growth. */
+function spark(values: readonly number[]): string {
+  const recent = tail(values);
+  return sparkline(recent, SPARK, false, 0.04 * recent.reduce((m, v) => Math.max(m, v), 0));
+}
+
 function delta(values: readonly number[] | undefined): string {
   if (!values || values.length < 2) return "";
   const d = values[values.length - 1]! - values[0]!;
@@ -52,7 +58,7 @@ export function renderLive(s: LiveState, color: boolean, columns = 100): string 
     const anon = ps.metrics.anon?.ys;
     const lastUss = ps.metrics.uss?.last();
     lines.push(
-      `${String(ps.pid).padEnd(8)}${truncate(safeText(s.commands.get(ps.pid) ?? ps.comm), 25).padEnd(26)}${formatBytes(p.rss).padStart(10)}${formatBytes(lastUss).padStart(10)}${formatBytes(p.anon).padStart(10)}${delta(anon).padStart(11)}  ${sparkline(tail(anon ?? []), SPARK)}`,
+      `${String(ps.pid).padEnd(8)}${truncate(safeText(s.commands.get(ps.pid) ?? ps.comm), 25).padEnd(26)}${formatBytes(p.rss).padStart(10)}${formatBytes(lastUss).padStart(10)}${formatBytes(p.anon).padStart(10)}${delta(anon).padStart(11)}  ${spark(anon ?? [])}`,
     );
     if (lines.length > 14) {
       lines.push(c.dim(`… and ${live.size - 12} more`));
@@ -60,12 +66,12 @@ export function renderLive(s: LiveState, color: boolean, columns = 100): string 
     }
   }
   const pss = s.set.tree.pss?.ys;
-  if (s.set.processes.size > 1 && pss) lines.push(`${"tree".padEnd(8)}${`Σ PSS ${formatBytes(pss[pss.length - 1])}`.padEnd(56)}${delta(pss).padStart(11)}  ${sparkline(tail(pss), SPARK)}`);
+  if (s.set.processes.size > 1 && pss) lines.push(`${"tree".padEnd(8)}${`Σ PSS ${formatBytes(pss[pss.length - 1])}`.padEnd(56)}${delta(pss).padStart(11)}  ${spark(pss)}`);
   const cg = s.latest?.cgroup;
   const usage = s.set.cgroup.cgroup?.ys;
   if (cg && usage) {
     lines.push(
-      `${"cgroup".padEnd(8)}${`usage ${formatBytes(cg.usage)}  working set ${formatBytes(cg.workingSet)}  cache ${formatBytes(cg.stat?.file)}`.padEnd(56)}${delta(usage).padStart(11)}  ${sparkline(tail(usage), SPARK)}`,
+      `${"cgroup".padEnd(8)}${`usage ${formatBytes(cg.usage)}  working set ${formatBytes(cg.workingSet)}  cache ${formatBytes(cg.stat?.file)}`.padEnd(56)}${delta(usage).padStart(11)}  ${spark(usage)}`,
     );
   }
   lines.push(`${c.bold("so far:")} ${truncate(safeText(soFarText(s.soFar)), Math.max(20, columns - 9))}`);

@@ -41,7 +41,9 @@ export function leakLayer(ps: ProcessSeries, a: Assessment, ctx: Context): { nam
   const smallObjects = Math.max(0, change(ps.agent["py.allocatedBlocks"], a.from) ?? 0) * PYMALLOC_MAX_BLOCK;
   const torch = ps.agent["torch.threads"] !== undefined;
   if (native >= LAYER_MIN_SHARE * growth && native >= smallObjects) {
-    const notes = [`malloc's in-use bytes grew ${formatBytes(native)}: ${pct(native, growth)} of the growth; the rest is memory malloc holds free, or outside malloc`];
+    const share = native / growth;
+    const rest = share < 0.9 ? "; the rest is memory malloc holds free, or outside malloc" : "";
+    const notes = [`malloc's in-use bytes grew ${formatBytes(native)}: ${share > 1 ? "all" : pct(native, growth)} of the growth${rest}`];
     if (torch) notes.push("PyTorch is loaded: its CPU tensors (and the activations autograd graphs keep alive) are malloc'd, and tracemalloc does not see them");
     else if (!trace) notes.push("--trace-python tells Python objects over 512 bytes apart from native allocations");
     return { name: torch ? "native heap (malloc: PyTorch CPU tensors)" : "native heap (malloc)", notes };

@@ -19,7 +19,7 @@ export interface RecordingHeader {
   /** Requested seconds between samples. */
   interval: number;
   target: { pid: number; command?: string[]; mode: "run" | "watch" };
-  machine: { hostname: string; kernel: string; cpus: number; memTotal: number; pageSize?: number };
+  machine: { hostname: string; kernel: string; cpus: number; memTotal: number; pageSize?: number; cpuModel?: string; os?: string };
   cgroup?: { version: 1 | 2; path: string; isolated: boolean } | { error: string };
   memleakVersion: string;
 }

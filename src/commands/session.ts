@@ -3,7 +3,6 @@
  * the live view and the verdict so far up to date, and stop when the target exits, when --duration has passed, or
  * when asked to. Then classify, check the gates, and append the verdict to the recording.
  */
-import { hostname, cpus, totalmem, release } from "node:os";
 import { classify } from "../analysis/classify.js";
 import { SeriesBuilder } from "../analysis/series.js";
 import type { VerdictDocument } from "../analysis/types.js";
@@ -19,6 +18,7 @@ import type { HostFs } from "../system/host-fs.js";
 import { shortCommand } from "../report/snapshot-table.js";
 import { VERSION } from "../cli/parse.js";
 import { cgroupMembers } from "../system/cgroup-members.js";
+import { describeMachine } from "../system/machine.js";
 import type { AgentChannel } from "../agent/channel.js";
 import type { CommandIO } from "./io.js";
 
@@ -97,20 +97,18 @@ export class Wakeup {
 const PROGRESS_EVERY_S = 10;
 const ANALYSE_EVERY_S = 5;
 
-function header(target: SessionTarget, o: SessionOptions, fs: HostFs): RecordingHeader {
-  const pageSize = 4096;
+async function header(target: SessionTarget, o: SessionOptions): Promise<RecordingHeader> {
   const h: RecordingHeader = {
     type: "header",
     schema: RECORDING_SCHEMA,
     startedAt: Date.now(),
     interval: o.interval,
     target: { pid: target.rootPid, mode: target.mode, ...(target.command && { command: target.command }) },
-    machine: { hostname: hostname(), kernel: release(), cpus: cpus().length, memTotal: totalmem(), pageSize },
+    machine: await describeMachine(),
     memleakVersion: VERSION,
   };
   const info = target.cgroupInfo;
   if (info) h.cgroup = info;
-  void fs;
   return h;
 }
 
@@ -127,7 +125,8 @@ export async function runSession(
   const sampler = new Sampler({ fs, rootPid: target.rootPid, cgroup: target.cgroup, smapsBudget: o.smapsBudget });
   const builder = new SeriesBuilder();
   const writer = o.record ? new RecordingWriter(o.record) : undefined;
-  writer?.write(header(target, o, fs));
+  // Describing the machine takes ~100 ms: it runs while the first sample is taken, so the start is not missed.
+  let pendingHeader: Promise<RecordingHeader> | undefined = writer ? header(target, o) : undefined;
   const commands = () => new Map([...sampler.totals.seen.values()].map((p) => [p.pid, p.cmdline ?? [p.comm]]));
   const commandText = target.command ? shortCommand({ cmdline: target.command, comm: "" }) : `PID ${target.rootPid}`;
   const started = Date.now();
@@ -165,6 +164,10 @@ export async function runSession(
       if (tick === 0 && target.cgroup) {
         const tree = new Set(sample.processes.map((p) => p.pid));
         others = cgroupMembers(fs, target.cgroup.dir).filter((pid) => !tree.has(pid) && pid !== process.pid);
+      }
+      if (writer && pendingHeader) {
+        writer.write(await pendingHeader);
+        pendingHeader = undefined;
       }
       if (writer) {
         // A process's command line is recorded when it first appears (and again if it exec'd), not in every sample.

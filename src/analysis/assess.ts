@@ -50,6 +50,15 @@ export function levels(ys: readonly number[]): { start: number; end: number } {
   return { start: median(ys.slice(0, k)) ?? NaN, end: median(ys.slice(-k)) ?? NaN };
 }
 
+/** Level change of a column from `from` (seconds) to its end, by `levels`; undefined with fewer than 2 points. */
+export function levelChange(col: Column | undefined, from: number): number | undefined {
+  if (!col || col.length < 2) return undefined;
+  const w = sliceByTime({ xs: col.xs, ys: col.ys }, from);
+  if (w.ys.length < 2) return undefined;
+  const l = levels(w.ys);
+  return l.end - l.start;
+}
+
 export function minGrowth(level: number): number {
   return Math.max(MIN_GROWTH_BYTES, MIN_GROWTH_FRACTION * Math.abs(level));
 }

@@ -5,7 +5,7 @@
  * processes do not) from growth the processes explain.
  */
 import { advice } from "../../advice/load.js";
-import { assess, levels, type Assessment } from "../assess.js";
+import { assess, levelChange, levels, type Assessment } from "../assess.js";
 import type { Column } from "../column.js";
 import type { Context } from "../context.js";
 import { confidenceFromP, formatBytes, formatRate, stableConfidence, trendEvidence } from "../evidence.js";
@@ -18,13 +18,6 @@ import { treeMetric } from "./tree.js";
 export const ARTEFACT_EXPLAINED = 0.6;
 export const ARTEFACT_PROCESS_SHARE = 0.3;
 
-function change(col: Column | undefined, from: number): number | undefined {
-  if (!col || col.length < 2) return undefined;
-  const w = sliceByTime({ xs: col.xs, ys: col.ys }, from);
-  if (w.ys.length < 2) return undefined;
-  const l = levels(w.ys);
-  return l.end - l.start;
-}
 
 function lastLevel(col: Column | undefined): number | undefined {
   return col && col.length > 0 ? levels(col.ys).end : undefined;
@@ -43,16 +36,16 @@ export interface CgroupBreakdownChange {
 
 export function breakdownChange(set: SeriesSet, a: Assessment, from: number): CgroupBreakdownChange {
   const c = set.cgroup;
-  const file = change(c["cgroup-file"], from);
-  const shmem = change(c["cgroup-shmem"], from);
+  const file = levelChange(c["cgroup-file"], from);
+  const shmem = levelChange(c["cgroup-shmem"], from);
   return {
-    usage: change(c.cgroup, from) ?? a.growth,
-    anon: change(c["cgroup-anon"], from),
+    usage: levelChange(c.cgroup, from) ?? a.growth,
+    anon: levelChange(c["cgroup-anon"], from),
     cache: file === undefined ? undefined : file - (shmem ?? 0),
     shmem,
-    kernel: change(c["cgroup-kernel"], from),
-    processes: change(set.tree[treeMetric(set)], from),
-    workingSet: change(c["working-set"], from),
+    kernel: levelChange(c["cgroup-kernel"], from),
+    processes: levelChange(set.tree[treeMetric(set)], from),
+    workingSet: levelChange(c["working-set"], from),
   };
 }
 

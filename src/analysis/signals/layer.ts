@@ -9,23 +9,14 @@
  * share is reported, because what malloc keeps free (fragmentation) grows with a leak too and is in no layer.
  */
 import { formatBytes } from "../../units.js";
-import { levels, type Assessment } from "../assess.js";
-import type { Column } from "../column.js";
+import { levelChange, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
 import type { ProcessSeries } from "../series.js";
-import { sliceByTime } from "../stats.js";
 
 export const LAYER_MIN_SHARE = 0.25;
 /** pymalloc serves requests up to 512 bytes. */
 const PYMALLOC_MAX_BLOCK = 512;
 
-function change(col: Column | undefined, from: number): number | undefined {
-  if (!col || col.length < 2) return undefined;
-  const w = sliceByTime({ xs: col.xs, ys: col.ys }, from);
-  if (w.ys.length < 2) return undefined;
-  const l = levels(w.ys);
-  return l.end - l.start;
-}
 
 const pct = (part: number, whole: number) => `${Math.round((100 * part) / whole)}%`;
 
@@ -37,8 +28,8 @@ export function leakLayer(ps: ProcessSeries, a: Assessment, ctx: Context): { nam
     const traced = trace.sites.reduce((s, x) => s + x.sizeDiff, 0);
     if (traced >= 0.5 * growth) return { name: "Python objects (tracemalloc sees the growth)", notes: [] };
   }
-  const native = change(ps.agent["malloc.inUse"], a.from) ?? 0;
-  const smallObjects = Math.max(0, change(ps.agent["py.allocatedBlocks"], a.from) ?? 0) * PYMALLOC_MAX_BLOCK;
+  const native = levelChange(ps.agent["malloc.inUse"], a.from) ?? 0;
+  const smallObjects = Math.max(0, levelChange(ps.agent["py.allocatedBlocks"], a.from) ?? 0) * PYMALLOC_MAX_BLOCK;
   const torch = ps.agent["torch.threads"] !== undefined;
   if (native >= LAYER_MIN_SHARE * growth && native >= smallObjects) {
     const share = native / growth;

@@ -4,9 +4,7 @@
  */
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { classify } from "../../../src/analysis/classify.js";
-import { SeriesBuilder } from "../../../src/analysis/series.js";
-import { readRecording } from "../../../src/recording.js";
+import { analyseRecording } from "../../../src/analysis/from-recording.js";
 import { FIXTURES, fixture } from "../../helpers/fixtures.js";
 
 const recordings = readdirSync(`${FIXTURES}recordings`).filter((f) => f.endsWith(".jsonl"));
@@ -18,12 +16,6 @@ function expectation(name: string): { kind: string; subject?: string } {
   return { kind, subject: /^# subject: (\S+)/m.exec(text)?.[1] };
 }
 
-export async function analyseRecording(file: string) {
-  const builder = new SeriesBuilder();
-  const rec = await readRecording(file, (s) => builder.add(s));
-  const cg = rec.header.cgroup && "path" in rec.header.cgroup ? rec.header.cgroup : undefined;
-  return classify({ set: builder.set, options: {}, cgroup: cg, target: { pid: rec.header.target.pid } });
-}
 
 describe("verdicts on real recordings", () => {
   it("there is a recording for every scenario", () => {
@@ -36,7 +28,7 @@ describe("verdicts on real recordings", () => {
   it.each(recordings)("%s", async (file) => {
     const name = file.split(".")[0]!;
     const want = expectation(name);
-    const doc = await analyseRecording(`${FIXTURES}recordings/${file}`);
+    const { doc } = await analyseRecording(`${FIXTURES}recordings/${file}`);
     expect(doc.verdict.kind).toBe(want.kind);
     if (want.subject === "root") expect(doc.verdict.subject).toMatchObject({ type: "process", isRoot: true });
     if (want.subject === "worker") expect(doc.verdict.subject).toMatchObject({ type: "process", isRoot: false });

@@ -1,0 +1,48 @@
+/**
+ * A recording → the series, the command lines, the agent's end-of-run results and the verdict document: what
+ * `memleak analyze` shows, without printing anything (tests and benchmarks use it too).
+ */
+import { parseAgentMessage, type TraceResult, type TrimResult } from "../agent/messages.js";
+import { readRecording, type RecordingContents } from "../recording.js";
+import { classify } from "./classify.js";
+import { SeriesBuilder, type SeriesSet } from "./series.js";
+import type { VerdictDocument } from "./types.js";
+
+export interface AnalysedRecording {
+  doc: VerdictDocument;
+  set: SeriesSet;
+  commands: Map<number, string[]>;
+  recording: Omit<RecordingContents, "samples">;
+}
+
+export async function analyseRecording(path: string, options: { warmup?: number | undefined } = {}): Promise<AnalysedRecording> {
+  const builder = new SeriesBuilder();
+  const rec = await readRecording(path, (s) => builder.add(s));
+  const commands = new Map<number, string[]>();
+  const traces = new Map<number, TraceResult>();
+  const trims = new Map<number, TrimResult>();
+  for (const e of rec.events) {
+    const d = e.detail as { pid?: number; cmdline?: string[] } | undefined;
+    if (e.event === "process-start" && d?.pid !== undefined && d.cmdline) commands.set(d.pid, d.cmdline);
+    const m = e.event.startsWith("agent-") ? parseAgentMessage(JSON.stringify(e.detail ?? {})) : undefined;
+    if (m?.type === "trace") traces.set(m.pid, m);
+    if (m?.type === "trim") trims.set(m.pid, m);
+  }
+  const h = rec.header;
+  const cg = h.cgroup && "path" in h.cgroup ? h.cgroup : undefined;
+  const doc = classify({
+    set: builder.set,
+    options: { warmup: options.warmup, command: h.target.command },
+    commands,
+    agentResults: traces.size + trims.size > 0 ? { traces, trims } : undefined,
+    cgroup: cg ? { path: cg.path, version: cg.version } : undefined,
+    target: { pid: h.target.pid, ...(h.target.command && { command: h.target.command }), ...(h.cgroup && { cgroup: h.cgroup }) },
+  });
+  // How the command ended is only known from the run itself.
+  if (rec.verdict) {
+    for (const k of ["exitCode", "signal", "stopReason"] as const) {
+      if (rec.verdict.target[k] !== undefined) (doc.target as Record<string, unknown>)[k] = rec.verdict.target[k];
+    }
+  }
+  return { doc, set: builder.set, commands, recording: rec };
+}

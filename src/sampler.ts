@@ -31,6 +31,9 @@ export interface SamplerTotals {
   seen: Map<string, { pid: number; ppid: number; comm: string; cmdline: string[] | undefined; firstSeen: number }>;
 }
 
+/** At most this many processes' command lines are remembered; the oldest exited ones are forgotten first. */
+const MAX_SEEN = 10_000;
+
 /** How long after first seeing a process its command line is still re-read (exec chains at start-up). */
 const EXEC_SETTLE_MS = 3000;
 
@@ -95,6 +98,13 @@ export class Sampler {
   }
 
   private noteNew(basics: ProcessSample[], t: number): void {
+    if (this.totals.seen.size > MAX_SEEN) {
+      const live = new Set(basics.map(processKey));
+      for (const key of this.totals.seen.keys()) {
+        if (this.totals.seen.size <= MAX_SEEN * 0.9) break;
+        if (!live.has(key)) this.totals.seen.delete(key); // Map order: oldest first
+      }
+    }
     for (const p of basics) {
       const key = processKey(p);
       const known = this.totals.seen.get(key);

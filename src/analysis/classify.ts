@@ -124,7 +124,7 @@ export function classify(input: ClassifyInput): VerdictDocument {
         q.lastSeen >= ps.lastSeen - 1.5 * (set.duration / Math.max(1, set.samples - 1)) - 1e-9,
     );
   const findings: Finding[] = [];
-  let shortLived = 0;
+  let shortLived = set.shortLivedDropped;
   for (const ps of set.processes.values()) {
     const isRoot = ps.pid === set.rootPid;
     if (!isRoot && (ps.seenCount < MIN_SAMPLES || ps.lastSeen - ps.firstSeen < MIN_SECONDS)) {

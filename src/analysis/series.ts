@@ -10,6 +10,7 @@
 import type { CgroupSample, ProcessSample, Sample } from "../sample.js";
 import { Column, DEFAULT_CAPACITY } from "./column.js";
 import type { MetricName } from "./types.js";
+import { MIN_SAMPLES, MIN_SECONDS } from "./assess.js";
 
 export interface ProcessSeries {
   pid: number;
@@ -41,6 +42,8 @@ export interface SeriesSet {
   cgroup: Partial<Record<MetricName, Column>>;
   cgroupLimit: number | null | undefined;
   cgroupOomKills: Column;
+  /** Processes that exited too young to be judged, dropped to keep a long watch's memory bounded. */
+  shortLivedDropped: number;
 }
 
 const key = (p: { pid: number; starttime: number }) => `${p.pid}:${p.starttime}`;
@@ -81,6 +84,7 @@ export class SeriesBuilder {
       cgroup: {},
       cgroupLimit: undefined,
       cgroupOomKills: new Column(capacity),
+      shortLivedDropped: 0,
     };
   }
 
@@ -101,9 +105,25 @@ export class SeriesBuilder {
       this.addProcess(p, t, sample);
     }
     for (const k of this.lastSmaps.keys()) if (!live.has(k)) this.lastSmaps.delete(k);
+    this.dropShortLived(live);
     this.addTree(sample.processes, t);
     if (sample.cgroup) this.addCgroup(sample.cgroup, t);
     this.addAgent(sample, t);
+  }
+
+  /**
+   * A pool that starts a worker a second would otherwise pile up 260,000 process series in 72 hours. A process that
+   * exited before it could be judged (MIN_SAMPLES samples over MIN_SECONDS) never gets a finding, so its series
+   * goes, and only the count stays. The root always stays.
+   */
+  private dropShortLived(live: Set<string>): void {
+    for (const [k, ps] of this.set.processes) {
+      if (live.has(k) || ps.pid === this.set.rootPid) continue;
+      if (ps.seenCount < MIN_SAMPLES || ps.lastSeen - ps.firstSeen < MIN_SECONDS) {
+        this.set.processes.delete(k);
+        this.set.shortLivedDropped++;
+      }
+    }
   }
 
   private addProcess(p: ProcessSample, t: number, sample: Sample): void {

@@ -2,14 +2,15 @@
  * `memleak snapshot` of a real forked Python tree agrees with the kernel's own files read at the same moment, and with
  * psutil and smem; bad input gets one line and the documented exit code.
  */
-import { readFileSync } from "node:fs";
+import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseSmapsRollup } from "../../src/probes/smaps-rollup.js";
 import { parseStatus } from "../../src/probes/status.js";
 import type { Snapshot } from "../../src/snapshot.js";
 import { snapshotCommand } from "../../src/commands/snapshot.js";
 import { execFileP, memleak, startReady, SYSTEM_PYTHON, type Started } from "../helpers/processes.js";
-import { value } from "../helpers/fixtures.js";
+import { REPO, value } from "../helpers/fixtures.js";
 
 function kernel(pid: number) {
   const status = value(parseStatus(readFileSync(`/proc/${pid}/status`, "utf8")));
@@ -109,10 +110,16 @@ describe("snapshot of a real forked Python tree", () => {
   });
 
   it("another user without CAP_SYS_PTRACE gets RSS but is told why PSS/USS are missing (exit 3)", async () => {
+    // The checkout may sit under a directory only root can enter (/root): give the other user its own copy.
+    const copy = mkdtempSync(`${tmpdir()}/memleak-nobody-`);
+    for (const part of ["bin", "dist", "node_modules", "package.json", "src/advice", "src/agent/python"]) {
+      cpSync(`${REPO}${part}`, `${copy}/${part}`, { recursive: true });
+    }
+    chmodSync(copy, 0o755);
     const { stdout, stderr, code } = await execFileP("setpriv", [
       "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
-      process.execPath, "bin/memleak.js", "snapshot", String(target.pid),
-    ]).then(
+      process.execPath, `${copy}/bin/memleak.js`, "snapshot", String(target.pid),
+    ], { cwd: copy }).then(
       (r) => ({ ...r, code: 0 }),
       (e: { stdout: string; stderr: string; code: number }) => e,
     );
@@ -121,6 +128,7 @@ describe("snapshot of a real forked Python tree", () => {
     expect(stdout).toMatch(/CAP_SYS_PTRACE/);
     expect(stdout).toMatch(/same uid/);
     expect(stderr).not.toMatch(/at .*\.js/); // no stack trace
+    rmSync(copy, { recursive: true, force: true });
   });
 });
 

@@ -14,12 +14,17 @@ export interface SamplerOptions {
   fs: HostFs;
   rootPid: number;
   cgroup?: CgroupLocation | undefined;
-  /** Fraction of one core smaps_rollup reads may use; default 1%. */
+  /** Fraction of one core smaps_rollup reads may use; default DEFAULT_SMAPS_BUDGET. */
   smapsBudget?: number;
   now?: () => number;
 }
 
-export const DEFAULT_SMAPS_BUDGET = 0.01;
+/**
+ * 0.7% of one core for smaps_rollup reads. The rest of a tick (status and stat of each process, the cgroup, the
+ * bookkeeping) costs ~1.5 ms per second on a 9-process PyTorch tree at 1 Hz (BENCHMARKS.md §a), so sampling as a
+ * whole stays under 1% of one core at the default 1 s interval.
+ */
+export const DEFAULT_SMAPS_BUDGET = 0.007;
 
 export interface SamplerTotals {
   ticks: number;

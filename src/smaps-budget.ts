@@ -31,7 +31,7 @@ export class SmapsBudget {
   private reads = 0;
 
   /**
-   * @param budget fraction of one core for smaps reads (0.01 = 1%)
+   * @param budget fraction of one core for smaps reads (0.007 = 0.7%)
    * @param burstMs most read time that may be saved up; by default what one second of budget buys, but at least
    *                enough for one small read so a tiny budget still makes progress.
    */

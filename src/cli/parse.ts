@@ -108,7 +108,7 @@ function addSessionOptions(cmd: Command): Command {
     cmd
       .option("--interval <duration>", "time between samples", "1s")
       .option("--record <file.jsonl>", "write every sample to this file as it is taken (JSON lines)")
-      .option("--smaps-budget <percent>", "share of one core that PSS/USS reads (smaps_rollup) may use", String(DEFAULT_SMAPS_BUDGET * 100)),
+      .option("--smaps-budget <percent>", "share of one core that PSS/USS reads (smaps_rollup) may use", String(Number((DEFAULT_SMAPS_BUDGET * 100).toFixed(3)))),
   );
 }
 

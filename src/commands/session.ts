@@ -112,6 +112,12 @@ async function header(target: SessionTarget, o: SessionOptions): Promise<Recordi
   return h;
 }
 
+/** Processes in the cgroup (descendant cgroups included) that are neither in the sampled tree nor memleak. */
+function outsiders(fs: HostFs, dir: string, sample: Sample): number[] {
+  const tree = new Set(sample.processes.map((p) => p.pid));
+  return cgroupMembers(fs, dir).filter((pid) => !tree.has(pid) && pid !== process.pid);
+}
+
 export async function runSession(
   target: SessionTarget,
   o: SessionOptions,
@@ -137,7 +143,7 @@ export async function runSession(
   const history: { t: number; key: string }[] = [];
   /** key → comm last announced, so an exec (new comm, new command line) is recorded again. */
   const announced = new Map<string, string>();
-  /** Processes in the cgroup that are not in the watched tree (read once, at the first tick). */
+  /** Processes in the cgroup that are not in the watched tree, at the first and the last tick. */
   let others: number[] = [];
   const analyse = (): VerdictDocument =>
     classify({
@@ -161,10 +167,7 @@ export async function runSession(
       if (agentData) sample.agent = agentData;
       latest = sample;
       builder.add(sample);
-      if (tick === 0 && target.cgroup) {
-        const tree = new Set(sample.processes.map((p) => p.pid));
-        others = cgroupMembers(fs, target.cgroup.dir).filter((pid) => !tree.has(pid) && pid !== process.pid);
-      }
+      if (tick === 0 && target.cgroup) others = outsiders(fs, target.cgroup.dir, sample);
       if (writer && pendingHeader) {
         writer.write(await pendingHeader);
         pendingHeader = undefined;
@@ -201,6 +204,11 @@ export async function runSession(
       await wakeup.sleep(started + (tick + 1) * o.interval * 1000 - Date.now());
     }
     region?.clear();
+    // Only processes there at the first and at the last tick count: a short-lived helper (pyenv's) is noise.
+    if (target.cgroup && latest && others.length > 0) {
+      const still = new Set(outsiders(fs, target.cgroup.dir, latest));
+      others = others.filter((pid) => still.has(pid));
+    }
     const extra = await afterSampling();
     if (target.agent) {
       // Trace and trim results arrive as the interpreters exit; record them for `analyze`.

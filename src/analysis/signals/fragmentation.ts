@@ -1,52 +1,73 @@
 /**
- * Allocator retention, judged from the in-process agent's numbers (src/agent): glibc's own count of bytes in use
- * (mallinfo2 uordblks + hblkhd) against the process's resident anonymous memory, and the trim probe (malloc_trim(0)
- * at the end: how much RSS came back). Seen from outside, retention and a leak are the same curve; these numbers are
- * what tell them apart.
+ * Allocator retention, judged from the in-process agent's numbers (src/agent): what the process holds resident
+ * (RSS anon) against what is live, and whether malloc itself says it holds the difference as free memory.
+ *
+ *   live  = malloc's in-use bytes (mallinfo2 uordblks + hblkhd)
+ *         + small Python objects, which pymalloc keeps in its own arenas that mallinfo2 never sees
+ *           (sys.getallocatedblocks() × TYPICAL_BLOCK: ints are 32-byte blocks, small tuples and strings 48–96)
+ *   held  = anon − live
+ *   retention when held ≥ HELD_MIN_BYTES and ≥ HELD_SHARE of anon, AND malloc's own free-but-held bytes (fordblks)
+ *   cover at least FREE_COVERS of it — without that, the difference is live memory malloc does not count (a big
+ *   Python list of ints), not retention. Or when the trim probe gives ≥ TRIM_SHARE of anon back: proof on its own.
  */
 import type { ProcessSeries } from "../series.js";
 import { levels } from "../assess.js";
 import type { TrimResult } from "../../agent/messages.js";
 
-/** Held memory at least this share of anon, and at least this large, to call it retention. */
 export const HELD_SHARE = 0.5;
 export const HELD_MIN_BYTES = 64 * 2 ** 20;
-/** A trim that gives back this share of anon proves retention on its own. */
+export const FREE_COVERS = 0.5;
 export const TRIM_SHARE = 0.3;
+/** Bytes per pymalloc block to count small Python objects as live: generous, so live memory is not called retention. */
+export const TYPICAL_BLOCK = 64;
 
 export interface Retention {
   /** Resident anonymous memory at the end. */
   anon: number;
-  /** Bytes the allocator says are in use, at the end. */
+  /** Live bytes at the end: malloc in use + small Python objects. */
   live: number;
+  /** malloc's in-use bytes alone. */
+  mallocInUse: number;
+  /** malloc's free-but-held bytes (fordblks). */
+  mallocFree: number;
   held: number;
   heldShare: number;
-  /** Whether live bytes grew along with anon (then it is a leak that also holds memory, not retention). */
+  /** Growth of malloc's in-use bytes over the whole series: a leak grows it, retention does not. */
   liveGrowth: number;
   arenas: number | undefined;
   trimmed: number | undefined;
   decided: boolean;
 }
 
+const endOf = (ps: ProcessSeries, name: string) => {
+  const c = ps.agent[name];
+  return c && c.length > 0 ? levels(c.ys).end : undefined;
+};
+
 export function retention(ps: ProcessSeries, trim?: TrimResult): Retention | undefined {
   const anonCol = ps.metrics.anon ?? ps.metrics.rss;
-  const liveCol = ps.agent["malloc.inUse"];
+  const inUseCol = ps.agent["malloc.inUse"];
   const trimBefore = trim?.anonBefore ?? ps.agent["trim.anonBefore"]?.last();
   const trimAfter = trim?.anonAfter ?? ps.agent["trim.anonAfter"]?.last();
-  if (!anonCol || anonCol.length === 0 || ((!liveCol || liveCol.length === 0) && trimBefore === undefined)) return undefined;
+  if (!anonCol || anonCol.length === 0 || ((!inUseCol || inUseCol.length === 0) && trimBefore === undefined)) return undefined;
   const anon = levels(anonCol.ys).end;
-  const liveLevels = liveCol && liveCol.length > 0 ? levels(liveCol.ys) : undefined;
-  const live = liveLevels?.end ?? NaN;
+  const mallocInUse = endOf(ps, "malloc.inUse") ?? NaN;
+  const mallocFree = endOf(ps, "malloc.free") ?? 0;
+  const small = (endOf(ps, "py.allocatedBlocks") ?? 0) * TYPICAL_BLOCK;
+  const live = mallocInUse + small;
   const held = anon - live;
   const trimmed = trimBefore !== undefined && trimAfter !== undefined ? trimBefore - trimAfter : undefined;
   const byTrim = trimmed !== undefined && trimBefore! > 0 && trimmed / trimBefore! >= TRIM_SHARE && trimmed >= HELD_MIN_BYTES / 2;
-  const byHeld = Number.isFinite(held) && held >= HELD_MIN_BYTES && held / anon >= HELD_SHARE;
+  const byHeld = Number.isFinite(held) && held >= HELD_MIN_BYTES && held / anon >= HELD_SHARE && mallocFree >= FREE_COVERS * held;
+  const inUse = inUseCol && inUseCol.length > 0 ? levels(inUseCol.ys) : undefined;
   return {
     anon,
     live,
+    mallocInUse,
+    mallocFree,
     held,
     heldShare: anon > 0 ? held / anon : 0,
-    liveGrowth: liveLevels ? liveLevels.end - liveLevels.start : NaN,
+    liveGrowth: inUse ? inUse.end - inUse.start : NaN,
     arenas: ps.agent["malloc.arenas"]?.last(),
     trimmed,
     decided: byTrim || byHeld,

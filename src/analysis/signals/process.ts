@@ -17,7 +17,7 @@ import type { ProcessSeries } from "../series.js";
 import type { Finding, MetricName, Subject } from "../types.js";
 import { copyOnWrite } from "./cow.js";
 import { retention } from "./fragmentation.js";
-import { leakLayer } from "./layer.js";
+import { leakLayer, LAYER_MIN_SHARE } from "./layer.js";
 
 export function processSubject(ps: ProcessSeries, rootPid: number | undefined, command: string): Subject {
   return { type: "process", pid: ps.pid, starttime: ps.starttime, command, ppid: ps.ppid, isRoot: ps.pid === rootPid };
@@ -80,20 +80,24 @@ function decideProcess(ps: ProcessSeries, subject: Subject & { type: "process" }
   }
 
   const held = retention(ps, ctx.agentResults?.trims.get(ps.pid));
-  if (held?.decided && (a.shape !== "growing" || !(held.liveGrowth > 0.5 * a.growth))) {
+  // A process whose live bytes grow with it leaks (and may also fragment): the leak is the finding.
+  const liveGrows = a.shape === "growing" && held !== undefined && held.liveGrowth >= LAYER_MIN_SHARE * a.growth;
+  if (held?.decided && !liveGrows) {
     const f = finding(
       ps,
       subject,
       "fragmentation",
       metric,
       a,
-      `${who} holds ${formatBytes(held.anon)} of anonymous memory, but malloc reports only ${formatBytes(held.live)} in use: the allocator is retaining freed memory`,
+      `${who} holds ${formatBytes(held.anon)} of anonymous memory, but only ${formatBytes(held.live)} is live (malloc: ${formatBytes(held.mallocInUse)} in use, ${formatBytes(held.mallocFree)} free but kept): the allocator is retaining freed memory`,
       held.trimmed !== undefined && held.trimmed > 0 ? 0.95 : 0.8,
       advice("fragmentation", "process", { ...values, rss: formatBytes(held.anon), live: formatBytes(held.live), held: formatBytes(held.held), arenas: held.arenas ?? "?" }),
     );
     Object.assign(f.evidence, {
       anonBytes: Math.round(held.anon),
-      mallocInUseBytes: Math.round(held.live),
+      liveBytes: Math.round(held.live),
+      mallocInUseBytes: Math.round(held.mallocInUse),
+      mallocFreeBytes: Math.round(held.mallocFree),
       heldBytes: Math.round(held.held),
       heldShare: Number(held.heldShare.toFixed(2)),
     });
@@ -122,7 +126,7 @@ function decideProcess(ps: ProcessSeries, subject: Subject & { type: "process" }
     }
     if (held) {
       f.evidence.mallocInUseGrowth = Math.round(held.liveGrowth);
-      f.evidence.mallocInUseBytes = Math.round(held.live);
+      f.evidence.mallocInUseBytes = Math.round(held.mallocInUse);
     } else if (!ctx.agentSeen) {
       f.caveats.push(
         "allocator retention not ruled out: without the in-process agent's malloc numbers (memleak run, without --no-agent) a leak and memory the allocator keeps look the same from outside",

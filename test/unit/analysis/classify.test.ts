@@ -105,6 +105,40 @@ const TABLE: [string, SynthScenario, string, string, number | undefined][] = [
     100,
   ],
   [
+    "600 MB resident in 3M small Python objects: malloc sees little, but holds nothing free (agent)",
+    {
+      seconds: 120,
+      processes: [
+        {
+          pid: 100,
+          ppid: 1,
+          anon: { shape: { kind: "stable" }, baseline: 600 * MB, noise: 1 * MB },
+          agent: () => ({ malloc: { inUse: 10 * MB, free: 2 * MB, arenas: 1 }, py: { allocatedBlocks: 9_000_000 } }),
+        },
+      ],
+    },
+    "stable",
+    "process",
+    100,
+  ],
+  [
+    "growing, malloc's in-use bytes grow at under half its rate, free bytes pile up too (agent)",
+    {
+      seconds: 300,
+      processes: [
+        {
+          pid: 100,
+          ppid: 1,
+          anon: { shape: { kind: "linear", bytesPerSecond: 1 * MB }, baseline: 150 * MB, noise: 1 * MB },
+          agent: (t) => ({ malloc: { inUse: 80 * MB + t * 0.45 * MB, free: 60 * MB + t * 0.5 * MB, arenas: 2 } }),
+        },
+      ],
+    },
+    "leak",
+    "process",
+    100,
+  ],
+  [
     "growing, and malloc's in-use bytes grow with it (agent)",
     {
       seconds: 300,

@@ -1,0 +1,204 @@
+/**
+ * `npm run bench [-- --quick] [--fp-seconds N] [--sections a,b,c,d]`: memleak's figures, each as a ratio against
+ * a baseline measured in the same run (the machine is shared and noisy, so absolute numbers from different runs do
+ * not compare; ratios taken minutes apart mostly do), medians over repeats. Prints each section as it finishes and
+ * rewrites BENCHMARKS.md when every section ran.
+ *
+ *   a  sampling cost: memleak's Sampler vs psutil vs the bare reads it chose, over a ~2 GB PyTorch process tree
+ *   b  overhead on the target: a fixed workload alone, under `memleak run --no-agent`, under `memleak run`
+ *   c  verdicts: time to verdict (leak scenarios, synthetic leak), false positives over minutes of steady scenarios
+ *   d  memleak's own memory analysing a 72-hour recording, against 1 h and 24 h
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { scenarioTable } from "./scenarios.mjs";
+import { longWatch } from "./sections/long-watch.mjs";
+import { overhead } from "./sections/overhead.mjs";
+import { samplingCost } from "./sections/sampling.mjs";
+import { verdicts } from "./sections/verdicts.mjs";
+import { machine, met, mib, num, ratio, REPO, secs, table } from "./lib/util.mjs";
+
+/** The targets this benchmark checks (from the project's issue 7, and DESIGN/METRICS for the smaps budget). */
+const TARGET = { vsBare: 1.5, coreShare: 0.01, longVsDay: 1.25 };
+
+function parseArgs(argv) {
+  const o = { quick: false, fpSeconds: undefined, sections: ["a", "b", "c", "d"] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--quick") o.quick = true;
+    else if (a === "--fp-seconds") o.fpSeconds = Number(argv[++i]);
+    else if (a === "--sections") o.sections = String(argv[++i]).split(",");
+    else throw new Error(`unknown option ${a} (use --quick, --fp-seconds N, --sections a,b,c,d)`);
+  }
+  o.fpSeconds ??= o.quick ? 60 : 600;
+  if (!(o.fpSeconds > 0)) throw new Error("--fp-seconds: expected a number of seconds");
+  return o;
+}
+
+// ── each section: run it, and render its figures as markdown ──────────────────────────────────────────────────────
+
+async function sectionA(o, log) {
+  const r = await samplingCost({ windowS: o.quick ? 10 : 20, repeats: o.quick ? 2 : 3, log });
+  const oneHz = r.rates.find((x) => x.hz === 1);
+  const md = [
+    `Tree: bench/py/torch_tree.py under /usr/bin/python3 — a parent that imported torch and holds a 256 MB tensor, and 8 forked workers with 200 MB each: ${r.tree.processes} processes, Σ PSS ${mib(r.tree.pss)} (Σ RSS ${mib(r.tree.rss)}, shared pages counted in every process). Default smaps budget (1% of one core). ${r.rates[0].windows} windows of ${o.quick ? 10 : 20} s per rate; figures are per sample, medians over the windows.`,
+    "",
+    table(
+      ["rate", "memleak CPU/sample", "bare reads CPU/sample", "psutil CPU/sample", "memleak ÷ bare", "memleak ÷ psutil", "memleak, share of one core", "of which smaps_rollup", "smaps reads/sample"],
+      r.rates.map((x) => [`${x.hz} Hz`, `${num(x.memleakUs / 1000, 2)} ms`, `${num(x.bareUs / 1000, 2)} ms`, `${num(x.psutilUs / 1000, 2)} ms`, ratio(x.vsBare), ratio(x.vsPsutil), `${num(x.coreShare * 100, 2)}%`, `${num(x.smapsShare * 100, 2)}%`, num(x.smapsPerSample, 2)]),
+    ),
+    "",
+    table(
+      ["target", "figure", "result"],
+      [
+        ...r.rates.map((x) => [`memleak CPU/sample ≤ ${TARGET.vsBare}× the bare reads it chose (${x.hz} Hz)`, ratio(x.vsBare), met(x.vsBare <= TARGET.vsBare)]),
+        [`≤ ${TARGET.coreShare * 100}% of one core at the defaults (1 s interval, 1% smaps budget)`, oneHz ? `${num(oneHz.coreShare * 100, 2)}%` : "–", met(oneHz && oneHz.coreShare <= TARGET.coreShare)],
+      ],
+    ),
+  ];
+  if (oneHz && oneHz.coreShare > TARGET.coreShare && oneHz.smapsShare > 0.8 * TARGET.coreShare) {
+    md.push(
+      "",
+      `Why the 1% target is missed: the smaps_rollup budget alone is 1% of one core by default, and on a tree this size it is spent (${num(oneHz.smapsShare * 100, 2)}% here); status/stat, the tree walk, the cgroup and parsing come on top. The sampler as a whole fits in 1% only if the smaps budget leaves room for the rest (e.g. a default of 0.8%) or charges the whole tick.`,
+    );
+  }
+  return { title: "a. Sampling cost", md: md.join("\n"), data: r };
+}
+
+async function sectionB(o, log) {
+  const r = await overhead({ rounds: o.quick ? 70 : 140, repeats: o.quick ? 3 : 5, log });
+  const md = [
+    `Workload: bench/py/workload.py ${r.rounds} (lists of tuples, a dict, a 32 MB buffer per round; timed inside the process), /usr/bin/python3; memleak at its defaults. ${r.repeats} interleaved rounds, medians. No target is set for this figure; it is here to watch.`,
+    "",
+    table(
+      ["variant", "workload time", "× alone", "workload CPU", "wall incl. start-up"],
+      r.rows.map((x) => (x.unavailable ? [x.name, x.unavailable, "–", "–", "–"] : [x.name, secs(x.seconds), ratio(x.ratio), secs(x.cpu), secs(x.wall)])),
+    ),
+  ];
+  return { title: "b. Overhead on the target", md: md.join("\n"), data: r };
+}
+
+async function sectionC(o, log) {
+  const r = await verdicts({ fpSeconds: o.fpSeconds, log });
+  const s = r.synthetic;
+  const md = [
+    "Leak scenarios (real processes, `memleak run --json --interval 0.5`, 24 s each, two at a time). Time to verdict: the first moment, judging the recording after every sample from 10 s on, after which the verdict kept the final kind and pid.",
+    "",
+    scenarioTable(r.leakRuns),
+    "",
+    `Synthetic leak (src/analysis/synthetic.ts: 1 MB/s on a 10 MB baseline, ±5 MB Gaussian noise, 1 Hz, 600 s; classify() after every sample for 120 s, then every 5 s): says \`leak\` for the process and keeps saying it after **median ${secs(s.median)}, max ${s.max === undefined ? `— (${s.seeds - s.found} of ${s.seeds} seeds never settled)` : secs(s.max)}** over ${s.seeds} seeds (per seed: ${s.each.map((t) => (t === undefined ? "never" : t)).join(", ")} s).`,
+    "",
+    `False positives: the steady scenarios (\`# expect: stable\`) run for ${o.fpSeconds} s under \`memleak run --json --interval 0.5\`, their recordings judged every 5 s from 10 s on.`,
+    "",
+    table(
+      ["scenario", "ran", "interim verdicts", "said leak", "said something else than stable", "final verdict"],
+      r.falsePositives.map((f) => [f.name, secs(f.duration), f.interim, f.leak, f.other, f.error ? `error: ${f.error}` : `${f.final}${f.ok ? "" : " (WRONG)"}`]),
+    ),
+  ];
+  return { title: "c. Verdicts", md: md.join("\n"), data: r };
+}
+
+async function sectionD(o, log) {
+  const r = await longWatch({ repeats: o.quick ? 2 : 3, log });
+  const base = r.results[0].peakRss;
+  const md = [
+    `Synthetic recordings (bench/sections/long-watch.mjs): 3 processes + a cgroup at 1 Hz, fields as the sampler writes them, smaps numbers on alternate ticks. \`memleak analyze FILE --json\` under /usr/bin/time -v, medians of ${o.quick ? 2 : 3}.`,
+    "",
+    table(
+      ["recording", "samples", "file", "analyze peak RSS", "× 1 h", "analyze wall", "verdict"],
+      [
+        ...r.results.map((x) => [`${x.hours} h`, x.samples.toLocaleString("en-US"), mib(x.bytes), mib(x.peakRss), ratio(x.peakRss / base), secs(x.wall), x.verdict ?? "–"]),
+        [`${r.hours} h, with --html`, r.results.at(-1).samples.toLocaleString("en-US"), "", mib(r.html.peakRss), ratio(r.html.peakRss / base), secs(r.html.wall), ""],
+      ],
+    ),
+    "",
+    `renderHtml alone on the ${r.hours} h series: ${num(r.htmlMs, 0)} ms, ${mib(r.htmlBytes)} of HTML. Longest of ${r.columns} series columns: ${r.longestColumn.toLocaleString("en-US")} points.`,
+    "",
+    table(
+      ["target", "figure", "result"],
+      [
+        [`series columns compact to ≤ ${r.capacity.toLocaleString("en-US")} points`, r.longestColumn.toLocaleString("en-US"), met(r.longestColumn <= r.capacity)],
+        [`bounded: ${r.hours} h peak RSS ≤ ${TARGET.longVsDay}× the 24 h one (${ratio(r.vsOneHour)} the 1 h one)`, ratio(r.vsDay), met(r.vsDay <= TARGET.longVsDay)],
+      ],
+    ),
+  ];
+  return { title: "d. memleak's own memory over a 72-hour watch", md: md.join("\n"), data: r };
+}
+
+const SECTIONS = { a: sectionA, b: sectionB, c: sectionC, d: sectionD };
+
+function document(o, m, done, started) {
+  const when = started.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
+  return `# Benchmarks
+
+Written by \`npm run bench${o.quick ? " -- --quick" : ""}\` on ${when} (${o.quick ? "quick mode: shorter windows, fewer repeats, " + o.fpSeconds + " s of steady scenarios" : "full mode"}; took ${num((Date.now() - started.getTime()) / 60000, 1)} min). Reproduce with:
+
+\`\`\`sh
+npm run bench                 # full: 20 s sampling windows ×3, 600 s of steady scenarios (~20 min)
+npm run bench -- --quick      # the same, shorter (~5 min)
+npm run bench -- --fp-seconds 300 --sections c    # one section, another false-positive duration
+npm run scenarios             # every fixtures/scenarios/*.py: expected vs got, time to verdict
+\`\`\`
+
+Every figure is a ratio against a baseline measured in the same run, or a median over repeats: the machine is shared
+and noisy, and absolute numbers from different runs do not compare. Needs root (cgroup isolation), Debian's
+python3-torch and python3-psutil under /usr/bin/python3, and GNU time.
+
+| machine | |
+| --- | --- |
+| CPU | ${m.cpu} |
+| cores (nproc) | ${m.nproc} |
+| memory | ${m.memory} |
+| kernel | ${m.kernel} |
+| Node | ${m.node} |
+
+${done.map((s) => `## ${s.title}\n\n${s.md}\n`).join("\n")}
+## How the figures are taken
+
+- **a.** \`Sampler.tick()\` from dist/sampler.js at the given rate, \`process.cpuUsage()\` around each tick (the whole
+  Node process: parsing, the smaps budget, GC). Its HostFs is wrapped to log every path a tick reads or lists; half a
+  period later (so both run after a sleep, with cold caches) a bare loop opens, reads to the end and closes exactly
+  those files — what the kernel charges for the same information. psutil runs in its own /usr/bin/python3 at the same
+  rate: tree discovery plus \`memory_full_info()\` (statm + smaps_rollup) per process, CPU by \`time.process_time()\`.
+  The sampler of each rate is ticked 4 s unmeasured first (a new sampler re-reads every command line for 3 s, and the
+  JIT has not compiled the parsers), and the first second of each window is not counted (after the idle psutil window
+  the smaps token bucket is full): the figures are the steady state of a long watch.
+- **b.** the workload prints its own duration, so start-up of Python and of memleak is not counted.
+- **c.** time to verdict is replayed from \`--record\` recordings through SeriesBuilder + classify, as
+  \`memleak analyze\` would judge the recording cut at that moment.
+- **d.** memory is the peak RSS of the whole \`node bin/memleak.js analyze\` process (V8 heap included).
+`;
+}
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  const started = new Date();
+  const m = machine();
+  const log = (s) => process.stderr.write(`bench: ${s}\n`);
+  log(`${o.quick ? "quick" : "full"} run of sections ${o.sections.join(", ")} on ${m.nproc} × ${m.cpu}, ${m.memory}, Linux ${m.kernel}`);
+  const done = [];
+  let failed = 0;
+  for (const key of o.sections) {
+    const section = SECTIONS[key];
+    if (!section) throw new Error(`no section ${key}`);
+    try {
+      const s = await section(o, log);
+      done.push(s);
+      console.log(`\n## ${s.title}\n\n${s.md}\n`);
+    } catch (err) {
+      failed++;
+      const s = { title: `${key}. failed`, md: `This section failed: ${err.message}` };
+      done.push(s);
+      console.log(`\n## ${s.title}\n\n${s.md}\n`);
+    }
+  }
+  if (o.sections.length === 4) {
+    writeFileSync(join(REPO, "BENCHMARKS.md"), document(o, m, done, started));
+    log("wrote BENCHMARKS.md");
+  } else {
+    log("not all sections ran: BENCHMARKS.md left as it was");
+  }
+  process.exitCode = failed > 0 ? 1 : 0;
+}
+
+await main();

@@ -2,6 +2,7 @@
  * The terminal report fits the terminal: no line over `columns` on any real recording, with and without colour,
  * with the series (table + sparklines) or the document alone, and with hostile process names.
  */
+import { formatBytes } from "../../../src/units.js";
 import { describe, expect, it } from "vitest";
 import { displayWidth, renderVerdict, wrap } from "../../../src/report/verdict-text.js";
 import { sparkline } from "../../../src/report/sparkline.js";
@@ -39,7 +40,11 @@ describe("renderVerdict", () => {
     const lines = text.split("\n");
     expect(lines.some((l) => /^subject\s+metric\s+start\s+end\s+peak\s+growth\s+per hour\s+trend$/.test(l))).toBe(true);
     const worker = lines.find((l) => l.includes(`└ ${doc.verdict.pid}`))!;
-    expect(worker).toMatch(/anon\s+10\.2 MiB\s+54\.1 MiB\s+55\.6 MiB\s+\+43\.8 MiB\s+\+7\.01 GiB\s+[▁▂▃▄▅▆▇█]{6,}$/);
+    // The row shows the deciding finding's own evidence, formatted, then the rate per hour and a sparkline.
+    const e = doc.verdict.evidence as Record<string, number>;
+    const esc = (v: number) => formatBytes(v).replace(/[.+]/g, "\\$&");
+    const perHour = formatBytes(doc.verdict.rate!.bytesPerSecond * 3600).replace(/[.+]/g, "\\$&");
+    expect(worker).toMatch(new RegExp(`anon\\s+${esc(e.start!)}\\s+${esc(e.end!)}\\s+${esc(e.peak!)}\\s+\\+${esc(e.growth!)}\\s+\\+${perHour}\\s+[▁▂▃▄▅▆▇█]{6,}$`));
     expect(lines.some((l) => /^tree \(3\)\s+pss/.test(l))).toBe(true);
     expect(lines.some((l) => /^cgroup\s+cgroup/.test(l))).toBe(true);
     expect(text).toContain("verdict: LEAK");

@@ -22,7 +22,7 @@ async function timed(argv) {
 export async function overhead({ rounds, repeats, log = () => {} }) {
   const agent = await agentAvailable();
   const workload = [SYSTEM_PYTHON, "bench/py/workload.py", String(rounds)];
-  // Default settings (1 s interval, 1% smaps budget); --json sends the command's stdout to stderr, hence both above.
+  // Default settings (1 s interval, the default smaps budget); --json sends the command's stdout to stderr, hence both above.
   const run = (extra) => [process.execPath, MEMLEAK, "run", "--json", ...extra, "--", ...workload];
   const variants = [
     { name: "alone", argv: workload },

@@ -9,13 +9,26 @@ import { parseBigCount } from "./parsed.js";
 
 const KB = 1024;
 
-/** "Key:   value [kB]" lines → key → raw string value (trimmed). Lines without a colon are ignored. */
-export function colonFields(text: string): Map<string, string> {
+/**
+ * "Key:   value [kB]" lines → key → raw string value (trimmed). Lines without a colon are ignored.
+ * With `wanted`, only those keys are kept and the scan stops once all are found: status is read every tick for
+ * every process, and it has ~55 lines of which memleak uses 11.
+ */
+export function colonFields(text: string, wanted?: ReadonlySet<string>): Map<string, string> {
   const fields = new Map<string, string>();
-  for (const line of text.split("\n")) {
-    const colon = line.indexOf(":");
-    if (colon <= 0) continue;
-    fields.set(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    const colon = text.indexOf(":", start);
+    if (colon > start && colon < end) {
+      const key = text.slice(start, colon).trim();
+      if (!wanted || wanted.has(key)) {
+        fields.set(key, text.slice(colon + 1, end).trim());
+        if (wanted && fields.size === wanted.size) break;
+      }
+    }
+    start = end + 1;
   }
   return fields;
 }

@@ -22,8 +22,11 @@ export interface ProcStatus {
 
 const SOURCE = "/proc/PID/status";
 
+/** The lines memleak uses; the rest of the file is not even split. */
+const WANTED = new Set(["Name", "Pid", "PPid", "Uid", "VmRSS", "VmHWM", "RssAnon", "RssFile", "RssShmem", "VmSwap", "Threads"]);
+
 export function parseStatus(text: string): Parsed<ProcStatus> {
-  const f = colonFields(text);
+  const f = colonFields(text, WANTED);
   const name = f.get("Name");
   const pid = parseCount(f.get("Pid") ?? "");
   if (name === undefined || pid === undefined) return fail(SOURCE, "no Name/Pid lines: not a status file, or truncated");

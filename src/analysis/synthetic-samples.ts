@@ -1,9 +1,9 @@
 /**
- * Samples (as the sampler records them) built from seeded synthetic series, for decision-table tests of the verdict
- * engine: one shape per metric of each process, and the cgroup built on top of the processes.
+ * Samples (as the sampler records them) built from seeded synthetic series, for the verdict engine's decision-table
+ * tests and the benchmarks: one shape per metric of each process, and the cgroup built on top of the processes.
  */
-import { generate, MB, type GenerateOptions, type Shape } from "../../src/analysis/synthetic.js";
-import type { ProcessSample, Sample } from "../../src/sample.js";
+import { generate, MB, type GenerateOptions, type Shape } from "./synthetic.js";
+import type { ProcessSample, Sample } from "../sample.js";
 
 export { MB };
 

@@ -11,7 +11,7 @@ import { evaluateGates, type GateOptions } from "../gates.js";
 import { RecordingWriter, RECORDING_SCHEMA, type RecordingHeader } from "../recording.js";
 import { renderLive, renderProgress, type LiveState } from "../report/live.js";
 import type { LiveRegion } from "../report/live-region.js";
-import { Sampler } from "../sampler.js";
+import { processKey, Sampler } from "../sampler.js";
 import type { Sample } from "../sample.js";
 import type { CgroupLocation } from "../system/cgroup-locate.js";
 import type { HostFs } from "../system/host-fs.js";
@@ -134,6 +134,14 @@ export async function runSession(
   // Describing the machine takes ~100 ms: it runs while the first sample is taken, so the start is not missed.
   let pendingHeader: Promise<RecordingHeader> | undefined = writer ? header(target, o) : undefined;
   const commands = () => new Map([...sampler.totals.seen.values()].map((p) => [p.pid, p.cmdline ?? [p.comm]]));
+  /** Short command names of the processes in this sample: all the live view shows. */
+  const liveNames = (s: Sample) =>
+    new Map(
+      s.processes.map((p) => {
+        const seen = sampler.totals.seen.get(processKey(p));
+        return [p.pid, shortCommand({ cmdline: seen?.cmdline ?? [p.comm], comm: "" })] as const;
+      }),
+    );
   const commandText = target.command ? shortCommand({ cmdline: target.command, comm: "" }) : `PID ${target.rootPid}`;
   const started = Date.now();
   let latest: Sample | undefined;
@@ -141,7 +149,7 @@ export async function runSession(
   let lastAnalysis = 0;
   let lastProgress = 0;
   const history: { t: number; key: string }[] = [];
-  /** key → comm last announced, so an exec (new comm, new command line) is recorded again. */
+  /** key → comm and command line last recorded, so an exec (new comm or command line) is recorded again. */
   const announced = new Map<string, string>();
   /** Processes in the cgroup that are not in the watched tree, at the first and the last tick. */
   let others: number[] = [];
@@ -174,7 +182,11 @@ export async function runSession(
       }
       if (writer) {
         // A process's command line is recorded when it first appears (and again if it exec'd), not in every sample.
-        for (const [key, p] of sampler.totals.seen) {
+        // Only this sample's processes can be new or have exec'd, so only they are looked at.
+        for (const sp of sample.processes) {
+          const key = processKey(sp);
+          const p = sampler.totals.seen.get(key);
+          if (!p) continue;
           const id = `${p.comm}\0${String(p.cmdline)}`;
           if (announced.get(key) === id) continue;
           announced.set(key, id);
@@ -188,13 +200,15 @@ export async function runSession(
         lastAnalysis = elapsed;
         history.push({ t: builder.set.duration, key: verdictKey(soFar) });
       }
-      const shortNames = new Map([...commands()].map(([pid, argv]) => [pid, shortCommand({ cmdline: argv, comm: "" })]));
-      const state: LiveState = { mode: target.mode, rootPid: target.rootPid, command: commandText, elapsed, set: builder.set, latest, soFar, commands: shortNames };
-      if (region) {
-        region.update(renderLive(state, io.color, io.columns));
-      } else if (elapsed - lastProgress >= PROGRESS_EVERY_S) {
-        io.stderr(renderProgress(state) + "\n");
-        lastProgress = elapsed;
+      // The view is built only when it is drawn: every tick on a terminal, every PROGRESS_EVERY_S in a log.
+      const progressDue = !region && elapsed - lastProgress >= PROGRESS_EVERY_S;
+      if (region || progressDue) {
+        const state: LiveState = { mode: target.mode, rootPid: target.rootPid, command: commandText, elapsed, set: builder.set, latest, soFar, commands: liveNames(sample) };
+        if (region) region.update(renderLive(state, io.color, io.columns));
+        else {
+          io.stderr(renderProgress(state) + "\n");
+          lastProgress = elapsed;
+        }
       }
       if (o.duration !== undefined && elapsed >= o.duration) {
         wakeup.stop("duration");

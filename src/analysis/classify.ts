@@ -11,6 +11,7 @@
  */
 import { formatBytes } from "../units.js";
 import { safeText } from "../report/style.js";
+import { shortCommand } from "../command-text.js";
 import { MIN_SAMPLES, MIN_SECONDS } from "./assess.js";
 import { warmupFor, type AnalysisOptions, type Context } from "./context.js";
 import type { SeriesSet } from "./series.js";
@@ -46,8 +47,7 @@ export function compareFindings(a: Finding, b: Finding): number {
 function commandText(pid: number, comm: string, commands: Map<number, string[]> | undefined): string {
   const argv = commands?.get(pid);
   if (!argv || argv.length === 0) return comm;
-  const [program, ...args] = argv;
-  const text = safeText([program!.split("/").pop(), ...args].join(" "));
+  const text = safeText(shortCommand({ cmdline: argv, comm }));
   return text.length > 80 ? text.slice(0, 79) + "…" : text;
 }
 

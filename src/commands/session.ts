@@ -15,7 +15,7 @@ import { processKey, Sampler } from "../sampler.js";
 import type { Sample } from "../sample.js";
 import type { CgroupLocation } from "../system/cgroup-locate.js";
 import type { HostFs } from "../system/host-fs.js";
-import { shortCommand } from "../report/snapshot-table.js";
+import { shortCommand } from "../command-text.js";
 import { VERSION } from "../cli/parse.js";
 import { cgroupMembers } from "../system/cgroup-members.js";
 import { describeMachine } from "../system/machine.js";

@@ -5,15 +5,10 @@ import Table from "cli-table3";
 import type { Snapshot, SnapshotProcess } from "../snapshot.js";
 import { formatBytes } from "../units.js";
 import { palette, safeText, tableStyle, truncate } from "./style.js";
+import { shortCommand } from "../command-text.js";
 
 const PROCESS_COLUMNS = ["PID", "command", "RSS", "PSS", "USS", "anon", "file", "shmem", "swap", "thr"];
 
-/** The command as a person would type it: the program's base name, then its arguments. */
-export function shortCommand(p: { cmdline?: string[] | undefined; comm: string }): string {
-  if (!p.cmdline || p.cmdline.length === 0) return p.comm ? `[${p.comm}]` : "?";
-  const [program, ...args] = p.cmdline;
-  return [program!.split("/").pop() ?? program, ...args].join(" ");
-}
 
 function commandOf(p: SnapshotProcess, width: number): string {
   const text = shortCommand(p);

@@ -45,7 +45,3 @@ export function advice(kind: VerdictKind, variant: string, values: Record<string
     return v === undefined ? "?" : safeText(String(v));
   });
 }
-
-export function adviceVariants(kind: VerdictKind): string[] {
-  return [...sections(kind).keys()];
-}

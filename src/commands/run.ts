@@ -13,8 +13,9 @@ import { HostFs } from "../system/host-fs.js";
 import { createIsolatedCgroup, removeIsolatedCgroup, spawnInside, type Isolation } from "../system/isolate.js";
 import { launch, resolveCommand } from "../system/launch.js";
 import { processTree } from "../system/process-tree.js";
+import { requireLinux } from "../system/target.js";
 import { gatesExitCode, report } from "./finish.js";
-import { EXIT, observeError, type CommandIO, type CommandResult } from "./io.js";
+import { EXIT, type CommandIO, type CommandResult } from "./io.js";
 import { runSession, Wakeup, type SessionOptions } from "./session.js";
 import { stopText } from "./watch.js";
 import type { VerdictDocument } from "../analysis/types.js";
@@ -72,10 +73,7 @@ function chooseCgroup(fs: HostFs, o: RunOptions, io: CommandIO): { iso?: Isolati
 }
 
 export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandResult & { doc: VerdictDocument; targetExit: Exit }> {
-  const platform = o.platform ?? process.platform;
-  if (platform !== "linux") {
-    throw observeError(`run needs Linux's /proc and cgroup files; on ${platform} only \`memleak snapshot\` works (RSS and CPU)`);
-  }
+  requireLinux("run", o.platform ?? process.platform);
   resolveCommand(o.command[0] ?? "", io.env); // "command not found" before anything is created
   const fs = new HostFs();
   const cg = chooseCgroup(fs, o, io);

@@ -5,10 +5,10 @@
 import { LiveRegion } from "../report/live-region.js";
 import { locateMemoryCgroup } from "../system/cgroup-locate.js";
 import { HostFs } from "../system/host-fs.js";
-import { assertObservable } from "../system/target.js";
+import { assertObservable, requireLinux } from "../system/target.js";
 import { readCmdline } from "../system/read-process.js";
 import { gatesExitCode, report } from "./finish.js";
-import { observeError, type CommandIO, type CommandResult } from "./io.js";
+import type { CommandIO, CommandResult } from "./io.js";
 import { runSession, Wakeup, type SessionOptions, type StopReason } from "./session.js";
 import type { VerdictDocument } from "../analysis/types.js";
 
@@ -25,10 +25,7 @@ export function stopText(reason: StopReason, pid: number, duration?: number): st
 }
 
 export async function watchCommand(o: WatchOptions, io: CommandIO): Promise<CommandResult & { doc: VerdictDocument }> {
-  const platform = o.platform ?? process.platform;
-  if (platform !== "linux") {
-    throw observeError(`watch needs Linux's /proc and cgroup files; on ${platform} only \`memleak snapshot\` works (RSS and CPU)`);
-  }
+  requireLinux("watch", o.platform ?? process.platform);
   const fs = new HostFs(o.root ?? "/");
   assertObservable(fs, o.pid);
   const loc = locateMemoryCgroup(fs, o.pid);

@@ -22,7 +22,9 @@ export function assertObservable(fs: HostFs, pid: number): void {
   throw observeError(`cannot read /proc/${pid}`);
 }
 
-/** Who we are, to explain permission problems. */
-export function currentUid(): number | undefined {
-  return typeof process.getuid === "function" ? process.getuid() : undefined;
+/** run and watch read /proc and cgroup files continuously: off Linux only `snapshot` has a fallback. */
+export function requireLinux(command: "run" | "watch", platform: string): void {
+  if (platform !== "linux") {
+    throw observeError(`${command} needs Linux's /proc and cgroup files; on ${platform} only \`memleak snapshot\` works (RSS and CPU)`);
+  }
 }

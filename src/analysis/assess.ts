@@ -50,6 +50,11 @@ export function levels(ys: readonly number[]): { start: number; end: number } {
   return { start: median(ys.slice(0, k)) ?? NaN, end: median(ys.slice(-k)) ?? NaN };
 }
 
+/** The level a column ends at (median of its last tenth); undefined when it is empty. */
+export function endLevel(col: Column | undefined): number | undefined {
+  return col && col.length > 0 ? levels(col.ys).end : undefined;
+}
+
 /** Level change of a column from `from` (seconds) to its end, by `levels`; undefined with fewer than 2 points. */
 export function levelChange(col: Column | undefined, from: number): number | undefined {
   if (!col || col.length < 2) return undefined;

@@ -5,8 +5,7 @@
  * processes do not) from growth the processes explain.
  */
 import { advice } from "../../advice/load.js";
-import { assess, levelChange, levels, type Assessment } from "../assess.js";
-import type { Column } from "../column.js";
+import { assess, endLevel, levelChange, levels, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
 import { confidenceFromP, formatBytes, formatRate, stableConfidence, trendEvidence } from "../evidence.js";
 import { sliceByTime } from "../stats.js";
@@ -19,9 +18,6 @@ export const ARTEFACT_EXPLAINED = 0.6;
 export const ARTEFACT_PROCESS_SHARE = 0.3;
 
 
-function lastLevel(col: Column | undefined): number | undefined {
-  return col && col.length > 0 ? levels(col.ys).end : undefined;
-}
 
 export interface CgroupBreakdownChange {
   usage: number;
@@ -97,7 +93,7 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
     base.evidence.growthIn = variant;
     const where = variant === "page-cache" ? `page cache (+${formatBytes(d.cache)})` : `kernel memory (+${formatBytes(d.kernel)})`;
     const wsStart = ws && ws.length ? levels(sliceByTime({ xs: ws.xs, ys: ws.ys }, from).ys).start : undefined;
-    const wsEnd = lastLevel(ws);
+    const wsEnd = endLevel(ws);
     return {
       ...base,
       kind: "cgroup-artefact",
@@ -111,7 +107,7 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
         slabGrowth: formatBytes(d.kernel),
         workingSetStart: formatBytes(wsStart),
         workingSetEnd: formatBytes(wsEnd),
-        dirty: formatBytes(lastLevel(set.cgroup["cgroup-dirty"])),
+        dirty: formatBytes(endLevel(set.cgroup["cgroup-dirty"])),
       }),
     };
   }

@@ -5,7 +5,6 @@
  * not a leak. Both are measured over the process's whole life, so a warm-up that grew both is not mistaken for it.
  */
 import { levels, minGrowth } from "../assess.js";
-import type { Column } from "../column.js";
 import type { ProcessSeries } from "../series.js";
 
 /** Resident growth may be at most this share of the USS growth. */
@@ -27,9 +26,6 @@ export interface CowSignal {
   bound: number | undefined;
 }
 
-function rise(col: Column): { start: number; end: number } {
-  return levels(col.ys);
-}
 
 /**
  * @param relativesAtEnd whether a process it shares pages with (its forking parent, or forked children) was still
@@ -41,8 +37,8 @@ export function copyOnWrite(ps: ProcessSeries, relativesAtEnd: boolean): CowSign
   const uss = ps.metrics.uss;
   const resident = ps.metrics.anon ?? ps.metrics.rss;
   if (!uss || !resident || uss.length < 6 || resident.length < 6) return undefined;
-  const u = rise(uss);
-  const r = rise(resident);
+  const u = levels(uss.ys);
+  const r = levels(resident.ys);
   const ussGrowth = u.end - u.start;
   const residentGrowth = r.end - r.start;
   const rssLevel = ps.metrics.rss?.max() ?? r.end;
@@ -51,7 +47,7 @@ export function copyOnWrite(ps: ProcessSeries, relativesAtEnd: boolean): CowSign
   // Total RSS must stay flat too: loading libraries raises USS (private file pages) and RSS, but not anon.
   const rss = ps.metrics.rss;
   if (rss && rss.length >= 6) {
-    const t = rise(rss);
+    const t = levels(rss.ys);
     if (t.end - t.start > COW_RESIDENT_SHARE * ussGrowth) return undefined;
   }
   return {

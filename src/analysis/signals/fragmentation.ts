@@ -11,7 +11,7 @@
  *   Python list of ints), not retention. Or when the trim probe gives ≥ TRIM_SHARE of anon back: proof on its own.
  */
 import type { ProcessSeries } from "../series.js";
-import { levels } from "../assess.js";
+import { endLevel, levels } from "../assess.js";
 import type { TrimResult } from "../../agent/messages.js";
 
 export const HELD_SHARE = 0.5;
@@ -39,10 +39,6 @@ export interface Retention {
   decided: boolean;
 }
 
-const endOf = (ps: ProcessSeries, name: string) => {
-  const c = ps.agent[name];
-  return c && c.length > 0 ? levels(c.ys).end : undefined;
-};
 
 export function retention(ps: ProcessSeries, trim?: TrimResult): Retention | undefined {
   const anonCol = ps.metrics.anon ?? ps.metrics.rss;
@@ -51,9 +47,9 @@ export function retention(ps: ProcessSeries, trim?: TrimResult): Retention | und
   const trimAfter = trim?.anonAfter ?? ps.agent["trim.anonAfter"]?.last();
   if (!anonCol || anonCol.length === 0 || ((!inUseCol || inUseCol.length === 0) && trimBefore === undefined)) return undefined;
   const anon = levels(anonCol.ys).end;
-  const mallocInUse = endOf(ps, "malloc.inUse") ?? NaN;
-  const mallocFree = endOf(ps, "malloc.free") ?? 0;
-  const small = (endOf(ps, "py.allocatedBlocks") ?? 0) * TYPICAL_BLOCK;
+  const mallocInUse = endLevel(ps.agent["malloc.inUse"]) ?? NaN;
+  const mallocFree = endLevel(ps.agent["malloc.free"]) ?? 0;
+  const small = (endLevel(ps.agent["py.allocatedBlocks"]) ?? 0) * TYPICAL_BLOCK;
   const live = mallocInUse + small;
   const held = anon - live;
   const trimmed = trimBefore !== undefined && trimAfter !== undefined ? trimBefore - trimAfter : undefined;

@@ -9,9 +9,9 @@ import { safeText } from "../report/style.js";
 // dist/advice/load.js → ../../src/advice/ ; src/advice/load.ts (vitest) → ./
 const DIRS = [new URL("../../src/advice/", import.meta.url), new URL("./", import.meta.url)];
 
-const cache = new Map<VerdictKind, Map<string, string>>();
+const cache = new Map<VerdictKind | "no-agent", Map<string, string>>();
 
-function sections(kind: VerdictKind): Map<string, string> {
+function sections(kind: VerdictKind | "no-agent"): Map<string, string> {
   const hit = cache.get(kind);
   if (hit) return hit;
   let text: string | undefined;
@@ -36,7 +36,7 @@ function sections(kind: VerdictKind): Map<string, string> {
 }
 
 /** The advice for a kind and variant with placeholders filled; unknown placeholders are left visible as "?". */
-export function advice(kind: VerdictKind, variant: string, values: Record<string, string | number | undefined>): string {
+export function advice(kind: VerdictKind | "no-agent", variant: string, values: Record<string, string | number | undefined>): string {
   const all = sections(kind);
   const text = all.get(variant) ?? all.get("any") ?? "";
   return text.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {

@@ -4,7 +4,7 @@
  * longer than MAX_LINE closes that connection. Reports are kept per pid: the latest one, plus the end-of-run
  * trace and trim results.
  */
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,6 +22,7 @@ export class AgentChannel {
   readonly trims = new Map<number, TrimResult>();
   /** Pids that said hello: the agent runs in them. */
   readonly hello = new Set<number>();
+  private readonly helloWaiters = new Map<number, Set<() => void>>();
   dropped = 0;
 
   private constructor() {
@@ -73,7 +74,10 @@ export class AgentChannel {
       this.dropped++;
       return;
     }
-    if (msg.type === "hello") this.hello.add(msg.pid);
+    if (msg.type === "hello") {
+      this.hello.add(msg.pid);
+      for (const wake of this.helloWaiters.get(msg.pid) ?? []) wake();
+    }
     else if (msg.type === "report") this.latest.set(msg.pid, msg);
     else if (msg.type === "trace") this.traces.set(msg.pid, msg);
     else if (msg.type === "trim") this.trims.set(msg.pid, msg);
@@ -89,6 +93,34 @@ export class AgentChannel {
       out[String(pid)] = { ...r.data, ...(trim && { trim: { anonBefore: trim.anonBefore, anonAfter: trim.anonAfter } }) };
     }
     return Object.keys(out).length > 0 ? out : undefined;
+  }
+
+  /** Resolves true when `pid`'s agent says hello (or already has), false after `ms`. */
+  waitForHello(pid: number, ms: number): Promise<boolean> {
+    if (this.hello.has(pid)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiters = this.helloWaiters.get(pid) ?? new Set();
+      this.helloWaiters.set(pid, waiters);
+      const done = (said: boolean) => {
+        clearTimeout(timer);
+        waiters.delete(wake);
+        if (waiters.size === 0) this.helloWaiters.delete(pid);
+        resolve(said);
+      };
+      const wake = () => done(true);
+      const timer = setTimeout(() => done(false), ms);
+      timer.unref();
+      waiters.add(wake);
+    });
+  }
+
+  /**
+   * Lets processes of another user connect (memleak as root watching a service's process): the directory becomes
+   * theirs, still 0700, so only they and root can reach the socket.
+   */
+  shareWith(uid: number, gid: number): void {
+    chownSync(this.dir, uid, gid);
+    chownSync(this.socketPath, uid, gid);
   }
 
   /** Waits until every agent connection has closed (they close at interpreter exit), at most `ms`. */

@@ -10,6 +10,7 @@
  *      the higher confidence
  */
 import { formatBytes } from "../units.js";
+import { formatRate } from "./evidence.js";
 import { safeText } from "../report/style.js";
 import { shortCommand } from "../command-text.js";
 import { MIN_SAMPLES, MIN_SECONDS } from "./assess.js";
@@ -26,8 +27,13 @@ export interface ClassifyInput {
   options: AnalysisOptions;
   /** Command lines by pid (from the sampler or the recording), for messages. */
   commands?: Map<number, string[]>;
-  /** `others`: pids in the cgroup outside the watched tree, whose memory the cgroup's numbers include. */
-  cgroup?: { path: string; version: 1 | 2; others?: number[] } | undefined;
+  /**
+   * `others`: pids in the cgroup outside the watched tree, whose memory the cgroup's numbers include;
+   * `othersAnonGrowth`: how much their resident anon memory grew over the watch (those whose /proc was readable).
+   */
+  cgroup?: { path: string; version: 1 | 2; others?: number[]; othersAnonGrowth?: number | undefined } | undefined;
+  /** `watch`: processes the agent could not be loaded into, and why. */
+  agentMissing?: Map<number, string> | undefined;
   target: VerdictDocument["target"];
   /** End-of-run results from the in-process agent, by pid. */
   agentResults?: AgentResults | undefined;
@@ -68,6 +74,33 @@ function attributeLeaks(findings: Finding[]): Finding[] {
       ? { ...f, summary: `${f.summary} — because PID ${pids} grows`, evidence: { ...f.evidence, explainedByPids: pids } }
       : f,
   );
+}
+
+const pidList = (pids: number[]) => `${pids.slice(0, 5).join(", ")}${pids.length > 5 ? ", …" : ""}`;
+
+/** How much of the cgroup's growth the watched tree must explain for the growth to be the tree's. */
+export const TREE_EXPLAINS = 0.5;
+
+/**
+ * A cgroup shared with processes outside the watched tree that grows while the tree does not account for the growth:
+ * that is the outsiders' (or their page cache's) doing, reported as such, and never the verdict about the watched pid.
+ */
+function markOutside(f: Finding, others: number[], othersAnonGrowth: number | undefined): Finding {
+  if (others.length === 0 || f.kind === "stable" || f.kind === "insufficient-data") return f;
+  const growth = Number(f.evidence.usageGrowth ?? 0);
+  const tree = Number(f.evidence.processesGrowth ?? 0);
+  if (!(growth > 0) || tree >= TREE_EXPLAINS * growth || f.evidence.explainedByPids !== undefined) return f;
+  const rate = f.rate ? `, at ${formatRate(f.rate)}` : "";
+  const theirs =
+    othersAnonGrowth !== undefined
+      ? `the ${others.length} other process${others.length === 1 ? "" : "es"} in it (PID ${pidList(others)}) account for ${othersAnonGrowth >= 0 ? "+" : ""}${formatBytes(othersAnonGrowth)} of anonymous memory`
+      : `${others.length} other process${others.length === 1 ? "" : "es"} share it (PID ${pidList(others)}), whose memory memleak could not read`;
+  return {
+    ...f,
+    outsideWatchedTree: true,
+    summary: `the cgroup grows by ${formatBytes(growth)}${rate}, but not because of the watched tree (${tree >= 0 ? "+" : ""}${formatBytes(tree)}): ${theirs}${f.kind === "cgroup-artefact" ? `; ${f.summary}` : ""}`,
+    evidence: { ...f.evidence, outsideWatchedTree: true },
+  };
 }
 
 function reconcile(all: Finding[]): Finding[] {
@@ -111,6 +144,7 @@ export function classify(input: ClassifyInput): VerdictDocument {
     duration: set.duration,
     agentSeen: [...set.processes.values()].some((p) => Object.keys(p.agent).length > 0),
     agentResults: input.agentResults,
+    agentMissing: input.agentMissing,
   };
 
   const all = [...set.processes.values()];
@@ -142,19 +176,23 @@ export function classify(input: ClassifyInput): VerdictDocument {
     }
   }
   if (input.cgroup) {
-    const { others, ...where } = input.cgroup;
-    const cg = analyzeCgroup(set, { type: "cgroup", ...where }, ctx);
+    const { others, othersAnonGrowth, path, version } = input.cgroup;
+    const cg = analyzeCgroup(set, { type: "cgroup", path, version }, ctx);
     if (cg && others && others.length > 0) {
       cg.caveats.push(
-        `the cgroup also holds ${others.length} process${others.length === 1 ? "" : "es"} outside the watched tree (PID ${others.slice(0, 5).join(", ")}${others.length > 5 ? ", …" : ""}): its numbers include theirs`,
+        `the cgroup also holds ${others.length} process${others.length === 1 ? "" : "es"} outside the watched tree (PID ${pidList(others)}): its numbers include theirs`,
       );
       cg.evidence.otherProcessesInCgroup = others.length;
+      if (othersAnonGrowth !== undefined) cg.evidence.otherProcessesAnonGrowth = Math.round(othersAnonGrowth);
     }
     if (cg) findings.push(cg);
   }
 
-  const reconciled = reconcile(findings).sort(compareFindings);
-  const verdict: Finding = reconciled[0] ?? {
+  const reconciled = reconcile(findings)
+    .map((f) => (f.subject.type === "cgroup" && input.cgroup ? markOutside(f, input.cgroup.others ?? [], input.cgroup.othersAnonGrowth) : f))
+    .sort(compareFindings);
+  // The verdict is about the watched processes: growth of a shared cgroup they do not explain never heads it.
+  const verdict: Finding = reconciled.find((f) => !f.outsideWatchedTree) ?? {
     kind: "insufficient-data",
     confidence: 0,
     subject: { type: "tree", processes: 0 },

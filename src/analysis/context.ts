@@ -24,6 +24,8 @@ export interface Context {
   /** The agent reported for at least one process (so "fragmentation could not be decided" is not said for nothing). */
   agentSeen: boolean;
   agentResults?: AgentResults | undefined;
+  /** `watch`: processes the agent could not be loaded into, and why (said in their findings). */
+  agentMissing?: Map<number, string> | undefined;
 }
 
 /** Warm-up for a column: the user's, or what detectWarmup suggests. */

@@ -21,7 +21,18 @@ export async function analyseRecording(path: string, options: { warmup?: number 
   const commands = new Map<number, string[]>();
   const traces = new Map<number, TraceResult>();
   const trims = new Map<number, TrimResult>();
+  const agentMissing = new Map<number, string>();
+  let outsiders: { pids: number[]; anonGrowth?: number } | undefined;
   for (const e of rec.events) {
+    if (e.event === "attach") {
+      const a = e.detail as { pid?: unknown; status?: unknown; reason?: unknown } | undefined;
+      if (typeof a?.pid === "number" && a.status === "failed") agentMissing.set(a.pid, typeof a.reason === "string" ? a.reason.slice(0, 300) : "");
+    }
+    if (e.event === "cgroup-outsiders") {
+      const o = e.detail as { pids?: unknown; anonGrowth?: unknown } | undefined;
+      const pids = Array.isArray(o?.pids) ? o.pids.filter((p): p is number => Number.isSafeInteger(p)) : [];
+      outsiders = { pids, ...(typeof o?.anonGrowth === "number" && Number.isFinite(o.anonGrowth) && { anonGrowth: o.anonGrowth }) };
+    }
     const d = e.detail as { pid?: number; cmdline?: string[] } | undefined;
     if (e.event === "process-start" && d?.pid !== undefined && d.cmdline) commands.set(d.pid, d.cmdline);
     const m = e.event.startsWith("agent-") ? parseAgentMessage(JSON.stringify(e.detail ?? {})) : undefined;
@@ -35,7 +46,8 @@ export async function analyseRecording(path: string, options: { warmup?: number 
     options: { warmup: options.warmup, command: h.target.command },
     commands,
     agentResults: traces.size + trims.size > 0 ? { traces, trims } : undefined,
-    cgroup: cg ? { path: cg.path, version: cg.version } : undefined,
+    cgroup: cg ? { path: cg.path, version: cg.version, others: outsiders?.pids, othersAnonGrowth: outsiders?.anonGrowth } : undefined,
+    agentMissing: agentMissing.size > 0 ? agentMissing : undefined,
     target: { pid: h.target.pid, ...(h.target.command && { command: h.target.command }), ...(h.cgroup && { cgroup: h.cgroup }) },
   });
   // How the command ended is only known from the run itself.

@@ -64,6 +64,11 @@ export interface Finding {
   advice: string;
   /** What could not be decided and why (e.g. fragmentation without the agent's numbers). */
   caveats: string[];
+  /**
+   * Set on the cgroup's finding when the cgroup grows but the watched processes do not explain it (other processes
+   * share the cgroup): it is reported, but it is never the verdict, and so never what the gates judge.
+   */
+  outsideWatchedTree?: boolean;
   /** With --trace-python: the Python allocation sites that grew most after warm-up (tracemalloc). */
   sites?: { file: string; line: number; sizeDiff: number; countDiff: number; size: number }[];
 }

@@ -25,7 +25,7 @@ export interface SessionFlags {
 
 export type Invocation =
   | { kind: "snapshot"; pid: number; json: boolean; root: string | undefined }
-  | ({ kind: "watch"; pid: number; root: string | undefined } & SessionFlags)
+  | ({ kind: "watch"; pid: number; root: string | undefined; inject: boolean } & SessionFlags)
   | ({ kind: "run"; command: string[]; isolate: boolean; agent: boolean; tracePython: boolean; trimProbe: boolean } & SessionFlags)
   | { kind: "analyze"; file: string; json: boolean; warmup: number | undefined; gates: GateOptions; html: string | undefined }
   | { kind: "print"; text: string; exitCode: 0 }
@@ -141,9 +141,10 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
       .argument("<pid>", "the process to watch"),
   )
     .option("--duration <duration>", "stop after this long (e.g. 10m)")
+    .option("--no-inject", "do not load memleak's agent into the running Python processes (gdb / sys.remote_exec)")
     .addOption(new Option("--root <dir>").hideHelp())
-    .action((pidText: string, o: RawSession & { root?: string }) => {
-      onAction({ kind: "watch", pid: parsePid(pidText), root: o.root, ...sessionFlags(o) });
+    .action((pidText: string, o: RawSession & { root?: string; inject: boolean }) => {
+      onAction({ kind: "watch", pid: parsePid(pidText), root: o.root, inject: o.inject !== false, ...sessionFlags(o) });
     });
 
   addSessionOptions(

@@ -20,6 +20,8 @@ import { VERSION } from "../cli/parse.js";
 import { cgroupMembers } from "../system/cgroup-members.js";
 import { describeMachine } from "../system/machine.js";
 import type { AgentChannel } from "../agent/channel.js";
+import type { Attacher } from "../agent/attach/attacher.js";
+import { readBasic } from "../system/read-process.js";
 import type { CommandIO } from "./io.js";
 
 export interface SessionOptions {
@@ -42,8 +44,10 @@ export interface SessionTarget {
   command?: string[] | undefined;
   cgroup: CgroupLocation | undefined;
   cgroupInfo: VerdictDocument["target"]["cgroup"];
-  /** The in-process agent's channel, when `run` injected it. */
+  /** The in-process agent's channel: `run` loads the agent at start-up, `watch` injects it. */
   agent?: AgentChannel | undefined;
+  /** `watch`: loads the agent into each Python process of the tree as it is first seen. */
+  attacher?: Attacher | undefined;
 }
 
 export type StopReason = "exited" | "duration" | "interrupted";
@@ -118,6 +122,26 @@ function outsiders(fs: HostFs, dir: string, sample: Sample): number[] {
   return cgroupMembers(fs, dir).filter((pid) => !tree.has(pid) && pid !== process.pid);
 }
 
+/** Resident anon memory of each readable process, keyed by pid:starttime so a reused pid is not compared. */
+function anonOf(fs: HostFs, pids: number[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const pid of pids) {
+    const r = readBasic(fs, pid);
+    if (r.ok && r.sample.anon !== undefined) out.set(processKey(r.sample), r.sample.anon);
+  }
+  return out;
+}
+
+/** How much the outsiders present at both ends grew; undefined when none could be read twice. */
+function anonGrowth(first: Map<string, number>, last: Map<string, number>): number | undefined {
+  let sum: number | undefined;
+  for (const [key, end] of last) {
+    const start = first.get(key);
+    if (start !== undefined) sum = (sum ?? 0) + end - start;
+  }
+  return sum;
+}
+
 export async function runSession(
   target: SessionTarget,
   o: SessionOptions,
@@ -151,15 +175,27 @@ export async function runSession(
   const history: { t: number; key: string }[] = [];
   /** key → comm and command line last recorded, so an exec (new comm or command line) is recorded again. */
   const announced = new Map<string, string>();
-  /** Processes in the cgroup that are not in the watched tree, at the first and the last tick. */
+  /** Processes in the cgroup that are not in the watched tree, at the first and the last tick, and their growth. */
   let others: number[] = [];
+  let othersAnonAtStart = new Map<string, number>();
+  let othersAnonGrowth: number | undefined;
+  /** Each injection's outcome goes into the recording as it is known, so `analyze` can say what the agent missed. */
+  const attachesRecorded = new Set<number>();
+  const recordAttaches = () => {
+    for (const r of target.attacher?.records.values() ?? []) {
+      if (attachesRecorded.has(r.pid)) continue;
+      attachesRecorded.add(r.pid);
+      writer?.write({ type: "event", t: Date.now(), event: "attach", detail: { ...r } });
+    }
+  };
   const analyse = (): VerdictDocument =>
     classify({
       agentResults: target.agent ? { traces: target.agent.traces, trims: target.agent.trims } : undefined,
+      agentMissing: target.attacher?.missing(),
       set: builder.set,
       options: { warmup: o.warmup, command: target.command },
       commands: commands(),
-      cgroup: target.cgroup ? { path: target.cgroup.path, version: target.cgroup.version, others } : undefined,
+      cgroup: target.cgroup ? { path: target.cgroup.path, version: target.cgroup.version, others, othersAnonGrowth } : undefined,
       target: { pid: target.rootPid, ...(target.command && { command: target.command }) },
     });
 
@@ -175,11 +211,16 @@ export async function runSession(
       if (agentData) sample.agent = agentData;
       latest = sample;
       builder.add(sample);
-      if (tick === 0 && target.cgroup) others = outsiders(fs, target.cgroup.dir, sample);
+      target.attacher?.consider(sample.processes);
+      if (tick === 0 && target.cgroup) {
+        others = outsiders(fs, target.cgroup.dir, sample);
+        othersAnonAtStart = anonOf(fs, others);
+      }
       if (writer && pendingHeader) {
         writer.write(await pendingHeader);
         pendingHeader = undefined;
       }
+      recordAttaches();
       if (writer) {
         // A process's command line is recorded when it first appears (and again if it exec'd), not in every sample.
         // Only this sample's processes can be new or have exec'd, so only they are looked at.
@@ -222,6 +263,13 @@ export async function runSession(
     if (target.cgroup && latest && others.length > 0) {
       const still = new Set(outsiders(fs, target.cgroup.dir, latest));
       others = others.filter((pid) => still.has(pid));
+      othersAnonGrowth = anonGrowth(othersAnonAtStart, anonOf(fs, others));
+      writer?.write({ type: "event", t: Date.now(), event: "cgroup-outsiders", detail: { pids: others, ...(othersAnonGrowth !== undefined && { anonGrowth: othersAnonGrowth }) } });
+    }
+    if (target.attacher) {
+      // An injection in flight is finished (gdb never stays attached); queued ones are dropped.
+      await target.attacher.stop(20_000);
+      recordAttaches();
     }
     const extra = await afterSampling();
     if (target.agent) {

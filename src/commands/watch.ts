@@ -11,11 +11,15 @@ import { gatesExitCode, report } from "./finish.js";
 import type { CommandIO, CommandResult } from "./io.js";
 import { runSession, Wakeup, type SessionOptions, type StopReason } from "./session.js";
 import type { VerdictDocument } from "../analysis/types.js";
+import { AgentChannel } from "../agent/channel.js";
+import { Attacher } from "../agent/attach/attacher.js";
 
 export interface WatchOptions extends SessionOptions {
   pid: number;
   root?: string | undefined;
   platform?: string;
+  /** Load the agent into the tree's Python processes (default); false with --no-inject. */
+  inject?: boolean;
 }
 
 export function stopText(reason: StopReason, pid: number, duration?: number): string {
@@ -33,6 +37,11 @@ export async function watchCommand(o: WatchOptions, io: CommandIO): Promise<Comm
   const wakeup = new Wakeup();
   const unsubscribe = io.onSignal(() => wakeup.stop("interrupted"));
   const region = io.isTTY && !o.json ? new LiveRegion(io) : undefined;
+  // Injection reads the real /proc and attaches to real processes: not for a captured tree (--root).
+  const inject = o.inject !== false && (o.root ?? "/") === "/";
+  const agent = inject ? await AgentChannel.open() : undefined;
+  const say = (line: string) => (region ? region.passthrough("stderr", `memleak: ${line}\n`) : io.stderr(`memleak: ${line}\n`));
+  const attacher = agent ? new Attacher(agent, fs, { rootPid: o.pid, interval: o.interval, env: io.env, say }) : undefined;
   try {
     const { doc, stopReason, set, commands, settledAt } = await runSession(
       {
@@ -41,6 +50,8 @@ export async function watchCommand(o: WatchOptions, io: CommandIO): Promise<Comm
         command: readCmdline(fs, o.pid),
         cgroup: loc.ok ? loc.location : undefined,
         cgroupInfo: loc.ok ? { path: loc.location.path, version: loc.location.version, isolated: false } : { error: loc.reason },
+        agent,
+        attacher,
       },
       o,
       io,
@@ -53,5 +64,7 @@ export async function watchCommand(o: WatchOptions, io: CommandIO): Promise<Comm
     return { exitCode: gatesExitCode(doc), doc };
   } finally {
     unsubscribe();
+    // Closing the socket is what tells each injected agent to stop: the program runs on with nothing of ours in it.
+    agent?.close();
   }
 }

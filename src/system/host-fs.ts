@@ -3,7 +3,7 @@
  * captured tree under fixtures/trees/. Reads are synchronous on purpose: a /proc read is a few µs of kernel work, and
  * the libuv thread-pool round trip of an async read would cost more than the read itself.
  */
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 
 export type ReadFailure =
@@ -41,6 +41,15 @@ export class HostFs {
   readOptional(absolute: string): string | undefined {
     const r = this.read(absolute);
     return r.ok ? r.text : undefined;
+  }
+
+  /** Where a symbolic link (/proc/PID/exe) points, or undefined. */
+  readLink(absolute: string): string | undefined {
+    try {
+      return readlinkSync(this.path(absolute));
+    } catch {
+      return undefined;
+    }
   }
 
   list(absolute: string): string[] {

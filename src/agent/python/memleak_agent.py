@@ -14,13 +14,14 @@ import ctypes.util
 import gc
 import json
 import os
+import select
 import socket
 import sys
 import threading
 import time
 
 _MAX_MESSAGE = 60 * 1024  # memleak drops longer lines; stay under it
-_state = {"sock": None, "thread": None, "pid": None, "stop": None}
+_state = {"sock": None, "thread": None, "pid": None, "stop": None, "path": None, "interval": 1.0, "attached": False, "atexit": False}
 _malloc = {"fn": None, "kind": None, "last": 0.0, "cost": 0.0, "cached": None}
 
 
@@ -182,13 +183,16 @@ def _torch_stats():
 # ------------------------------------------------------------------------------------------------------- transport
 
 
-def _connect():
-    path = os.environ.get("MEMLEAK_AGENT_SOCKET")
+def _connect(path):
     if not path:
         return None
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # not inheritable: a child exec'd later never holds it
     s.settimeout(1.0)
-    s.connect(path)
+    try:
+        s.connect(path)
+    except OSError:
+        s.close()
+        raise
     return s
 
 
@@ -202,7 +206,7 @@ def _send(message):
     try:
         sock.sendall(data)
     except OSError:
-        _state["sock"] = None  # memleak went away: stop quietly
+        _stop()  # memleak went away: stop quietly
 
 
 def _report(interval, force=False):
@@ -270,11 +274,12 @@ def _trim_probe():
 
 
 def _at_exit():
+    launched = not _state["attached"]  # tracemalloc and the trim probe are `run` options
     try:
-        if os.environ.get("MEMLEAK_TRACE_PYTHON"):
+        if launched and os.environ.get("MEMLEAK_TRACE_PYTHON"):
             _trace_report()
         _report(0, force=True)  # before the trim, so the last reading shows what was held
-        if os.environ.get("MEMLEAK_TRIM_PROBE"):
+        if launched and os.environ.get("MEMLEAK_TRIM_PROBE"):
             _trim_probe()
     except Exception:
         pass
@@ -289,9 +294,35 @@ def _at_exit():
 # ------------------------------------------------------------------------------------------------------- lifecycle
 
 
-def _loop(interval, stop):
-    while not stop.wait(interval):
-        if os.getpid() != _state["pid"]:
+def _name_native_thread():
+    """Names the OS thread, so /proc/PID/task/*/comm shows whether memleak's thread is (still) in the process."""
+    try:
+        ctypes.CDLL(None).prctl(15, b"memleak-agent", 0, 0, 0)  # PR_SET_NAME
+    except Exception:
+        pass
+
+
+def _memleak_gone(sock, timeout):
+    """Waits up to `timeout` seconds; True when memleak closed its end (EOF) — it never sends anything else."""
+    try:
+        readable, _, _ = select.select([sock], [], [], timeout)
+        if not readable:
+            return False
+        return sock.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):
+        return True
+
+
+def _loop(interval, stop, sock):
+    _name_native_thread()
+    while not stop.is_set():
+        if os.getpid() != _state["pid"] or _state["sock"] is not sock:
+            return
+        if _memleak_gone(sock, interval):
+            if _state["sock"] is sock:  # not a connection a later attach() already replaced
+                _stop()
+            return
+        if stop.is_set():
             return
         try:
             _report(interval)
@@ -299,48 +330,98 @@ def _loop(interval, stop):
             pass
 
 
-def start():
-    """Connects, sends a hello and a first report, and starts the reporting thread. Also re-arms itself in children
-    forked from this process (threads do not survive fork), so forked workers report under their own pid."""
-    interval = max(0.05, _env_float("MEMLEAK_AGENT_INTERVAL", 1.0))
+def _stop():
+    """Closes the connection and lets the reporting thread end: nothing of the agent keeps running. Under `watch`
+    this is how an attached agent leaves a live program once memleak has gone (closed, Ctrl-C or kill -9 alike)."""
+    stop = _state["stop"]
+    if stop is not None:
+        stop.set()
+    sock = _state["sock"]
+    _state["sock"] = None
+    if sock is not None:
+        try:
+            sock.close()
+        except OSError:
+            pass
+    if _state["atexit"]:
+        _state["atexit"] = False
+        atexit.unregister(_at_exit)
+
+
+def start(socket_path=None, interval=None):
+    """Connects, sends a hello and a first report, and starts the reporting thread. `run` calls it from
+    sitecustomize with the settings in MEMLEAK_* variables; `watch` calls it through attach()."""
+    if interval is None:
+        interval = _env_float("MEMLEAK_AGENT_INTERVAL", 1.0)
+    interval = max(0.05, interval)
+    path = socket_path if socket_path is not None else os.environ.get("MEMLEAK_AGENT_SOCKET")
     try:
-        _state["sock"] = _connect()
+        sock = _connect(path)
     except OSError:
-        _state["sock"] = None
+        sock = None
+    if sock is None:
         return
+    _state["sock"] = sock
+    _state["path"] = path
+    _state["interval"] = interval
     _state["pid"] = os.getpid()
     stop = threading.Event()
     _state["stop"] = stop
-    _send({"type": "hello", "pid": os.getpid(), "t": time.time(), "python": sys.version.split()[0], "executable": sys.executable})
+    if not _state["atexit"]:
+        _state["atexit"] = True
+        atexit.register(_at_exit)
+    _send({"type": "hello", "pid": os.getpid(), "t": time.time(), "python": sys.version.split()[0], "executable": sys.executable, "attached": _state["attached"]})
     try:
         _report(interval)
     except Exception:
         pass
-    thread = threading.Thread(target=_loop, args=(interval, stop), name="memleak-agent", daemon=True)
+    thread = threading.Thread(target=_loop, args=(interval, stop, sock), name="memleak-agent", daemon=True)
     thread.start()
     _state["thread"] = thread
-    if os.environ.get("MEMLEAK_TRACE_PYTHON") and _state.get("traced") is None:
+    if not _state["attached"] and os.environ.get("MEMLEAK_TRACE_PYTHON") and _state.get("traced") is None:
         _state["traced"] = True
         _trace_start()
 
 
+def attach(socket_path, interval):
+    """`memleak watch` injected us into a running interpreter (memleak_attach.py runs this on the main thread, with the
+    GIL, at a point where the interpreter runs Python code). The same reports as under `run`; no tracemalloc, no trim
+    probe; and the agent stops by itself when memleak's end of the socket closes. Attaching again (a later watch)
+    reuses this module, so nothing accumulates."""
+    if _state["sock"] is not None and _state["pid"] == os.getpid():
+        if _state["path"] == socket_path:
+            return  # already reporting to this memleak
+        _stop()  # a previous memleak's connection
+    _state["attached"] = True
+    start(socket_path, interval)
+
+
 def _after_fork_in_child():
     try:
-        if _state["sock"] is not None:
+        parent_connected = _state["sock"] is not None
+        if parent_connected:
             try:
                 _state["sock"].close()  # the parent's connection: not ours to use
             except OSError:
                 pass
         _state["sock"] = None
+        _state["stop"] = None
         _malloc["cached"] = None
         if _trace["baseline"] is not None:
             _trace["baseline"] = None
             _state["traced"] = None
-        start()
+        # Under run every process reports (the socket is in the environment); an attached agent follows a forked
+        # worker only while it is itself connected, so a program forked after memleak left stays untouched.
+        if _state["attached"]:
+            if parent_connected:
+                start(_state["path"], _state["interval"])
+        else:
+            start()
     except Exception:
         pass
 
 
+# Registered once per module: `watch` keeps the module in sys.modules (memleak_attach.py), so attaching again does
+# not add hooks. With no connection the hook does nothing.
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
-atexit.register(_at_exit)

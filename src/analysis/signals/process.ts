@@ -18,6 +18,7 @@ import type { Finding, MetricName, Subject } from "../types.js";
 import { copyOnWrite } from "./cow.js";
 import { retention } from "./fragmentation.js";
 import { leakLayer, LAYER_MIN_SHARE } from "./layer.js";
+import { noteMissingAgent } from "./unseen.js";
 
 export function processSubject(ps: ProcessSeries, rootPid: number | undefined, command: string): Subject {
   return { type: "process", pid: ps.pid, starttime: ps.starttime, command, ppid: ps.ppid, isRoot: ps.pid === rootPid };
@@ -52,6 +53,7 @@ export type RelativesAlive = (ps: ProcessSeries) => boolean;
 
 export function analyzeProcess(ps: ProcessSeries, subject: Subject & { type: "process" }, ctx: Context, relativesAlive: RelativesAlive = () => true): Finding {
   const f = decideProcess(ps, subject, ctx, relativesAlive);
+  noteMissingAgent(f, ps, ctx);
   const sites = ctx.agentResults?.traces.get(ps.pid)?.sites;
   if (sites && sites.length > 0) f.sites = sites;
   return f;
@@ -127,10 +129,6 @@ function decideProcess(ps: ProcessSeries, subject: Subject & { type: "process" }
     if (held) {
       f.evidence.mallocInUseGrowth = Math.round(held.liveGrowth);
       f.evidence.mallocInUseBytes = Math.round(held.mallocInUse);
-    } else if (!ctx.agentSeen) {
-      f.caveats.push(
-        "allocator retention not ruled out: without the in-process agent's malloc numbers (memleak run, without --no-agent) a leak and memory the allocator keeps look the same from outside",
-      );
     }
     return f;
   }

@@ -1,0 +1,189 @@
+/**
+ * `watch`'s side of injection: every Python process of the watched tree gets the agent — those there at the start at
+ * once, those that appear later (new workers) too. A process forked from one that already has the agent brings its
+ * own (the agent's at-fork hook connects it), so a newcomer is given a grace period to say hello before gdb is used.
+ * One injection at a time, off the sampling path (the loop only calls consider()).
+ *
+ * Every refusal is said once, in one line, and memleak goes on without that process's agent; `missing` keeps the
+ * reason for the verdict ("without the agent, memleak cannot tell …").
+ */
+import type { HostFs } from "../../system/host-fs.js";
+import type { AgentChannel } from "../channel.js";
+import { identifyInterpreter, MIN_VERSION, versionAtLeast } from "./interpreter.js";
+import { injectAgent, type InjectOutcome } from "./inject.js";
+import { hasCapSysPtrace, ptraceRefusal, tracerFacts } from "./permission.js";
+
+export interface AttachRecord {
+  pid: number;
+  /** attached: injected and said hello; inherited: forked from a process with the agent; failed: see reason. */
+  status: "attached" | "inherited" | "failed";
+  reason?: string;
+  method?: string;
+  /** From the start of the injection to the agent's hello. */
+  ms?: number;
+}
+
+export interface AttacherOptions {
+  rootPid: number;
+  interval: number;
+  env: NodeJS.ProcessEnv;
+  /** One line for the user (no trailing newline). */
+  say: (line: string) => void;
+  /** Called for each decided process, for the recording. */
+  onRecord?: (r: AttachRecord) => void;
+  /** How long an interpreter has to run the scheduled code and say hello. */
+  helloTimeoutMs?: number;
+  /** How long a process that appeared after the start may take to connect by itself (forked from an agent). */
+  forkGraceMs?: number;
+}
+
+interface Job {
+  pid: number;
+  starttime: number;
+  comm: string;
+  notBefore: number;
+}
+
+/** How long the pending call has to run before the blocked-thread path is tried. */
+const PENDING_WAIT_MS = 2000;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)));
+
+export class Attacher {
+  private readonly seen = new Set<string>();
+  private readonly queue: Job[] = [];
+  private worker: Promise<void> | undefined;
+  private stopped = false;
+  private started = false;
+  private sharedWith: number | undefined;
+  private readonly reasonsSaid = new Set<string>();
+  readonly records = new Map<number, AttachRecord>();
+
+  constructor(
+    private readonly channel: AgentChannel,
+    private readonly fs: HostFs,
+    private readonly o: AttacherOptions,
+  ) {}
+
+  /** Pid → why it has no agent, for the verdict. Processes that said hello late (after a timeout) count as having it. */
+  missing(): Map<number, string> {
+    const out = new Map<number, string>();
+    for (const r of this.records.values()) if (r.status === "failed" && !this.channel.hello.has(r.pid)) out.set(r.pid, r.reason ?? "");
+    return out;
+  }
+
+  /** Called every tick with the processes of the sample: new ones are queued. */
+  consider(processes: { pid: number; starttime: number; comm: string }[]): void {
+    const now = Date.now();
+    for (const p of processes) {
+      const key = `${p.pid}:${p.starttime}`;
+      if (this.seen.has(key)) continue;
+      this.seen.add(key);
+      this.queue.push({ ...p, notBefore: this.started ? now + (this.o.forkGraceMs ?? 2000) : now });
+    }
+    this.started = true;
+    this.worker ??= this.work().finally(() => (this.worker = undefined));
+  }
+
+  /** Stops taking jobs and waits (at most `ms`) for the one in flight: gdb is never left attached to a target. */
+  async stop(ms: number): Promise<void> {
+    this.stopped = true;
+    this.queue.length = 0;
+    if (this.worker) await Promise.race([this.worker, sleep(ms)]);
+  }
+
+  private async work(): Promise<void> {
+    while (!this.stopped && this.queue.length > 0) {
+      this.queue.sort((a, b) => a.notBefore - b.notBefore);
+      const job = this.queue[0]!;
+      if (job.notBefore > Date.now()) {
+        await sleep(job.notBefore - Date.now());
+        continue;
+      }
+      this.queue.shift();
+      const record = await this.attach(job);
+      if (!record) continue;
+      this.records.set(job.pid, record);
+      this.o.onRecord?.(record);
+      this.tell(job, record);
+    }
+  }
+
+  private tell(job: Job, r: AttachRecord): void {
+    const who = `PID ${job.pid} (${job.comm})`;
+    if (r.status === "attached") this.o.say(`agent attached to ${who} in ${((r.ms ?? 0) / 1000).toFixed(1)} s (${r.method})`);
+    else if (r.status === "failed") {
+      const again = this.reasonsSaid.has(r.reason ?? "");
+      this.reasonsSaid.add(r.reason ?? "");
+      this.o.say(`no agent in ${who}: ${again ? "same reason as above" : r.reason}; watching it from outside`);
+    }
+  }
+
+  private alive(job: Job): boolean {
+    const stat = this.fs.readOptional(`/proc/${job.pid}/stat`);
+    if (!stat) return false;
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[19]) === job.starttime;
+  }
+
+  /** Undefined: nothing to say (not a Python process other than the root, gone, or already connected). */
+  private async attach(job: Job): Promise<AttachRecord | undefined> {
+    const { pid } = job;
+    if (this.channel.hello.has(pid)) return { pid, status: "inherited" };
+    if (!this.alive(job)) return undefined;
+    const interp = identifyInterpreter(this.fs.readLink(`/proc/${pid}/exe`), this.fs.readOptional(`/proc/${pid}/maps`));
+    const isRoot = pid === this.o.rootPid;
+    if (interp.kind === "not-python") return isRoot ? { pid, status: "failed", reason: "not a Python process" } : undefined;
+    if (interp.kind === "other-python") return { pid, status: "failed", reason: `${interp.name}, not CPython: the agent needs CPython` };
+    if (interp.version && !versionAtLeast(interp.version, MIN_VERSION)) {
+      return { pid, status: "failed", reason: `Python ${interp.version.join(".")} is older than the agent supports (3.8)` };
+    }
+    const status = this.fs.readOptional(`/proc/${pid}/status`);
+    if (!status) return undefined;
+    const target = tracerFacts(status);
+    const ownStatus = this.fs.readOptional("/proc/self/status") ?? "";
+    const yama = this.fs.readOptional("/proc/sys/kernel/yama/ptrace_scope");
+    const euid = process.geteuid?.() ?? -1;
+    const refusal = ptraceRefusal(pid, target, { euid, capSysPtrace: hasCapSysPtrace(ownStatus), yamaScope: yama === undefined ? undefined : Number(yama.trim()) });
+    if (refusal) return { pid, status: "failed", reason: refusal };
+    const shared = this.shareSocket(target.uid, target.gid);
+    if (shared) return { pid, status: "failed", reason: shared };
+
+    const started = Date.now();
+    const request = { pid, version: interp.version, socketPath: this.channel.socketPath, interval: this.o.interval, privateDir: this.channel.dir, env: this.o.env };
+    const outcome: InjectOutcome = await injectAgent(request);
+    if (!outcome.ok) {
+      if (this.channel.hello.has(pid)) return { pid, status: "inherited" };
+      return { pid, status: "failed", reason: outcome.reason, ...(outcome.method && { method: outcome.method }) };
+    }
+    if (await this.channel.waitForHello(pid, PENDING_WAIT_MS)) return { pid, status: "attached", method: outcome.method, ms: Date.now() - started };
+    // The main thread has not reached a check between bytecodes: it may be asleep or idle in a system call.
+    const blocked = await injectAgent({ ...request, mode: "blocked" });
+    const timeout = this.o.helloTimeoutMs ?? 5000;
+    if (blocked.ok && (await this.channel.waitForHello(pid, timeout))) return { pid, status: "attached", method: blocked.method, ms: Date.now() - started };
+    if (this.channel.hello.has(pid)) return { pid, status: "attached", method: outcome.method, ms: Date.now() - started };
+    return {
+      pid,
+      status: "failed",
+      method: outcome.method,
+      reason: blocked.ok
+        ? `the interpreter did not run the agent within ${((Date.now() - started) / 1000).toFixed(0)} s; it will report if it gets to it`
+        : `${blocked.reason} (busy in a long C call?); it will report if it gets to it`,
+    };
+  }
+
+  /** As root, a process of another user can only connect if the socket is theirs too (one user per watch). */
+  private shareSocket(uid: number | undefined, gid: number | undefined): string | undefined {
+    const euid = process.geteuid?.() ?? -1;
+    if (uid === undefined || uid === euid) return undefined;
+    if (this.sharedWith === undefined) {
+      try {
+        this.channel.shareWith(uid, gid ?? uid);
+        this.sharedWith = uid;
+      } catch (err) {
+        return `cannot share the agent's socket with uid ${uid}: ${(err as Error).message}`;
+      }
+    }
+    return this.sharedWith === uid ? undefined : `runs as uid ${uid}, but the agent's socket is already shared with uid ${this.sharedWith}`;
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * Loads memleak's agent into a running CPython: schedules memleak_attach.py to run on the interpreter's main thread
+ * at a safe point (between bytecodes, holding the GIL), never from a thread the debugger stopped at random.
+ *
+ *   Python ≥ 3.14: sys.remote_exec (PEP 768), run by the target's own interpreter binary (/proc/PID/exe).
+ *   3.8 – 3.13:    gdb in batch mode with gdb-inject.py: mmap a page, write the code into it, Py_AddPendingCall
+ *                  (PyRun_SimpleString, page), detach — memray's attach schedules its code the same way.
+ *
+ * Either way this only *schedules* the code; the caller then waits for the agent's hello on its socket, and an
+ * interpreter stuck in a long C call simply answers later (or never) — nothing here waits on the target or kills it.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { resolveCommand } from "../../system/launch.js";
+import { agentDir } from "../inject.js";
+import { REMOTE_EXEC_VERSION, versionAtLeast } from "./interpreter.js";
+
+export type InjectMethod = "gdb" | "gdb-blocked" | "remote_exec";
+/**
+ * pending: schedule the code for the main thread's next check between bytecodes (gdb + Py_AddPendingCall, or
+ * sys.remote_exec). blocked: for a main thread that never gets there (sleeping, idle in epoll_wait, joining a thread):
+ * run it on that thread while it is blocked in a GIL-released system call of CPython's (gdb-inject.py checks).
+ */
+export type InjectMode = "pending" | "blocked";
+export type InjectOutcome = { ok: true; method: InjectMethod; ms: number } | { ok: false; method?: InjectMethod; reason: string };
+
+export interface InjectRequest {
+  pid: number;
+  version: [number, number] | undefined;
+  socketPath: string;
+  /** Seconds between the agent's reports. */
+  interval: number;
+  /** Where a remote_exec script may be written: readable by the target, private to it and memleak. */
+  privateDir: string;
+  env: NodeJS.ProcessEnv;
+  /** How long gdb (or remote_exec) may take before it is interrupted. */
+  timeoutMs?: number;
+  mode?: InjectMode;
+}
+
+const DEFAULT_TIMEOUT_MS = 15_000;
+// dist/agent/attach/inject.js → ../../../src/agent/attach ; src/agent/attach/inject.ts (tests) → .
+const GDB_SCRIPT = [new URL("../../../src/agent/attach/gdb-inject.py", import.meta.url), new URL("./gdb-inject.py", import.meta.url)]
+  .map((u) => fileURLToPath(u))
+  .find((p) => existsSync(p));
+
+export const GDB_MISSING =
+  "gdb is not installed; memleak needs it to load its agent into a running Python before 3.14 (apt-get install gdb, dnf install gdb, apk add gdb)";
+
+/**
+ * The Python that runs in the target: memleak_attach.py with its settings, inside try/except so that nothing can
+ * reach the program (an exception in a pending call would surface in its code). `page`: the gdb path's mmap'd page,
+ * unmapped first thing (the string has been compiled by then).
+ */
+export function injectedCode(o: { socketPath: string; interval: number; page: boolean }): string {
+  const boot = join(agentDir(), "memleak_attach.py");
+  const agent = join(agentDir(), "memleak_agent.py");
+  const lines = [];
+  if (o.page) {
+    lines.push("try:", "    __import__('ctypes').CDLL(None).munmap(__import__('ctypes').c_void_p(@PAGE@), 4096)", "except BaseException:", "    pass");
+  }
+  const globals = `{'__name__': '__memleak_attach__', 'SOCKET': ${JSON.stringify(o.socketPath)}, 'INTERVAL': ${Number(o.interval)}, 'AGENT': ${JSON.stringify(agent)}}`;
+  lines.push(
+    "try:",
+    `    exec(compile((lambda f: (f.read(), f.close())[0])(open(${JSON.stringify(boot)}, 'rb')), ${JSON.stringify(boot)}, 'exec'), ${globals})`,
+    "except BaseException:",
+    "    pass",
+  );
+  return lines.join("\n") + "\n";
+}
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+/**
+ * Runs a helper (gdb, or the target's python) in its own process group, so that a Ctrl-C meant for memleak never
+ * reaches a debugger in the middle of an inferior call. On timeout it is interrupted (gdb then unwinds the call and
+ * detaches: `set unwindonsignal on`), and killed only if it does not end after that.
+ */
+function runHelper(file: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Ran> {
+  return new Promise((resolve) => {
+    const child = spawn(file, args, { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    let stdout = "";
+    let stderr = "";
+    let timedOut = false;
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout = (stdout + d).slice(-16_384)));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr = (stderr + d).slice(-16_384)));
+    const interrupt = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGINT");
+    }, timeoutMs);
+    const kill = setTimeout(() => child.kill("SIGKILL"), timeoutMs + 5000);
+    child.once("error", (err) => {
+      clearTimeout(interrupt);
+      clearTimeout(kill);
+      resolve({ code: 127, stdout, stderr: err.message, timedOut });
+    });
+    child.once("close", (code) => {
+      clearTimeout(interrupt);
+      clearTimeout(kill);
+      resolve({ code, stdout, stderr, timedOut });
+    });
+  });
+}
+
+/** gdb's complaint, in the words a user can act on. */
+export function gdbFailure(pid: number, out: string, err: string): string {
+  const marker = /MEMLEAK-ERROR (\w+): (.*)/.exec(out);
+  if (/ptrace: Operation not permitted/i.test(err + out)) {
+    return `the kernel refused ptrace on PID ${pid} (a seccomp or LSM policy?): in Docker: --cap-add SYS_PTRACE; in Kubernetes: securityContext.capabilities.add: [SYS_PTRACE]`;
+  }
+  if (/No such process/i.test(err + out)) return `PID ${pid} exited`;
+  if (marker?.[1] === "symbols") return `PID ${pid} has no Py_AddPendingCall/PyRun_SimpleString symbols: not CPython, or its symbols are stripped`;
+  if (marker?.[1] === "unsafe") return `the interpreter did not run the agent, and ${marker[2]!.slice(0, 160)}: no safe point to load it`;
+  if (marker) return `gdb could not schedule the agent (${marker[1]}: ${marker[2]!.slice(0, 160)})`;
+  const last = err.trim().split("\n").filter((l) => !/warning|auto-load|^\s*$/i.test(l)).pop();
+  return `gdb failed${last ? `: ${last.slice(0, 200)}` : ""}`;
+}
+
+async function viaGdb(r: InjectRequest, timeoutMs: number, mode: InjectMode): Promise<InjectOutcome> {
+  let gdb: string;
+  try {
+    gdb = resolveCommand("gdb", r.env);
+  } catch {
+    return { ok: false, method: "gdb", reason: GDB_MISSING };
+  }
+  if (!GDB_SCRIPT) return { ok: false, method: "gdb", reason: "gdb-inject.py is missing from this installation of memleak" };
+  const started = Date.now();
+  const ran = await runHelper(
+    gdb,
+    [
+      "-nx",
+      "--batch",
+      "-q",
+      // No symbols of all libraries (seconds for libtorch, with the target stopped), no debuginfod downloads, no
+      // auto-loaded scripts from the target's directories.
+      "-iex", "set auto-solib-add off",
+      "-iex", "set debuginfod enabled off",
+      "-iex", "set auto-load off",
+      "-p", String(r.pid),
+      "-x", GDB_SCRIPT,
+    ],
+    { ...r.env, MEMLEAK_INJECT_MODE: mode, MEMLEAK_INJECT_CODE: injectedCode({ socketPath: r.socketPath, interval: r.interval, page: true }) },
+    timeoutMs,
+  );
+  const method = mode === "blocked" ? "gdb-blocked" : "gdb";
+  if (ran.timedOut) return { ok: false, method, reason: `gdb did not finish within ${Math.round(timeoutMs / 1000)} s and was interrupted` };
+  if (/^MEMLEAK-OK/m.test(ran.stdout)) return { ok: true, method, ms: Date.now() - started };
+  return { ok: false, method, reason: gdbFailure(r.pid, ran.stdout, ran.stderr) };
+}
+
+async function viaRemoteExec(r: InjectRequest, timeoutMs: number): Promise<InjectOutcome> {
+  const script = join(r.privateDir, `attach-${r.pid}.py`);
+  writeFileSync(script, injectedCode({ socketPath: r.socketPath, interval: r.interval, page: false }), { mode: 0o600 });
+  const started = Date.now();
+  // The target's own binary, isolated (-I: no user site, no PYTHON* variables; -S: no site): only sys.remote_exec runs.
+  const ran = await runHelper(
+    `/proc/${r.pid}/exe`,
+    ["-I", "-S", "-c", "import sys; sys.remote_exec(int(sys.argv[1]), sys.argv[2])", String(r.pid), script],
+    r.env,
+    timeoutMs,
+  );
+  if (ran.code === 0) return { ok: true, method: "remote_exec", ms: Date.now() - started };
+  const last = ran.stderr.trim().split("\n").pop() ?? "";
+  return { ok: false, method: "remote_exec", reason: `sys.remote_exec failed${last ? `: ${last.slice(0, 200)}` : ""}` };
+}
+
+export async function injectAgent(r: InjectRequest): Promise<InjectOutcome> {
+  const timeoutMs = r.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const mode = r.mode ?? "pending";
+  if (mode === "pending" && r.version && versionAtLeast(r.version, REMOTE_EXEC_VERSION)) {
+    const remote = await viaRemoteExec(r, timeoutMs);
+    if (remote.ok) return remote;
+    // Remote debugging can be switched off (PYTHON_DISABLE_REMOTE_DEBUG, -X disable_remote_debug); gdb may still work.
+    const gdb = await viaGdb(r, timeoutMs, mode);
+    return gdb.ok ? gdb : { ok: false, method: "remote_exec", reason: `${remote.reason}; and ${gdb.reason}` };
+  }
+  return viaGdb(r, timeoutMs, mode);
+}

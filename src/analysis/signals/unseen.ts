@@ -1,0 +1,34 @@
+/**
+ * What a process's finding cannot say when the agent did not see inside it (`watch` could not inject it, `run
+ * --no-agent`, not CPython). From outside, memory the allocator keeps after it was freed and live memory look the
+ * same: a big flat RSS can be a fragmented heap (not `stable` in the sense a user hopes), and RSS that ratchets up
+ * can be retention (not a `leak`). Such a finding says so in its caveats, evidence and advice instead of being
+ * confidently wrong — whenever the anonymous memory at stake is big enough for retention to matter.
+ */
+import { advice } from "../../advice/load.js";
+import { endLevel } from "../assess.js";
+import type { Context } from "../context.js";
+import { formatBytes } from "../evidence.js";
+import type { ProcessSeries } from "../series.js";
+import type { Finding } from "../types.js";
+import { HELD_MIN_BYTES } from "./fragmentation.js";
+
+/** A stable finding that could be hiding retention is at most this sure of itself. */
+export const UNSEEN_STABLE_CONFIDENCE = 0.5;
+
+export function noteMissingAgent(f: Finding, ps: ProcessSeries, ctx: Context): void {
+  if (Object.keys(ps.agent).length > 0) return;
+  if (f.kind !== "leak" && f.kind !== "stable" && f.kind !== "plateau") return;
+  const level = endLevel(ps.metrics.anon ?? ps.metrics.rss);
+  if (level === undefined) return;
+  // Retention smaller than fragmentation's own floor could not change the verdict; a leak is always in question.
+  if (f.kind !== "leak" && level < HELD_MIN_BYTES) return;
+  const why = ctx.agentMissing?.get(ps.pid) ?? (ctx.agentSeen ? "it never reported" : "no agent in this session");
+  f.caveats.push(
+    `allocator retention not ruled out: without the agent (${why}), memleak cannot tell freed-but-kept memory from live memory — ${formatBytes(level)} of anonymous memory could be either`,
+  );
+  f.evidence.agent = "missing";
+  f.evidence.agentMissingReason = why;
+  f.advice = [f.advice, advice("no-agent", "any", { pid: ps.pid, why, level: formatBytes(level) })].filter(Boolean).join("\n\n");
+  if (f.kind === "stable") f.confidence = Math.min(f.confidence, UNSEEN_STABLE_CONFIDENCE);
+}

@@ -78,8 +78,8 @@ function attributeLeaks(findings: Finding[]): Finding[] {
 
 const pidList = (pids: number[]) => `${pids.slice(0, 5).join(", ")}${pids.length > 5 ? ", …" : ""}`;
 
-/** How much of the cgroup's growth the watched tree must explain for the growth to be the tree's. */
-export const TREE_EXPLAINS = 0.5;
+/** The watched tree must account for at least this share of the cgroup's growth for the growth to count as the tree's. */
+export const TREE_EXPLAINS = 1 / 3;
 
 /**
  * A cgroup shared with processes outside the watched tree that grows while the tree does not account for the growth:
@@ -89,7 +89,7 @@ function markOutside(f: Finding, others: number[], othersAnonGrowth: number | un
   if (others.length === 0 || f.kind === "stable" || f.kind === "insufficient-data") return f;
   const growth = Number(f.evidence.usageGrowth ?? 0);
   const tree = Number(f.evidence.processesGrowth ?? 0);
-  if (!(growth > 0) || tree >= TREE_EXPLAINS * growth || f.evidence.explainedByPids !== undefined) return f;
+  if (!(growth > 0) || tree >= TREE_EXPLAINS * growth) return f;
   const rate = f.rate ? `, at ${formatRate(f.rate)}` : "";
   const theirs =
     othersAnonGrowth !== undefined
@@ -99,7 +99,7 @@ function markOutside(f: Finding, others: number[], othersAnonGrowth: number | un
     ...f,
     outsideWatchedTree: true,
     summary: `the cgroup grows by ${formatBytes(growth)}${rate}, but not because of the watched tree (${tree >= 0 ? "+" : ""}${formatBytes(tree)}): ${theirs}${f.kind === "cgroup-artefact" ? `; ${f.summary}` : ""}`,
-    evidence: { ...f.evidence, outsideWatchedTree: true },
+    evidence: (({ explainedByPids: _, ...rest }) => ({ ...rest, outsideWatchedTree: true }))(f.evidence),
   };
 }
 

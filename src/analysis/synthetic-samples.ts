@@ -30,6 +30,8 @@ export interface SynthScenario {
   cache?: Partial<GenerateOptions> & { shape: Shape };
   kernel?: Partial<GenerateOptions> & { shape: Shape };
   shmem?: Partial<GenerateOptions> & { shape: Shape };
+  /** Anonymous memory of processes in the cgroup that are not in the watched tree (a shared cgroup). */
+  outsiders?: Partial<GenerateOptions> & { shape: Shape };
   /** No cgroup at all. */
   noCgroup?: boolean;
 }
@@ -51,6 +53,7 @@ export function synthesize(sc: SynthScenario): Sample[] {
   const cache = flat(sc.cache);
   const kernel = flat(sc.kernel);
   const shmem = flat(sc.shmem);
+  const outside = flat(sc.outsiders);
   const samples: Sample[] = [];
   const t0 = 1_700_000_000_000;
   for (let i = 0; i < n; i++) {
@@ -65,7 +68,7 @@ export function synthesize(sc: SynthScenario): Sample[] {
       processes.push({ pid: p.pid, ppid: p.ppid, starttime: p.pid * 10, comm: "python3", rss: a + file, anon: a, file, shmem: 0, swap: 0, threads: 1, pss: u + file / 4, uss: u, sharedClean: file, sharedDirty: Math.max(0, a - u) });
       if (p.agent) agent[String(p.pid)] = p.agent(t);
     }
-    const sum = processes.reduce((s, p) => s + p.anon!, 0);
+    const sum = processes.reduce((s, p) => s + p.anon!, 0) + (outside?.[i] ?? 0);
     const fileSum = processes.reduce((s, p) => s + p.file!, 0);
     const c = cache?.[i] ?? 0;
     const k = kernel?.[i] ?? 10 * MB;

@@ -18,12 +18,18 @@ export const UNSEEN_STABLE_CONFIDENCE = 0.5;
 
 export function noteMissingAgent(f: Finding, ps: ProcessSeries, ctx: Context): void {
   if (Object.keys(ps.agent).length > 0) return;
+  const refused = ctx.agentMissing?.get(ps.pid);
+  const why = refused ?? (ctx.agentSeen ? "it never reported" : "no agent in this session");
+  // `watch` tried and was refused: the finding always says so, whatever it is.
+  if (refused !== undefined) {
+    f.evidence.agent = "missing";
+    f.evidence.agentMissingReason = why;
+  }
   if (f.kind !== "leak" && f.kind !== "stable" && f.kind !== "plateau") return;
   const level = endLevel(ps.metrics.anon ?? ps.metrics.rss);
   if (level === undefined) return;
   // Retention smaller than fragmentation's own floor could not change the verdict; a leak is always in question.
   if (f.kind !== "leak" && level < HELD_MIN_BYTES) return;
-  const why = ctx.agentMissing?.get(ps.pid) ?? (ctx.agentSeen ? "it never reported" : "no agent in this session");
   f.caveats.push(
     `allocator retention not ruled out: without the agent (${why}), memleak cannot tell freed-but-kept memory from live memory — ${formatBytes(level)} of anonymous memory could be either`,
   );

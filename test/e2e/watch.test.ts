@@ -1,0 +1,57 @@
+/**
+ * `memleak watch <pid>` on programs started outside memleak: it injects the agent into the running interpreters
+ * (gdb), and gives the verdict `run` would give — fragmentation, a leak in a forked worker — with the agent's numbers.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import type { VerdictDocument } from "../../src/analysis/types.js";
+import { memleak, type Started } from "../helpers/processes.js";
+import { startScenario } from "../helpers/watched.js";
+
+const MiB = 2 ** 20;
+const started: Started[] = [];
+afterAll(async () => {
+  for (const s of started) await s.stop();
+});
+
+async function watch(target: Started, seconds = 30) {
+  started.push(target);
+  const r = await memleak(["watch", String(target.pid), "--duration", String(seconds), "--interval", "0.5", "--json"]);
+  expect(r.stdout, r.stderr).not.toBe("");
+  return { ...r, doc: JSON.parse(r.stdout) as VerdictDocument };
+}
+
+describe.concurrent("watch: the agent injected into running programs", { timeout: 150_000 }, () => {
+  it("a heap-fragmentation burst is fragmentation, with malloc in use against resident memory", async () => {
+    const { doc, stderr } = await watch(await startScenario("frag_burst", 90));
+    expect(stderr).toMatch(/agent attached to PID \d+ .* in \d+\.\d s/);
+    expect(doc.verdict.kind).toBe("fragmentation");
+    expect(doc.verdict.evidence.anonBytes as number).toBeGreaterThan(500 * MiB);
+    expect(doc.verdict.evidence.mallocInUseBytes as number).toBeLessThan(30 * MiB);
+    expect(doc.verdict.evidence.mallocArenas as number).toBeGreaterThanOrEqual(1);
+  });
+
+  it("16 threads with their own arenas are fragmentation, with the arena count", async () => {
+    const { doc } = await watch(await startScenario("thread_arenas", 90));
+    expect(doc.verdict.kind).toBe("fragmentation");
+    expect(doc.verdict.evidence.mallocArenas as number).toBeGreaterThanOrEqual(8);
+    expect(doc.verdict.evidence.anonBytes as number).toBeGreaterThan(4 * (doc.verdict.evidence.mallocInUseBytes as number));
+  });
+
+  it("a dict that grows is a leak of the watched pid, seen by the agent (malloc and Python objects grow)", async () => {
+    const target = await startScenario("dict_cache_leak", 90);
+    const { doc } = await watch(target);
+    expect(doc.verdict).toMatchObject({ kind: "leak", pid: target.pid });
+    expect(doc.verdict.evidence.mallocInUseGrowth as number).toBeGreaterThan(10 * MiB);
+    expect(doc.verdict.evidence.layer).toBeDefined();
+    expect(doc.verdict.evidence.agent).toBeUndefined(); // the agent saw it: no "missing"
+  });
+
+  it("forked workers, one leaking, started before memleak: the leak names the worker (injected after it started)", async () => {
+    const target = await startScenario("leak_worker", 90, /leaking worker: \d+/);
+    const worker = Number(/leaking worker: (\d+)/.exec(target.output())![1]);
+    const { doc, stderr } = await watch(target);
+    expect(stderr).toContain(`agent attached to PID ${worker}`);
+    expect(doc.verdict).toMatchObject({ kind: "leak", pid: worker, subject: { isRoot: false } });
+    expect(doc.verdict.evidence.mallocInUseGrowth as number).toBeGreaterThan(10 * MiB);
+  });
+});

@@ -105,7 +105,9 @@ export function evaluateGates(doc: VerdictDocument, set: SeriesSet, o: GateOptio
     if (r) results.push(r);
   }
   if (o.failOn) {
-    const hits = doc.findings.filter((f) => o.failOn!.includes(f.kind));
+    // Growth of a shared cgroup that the watched tree does not explain is someone else's: it is not the verdict, and
+    // no gate judges it.
+    const hits = doc.findings.filter((f) => o.failOn!.includes(f.kind) && !f.outsideWatchedTree);
     results.push({
       name: "fail-on",
       passed: hits.length === 0,

@@ -89,7 +89,10 @@ export class Attacher {
   async stop(ms: number): Promise<void> {
     this.stopped = true;
     this.queue.length = 0;
-    if (this.worker) await Promise.race([this.worker, sleep(ms)]);
+    if (!this.worker) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.worker, new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+    clearTimeout(timer); // a pending timer would keep memleak from exiting
   }
 
   private async work(): Promise<void> {
@@ -131,8 +134,12 @@ export class Attacher {
     const { pid } = job;
     if (this.channel.hello.has(pid)) return { pid, status: "inherited" };
     if (!this.alive(job)) return undefined;
-    const interp = identifyInterpreter(this.fs.readLink(`/proc/${pid}/exe`), this.fs.readOptional(`/proc/${pid}/maps`));
+    const exe = this.fs.readLink(`/proc/${pid}/exe`);
+    const maps = this.fs.readOptional(`/proc/${pid}/maps`);
     const isRoot = pid === this.o.rootPid;
+    // exe and maps need ptrace-read rights: when both are hidden, the name (stat, world-readable) must do, and the
+    // permission check below says why memleak cannot look closer.
+    const interp = exe === undefined && maps === undefined && (isRoot || /^python/.test(job.comm)) ? ({ kind: "cpython", version: undefined } as const) : identifyInterpreter(exe, maps);
     if (interp.kind === "not-python") return isRoot ? { pid, status: "failed", reason: "not a Python process" } : undefined;
     if (interp.kind === "other-python") return { pid, status: "failed", reason: `${interp.name}, not CPython: the agent needs CPython` };
     if (interp.version && !versionAtLeast(interp.version, MIN_VERSION)) {

@@ -22,8 +22,14 @@ function baseName(path: string): string {
   return path.replace(/ \(deleted\)$/, "").split("/").pop() ?? "";
 }
 
+/** The first file mapped is the executable: its path, for when /proc/PID/exe may not be read but maps may. */
+function exeFromMaps(maps: string | undefined): string | undefined {
+  return maps ? /^\S+ \S+ \S+ \S+ \S+\s+(\/.*)$/m.exec(maps)?.[1] : undefined;
+}
+
 export function identifyInterpreter(exePath: string | undefined, maps: string | undefined): Interpreter {
-  const exe = exePath ? baseName(exePath) : "";
+  const path = exePath ?? exeFromMaps(maps);
+  const exe = path ? baseName(path) : "";
   if (/pypy/i.test(exe) || (maps && /\/libpypy[\w.-]*\.so/.test(maps))) return { kind: "other-python", name: "PyPy" };
   if (/^(graalpy|jython)/i.test(exe)) return { kind: "other-python", name: exe.startsWith("j") ? "Jython" : "GraalPy" };
   const lib = maps ? /\/libpython(\d)\.(\d{1,2})[a-z]*\.so/.exec(maps) : null;

@@ -30,6 +30,8 @@ describe("which interpreter", () => {
     ["/venv/bin/python3 (deleted)", "", { kind: "cpython", version: undefined }],
     ["/usr/bin/node", "", { kind: "not-python" }],
     [undefined, undefined, { kind: "not-python" }],
+    // /proc/PID/exe hidden (root without CAP_SYS_PTRACE), maps readable: the first mapping names the executable
+    [undefined, "00400000-0041f000 r--p 00000000 fe:00 260811      /usr/bin/python3.11\n", { kind: "cpython", version: [3, 11] }],
   ] as const)("%s with %j → %j", (exe, maps, expected) => {
     expect(identifyInterpreter(exe, maps)).toEqual(expected);
   });

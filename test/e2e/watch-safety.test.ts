@@ -1,0 +1,240 @@
+/**
+ * `watch` must leave a live program as it found it: same output and exit code, no thread or socket of memleak's after
+ * memleak ends (normally, Ctrl-C, kill -9), no crash or growth over many attaches; a verdict about the watched tree
+ * when its cgroup is shared; and one clear line for each reason it could not load the agent.
+ */
+import { spawn } from "node:child_process";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { afterEach, describe, expect, it } from "vitest";
+import { AgentChannel } from "../../src/agent/channel.js";
+import { Attacher } from "../../src/agent/attach/attacher.js";
+import type { VerdictDocument } from "../../src/analysis/types.js";
+import { HostFs } from "../../src/system/host-fs.js";
+import { REPO } from "../helpers/fixtures.js";
+import { execFileP, MEMLEAK, memleak, startReady, SYSTEM_PYTHON, type Started } from "../helpers/processes.js";
+import { alive, eventually, socketCount, startScenario, threadNames } from "../helpers/watched.js";
+
+const MiB = 2 ** 20;
+const started: Started[] = [];
+const track = (s: Started) => (started.push(s), s);
+// Each test's targets go when it ends: busy targets left running would slow the next tests on 2 cores.
+afterEach(async () => {
+  for (const s of started.splice(0)) await s.stop();
+});
+
+/** Several threads doing Python work, a main loop printing a heartbeat: what a busy service looks like. */
+const BUSY = `
+import sys, threading, time
+def work():
+    d = {}
+    while True:
+        for i in range(2000):
+            d[i % 500] = [i] * 20
+        time.sleep(0.001)
+for _ in range(4):
+    threading.Thread(target=work, daemon=True).start()
+print("ready", flush=True)
+n = 0
+while True:
+    n += 1
+    if n % 20 == 0:
+        print("beat", n, flush=True)
+    time.sleep(0.05)
+`;
+
+const statusField = (pid: number, field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
+const starttime = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+};
+const agentThreads = (pid: number) => threadNames(pid).filter((n) => n === "memleak-agent").length;
+
+describe("watch leaves the program as it found it", { timeout: 120_000 }, () => {
+  it("the target's stdout, stderr and exit code are the same watched and unwatched", async () => {
+    const script = `import sys, time
+for i in range(30):
+    print("out", i, "é" * 50, flush=True)
+    print("err", i, file=sys.stderr, flush=True)
+    time.sleep(0.25)
+sys.exit(3)`;
+    const once = () =>
+      new Promise<{ out: string; err: string; code: number | null; pid: number }>((resolve) => {
+        const child = spawn("python3", ["-c", script], { stdio: ["ignore", "pipe", "pipe"] });
+        let out = "";
+        let err = "";
+        child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+        child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+        child.on("exit", (code) => resolve({ out, err, code, pid: child.pid! }));
+        (once as { pid?: number }).pid = child.pid;
+      });
+    const plain = await once();
+    const watchedRun = once();
+    await new Promise((r) => setTimeout(r, 500));
+    const w = memleak(["watch", String((once as { pid?: number }).pid), "--interval", "0.5", "--json"]);
+    const [watched, report] = await Promise.all([watchedRun, w]);
+    expect(report.stderr).toMatch(/agent attached to PID/);
+    expect(report.stderr).toMatch(/stopped: PID \d+ exited/);
+    expect(watched.out).toBe(plain.out);
+    expect(watched.err).toBe(plain.err);
+    expect(watched.code).toBe(3);
+  });
+
+  it.each(["--duration", "SIGINT", "SIGKILL"])("after memleak ends (%s) the target runs on with no memleak thread or socket", async (how) => {
+    const target = track(await startReady(["python3", "-u", "-c", BUSY], /^ready$/m));
+    const sockets = socketCount(target.pid);
+    const args = [MEMLEAK, "watch", String(target.pid), "--interval", "0.5", ...(how === "--duration" ? ["--duration", "6"] : [])];
+    const m = spawn(process.execPath, args, { cwd: REPO, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+    let err = "";
+    m.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    const ended = new Promise((r) => m.once("exit", r));
+    expect(await eventually(() => /agent attached/.test(err), 20_000), err).toBe(true);
+    expect(agentThreads(target.pid)).toBe(1);
+    expect(socketCount(target.pid)).toBe(sockets + 1);
+    if (how !== "--duration") m.kill(how as NodeJS.Signals);
+    await ended;
+    expect(await eventually(() => agentThreads(target.pid) === 0 && socketCount(target.pid) === sockets, 5000)).toBe(true);
+    const beats = target.output().length;
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(alive(target.pid)).toBe(true);
+    expect(target.output().length).toBeGreaterThan(beats); // still making progress
+  });
+
+  it("50 attach/detach cycles on a busy multi-threaded target: no crash, no deadlock, no growth", async () => {
+    const target = track(await startReady(["python3", "-u", "-c", BUSY], /^ready$/m));
+    const fs = new HostFs();
+    const proc = { pid: target.pid, starttime: starttime(target.pid), comm: "python3" };
+    const footprint = () => ({
+      threads: statusField(target.pid, "Threads"),
+      sockets: socketCount(target.pid),
+      maps: readFileSync(`/proc/${target.pid}/maps`, "utf8").split("\n").length,
+    });
+    let first: ReturnType<typeof footprint> | undefined;
+    let anonAfterFirst = 0;
+    const attachMs: number[] = [];
+    for (let cycle = 0; cycle < 50; cycle++) {
+      const channel = await AgentChannel.open();
+      const attacher = new Attacher(channel, fs, { rootPid: target.pid, interval: 0.2, env: process.env, say: () => {} });
+      attacher.consider([proc]);
+      expect(await eventually(() => attacher.records.get(target.pid) !== undefined, 15_000)).toBe(true);
+      const record = attacher.records.get(target.pid)!;
+      expect(record, `cycle ${cycle}`).toMatchObject({ status: "attached" });
+      attachMs.push(record.ms!);
+      await attacher.stop(1000);
+      channel.close();
+      expect(await eventually(() => agentThreads(target.pid) === 0, 5000), `cycle ${cycle}: agent thread still there`).toBe(true);
+      // The first attaches may add a malloc arena for the agent's thread (glibc keeps arenas for later threads):
+      // from the tenth on, nothing may grow.
+      if (cycle === 9) {
+        first = footprint();
+        anonAfterFirst = statusField(target.pid, "RssAnon");
+      }
+    }
+    expect(alive(target.pid)).toBe(true);
+    expect(await eventually(() => JSON.stringify(footprint()) === JSON.stringify(first), 3000), JSON.stringify({ first, now: footprint() })).toBe(true);
+    expect(statusField(target.pid, "RssAnon") - anonAfterFirst).toBeLessThan(8 * 1024); // kB: under 8 MiB
+    const beats = target.output().length;
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(target.output().length).toBeGreaterThan(beats);
+    attachMs.sort((a, b) => a - b);
+    console.log(`attach: median ${attachMs[25]} ms, max ${attachMs[49]} ms over 50 cycles`);
+  }, 240_000);
+});
+
+/** The memory cgroup memleak itself is in (v1), where the test may create a child. */
+function v1MemoryDir(): string | undefined {
+  const line = readFileSync("/proc/self/cgroup", "utf8").split("\n").find((l) => /^\d+:memory:/.test(l));
+  const dir = line ? `/sys/fs/cgroup/memory${line.split(":")[2]}` : undefined;
+  return dir && existsSync(dir) && process.geteuid?.() === 0 ? dir : undefined;
+}
+
+describe.skipIf(!v1MemoryDir())("watch in a cgroup shared with a process that leaks", { timeout: 120_000 }, () => {
+  it("the verdict is about the watched pid (stable); the cgroup's growth is named as outside the watched tree", async () => {
+    const dir = `${v1MemoryDir()}/memleak-test-shared-${process.pid}`;
+    mkdirSync(dir);
+    try {
+      const steady = track(await startReady(["python3", "-u", "-c", "import time\nx = bytearray(40 << 20)\nprint('ready', flush=True)\nwhile True: time.sleep(0.2)"], /^ready$/m));
+      const leaker = track(await startScenario("leak_main", 120));
+      writeFileSync(`${dir}/cgroup.procs`, String(steady.pid));
+      writeFileSync(`${dir}/cgroup.procs`, String(leaker.pid));
+      const r = await memleak(["watch", String(steady.pid), "--duration", "25", "--interval", "0.5", "--json", "--fail-on", "leak"]);
+      const doc = JSON.parse(r.stdout) as VerdictDocument;
+      expect(doc.verdict).toMatchObject({ kind: "stable", pid: steady.pid });
+      const cg = doc.findings.find((f) => f.subject.type === "cgroup")!;
+      expect(cg.outsideWatchedTree).toBe(true);
+      expect(cg.summary).toMatch(/but not because of the watched tree/);
+      expect(cg.summary).toContain(`PID ${leaker.pid}`);
+      expect(cg.evidence.otherProcessesAnonGrowth as number).toBeGreaterThan(20 * MiB);
+      expect(r.code).toBe(0); // the gate follows the verdict about the watched pid
+    } finally {
+      for (const s of started.splice(0)) await s.stop();
+      for (let i = 0; i < 50 && existsSync(dir); i++) {
+        try {
+          rmdirSync(dir);
+        } catch {
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+    }
+  });
+});
+
+describe("watch says why it could not load the agent, and the verdict says what it could not see", { timeout: 120_000 }, () => {
+  const missing = (doc: VerdictDocument) => doc.findings.find((f) => f.pid === doc.target.pid)?.evidence.agentMissingReason;
+
+  it("not a Python process", async () => {
+    const target = track(await startReady(["sh", "-c", "echo ready; exec sleep 60"], /^ready$/m));
+    const r = await memleak(["watch", String(target.pid), "--duration", "3", "--interval", "0.5", "--json"]);
+    expect(r.stderr).toMatch(new RegExp(`no agent in PID ${target.pid} \\(sleep\\): not a Python process; watching it from outside`));
+    expect(missing(JSON.parse(r.stdout))).toBe("not a Python process");
+  });
+
+  it("gdb missing: says how to install it", async () => {
+    const target = track(await startScenario("frag_burst", 60));
+    await new Promise((r) => setTimeout(r, 2500)); // the burst is done: 600 MB resident, flat
+    const r = await memleak(["watch", String(target.pid), "--duration", "3", "--interval", "0.5", "--json"], { PATH: "/nonexistent" });
+    expect(r.stderr).toMatch(/no agent in PID \d+ \(python3\): gdb is not installed.*apt-get install gdb/);
+    const doc = JSON.parse(r.stdout) as VerdictDocument;
+    expect(missing(doc)).toMatch(/gdb is not installed/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("an interpreter stuck in a long C call holding the GIL: no hang, no kill, one line", async () => {
+    const target = track(await startReady(["python3", "-u", "-c", "import re\nprint('ready', flush=True)\nre.match(r'(a+)+$', 'a' * 40 + 'b')"], /^ready$/m));
+    const t0 = Date.now();
+    const r = await memleak(["watch", String(target.pid), "--duration", "4", "--interval", "0.5", "--json"]);
+    expect(Date.now() - t0).toBeLessThan(40_000);
+    expect(r.stderr).toMatch(/no agent in PID \d+ \(python3\): the interpreter did not run the agent, and its main thread is not blocked in a system call/);
+    expect(alive(target.pid)).toBe(true);
+    expect(missing(JSON.parse(r.stdout))).toMatch(/no safe point/);
+  });
+
+  it("root without CAP_SYS_PTRACE (a container) watching another user's process: says which capability to add", async () => {
+    const target = track(await startReady(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", SYSTEM_PYTHON, "-u", "-c", "import time\nprint('ready', flush=True)\ntime.sleep(60)"], /^ready$/m));
+    const pid = Number((await execFileP("pgrep", ["-P", String(target.pid)]).catch(() => ({ stdout: String(target.pid) }))).stdout.trim() || target.pid);
+    const r = await execFileP("setpriv", ["--bounding-set=-sys_ptrace", process.execPath, MEMLEAK, "watch", String(pid), "--duration", "3", "--interval", "0.5", "--json"], { cwd: REPO, env: { ...process.env, NO_COLOR: "1" } });
+    expect(r.stderr).toMatch(/memleak runs as root but without CAP_SYS_PTRACE .*--cap-add SYS_PTRACE/);
+    expect(missing(JSON.parse(r.stdout))).toMatch(/CAP_SYS_PTRACE/);
+  });
+
+  it("another user's process, memleak not root: says whose it is", async () => {
+    const target = track(await startScenario("frag_burst", 60));
+    // The checkout may sit under a directory only root can enter (/root): give the other user its own copy.
+    const copy = mkdtempSync(`${tmpdir()}/memleak-nobody-`);
+    for (const part of ["bin", "dist", "node_modules", "package.json", "src/advice", "src/agent/python", "src/agent/attach"]) {
+      cpSync(`${REPO}${part}`, `${copy}/${part}`, { recursive: true });
+    }
+    chmodSync(copy, 0o755);
+    try {
+      const r = await execFileP(
+        "setpriv",
+        ["--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", process.execPath, `${copy}/bin/memleak.js`, "watch", String(target.pid), "--duration", "3", "--interval", "0.5", "--json"],
+        { cwd: copy, env: { ...process.env, NO_COLOR: "1" } },
+      );
+      expect(r.stderr).toMatch(/no agent in PID \d+ \(python3\): PID \d+ belongs to another user \(uid 0\)/);
+      expect(missing(JSON.parse(r.stdout))).toMatch(/another user/);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+});

@@ -89,7 +89,8 @@ sys.exit(3)`;
     m.stderr.on("data", (d: Buffer) => (err += d.toString()));
     const ended = new Promise((r) => m.once("exit", r));
     expect(await eventually(() => /agent attached/.test(err), 20_000), err).toBe(true);
-    expect(agentThreads(target.pid)).toBe(1);
+    // The hello is sent just before the agent's thread starts and names itself.
+    expect(await eventually(() => agentThreads(target.pid) === 1, 3000)).toBe(true);
     expect(socketCount(target.pid)).toBe(sockets + 1);
     if (how !== "--duration") m.kill(how as NodeJS.Signals);
     await ended;

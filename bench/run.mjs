@@ -8,6 +8,7 @@
  *   b  overhead on the target: a fixed workload alone, under `memleak run --no-agent`, under `memleak run`
  *   c  verdicts: time to verdict (leak scenarios, synthetic leak), false positives over minutes of steady scenarios
  *   d  memleak's own memory analysing a 72-hour recording, against 1 h and 24 h
+ *   e  watch: time to inject the agent, and the watched program's slowdown against the same program unwatched
  */
 import { DEFAULT_SMAPS_BUDGET } from "../dist/sampler.js";
 import { writeFileSync } from "node:fs";
@@ -15,6 +16,7 @@ import { join } from "node:path";
 import { scenarioTable } from "./scenarios.mjs";
 import { longWatch } from "./sections/long-watch.mjs";
 import { overhead } from "./sections/overhead.mjs";
+import { attachCost } from "./sections/attach.mjs";
 import { samplingCost } from "./sections/sampling.mjs";
 import { verdicts } from "./sections/verdicts.mjs";
 import { machine, met, mib, num, ratio, REPO, secs, table } from "./lib/util.mjs";
@@ -23,13 +25,13 @@ import { machine, met, mib, num, ratio, REPO, secs, table } from "./lib/util.mjs
 const TARGET = { vsBare: 1.5, coreShare: 0.01, longVsDay: 1.25 };
 
 function parseArgs(argv) {
-  const o = { quick: false, fpSeconds: undefined, sections: ["a", "b", "c", "d"] };
+  const o = { quick: false, fpSeconds: undefined, sections: ["a", "b", "c", "d", "e"] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--quick") o.quick = true;
     else if (a === "--fp-seconds") o.fpSeconds = Number(argv[++i]);
     else if (a === "--sections") o.sections = String(argv[++i]).split(",");
-    else throw new Error(`unknown option ${a} (use --quick, --fp-seconds N, --sections a,b,c,d)`);
+    else throw new Error(`unknown option ${a} (use --quick, --fp-seconds N, --sections a,b,c,d,e)`);
   }
   o.fpSeconds ??= o.quick ? 60 : 600;
   if (!(o.fpSeconds > 0)) throw new Error("--fp-seconds: expected a number of seconds");
@@ -126,7 +128,25 @@ async function sectionD(o, log) {
   return { title: "d. memleak's own memory over a 72-hour watch", md: md.join("\n"), data: r };
 }
 
-const SECTIONS = { a: sectionA, b: sectionB, c: sectionC, d: sectionD };
+async function sectionE(o, log) {
+  const r = await attachCost({ rounds: o.quick ? 10 : 20, repeats: o.quick ? 3 : 7, log });
+  const md = [
+    `\`memleak watch PID\` (1 s interval) on bench/py/workload.py (${r.rounds} rounds) started outside memleak, unwatched and watched, interleaved ×${r.repeats}; medians. The agent is injected by gdb while the workload waits in a loop of short sleeps; the timed work starts once memleak says it is in.`,
+    "",
+    table(
+      ["workload", "seconds", "÷ unwatched"],
+      [
+        ["unwatched", num(r.alone, 2), ratio(1)],
+        ["watched, agent injected", num(r.watched, 2), ratio(r.ratio)],
+      ],
+    ),
+    "",
+    `Time to attach (gdb started → the agent's hello): median ${num(r.attachMs, 0)} ms, at most ${num(r.attachMaxMs, 0)} ms.`,
+  ];
+  return { title: "e. watch: attaching the agent, and what it costs the watched program", md: md.join("\n"), data: r };
+}
+
+const SECTIONS = { a: sectionA, b: sectionB, c: sectionC, d: sectionD, e: sectionE };
 
 function document(o, m, done, started) {
   const when = started.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");

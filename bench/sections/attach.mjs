@@ -51,8 +51,9 @@ export async function attachCost({ rounds, repeats, log = () => {} }) {
   try {
     for (let r = 0; r < repeats; r++) {
       log(`attach: round ${r + 1}/${repeats}`);
-      alone.push(await once(false, rounds, dir, `a${r}`));
-      watched.push(await once(true, rounds, dir, `w${r}`));
+      // ABBA order: whichever runs first in a pair does not always get the colder caches.
+      const pair = r % 2 === 0 ? [false, true] : [true, false];
+      for (const w of pair) (w ? watched : alone).push(await once(w, rounds, dir, `${w ? "w" : "a"}${r}`));
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

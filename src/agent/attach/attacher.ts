@@ -8,6 +8,7 @@
  * reason for the verdict ("without the agent, memleak cannot tell …").
  */
 import type { HostFs } from "../../system/host-fs.js";
+import { readBasic } from "../../system/read-process.js";
 import type { AgentChannel } from "../channel.js";
 import { identifyInterpreter, MIN_VERSION, versionAtLeast } from "./interpreter.js";
 import { injectAgent, type InjectOutcome } from "./inject.js";
@@ -123,10 +124,8 @@ export class Attacher {
   }
 
   private alive(job: Job): boolean {
-    const stat = this.fs.readOptional(`/proc/${job.pid}/stat`);
-    if (!stat) return false;
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return Number(fields[19]) === job.starttime;
+    const r = readBasic(this.fs, job.pid);
+    return r.ok && r.sample.starttime === job.starttime;
   }
 
   /** Undefined: nothing to say (not a Python process other than the root, gone, or already connected). */

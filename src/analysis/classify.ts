@@ -76,6 +76,8 @@ function attributeLeaks(findings: Finding[]): Finding[] {
   );
 }
 
+/** "1 process", "3 other processes". */
+const processCount = (n: number, qualifier = "") => `${n} ${qualifier}process${n === 1 ? "" : "es"}`;
 const pidList = (pids: number[]) => `${pids.slice(0, 5).join(", ")}${pids.length > 5 ? ", …" : ""}`;
 
 /** The watched tree must account for at least this share of the cgroup's growth for the growth to count as the tree's. */
@@ -93,8 +95,8 @@ function markOutside(f: Finding, others: number[], othersAnonGrowth: number | un
   const rate = f.rate ? `, at ${formatRate(f.rate)}` : "";
   const theirs =
     othersAnonGrowth !== undefined
-      ? `the ${others.length} other process${others.length === 1 ? "" : "es"} in it (PID ${pidList(others)}) account for ${othersAnonGrowth >= 0 ? "+" : ""}${formatBytes(othersAnonGrowth)} of anonymous memory`
-      : `${others.length} other process${others.length === 1 ? "" : "es"} share it (PID ${pidList(others)}), whose memory memleak could not read`;
+      ? `the ${processCount(others.length, "other ")} in it (PID ${pidList(others)}) account for ${othersAnonGrowth >= 0 ? "+" : ""}${formatBytes(othersAnonGrowth)} of anonymous memory`
+      : `${processCount(others.length, "other ")} share it (PID ${pidList(others)}), whose memory memleak could not read`;
   return {
     ...f,
     outsideWatchedTree: true,
@@ -116,7 +118,7 @@ function reconcile(all: Finding[]): Finding[] {
     return {
       ...f,
       kind: "cow",
-      summary: `${f.subject.type === "tree" ? "the process tree" : "the cgroup"} grows by ${formatBytes(growth)} because ${cows.length} process${cows.length === 1 ? "" : "es"} copy pages shared after fork (copy-on-write, +${formatBytes(copied)} private): bounded, not a leak`,
+      summary: `${f.subject.type === "tree" ? "the process tree" : "the cgroup"} grows by ${formatBytes(growth)} because ${processCount(cows.length)} copy pages shared after fork (copy-on-write, +${formatBytes(copied)} private): bounded, not a leak`,
       advice: cows[0]!.advice,
       evidence: { ...f.evidence, copyOnWriteGrowth: Math.round(copied), copyOnWritePids: cows.map((c) => c.pid).join(",") },
     };
@@ -180,7 +182,7 @@ export function classify(input: ClassifyInput): VerdictDocument {
     const cg = analyzeCgroup(set, { type: "cgroup", path, version }, ctx);
     if (cg && others && others.length > 0) {
       cg.caveats.push(
-        `the cgroup also holds ${others.length} process${others.length === 1 ? "" : "es"} outside the watched tree (PID ${pidList(others)}): its numbers include theirs`,
+        `the cgroup also holds ${processCount(others.length)} outside the watched tree (PID ${pidList(others)}): its numbers include theirs`,
       );
       cg.evidence.otherProcessesInCgroup = others.length;
       if (othersAnonGrowth !== undefined) cg.evidence.otherProcessesAnonGrowth = Math.round(othersAnonGrowth);

@@ -180,13 +180,8 @@ export async function runSession(
   let othersAnonAtStart = new Map<string, number>();
   let othersAnonGrowth: number | undefined;
   /** Each injection's outcome goes into the recording as it is known, so `analyze` can say what the agent missed. */
-  const attachesRecorded = new Set<number>();
   const recordAttaches = () => {
-    for (const r of target.attacher?.records.values() ?? []) {
-      if (attachesRecorded.has(r.pid)) continue;
-      attachesRecorded.add(r.pid);
-      writer?.write({ type: "event", t: Date.now(), event: "attach", detail: { ...r } });
-    }
+    for (const r of target.attacher?.takeDecided() ?? []) writer?.write({ type: "event", t: Date.now(), event: "attach", detail: { ...r } });
   };
   const analyse = (): VerdictDocument =>
     classify({

@@ -12,7 +12,7 @@ import { readBasic } from "../../system/read-process.js";
 import type { AgentChannel } from "../channel.js";
 import { identifyInterpreter, MIN_VERSION, versionAtLeast } from "./interpreter.js";
 import { injectAgent, type InjectOutcome } from "./inject.js";
-import { hasCapSysPtrace, ptraceRefusal, tracerFacts } from "./permission.js";
+import { hasCapSysPtrace, ptraceRefusal, tracerFacts, type OwnFacts } from "./permission.js";
 
 export interface AttachRecord {
   pid: number;
@@ -30,8 +30,6 @@ export interface AttacherOptions {
   env: NodeJS.ProcessEnv;
   /** One line for the user (no trailing newline). */
   say: (line: string) => void;
-  /** Called for each decided process, for the recording. */
-  onRecord?: (r: AttachRecord) => void;
   /** How long an interpreter has to run the scheduled code and say hello. */
   helloTimeoutMs?: number;
   /** How long a process that appeared after the start may take to connect by itself (forked from an agent). */
@@ -58,6 +56,9 @@ export class Attacher {
   private started = false;
   private sharedWith: number | undefined;
   private readonly reasonsSaid = new Set<string>();
+  /** Decided since the last takeDecided(): what the recording has not been told yet. */
+  private decided: AttachRecord[] = [];
+  private own: OwnFacts | undefined;
   readonly records = new Map<number, AttachRecord>();
 
   constructor(
@@ -70,6 +71,13 @@ export class Attacher {
   missing(): Map<number, string> {
     const out = new Map<number, string>();
     for (const r of this.records.values()) if (r.status === "failed" && !this.channel.hello.has(r.pid)) out.set(r.pid, r.reason ?? "");
+    return out;
+  }
+
+  /** The outcomes decided since the last call, each once (for the recording). */
+  takeDecided(): AttachRecord[] {
+    const out = this.decided;
+    this.decided = [];
     return out;
   }
 
@@ -108,7 +116,7 @@ export class Attacher {
       const record = await this.attach(job);
       if (!record) continue;
       this.records.set(job.pid, record);
-      this.o.onRecord?.(record);
+      this.decided.push(record);
       this.tell(job, record);
     }
   }
@@ -147,10 +155,7 @@ export class Attacher {
     const status = this.fs.readOptional(`/proc/${pid}/status`);
     if (!status) return undefined;
     const target = tracerFacts(status);
-    const ownStatus = this.fs.readOptional("/proc/self/status") ?? "";
-    const yama = this.fs.readOptional("/proc/sys/kernel/yama/ptrace_scope");
-    const euid = process.geteuid?.() ?? -1;
-    const refusal = ptraceRefusal(pid, target, { euid, capSysPtrace: hasCapSysPtrace(ownStatus), yamaScope: yama === undefined ? undefined : Number(yama.trim()) });
+    const refusal = ptraceRefusal(pid, target, this.ownFacts());
     if (refusal) return { pid, status: "failed", reason: refusal };
     const shared = this.shareSocket(target.uid, target.gid);
     if (shared) return { pid, status: "failed", reason: shared };
@@ -178,10 +183,22 @@ export class Attacher {
     };
   }
 
+  /** Who this memleak is to the kernel's ptrace rules: the same for every process of the watch, so read once. */
+  private ownFacts(): OwnFacts {
+    if (!this.own) {
+      const yama = this.fs.readOptional("/proc/sys/kernel/yama/ptrace_scope");
+      this.own = {
+        euid: process.geteuid?.() ?? -1,
+        capSysPtrace: hasCapSysPtrace(this.fs.readOptional("/proc/self/status") ?? ""),
+        yamaScope: yama === undefined ? undefined : Number(yama.trim()),
+      };
+    }
+    return this.own;
+  }
+
   /** As root, a process of another user can only connect if the socket is theirs too (one user per watch). */
   private shareSocket(uid: number | undefined, gid: number | undefined): string | undefined {
-    const euid = process.geteuid?.() ?? -1;
-    if (uid === undefined || uid === euid) return undefined;
+    if (uid === undefined || uid === this.ownFacts().euid) return undefined;
     if (this.sharedWith === undefined) {
       try {
         this.channel.shareWith(uid, gid ?? uid);

@@ -185,9 +185,14 @@ describe("watch says why it could not load the agent, and the verdict says what 
 
   it("not a Python process", async () => {
     const target = track(await startReady(["sh", "-c", "echo ready; exec sleep 60"], /^ready$/m));
-    const r = await memleak(["watch", String(target.pid), "--duration", "3", "--interval", "0.5", "--json"]);
+    const record = `${mkdtempSync(`${tmpdir()}/memleak-watch-rec-`)}/r.jsonl`;
+    const r = await memleak(["watch", String(target.pid), "--duration", "3", "--interval", "0.5", "--json", "--record", record]);
     expect(r.stderr).toMatch(new RegExp(`no agent in PID ${target.pid} \\(sleep\\): not a Python process; watching it from outside`));
     expect(missing(JSON.parse(r.stdout))).toBe("not a Python process");
+    // The recording keeps the reason, so `analyze` says the same.
+    const again = await memleak(["analyze", record, "--json"]);
+    expect(missing(JSON.parse(again.stdout))).toBe("not a Python process");
+    rmSync(record.replace(/\/r\.jsonl$/, ""), { recursive: true, force: true });
   });
 
   it("gdb missing: says how to install it", async () => {

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { scenarioTable } from "./scenarios.mjs";
 import { longWatch } from "./sections/long-watch.mjs";
 import { overhead } from "./sections/overhead.mjs";
-import { attachCost } from "./sections/attach.mjs";
+import { attachCost, idleCost } from "./sections/attach.mjs";
 import { samplingCost } from "./sections/sampling.mjs";
 import { verdicts } from "./sections/verdicts.mjs";
 import { machine, met, mib, num, ratio, REPO, secs, table } from "./lib/util.mjs";
@@ -130,6 +130,8 @@ async function sectionD(o, log) {
 
 async function sectionE(o, log) {
   const r = await attachCost({ rounds: o.quick ? 10 : 20, repeats: o.quick ? 3 : 7, log });
+  const idle = await idleCost({ seconds: o.quick ? 60 : 180, log });
+  const pct = (x) => `${num(x * 100, 2)}%`;
   const md = [
     `\`memleak watch PID\` (1 s interval) on bench/py/workload.py (${r.rounds} rounds) started outside memleak, unwatched and watched, interleaved ×${r.repeats}; medians. The agent is injected by gdb while the workload waits in a loop of short sleeps; the timed work starts once memleak says it is in.`,
     "",
@@ -142,8 +144,21 @@ async function sectionE(o, log) {
     ),
     "",
     `Time to attach (gdb started → the agent's hello): median ${num(r.attachMs, 0)} ms, at most ${num(r.attachMaxMs, 0)} ms.`,
+    "",
+    `Whole-process CPU over ${idle.seconds} s (utime+stime from /proc/PID/stat, share of one core): three identical service-like loops started together${idle.attached ? "" : " (**the agent did not attach**)"}.`,
+    "",
+    table(
+      ["process", "CPU", "÷ unwatched target"],
+      [
+        ["target, unwatched", pct(idle.unwatched), ratio(1)],
+        ["target, watched with the agent injected", pct(idle.injected), ratio(idle.injected / idle.unwatched)],
+        ["target, watched --no-inject", pct(idle.noInject), ratio(idle.noInject / idle.unwatched)],
+        ["memleak watch (injecting)", pct(idle.memleakInjecting), ""],
+        ["memleak watch --no-inject", pct(idle.memleakNoInject), ""],
+      ],
+    ),
   ];
-  return { title: "e. watch: attaching the agent, and what it costs the watched program", md: md.join("\n"), data: r };
+  return { title: "e. watch: attaching the agent, and what it costs the watched program", md: md.join("\n"), data: { ...r, idle } };
 }
 
 const SECTIONS = { a: sectionA, b: sectionB, c: sectionC, d: sectionD, e: sectionE };

@@ -5,7 +5,7 @@
  * for the watched variant the go-file appears once memleak says the agent is in. The workload times itself.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { median, MEMLEAK, REPO, sleep } from "../lib/util.mjs";
@@ -61,4 +61,38 @@ export async function attachCost({ rounds, repeats, log = () => {} }) {
   const a = median(alone.map((x) => x.seconds));
   const w = median(watched.map((x) => x.seconds));
   return { rounds, repeats, alone: a, watched: w, ratio: w / a, attachMs: median(watched.map((x) => x.attachMs)), attachMaxMs: Math.max(...watched.map((x) => x.attachMs)) };
+}
+
+/**
+ * Whole-process CPU over minutes, as a user pays it: three identical service-like Python loops started at once, one
+ * unwatched, one under `memleak watch` (agent injected), one under `memleak watch --no-inject`; utime+stime of each
+ * target and of each memleak from /proc/PID/stat over the same `seconds`, after a 5 s start.
+ */
+const SERVICE = "import time\nd = {}\nwhile True:\n    for i in range(300): d[i % 100] = [i] * 10\n    time.sleep(0.01)";
+
+const cpuTicks = (pid) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(f[11]) + Number(f[12]);
+};
+
+export async function idleCost({ seconds, log = () => {} }) {
+  const targets = [0, 1, 2].map(() => start(["python3", "-c", SERVICE]));
+  await sleep(1000);
+  const watchers = [
+    start([process.execPath, MEMLEAK, "watch", String(targets[1].child.pid), "--duration", String(seconds + 10)]),
+    start([process.execPath, MEMLEAK, "watch", String(targets[2].child.pid), "--duration", String(seconds + 10), "--no-inject"]),
+  ];
+  try {
+    await sleep(5000);
+    const pids = [...targets.map((t) => t.child.pid), ...watchers.map((w) => w.child.pid)];
+    const before = pids.map(cpuTicks);
+    log(`attach: whole-process CPU over ${seconds} s`);
+    await sleep(seconds * 1000);
+    const used = pids.map((p, i) => (cpuTicks(p) - before[i]) / 100 / seconds); // share of one core (USER_HZ = 100)
+    return { seconds, unwatched: used[0], injected: used[1], noInject: used[2], memleakInjecting: used[3], memleakNoInject: used[4], attached: /agent attached/.test(watchers[0].err()) };
+  } finally {
+    for (const t of targets) t.child.kill("SIGKILL");
+    await Promise.all(watchers.map((w) => w.done));
+  }
 }

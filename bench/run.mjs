@@ -89,7 +89,7 @@ async function sectionC(o, log) {
     "",
     scenarioTable(r.leakRuns),
     "",
-    `Synthetic leak (src/analysis/synthetic.ts: 1 MB/s on a 10 MB baseline, ±5 MB Gaussian noise, 1 Hz, 600 s; classify() after every sample for 120 s, then every 5 s): says \`leak\` for the process and keeps saying it after **median ${secs(s.median)}, max ${s.max === undefined ? `— (${s.seeds - s.found} of ${s.seeds} seeds never settled)` : secs(s.max)}** over ${s.seeds} seeds (per seed: ${s.each.map((t) => (t === undefined ? "never" : t)).join(", ")} s).`,
+    `Synthetic leak (test/support/synthetic.ts: 1 MB/s on a 10 MB baseline, ±5 MB Gaussian noise, 1 Hz, 600 s; classify() after every sample for 120 s, then every 5 s): says \`leak\` for the process and keeps saying it after **median ${secs(s.median)}, max ${s.max === undefined ? `— (${s.seeds - s.found} of ${s.seeds} seeds never settled)` : secs(s.max)}** over ${s.seeds} seeds (per seed: ${s.each.map((t) => (t === undefined ? "never" : t)).join(", ")} s).`,
     "",
     `False positives: the steady scenarios (\`# expect: stable\`) run for ${o.fpSeconds} s under \`memleak run --json --interval 0.5\`, their recordings judged every 5 s from 10 s on.`,
     "",

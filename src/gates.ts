@@ -8,7 +8,8 @@
 import { levels } from "./analysis/assess.js";
 import type { Column } from "./analysis/column.js";
 import type { SeriesSet } from "./analysis/series.js";
-import { sliceByTime, trendTest } from "./analysis/stats.js";
+import { sliceByTime } from "./analysis/stats/window.js";
+import { trendTest } from "./analysis/stats/trend.js";
 import { VERDICT_KINDS, type VerdictDocument, type VerdictKind } from "./analysis/types.js";
 import { formatBytes } from "./units.js";
 import type { SizeSpec } from "./units.js";

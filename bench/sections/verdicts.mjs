@@ -8,8 +8,8 @@
 import { classify } from "../../dist/analysis/classify.js";
 import { SeriesBuilder } from "../../dist/analysis/series.js";
 import { discoverScenarios, runScenario } from "../lib/scenarios.mjs";
-import { MB } from "../../dist/analysis/synthetic.js";
-import { synthesize } from "../../dist/analysis/synthetic-samples.js";
+import { MB } from "../../build/support/test/support/synthetic.js";
+import { synthesize } from "../../build/support/test/support/synthetic-samples.js";
 import { median, pool } from "../lib/util.mjs";
 
 const LEAK_PID = 100;

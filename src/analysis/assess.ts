@@ -3,7 +3,11 @@
  * level off (plateau), was it one step, by how much and how fast. Pure: a Column in, numbers out.
  */
 import type { Column } from "./column.js";
-import { detectPlateau, detectStep, median, sliceByTime, trendTest, type Plateau, type Step, type Trend } from "./stats.js";
+import { detectPlateau, type Plateau } from "./stats/plateau.js";
+import { median } from "./stats/quantiles.js";
+import { detectStep, type Step } from "./stats/step.js";
+import { trendTest, type Trend } from "./stats/trend.js";
+import { sliceByTime } from "./stats/window.js";
 import type { Rate } from "./types.js";
 
 /** Below these there is no verdict, only insufficient-data. */

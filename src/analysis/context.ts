@@ -7,7 +7,7 @@ export interface AgentResults {
   traces: Map<number, TraceResult>;
   trims: Map<number, TrimResult>;
 }
-import { detectWarmup } from "./stats.js";
+import { detectWarmup } from "./stats/warmup.js";
 
 export interface AnalysisOptions {
   /** Seconds to leave out at the start; undefined = detect it (capped at a quarter of the window). */

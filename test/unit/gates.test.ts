@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { classify } from "../../src/analysis/classify.js";
 import { buildSeries } from "../../src/analysis/series.js";
 import { evaluateGates, parseKinds, type GateOptions } from "../../src/gates.js";
-import { MB, synthesize } from "../../src/analysis/synthetic-samples.js";
+import { MB, synthesize } from "../support/synthetic-samples.js";
 
 const leak = synthesize({ seconds: 300, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: 0.5 * MB }, noise: 2 * MB } }] });
 const flat = synthesize({ seconds: 300, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "stable" }, noise: 2 * MB } }] });

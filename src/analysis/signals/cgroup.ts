@@ -8,7 +8,7 @@ import { advice } from "../../advice/load.js";
 import { assess, endLevel, levelChange, levels, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
 import { confidenceFromP, formatBytes, formatRate, stableConfidence, trendEvidence } from "../evidence.js";
-import { sliceByTime } from "../stats.js";
+import { sliceByTime } from "../stats/window.js";
 import type { SeriesSet } from "../series.js";
 import type { Finding, Subject } from "../types.js";
 import { treeMetric } from "./tree.js";

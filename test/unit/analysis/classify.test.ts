@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { classify } from "../../../src/analysis/classify.js";
 import { buildSeries } from "../../../src/analysis/series.js";
 import type { VerdictDocument } from "../../../src/analysis/types.js";
-import { MB, synthesize, type SynthScenario } from "../../../src/analysis/synthetic-samples.js";
+import { MB, synthesize, type SynthScenario } from "../../support/synthetic-samples.js";
 
 const CG = { path: "/test", version: 1 as const };
 

@@ -17,8 +17,8 @@ import {
   trendTest,
   type Direction,
   type PlateauState,
-} from "../../../src/analysis/stats.js";
-import { generate, MB, SCENARIOS, type GenerateOptions, type Shape } from "../../../src/analysis/synthetic.js";
+} from "../../../src/analysis/stats/index.js";
+import { generate, MB, SCENARIOS, type GenerateOptions, type Shape } from "../../support/synthetic.js";
 
 const SEEDS = [1, 2, 3, 4, 5];
 

@@ -8,7 +8,7 @@ import { classify, TREE_EXPLAINS } from "../../../src/analysis/classify.js";
 import { buildSeries } from "../../../src/analysis/series.js";
 import { UNSEEN_STABLE_CONFIDENCE } from "../../../src/analysis/signals/unseen.js";
 import type { VerdictDocument } from "../../../src/analysis/types.js";
-import { MB, synthesize, type SynthScenario } from "../../../src/analysis/synthetic-samples.js";
+import { MB, synthesize, type SynthScenario } from "../../support/synthetic-samples.js";
 
 const CG = { path: "/shared", version: 1 as const };
 

@@ -5,7 +5,7 @@
  * y(t) = max(floor, baseline + warmup(t) + shape(t) + noise), sampled at t = i / hz for i = 0 … seconds·hz − 1,
  * where noise is Gaussian with standard deviation `noise` (Box–Muller over mulberry32).
  */
-import { mulberry32 } from "./stats.js";
+import { mulberry32 } from "../../src/analysis/stats/random.js";
 
 /** Memory tools print MiB as "MB"; so do these series. */
 export const MB = 1024 * 1024;

@@ -14,6 +14,7 @@ import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderHtml } from "../../src/report/html/index.js";
 import { analyse, withHostileProcess } from "../unit/report/analyse.js";
+import { decodePng } from "../helpers/png.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const HOSTILE = "<img src=x onerror=alert(1)>";
@@ -149,11 +150,34 @@ describe("the HTML report in chromium", () => {
     expect(requests).toEqual([]);
   });
 
-  it("takes a screenshot a person can look at", async () => {
+  it("takes a screenshot a person can look at: the whole page, with the verdict's chart drawn in it", async () => {
     const dir = mkdtempSync(join(tmpdir(), "memleak-html-shot-"));
     const path = join(dir, "report.png");
-    await page.screenshot({ path, fullPage: true });
-    expect(existsSync(path)).toBe(true);
+    // Where the page and the verdict's chart are, measured before the capture: restoring the viewport after a
+    // full-page capture re-lays the charts out for a moment. fullPage: screenshot pixels are page pixels.
+    const size = await page.evaluate(() => ({ width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight }));
+    const chart = await page.$eval("figure.is-verdict canvas", (c) => {
+      const r = c.getBoundingClientRect();
+      return { x: Math.round(r.left + window.scrollX), y: Math.round(r.top + window.scrollY), width: Math.round(r.width), height: Math.round(r.height) };
+    });
+    // The PNG itself is checked, not just the canvas: a page that painted nothing (or a blank capture) fails here.
+    const png = decodePng(await page.screenshot({ path, fullPage: true }));
+    expect({ width: png.width, height: png.height }).toEqual(size);
+    expect(size.width).toBe(1280); // the report fits the viewport's width: no sideways scrolling
+    expect(chart.width * chart.height).toBeGreaterThan(100 * 100);
+    let inked = 0;
+    const colours = new Set<number>();
+    for (let y = chart.y; y < chart.y + chart.height; y++) {
+      for (let x = chart.x; x < chart.x + chart.width; x++) {
+        const [r, g, b] = png.pixel(x, y);
+        if (r < 235 || g < 235 || b < 235) inked++;
+        colours.add((r << 16) | (g << 8) | b);
+      }
+    }
+    // Lines, fills and grid, anti-aliased in hundreds of shades: the drawn chart inks ~6% of its box in ~800 colours.
+    // With its canvas blank, uPlot's DOM overlays (cursor points, markers) alone ink ~0.5% in ~100 colours.
+    expect(inked / (chart.width * chart.height), "the verdict's chart looks blank in the screenshot").toBeGreaterThan(0.02);
+    expect(colours.size).toBeGreaterThan(250);
     console.log(`HTML report screenshot: ${path}`);
   });
 });

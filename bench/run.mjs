@@ -9,6 +9,7 @@
  *   c  verdicts: time to verdict (leak scenarios, synthetic leak), false positives over minutes of steady scenarios
  *   d  memleak's own memory analysing a 72-hour recording, against 1 h and 24 h
  *   e  watch: time to inject the agent, and the watched program's slowdown against the same program unwatched
+ *   f  pure functions on their largest inputs: thinning a 72-hour series for drawing, each parser on a 1 MB line
  */
 import { DEFAULT_SMAPS_BUDGET } from "../dist/sampler.js";
 import { writeFileSync } from "node:fs";
@@ -17,6 +18,7 @@ import { scenarioTable } from "./scenarios.mjs";
 import { longWatch } from "./sections/long-watch.mjs";
 import { overhead } from "./sections/overhead.mjs";
 import { attachCost, idleCost } from "./sections/attach.mjs";
+import { largestInputs } from "./sections/largest-inputs.mjs";
 import { samplingCost } from "./sections/sampling.mjs";
 import { verdicts } from "./sections/verdicts.mjs";
 import { machine, met, mib, num, ratio, REPO, secs, table } from "./lib/util.mjs";
@@ -25,13 +27,13 @@ import { machine, met, mib, num, ratio, REPO, secs, table } from "./lib/util.mjs
 const TARGET = { vsBare: 1.5, coreShare: 0.01, longVsDay: 1.25 };
 
 function parseArgs(argv) {
-  const o = { quick: false, fpSeconds: undefined, sections: ["a", "b", "c", "d", "e"] };
+  const o = { quick: false, fpSeconds: undefined, sections: ["a", "b", "c", "d", "e", "f"] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--quick") o.quick = true;
     else if (a === "--fp-seconds") o.fpSeconds = Number(argv[++i]);
     else if (a === "--sections") o.sections = String(argv[++i]).split(",");
-    else throw new Error(`unknown option ${a} (use --quick, --fp-seconds N, --sections a,b,c,d,e)`);
+    else throw new Error(`unknown option ${a} (use --quick, --fp-seconds N, --sections a,b,c,d,e,f)`);
   }
   o.fpSeconds ??= o.quick ? 60 : 600;
   if (!(o.fpSeconds > 0)) throw new Error("--fp-seconds: expected a number of seconds");
@@ -161,7 +163,21 @@ async function sectionE(o, log) {
   return { title: "e. watch: attaching the agent, and what it costs the watched program", md: md.join("\n"), data: { ...r, idle } };
 }
 
-const SECTIONS = { a: sectionA, b: sectionB, c: sectionC, d: sectionD, e: sectionE };
+async function sectionF(o, log) {
+  const r = largestInputs({ repeats: o.quick ? 5 : 15, log });
+  const ms = (x) => (x < 1 ? `${num(x * 1000, 0)} µs` : `${num(x, x < 10 ? 2 : 0)} ms`);
+  const md = [
+    `In memleak's own process (dist/), no I/O; medians of ${r.repeats} calls after one unmeasured call. Each input is also timed at half its size: a growth near 2× is linear, 4× would be quadratic, and catastrophic regex backtracking would not finish. No target is set for these figures; they replace unit tests that called themselves fast and asserted no time.`,
+    "",
+    table(
+      ["function", "input", "time", "at half the input", "growth"],
+      r.rows.map((x) => [x.name, x.input, ms(x.ms), ms(x.halfMs), ratio(x.growth)]),
+    ),
+  ];
+  return { title: "f. Pure functions on their largest inputs", md: md.join("\n"), data: r };
+}
+
+const SECTIONS = { a: sectionA, b: sectionB, c: sectionC, d: sectionD, e: sectionE, f: sectionF };
 
 function document(o, m, done, started) {
   const when = started.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
@@ -203,6 +219,7 @@ ${done.map((s) => `## ${s.title}\n\n${s.md}\n`).join("\n")}
 - **c.** time to verdict is replayed from \`--record\` recordings through SeriesBuilder + classify, as
   \`memleak analyze\` would judge the recording cut at that moment.
 - **d.** memory is the peak RSS of the whole \`node bin/memleak.js analyze\` process (V8 heap included).
+- **f.** \`performance.now()\` around each call of the compiled function, in the benchmark's own Node process.
 `;
 }
 

@@ -73,8 +73,12 @@ describe.each(PARSERS)("%s parser is total", (_name, parse, capture) => {
     );
   });
 
-  it("finishes quickly on a 1 MB line (no catastrophic regex backtracking)", () => {
+  // Catastrophic regex backtracking would hang here until the test times out; how long the parse takes is measured
+  // in `npm run bench` (section f), not asserted.
+  it("gives a value or a parse error on a 1 MB line", () => {
     const huge = "x".repeat(1 << 20) + ":" + " ".repeat(1 << 16) + "1 kB";
-    expect(typeof parse(huge).ok).toBe("boolean");
+    const r = parse(huge) as { ok: boolean; value?: unknown; message?: string };
+    if (r.ok) expect(r.value).toBeDefined();
+    else expect(r.message).toEqual(expect.any(String));
   });
 });

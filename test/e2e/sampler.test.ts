@@ -8,6 +8,7 @@ import { HostFs } from "../../src/system/host-fs.js";
 import { locateMemoryCgroup } from "../../src/system/cgroup-locate.js";
 import type { Sample } from "../../src/sample.js";
 import { startReady, type Started } from "../helpers/processes.js";
+import { OWN_MEMORY_CGROUP, skipNote } from "../helpers/cgroup.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -27,7 +28,7 @@ describe("sampler on a real process tree", () => {
   let target: Started | undefined;
   afterEach(() => target?.stop());
 
-  it("follows workers as they come and go, and reads the cgroup every tick", async () => {
+  it.skipIf(!OWN_MEMORY_CGROUP.ok)(`follows workers as they come and go, and reads the cgroup every tick${skipNote(OWN_MEMORY_CGROUP)}`, async () => {
     target = await startReady(["python3", "fixtures/scripts/churning_pool.py", "8"], /ready/);
     const fs = new HostFs();
     const loc = locateMemoryCgroup(fs, target.pid);

@@ -4,7 +4,7 @@
  * when its cgroup is shared; and one clear line for each reason it could not load the agent.
  */
 import { spawn } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { AgentChannel } from "../../src/agent/channel.js";
@@ -14,6 +14,7 @@ import { HostFs } from "../../src/system/host-fs.js";
 import { REPO } from "../helpers/fixtures.js";
 import { execFileP, MEMLEAK, memleak, startReady, SYSTEM_PYTHON, type Started } from "../helpers/processes.js";
 import { alive, eventually, socketCount, startScenario, threadNames } from "../helpers/watched.js";
+import { createTestCgroup, HOST_TEST_CGROUP, skipNote } from "../helpers/cgroup.js";
 
 const MiB = 2 ** 20;
 const started: Started[] = [];
@@ -142,22 +143,15 @@ sys.exit(3)`;
   }, 240_000);
 });
 
-/** The memory cgroup memleak itself is in (v1), where the test may create a child. */
-function v1MemoryDir(): string | undefined {
-  const line = readFileSync("/proc/self/cgroup", "utf8").split("\n").find((l) => /^\d+:memory:/.test(l));
-  const dir = line ? `/sys/fs/cgroup/memory${line.split(":")[2]}` : undefined;
-  return dir && existsSync(dir) && process.geteuid?.() === 0 ? dir : undefined;
-}
-
-describe.skipIf(!v1MemoryDir())("watch in a cgroup shared with a process that leaks", { timeout: 120_000 }, () => {
+describe.skipIf(!HOST_TEST_CGROUP.ok)(`watch in a cgroup shared with a process that leaks${skipNote(HOST_TEST_CGROUP)}`, { timeout: 120_000 }, () => {
   it("the verdict is about the watched pid (stable); the cgroup's growth is named as outside the watched tree", async () => {
-    const dir = `${v1MemoryDir()}/memleak-test-shared-${process.pid}`;
-    mkdirSync(dir);
+    const shared = createTestCgroup(new HostFs(), HOST_TEST_CGROUP);
+    let left: string | undefined;
     try {
       const steady = track(await startReady(["python3", "-u", "-c", "import time\nx = bytearray(40 << 20)\nprint('ready', flush=True)\nwhile True: time.sleep(0.2)"], /^ready$/m));
       const leaker = track(await startScenario("leak_main", 120));
-      writeFileSync(`${dir}/cgroup.procs`, String(steady.pid));
-      writeFileSync(`${dir}/cgroup.procs`, String(leaker.pid));
+      shared.add(steady.pid);
+      shared.add(leaker.pid);
       const r = await memleak(["watch", String(steady.pid), "--duration", "25", "--interval", "0.5", "--json", "--fail-on", "leak"]);
       const doc = JSON.parse(r.stdout) as VerdictDocument;
       expect(doc.verdict).toMatchObject({ kind: "stable", pid: steady.pid });
@@ -169,14 +163,9 @@ describe.skipIf(!v1MemoryDir())("watch in a cgroup shared with a process that le
       expect(r.code).toBe(0); // the gate follows the verdict about the watched pid
     } finally {
       for (const s of started.splice(0)) await s.stop();
-      for (let i = 0; i < 50 && existsSync(dir); i++) {
-        try {
-          rmdirSync(dir);
-        } catch {
-          await new Promise((r) => setTimeout(r, 100));
-        }
-      }
+      left = shared.remove();
     }
+    expect(left).toBeUndefined(); // the test's cgroup is gone again
   });
 });
 

@@ -112,7 +112,11 @@ export function assess(col: Column, from: number, fullFrom = from): Assessment {
 
   const floor = minGrowth(start);
   const trend = trendTest(window.xs, window.ys, { minSlope: floor / Math.max(1, x1 - x0) });
-  const plateau = detectPlateau(whole.xs, whole.ys, { minRise: floor });
+  // The growth floor is applied to the plateau below, to the detector's rise (thirds) or to `growth` (tenths of the
+  // analysed window), whichever is larger: a bounded fill just over the floor that stopped long ago rises less
+  // between thirds than between tenths, and would otherwise be "growing" by one measure and "did not grow" by the
+  // other — a leak. Not the whole series' tenths: those include start-up (imports), which is no plateau.
+  const plateau = detectPlateau(whole.xs, whole.ys);
   // Steps, like plateaus, are judged on the whole series: the jump is often at the start (a model loaded, a child
   // that imported a library), where the warm-up cut would hide it.
   const step = detectStep(whole.xs, whole.ys);
@@ -133,7 +137,8 @@ export function assess(col: Column, from: number, fullFrom = from): Assessment {
   const wholeStart = whole.xs[0] ?? 0;
   const wholeEnd = whole.xs[whole.xs.length - 1] ?? wholeStart;
   const startup = wholeStart + Math.max(STARTUP_MIN_SECONDS, STARTUP_SHARE * (wholeEnd - wholeStart));
-  const plateaued = plateau.ok && plateau.state === "plateau" && !((plateau.levelFrom ?? Infinity) <= startup);
+  const roseEnough = plateau.ok && Math.max(plateau.rise, base.growth) >= floor;
+  const plateaued = plateau.ok && plateau.state === "plateau" && roseEnough && !((plateau.levelFrom ?? Infinity) <= startup);
   const stepped = steppedUp && step.ok && step.at > startup;
   if (plateaued) out.shape = "plateau";
   else if (stepped) out.shape = "step";

@@ -14,8 +14,8 @@ export interface SynthProcess {
   anon: Partial<GenerateOptions> & { shape: Shape };
   /** USS; defaults to anon × 0.9 (private pages of a process that is not forked). */
   uss?: Partial<GenerateOptions> & { shape: Shape };
-  /** Resident file pages (libraries): flat 30 MB by default. */
-  file?: number;
+  /** Resident file pages (libraries, mapped files): flat 30 MB by default, or a shape of its own. */
+  file?: number | (Partial<GenerateOptions> & { shape: Shape });
   /** Seconds [from, to) the process exists; whole window by default. */
   lives?: [number, number];
   agent?: (t: number) => Record<string, unknown>;
@@ -48,6 +48,7 @@ export function synthesize(sc: SynthScenario): Sample[] {
     p,
     anon: series(sc.seconds, hz, seed + i, p.anon),
     uss: p.uss ? series(sc.seconds, hz, seed + 100 + i, p.uss) : undefined,
+    file: typeof p.file === "object" ? series(sc.seconds, hz, seed + 200 + i, { baseline: 30 * MB, ...p.file }) : undefined,
   }));
   const flat = (o?: Partial<GenerateOptions> & { shape: Shape }) => (o ? series(sc.seconds, hz, seed + 7, { baseline: 0, ...o }) : undefined);
   const cache = flat(sc.cache);
@@ -60,9 +61,9 @@ export function synthesize(sc: SynthScenario): Sample[] {
     const t = i / hz;
     const processes: ProcessSample[] = [];
     const agent: Record<string, unknown> = {};
-    for (const { p, anon, uss } of per) {
+    for (const { p, anon, uss, file: fileSeries } of per) {
       if (p.lives && (t < p.lives[0] || t >= p.lives[1])) continue;
-      const file = p.file ?? 30 * MB;
+      const file = fileSeries ? Math.round(fileSeries[i]!) : typeof p.file === "number" ? p.file : 30 * MB;
       const a = Math.round(anon[i]!);
       const u = Math.round(uss ? uss[i]! : a * 0.9);
       processes.push({ pid: p.pid, ppid: p.ppid, starttime: p.pid * 10, comm: "python3", rss: a + file, anon: a, file, shmem: 0, swap: 0, threads: 1, pss: u + file / 4, uss: u, sharedClean: file, sharedDirty: Math.max(0, a - u) });

@@ -1,0 +1,115 @@
+/**
+ * Boundaries of the rules every subject shares (assess.ts): how much data a verdict needs, how much growth is worth
+ * one, when growth that stopped is start-up rather than a plateau, and when a jump is a step.
+ *   ≥ 20 samples and ≥ 10 s after warm-up, else insufficient-data
+ *   growth ≥ max(2 MiB, 2% of the level) over the window, else no growth
+ *   growth that levelled off within max(3 s, 5% of the series) of its start is start-up: stable, not a plateau
+ */
+import { describe, expect, it } from "vitest";
+import { assess } from "../../../../src/analysis/assess.js";
+import { Column } from "../../../../src/analysis/column.js";
+import { alone, fill, flat, judge, linear, MB, processFinding, type Row, type Series } from "./judge.js";
+import { generate } from "../../../support/synthetic.js";
+
+/** The process's own finding. */
+const kindOf = (...[sc, options]: Parameters<typeof judge>) => processFinding(judge(sc, options), 100).kind;
+
+/** A perfectly quiet ramp from `level`, growing `by` bytes between the first and last tenths of 300 s. */
+const ramp = (level: number, by: number): Series => linear(level, by / 270, 0.02 * MB);
+
+describe("how much data a verdict needs", () => {
+  const leak = linear(100 * MB, 2 * MB, 0.2 * MB);
+  const ROWS: Row[] = [
+    ["19 samples over 19 s", "insufficient-data", alone({ anon: leak }, 19)],
+    ["21 samples over 21 s", "leak", alone({ anon: leak }, 21)],
+    ["36 samples over 9 s (4 Hz)", "insufficient-data", { ...alone({ anon: leak }, 9), hz: 4 }],
+    ["44 samples over 11 s (4 Hz)", "leak", { ...alone({ anon: leak }, 11), hz: 4 }],
+  ];
+  it.each(ROWS)("%s → %s", (_name, kind, sc) => expect(kindOf(sc, { warmup: 0 })).toBe(kind));
+
+  it("says what was missing", () => {
+    expect(processFinding(judge(alone({ anon: leak }, 19), { warmup: 0 }), 100).summary).toMatch(/not enough data \(19 samples after warm-up \(needs 20\)\)/);
+    expect(processFinding(judge({ ...alone({ anon: leak }, 9), hz: 4 }, { warmup: 0 }), 100).summary).toMatch(/not enough data \(9 s after warm-up \(needs 10 s\)\)/);
+  });
+
+  it("a worker seen for fewer than 20 samples or 10 s is left out, and counted in the tree's evidence", () => {
+    const sc = (lives: [number, number]) => ({
+      seconds: 120,
+      processes: [
+        { pid: 100, ppid: 1, anon: flat(100 * MB) },
+        { pid: 101, ppid: 100, anon: flat(50 * MB), lives },
+        { pid: 102, ppid: 100, anon: flat(50 * MB) },
+      ],
+    });
+    const judged = (lives: [number, number]) => judge(sc(lives)).findings.some((f) => f.pid === 101);
+    expect(judged([30, 49])).toBe(false);
+    expect(judged([30, 51])).toBe(true);
+    expect(judge(sc([30, 49])).findings.find((f) => f.subject.type === "tree")!.evidence.shortLivedProcesses).toBe(1);
+  });
+});
+
+describe("how much growth is worth a verdict", () => {
+  const ROWS: Row[] = [
+    // 2 MiB: on a 50 MiB process 2% is 1 MiB, so the byte floor decides
+    ["+1.8 MiB on 50 MiB", "stable", alone({ anon: ramp(50 * MB, 1.8 * MB) })],
+    ["+2.3 MiB on 50 MiB", "leak", alone({ anon: ramp(50 * MB, 2.3 * MB) })],
+    // 2% of the level: on 500 MiB, 10 MiB
+    ["+9 MiB on 500 MiB (1.8%)", "stable", alone({ anon: ramp(500 * MB, 9 * MB) })],
+    ["+11 MiB on 500 MiB (2.2%)", "leak", alone({ anon: ramp(500 * MB, 11 * MB) })],
+  ];
+  it.each(ROWS)("%s → %s", (_name, kind, sc) => expect(kindOf(sc, { warmup: 0 })).toBe(kind));
+
+  it("a significant trend below the floor is not growth (a 1 MiB drift is real, and nobody's problem)", () => {
+    const a = assessOf(ramp(50 * MB, 1 * MB), 300);
+    expect(a.trend?.mannKendall.p).toBeLessThan(1e-4);
+    expect(a.shape).toBe("flat");
+  });
+});
+
+describe("start-up is not a plateau", () => {
+  // +60 MiB that stops rising at `until`: a plateau once it is past max(3 s, 5% of the series). A rise that is over
+  // before a sixth of the window never reaches the plateau detector at all (the first third's median is already at
+  // the top), so the 5% share binds on steps, below.
+  const ROWS: Row[] = [
+    ["30 s series, the rise over by 1.5 s (3 s floor)", "stable", { ...alone({ anon: fill(100 * MB, 60 * MB, 1.5, 0.2 * MB) }, 30), hz: 4 }],
+    ["30 s series, the rise over by 6 s", "plateau", { ...alone({ anon: fill(100 * MB, 60 * MB, 6, 0.2 * MB) }, 30), hz: 4 }],
+  ];
+  it.each(ROWS)("%s → %s", (_name, kind, sc) => expect(kindOf(sc)).toBe(kind));
+});
+
+describe("a step is one jump clear of the growth floor, after start-up", () => {
+  // Late in the window (the last third holds the jump, so the plateau detector sees no flat tail): the step rule.
+  const step = (at: number, height: number): Series => ({ shape: { kind: "step", at, height }, baseline: 100 * MB, noise: 0.2 * MB });
+  it.each([
+    ["+30 MiB at 250 of 300 s", step(250, 30 * MB), 300, "step"],
+    ["+1.8 MiB at 250 s (under the 2 MiB floor)", step(250, 1.8 * MB), 300, "flat"],
+    ["+2.3 MiB at 250 s", step(250, 2.3 * MB), 300, "step"],
+    ["a 1.5 MiB plateau at 150 s (under the floor)", step(150, 1.5 * MB), 300, "flat"],
+    ["+30 MiB at 2.5 s of 30 s (under the 3 s start-up)", step(2.5, 30 * MB), 30, "flat"],
+    ["+30 MiB at 4 s of 30 s", step(4, 30 * MB), 30, "step"],
+  ] as [string, Series, number, string][])("%s", (_name, s, seconds, shape) => {
+    expect(assessOf(s, seconds, seconds < 100 ? 4 : 1).shape).toBe(shape);
+  });
+
+  it.each([
+    ["+30 MiB at 14 s of 400 s (5% is 20 s)", step(14, 30 * MB), "flat"],
+    ["+30 MiB at 26 s of 400 s", step(26, 30 * MB), "step"],
+  ] as [string, Series, string][])("start-up share: %s", (_name, s, shape) => {
+    expect(assessOf(s, 400).shape).toBe(shape);
+  });
+
+  it("a step is reported as a plateau with the jump and when it happened", () => {
+    const f = processFinding(judge(alone({ anon: step(250, 30 * MB) })), 100);
+    expect(f.kind).toBe("plateau");
+    expect(f.summary).toMatch(/one step of 3\d\.\d+ MiB, then levelled off at 13\d MiB/);
+    expect(Number(f.evidence.levelFromSeconds)).toBeGreaterThan(245);
+    expect(Number(f.evidence.levelFromSeconds)).toBeLessThan(255);
+  });
+});
+
+function assessOf(s: Series, seconds: number, hz = 1) {
+  const { xs, ys } = generate({ seconds, hz, baseline: 100 * MB, noise: 0, seed: 1, ...s });
+  const col = new Column();
+  xs.forEach((x, i) => col.push(x, ys[i]!));
+  return assess(col, 0);
+}

@@ -1,0 +1,125 @@
+/**
+ * Boundaries of the rules about the whole tree and how findings are reconciled (signals/tree.ts, classify.ts):
+ *   - the tree is judged on Σ PSS when most ticks have it, else on Σ anon;
+ *   - many processes each growing under their own floor add up to a tree leak;
+ *   - tree or cgroup growth that copy-on-write accounts for half of or more is `cow`, not a leak;
+ *   - a tree or cgroup leak that a process's leak explains names the process;
+ *   - the verdict is the most serious finding, the most specific subject first on a tie.
+ */
+import { describe, expect, it } from "vitest";
+import { classify, compareFindings } from "../../../../src/analysis/classify.js";
+import { buildSeries } from "../../../../src/analysis/series.js";
+import type { Finding } from "../../../../src/analysis/types.js";
+import { synthesize, type SynthProcess, type SynthScenario } from "../../../support/synthetic-samples.js";
+import { fill, flat, judge, linear, MB, subjectFinding } from "./judge.js";
+
+/** `n` children of a flat parent, each growing `each` bytes over 300 s (on 50 MiB). */
+function many(n: number, each: number): SynthScenario {
+  const children: SynthProcess[] = Array.from({ length: n }, (_, i) => ({ pid: 101 + i, ppid: 100, anon: linear(50 * MB, each / 270, 0.05 * MB) }));
+  return { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(50 * MB, 0.05 * MB) }, ...children] };
+}
+
+describe("the tree", () => {
+  it("6 workers each growing 1.8 MiB (under their 2 MiB floor) are each stable, and together a tree leak", () => {
+    const doc = judge(many(6, 1.8 * MB), { warmup: 0 });
+    expect(doc.findings.filter((f) => f.subject.type === "process").map((f) => f.kind)).toEqual(Array(7).fill("stable"));
+    const tree = subjectFinding(doc, "tree");
+    expect(tree.kind).toBe("leak");
+    expect(tree.metric).toBe("pss");
+    expect(tree.summary).toMatch(/^the process tree grows: Σ pss .* → .* at /);
+    expect(tree.evidence).toMatchObject({ processesStart: 7, processesEnd: 7, processesSeen: 7 });
+  });
+
+  it("is judged on Σ anon when the tree's PSS was complete on under half of the ticks", () => {
+    // PSS is read under a budget and carried forward: the total is complete from the tick every process has been read
+    const withPss = (share: number) => {
+      const samples = synthesize(many(2, 30 * MB));
+      samples.forEach((s, i) => {
+        if (i < (1 - share) * samples.length) for (const p of s.processes.filter((q) => q.pid === 101)) delete p.pss;
+      });
+      return classify({ set: buildSeries(samples), options: {}, target: { pid: 100 } }).findings.find((f) => f.subject.type === "tree")!.metric;
+    };
+    expect(withPss(0.4)).toBe("anon");
+    expect(withPss(0.6)).toBe("pss");
+  });
+
+  it("a tree that grew and levelled off is a plateau; one that did not grow is stable", () => {
+    const filled = { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(50 * MB) }, { pid: 101, ppid: 100, anon: fill(50 * MB, 100 * MB, 100) }] };
+    expect(subjectFinding(judge(filled), "tree").kind).toBe("plateau");
+    expect(subjectFinding(judge(many(2, 0)), "tree").kind).toBe("stable");
+  });
+});
+
+describe("copy-on-write explains tree and cgroup growth", () => {
+  /** Two workers copying 40 MiB each of a 260 MiB parent, a third growing its own anon by `own` (a leak). */
+  function copying(own: number, cgroupExtra = 0): SynthScenario {
+    const copier = (pid: number): SynthProcess => ({ pid, ppid: 100, anon: flat(260 * MB, 0.1 * MB), uss: fill(5 * MB, 40 * MB, 200) });
+    return {
+      seconds: 300,
+      processes: [
+        { pid: 100, ppid: 1, anon: flat(260 * MB, 0.1 * MB) },
+        copier(101),
+        copier(102),
+        { pid: 103, ppid: 100, anon: linear(100 * MB, own / 270, 0.1 * MB) },
+      ],
+      // copied pages are charged to the cgroup although no process's anon shows them: stood in for by outsiders
+      ...(cgroupExtra > 0 && { outsiders: linear(0, cgroupExtra / 270, 0.05 * MB) }),
+    };
+  }
+
+  it.each([
+    ["the tree: 74 MiB copied of ~120 MiB growth (62%)", 50 * MB, "cow"],
+    ["the tree: 74 MiB copied of ~180 MiB growth (41%)", 120 * MB, "leak"],
+  ] as [string, number, string][])("%s → %s", (_name, own, kind) => {
+    const tree = subjectFinding(judge(copying(own), { warmup: 0 }), "tree");
+    expect(tree.kind).toBe(kind);
+    if (kind === "cow") expect(tree.summary).toMatch(/^the process tree grows by .* because 2 processes copy pages shared after fork/);
+  });
+
+  it.each([
+    ["the cgroup: 74 MiB copied of ~110 MiB growth", 10 * MB, 100 * MB, "cow"],
+    ["the cgroup: 74 MiB copied of ~210 MiB growth", 10 * MB, 200 * MB, "leak"],
+  ] as [string, number, number, string][])("%s → %s", (_name, own, extra, kind) => {
+    expect(subjectFinding(judge(copying(own, extra), { warmup: 0 }), "cgroup").kind).toBe(kind);
+  });
+});
+
+describe("attribution and the verdict", () => {
+  it("a tree or cgroup leak that a process's leak explains names the process", () => {
+    const sc: SynthScenario = { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(50 * MB) }, { pid: 101, ppid: 100, anon: linear(50 * MB, 0.5 * MB) }] };
+    const doc = judge(sc);
+    expect(subjectFinding(doc, "tree").summary).toMatch(/ — because PID 101 grows$/);
+    expect(subjectFinding(doc, "cgroup").evidence.explainedByPids).toBe("101");
+    expect(doc.verdict).toMatchObject({ kind: "leak", pid: 101 });
+  });
+
+  it("shmem growth is not attributed to a process", () => {
+    const sc: SynthScenario = {
+      seconds: 300,
+      processes: [{ pid: 100, ppid: 1, anon: flat(50 * MB) }, { pid: 101, ppid: 100, anon: linear(50 * MB, 0.1 * MB) }],
+      shmem: linear(0, 1 * MB, 0.05 * MB),
+    };
+    const cg = subjectFinding(judge(sc), "cgroup");
+    expect(cg.evidence.growthIn).toBe("shmem");
+    expect(cg.summary).not.toMatch(/because PID/);
+  });
+
+  const f = (kind: Finding["kind"], type: "process" | "tree" | "cgroup", confidence: number, bytesPerSecond = 0): Finding => ({
+    kind,
+    confidence,
+    subject: type === "process" ? { type, pid: 1, starttime: 1, command: "x", ppid: 0, isRoot: true } : type === "tree" ? { type, processes: 2 } : { type, path: "/", version: 2 },
+    metric: "anon",
+    rate: { bytesPerSecond, percentPerHour: 0 },
+    summary: "",
+    evidence: {},
+    advice: "",
+    caveats: [],
+  });
+
+  it("orders findings: severity, then process before tree before cgroup, then confidence, then rate", () => {
+    const sorted = [f("plateau", "process", 0.9), f("leak", "cgroup", 0.9), f("leak", "process", 0.6), f("leak", "tree", 0.99)].sort(compareFindings);
+    expect(sorted.map((x) => `${x.kind} ${x.subject.type}`)).toEqual(["leak process", "leak tree", "leak cgroup", "plateau process"]);
+    expect([f("leak", "process", 0.6), f("leak", "process", 0.9)].sort(compareFindings).map((x) => x.confidence)).toEqual([0.9, 0.6]);
+    expect([f("leak", "process", 0.9, 10), f("leak", "process", 0.9, 20)].sort(compareFindings).map((x) => x.rate!.bytesPerSecond)).toEqual([20, 10]);
+  });
+});

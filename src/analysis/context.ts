@@ -7,6 +7,8 @@ export interface AgentResults {
   traces: Map<number, TraceResult>;
   trims: Map<number, TrimResult>;
 }
+import { minGrowth } from "./assess.js";
+import { median } from "./stats/quantiles.js";
 import { detectWarmup } from "./stats/warmup.js";
 
 export interface AnalysisOptions {
@@ -28,10 +30,19 @@ export interface Context {
   agentMissing?: Map<number, string> | undefined;
 }
 
+/**
+ * Start-up offsets under this share of the growth floor are not warm-up: they cannot make or hide growth worth a
+ * verdict, and cutting them only throws data away. Half, so that an offset that could push a just-sub-floor growth
+ * over the floor is still cut. Measured on the recordings (scripts/threshold-margins.mjs): with noise as the only
+ * scale, 18 of 27 warm-ups were the 25% cap; with this floor, see fixtures/calibration/README.md.
+ */
+export const WARMUP_MIN_OFFSET_SHARE = 0.5;
+
 /** Warm-up for a column: the user's, or what detectWarmup suggests. */
 export function warmupFor(col: Column | undefined, options: AnalysisOptions): number {
   if (options.warmup !== undefined) return options.warmup;
   if (!col || col.length < 20) return 0;
-  const w = detectWarmup(col.xs, col.ys);
+  const level = median(col.ys) ?? 0;
+  const w = detectWarmup(col.xs, col.ys, { minOffset: WARMUP_MIN_OFFSET_SHARE * minGrowth(level) });
   return w.ok ? w.seconds : 0;
 }

@@ -31,6 +31,12 @@ export interface WarmupOptions {
   readonly maxFraction?: number;
   /** Block-median offset, in noise widths, beyond which a block is still warm-up; default TRANSIENT_NOISE_MULTIPLE. */
   readonly noiseMultiple?: number;
+  /**
+   * Smallest offset, in bytes, that counts as warm-up whatever the noise; default 0. Real memory series can be far
+   * quieter than their own wobble from the straight line (a list's amortised resizes, page-sized steps): with noise
+   * alone as the scale, every recording's start "deviates" and the warm-up is the cap, a fixed cut.
+   */
+  readonly minOffset?: number;
 }
 
 /**
@@ -56,7 +62,7 @@ export function detectWarmup(
 
   const offsets = residuals(s, line);
   const noise = mad(offsets.slice(n - steady.xs.length))!;
-  const threshold = Math.max((options.noiseMultiple ?? TRANSIENT_NOISE_MULTIPLE) * noise, roundingFloor(s.ys));
+  const threshold = Math.max((options.noiseMultiple ?? TRANSIENT_NOISE_MULTIPLE) * noise, roundingFloor(s.ys), options.minOffset ?? 0);
   const requested = options.maxFraction ?? WARMUP_MAX_FRACTION;
   const cap = Number.isFinite(requested) ? Math.min(1, Math.max(0, requested)) : WARMUP_MAX_FRACTION;
   const off = transientFraction(s, offsets, threshold, cap);

@@ -8,7 +8,8 @@ export default defineConfig({
   test: {
     include: ["test/unit/analysis/**/*.test.ts", "test/unit/gates.test.ts"],
     // Seconds each uninstrumented, minutes under instrumentation, and they pin scale, not rules.
-    exclude: ["test/unit/analysis/stats-scale.test.ts"],
+    // The calibration recordings are left to `npm test`: recordings.test.ts already runs real recordings per mutant.
+    exclude: ["test/unit/analysis/stats-scale.test.ts", "test/unit/analysis/calibration.test.ts"],
     testTimeout: 60_000,
   },
 });

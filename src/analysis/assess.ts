@@ -7,22 +7,35 @@ import { detectPlateau, type Plateau } from "./stats/plateau.js";
 import { median } from "./stats/quantiles.js";
 import { detectStep, type Step } from "./stats/step.js";
 import { trendTest, type Trend } from "./stats/trend.js";
-import { sliceByTime } from "./stats/window.js";
+import { sliceByTime, type Series } from "./stats/window.js";
 import type { Rate } from "./types.js";
 
-/** Below these there is no verdict, only insufficient-data. */
+/**
+ * Below these there is no verdict, only insufficient-data. 20 samples: the shape detectors' own minimum
+ * (stats/shape.ts MIN_SHAPE_POINTS: a third of fewer points cannot be tested). 10 s, a trade-off: at a fast
+ * --interval, 20 samples can cover a single GC cycle or one batch, whose rise is no trend; the synthetic 1 MB/s
+ * leak of BENCHMARKS.md is first called at 17–23 s, so the floor rarely delays a verdict at the default interval.
+ * Boundary tests: rules/growth.test.ts (19 / 21 samples; 9 / 11 s).
+ */
 export const MIN_SAMPLES = 20;
 export const MIN_SECONDS = 10;
 
 /**
  * Smallest growth worth a verdict over the analysed window: 2 MiB, or 2% of the level, whichever is larger. A
  * trend of a few hundred KiB is real but nobody's problem; a 1 MB/hour leak shows up once the watch is long enough
- * for it to pass this floor.
+ * for it to pass this floor. measured by scripts/threshold-margins.mjs on fixtures/recordings and fixtures/calibration/recordings: tiny_growth (a memo table, +1.1 MiB in 90 s) is stable and slow_leak
+ * (+4.4 MiB in 90 s) a leak; 2% keeps page-rounding and allocator wobble of big processes out (torch_losses_item
+ * moves 0.6 MiB at 135 MiB after start-up). Boundary tests: rules/growth.test.ts (1.8 / 2.3 MiB; 1.8% / 2.2%).
  */
 export const MIN_GROWTH_BYTES = 2 * 2 ** 20;
 export const MIN_GROWTH_FRACTION = 0.02;
 
-/** Growth finished within max(3 s, 5% of the window) of a series' start counts as start-up. */
+/**
+ * Growth finished within max(3 s, 5% of the window) of a series' start counts as start-up. 3 s: the interpreter and
+ * a plain script's imports (1–2 s in the recordings; importing torch takes longer and is cut as warm-up instead,
+ * torch_losses_item: 5.9 s). 5%: so that on long watches a model load in the first minute is start-up too. Boundary
+ * tests: rules/growth.test.ts (a step at 2.5 / 4 s of 30 s; at 14 / 26 s of 400 s).
+ */
 export const STARTUP_MIN_SECONDS = 3;
 export const STARTUP_SHARE = 0.05;
 
@@ -138,7 +151,8 @@ export function assess(col: Column, from: number, fullFrom = from): Assessment {
   const wholeEnd = whole.xs[whole.xs.length - 1] ?? wholeStart;
   const startup = wholeStart + Math.max(STARTUP_MIN_SECONDS, STARTUP_SHARE * (wholeEnd - wholeStart));
   const roseEnough = plateau.ok && Math.max(plateau.rise, base.growth) >= floor;
-  const plateaued = plateau.ok && plateau.state === "plateau" && roseEnough && !((plateau.levelFrom ?? Infinity) <= startup);
+  const plateaued =
+    plateau.ok && plateau.state === "plateau" && roseEnough && !((plateau.levelFrom ?? Infinity) <= startup) && !risesAfter(whole, plateau.levelFrom, floor);
   const stepped = steppedUp && step.ok && step.at > startup;
   if (plateaued) out.shape = "plateau";
   else if (stepped) out.shape = "step";
@@ -155,4 +169,22 @@ export function assess(col: Column, from: number, fullFrom = from): Assessment {
     out.rate = rateOf(rate, l.start);
   }
   return out;
+}
+
+/**
+ * Whether a series still grows, by more than the growth floor and with a significant trend, after the level it
+ * "plateaued" at. The plateau detector compares the tail's rate with the average rate of the whole series, start-up
+ * included: after a big start-up (a model built, a cache warmed for 20 s) a steady leak's rate can be under a
+ * quarter of that average and look levelled off (fixtures/calibration/long_warmup_leak: 225 KB/s after ~190 MB of
+ * start-up). A bounded cache's remaining approach to its asymptote stays under the floor.
+ */
+function risesAfter(whole: Series, levelFrom: number | undefined, floor: number): boolean {
+  if (levelFrom === undefined) return false;
+  const after = sliceByTime(whole, levelFrom);
+  const n = after.xs.length;
+  if (n < MIN_SAMPLES) return false;
+  const span = Math.max(1, after.xs[n - 1]! - after.xs[0]!);
+  const t = trendTest(after.xs, after.ys, { minSlope: floor / span });
+  const l = levels(after.ys);
+  return t.ok && t.direction === "increasing" && l.end - l.start >= floor;
 }

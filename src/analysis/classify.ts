@@ -19,6 +19,8 @@ import type { SeriesSet } from "./series.js";
 import { analyzeCgroup } from "./signals/cgroup.js";
 import { analyzeProcess, processSubject } from "./signals/process.js";
 import { analyzeTree } from "./signals/tree.js";
+import { copying } from "./signals/cow.js";
+import { advice } from "../advice/load.js";
 import { SEVERITY, type AnalysisWindow, type Finding, type VerdictDocument } from "./types.js";
 import type { AgentResults } from "./context.js";
 
@@ -57,13 +59,6 @@ function commandText(pid: number, comm: string, commands: Map<number, string[]> 
   return text.length > 80 ? text.slice(0, 79) + "…" : text;
 }
 
-/** Growth in private memory that copy-on-write findings account for. */
-function cowGrowth(findings: Finding[]): number {
-  return findings
-    .filter((f) => f.kind === "cow")
-    .reduce((sum, f) => sum + Math.max(0, Number(f.evidence.growth ?? 0)), 0);
-}
-
 /** A tree or cgroup leak that a process's leak accounts for says which process. */
 function attributeLeaks(findings: Finding[]): Finding[] {
   const leaking = findings.filter((f) => f.subject.type === "process" && f.kind === "leak");
@@ -80,8 +75,27 @@ function attributeLeaks(findings: Finding[]): Finding[] {
 const processCount = (n: number, qualifier = "") => `${n} ${qualifier}process${n === 1 ? "" : "es"}`;
 const pidList = (pids: number[]) => `${pids.slice(0, 5).join(", ")}${pids.length > 5 ? ", …" : ""}`;
 
-/** The watched tree must account for at least this share of the cgroup's growth for the growth to count as the tree's. */
+/**
+ * The watched tree must account for at least this share of the cgroup's growth for the growth to count as the tree's.
+ * A third, a trade-off: the tree's Σ PSS counts shared pages once for all its processes while the cgroup charges
+ * them to whoever touched them first, so a tree that does cause the growth can show well under all of it; under a
+ * third, the outsiders' anon growth (read from their /proc at the first and last tick) is the larger part.
+ */
 export const TREE_EXPLAINS = 1 / 3;
+
+/**
+ * Tree or cgroup growth is copy-on-write when the copying in its processes (Σ their USS growth) is at least half of
+ * it: then copying is the larger cause, and calling the rest a leak would name the wrong thing. Boundary tests:
+ * rules/tree.test.ts (62% → cow, 41% → leak).
+ */
+export const COW_EXPLAINS_SHARE = 0.5;
+
+/**
+ * A parent or child counts as alive at a process's last sample if it was seen within this many sampling intervals
+ * of it: processes are read one after another within a tick, and a parent that exits between two ticks was alive
+ * for part of the interval before. 1.5: one interval, plus half of one for the timing jitter of a loaded machine.
+ */
+export const RELATIVE_GRACE_INTERVALS = 1.5;
 
 /**
  * A cgroup shared with processes outside the watched tree that grows while the tree does not account for the growth:
@@ -105,22 +119,28 @@ function markOutside(f: Finding, others: number[], othersAnonGrowth: number | un
   };
 }
 
-function reconcile(all: Finding[]): Finding[] {
+/**
+ * @param copiers USS growth by pid of the judged processes that show copy-on-write's shape (cow.ts `copying`), cow
+ *        findings or not: workers that each copy under the per-process floor still add up.
+ */
+function reconcile(all: Finding[], copiers: Map<number, number>): Finding[] {
   const findings = attributeLeaks(all);
-  const processes = findings.filter((f) => f.subject.type === "process");
-  const cows = processes.filter((f) => f.kind === "cow");
-  if (cows.length === 0) return findings;
-  const copied = cowGrowth(processes);
+  if (copiers.size === 0) return findings;
+  const copied = [...copiers.values()].reduce((sum, g) => sum + g, 0);
+  const cowFinding = findings.find((f) => f.subject.type === "process" && f.kind === "cow");
   return findings.map((f) => {
     if (f.subject.type === "process" || (f.kind !== "leak" && f.kind !== "plateau")) return f;
     const growth = Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
-    if (!(growth > 0 && copied >= 0.5 * growth)) return f;
+    if (!(growth > 0 && copied >= COW_EXPLAINS_SHARE * growth)) return f;
+    const subject = f.subject.type === "tree" ? "the process tree" : "the cgroup";
     return {
       ...f,
       kind: "cow",
-      summary: `${f.subject.type === "tree" ? "the process tree" : "the cgroup"} grows by ${formatBytes(growth)} because ${processCount(cows.length)} copy pages shared after fork (copy-on-write, +${formatBytes(copied)} private): bounded, not a leak`,
-      advice: cows[0]!.advice,
-      evidence: { ...f.evidence, copyOnWriteGrowth: Math.round(copied), copyOnWritePids: cows.map((c) => c.pid).join(",") },
+      summary: `${subject} grows by ${formatBytes(growth)} because ${processCount(copiers.size)} copy pages shared after fork (copy-on-write, +${formatBytes(copied)} private): bounded, not a leak`,
+      advice:
+        cowFinding?.advice ??
+        advice("cow", "tree", { subject, growth: formatBytes(growth), copiers: copiers.size, copied: formatBytes(copied) }),
+      evidence: { ...f.evidence, copyOnWriteGrowth: Math.round(copied), copyOnWritePids: [...copiers.keys()].join(",") },
     };
   });
 }
@@ -157,9 +177,10 @@ export function classify(input: ClassifyInput): VerdictDocument {
         q !== ps &&
         (q.pid === ps.ppid || q.ppid === ps.pid) &&
         q.firstSeen <= ps.lastSeen &&
-        q.lastSeen >= ps.lastSeen - 1.5 * (set.duration / Math.max(1, set.samples - 1)) - 1e-9,
+        q.lastSeen >= ps.lastSeen - RELATIVE_GRACE_INTERVALS * (set.duration / Math.max(1, set.samples - 1)) - 1e-9,
     );
   const findings: Finding[] = [];
+  const copiers = new Map<number, number>();
   let shortLived = set.shortLivedDropped;
   for (const ps of set.processes.values()) {
     const isRoot = ps.pid === set.rootPid;
@@ -169,6 +190,8 @@ export function classify(input: ClassifyInput): VerdictDocument {
     }
     const subject = processSubject(ps, set.rootPid, commandText(ps.pid, ps.comm, input.commands));
     if (subject.type === "process") findings.push(analyzeProcess(ps, subject, ctx, relativesAlive));
+    const copied = copying(ps, relativesAlive(ps))?.ussGrowth;
+    if (copied !== undefined) copiers.set(ps.pid, copied);
   }
   if (set.processes.size > 1) {
     const tree = analyzeTree(set, ctx);
@@ -190,7 +213,7 @@ export function classify(input: ClassifyInput): VerdictDocument {
     if (cg) findings.push(cg);
   }
 
-  const reconciled = reconcile(findings)
+  const reconciled = reconcile(findings, copiers)
     .map((f) => (f.subject.type === "cgroup" && input.cgroup ? markOutside(f, input.cgroup.others ?? [], input.cgroup.othersAnonGrowth) : f))
     .sort(compareFindings);
   // The verdict is about the watched processes: growth of a shared cgroup they do not explain never heads it.

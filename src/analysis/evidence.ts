@@ -18,13 +18,21 @@ export function trendEvidence(a: Assessment, prefix = ""): Record<string, number
   return e;
 }
 
-/** 0.5 at p = alpha-ish, approaching 0.99 as the evidence piles up (p → 1e-6 and beyond). */
+/**
+ * 0.5 at p = 1, 0.66 at the significance level (p = 0.01), 0.99 at p ≤ 1e-6: linear in −log10 p over six decades.
+ * A wording scale, not a probability: 12 ordered block means give p ≈ 8e-6 (stats/trend.ts), so a clean trend over
+ * a whole window reads 0.9 or more, and one just past the level reads two-thirds sure.
+ */
 export function confidenceFromP(p: number): number {
   const strength = Math.min(1, Math.max(0, -Math.log10(Math.max(p, 1e-300)) / 6));
   return Number((0.5 + 0.49 * strength).toFixed(2));
 }
 
-/** How sure "no growth" is: grows with the length of the watch (10 minutes for 0.95). */
+/**
+ * How sure "no growth" is: grows with the length of the watch, from 0.5 to 0.95 at 10 minutes. Linear, because a
+ * leak below the floor grows past it in proportion to time: after 10 minutes, a leak still unseen is under
+ * 2 MiB / 600 s ≈ 3.5 KiB/s (12 MiB an hour), which few users need to hear about.
+ */
 export function stableConfidence(seconds: number): number {
   return Number(Math.min(0.95, 0.5 + (0.45 * seconds) / 600).toFixed(2));
 }

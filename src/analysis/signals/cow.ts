@@ -7,11 +7,18 @@
 import { levels, minGrowth } from "../assess.js";
 import type { ProcessSeries } from "../series.js";
 
-/** Resident growth may be at most this share of the USS growth. */
+/**
+ * Resident growth (anon, and RSS) may be at most this share of the USS growth. measured by scripts/threshold-margins.mjs on fixtures/recordings and fixtures/calibration/recordings: the copy-on-write
+ * recordings keep it at 0.00 (fork_cow) and 0.02 (small_cow); the nearest processes whose USS grew for another
+ * reason have 0.49 (slow_leak: a leak grows both) and 0.90 (long_warmup). 0.2 leaves room for a worker that also
+ * allocates a little of its own while it copies. Boundary tests: rules/cow.test.ts (15% / 25%, anon and RSS apart).
+ */
 export const COW_RESIDENT_SHARE = 0.2;
 /**
  * Copying worth reporting: 8 MiB, or 5% of the process's RSS. Smaller USS changes come from other processes mapping
- * or unmapping the same library pages, not from copying.
+ * or unmapping the same library pages, not from copying: a worker's USS moves by 2–4 MiB when a sibling exits
+ * (cow_below_floor, cow_below_floor_steady), while small_cow's workers copy 13.6 MiB. Boundary tests:
+ * rules/cow.test.ts (7 / 9.5 MiB on a small worker; 4.4% / 5.6% of a big one's RSS).
  */
 export const COW_MIN_BYTES = 8 * 2 ** 20;
 export const COW_MIN_SHARE = 0.05;
@@ -33,6 +40,18 @@ export interface CowSignal {
  *        without any copying.
  */
 export function copyOnWrite(ps: ProcessSeries, relativesAtEnd: boolean): CowSignal | undefined {
+  const c = copying(ps, relativesAtEnd);
+  if (!c) return undefined;
+  const rssLevel = ps.metrics.rss?.max() ?? c.residentEnd;
+  return c.ussGrowth >= Math.max(minGrowth(c.residentStart), COW_MIN_BYTES, COW_MIN_SHARE * rssLevel) ? c : undefined;
+}
+
+/**
+ * The shape of copy-on-write without its size floor: USS grew while resident memory did not, with a relative alive.
+ * classify.ts adds these up across a tree: workers that each copy less than the floor can together explain a tree's
+ * growth (fixtures/calibration/cow_below_floor_steady: 3.5 MiB each, the tree +7 MiB).
+ */
+export function copying(ps: ProcessSeries, relativesAtEnd: boolean): (CowSignal & { residentStart: number; residentEnd: number }) | undefined {
   if (!relativesAtEnd) return undefined;
   const uss = ps.metrics.uss;
   const resident = ps.metrics.anon ?? ps.metrics.rss;
@@ -41,9 +60,7 @@ export function copyOnWrite(ps: ProcessSeries, relativesAtEnd: boolean): CowSign
   const r = levels(resident.ys);
   const ussGrowth = u.end - u.start;
   const residentGrowth = r.end - r.start;
-  const rssLevel = ps.metrics.rss?.max() ?? r.end;
-  if (!(ussGrowth >= Math.max(minGrowth(r.start), COW_MIN_BYTES, COW_MIN_SHARE * rssLevel))) return undefined;
-  if (residentGrowth > COW_RESIDENT_SHARE * ussGrowth) return undefined;
+  if (!(ussGrowth > 0) || residentGrowth > COW_RESIDENT_SHARE * ussGrowth) return undefined;
   // Total RSS must stay flat too: loading libraries raises USS (private file pages) and RSS, but not anon.
   const rss = ps.metrics.rss;
   if (rss && rss.length >= 6) {
@@ -57,5 +74,7 @@ export function copyOnWrite(ps: ProcessSeries, relativesAtEnd: boolean): CowSign
     residentGrowth,
     sharedDrop: ps.shared.length >= 2 ? ps.shared.first()! - ps.shared.last()! : undefined,
     bound: ps.parentAnonAtStart ?? resident.max(),
+    residentStart: r.start,
+    residentEnd: r.end,
   };
 }

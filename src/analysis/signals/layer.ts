@@ -13,7 +13,19 @@ import { levelChange, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
 import type { ProcessSeries } from "../series.js";
 
+/**
+ * A layer is named when it explains at least a quarter of the anonymous-memory growth: the rest of a leak's growth
+ * is often memory malloc keeps free around what is live (torch_losses_leak: malloc in use grew by 120 of 138 MiB,
+ * dict_cache_leak's small objects by far less than their arenas), so demanding most of it would name no layer on
+ * real leaks, while under a quarter the layer is a bystander. The same share decides, in process.ts, that a
+ * process whose live bytes grow with it leaks rather than fragments. Boundary tests: rules/layer.test.ts,
+ * rules/fragmentation.test.ts (20% / 30%).
+ */
 export const LAYER_MIN_SHARE = 0.25;
+/** tracemalloc sees Python objects exactly: when its sites hold half the growth or more, that is the layer. */
+export const TRACED_SHARE = 0.5;
+/** Under this share of the growth, the note says where the rest is (malloc's free memory, or outside malloc). */
+export const NEARLY_ALL_SHARE = 0.9;
 /** pymalloc serves requests up to 512 bytes. */
 const PYMALLOC_MAX_BLOCK = 512;
 
@@ -26,14 +38,14 @@ export function leakLayer(ps: ProcessSeries, a: Assessment, ctx: Context): { nam
   const trace = ctx.agentResults?.traces.get(ps.pid);
   if (trace && trace.sites.length > 0) {
     const traced = trace.sites.reduce((s, x) => s + x.sizeDiff, 0);
-    if (traced >= 0.5 * growth) return { name: "Python objects (tracemalloc sees the growth)", notes: [] };
+    if (traced >= TRACED_SHARE * growth) return { name: "Python objects (tracemalloc sees the growth)", notes: [] };
   }
   const native = levelChange(ps.agent["malloc.inUse"], a.from) ?? 0;
   const smallObjects = Math.max(0, levelChange(ps.agent["py.allocatedBlocks"], a.from) ?? 0) * PYMALLOC_MAX_BLOCK;
   const torch = ps.agent["torch.threads"] !== undefined;
   if (native >= LAYER_MIN_SHARE * growth && native >= smallObjects) {
     const share = native / growth;
-    const rest = share < 0.9 ? "; the rest is memory malloc holds free, or outside malloc" : "";
+    const rest = share < NEARLY_ALL_SHARE ? "; the rest is memory malloc holds free, or outside malloc" : "";
     const notes = [`malloc's in-use bytes grew ${formatBytes(native)}: ${share > 1 ? "all" : pct(native, growth)} of the growth${rest}`];
     if (torch) notes.push("PyTorch is loaded: its CPU tensors (and the activations autograd graphs keep alive) are malloc'd, and tracemalloc does not see them");
     else if (!trace) notes.push("--trace-python tells Python objects over 512 bytes apart from native allocations");

@@ -10,10 +10,14 @@ import { confidenceFromP, formatBytes, formatRate, stableConfidence, trendEviden
 import type { SeriesSet } from "../series.js";
 import type { Finding, MetricName } from "../types.js";
 
+/** Share of ticks with a complete Σ PSS for the tree to be judged on it (rules/tree.test.ts: 40% / 60%). */
+export const TREE_PSS_SHARE = 0.5;
+
 export function treeMetric(set: SeriesSet): MetricName {
   const pss = set.tree.pss;
-  // PSS is read under a budget: use it when most ticks have a complete total.
-  if (pss && pss.length >= 0.5 * set.treeCount.length) return "pss";
+  // PSS is read under a budget (smaps-budget.ts): use it when at least half the ticks have a complete total, so the
+  // trend is fitted on the sum the window mostly has, not on a few late ticks.
+  if (pss && pss.length >= TREE_PSS_SHARE * set.treeCount.length) return "pss";
   return set.tree.anon ? "anon" : "rss";
 }
 

@@ -13,7 +13,10 @@ import type { ProcessSeries } from "../series.js";
 import type { Finding } from "../types.js";
 import { HELD_MIN_BYTES } from "./fragmentation.js";
 
-/** A stable finding that could be hiding retention is at most this sure of itself. */
+/**
+ * A stable finding that could be hiding retention is at most this sure of itself: 0.5, a coin — from outside,
+ * retention and live memory look the same, so "stable" is only half of what the user needs to know.
+ */
 export const UNSEEN_STABLE_CONFIDENCE = 0.5;
 
 export function noteMissingAgent(f: Finding, ps: ProcessSeries, ctx: Context): void {

@@ -14,9 +14,34 @@ import type { ProcessSeries } from "../series.js";
 import { endLevel, levels } from "../assess.js";
 import type { TrimResult } from "../../agent/messages.js";
 
+/**
+ * Held must be at least half of anon. Measured by scripts/threshold-margins.mjs on the recordings and the calibration
+ * set: the retention recordings hold 0.63 (partial_frag), 0.98 (frag_burst) and 0.99 (thread_arenas) of their anon;
+ * every other process the agent saw holds at most 0.42 (torch_losses_leak, a leak whose malloc keeps some free), and
+ * partial_frag_below, built to sit under the line, 0.37. Half is the middle of that gap. Boundary tests:
+ * rules/fragmentation.test.ts (45% / 55%).
+ */
 export const HELD_SHARE = 0.5;
+/**
+ * And at least 64 MiB: glibc sizes each non-main arena's heap at HEAP_MAX_SIZE, 64 MiB on 64-bit (malloc/arena.c),
+ * so less than that is within one arena's ordinary slack. The smallest retention recording holds 144 MiB
+ * (partial_frag). Boundary tests: 60 / 70 MiB.
+ */
 export const HELD_MIN_BYTES = 64 * 2 ** 20;
+/**
+ * malloc's own free bytes (fordblks) must cover half of held, or the difference is live memory malloc does not count
+ * (pymalloc arenas of a big list of small ints, mmap'd buffers). The retention recordings cover 0.96–1.05 of it;
+ * a 9-million-int list covers ~0 (classify.test.ts). Boundary tests: 45% / 55%.
+ */
 export const FREE_COVERS = 0.5;
+/**
+ * The trim probe (--trim-probe: malloc_trim(0) at the end) proves retention on its own when it gives back at least
+ * 30% of what the process held resident during the watch. Measured with --trim-probe on the scenarios: frag_burst
+ * gave back 89% of its anon, partial_frag 83%, leak_main 0.6%. Against the watch's level, not the anon just before
+ * the trim: a program that frees its live data before it exits leaves little besides the free memory, and the trim
+ * then gives back most of a small remainder (partial_frag_below: 85% of the 75 MB left at exit, 26% of the 242 MB
+ * it held). Boundary tests: 28% / 32%, and 30 / 34 MiB.
+ */
 export const TRIM_SHARE = 0.3;
 /** Bytes per pymalloc block to count small Python objects as live: generous, so live memory is not called retention. */
 export const TYPICAL_BLOCK = 64;
@@ -53,7 +78,8 @@ export function retention(ps: ProcessSeries, trim?: TrimResult): Retention | und
   const live = mallocInUse + small;
   const held = anon - live;
   const trimmed = trimBefore !== undefined && trimAfter !== undefined ? trimBefore - trimAfter : undefined;
-  const byTrim = trimmed !== undefined && trimBefore! > 0 && trimmed / trimBefore! >= TRIM_SHARE && trimmed >= HELD_MIN_BYTES / 2;
+  const held0 = Math.max(trimBefore ?? 0, anon);
+  const byTrim = trimmed !== undefined && held0 > 0 && trimmed / held0 >= TRIM_SHARE && trimmed >= HELD_MIN_BYTES / 2;
   const byHeld = Number.isFinite(held) && held >= HELD_MIN_BYTES && held / anon >= HELD_SHARE && mallocFree >= FREE_COVERS * held;
   const inUse = inUseCol && inUseCol.length > 0 ? levels(inUseCol.ys) : undefined;
   return {

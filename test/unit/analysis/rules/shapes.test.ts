@@ -1,0 +1,76 @@
+/**
+ * Boundaries of the shape detectors' own thresholds (stats/plateau.ts, stats/step.ts, stats/trend.ts), on series
+ * built by hand so each case sits just on one side:
+ *   plateau: the tail grows, at 95% confidence, under a quarter of the overall rate (PLATEAU_RATE_RATIO);
+ *   step: the jump clears 5 standard errors and one noise width, each side drifting under a quarter of it;
+ *   trend: Mann–Kendall on 12 block means at p < 0.01.
+ */
+import { describe, expect, it } from "vitest";
+import { detectPlateau } from "../../../../src/analysis/stats/plateau.js";
+import { detectStep } from "../../../../src/analysis/stats/step.js";
+import { trendTest } from "../../../../src/analysis/stats/trend.js";
+import { gaussian } from "../../../support/synthetic.js";
+import { mulberry32 } from "../../../../src/analysis/stats/random.js";
+import { MB } from "./judge.js";
+
+/** 600 s at 1 Hz: `early` bytes/s for the first half, `late` for the second, with Gaussian noise. */
+function twoRates(early: number, late: number, noise = 0.1 * MB, seed = 1): [number[], number[]] {
+  const g = gaussian(mulberry32(seed));
+  const xs = Array.from({ length: 600 }, (_, i) => i);
+  const ys = xs.map((t) => 100 * MB + early * Math.min(t, 300) + late * Math.max(0, t - 300) + noise * g());
+  return [xs, ys];
+}
+
+describe("plateau: the tail's rate against the overall rate (a quarter)", () => {
+  // thirds' medians at 100 s and 500 s: overall rate (early + late) / 2; tail rate = late
+  it.each([
+    ["tail at 0.18 of the overall rate", "plateau", 1 * MB, 0.1 * MB],
+    ["tail at 0.31 of the overall rate", "growing", 1 * MB, 0.18 * MB],
+    ["no slow-down at all", "growing", 1 * MB, 1 * MB],
+    ["nothing grew", "flat", 0, 0],
+  ] as [string, string, number, number][])("%s → %s", (_name, state, early, late) => {
+    const p = detectPlateau(...twoRates(early, late));
+    if (!p.ok) throw new Error(p.reason);
+    expect(p.state).toBe(state);
+  });
+
+  it("a rise under one noise width is not growth, however significant", () => {
+    // 0.01 MB/s over 600 s under 5 MB noise: the level rises ~4 MB, less than the noise around the line
+    const p = detectPlateau(...twoRates(0.01 * MB, 0, 5 * MB));
+    if (!p.ok) throw new Error(p.reason);
+    expect(p.state).toBe("flat");
+    const q = detectPlateau(...twoRates(0.05 * MB, 0, 5 * MB));
+    if (!q.ok) throw new Error(q.reason);
+    expect(q.state).not.toBe("flat");
+  });
+});
+
+describe("step: one jump with flat sides", () => {
+  /** 300 s: flat, a jump of `jump` at 150 s, flat; each side drifting by `drift` bytes over its 150 s. */
+  function jumpAt(jump: number, drift = 0, noise = 1 * MB): [number[], number[]] {
+    const g = gaussian(mulberry32(7));
+    const xs = Array.from({ length: 300 }, (_, i) => i);
+    return [xs, xs.map((t) => 100 * MB + (t >= 150 ? jump : 0) + (drift * (t % 150)) / 150 + noise * g())];
+  }
+  it.each([
+    ["a 10 MB jump under 1 MB noise", true, 10 * MB, 0],
+    ["a 0.5 MB jump under 1 MB noise (under one noise width)", false, 0.5 * MB, 0],
+    ["sides drifting by 0.15 of the jump", true, 20 * MB, 3 * MB],
+    ["sides drifting by 0.4 of the jump (a ramp split in two)", false, 20 * MB, 8 * MB],
+  ] as [string, boolean, number, number][])("%s → step: %s", (_name, isStep, jump, drift) => {
+    const s = detectStep(...jumpAt(jump, drift));
+    if (!s.ok) throw new Error(s.reason);
+    expect(s.isStep).toBe(isStep);
+  });
+});
+
+describe("trend: significance at 1%", () => {
+  it("a weak drift under heavy noise is not a trend at 1%, a stronger one is", () => {
+    const weak = trendTest(...twoRates(0.001 * MB, 0.001 * MB, 5 * MB, 3));
+    const strong = trendTest(...twoRates(0.02 * MB, 0.02 * MB, 5 * MB, 3));
+    if (!weak.ok || !strong.ok) throw new Error("enough data was given");
+    expect(weak.direction).toBe("none");
+    expect(strong.direction).toBe("increasing");
+    expect(strong.mannKendall.p).toBeLessThan(0.01);
+  });
+});

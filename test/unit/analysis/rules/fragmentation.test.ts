@@ -59,6 +59,18 @@ describe("fragmentation boundaries", () => {
     expect(processFinding(judge(grows(0.3), { warmup: 0 }), 100).kind).toBe("leak");
   });
 
+  it("reads the trim probe from the agent's last samples too (how a live run gets it, before the results)", () => {
+    const viaSamples = (after: number) =>
+      alone({ anon: flat(400 * MB), agent: (t) => ({ py: { allocatedBlocks: 1000 }, ...(t >= 295 && { trim: { anonBefore: 400 * MB, anonAfter: after } }) }) });
+    expect(processFinding(judge(viaSamples(272 * MB)), 100).kind).toBe("fragmentation");
+    expect(processFinding(judge(viaSamples(288 * MB)), 100).kind).toBe("stable");
+    expect(processFinding(judge(viaSamples(272 * MB)), 100).evidence.trimReleasedBytes).toBe(128 * MB);
+  });
+
+  it("without malloc's numbers or a trim, there is nothing to judge retention on", () => {
+    expect(processFinding(judge(alone({ anon: flat(600 * MB), agent: () => ({ py: { allocatedBlocks: 10 } }) })), 100).kind).toBe("stable");
+  });
+
   it("is surer with the trim probe's proof (0.95) than from malloc's numbers alone (0.8)", () => {
     const [sc, options] = trimmed(400 * MB, 200 * MB);
     expect(processFinding(judge(sc, options), 100).confidence).toBe(0.95);

@@ -2,12 +2,13 @@
  * The scenario scripts (fixtures/scenarios/*.py) run under `memleak run`, discovered at run time because more are
  * being added. Each script's leading comment lines say what memleak must answer:
  *   # expect: KIND            the verdict kind
- *   # subject: root|worker    (optional) the leak must be named on the root process, or on one of its descendants
+ *   # subject: root|worker    (optional) the verdict must be named on the root process, or on one of its descendants
+ *   # subject: tree|cgroup    (optional) or on the process tree as a whole, or on the memory cgroup
  *   # python: /path/python3   (optional, or a #! line) the interpreter to start it with; `python3` otherwise
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { exec, MEMLEAK, REPO } from "./util.mjs";
 import { replay, timeToVerdict, verdictKey } from "./replay.mjs";
 
@@ -17,7 +18,7 @@ export function discoverScenarios(dir = SCENARIO_DIR) {
   return readdirSync(dir)
     .filter((f) => f.endsWith(".py") && !f.startsWith("_")) // _helpers.py would be a module, not a scenario
     .sort()
-    .map((file) => ({ name: file.replace(/\.py$/, ""), file: `fixtures/scenarios/${file}`, ...parseHeader(readFileSync(join(dir, file), "utf8")) }));
+    .map((file) => ({ name: file.replace(/\.py$/, ""), file: relative(REPO, join(dir, file)), ...parseHeader(readFileSync(join(dir, file), "utf8")) }));
 }
 
 export function parseHeader(text) {
@@ -42,11 +43,12 @@ function interpreter(python) {
 
 /**
  * One scenario under `memleak run --json --record`, then its recording replayed to find when the verdict settled.
- * `args`: extra arguments for the script (its first is the number of seconds to run).
+ * `args`: extra arguments for the script (its first is the number of seconds to run). `record`: where to keep the
+ * recording (by default it goes to a temporary directory and is removed).
  */
-export async function runScenario(sc, { interval = "0.5", args = [], from = 10, every = 0, extra = [] } = {}) {
+export async function runScenario(sc, { interval = "0.5", args = [], from = 10, every = 0, extra = [], record } = {}) {
   const dir = mkdtempSync(join(tmpdir(), `memleak-bench-${sc.name}-`));
-  const rec = join(dir, "recording.jsonl");
+  const rec = record ?? join(dir, "recording.jsonl");
   try {
     const argv = [process.execPath, MEMLEAK, "run", "--json", "--interval", interval, "--record", rec, ...extra, "--", ...interpreter(sc.python), sc.file, ...args];
     const r = await exec(argv);
@@ -90,6 +92,7 @@ function subjectText(doc) {
 function checkSubject(expected, doc) {
   if (!expected) return true;
   const s = doc.verdict.subject;
+  if (expected === "tree" || expected === "cgroup") return s.type === expected;
   if (s.type !== "process") return false;
   return expected === "root" ? s.isRoot === true : s.isRoot === false;
 }

@@ -57,7 +57,7 @@ function sandbox() {
 }
 
 function runTests(dir) {
-  const r = spawnSync("npx", ["vitest", "run", "--config", CONFIG, "--bail", "1", "--reporter", "json", "--outputFile", "result.json"], { cwd: dir, encoding: "utf8" });
+  const r = spawnSync("npx", ["vitest", "run", "--config", CONFIG, "--bail", "1", "--reporter", "json", "--outputFile", "result.json"], { cwd: dir, encoding: "utf8", env: { ...process.env, CALIBRATION: "1" } });
   let failed = [];
   try {
     const json = JSON.parse(readFileSync(join(dir, "result.json"), "utf8"));

@@ -113,7 +113,8 @@ const TABLE: [string, SynthScenario, string, string, number | undefined][] = [
           pid: 100,
           ppid: 1,
           anon: { shape: { kind: "stable" }, baseline: 600 * MB, noise: 1 * MB },
-          agent: () => ({ malloc: { inUse: 10 * MB, free: 2 * MB, arenas: 1 }, py: { allocatedBlocks: 9_000_000 } }),
+          // 3M blocks count ~183 MiB live: held is still ~400 MiB (68%), so only "malloc holds nothing free" decides
+          agent: () => ({ malloc: { inUse: 10 * MB, free: 2 * MB, arenas: 1 }, py: { allocatedBlocks: 3_000_000 } }),
         },
       ],
     },
@@ -163,6 +164,17 @@ describe("verdict engine decision table", () => {
     expect({ kind: doc.verdict.kind, subject: doc.verdict.subject.type }).toEqual({ kind, subject: subjectType });
     if (pid !== undefined) expect(doc.verdict.pid).toBe(pid);
     expect(doc.verdict.advice.length).toBeGreaterThan(0);
+  });
+
+  it("the rows test what they say: shmem is named as where the cgroup grows; the 3M-object row is decided by free bytes", () => {
+    const row = (name: string) => TABLE.find(([n]) => n.startsWith(name))![1];
+    const shmem = verdictOf(row("shmem grows")).findings.find((f) => f.subject.type === "cgroup")!;
+    expect(shmem.evidence.growthIn).toBe("shmem");
+    // the same process with malloc holding 300 MB free is retention: free bytes are what decided the row
+    const objects = row("600 MB resident in 3M small Python objects");
+    const holdsFree = { ...objects, processes: objects.processes.map((p) => ({ ...p, agent: () => ({ malloc: { inUse: 10 * MB, free: 300 * MB, arenas: 1 }, py: { allocatedBlocks: 3_000_000 } }) })) };
+    expect(verdictOf(objects).verdict.kind).toBe("stable");
+    expect(verdictOf(holdsFree).verdict.kind).toBe("fragmentation");
   });
 
   it.each([1, 2, 3, 4, 5, 6, 7, 8])("no false leak on steady noisy data (seed %d)", (seed) => {

@@ -19,9 +19,9 @@
 
 export { type NotEnoughData, type Series, cleanSeries, sliceByTime, thin } from "./window.js";
 export { MAD_SCALE, quantile, median, mad } from "./quantiles.js";
-export { erfc, normalCdf, normalQuantile } from "./normal.js";
+export { DEFAULT_CONFIDENCE, erfc, normalCdf, normalQuantile } from "./normal.js";
 export { MIN_TREND_POINTS, type MannKendall, mannKendall } from "./mann-kendall.js";
-export { DEFAULT_CONFIDENCE, MAX_EXACT_PAIRS, SAMPLED_PAIRS, type TheilSen, type TheilSenOptions, theilSen } from "./theil-sen.js";
+export { MAX_EXACT_PAIRS, SAMPLED_PAIRS, type TheilSen, type TheilSenOptions, theilSen } from "./theil-sen.js";
 export { DEFAULT_ALPHA, TREND_BLOCKS, type Direction, type Trend, type TrendOptions, trendTest, blockMeans } from "./trend.js";
 export { PLATEAU_RATE_RATIO, GREW_NOISE_MULTIPLE, type PlateauState, type Plateau, type PlateauOptions, detectPlateau } from "./plateau.js";
 export { MIN_SHAPE_POINTS, SHAPE_MAX_POINTS, TRANSIENT_NOISE_MULTIPLE } from "./shape.js";

@@ -1,7 +1,9 @@
 /**
  * The normal distribution: erfc, Φ and Φ⁻¹, for the p-values and confidence intervals of the rank tests.
  */
-import { DEFAULT_CONFIDENCE } from "./theil-sen.js";
+
+/** Confidence of Sen's slope interval. 95% is the convention; the trend decision itself uses DEFAULT_ALPHA. */
+export const DEFAULT_CONFIDENCE = 0.95;
 
 /** Horner's rule, coefficients from the highest power down. */
 function polynomial(coefficients: readonly number[], x: number): number {

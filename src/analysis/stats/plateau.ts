@@ -5,7 +5,8 @@ import { type MannKendall, checkTrendInput, kendallCounts, mannKendallOf } from 
 import { mad, median } from "./quantiles.js";
 import { saturate } from "./saturating.js";
 import { MIN_SHAPE_POINTS, SHAPE_MAX_POINTS, TRANSIENT_NOISE_MULTIPLE, blockOffset, residuals, roundingFloor, scanBlockCount } from "./shape.js";
-import { DEFAULT_CONFIDENCE, type TheilSen, theilSenOf } from "./theil-sen.js";
+import { DEFAULT_CONFIDENCE } from "./normal.js";
+import { type TheilSen, theilSenOf } from "./theil-sen.js";
 import { DEFAULT_ALPHA } from "./trend.js";
 import { type NotEnoughData, type Series, cleanSeries, notEnough, sliceByTime, thin, timeAt } from "./window.js";
 

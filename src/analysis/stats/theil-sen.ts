@@ -3,14 +3,12 @@
  * sampled with a fixed seed beyond.
  */
 import { type KendallCounts, checkTrendInput, kendallCounts } from "./mann-kendall.js";
-import { confidenceLevel, twoSidedZ } from "./normal.js";
+import { DEFAULT_CONFIDENCE, confidenceLevel, twoSidedZ } from "./normal.js";
 import { median, quantileOfSorted } from "./quantiles.js";
 import { mulberry32 } from "./random.js";
 import { saturate, slopeBetween } from "./saturating.js";
 import { type NotEnoughData, type Series, cleanSeries } from "./window.js";
 
-/** Confidence of Sen's slope interval. 95% is the convention; the trend decision itself uses DEFAULT_ALPHA. */
-export const DEFAULT_CONFIDENCE = 0.95;
 
 /**
  * Theil–Sen enumerates all pairs up to this many (about 630 points); beyond, it draws this many pairs at random

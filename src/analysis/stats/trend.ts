@@ -4,7 +4,8 @@
 import { type MannKendall, checkTrendInput, kendallCounts, mannKendallOf } from "./mann-kendall.js";
 
 import { saturate } from "./saturating.js";
-import { DEFAULT_CONFIDENCE, type TheilSen, type TheilSenOptions, theilSenOf } from "./theil-sen.js";
+import { DEFAULT_CONFIDENCE } from "./normal.js";
+import { type TheilSen, type TheilSenOptions, theilSenOf } from "./theil-sen.js";
 import { type NotEnoughData, type Series, cleanSeries, hasTimeSpan, lowerBound, notEnough, timeAt } from "./window.js";
 
 /**

@@ -61,6 +61,16 @@ export interface Assessment {
   step?: Step;
 }
 
+/** When growth that stopped stopped (seconds): the plateau's level, or the step's jump; undefined for other shapes. */
+export function stoppedAt(a: Assessment): number | undefined {
+  return a.shape === "plateau" ? a.plateau?.levelFrom : a.shape === "step" ? a.step?.at : undefined;
+}
+
+/** How much growth that stopped grew: the plateau's rise, or the step's jump. */
+export function stoppedGrowth(a: Assessment): number {
+  return (a.shape === "plateau" ? a.plateau?.rise : a.shape === "step" ? a.step?.jump : undefined) ?? a.growth;
+}
+
 /** Median of the first and of the last tenth of a series (at least 3 points each). */
 export function levels(ys: readonly number[]): { start: number; end: number } {
   const k = Math.max(3, Math.floor(ys.length / 10));

@@ -132,11 +132,11 @@ function reconcile(all: Finding[], copiers: Map<number, number>): Finding[] {
     if (f.subject.type === "process" || (f.kind !== "leak" && f.kind !== "plateau")) return f;
     const growth = Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
     if (!(growth > 0 && copied >= COW_EXPLAINS_SHARE * growth)) return f;
-    const subject = f.subject.type === "tree" ? "the process tree" : "the cgroup";
+    const subject = f.subject.type === "tree" ? "process tree" : "cgroup";
     return {
       ...f,
       kind: "cow",
-      summary: `${subject} grows by ${formatBytes(growth)} because ${processCount(copiers.size)} copy pages shared after fork (copy-on-write, +${formatBytes(copied)} private): bounded, not a leak`,
+      summary: `the ${subject} grows by ${formatBytes(growth)} because ${processCount(copiers.size)} ${copiers.size === 1 ? "copies" : "copy"} pages shared after fork (copy-on-write, +${formatBytes(copied)} private): bounded, not a leak`,
       advice:
         cowFinding?.advice ??
         advice("cow", "tree", { subject, growth: formatBytes(growth), copiers: copiers.size, copied: formatBytes(copied) }),

@@ -37,6 +37,11 @@ export function stableConfidence(seconds: number): number {
   return Number(Math.min(0.95, 0.5 + (0.45 * seconds) / 600).toFixed(2));
 }
 
+/** "120 s", or, when it is not known, "the start". */
+export function sinceText(seconds: number | undefined): string {
+  return seconds === undefined ? "the start" : `${seconds.toFixed(0)} s`;
+}
+
 export function formatRate(rate: Rate | undefined): string {
   if (!rate) return "–";
   const perMin = rate.bytesPerSecond * 60;

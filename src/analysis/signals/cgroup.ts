@@ -5,9 +5,9 @@
  * processes do not) from growth the processes explain.
  */
 import { advice } from "../../advice/load.js";
-import { assess, endLevel, levelChange, levels, type Assessment } from "../assess.js";
+import { assess, endLevel, levelChange, levels, stoppedAt, stoppedGrowth, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
-import { confidenceFromP, formatBytes, formatRate, stableConfidence, trendEvidence } from "../evidence.js";
+import { confidenceFromP, formatBytes, formatRate, sinceText, stableConfidence, trendEvidence } from "../evidence.js";
 import { sliceByTime } from "../stats/window.js";
 import type { SeriesSet } from "../series.js";
 import type { Finding, Subject } from "../types.js";
@@ -153,7 +153,7 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
     ...base,
     kind: "plateau",
     confidence: confidenceFromP(a.plateau?.p ?? a.p),
-    summary: `the cgroup grew by ${formatBytes(a.plateau?.rise ?? a.growth)}, then levelled off at ${formatBytes(a.end)}`,
-    advice: advice("plateau", "any", { growth: formatBytes(a.plateau?.rise ?? a.growth), level: formatBytes(a.end), levelFrom: a.plateau?.levelFrom?.toFixed(0) ?? "?" }),
+    summary: `the cgroup grew by ${formatBytes(stoppedGrowth(a))}, then levelled off at ${formatBytes(a.end)}`,
+    advice: advice("plateau", "any", { growth: formatBytes(stoppedGrowth(a)), level: formatBytes(a.end), levelFrom: sinceText(stoppedAt(a)) }),
   };
 }

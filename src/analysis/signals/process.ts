@@ -10,13 +10,13 @@
  * file pages (libraries, mmapped weights) come and go with the page cache.
  */
 import { advice } from "../../advice/load.js";
-import { assess, type Assessment } from "../assess.js";
+import { assess, stoppedAt, stoppedGrowth, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
-import { confidenceFromP, formatBytes, formatRate, stableConfidence, trendEvidence } from "../evidence.js";
+import { confidenceFromP, formatBytes, formatRate, sinceText, stableConfidence, trendEvidence } from "../evidence.js";
 import type { ProcessSeries } from "../series.js";
 import type { Finding, MetricName, Subject } from "../types.js";
 import { copyOnWrite } from "./cow.js";
-import { retention } from "./fragmentation.js";
+import { retention, type Retention } from "./fragmentation.js";
 import { leakLayer, LAYER_MIN_SHARE } from "./layer.js";
 import { noteMissingAgent } from "./unseen.js";
 
@@ -46,6 +46,14 @@ function finding(
     advice: adviceText,
     caveats: [],
   };
+}
+
+/** What retention is, in this process's numbers (from malloc's, or from the trim probe alone), then what to do. */
+function fragmentationAdvice(held: Retention, values: Record<string, string | number>): string {
+  const all = { ...values, rss: formatBytes(held.anon), live: formatBytes(held.live), held: formatBytes(held.held), trimmed: formatBytes(held.trimmed) };
+  const arenas = held.arenas ?? "an unknown number: the agent did not report malloc's";
+  const what = advice("fragmentation", Number.isFinite(held.mallocInUse) ? "process" : "trim", all);
+  return `${what}\n\n${advice("fragmentation", "actions", { arenas })}`;
 }
 
 /** Whether a parent or child of this process was alive at its last sample. */
@@ -91,9 +99,11 @@ function decideProcess(ps: ProcessSeries, subject: Subject & { type: "process" }
       "fragmentation",
       metric,
       a,
-      `${who} holds ${formatBytes(held.anon)} of anonymous memory, but only ${formatBytes(held.live)} is live (malloc: ${formatBytes(held.mallocInUse)} in use, ${formatBytes(held.mallocFree)} free but kept): the allocator is retaining freed memory`,
+      Number.isFinite(held.mallocInUse)
+        ? `${who} holds ${formatBytes(held.anon)} of anonymous memory, but only ${formatBytes(held.live)} is live (malloc: ${formatBytes(held.mallocInUse)} in use, ${formatBytes(held.mallocFree)} free but kept): the allocator is retaining freed memory`
+        : `${who} holds ${formatBytes(held.anon)} of anonymous memory, and malloc_trim(0) at its end gave ${formatBytes(held.trimmed)} back: the allocator was retaining freed memory`,
       held.trimmed !== undefined && held.trimmed > 0 ? 0.95 : 0.8,
-      advice("fragmentation", "process", { ...values, rss: formatBytes(held.anon), live: formatBytes(held.live), held: formatBytes(held.held), arenas: held.arenas ?? "?" }),
+      fragmentationAdvice(held, values),
     );
     Object.assign(f.evidence, {
       anonBytes: Math.round(held.anon),
@@ -153,8 +163,8 @@ function decideProcess(ps: ProcessSeries, subject: Subject & { type: "process" }
   }
 
   if (a.shape === "plateau" || a.shape === "step") {
-    const levelFrom = a.shape === "plateau" ? a.plateau?.levelFrom : a.step?.at;
-    const growth = a.shape === "plateau" ? (a.plateau?.rise ?? a.growth) : (a.step?.jump ?? a.growth);
+    const levelFrom = stoppedAt(a);
+    const growth = stoppedGrowth(a);
     const how = a.shape === "step" ? `one step of ${formatBytes(growth)}` : `grew by ${formatBytes(growth)}`;
     const f = finding(
       ps,
@@ -164,7 +174,7 @@ function decideProcess(ps: ProcessSeries, subject: Subject & { type: "process" }
       a,
       `${who} ${how}, then levelled off at ${formatBytes(a.end)}`,
       confidenceFromP(a.plateau?.p ?? a.p),
-      advice("plateau", "any", { ...values, growth: formatBytes(growth), levelFrom: levelFrom === undefined ? "?" : `${levelFrom.toFixed(0)} s` }),
+      advice("plateau", "any", { ...values, growth: formatBytes(growth), levelFrom: sinceText(levelFrom) }),
     );
     if (levelFrom !== undefined) f.evidence.levelFromSeconds = Number(levelFrom.toFixed(1));
     return f;

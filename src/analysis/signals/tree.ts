@@ -4,9 +4,9 @@
  * little. Whether a process finding already explains it is decided in classify.ts.
  */
 import { advice } from "../../advice/load.js";
-import { assess } from "../assess.js";
+import { assess, stoppedAt, stoppedGrowth } from "../assess.js";
 import type { Context } from "../context.js";
-import { confidenceFromP, formatBytes, formatRate, stableConfidence, trendEvidence } from "../evidence.js";
+import { confidenceFromP, formatBytes, formatRate, sinceText, stableConfidence, trendEvidence } from "../evidence.js";
 import type { SeriesSet } from "../series.js";
 import type { Finding, MetricName } from "../types.js";
 
@@ -55,7 +55,7 @@ export function analyzeTree(set: SeriesSet, ctx: Context): Finding | undefined {
       kind: "plateau",
       confidence: confidenceFromP(a.plateau?.p ?? a.p),
       summary: `the process tree grew, then levelled off at Σ ${metric} ${formatBytes(a.end)}`,
-      advice: advice("plateau", "any", { growth: formatBytes(a.plateau?.rise ?? a.growth), level: formatBytes(a.end), levelFrom: a.plateau?.levelFrom?.toFixed(0) ?? "?" }),
+      advice: advice("plateau", "any", { growth: formatBytes(stoppedGrowth(a)), level: formatBytes(a.end), levelFrom: sinceText(stoppedAt(a)) }),
     };
   }
   return {

@@ -1,0 +1,45 @@
+/**
+ * What each rule says, word for word: the summary, caveats and advice of one finding per rule on seeded synthetic
+ * series, kept as snapshots (test/unit/analysis/rules/__snapshots__). The text is the user's contract — the numbers
+ * that prove the verdict and what to do — so a rule that loses a value (an advice placeholder left as "?", a number
+ * dropped from a summary) or changes its wording fails here and shows the change for review.
+ */
+import { describe, expect, it } from "vitest";
+import type { AgentResults } from "../../../../src/analysis/context.js";
+import type { Finding } from "../../../../src/analysis/types.js";
+import type { SynthScenario } from "../../../support/synthetic-samples.js";
+import { alone, fill, flat, judge, linear, MB, type JudgeOptions } from "./judge.js";
+
+const worker = (pid: number, anon: SynthScenario["processes"][0]["anon"], uss?: SynthScenario["processes"][0]["uss"]) => ({ pid, ppid: 100, anon, ...(uss && { uss }) });
+const trims: AgentResults = { traces: new Map(), trims: new Map([[100, { type: "trim", pid: 100, t: 299, anonBefore: 400 * MB, anonAfter: 100 * MB }]]) };
+
+const CASES: [string, SynthScenario, JudgeOptions?][] = [
+  ["leak in the root, native layer", alone({ anon: linear(200 * MB, 1 * MB), agent: (t) => ({ malloc: { inUse: 50 * MB + 0.8 * t * MB, free: 5 * MB, arenas: 1 } }) })],
+  ["leak in a worker", { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(50 * MB) }, worker(101, linear(50 * MB, 0.5 * MB))] }],
+  ["fragmentation from malloc's numbers", alone({ anon: flat(400 * MB), agent: () => ({ malloc: { inUse: 50 * MB, free: 300 * MB, arenas: 8 } }) })],
+  ["fragmentation by the trim probe", alone({ anon: flat(400 * MB), agent: () => ({ py: { allocatedBlocks: 1000 } }) }), { agentResults: trims }],
+  ["copy-on-write in a worker", { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(260 * MB) }, worker(101, flat(260 * MB, 0.1 * MB), fill(5 * MB, 40 * MB, 200))] }],
+  ["copy-on-write under the floor, summed over the tree", { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(260 * MB, 0.1 * MB) }, ...[101, 102, 103, 104].map((p) => worker(p, flat(260 * MB, 0.1 * MB), fill(5 * MB, 6 * MB, 200)))] }],
+  ["page cache in the cgroup", alone({ anon: flat(200 * MB) }, 300, { cache: linear(0, 1 * MB, 0.05 * MB) })],
+  ["kernel memory in the cgroup", alone({ anon: flat(200 * MB) }, 300, { kernel: { ...linear(0, 1 * MB, 0.05 * MB), baseline: 10 * MB } })],
+  ["shmem in the cgroup", alone({ anon: flat(200 * MB) }, 300, { shmem: linear(0, 1 * MB, 0.05 * MB) })],
+  ["a plateau", alone({ anon: fill(100 * MB, 100 * MB, 100) })],
+  ["one late step", alone({ anon: { shape: { kind: "step", at: 250, height: 30 * MB }, baseline: 100 * MB, noise: 0.2 * MB } })],
+  ["stable", alone({ anon: flat(100 * MB) })],
+  ["not enough data", alone({ anon: flat(100 * MB) }, 15)],
+];
+
+const said = (f: Finding) => ({ kind: f.kind, subject: f.subject.type, summary: f.summary, caveats: f.caveats, advice: f.advice });
+
+describe("what each rule says", () => {
+  it.each(CASES)("%s", (_name, sc, options) => {
+    const doc = judge(sc, options);
+    const findings = doc.findings.map(said);
+    // no placeholder left unfilled, no value missing
+    for (const f of findings) {
+      expect(f.advice, f.summary).not.toMatch(/\{\{|(^|[\s(`])\?([\s).,`]|$)|undefined|NaN/);
+      expect(f.summary).not.toMatch(/undefined|NaN|\?\)/);
+    }
+    expect(findings).toMatchSnapshot();
+  });
+});

@@ -8,6 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { assess } from "../../../../src/analysis/assess.js";
 import { Column } from "../../../../src/analysis/column.js";
+import { warmupFor } from "../../../../src/analysis/context.js";
 import { alone, fill, flat, judge, linear, MB, processFinding, type Row, type Series } from "./judge.js";
 import { generate } from "../../../support/synthetic.js";
 
@@ -105,6 +106,22 @@ describe("a step is one jump clear of the growth floor, after start-up", () => {
     expect(Number(f.evidence.levelFromSeconds)).toBeGreaterThan(245);
     expect(Number(f.evidence.levelFromSeconds)).toBeLessThan(255);
   });
+});
+
+describe("warm-up: a start that sits off the steady line by more than noise and half the growth floor", () => {
+  // 400 s of a quiet 100 MiB process (floor 2 MiB, half of it 1 MiB) whose first 60 s sit `offset` below its level
+  const startingLow = (offset: number) => {
+    const col = new Column();
+    const { ys } = generate({ seconds: 400, hz: 1, baseline: 100 * MB, noise: 0.02 * MB, seed: 3, shape: { kind: "stable" } });
+    ys.forEach((y, t) => col.push(t, t < 60 ? y - offset : y));
+    return warmupFor(col, {});
+  };
+  it("0.8 MiB off for a minute is not warm-up", () => expect(startingLow(0.8 * MB)).toBe(0));
+  it("1.4 MiB off for a minute is", () => {
+    expect(startingLow(1.4 * MB)).toBeGreaterThanOrEqual(56);
+    expect(startingLow(1.4 * MB)).toBeLessThanOrEqual(64);
+  });
+  it("the user's --warmup wins", () => expect(warmupFor(new Column(), { warmup: 12 })).toBe(12));
 });
 
 function assessOf(s: Series, seconds: number, hz = 1) {

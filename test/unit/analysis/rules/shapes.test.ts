@@ -35,11 +35,13 @@ describe("plateau: the tail's rate against the overall rate (a quarter)", () => 
   });
 
   it("a rise under one noise width is not growth, however significant", () => {
-    // 0.01 MB/s over 600 s under 5 MB noise: the level rises ~4 MB, less than the noise around the line
-    const p = detectPlateau(...twoRates(0.01 * MB, 0, 5 * MB));
+    // 0.015 MB/s for 300 s under 5 MB noise: the level rises 0.65 noise widths (p ~1e-7): no growth
+    const p = detectPlateau(...twoRates(0.015 * MB, 0, 5 * MB));
     if (!p.ok) throw new Error(p.reason);
+    expect(p.rise / p.noise).toBeLessThan(1);
     expect(p.state).toBe("flat");
-    const q = detectPlateau(...twoRates(0.05 * MB, 0, 5 * MB));
+    // 0.03 MB/s: 1.5 noise widths
+    const q = detectPlateau(...twoRates(0.03 * MB, 0, 5 * MB));
     if (!q.ok) throw new Error(q.reason);
     expect(q.state).not.toBe("flat");
   });

@@ -20,8 +20,11 @@ import { join, relative } from "node:path";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const CONFIG = "vitest.mutation.config.ts";
-/** Constants that are not thresholds: counts of work, seeds, unit scales. Moving them changes cost, not verdicts. */
-const NOT_THRESHOLDS = new Set(["MAX_EXACT_PAIRS", "SAMPLED_PAIRS", "MAD_SCALE", "DEFAULT_CONFIDENCE", "DEFAULT_CAPACITY"]);
+/**
+ * Constants that are not thresholds: amounts of work (pairs sampled, points the shape detectors thin to), unit
+ * scales and interval levels. Moving them changes cost or resolution, by design not verdicts.
+ */
+const NOT_THRESHOLDS = new Set(["MAX_EXACT_PAIRS", "SAMPLED_PAIRS", "SHAPE_MAX_POINTS", "MAD_SCALE", "DEFAULT_CONFIDENCE", "DEFAULT_CAPACITY"]);
 
 function walk(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -46,7 +49,8 @@ function findConstants() {
 
 function moves(value) {
   const integer = Number.isInteger(value);
-  return [value / 2, value * 2].map((v) => (integer ? Math.max(1, Math.round(v)) : v)).filter((v) => v !== value);
+  // integers stay integers: 1 → 2 only (halving 1 is no move), 3 → 1 and 6
+  return [...new Set([value / 2, value * 2].map((v) => (integer ? Math.max(1, Math.floor(v)) : v)))].filter((v) => v !== value);
 }
 
 function sandbox() {

@@ -66,6 +66,34 @@ describe("step: one jump with flat sides", () => {
   });
 });
 
+describe("step: the jump against its standard error (5) and the noise (1 width)", () => {
+  /** `n` samples at 1 Hz under 1 MB Gaussian noise, a jump of `jump` halfway. */
+  function short(n: number, jump: number): [number[], number[]] {
+    const g = gaussian(mulberry32(7));
+    const xs = Array.from({ length: n }, (_, i) => i);
+    return [xs, xs.map((t) => 100 * MB + (t >= n / 2 ? jump : 0) + 1 * MB * g())];
+  }
+  it.each([
+    // 40 samples: the standard error of the two medians' difference binds (a jump of 1σ is ~1.6 noise widths)
+    ["40 samples, a 1 MB jump: 1.6 noise widths but too few samples to be sure", false, 40, 1 * MB],
+    ["40 samples, a 1.4 MB jump", true, 40, 1.4 * MB],
+  ] as [string, boolean, number, number][])("%s → step: %s", (_name, isStep, n, jump) => {
+    const s = detectStep(...short(n, jump));
+    if (!s.ok) throw new Error(s.reason);
+    expect(s.isStep).toBe(isStep);
+  });
+
+  it("300 samples with a 1.35-noise-width jump and no drift is a step: one noise width is enough", () => {
+    // a regular ±1 MB wobble: sides that do not drift, so only the noise multiple is in question
+    const xs = Array.from({ length: 300 }, (_, i) => i);
+    const ys = xs.map((t) => 100 * MB + (t >= 150 ? 1.1 * MB : 0) + (t % 2 ? 1 : -1) * MB * (1 + (t % 3) * 0.1));
+    const s = detectStep(xs, ys);
+    if (!s.ok) throw new Error(s.reason);
+    expect(s.jump / s.noise).toBeLessThan(1.5);
+    expect(s.isStep).toBe(true);
+  });
+});
+
 describe("trend: significance at 1%", () => {
   it("a weak drift under heavy noise is not a trend at 1%, a stronger one is", () => {
     const weak = trendTest(...twoRates(0.001 * MB, 0.001 * MB, 5 * MB, 3));

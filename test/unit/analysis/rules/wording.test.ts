@@ -1,6 +1,6 @@
 /**
- * What each rule says, word for word: the summary, caveats and advice of one finding per rule on seeded synthetic
- * series, kept as snapshots (test/unit/analysis/rules/__snapshots__). The text is the user's contract — the numbers
+ * What each rule says, word for word: the summary, caveats, advice, confidence and evidence of every finding of one
+ * scenario per rule on seeded synthetic series, kept as snapshots (test/unit/analysis/rules/__snapshots__). The text is the user's contract — the numbers
  * that prove the verdict and what to do — so a rule that loses a value (an advice placeholder left as "?", a number
  * dropped from a summary) or changes its wording fails here and shows the change for review.
  */
@@ -29,12 +29,25 @@ const CASES: [string, SynthScenario, JudgeOptions?][] = [
   ["not enough data", alone({ anon: flat(100 * MB) }, 15)],
 ];
 
-const said = (f: Finding) => ({ kind: f.kind, subject: f.subject.type, summary: f.summary, caveats: f.caveats, advice: f.advice });
+/** Everything a finding tells the user and the JSON consumer: its words, its confidence, and its evidence. */
+const said = (f: Finding) => ({
+  kind: f.kind,
+  subject: f.subject,
+  confidence: f.confidence,
+  metric: f.metric,
+  rate: f.rate,
+  summary: f.summary,
+  caveats: f.caveats,
+  advice: f.advice,
+  evidence: f.evidence,
+  ...(f.outsideWatchedTree && { outsideWatchedTree: true }),
+});
 
 describe("what each rule says", () => {
   it.each(CASES)("%s", (_name, sc, options) => {
     const doc = judge(sc, options);
     const findings = doc.findings.map(said);
+    expect(doc.window).toMatchSnapshot("window");
     // no placeholder left unfilled, no value missing
     for (const f of findings) {
       expect(f.advice, f.summary).not.toMatch(/\{\{|(^|[\s(`])\?([\s).,`]|$)|undefined|NaN/);

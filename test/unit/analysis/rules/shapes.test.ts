@@ -95,6 +95,23 @@ describe("step: the jump against its standard error (5) and the noise (1 width)"
 });
 
 describe("trend: significance at 1%", () => {
+  /** 12 blocks of 10 s at 1 Hz, each flat at its rank (MiB): Mann–Kendall sees exactly these 12 block means. */
+  const blocks = (ranks: number[]): [number[], number[]] => {
+    const xs = Array.from({ length: 120 }, (_, i) => i);
+    return [xs, xs.map((t) => 100 * MB + ranks[Math.floor(t / 10)]! * MB)];
+  };
+  it.each([
+    // S = 66 − 2 × inversions; n = 12: S = 40 gives p ≈ 0.0075, S = 36 gives p ≈ 0.016
+    ["13 of 66 pairs out of order (p ≈ 0.0075)", "increasing", [3, 4, 2, 5, 6, 7, 8, 9, 10, 11, 12, 1], 0.005, 0.01],
+    ["15 of 66 pairs out of order (p ≈ 0.016)", "none", [3, 4, 5, 6, 2, 7, 8, 9, 10, 11, 12, 1], 0.01, 0.02],
+  ] as [string, string, number[], number, number][])("%s → %s", (_name, direction, ranks, above, below) => {
+    const trend = trendTest(...blocks(ranks));
+    if (!trend.ok) throw new Error("enough data was given");
+    expect(trend.mannKendall.p).toBeGreaterThan(above);
+    expect(trend.mannKendall.p).toBeLessThan(below);
+    expect(trend.direction).toBe(direction);
+  });
+
   it("a weak drift under heavy noise is not a trend at 1%, a stronger one is", () => {
     const weak = trendTest(...twoRates(0.001 * MB, 0.001 * MB, 5 * MB, 3));
     const strong = trendTest(...twoRates(0.02 * MB, 0.02 * MB, 5 * MB, 3));

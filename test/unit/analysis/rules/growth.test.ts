@@ -23,6 +23,8 @@ describe("how much data a verdict needs", () => {
   const ROWS: Row[] = [
     ["19 samples over 19 s", "insufficient-data", alone({ anon: leak }, 19)],
     ["21 samples over 21 s", "leak", alone({ anon: leak }, 21)],
+    ["exactly 20 samples", "leak", alone({ anon: leak }, 20)],
+    ["exactly 10 s (21 samples at 2 Hz)", "leak", { ...alone({ anon: leak }, 10.5), hz: 2 }],
     ["36 samples over 9 s (4 Hz)", "insufficient-data", { ...alone({ anon: leak }, 9), hz: 4 }],
     ["44 samples over 11 s (4 Hz)", "leak", { ...alone({ anon: leak }, 11), hz: 4 }],
   ];
@@ -106,6 +108,19 @@ describe("a step is one jump clear of the growth floor, after start-up", () => {
     expect(Number(f.evidence.levelFromSeconds)).toBeGreaterThan(245);
     expect(Number(f.evidence.levelFromSeconds)).toBeLessThan(255);
   });
+});
+
+describe("a plateau that keeps rising after its level is a leak after a long start-up", () => {
+  // 90 s at 2 Hz: ~190 MiB of start-up (τ = 12 s: most of it in the first 25 s) on 100 MiB, then `rate`: the floor after it is 2% of ~290 MiB ≈ 5.8 MiB
+  const afterStartup = (rate: number) => ({
+    ...alone({ anon: { shape: { kind: "linear" as const, bytesPerSecond: rate }, baseline: 100 * MB, noise: 0.1 * MB, warmup: { level: 190 * MB, tau: 12 } } }, 90),
+    hz: 2,
+  });
+  it.each([
+    ["flat after it", "plateau", 0],
+    ["+0.05 MiB/s after it (~3 MiB, under the floor)", "plateau", 0.05 * MB],
+    ["+0.22 MiB/s after it (~14 MiB)", "leak", 0.22 * MB],
+  ] as [string, string, number][])("%s → %s", (_name, kind, rate) => expect(kindOf(afterStartup(rate))).toBe(kind));
 });
 
 describe("warm-up: a start that sits off the steady line by more than noise and half the growth floor", () => {

@@ -139,6 +139,25 @@ describe("warm-up: a start that sits off the steady line by more than noise and 
   it("the user's --warmup wins", () => expect(warmupFor(new Column(), { warmup: 12 })).toBe(12));
 });
 
+describe("the peak", () => {
+  // 2,000 s at 1 Hz in a 200-point column: compaction averages a 1 s spike of +100 MiB into its neighbours
+  const spiky = () => {
+    const col = new Column(200);
+    for (let t = 0; t < 2000; t++) col.push(t, 100 * MB + (t === 700 ? 100 * MB : 0) + (t % 7) * 0.01 * MB);
+    return col;
+  };
+  it("over the whole series is the exact one, even after compaction averaged it away", () => {
+    expect(assess(spiky(), 0).peak).toBe(200 * MB);
+  });
+  it("over part of the series is the largest stored point after its start", () => {
+    const col = spiky();
+    expect(assess(col, 0, 1000).peak).toBeLessThan(101 * MB);
+    const averaged = assess(col, 0, 500).peak;
+    expect(averaged).toBeGreaterThan(101 * MB);
+    expect(averaged).toBeLessThan(200 * MB);
+  });
+});
+
 function assessOf(s: Series, seconds: number, hz = 1) {
   const { xs, ys } = generate({ seconds, hz, baseline: 100 * MB, noise: 0, seed: 1, ...s });
   const col = new Column();

@@ -189,9 +189,9 @@ export function classify(input: ClassifyInput): VerdictDocument {
       continue;
     }
     const subject = processSubject(ps, set.rootPid, commandText(ps.pid, ps.comm, input.commands));
-    if (subject.type === "process") findings.push(analyzeProcess(ps, subject, ctx, relativesAlive));
-    const copied = copying(ps, relativesAlive(ps))?.ussGrowth;
-    if (copied !== undefined) copiers.set(ps.pid, copied);
+    const copy = copying(ps, relativesAlive(ps));
+    if (copy) copiers.set(ps.pid, copy.ussGrowth);
+    if (subject.type === "process") findings.push(analyzeProcess(ps, subject, ctx, copy));
   }
   if (set.processes.size > 1) {
     const tree = analyzeTree(set, ctx);

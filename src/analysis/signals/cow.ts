@@ -8,10 +8,11 @@ import { levels, minGrowth } from "../assess.js";
 import type { ProcessSeries } from "../series.js";
 
 /**
- * Resident growth (anon, and RSS) may be at most this share of the USS growth. measured by scripts/threshold-margins.mjs on fixtures/recordings and fixtures/calibration/recordings: the copy-on-write
- * recordings keep it at 0.00 (fork_cow) and 0.02 (small_cow); the nearest processes whose USS grew for another
- * reason have 0.49 (slow_leak: a leak grows both) and 0.90 (long_warmup). 0.2 leaves room for a worker that also
- * allocates a little of its own while it copies. Boundary tests: rules/cow.test.ts (15% / 25%, anon and RSS apart).
+ * Resident growth (anon, and RSS) may be at most this share of the USS growth. Measured by
+ * scripts/threshold-margins.mjs on fixtures/recordings and fixtures/calibration/recordings: the copy-on-write
+ * recordings keep it at 0.00 (fork_cow) and 0.02 (small_cow); the nearest processes whose USS grew for another reason
+ * have 0.49 (slow_leak: a leak grows both) and 0.90 (long_warmup). 0.2 leaves room for a worker that also allocates a
+ * little of its own while it copies. Boundary tests: rules/cow.test.ts (15% / 25%, anon and RSS apart).
  */
 export const COW_RESIDENT_SHARE = 0.2;
 /**
@@ -22,6 +23,8 @@ export const COW_RESIDENT_SHARE = 0.2;
  */
 export const COW_MIN_BYTES = 8 * 2 ** 20;
 export const COW_MIN_SHARE = 0.05;
+
+export type Copying = CowSignal & { residentStart: number; residentEnd: number };
 
 export interface CowSignal {
   ussStart: number;
@@ -39,8 +42,8 @@ export interface CowSignal {
  *        alive at its last sample: when they have exited, their pages became this process's own — its USS rose
  *        without any copying.
  */
-export function copyOnWrite(ps: ProcessSeries, relativesAtEnd: boolean): CowSignal | undefined {
-  const c = copying(ps, relativesAtEnd);
+/** Copying big enough to report on its own (see COW_MIN_BYTES), from the process's `copying` signal. */
+export function copyOnWrite(ps: ProcessSeries, c: Copying | undefined): CowSignal | undefined {
   if (!c) return undefined;
   const rssLevel = ps.metrics.rss?.max() ?? c.residentEnd;
   return c.ussGrowth >= Math.max(minGrowth(c.residentStart), COW_MIN_BYTES, COW_MIN_SHARE * rssLevel) ? c : undefined;
@@ -51,7 +54,7 @@ export function copyOnWrite(ps: ProcessSeries, relativesAtEnd: boolean): CowSign
  * classify.ts adds these up across a tree: workers that each copy less than the floor can together explain a tree's
  * growth (fixtures/calibration/cow_below_floor_steady: 3.5 MiB each, the tree +7 MiB).
  */
-export function copying(ps: ProcessSeries, relativesAtEnd: boolean): (CowSignal & { residentStart: number; residentEnd: number }) | undefined {
+export function copying(ps: ProcessSeries, relativesAtEnd: boolean): Copying | undefined {
   if (!relativesAtEnd) return undefined;
   const uss = ps.metrics.uss;
   const resident = ps.metrics.anon ?? ps.metrics.rss;

@@ -15,7 +15,7 @@ import type { Context } from "../context.js";
 import { confidenceFromP, formatBytes, formatRate, sinceText, stableConfidence, trendEvidence } from "../evidence.js";
 import type { ProcessSeries } from "../series.js";
 import type { Finding, MetricName, Subject } from "../types.js";
-import { copyOnWrite } from "./cow.js";
+import { copyOnWrite, type Copying } from "./cow.js";
 import { retention, type Retention } from "./fragmentation.js";
 import { leakLayer, LAYER_MIN_SHARE } from "./layer.js";
 import { noteMissingAgent } from "./unseen.js";
@@ -56,18 +56,16 @@ function fragmentationAdvice(held: Retention, values: Record<string, string | nu
   return `${what}\n\n${advice("fragmentation", "actions", { arenas })}`;
 }
 
-/** Whether a parent or child of this process was alive at its last sample. */
-export type RelativesAlive = (ps: ProcessSeries) => boolean;
-
-export function analyzeProcess(ps: ProcessSeries, subject: Subject & { type: "process" }, ctx: Context, relativesAlive: RelativesAlive = () => true): Finding {
-  const f = decideProcess(ps, subject, ctx, relativesAlive);
+/** @param copy the process's copy-on-write signal (cow.ts `copying`), which classify.ts also sums over the tree. */
+export function analyzeProcess(ps: ProcessSeries, subject: Subject & { type: "process" }, ctx: Context, copy: Copying | undefined): Finding {
+  const f = decideProcess(ps, subject, ctx, copy);
   noteMissingAgent(f, ps, ctx);
   const sites = ctx.agentResults?.traces.get(ps.pid)?.sites;
   if (sites && sites.length > 0) f.sites = sites;
   return f;
 }
 
-function decideProcess(ps: ProcessSeries, subject: Subject & { type: "process" }, ctx: Context, relativesAlive: RelativesAlive): Finding {
+function decideProcess(ps: ProcessSeries, subject: Subject & { type: "process" }, ctx: Context, copy: Copying | undefined): Finding {
   const metric: MetricName = ps.metrics.anon ? "anon" : "rss";
   const col = ps.metrics[metric]!;
   const from = Math.max(ctx.from, ps.firstSeen);
@@ -143,7 +141,7 @@ function decideProcess(ps: ProcessSeries, subject: Subject & { type: "process" }
     return f;
   }
 
-  const cow = copyOnWrite(ps, relativesAlive(ps));
+  const cow = copyOnWrite(ps, copy);
   if (cow) {
     const uss = assess(ps.metrics.uss!, ps.firstSeen);
     const f = finding(

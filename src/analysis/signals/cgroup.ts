@@ -15,11 +15,12 @@ import { treeMetric } from "./tree.js";
 
 /**
  * Share of the usage growth that cache + kernel must account for, and the most the processes' Σ PSS may, for an
- * artefact. measured by scripts/threshold-margins.mjs on fixtures/recordings and fixtures/calibration/recordings: the artefacts (log_page_cache, torch_child_exits, also under load) have cache + kernel at 1.00
- * of the growth and the processes at 0.00; mixed_cache_minor (an anon leak beside a log) 0.37 and 0.60, and
- * torch_losses_item 0.27 and 0.93, are on the other side; mixed_cache_major (0.76 and 0.24) is an artefact at the
- * cgroup while its process's own leak is the verdict. 0.6 / 0.3 sit in the middle of the gap, and must between them
- * leave no growth unexplained: cache + kernel the clear majority, the processes a clear minority.
+ * artefact. Measured by scripts/threshold-margins.mjs on fixtures/recordings and fixtures/calibration/recordings: the
+ * artefacts (log_page_cache, torch_child_exits, also under load) have cache + kernel at 1.00 of the growth and the
+ * processes at 0.00; mixed_cache_minor (an anon leak beside a log) 0.37 and 0.60, and torch_losses_item 0.27 and
+ * 0.93, are on the other side; mixed_cache_major (0.76 and 0.24) is an artefact at the cgroup while its process's own
+ * leak is the verdict. 0.6 / 0.3 sit in the middle of the gap, and must between them leave no growth unexplained:
+ * cache + kernel the clear majority, the processes a clear minority.
  */
 export const ARTEFACT_EXPLAINED = 0.6;
 export const ARTEFACT_PROCESS_SHARE = 0.3;

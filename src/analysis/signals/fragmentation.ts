@@ -78,8 +78,8 @@ export function retention(ps: ProcessSeries, trim?: TrimResult): Retention | und
   const live = mallocInUse + small;
   const held = anon - live;
   const trimmed = trimBefore !== undefined && trimAfter !== undefined ? trimBefore - trimAfter : undefined;
-  const held0 = Math.max(trimBefore ?? 0, anon);
-  const byTrim = trimmed !== undefined && held0 > 0 && trimmed / held0 >= TRIM_SHARE && trimmed >= HELD_MIN_BYTES / 2;
+  const heldDuringWatch = Math.max(trimBefore ?? 0, anon);
+  const byTrim = trimmed !== undefined && heldDuringWatch > 0 && trimmed / heldDuringWatch >= TRIM_SHARE && trimmed >= HELD_MIN_BYTES / 2;
   const byHeld = Number.isFinite(held) && held >= HELD_MIN_BYTES && held / anon >= HELD_SHARE && mallocFree >= FREE_COVERS * held;
   const inUse = inUseCol && inUseCol.length > 0 ? levels(inUseCol.ys) : undefined;
   return {

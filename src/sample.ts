@@ -3,6 +3,7 @@
  * All sizes are bytes. A field that could not be read is absent, never 0.
  */
 import type { MemoryBreakdown } from "./probes/memory-stat.js";
+import type { MappedFile } from "./probes/smaps-files.js";
 
 export interface ProcessSample {
   pid: number;
@@ -26,6 +27,11 @@ export interface ProcessSample {
   pssAnon?: number;
   sharedClean?: number;
   sharedDirty?: number;
+  /**
+   * From smaps, only on the ticks where this process's file-backed resident memory had grown (mapped-files.ts): the
+   * files it has resident, largest first.
+   */
+  files?: MappedFile[];
 }
 
 export interface CgroupSample {

@@ -9,6 +9,7 @@ import { readCgroup } from "./system/read-cgroup.js";
 import { readBasic, readCmdline, readSmaps, withSmaps } from "./system/read-process.js";
 import type { ProcessSample, Sample } from "./sample.js";
 import { SmapsBudget } from "./smaps-budget.js";
+import { MappedFilesReader } from "./mapped-files.js";
 
 export interface SamplerOptions {
   fs: HostFs;
@@ -47,12 +48,14 @@ export const processKey = (p: { pid: number; starttime: number }) => `${p.pid}:$
 export class Sampler {
   private readonly fs: HostFs;
   private readonly budget: SmapsBudget;
+  private readonly files: MappedFilesReader;
   private readonly now: () => number;
   readonly totals: SamplerTotals = { ticks: 0, smapsReads: 0, smapsMs: 0, smapsDenied: new Set(), seen: new Map() };
 
   constructor(private readonly opts: SamplerOptions) {
     this.fs = opts.fs;
     this.budget = new SmapsBudget(opts.smapsBudget ?? DEFAULT_SMAPS_BUDGET);
+    this.files = new MappedFilesReader(this.fs, this.budget);
     this.now = opts.now ?? Date.now;
   }
 
@@ -74,6 +77,7 @@ export class Sampler {
     if (basics.length === 0) return undefined;
     const keys = new Set(basics.map(processKey));
     this.budget.retain(keys);
+    this.files.retain(keys);
     this.noteNew(basics, t);
 
     const toRead = new Set(
@@ -82,8 +86,10 @@ export class Sampler {
         basics.filter((p) => !this.totals.smapsDenied.has(p.pid)).map((p) => ({ key: processKey(p), rss: p.rss })),
       ),
     );
-    const processes = basics.map((p) => {
-      const key = processKey(p);
+    const processes = basics.map((basic) => {
+      const key = processKey(basic);
+      const files = this.totals.smapsDenied.has(basic.pid) ? undefined : this.files.read(key, basic.pid, basic.file);
+      const p = files ? { ...basic, files } : basic;
       if (!toRead.has(key)) return p;
       const r = readSmaps(this.fs, p.pid);
       if (!r.ok) {

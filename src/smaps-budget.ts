@@ -72,6 +72,17 @@ export class SmapsBudget {
     this.cost.set(key, prev === undefined ? costMs : prev * 0.7 + costMs * 0.3);
   }
 
+  /** Whether the bucket holds any read time now (for reads the plan does not schedule, see mapped-files.ts). */
+  canSpend(): boolean {
+    return this.tokens > 0;
+  }
+
+  /** Charge read time spent outside the plan: it comes out of the same share of one core. */
+  spend(costMs: number): void {
+    this.tokens -= costMs;
+    this.spentMs += costMs;
+  }
+
   /** Forget processes that are gone, so the maps stay bounded over a long watch. */
   retain(keys: Set<string>): void {
     for (const k of this.lastRead.keys()) if (!keys.has(k)) this.lastRead.delete(k);

@@ -8,6 +8,7 @@
  * process has one — so the sum never mixes in a silent 0.
  */
 import type { CgroupSample, ProcessSample, Sample } from "../sample.js";
+import type { MappedFile } from "../probes/smaps-files.js";
 import { Column, DEFAULT_CAPACITY } from "./column.js";
 import type { MetricName } from "./types.js";
 import { MIN_SAMPLES, MIN_SECONDS } from "./assess.js";
@@ -28,6 +29,8 @@ export interface ProcessSeries {
   parentAnonAtStart: number | undefined;
   /** Agent data per sample, when the in-process agent reported (see src/agent). */
   agent: Record<string, Column>;
+  /** Files this process had resident, by path: the most seen of each (mapped-files.ts reads them as RssFile grows). */
+  files: Map<string, MappedFile>;
 }
 
 export interface SeriesSet {
@@ -51,6 +54,7 @@ const key = (p: { pid: number; starttime: number }) => `${p.pid}:${p.starttime}`
 const PROCESS_METRICS: [MetricName, keyof ProcessSample][] = [
   ["rss", "rss"],
   ["anon", "anon"],
+  ["file", "file"],
   ["swap", "swap"],
   ["pss", "pss"],
   ["uss", "uss"],
@@ -70,7 +74,7 @@ const CGROUP_METRICS: [MetricName, (c: CgroupSample) => number | undefined][] = 
 
 export class SeriesBuilder {
   readonly set: SeriesSet;
-  private readonly lastSmaps = new Map<string, { pss: number; uss: number | undefined }>();
+  private readonly lastSmaps = new Map<string, { pss: number; uss: number | undefined; pssAnon: number | undefined }>();
 
   constructor(private readonly capacity = DEFAULT_CAPACITY) {
     this.set = {
@@ -143,6 +147,7 @@ export class SeriesBuilder {
         shared: new Column(this.capacity),
         parentAnonAtStart: parent?.anon,
         agent: {},
+        files: new Map(),
       };
       this.set.processes.set(k, ps);
     }
@@ -153,12 +158,15 @@ export class SeriesBuilder {
       if (typeof v === "number") this.column(ps.metrics, name).push(t, v);
     }
     if (p.sharedClean !== undefined && p.sharedDirty !== undefined) ps.shared.push(t, p.sharedClean + p.sharedDirty);
-    if (p.pss !== undefined) this.lastSmaps.set(k, { pss: p.pss, uss: p.uss });
+    if (p.pss !== undefined) this.lastSmaps.set(k, { pss: p.pss, uss: p.uss, pssAnon: p.pssAnon });
+    for (const f of p.files ?? []) {
+      if ((ps.files.get(f.path)?.rss ?? -1) < f.rss) ps.files.set(f.path, f);
+    }
   }
 
   private addTree(processes: ProcessSample[], t: number): void {
     this.set.treeCount.push(t, processes.length);
-    for (const name of ["rss", "anon", "swap"] as const) {
+    for (const name of ["rss", "anon", "file", "swap"] as const) {
       if (processes.every((p) => p[name] !== undefined)) {
         this.column(this.set.tree, name).push(t, processes.reduce((sum, p) => sum + p[name]!, 0));
       }
@@ -168,6 +176,9 @@ export class SeriesBuilder {
       this.column(this.set.tree, "pss").push(t, known.reduce((sum, k) => sum + k!.pss, 0));
       if (known.every((k) => k!.uss !== undefined)) {
         this.column(this.set.tree, "uss").push(t, known.reduce((sum, k) => sum + k!.uss!, 0));
+      }
+      if (known.every((k) => k!.pssAnon !== undefined)) {
+        this.column(this.set.tree, "pss-anon").push(t, known.reduce((sum, k) => sum + k!.pssAnon!, 0));
       }
     }
   }

@@ -26,7 +26,11 @@ export type MetricName =
   // per process, and summed over the tree
   | "rss"
   | "anon"
+  /** File-backed resident memory (RssFile): mapped files and libraries, page cache the kernel can drop. */
+  | "file"
   | "pss"
+  /** The tree's Σ Pss_Anon: anonymous memory with each shared page counted once (what a leak grows). */
+  | "pss-anon"
   | "uss"
   | "swap"
   // the cgroup

@@ -55,6 +55,27 @@ describe.skipIf(!OWN_MEMORY_CGROUP.ok)(`memleak run on real scenarios${skipNote(
     expect(doc.findings.filter((f) => f.kind === "leak")).toEqual([]);
   });
 
+  it("a model file mapped and read page by page is the page cache of a mapped file, named, never a leak", async () => {
+    const { doc } = await runJson("mmap_model_load");
+    const detail = JSON.stringify(doc.findings.map((f) => [f.kind, f.summary]), null, 1);
+    expect(doc.findings.filter((f) => f.kind === "leak"), detail).toEqual([]);
+    expect(doc.verdict.kind, detail).toBe("cgroup-artefact");
+    expect(doc.verdict.evidence).toMatchObject({ growthIn: "mapped-file" });
+    expect(doc.verdict.evidence.pageCacheGrowth as number).toBeGreaterThan(300 * 2 ** 20);
+    expect(doc.verdict.summary).toMatch(/memleak-mmap-\w+\/model\.bin \(\d+ MiB resident\)/);
+    const root = doc.findings.find((f) => f.subject.type === "process")!;
+    expect(root.kind).toBe("stable");
+    expect(root.summary).toMatch(/resident file pages grew \d+ MiB \(mapped: .*model\.bin/);
+  });
+
+  it("the same mapped model with 1 MB/s of anonymous memory kept is a leak at the anonymous rate", async () => {
+    const { doc } = await runJson("mmap_model_leak");
+    expect(doc.verdict, JSON.stringify(doc.findings.map((f) => [f.kind, f.summary]), null, 1)).toMatchObject({ kind: "leak", metric: "anon", pid: doc.target.pid });
+    // 1 MB/s kept, against ~20 MB/s of file pages read in: the rate is the leak's alone.
+    expect(doc.verdict.rate!.bytesPerSecond).toBeGreaterThan(0.6 * 2 ** 20);
+    expect(doc.verdict.rate!.bytesPerSecond).toBeLessThan(1.6 * 2 ** 20);
+  });
+
   it("forked workers reading a big list built by the parent are copy-on-write", async () => {
     const { doc } = await runJson("fork_cow");
     expect(doc.verdict.kind).toBe("cow");

@@ -109,7 +109,10 @@ sys.exit(3)`;
     const footprint = () => ({
       threads: statusField(target.pid, "Threads"),
       sockets: socketCount(target.pid),
-      maps: readFileSync(`/proc/${target.pid}/maps`, "utf8").split("\n").length,
+      // File-backed mappings only (libraries, modules: what an agent could leave loaded). The busy threads' own
+      // pymalloc arenas come and go as anonymous mmaps, so the count of all mappings moved by one now and then with
+      // no agent involved; anonymous growth is what the RssAnon check below is for.
+      maps: readFileSync(`/proc/${target.pid}/maps`, "utf8").split("\n").filter((l) => / \/\S/.test(l)).length,
     });
     let first: ReturnType<typeof footprint> | undefined;
     let anonAfterFirst = 0;

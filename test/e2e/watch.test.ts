@@ -34,7 +34,7 @@ describe.concurrent("watch: the agent injected into running programs", { timeout
     // The threads churn for the first 40% of the script's time (16 s of 40): while they do, malloc's in-use bytes
     // swing by ~1.6 GB and nothing can be judged; the watch must end on the settled state, as `run`'s would.
     const { doc } = await watch(await startScenario("thread_arenas", 40));
-    expect(doc.verdict.kind).toBe("fragmentation");
+    expect(doc.verdict.kind, JSON.stringify(doc.findings.map((f) => [f.kind, f.summary, f.evidence]), null, 1)).toBe("fragmentation");
     expect(doc.verdict.evidence.mallocArenas as number).toBeGreaterThanOrEqual(8);
     expect(doc.verdict.evidence.anonBytes as number).toBeGreaterThan(4 * (doc.verdict.evidence.mallocInUseBytes as number));
   });

@@ -34,6 +34,11 @@ export interface SynthScenario {
   outsiders?: Partial<GenerateOptions> & { shape: Shape };
   /** No cgroup at all. */
   noCgroup?: boolean;
+  /**
+   * A kernel before 5.3: smaps_rollup has no Pss_Anon, so the tree is judged on Σ PSS, which counts the resident
+   * pages of mapped files (here each process's file pages are its own: PSS = USS + file).
+   */
+  noPssAnon?: boolean;
 }
 
 function series(seconds: number, hz: number, seed: number, o: Partial<GenerateOptions> & { shape: Shape }): number[] {
@@ -66,7 +71,8 @@ export function synthesize(sc: SynthScenario): Sample[] {
       const file = fileSeries ? Math.round(fileSeries[i]!) : typeof p.file === "number" ? p.file : 30 * MB;
       const a = Math.round(anon[i]!);
       const u = Math.round(uss ? uss[i]! : a * 0.9);
-      processes.push({ pid: p.pid, ppid: p.ppid, starttime: p.pid * 10, comm: "python3", rss: a + file, anon: a, file, shmem: 0, swap: 0, threads: 1, pss: u + file / 4, uss: u, sharedClean: file, sharedDirty: Math.max(0, a - u) });
+      const smaps = sc.noPssAnon ? { pss: u + file } : { pss: u + file / 4, pssAnon: u };
+      processes.push({ pid: p.pid, ppid: p.ppid, starttime: p.pid * 10, comm: "python3", rss: a + file, anon: a, file, shmem: 0, swap: 0, threads: 1, ...smaps, uss: u, sharedClean: file, sharedDirty: Math.max(0, a - u) });
       if (p.agent) agent[String(p.pid)] = p.agent(t);
     }
     const sum = processes.reduce((s, p) => s + p.anon!, 0) + (outside?.[i] ?? 0);

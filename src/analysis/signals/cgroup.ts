@@ -5,13 +5,14 @@
  * processes do not) from growth the processes explain.
  */
 import { advice } from "../../advice/load.js";
-import { assess, endLevel, levelChange, levels, stoppedAt, stoppedGrowth, type Assessment } from "../assess.js";
+import { assess, endLevel, levelChange, levels, minGrowth, stoppedAt, stoppedGrowth, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
 import { confidenceFromP, formatBytes, formatRate, sinceText, stableConfidence, trendEvidence } from "../evidence.js";
 import { sliceByTime } from "../stats/window.js";
 import type { SeriesSet } from "../series.js";
 import type { Finding, Subject } from "../types.js";
 import { treeMetric } from "./tree.js";
+import { setMappedFilesText } from "./mapped.js";
 
 /**
  * Share of the usage growth that cache + kernel must account for, and the most the processes' Σ PSS may, for an
@@ -32,6 +33,14 @@ export const ARTEFACT_PROCESS_SHARE = 0.3;
  */
 export const SHMEM_SHARE = 0.5;
 
+/**
+ * Page-cache growth is named as the processes' mapped files when their resident file-backed pages grew by at least
+ * half as much: then the cache is mostly what they map (a model, a dataset), not files written or read with read().
+ * Measured on fixtures/recordings: mmap_model_load maps 0.98 of its cache growth, log_page_cache 0.00,
+ * torch_child_exits 0.00 (its child unmapped the libraries when it exited). Boundary tests: rules/cgroup.test.ts.
+ */
+export const MAPPED_SHARE = 0.5;
+
 /** An artefact's confidence: 0.5 + 0.49 × the share cache and kernel explain (0.99 when they explain all of it). */
 const artefactConfidence = (share: number) => Number(Math.min(0.99, 0.5 + 0.49 * Math.min(1, share)).toFixed(2));
 
@@ -45,6 +54,8 @@ export interface CgroupBreakdownChange {
   shmem: number | undefined;
   kernel: number | undefined;
   processes: number | undefined;
+  /** Σ RssFile of the processes: the page cache they have mapped (a shared page counts once per process). */
+  mapped: number | undefined;
   workingSet: number | undefined;
 }
 
@@ -59,6 +70,7 @@ export function breakdownChange(set: SeriesSet, a: Assessment, from: number): Cg
     shmem,
     kernel: levelChange(c["cgroup-kernel"], from),
     processes: levelChange(set.tree[treeMetric(set)], from),
+    mapped: levelChange(set.tree.file, from),
     workingSet: levelChange(c["working-set"], from),
   };
 }
@@ -67,7 +79,6 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
   const col = set.cgroup.cgroup;
   if (!col) return undefined;
   const a = assess(col, ctx.from, 0);
-  const ws = set.cgroup["working-set"];
   const base = {
     subject,
     metric: "cgroup" as const,
@@ -107,27 +118,7 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
   const cacheLike = (d.cache ?? 0) + (d.kernel ?? 0);
   const processShare = d.processes === undefined ? 0 : d.processes / growth;
   if (cacheLike >= ARTEFACT_EXPLAINED * growth && processShare <= ARTEFACT_PROCESS_SHARE) {
-    const variant = (d.cache ?? 0) >= (d.kernel ?? 0) ? "page-cache" : "kernel";
-    base.evidence.growthIn = variant;
-    const where = variant === "page-cache" ? `page cache (+${formatBytes(d.cache)})` : `kernel memory (+${formatBytes(d.kernel)})`;
-    const wsStart = ws && ws.length ? levels(sliceByTime({ xs: ws.xs, ys: ws.ys }, from).ys).start : undefined;
-    const wsEnd = endLevel(ws);
-    return {
-      ...base,
-      kind: "cgroup-artefact",
-      confidence: artefactConfidence(cacheLike / growth),
-      summary: `the cgroup grew by ${formatBytes(d.usage)} but its processes did not (${formatBytes(d.processes)}): the growth is ${where}; working set ${formatBytes(wsStart)} → ${formatBytes(wsEnd)}`,
-      advice: advice("cgroup-artefact", variant, {
-        growth: formatBytes(d.usage),
-        pssGrowth: formatBytes(d.processes),
-        cacheGrowth: formatBytes(d.cache),
-        kernelGrowth: formatBytes(d.kernel),
-        slabGrowth: formatBytes(d.kernel),
-        workingSetStart: formatBytes(wsStart),
-        workingSetEnd: formatBytes(wsEnd),
-        dirty: formatBytes(endLevel(set.cgroup["cgroup-dirty"])),
-      }),
-    };
+    return artefact(set, base, d, from, cacheLike / growth);
   }
   if ((d.shmem ?? 0) >= SHMEM_SHARE * growth) {
     base.evidence.growthIn = "shmem";
@@ -138,6 +129,11 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
       summary: `the cgroup's shared memory (tmpfs, /dev/shm) grows: +${formatBytes(d.shmem)}; it is not reclaimable cache`,
       advice: advice("leak", "cgroup-shmem", { rate: formatRate(a.rate) }),
     };
+  }
+  // A leak grows anonymous memory (or shmem, above). When memory.stat says anon did not grow by a reportable amount,
+  // whatever grew is cache or kernel memory, however the shares fell: never a leak.
+  if (d.anon !== undefined && d.anon + (d.shmem ?? 0) < minGrowth(a.start) && cacheLike > 0) {
+    return artefact(set, base, d, from, cacheLike / growth);
   }
   // The processes (or anon the watch could not attribute) explain it: classify.ts reconciles with process findings.
   base.evidence.growthIn = "anon";
@@ -156,5 +152,47 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
     confidence: confidenceFromP(a.plateau?.p ?? a.p),
     summary: `the cgroup grew by ${formatBytes(stoppedGrowth(a))}, then levelled off at ${formatBytes(a.end)}`,
     advice: advice("plateau", "any", { growth: formatBytes(stoppedGrowth(a)), level: formatBytes(a.end), levelFrom: sinceText(stoppedAt(a)) }),
+  };
+}
+
+type CgroupBase = Pick<Finding, "subject" | "metric" | "rate" | "evidence" | "caveats">;
+
+/** Growth that page cache or kernel memory explains: a cgroup accounting artefact, with the part that grew named. */
+function artefact(set: SeriesSet, base: CgroupBase, d: CgroupBreakdownChange, from: number, share: number): Finding {
+  const ws = set.cgroup["working-set"];
+  const cache = d.cache ?? 0;
+  const variant = cache < (d.kernel ?? 0) ? "kernel" : (d.mapped ?? 0) >= MAPPED_SHARE * cache && cache > 0 ? "mapped-file" : "page-cache";
+  base.evidence.growthIn = variant;
+  const files = variant === "mapped-file" ? setMappedFilesText(set) : undefined;
+  if (variant === "mapped-file") {
+    base.evidence.mappedFileGrowth = Math.round(d.mapped!);
+    if (files) base.evidence.mappedFiles = files;
+  }
+  const where =
+    variant === "kernel"
+      ? `kernel memory (+${formatBytes(d.kernel)})`
+      : variant === "mapped-file"
+        ? `page cache of files its processes map (+${formatBytes(cache)}${files ? `: ${files}` : ""}), which the kernel can drop`
+        : `page cache (+${formatBytes(cache)})`;
+  const wsStart = ws && ws.length ? levels(sliceByTime({ xs: ws.xs, ys: ws.ys }, from).ys).start : undefined;
+  const wsEnd = endLevel(ws);
+  const theirs = variant === "mapped-file" ? `its processes' anonymous memory only by ${formatBytes(d.processes)}` : `its processes did not (${formatBytes(d.processes)})`;
+  return {
+    ...base,
+    kind: "cgroup-artefact",
+    confidence: artefactConfidence(share),
+    summary: `the cgroup grew by ${formatBytes(d.usage)} but ${theirs}: the growth is ${where}; working set ${formatBytes(wsStart)} → ${formatBytes(wsEnd)}`,
+    advice: advice("cgroup-artefact", variant, {
+      growth: formatBytes(d.usage),
+      pssGrowth: formatBytes(d.processes),
+      cacheGrowth: formatBytes(d.cache),
+      kernelGrowth: formatBytes(d.kernel),
+      slabGrowth: formatBytes(d.kernel),
+      mappedGrowth: formatBytes(d.mapped),
+      files: files ? ` — ${files}` : "",
+      workingSetStart: formatBytes(wsStart),
+      workingSetEnd: formatBytes(wsEnd),
+      dirty: formatBytes(endLevel(set.cgroup["cgroup-dirty"])),
+    }),
   };
 }

@@ -19,6 +19,7 @@ import { copyOnWrite, type Copying } from "./cow.js";
 import { retention, type Retention } from "./fragmentation.js";
 import { leakLayer, LAYER_MIN_SHARE } from "./layer.js";
 import { noteMissingAgent } from "./unseen.js";
+import { noteMappedFiles } from "./mapped.js";
 
 export function processSubject(ps: ProcessSeries, rootPid: number | undefined, command: string): Subject {
   return { type: "process", pid: ps.pid, starttime: ps.starttime, command, ppid: ps.ppid, isRoot: ps.pid === rootPid };
@@ -60,6 +61,7 @@ function fragmentationAdvice(held: Retention, values: Record<string, string | nu
 export function analyzeProcess(ps: ProcessSeries, subject: Subject & { type: "process" }, ctx: Context, copy: Copying | undefined): Finding {
   const f = decideProcess(ps, subject, ctx, copy);
   noteMissingAgent(f, ps, ctx);
+  noteMappedFiles(f, ps);
   const sites = ctx.agentResults?.traces.get(ps.pid)?.sites;
   if (sites && sites.length > 0) f.sites = sites;
   return f;

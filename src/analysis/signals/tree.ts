@@ -13,11 +13,18 @@ import type { Finding, MetricName } from "../types.js";
 /** Share of ticks with a complete Σ PSS for the tree to be judged on it (rules/tree.test.ts: 40% / 60%). */
 export const TREE_PSS_SHARE = 0.5;
 
+/**
+ * Σ Pss_Anon first: anonymous memory is what a leak grows, as for a single process (process.ts), while the file-backed
+ * part of PSS grows with every page a program reads from a mapped model or dataset, and that is page cache the kernel
+ * can drop. Σ PSS where the kernel reports no Pss_Anon (before 5.3), then Σ anon, Σ RSS.
+ */
 export function treeMetric(set: SeriesSet): MetricName {
-  const pss = set.tree.pss;
   // PSS is read under a budget (smaps-budget.ts): use it when at least half the ticks have a complete total, so the
   // trend is fitted on the sum the window mostly has, not on a few late ticks.
-  if (pss && pss.length >= TREE_PSS_SHARE * set.treeCount.length) return "pss";
+  for (const metric of ["pss-anon", "pss"] as const) {
+    const col = set.tree[metric];
+    if (col && col.length >= TREE_PSS_SHARE * set.treeCount.length) return metric;
+  }
   return set.tree.anon ? "anon" : "rss";
 }
 

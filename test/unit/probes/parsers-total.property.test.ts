@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { parseStat } from "../../../src/probes/stat.js";
 import { parseStatus } from "../../../src/probes/status.js";
 import { parseSmapsRollup } from "../../../src/probes/smaps-rollup.js";
+import { parseMappedFiles } from "../../../src/probes/smaps-files.js";
 import { parseProcCgroup } from "../../../src/probes/proc-cgroup.js";
 import { parseMountinfo } from "../../../src/probes/mountinfo.js";
 import { parseMemoryStat } from "../../../src/probes/memory-stat.js";
@@ -20,6 +21,7 @@ const PARSERS: [string, AnyParser, string][] = [
   ["stat", parseStat, "hybrid/stat.paren-in-comm"],
   ["status", parseStatus, "hybrid/status.torch"],
   ["smaps_rollup", parseSmapsRollup, "hybrid/smaps_rollup.torch"],
+  ["smaps (mapped files)", (t) => parseMappedFiles(t), "hybrid/smaps.mapped-file"],
   ["proc cgroup", parseProcCgroup, "hybrid/proc-pid-cgroup"],
   ["mountinfo", parseMountinfo, "hybrid/mountinfo"],
   ["memory.stat", (t) => parseMemoryStat(t), "hybrid/memory.stat"],

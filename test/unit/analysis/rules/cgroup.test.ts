@@ -35,6 +35,45 @@ function cgroupGrows(g: Growth): SynthScenario {
 
 const cgroupOf = (g: Growth) => subjectFinding(judge(cgroupGrows(g), { warmup: 0 }), "cgroup");
 
+/** The watched process maps a file it reads at `mapped` MiB/s; other page cache grows at `cache` MiB/s. */
+function mapsAFile(mapped: number, cache = 0, noPssAnon = false): SynthScenario {
+  return {
+    seconds: 300,
+    noPssAnon,
+    processes: [{ pid: 100, ppid: 1, anon: flat(200 * MB), file: linear(30 * MB, mapped * MB, 0.05 * MB) }],
+    ...(cache && { cache: linear(0, cache * MB, 0.05 * MB) }),
+  };
+}
+
+describe("mapped files (a model loaded with mmap, np.memmap, a memory-mapped dataset)", () => {
+  it.each([
+    ["the processes map 60% of the page cache growth", 0.6, 0.4, "mapped-file"],
+    ["the processes map 40% of it", 0.4, 0.6, "page-cache"],
+  ])("%s → growth in %s", (_name, mapped, cache, where) => {
+    const f = subjectFinding(judge(mapsAFile(mapped, cache), { warmup: 0 }), "cgroup");
+    expect(f.kind).toBe("cgroup-artefact");
+    expect(f.evidence.growthIn).toBe(where);
+  });
+
+  it("the process's own finding is stable (anon is flat) and says its resident file pages grew", () => {
+    const r = judge(mapsAFile(1), { warmup: 0 });
+    const p = subjectFinding(r, "process");
+    expect(p.kind).toBe("stable");
+    expect(p.summary).toMatch(/; resident file pages grew 2\d\d MiB: page cache the kernel can drop, not counted as growth here$/);
+    expect(p.evidence.fileBackedGrowth as number).toBeGreaterThan(250 * MB);
+    expect(r.findings.filter((f) => f.kind === "leak")).toEqual([]);
+  });
+
+  it("on a kernel without Pss_Anon, where the processes' PSS grows with the file, it is still no leak: anon did not grow", () => {
+    const r = judge(mapsAFile(1, 0, true), { warmup: 0 });
+    const cg = subjectFinding(r, "cgroup");
+    expect(cg.evidence.processesMetric).toBe("Σ pss");
+    expect(Number(cg.evidence.processesGrowth)).toBeGreaterThan(0.9 * Number(cg.evidence.usageGrowth));
+    expect(cg).toMatchObject({ kind: "cgroup-artefact", evidence: { growthIn: "mapped-file" } });
+    expect(r.findings.filter((f) => f.kind === "leak")).toEqual([]);
+  });
+});
+
 describe("cgroup-artefact boundaries", () => {
   it.each([
     ["page cache 55% of the growth, anon 45%", { cache: 0.55, anon: 0.45 }, "leak", "anon"],

@@ -25,8 +25,8 @@ describe("the tree", () => {
     expect(doc.findings.filter((f) => f.subject.type === "process").map((f) => f.kind)).toEqual(Array(7).fill("stable"));
     const tree = subjectFinding(doc, "tree");
     expect(tree.kind).toBe("leak");
-    expect(tree.metric).toBe("pss");
-    expect(tree.summary).toMatch(/^the process tree grows: Σ pss .* → .* at /);
+    expect(tree.metric).toBe("pss-anon");
+    expect(tree.summary).toMatch(/^the process tree grows: Σ pss-anon .* → .* at /);
     expect(tree.evidence).toMatchObject({ processesStart: 7, processesEnd: 7, processesSeen: 7 });
   });
 
@@ -40,7 +40,12 @@ describe("the tree", () => {
       return classify({ set: buildSeries(samples), options: {}, target: { pid: 100 } }).findings.find((f) => f.subject.type === "tree")!.metric;
     };
     expect(withPss(0.4)).toBe("anon");
-    expect(withPss(0.6)).toBe("pss");
+    expect(withPss(0.6)).toBe("pss-anon");
+  });
+
+  it("is judged on Σ PSS where the kernel gives no Pss_Anon (before 5.3)", () => {
+    const doc = judge({ ...many(6, 1.8 * MB), noPssAnon: true }, { warmup: 0 });
+    expect(subjectFinding(doc, "tree").metric).toBe("pss");
   });
 
   it("a tree that grew and levelled off is a plateau; one that did not grow is stable", () => {

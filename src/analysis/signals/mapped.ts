@@ -1,0 +1,49 @@
+/**
+ * Mapped files: resident pages of files a process maps (a model loaded with mmap, np.memmap, a memory-mapped
+ * dataset, its libraries). They are page cache — a copy of the file the kernel drops under pressure and reads back
+ * on the next access — so their growth is reported beside a finding, never as a leak (the rules judge anon).
+ */
+import { formatBytes } from "../../units.js";
+import type { MappedFile } from "../../probes/smaps-files.js";
+import { safeText } from "../../report/style.js";
+import { levelChange, minGrowth } from "../assess.js";
+import type { ProcessSeries, SeriesSet } from "../series.js";
+import type { Finding } from "../types.js";
+
+/**
+ * Files under this share of the largest one are left out of the list: a 400 MB model beside 5 MB of libpython
+ * names the model. An eighth keeps a second file of the same kind (two shards of one model) in.
+ */
+export const FILE_LIST_SHARE = 1 / 8;
+
+/** The files mapped, largest first, as "path (size resident)"; those far smaller than the largest left out. */
+export function mappedFilesText(from: Iterable<ProcessSeries>, top = 3): string | undefined {
+  const byPath = new Map<string, MappedFile>();
+  for (const ps of from) {
+    for (const f of ps.files.values()) if ((byPath.get(f.path)?.rss ?? -1) < f.rss) byPath.set(f.path, f);
+  }
+  const files = [...byPath.values()].sort((a, b) => b.rss - a.rss);
+  const largest = files[0]?.rss ?? 0;
+  const shown = files.filter((f) => f.rss >= FILE_LIST_SHARE * largest).slice(0, top);
+  if (shown.length === 0) return undefined;
+  return shown.map((f) => `${safeText(f.path)}${f.deleted ? " (deleted)" : ""} (${formatBytes(f.rss)} resident)`).join(", ");
+}
+
+/** The processes' mapped files, over the whole set. */
+export const setMappedFilesText = (set: SeriesSet) => mappedFilesText(set.processes.values());
+
+/**
+ * A process whose resident file pages grew by a reportable amount says so, with the files: its RSS (what `top` and
+ * most dashboards show) grew by that much, and the finding must explain why that is not what it judged.
+ */
+export function noteMappedFiles(f: Finding, ps: ProcessSeries): void {
+  const file = ps.metrics.file;
+  const growth = levelChange(file, ps.firstSeen);
+  if (growth === undefined || !file || growth < minGrowth(file.first() ?? 0)) return;
+  const files = mappedFilesText([ps]);
+  f.evidence.fileBackedGrowth = Math.round(growth);
+  if (files) f.evidence.mappedFiles = files;
+  const what = `resident file pages grew ${formatBytes(growth)}${files ? ` (mapped: ${files})` : ""}: page cache the kernel can drop, not counted as growth here`;
+  if (f.kind === "stable" || f.kind === "plateau") f.summary += `; ${what}`;
+  else f.caveats.push(what);
+}

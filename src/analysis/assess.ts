@@ -3,6 +3,7 @@
  * level off (plateau), was it one step, by how much and how fast. Pure: a Column in, numbers out.
  */
 import type { Column } from "./column.js";
+import { lowerEnvelope, type Envelope } from "./stats/envelope.js";
 import { detectPlateau, type Plateau } from "./stats/plateau.js";
 import { median } from "./stats/quantiles.js";
 import { detectStep, type Step } from "./stats/step.js";
@@ -58,6 +59,8 @@ export interface Assessment {
   /** Mann–Kendall two-sided p-value of the trend (block means). */
   p: number;
   trend?: Trend;
+  /** Set when the growth was seen in the lows only (stats/envelope.ts): the series swings more than it grows. */
+  envelope?: Envelope;
   plateau?: Plateau;
   step?: Step;
 }
@@ -154,6 +157,9 @@ export function assess(col: Column, from: number, fullFrom = from): Assessment {
   if (step.ok) out.step = step;
 
   const grew = trend.ok && trend.direction === "increasing" && out.growth >= floor;
+  // Big periodic temporaries swing the block means more than a leak moves them; the lows still rise with a leak.
+  const envelope = !grew && trend.ok && trend.direction === "none" ? lowerEnvelope(window.xs, window.ys, floor / Math.max(1, x1 - x0), floor) : undefined;
+  const lowsRise = envelope?.increasing === true;
   // An upward step clear of the floor is growth that stopped, even when what follows drifts down a little and so
   // hides the rise from a whole-window trend test (page cache that is slowly reclaimed after a one-off load).
   const steppedUp = step.ok && step.isStep && step.jump >= minGrowth(median(whole.ys.slice(0, 3)) ?? start);
@@ -168,6 +174,10 @@ export function assess(col: Column, from: number, fullFrom = from): Assessment {
   if (plateaued) out.shape = "plateau";
   else if (stepped) out.shape = "step";
   else if (grew) out.shape = "growing";
+  else if (lowsRise) {
+    Object.assign(out, { shape: "growing", envelope, p: envelope.mannKendall.p, start: envelope.start, end: envelope.end, growth: envelope.rise });
+    out.rate = rateOf(envelope.theilSen.slope, envelope.start);
+  }
   else if (trend.ok && trend.direction === "decreasing") out.shape = "falling";
   else out.shape = "flat";
   if (out.shape === "plateau" || out.shape === "step") {

@@ -15,6 +15,8 @@ export function trendEvidence(a: Assessment, prefix = ""): Record<string, number
     [`${prefix}samples`]: a.samples,
   };
   if (a.plateau) e[`${prefix}noise`] = Math.round(a.plateau.noise);
+  // The growth was seen in the lows between swings only (stats/envelope.ts): start, end and rate are the lows'.
+  if (a.envelope) e[`${prefix}trendOn`] = "lows";
   return e;
 }
 

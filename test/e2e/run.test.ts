@@ -76,6 +76,23 @@ describe.skipIf(!OWN_MEMORY_CGROUP.ok)(`memleak run on real scenarios${skipNote(
     expect(doc.verdict.rate!.bytesPerSecond).toBeLessThan(1.6 * 2 ** 20);
   });
 
+  it("a 1.5 MB/s leak under ±100 MB swings every 2.5 s is a leak within 40 s at the default interval", async () => {
+    const r = await memleak(["run", "--json", "--", "python3", "fixtures/scenarios/swing_leak.py", "40"]);
+    const doc = JSON.parse(r.stdout) as VerdictDocument;
+    const detail = JSON.stringify(doc.findings.map((f) => [f.kind, f.summary, f.evidence.pValue]), null, 1);
+    expect(doc.verdict, detail).toMatchObject({ kind: "leak", pid: doc.target.pid, metric: "anon" });
+    expect(doc.verdict.rate!.bytesPerSecond / (1.5 * 2 ** 20), detail).toBeGreaterThan(0.7);
+    expect(doc.verdict.rate!.bytesPerSecond / (1.5 * 2 ** 20), detail).toBeLessThan(1.3);
+  });
+
+  it("the same swings with nothing kept are stable: no leak, no plateau, no step", async () => {
+    const r = await memleak(["run", "--json", "--", "python3", "fixtures/scenarios/swing_steady.py", "40"]);
+    const doc = JSON.parse(r.stdout) as VerdictDocument;
+    const processes = doc.findings.filter((f) => f.subject.type === "process");
+    expect(processes.map((f) => f.kind), JSON.stringify(processes.map((f) => f.summary))).toEqual(["stable"]);
+    expect(doc.findings.filter((f) => f.kind === "leak")).toEqual([]);
+  });
+
   it("forked workers reading a big list built by the parent are copy-on-write", async () => {
     const { doc } = await runJson("fork_cow");
     expect(doc.verdict.kind).toBe("cow");

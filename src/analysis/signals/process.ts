@@ -126,7 +126,9 @@ function decideProcess(ps: ProcessSeries, subject: Subject & { type: "process" }
       "leak",
       metric,
       a,
-      `${who} grows steadily: ${metric} ${formatBytes(a.start)} → ${formatBytes(a.end)} at ${formatRate(a.rate)}, no sign of levelling off`,
+      a.envelope
+        ? `${who} grows under its swings: the lows of ${metric} rise ${formatBytes(a.start)} → ${formatBytes(a.end)} at ${formatRate(a.rate)} while it swings up to ${formatBytes(a.peak)}`
+        : `${who} grows steadily: ${metric} ${formatBytes(a.start)} → ${formatBytes(a.end)} at ${formatRate(a.rate)}, no sign of levelling off`,
       confidenceFromP(a.p),
       advice("leak", variant, values),
     );

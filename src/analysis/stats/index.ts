@@ -1,6 +1,7 @@
 /**
  * Pure statistics for the verdict engine: is a memory series leaking (sustained growth), on a plateau (it grew,
- * then levelled off) or stable (noise around a flat level, even with ±100 MB jumps that come back)?
+ * then levelled off) or stable (noise around a flat level, even with ±100 MB jumps that come back)? And, under swings
+ * far larger than the growth, do the lows between them rise (envelope.ts)?
  *
  * Conventions shared by every module of stats/:
  * - xs are times in seconds, ys are bytes. Pairs where either value is not a finite number are dropped (a failed
@@ -24,7 +25,8 @@ export { MIN_TREND_POINTS, type MannKendall, mannKendall } from "./mann-kendall.
 export { MAX_EXACT_PAIRS, SAMPLED_PAIRS, type TheilSen, type TheilSenOptions, theilSen } from "./theil-sen.js";
 export { DEFAULT_ALPHA, TREND_BLOCKS, type Direction, type Trend, type TrendOptions, trendTest, blockMeans } from "./trend.js";
 export { PLATEAU_RATE_RATIO, GREW_NOISE_MULTIPLE, type PlateauState, type Plateau, type PlateauOptions, detectPlateau } from "./plateau.js";
-export { MIN_SHAPE_POINTS, SHAPE_MAX_POINTS, TRANSIENT_NOISE_MULTIPLE } from "./shape.js";
+export { MIN_SHAPE_POINTS, SHAPE_MAX_POINTS, TRANSIENT_NOISE_MULTIPLE, LOWS_CHANGE_SHARE, LOWS_QUANTILE, lowsFollow } from "./shape.js";
+export { ENVELOPE_ALPHA, type Envelope, blockMinima, lowerEnvelope } from "./envelope.js";
 export { WARMUP_MAX_FRACTION, type Warmup, type WarmupOptions, detectWarmup } from "./warmup.js";
 export { STEP_SE_MULTIPLE, STEP_NOISE_MULTIPLE, STEP_DRIFT_RATIO, type Step, detectStep } from "./step.js";
 export { mulberry32 } from "./random.js";

@@ -4,7 +4,7 @@
 import { type MannKendall, checkTrendInput, kendallCounts, mannKendallOf } from "./mann-kendall.js";
 import { mad, median } from "./quantiles.js";
 import { saturate } from "./saturating.js";
-import { MIN_SHAPE_POINTS, SHAPE_MAX_POINTS, TRANSIENT_NOISE_MULTIPLE, blockOffset, residuals, roundingFloor, scanBlockCount } from "./shape.js";
+import { MIN_SHAPE_POINTS, SHAPE_MAX_POINTS, TRANSIENT_NOISE_MULTIPLE, blockOffset, lowsFollow, residuals, roundingFloor, scanBlockCount } from "./shape.js";
 import { DEFAULT_CONFIDENCE } from "./normal.js";
 import { type TheilSen, theilSenOf } from "./theil-sen.js";
 import { DEFAULT_ALPHA } from "./trend.js";
@@ -80,7 +80,7 @@ function fit(s: Series): Fit | undefined {
  * Decides whether a series that grew has levelled off. LEVELS say whether it grew, RATES whether it stopped:
  * 1. Grew: Mann–Kendall over the whole window says increasing (p < alpha, S > 0), and the median of the last third
  *    exceeds the median of the first third by more than GREW_NOISE_MULTIPLE × the noise (the MAD of the samples
- *    around the whole window's Theil–Sen line) and by minRise. Levels, not the first third's slope, because a step
+ *    around the whole window's Theil–Sen line) and by minRise, and the lows rose with it (shape.ts lowsFollow). Levels, not the first third's slope, because a step
  *    or a fast warm-up grows outside the first third's slope and still grew. The noise condition keeps a sawtooth
  *    "flat": where a third starts in the cycle shifts its median by a fraction of a tooth, which hundreds of
  *    samples make "significant", but not by the teeth's whole spread (measured: rise ≈ 0.3 × noise for a 60 s
@@ -109,7 +109,7 @@ export function detectPlateau(
   const growthRate = saturate(rise / (median(tail.xs)! - median(head.xs)!));
   const noise = mad(residuals(s, whole.ts))!;
   const riseFloor = Math.max(GREW_NOISE_MULTIPLE * noise, options.minRise ?? 0);
-  const grew = whole.mk.p < (options.alpha ?? DEFAULT_ALPHA) && whole.mk.s > 0 && rise > riseFloor;
+  const grew = whole.mk.p < (options.alpha ?? DEFAULT_ALPHA) && whole.mk.s > 0 && rise > riseFloor && lowsFollow(head.ys, tail.ys, rise);
   const limit = (options.ratio ?? PLATEAU_RATE_RATIO) * growthRate;
   const stopped = grew && late.ts.high < limit;
   const state: PlateauState = !grew ? "flat" : stopped ? "plateau" : "growing";

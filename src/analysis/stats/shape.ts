@@ -2,7 +2,7 @@
  * What the shape detectors (plateau, warm-up, step) share: their minimum and maximum point counts, and the block scan
  * that finds where a series sits off a line by more than noise.
  */
-import { median } from "./quantiles.js";
+import { median, quantile } from "./quantiles.js";
 import { saturate } from "./saturating.js";
 import type { TheilSen } from "./theil-sen.js";
 import { type Series, lowerBound, timeAt } from "./window.js";
@@ -51,4 +51,22 @@ export function roundingFloor(ys: readonly number[]): number {
 /** y − (intercept + slope·x) for each sample. */
 export function residuals(s: Series, line: TheilSen): number[] {
   return s.xs.map((x, i) => saturate(s.ys[i]! - saturate(line.intercept + saturate(line.slope * x))));
+}
+
+/**
+ * A change in level (a plateau's rise, a step's jump) must move the lows too, by at least LOWS_CHANGE_SHARE of it:
+ * growth lifts the whole series, lows included. Periodic temporaries (a batch held 40% of the time) make a stretch's
+ * median land on either level, or half-way when the highs are exactly half of it, so medians "rose" by half a swing
+ * on a program that grew by nothing (swing_steady: 50 MiB of rise and of step, lows 0.2 MiB: a share of 0.004).
+ * A quarter, not a half: the medians of a real step under a wobble as large as it alias too (rules/shapes.test.ts:
+ * a 1.1 MB step under a ±1 MB wobble measures a 2.3 MB jump, and its lows move 1.1 MB, 0.48 of that). The lows are
+ * each side's LOWS_QUANTILE: robust to the odd early sample read before the interpreter had started.
+ */
+export const LOWS_CHANGE_SHARE = 0.25;
+export const LOWS_QUANTILE = 0.1;
+
+/** Whether the lows of `after` sit above (or below) those of `before` by LOWS_CHANGE_SHARE of `change`. */
+export function lowsFollow(before: readonly number[], after: readonly number[], change: number): boolean {
+  const lows = quantile(after, LOWS_QUANTILE)! - quantile(before, LOWS_QUANTILE)!;
+  return change >= 0 ? lows >= LOWS_CHANGE_SHARE * change : lows <= LOWS_CHANGE_SHARE * change;
 }

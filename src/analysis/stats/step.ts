@@ -3,7 +3,7 @@
  */
 import { mad, median } from "./quantiles.js";
 import { lerp, saturate } from "./saturating.js";
-import { MIN_SHAPE_POINTS, SHAPE_MAX_POINTS } from "./shape.js";
+import { MIN_SHAPE_POINTS, SHAPE_MAX_POINTS, lowsFollow } from "./shape.js";
 import { theilSen } from "./theil-sen.js";
 import { type NotEnoughData, type Series, cleanSeries, notEnough, thin } from "./window.js";
 
@@ -12,7 +12,8 @@ import { type NotEnoughData, type Series, cleanSeries, notEnough, thin } from ".
  * the two sides' medians (5, not 2: the split is chosen as the best of hundreds, which inflates the largest
  * difference found in pure noise), and also STEP_NOISE_MULTIPLE per-sample noise widths (so that a tiny offset
  * made "significant" by thousands of samples is not called a step). Each side may drift by at most
- * STEP_DRIFT_RATIO of the jump: a ramp split in two drifts on each side by as much as it jumps in the middle.
+ * STEP_DRIFT_RATIO of the jump: a ramp split in two drifts on each side by as much as it jumps in the middle. And the
+ * lows must jump with the medians (shape.ts lowsFollow), or the "step" is a swing's phase.
  */
 export const STEP_SE_MULTIPLE = 5;
 export const STEP_NOISE_MULTIPLE = 1;
@@ -62,7 +63,10 @@ export function detectStep(xs: readonly number[], ys: readonly number[]): Step |
   const drift = Math.max(Math.abs(beforeLine.slope * duration(before)), Math.abs(afterLine.slope * duration(after)));
   const size = Math.abs(jump);
   const isStep =
-    size > STEP_SE_MULTIPLE * standardError && size > STEP_NOISE_MULTIPLE * noise && drift < STEP_DRIFT_RATIO * size;
+    size > STEP_SE_MULTIPLE * standardError &&
+    size > STEP_NOISE_MULTIPLE * noise &&
+    drift < STEP_DRIFT_RATIO * size &&
+    lowsFollow(before.ys, after.ys, jump);
   return {
     ok: true,
     isStep,

@@ -9,7 +9,7 @@ import { checkTrendInput, kendallCounts, mannKendallOf, type MannKendall } from 
 import { DEFAULT_CONFIDENCE } from "./normal.js";
 import { theilSenOf, type TheilSen } from "./theil-sen.js";
 import { TREND_BLOCKS } from "./trend.js";
-import { cleanSeries, hasTimeSpan, lowerBound, timeAt, type Series } from "./window.js";
+import { cleanSeries, perTimeBlock, type Series } from "./window.js";
 
 /**
  * Significance for the lows, a tenth of the main test's 1%: the envelope is a second look at data the main test
@@ -34,20 +34,11 @@ export interface Envelope {
 
 /** (time of the minimum, minimum) of `count` equal stretches of time; empty stretches are skipped. */
 export function blockMinima(s: Series, count: number): Series {
-  const n = s.xs.length;
-  if (n <= count || !hasTimeSpan(s)) return s;
-  const xs: number[] = [];
-  const ys: number[] = [];
-  for (let b = 0; b < count; b++) {
-    const from = lowerBound(s.xs, timeAt(s, b / count));
-    const to = b === count - 1 ? n : lowerBound(s.xs, timeAt(s, (b + 1) / count));
-    if (to <= from) continue;
+  return perTimeBlock(s, count, (from, to) => {
     let at = from;
     for (let i = from + 1; i < to; i++) if (s.ys[i]! < s.ys[at]!) at = i;
-    xs.push(s.xs[at]!);
-    ys.push(s.ys[at]!);
-  }
-  return { xs, ys };
+    return [s.xs[at]!, s.ys[at]!];
+  });
 }
 
 const median3 = (ys: readonly number[]) => [...ys].sort((a, b) => a - b)[1]!;

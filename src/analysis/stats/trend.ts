@@ -6,7 +6,7 @@ import { type MannKendall, checkTrendInput, kendallCounts, mannKendallOf } from 
 import { saturate } from "./saturating.js";
 import { DEFAULT_CONFIDENCE } from "./normal.js";
 import { type TheilSen, type TheilSenOptions, theilSenOf } from "./theil-sen.js";
-import { type NotEnoughData, type Series, cleanSeries, hasTimeSpan, lowerBound, notEnough, timeAt } from "./window.js";
+import { type NotEnoughData, type Series, cleanSeries, notEnough, perTimeBlock } from "./window.js";
 
 /**
  * Significance level for "there is a trend". 1% rather than 5%: the claim is "your process leaks", a false alarm
@@ -89,18 +89,7 @@ function blockFit(s: Series, confidence: number): BlockFit | undefined {
  * more samples than blocks is returned as it is.
  */
 export function blockMeans(s: Series, count: number): Series {
-  const n = s.xs.length;
-  if (n <= count || !hasTimeSpan(s)) return s;
-  const xs: number[] = [];
-  const ys: number[] = [];
-  for (let b = 0; b < count; b++) {
-    const from = lowerBound(s.xs, timeAt(s, b / count));
-    const to = b === count - 1 ? n : lowerBound(s.xs, timeAt(s, (b + 1) / count));
-    if (to <= from) continue;
-    xs.push(mean(s.xs, from, to));
-    ys.push(mean(s.ys, from, to));
-  }
-  return { xs, ys };
+  return perTimeBlock(s, count, (from, to) => [mean(s.xs, from, to), mean(s.ys, from, to)]);
 }
 
 /** Running mean of values[from, to): never overflows, unlike sum / count. */

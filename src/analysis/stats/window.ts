@@ -102,3 +102,23 @@ export function thin(s: Series, maxPoints: number): Series {
   }
   return { xs, ys };
 }
+
+/**
+ * One point per stretch of time: `count` equal stretches, each reduced by `point` over its index range [from, to);
+ * empty stretches (gaps) are skipped. A series with no more samples than stretches is returned as it is.
+ */
+export function perTimeBlock(s: Series, count: number, point: (from: number, to: number) => [number, number]): Series {
+  const n = s.xs.length;
+  if (n <= count || !hasTimeSpan(s)) return s;
+  const xs: number[] = [];
+  const ys: number[] = [];
+  for (let b = 0; b < count; b++) {
+    const from = lowerBound(s.xs, timeAt(s, b / count));
+    const to = b === count - 1 ? n : lowerBound(s.xs, timeAt(s, (b + 1) / count));
+    if (to <= from) continue;
+    const [x, y] = point(from, to);
+    xs.push(x);
+    ys.push(y);
+  }
+  return { xs, ys };
+}

@@ -93,6 +93,15 @@ describe.skipIf(!OWN_MEMORY_CGROUP.ok)(`memleak run on real scenarios${skipNote(
     expect(doc.findings.filter((f) => f.kind === "leak")).toEqual([]);
   });
 
+  it("a one-off load of 400 MB is a plateau dated within 2 s of when the load ended", async () => {
+    const { doc, stderr } = await runJson("one_off_load");
+    const ended = Number(/load ended at ([\d.]+) s/.exec(stderr)![1]);
+    expect(doc.verdict, JSON.stringify(doc.findings.map((f) => [f.kind, f.summary]), null, 1)).toMatchObject({ kind: "plateau", pid: doc.target.pid });
+    expect(Math.abs((doc.verdict.evidence.levelFromSeconds as number) - ended)).toBeLessThanOrEqual(2);
+    // It grew by (nearly) all of the load, not by the difference between the medians of its thirds.
+    expect(doc.verdict.summary).toMatch(/grew by 3[5-9]\d MiB|grew by 4\d\d MiB/);
+  });
+
   it("forked workers reading a big list built by the parent are copy-on-write", async () => {
     const { doc } = await runJson("fork_cow");
     expect(doc.verdict.kind).toBe("cow");

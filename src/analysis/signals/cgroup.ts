@@ -146,12 +146,14 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
       advice: advice("leak", "cgroup", { rate: formatRate(a.rate) }),
     };
   }
+  const levelFrom = stoppedAt(a);
+  if (levelFrom !== undefined) base.evidence.levelFromSeconds = Number(levelFrom.toFixed(1));
   return {
     ...base,
     kind: "plateau",
     confidence: confidenceFromP(a.plateau?.p ?? a.p),
     summary: `the cgroup grew by ${formatBytes(stoppedGrowth(a))}, then levelled off at ${formatBytes(a.end)}`,
-    advice: advice("plateau", "any", { growth: formatBytes(stoppedGrowth(a)), level: formatBytes(a.end), levelFrom: sinceText(stoppedAt(a)) }),
+    advice: advice("plateau", "any", { growth: formatBytes(stoppedGrowth(a)), level: formatBytes(a.end), levelFrom: sinceText(levelFrom) }),
   };
 }
 

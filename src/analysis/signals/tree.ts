@@ -41,7 +41,7 @@ export function analyzeTree(set: SeriesSet, ctx: Context): Finding | undefined {
     subject,
     metric,
     rate: a.rate,
-    evidence: { ...trendEvidence(a), processesStart, processesEnd, processesSeen: set.processes.size },
+    evidence: { ...trendEvidence(a), processesStart, processesEnd, processesSeen: set.processes.size } as Finding["evidence"],
     caveats: [] as string[],
   };
   if (a.shape === "insufficient") {
@@ -57,12 +57,14 @@ export function analyzeTree(set: SeriesSet, ctx: Context): Finding | undefined {
     };
   }
   if (a.shape === "plateau" || a.shape === "step") {
+    const levelFrom = stoppedAt(a);
+    if (levelFrom !== undefined) base.evidence.levelFromSeconds = Number(levelFrom.toFixed(1));
     return {
       ...base,
       kind: "plateau",
       confidence: confidenceFromP(a.plateau?.p ?? a.p),
       summary: `the process tree grew, then levelled off at Σ ${metric} ${formatBytes(a.end)}`,
-      advice: advice("plateau", "any", { growth: formatBytes(stoppedGrowth(a)), level: formatBytes(a.end), levelFrom: sinceText(stoppedAt(a)) }),
+      advice: advice("plateau", "any", { growth: formatBytes(stoppedGrowth(a)), level: formatBytes(a.end), levelFrom: sinceText(levelFrom) }),
     };
   }
   return {

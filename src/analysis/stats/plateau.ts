@@ -117,7 +117,7 @@ export function detectPlateau(
     ok: true,
     state,
     plateaued: stopped,
-    levelFrom: stopped ? levelledFrom(s, tail, late.ts) : undefined,
+    levelFrom: stopped ? levelledFrom(s, tail, late.ts, rise) : undefined,
     earlySlope: early.ts.slope,
     tailSlope: late.ts.slope,
     tailSlopeHigh: late.ts.high,
@@ -131,14 +131,24 @@ export function detectPlateau(
 
 
 /**
+ * A series is at its level once within this share of the rise of it, whatever the noise: a quiet tail (a 400 MB load,
+ * then 4 KB/s of allocator wobble) has a noise of a few KB, and 3 noise widths of it made 8 KB of wobble ten seconds
+ * after the load look like the rise still going on (issue 11: a load that ended at 9.3 s dated from 18 s). 1% of the
+ * rise is invisible on a chart of it. Not 5%: a start-up that approaches its level exponentially (τ 12 s, 190 MB)
+ * would then be "levelled" 20 s early, and its remaining approach counted as rising after the level
+ * (rules/growth.test.ts, a plateau after a long start-up).
+ */
+export const LEVEL_TOLERANCE = 0.01;
+
+/**
  * Where the final level was reached: the tail's line is extrapolated back over the whole window, and the scan walks
  * back from the end over the blocks that sit within TRANSIENT_NOISE_MULTIPLE noise widths of it. The robust slope
  * alone cannot place the knee: a stretch that is 3/4 flat and 1/4 ramp still has a near-zero median slope.
  */
-function levelledFrom(s: Series, tail: Series, line: TheilSen): number {
+function levelledFrom(s: Series, tail: Series, line: TheilSen, rise: number): number {
   const offsets = residuals(s, line);
   const noise = mad(residuals(tail, line))!;
-  const threshold = Math.max(TRANSIENT_NOISE_MULTIPLE * noise, roundingFloor(s.ys));
+  const threshold = Math.max(TRANSIENT_NOISE_MULTIPLE * noise, LEVEL_TOLERANCE * Math.abs(rise), roundingFloor(s.ys));
   const blocks = scanBlockCount(s.xs.length);
   let first = blocks;
   for (let b = blocks - 1; b >= 0; b--) {

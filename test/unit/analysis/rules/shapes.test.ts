@@ -94,6 +94,23 @@ describe("step: the jump against its standard error (5) and the noise (1 width)"
   });
 });
 
+describe("plateau: where the level was reached (1% of the rise, or 3 noise widths)", () => {
+  // A load of 400 MB over the first 9 s of 30 (1 Hz), then flat but for a creeping 4 KB/s wobble in 8 KB steps: the
+  // tail's noise is a few KB, and without the 1% tolerance the level was dated at 18 s (issue 11).
+  const load = (wobble: number) => {
+    const xs = Array.from({ length: 31 }, (_, i) => i);
+    const ys = xs.map((t) => 3 * MB + 44 * MB * Math.min(t, 9) + (t > 9 ? 20 * MB : 0) + wobble * Math.floor(Math.max(0, t - 9) / 2) * 2);
+    return detectPlateau(xs, ys);
+  };
+  it.each([0, 4096])("a load that ended at 9-10 s, then %d B/s of wobble: levelled from 9 s", (wobble) => {
+    const p = load(wobble);
+    if (!p.ok) throw new Error(p.reason);
+    expect(p.state).toBe("plateau");
+    expect(p.levelFrom).toBeGreaterThanOrEqual(8);
+    expect(p.levelFrom).toBeLessThanOrEqual(11);
+  });
+});
+
 describe("trend: significance at 1%", () => {
   /** 12 blocks of 10 s at 1 Hz, each flat at its rank (MiB): Mann–Kendall sees exactly these 12 block means. */
   const blocks = (ranks: number[]): [number[], number[]] => {

@@ -13,6 +13,8 @@ export interface AgentReport {
     py?: Record<string, number>;
     malloc?: Record<string, number | string>;
     torch?: Record<string, number | string>;
+    /** The agent's walk over the objects the GC tracks: container items, the largest container, live CPU tensors. */
+    census?: Record<string, number | string>;
   };
 }
 
@@ -85,6 +87,8 @@ export function parseAgentMessage(line: string): AgentMessage | undefined {
       if (malloc) data.malloc = malloc;
       const torch = flat(m.torch, true);
       if (torch) data.torch = torch;
+      const census = flat(m.census, true);
+      if (census) data.census = census;
       return { type: "report", pid, t, data };
     }
     case "trace": {

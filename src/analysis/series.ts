@@ -29,6 +29,8 @@ export interface ProcessSeries {
   parentAnonAtStart: number | undefined;
   /** Agent data per sample, when the in-process agent reported (see src/agent). */
   agent: Record<string, Column>;
+  /** The agent's last words by field ("malloc.allocator": "jemalloc", "census.largest": "list of bytes"). */
+  agentText: Record<string, string>;
   /** Files this process had resident, by path: the most seen of each (mapped-files.ts reads them as RssFile grows). */
   files: Map<string, MappedFile>;
 }
@@ -147,6 +149,7 @@ export class SeriesBuilder {
         shared: new Column(this.capacity),
         parentAnonAtStart: parent?.anon,
         agent: {},
+        agentText: {},
         files: new Map(),
       };
       this.set.processes.set(k, ps);
@@ -200,17 +203,19 @@ export class SeriesBuilder {
       const ps = p && this.set.processes.get(key(p));
       if (!ps || typeof report !== "object" || report === null) continue;
       for (const [name, v] of flatten(report as Record<string, unknown>)) {
-        (ps.agent[name] ??= new Column(this.capacity)).push(t, v);
+        if (typeof v === "string") ps.agentText[name] = v;
+        else (ps.agent[name] ??= new Column(this.capacity)).push(t, v);
       }
     }
   }
 }
 
-function flatten(obj: Record<string, unknown>, prefix = ""): [string, number][] {
-  const out: [string, number][] = [];
+function flatten(obj: Record<string, unknown>, prefix = ""): [string, number | string][] {
+  const out: [string, number | string][] = [];
   for (const [k, v] of Object.entries(obj)) {
     if (typeof v === "number" && Number.isFinite(v)) out.push([prefix + k, v]);
     else if (typeof v === "boolean") out.push([prefix + k, v ? 1 : 0]);
+    else if (typeof v === "string" && prefix !== "") out.push([prefix + k, v]);
     else if (v && typeof v === "object" && !Array.isArray(v) && prefix === "") out.push(...flatten(v as Record<string, unknown>, `${k}.`));
   }
   return out;

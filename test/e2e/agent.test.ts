@@ -34,10 +34,31 @@ describe.concurrent("agent: fragmentation vs leak", () => {
     expect(doc.verdict.evidence.mallocArenas as number).toBeGreaterThanOrEqual(8);
   });
 
-  it("losses.append(loss) in a real PyTorch training loop is a leak in the native/torch layer", async () => {
+  it("losses.append(loss) in a real PyTorch training loop is a leak in PyTorch's autograd graphs", async () => {
     const { doc } = await run("torch_losses_leak");
     expect(doc.verdict).toMatchObject({ kind: "leak", subject: { isRoot: true } });
-    expect(doc.verdict.evidence.layer).toMatch(/native heap.*PyTorch/);
+    expect(doc.verdict.evidence.layer).toBe("PyTorch autograd graphs");
+  });
+
+  it("the layer is what grew, not what was imported: bytes kept with torch loaded are Python objects", async () => {
+    const { doc } = await run("bytes_leak_torch", [], "24");
+    expect(doc.verdict, JSON.stringify(doc.verdict.caveats)).toMatchObject({ kind: "leak", evidence: { layer: "Python objects" } });
+    expect(doc.verdict.caveats.join(" ")).toMatch(/a list of bytes gained [\d,]+ items/);
+  });
+
+  it("CPU tensors kept in a list are PyTorch CPU tensors, from the census of live tensor storage", async () => {
+    const { doc } = await run("torch_tensor_list", [], "24");
+    expect(doc.verdict, JSON.stringify(doc.verdict.caveats)).toMatchObject({ kind: "leak", evidence: { layer: "PyTorch CPU tensors" } });
+    expect(doc.verdict.caveats[0]).toMatch(/^live CPU tensor storage grew \d+(\.\d+)? MiB/);
+  });
+
+  it("a leak under jemalloc is a leak, with the allocator named and no claim from malloc's numbers", async () => {
+    const { doc } = await run("jemalloc_leak");
+    expect(doc.verdict).toMatchObject({ kind: "leak", evidence: { allocator: "jemalloc" } });
+    const said = [doc.verdict.summary, ...doc.verdict.caveats].join(" ");
+    expect(said).toMatch(/jemalloc replaces glibc's malloc/);
+    expect(said).not.toMatch(/malloc's in-use bytes grew|native heap \(malloc\)/);
+    expect(doc.verdict.evidence.mallocInUseGrowth).toBeUndefined();
   });
 
   it("the same loop with loss.item() is not a leak", async () => {

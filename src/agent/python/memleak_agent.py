@@ -158,6 +158,112 @@ def _python_stats():
     return stats
 
 
+# ---------------------------------------------------------------------------------------------------------- census
+
+_census = {"last": 0.0, "cost": 0.0, "cached": None, "seen": {}}
+_CENSUS_MAX_BLOCKS = 2_000_000  # over this many objects one walk would stall the program for ~0.2 s: do not walk
+_CENSUS_MIN_GAP = 5.0  # seconds: what grew is a question for minutes, not ticks
+_CENSUS_MAX_GAP = 60.0
+_SAMPLED_ITEMS = 16
+_TRACKED_CONTAINERS = 64  # the largest containers, whose length is remembered from one walk to the next
+
+
+def _container_types():
+    import collections
+
+    return frozenset((list, dict, set, collections.deque, collections.OrderedDict, collections.defaultdict))
+
+
+_CONTAINERS = _container_types()
+
+
+def _describe_items(container):
+    """The commonest type among a few items of a container, and their mean shallow size (sys.getsizeof)."""
+    try:
+        values = container.values() if isinstance(container, dict) else container
+        picked = []
+        for i, item in enumerate(values):
+            if i >= _SAMPLED_ITEMS:
+                break
+            picked.append(item)
+    except Exception:  # changed size while we looked (another thread): describe nothing
+        return None, None
+    if not picked:
+        return None, None
+    names = {}
+    for item in picked:
+        name = type(item).__name__
+        names[name] = names.get(name, 0) + 1
+    return max(names, key=names.get), sum(sys.getsizeof(item) for item in picked) // len(picked)
+
+
+def _census_stats(interval, force=False):
+    """One walk over the objects the garbage collector tracks: how many items Python containers hold (a cache or a
+    list that only grows shows here, whatever its items are), the one that gained most items since a walk first saw it
+    (its item type and size from a few items), and with PyTorch loaded the
+    storage of live CPU tensors and how many tensors keep an autograd graph (grad_fn). Rate-limited by its own CPU
+    time like mallinfo2 (≤ 0.5% of one core, every 5–60 s), and skipped on heaps so big that one walk would stall the
+    program. type(o), never isinstance: isinstance reads o.__class__, a property on some objects (torch.distributed
+    warns from it)."""
+    now = time.monotonic()
+    min_gap = max(interval, _CENSUS_MIN_GAP, min(_CENSUS_MAX_GAP, _census["cost"] / 0.005))
+    if not force and _census["cached"] is not None and now - _census["last"] < min_gap:
+        return _census["cached"]
+    if sys.getallocatedblocks() > _CENSUS_MAX_BLOCKS:
+        return {"skipped": 1}
+    torch = sys.modules.get("torch")
+    tensor_type = getattr(torch, "Tensor", None) if torch is not None else None
+    t0 = time.thread_time()
+    items = 0
+    big = []  # (len, id, container) of the largest containers
+    tensors = graphs = 0
+    storages = {}
+    for o in gc.get_objects():
+        kind = type(o)
+        if kind in _CONTAINERS:
+            n = len(o)
+            items += n
+            if n > 16:
+                big.append((n, id(o), o))
+        elif tensor_type is not None and issubclass(kind, tensor_type):
+            try:
+                if o.grad_fn is not None:
+                    graphs += 1
+                if o.is_cuda:
+                    continue
+                tensors += 1
+                st = o.untyped_storage() if hasattr(o, "untyped_storage") else o.storage()
+                storages[st.data_ptr()] = st.nbytes()
+            except Exception:  # sparse, meta or otherwise storage-less tensors
+                pass
+    out = {"containerItems": items}
+    # The container that gained most items since a walk first saw it among the largest: what a leak fills.
+    big.sort(key=lambda e: e[0], reverse=True)
+    big = big[:_TRACKED_CONTAINERS]
+    seen = _census["seen"]
+    current = {i: n for n, i, _ in big}
+    grower = max(big, key=lambda e: e[0] - seen.get(e[1], e[0]), default=None)
+    _census["seen"] = {i: seen.get(i, n) for i, n in current.items()}
+    if grower is not None:
+        n, i, container = grower
+        item_type, item_size = _describe_items(container)
+        out["growingLen"] = n
+        out["growingAdded"] = n - seen.get(i, n)
+        out["growing"] = type(container).__name__ + (" of %s" % item_type if item_type else "")
+        if item_size is not None:
+            out["growingItemBytes"] = item_size
+    big = grower = container = None  # hold no reference to the program's objects
+    if tensor_type is not None:
+        out["cpuTensors"] = tensors
+        out["cpuTensorBytes"] = sum(storages.values())
+        out["graphTensors"] = graphs
+    _census["cost"] = time.thread_time() - t0
+    out["costMs"] = round(_census["cost"] * 1000, 2)
+    _census["last"] = now
+    _census["cached"] = out
+    return out
+
+
 def _torch_stats():
     torch = sys.modules.get("torch")  # never import it: only report on a program that did
     if torch is None:
@@ -217,6 +323,9 @@ def _report(interval, force=False):
     torch = _torch_stats()
     if torch is not None:
         message["torch"] = torch
+    census = _census_stats(interval, force)
+    if census is not None:
+        message["census"] = census
     _send(message)
 
 
@@ -398,6 +507,7 @@ def attach(socket_path, interval):
 
 def _after_fork_in_child():
     try:
+        _census["cached"] = None
         parent_connected = _state["sock"] is not None
         if parent_connected:
             try:

@@ -1,15 +1,21 @@
 /**
- * Which layer a leak grows in, from the agent's numbers over the same window as the leak:
- *   - Python objects: tracemalloc (with --trace-python) saw at least half of the growth;
- *   - native heap (malloc): glibc's in-use bytes grew — Python objects over 512 bytes, C extensions, and PyTorch CPU
- *     tensors (named when torch is loaded) all live there;
+ * Which layer a leak grows in, from what the agent measured growing over the same window as the leak — never from
+ * what the program imported:
+ *   - Python objects, seen by tracemalloc (with --trace-python): its sites hold at least half of the growth;
+ *   - PyTorch CPU tensors: the storage of live CPU tensors (the agent's census) grew;
+ *   - Python objects held by a container: the items the fastest-growing list, dict or set gained, times the size of
+ *     its items (an estimate from a few sampled items: bytes, str, arrays…);
  *   - small Python objects (pymalloc arenas, which malloc does not see): the object count grew by more bytes than
- *     malloc did (each block is at most 512 bytes, so count × 512 bounds them from above).
- * The layer that explains more wins, if it explains at least LAYER_MIN_SHARE of the anonymous-memory growth; the
- * share is reported, because what malloc keeps free (fragmentation) grows with a leak too and is in no layer.
+ *     malloc did (each block is at most 512 bytes, so count × 512 bounds them from above);
+ *   - PyTorch autograd graphs: more tensors keep a grad_fn, whose graphs hold saved activations the census cannot
+ *     size (they are not Python objects); named when no measured layer explains the growth;
+ *   - native heap (malloc): glibc's in-use bytes grew and none of the above says what lives there.
+ * The measured layer that explains most wins, if it explains at least LAYER_MIN_SHARE of the anonymous-memory growth;
+ * the share is reported, because what malloc keeps free (fragmentation) grows with a leak too and is in no layer.
+ * Under jemalloc or tcmalloc, glibc's counters see nothing: that is said, and no malloc-based claim is made.
  */
 import { formatBytes } from "../../units.js";
-import { levelChange, type Assessment } from "../assess.js";
+import { endLevel, levelChange, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
 import type { ProcessSeries } from "../series.js";
 
@@ -26,13 +32,89 @@ export const LAYER_MIN_SHARE = 0.25;
 export const TRACED_SHARE = 0.5;
 /** Under this share of the growth, the note says where the rest is (malloc's free memory, or outside malloc). */
 export const NEARLY_ALL_SHARE = 0.9;
+/**
+ * Tensors keeping a grad_fn must grow by at least this many for graphs to be named: a training step holds a few
+ * at any moment (the loss, the outputs), so their count moves by a handful between two looks with no leak at all.
+ */
+export const GRAPH_TENSORS_MIN = 20;
 /** pymalloc serves requests up to 512 bytes. */
 const PYMALLOC_MAX_BLOCK = 512;
 
+export interface Layer {
+  name: string;
+  notes: string[];
+}
 
-const pct = (part: number, whole: number) => `${Math.round((100 * part) / whole)}%`;
+const pct = (part: number, whole: number) => (part >= whole ? "all" : `${Math.round((100 * part) / whole)}%`);
 
-export function leakLayer(ps: ProcessSeries, a: Assessment, ctx: Context): { name: string; notes: string[] } | undefined {
+/** Growth of one agent field over the window, or undefined when the agent did not report it. */
+const grew = (ps: ProcessSeries, field: string, from: number) => levelChange(ps.agent[field], from);
+
+interface Candidate extends Layer {
+  bytes: number;
+}
+
+/** Live CPU tensor storage that grew (the agent's census, with torch loaded). */
+function tensorLayer(ps: ProcessSeries, from: number): Candidate | undefined {
+  const tensors = grew(ps, "census.cpuTensorBytes", from);
+  if (tensors === undefined || tensors <= 0) return undefined;
+  const count = grew(ps, "census.cpuTensors", from) ?? 0;
+  return { name: "PyTorch CPU tensors", bytes: tensors, notes: [`live CPU tensor storage grew ${formatBytes(tensors)} (${count >= 0 ? "+" : ""}${Math.round(count)} tensors)`] };
+}
+
+/**
+ * The Python container that gained most items (the agent's census follows the largest ones from walk to walk), times
+ * the shallow size of a few of its items: what a cache or a list that only grows holds, whatever its items are.
+ */
+function containerLayer(ps: ProcessSeries, from: number): Candidate | undefined {
+  const added = grew(ps, "census.growingAdded", from);
+  const itemBytes = endLevel(ps.agent["census.growingItemBytes"]);
+  if (added === undefined || added <= 0 || itemBytes === undefined) return undefined;
+  const what = ps.agentText["census.growing"] ?? "container";
+  const length = Math.round(endLevel(ps.agent["census.growingLen"]) ?? 0);
+  const count = (n: number) => Math.round(n).toLocaleString("en-US");
+  return {
+    name: "Python objects",
+    bytes: added * itemBytes,
+    notes: [`a ${what} gained ${count(added)} items (now ${count(length)}, ~${formatBytes(itemBytes)} each, sampled): ~${formatBytes(added * itemBytes)}`],
+  };
+}
+
+/** pymalloc's blocks (objects of up to 512 bytes), which malloc does not see: count × 512 bounds their bytes. */
+function smallObjectLayer(ps: ProcessSeries, from: number): Candidate | undefined {
+  const blocks = grew(ps, "py.allocatedBlocks", from);
+  if (blocks === undefined || blocks <= 0) return undefined;
+  return { name: "small Python objects (pymalloc)", bytes: blocks * PYMALLOC_MAX_BLOCK, notes: [`${Math.round(blocks)} more Python objects allocated over the window`] };
+}
+
+/** Notes on what malloc's in-use bytes say, and on PyTorch when it is loaded but its tensors did not grow. */
+function mallocNotes(native: number, growth: number, ps: ProcessSeries, traced: boolean): string[] {
+  const rest = native / growth < NEARLY_ALL_SHARE ? "; the rest is memory malloc holds free, or outside malloc" : "";
+  const notes = [`malloc's in-use bytes grew ${formatBytes(native)}: ${pct(native, growth)} of the growth${rest}`];
+  const torchLoaded = ps.agent["torch.threads"] !== undefined || ps.agentText["torch.version"] !== undefined;
+  if (torchLoaded && ps.agent["census.cpuTensorBytes"] !== undefined) notes.push("not PyTorch's CPU tensors: their live storage did not grow");
+  else if (torchLoaded) notes.push("PyTorch is loaded and its CPU tensors live in malloc too; the agent's census did not run, so memleak cannot tell them apart");
+  else if (!traced) notes.push("--trace-python tells Python objects over 512 bytes apart from native allocations");
+  return notes;
+}
+
+/** Under jemalloc or tcmalloc: its name, and what that means for malloc's numbers; undefined under glibc. */
+export function otherAllocator(ps: ProcessSeries): { name: string; note: string } | undefined {
+  const name = ps.agentText["malloc.allocator"];
+  if (name === undefined || name === "glibc") return undefined;
+  return {
+    name,
+    note: `${name} replaces glibc's malloc in this process: malloc's in-use and free bytes (mallinfo2) do not see its memory, so memleak makes no claim from them — neither the native-heap layer nor allocator retention (fragmentation) can be judged`,
+  };
+}
+
+/**
+ * Most specific first. Graphs first: the activations they save are tensors (in the census) and malloc'd, and the
+ * graphs kept alive are what to fix. Tensors and Python objects over 512 bytes live inside malloc's in-use bytes,
+ * so when either explains enough of the growth it is named rather than malloc. pymalloc's arenas are outside malloc: small objects
+ * and malloc are compared, and the larger is named.
+ */
+export function leakLayer(ps: ProcessSeries, a: Assessment, ctx: Context): Layer | undefined {
   const growth = a.growth;
   if (!(growth > 0)) return undefined;
   const trace = ctx.agentResults?.traces.get(ps.pid);
@@ -40,19 +122,21 @@ export function leakLayer(ps: ProcessSeries, a: Assessment, ctx: Context): { nam
     const traced = trace.sites.reduce((s, x) => s + x.sizeDiff, 0);
     if (traced >= TRACED_SHARE * growth) return { name: "Python objects (tracemalloc sees the growth)", notes: [] };
   }
-  const native = levelChange(ps.agent["malloc.inUse"], a.from) ?? 0;
-  const smallObjects = Math.max(0, levelChange(ps.agent["py.allocatedBlocks"], a.from) ?? 0) * PYMALLOC_MAX_BLOCK;
-  const torch = ps.agent["torch.threads"] !== undefined;
-  if (native >= LAYER_MIN_SHARE * growth && native >= smallObjects) {
-    const share = native / growth;
-    const rest = share < NEARLY_ALL_SHARE ? "; the rest is memory malloc holds free, or outside malloc" : "";
-    const notes = [`malloc's in-use bytes grew ${formatBytes(native)}: ${share > 1 ? "all" : pct(native, growth)} of the growth${rest}`];
-    if (torch) notes.push("PyTorch is loaded: its CPU tensors (and the activations autograd graphs keep alive) are malloc'd, and tracemalloc does not see them");
-    else if (!trace) notes.push("--trace-python tells Python objects over 512 bytes apart from native allocations");
-    return { name: torch ? "native heap (malloc: PyTorch CPU tensors)" : "native heap (malloc)", notes };
+  const enough = (c: Candidate | undefined) => (c && c.bytes >= LAYER_MIN_SHARE * growth ? c : undefined);
+  const tensors = tensorLayer(ps, a.from);
+  const graphs = grew(ps, "census.graphTensors", a.from) ?? 0;
+  const native = otherAllocator(ps) ? undefined : grew(ps, "malloc.inUse", a.from);
+  if (graphs >= GRAPH_TENSORS_MIN) {
+    // The saved activations a graph holds are tensors too (the census counts them): the graphs are the cause.
+    const because = `${Math.round(graphs)} more tensors keep a grad_fn: each keeps its autograd graph and the activations it saved (e.g. losses.append(loss) where loss.item() was meant)`;
+    const measuredBy = tensors?.notes ?? (native !== undefined ? mallocNotes(native, growth, ps, false).slice(0, 1) : []);
+    return { name: "PyTorch autograd graphs", notes: [because, ...measuredBy] };
   }
-  if (smallObjects >= LAYER_MIN_SHARE * growth) {
-    return { name: "small Python objects (pymalloc)", notes: [`${Math.round(smallObjects / PYMALLOC_MAX_BLOCK)} more Python objects allocated over the window`] };
-  }
-  return undefined;
+  if (enough(tensors)) return { name: tensors!.name, notes: tensors!.notes };
+  const objects = enough(containerLayer(ps, a.from));
+  if (objects) return { name: objects.name, notes: objects.notes };
+  const small = enough(smallObjectLayer(ps, a.from));
+  const heap = native !== undefined && native >= LAYER_MIN_SHARE * growth ? native : undefined;
+  if (heap !== undefined && heap >= (small?.bytes ?? 0)) return { name: "native heap (malloc)", notes: mallocNotes(heap, growth, ps, trace !== undefined) };
+  return small && { name: small.name, notes: small.notes };
 }

@@ -7,6 +7,7 @@ import { formatBytes } from "../../units.js";
 import type { MappedFile } from "../../probes/smaps-files.js";
 import { safeText } from "../../report/style.js";
 import { levelChange, minGrowth } from "../assess.js";
+import { FILES_GROWTH_BYTES } from "../../mapped-files.js";
 import type { ProcessSeries, SeriesSet } from "../series.js";
 import type { Finding } from "../types.js";
 
@@ -34,12 +35,14 @@ export const setMappedFilesText = (set: SeriesSet) => mappedFilesText(set.proces
 
 /**
  * A process whose resident file pages grew by a reportable amount says so, with the files: its RSS (what `top` and
- * most dashboards show) grew by that much, and the finding must explain why that is not what it judged.
+ * most dashboards show) grew by that much, and the finding must explain why that is not what it judged. At least
+ * 16 MiB (what makes the sampler look at the files): importing PyTorch pages in ~6 MiB of its libraries, no news.
  */
-export function noteMappedFiles(f: Finding, ps: ProcessSeries): void {
+export function noteMappedFiles(f: Finding, ps: ProcessSeries, from: number): void {
   const file = ps.metrics.file;
-  const growth = levelChange(file, ps.firstSeen);
-  if (growth === undefined || !file || growth < minGrowth(file.first() ?? 0)) return;
+  // After warm-up, as the finding itself: the libraries an import pages in (23 MiB for PyTorch) are start-up.
+  const growth = levelChange(file, Math.max(from, ps.firstSeen));
+  if (growth === undefined || !file || growth < Math.max(FILES_GROWTH_BYTES, minGrowth(file.first() ?? 0))) return;
   const files = mappedFilesText([ps]);
   f.evidence.fileBackedGrowth = Math.round(growth);
   if (files) f.evidence.mappedFiles = files;

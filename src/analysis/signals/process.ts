@@ -17,7 +17,7 @@ import type { ProcessSeries } from "../series.js";
 import type { Finding, MetricName, Subject } from "../types.js";
 import { copyOnWrite, type Copying } from "./cow.js";
 import { retention, type Retention } from "./fragmentation.js";
-import { leakLayer, LAYER_MIN_SHARE } from "./layer.js";
+import { leakLayer, LAYER_MIN_SHARE, otherAllocator } from "./layer.js";
 import { noteMissingAgent } from "./unseen.js";
 import { noteMappedFiles } from "./mapped.js";
 
@@ -61,7 +61,12 @@ function fragmentationAdvice(held: Retention, values: Record<string, string | nu
 export function analyzeProcess(ps: ProcessSeries, subject: Subject & { type: "process" }, ctx: Context, copy: Copying | undefined): Finding {
   const f = decideProcess(ps, subject, ctx, copy);
   noteMissingAgent(f, ps, ctx);
-  noteMappedFiles(f, ps);
+  noteMappedFiles(f, ps, ctx.from);
+  const allocator = otherAllocator(ps);
+  if (allocator) {
+    f.evidence.allocator = allocator.name;
+    f.caveats.push(allocator.note);
+  }
   const sites = ctx.agentResults?.traces.get(ps.pid)?.sites;
   if (sites && sites.length > 0) f.sites = sites;
   return f;

@@ -9,17 +9,18 @@ import { FIXTURES, fixture } from "../../helpers/fixtures.js";
 
 const recordings = readdirSync(`${FIXTURES}recordings`).filter((f) => f.endsWith(".jsonl"));
 
-function expectation(name: string): { kind: string; subject?: string } {
+function expectation(name: string): { kind: string; subject?: string; layer?: string } {
   const text = fixture(`scenarios/${name}.py`);
   const kind = /^# expect: (\S+)/m.exec(text)?.[1];
   if (!kind) throw new Error(`${name}.py has no "# expect:" line`);
-  return { kind, subject: /^# subject: (\S+)/m.exec(text)?.[1] };
+  return { kind, subject: /^# subject: (\S+)/m.exec(text)?.[1], layer: /^# layer: (.+)$/m.exec(text)?.[1] };
 }
 
 
 describe("verdicts on real recordings", () => {
   it("there is a recording for every scenario", () => {
-    const scenarios = readdirSync(`${FIXTURES}scenarios`).filter((f) => f.endsWith(".py")).map((f) => f.replace(/\.py$/, ""));
+    // _*.py are helpers the scenarios import, not scenarios.
+    const scenarios = readdirSync(`${FIXTURES}scenarios`).filter((f) => f.endsWith(".py") && !f.startsWith("_")).map((f) => f.replace(/\.py$/, ""));
     // <scenario>.jsonl, plus variants <scenario>.<variant>.jsonl (e.g. recorded under load).
     const covered = new Set(recordings.map((r) => r.split(".")[0]));
     expect([...covered].sort()).toEqual(scenarios.sort());
@@ -32,6 +33,7 @@ describe("verdicts on real recordings", () => {
     expect(doc.verdict.kind).toBe(want.kind);
     if (want.subject === "root") expect(doc.verdict.subject).toMatchObject({ type: "process", isRoot: true });
     if (want.subject === "worker") expect(doc.verdict.subject).toMatchObject({ type: "process", isRoot: false });
+    if (want.layer) expect(doc.verdict.evidence.layer).toBe(want.layer);
     // Never a false leak where the scenario is not one.
     if (want.kind !== "leak") expect(doc.findings.filter((f) => f.kind === "leak")).toEqual([]);
   });

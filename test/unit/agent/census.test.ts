@@ -1,0 +1,79 @@
+/**
+ * The agent's census (src/agent/python/memleak_agent.py `_census_stats`), run in a real interpreter: it must find the
+ * container that grows (not merely the largest one), describe its items, count live CPU tensors and the tensors that
+ * keep an autograd graph when PyTorch is loaded, keep no reference to the program's objects, and stay out of heaps
+ * too big to walk.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { REPO } from "../../helpers/fixtures.js";
+
+const AGENT_DIR = `${REPO}src/agent/python`;
+
+function census(python: string, body: string): Record<string, number | string>[] {
+  const code = `
+import json, sys
+sys.path.insert(0, ${JSON.stringify(AGENT_DIR)})
+import memleak_agent as agent
+out = []
+def look():
+    out.append(agent._census_stats(1.0, force=True))
+${body}
+print(json.dumps(out))`;
+  return JSON.parse(execFileSync(python, ["-c", code], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })) as Record<string, number | string>[];
+}
+
+describe("the agent's census of Python objects", () => {
+  it("follows the container that gains items, not the largest, and samples what it holds", () => {
+    const [, , last] = census(
+      "python3",
+      `big = {str(i): [i] for i in range(20_000)}   # large, and flat (lists as values: the GC tracks it)
+kept = []
+look()
+for step in range(2):
+    kept.extend(b"x" * 4000 for _ in range(3000))
+    look()`,
+    );
+    expect(last).toMatchObject({ growing: "list of bytes", growingLen: 6000, growingAdded: 6000 });
+    expect(last!.growingItemBytes as number).toBeGreaterThan(4000);
+    expect(last!.growingItemBytes as number).toBeLessThan(4100);
+    expect(last!.containerItems as number).toBeGreaterThan(46_000); // big's 20,000 keys, their lists, kept
+    expect(last!.cpuTensorBytes).toBeUndefined(); // no torch imported: nothing about tensors
+  });
+
+  it("holds no reference to the program's objects once it is done", () => {
+    const [result] = census(
+      "python3",
+      `import weakref
+class Item: pass
+holder = [Item() for _ in range(100)]
+probe = weakref.ref(holder[0])
+look()
+del holder
+import gc; gc.collect()
+out.append({"alive": probe() is not None})`,
+    ).slice(-1);
+    expect(result).toEqual({ alive: false });
+  });
+
+  it("does not walk a heap of over a million objects", () => {
+    const [result] = census("python3", `keep = [object() for _ in range(1_100_000)]\nlook()`);
+    expect(result).toEqual({ skipped: 1 });
+  });
+
+  it.skipIf(!existsSync("/usr/lib/python3/dist-packages/torch"))("with PyTorch: live CPU tensor storage, and tensors that keep a graph", () => {
+    const [before, after] = census(
+      "/usr/bin/python3",
+      `import torch
+w = torch.randn(64, 64, requires_grad=True)
+look()
+kept = [torch.zeros(1024) for _ in range(10)]          # 10 × 4 KiB of storage
+losses = [(w * i).sum() for i in range(5)]             # 5 tensors keeping a grad_fn
+look()`,
+    );
+    expect((after!.cpuTensorBytes as number) - (before!.cpuTensorBytes as number)).toBeGreaterThanOrEqual(10 * 4096);
+    expect((after!.graphTensors as number) - (before!.graphTensors as number)).toBeGreaterThanOrEqual(5);
+    expect((after!.cpuTensors as number) - (before!.cpuTensors as number)).toBeGreaterThanOrEqual(15);
+  });
+});

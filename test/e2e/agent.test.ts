@@ -43,7 +43,7 @@ describe.concurrent("agent: fragmentation vs leak", () => {
   it("the layer is what grew, not what was imported: bytes kept with torch loaded are Python objects", async () => {
     const { doc } = await run("bytes_leak_torch", [], "24");
     expect(doc.verdict, JSON.stringify(doc.verdict.caveats)).toMatchObject({ kind: "leak", evidence: { layer: "Python objects" } });
-    expect(doc.verdict.caveats.join(" ")).toMatch(/a list of bytes gained [\d,]+ items/);
+    expect(doc.verdict.caveats.join(" ")).toMatch(/a list of bytes grows \([\d,]+ items now, ~4.\d\d KiB each, sampled\)/);
   });
 
   it("CPU tensors kept in a list are PyTorch CPU tensors, from the census of live tensor storage", async () => {

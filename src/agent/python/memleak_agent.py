@@ -249,17 +249,24 @@ def _census_stats(interval, force=False):
     first = _census.get("walked") is None
     _census["walked"] = True
     base = {i: (n if first else seen.get(i, 0)) for n, i, _ in big}
-    grower = max(big, key=lambda e: e[0] - base[e[1]], default=None)
     _census["seen"] = base
-    if grower is not None:
-        n, i, container = grower
+    # Ranked by bytes added (items × their sampled size), not items: an import fills module dicts with thousands of
+    # small functions, which must not hide a list of 4 KB buffers that grows by a few hundred a second.
+    grower = None
+    for n, i, container in big:
+        added = n - base[i]
+        if added <= 0:
+            continue
         item_type, item_size = _describe_items(container)
-        out["growingLen"] = n
-        out["growingAdded"] = n - base[i]
-        out["growing"] = type(container).__name__ + (" of %s" % item_type if item_type else "")
+        added_bytes = added * (item_size or 0)
+        if grower is None or added_bytes > grower[0]:
+            grower = (added_bytes, n, added, type(container).__name__ + (" of %s" % item_type if item_type else ""), item_size)
+    if grower is not None:
+        added_bytes, n, added, what, item_size = grower
+        out.update(growingLen=n, growingAdded=added, growingAddedBytes=added_bytes, growing=what)
         if item_size is not None:
             out["growingItemBytes"] = item_size
-    big = grower = container = None  # hold no reference to the program's objects
+    big = container = None  # hold no reference to the program's objects
     if tensor_type is not None:
         out["cpuTensors"] = tensors
         out["cpuTensorBytes"] = sum(storages.values())

@@ -67,16 +67,16 @@ function tensorLayer(ps: ProcessSeries, from: number): Candidate | undefined {
  * the shallow size of a few of its items: what a cache or a list that only grows holds, whatever its items are.
  */
 function containerLayer(ps: ProcessSeries, from: number): Candidate | undefined {
-  const added = grew(ps, "census.growingAdded", from);
+  // Bytes over the window; the rest is what the last walk saw (which container grows fastest may have changed).
+  const bytes = grew(ps, "census.growingAddedBytes", from);
   const itemBytes = endLevel(ps.agent["census.growingItemBytes"]);
-  if (added === undefined || added <= 0 || itemBytes === undefined) return undefined;
+  if (bytes === undefined || bytes <= 0 || itemBytes === undefined) return undefined;
   const what = ps.agentText["census.growing"] ?? "container";
-  const length = Math.round(endLevel(ps.agent["census.growingLen"]) ?? 0);
-  const count = (n: number) => Math.round(n).toLocaleString("en-US");
+  const length = Math.round(endLevel(ps.agent["census.growingLen"]) ?? 0).toLocaleString("en-US");
   return {
     name: "Python objects",
-    bytes: added * itemBytes,
-    notes: [`a ${what} gained ${count(added)} items (now ${count(length)}, ~${formatBytes(itemBytes)} each, sampled): ~${formatBytes(added * itemBytes)}`],
+    bytes,
+    notes: [`a ${what} grows (${length} items now, ~${formatBytes(itemBytes)} each, sampled): ~${formatBytes(bytes)} added over the window`],
   };
 }
 

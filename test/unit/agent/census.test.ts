@@ -36,6 +36,7 @@ for step in range(2):
     look()`,
     );
     expect(last).toMatchObject({ growing: "list of bytes", growingLen: 6000, growingAdded: 6000 });
+    expect(last!.growingAddedBytes).toBe(6000 * (last!.growingItemBytes as number));
     expect(last!.growingItemBytes as number).toBeGreaterThan(4000);
     expect(last!.growingItemBytes as number).toBeLessThan(4100);
     expect(last!.containerItems as number).toBeGreaterThan(46_000); // big's 20,000 keys, their lists, kept

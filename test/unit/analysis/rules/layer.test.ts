@@ -39,6 +39,7 @@ function leaking(o: Grows = {}) {
           containerItems: 5000 + ((o.items ?? 0) * t * MB) / 4096,
           growingLen: 1000 + ((o.items ?? 0) * t * MB) / 4096,
           growingAdded: ((o.items ?? 0) * t * MB) / 4096,
+          growingAddedBytes: (o.items ?? 0) * t * MB,
           growing: "list of bytes",
           growingItemBytes: 4096,
           ...(o.torch && { cpuTensorBytes: 20 * MB + (o.tensors ?? 0) * t * MB, cpuTensors: 100, graphTensors: 3 + Math.floor((o.graphs ?? 0) * t) }),
@@ -102,7 +103,7 @@ describe("leak layer boundaries", () => {
     expect(layerOf(leaking({ blocks: 0.5 })).summary).toMatch(/ — in the small Python objects \(pymalloc\)$/);
     expect(layerOf(leaking({ blocks: 0.5 })).caveats).toEqual([expect.stringMatching(/^\d+ more Python objects allocated over the window$/)]);
     expect(layerOf(leaking({ native: 0.95, items: 0.9, torch: true })).caveats[0]).toMatch(
-      /^a list of bytes gained 6\d,\d{3} items \(now 6\d,\d{3}, ~4.00 KiB each, sampled\): ~2\d\d MiB$/,
+      /^a list of bytes grows \(6\d,\d{3} items now, ~4.00 KiB each, sampled\): ~2\d\d MiB added over the window$/,
     );
     expect(layerOf(leaking({ native: 0.9, graphs: 1, torch: true })).caveats[0]).toMatch(/^2\d\d more tensors keep a grad_fn: .*losses.append\(loss\)/);
   });

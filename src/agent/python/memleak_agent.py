@@ -172,12 +172,13 @@ _TRACKED_CONTAINERS = 64  # the largest containers, whose length is remembered f
 
 
 def _container_types():
-    import collections
-
-    return frozenset((list, dict, set, collections.deque, collections.OrderedDict, collections.defaultdict))
-
-
-_CONTAINERS = _container_types()
+    """list, dict, set, and collections' containers when the program imported collections: importing it here would
+    cost every watched process ~1 MB of modules (copied into each forked worker), for types it may not use."""
+    types = {list, dict, set}
+    collections = sys.modules.get("collections")
+    if collections is not None:
+        types.update((collections.deque, collections.OrderedDict, collections.defaultdict))
+    return frozenset(types)
 
 
 def _describe_items(container):
@@ -200,6 +201,38 @@ def _describe_items(container):
     return max(names, key=names.get), sum(sys.getsizeof(item) for item in picked) // len(picked)
 
 
+def _exe(pid):
+    try:
+        return os.readlink("/proc/%s/exe" % pid)
+    except OSError:
+        return None
+
+
+def _shares_pages_with_relatives():
+    """Whether this process shares pages with a forked parent or forked children (DataLoader and gunicorn workers,
+    multiprocessing's fork): the census must not walk its objects then. Holding each object in gc.get_objects()'s list
+    increments its reference count, a write to the page it lives on, and copy-on-write then gives this process (or
+    its relative) a private copy of every page holding a Python object — memory the census itself would create. A
+    relative running the same executable is taken as forked (spawned workers look the same: the census is off in
+    them too, which costs attribution, not memory)."""
+    if _state.get("forked"):
+        return True
+    mine = _exe("self")
+    if mine is None:
+        return True
+    if _exe(os.getppid()) == mine:
+        return True
+    try:
+        for tid in os.listdir("/proc/self/task"):
+            with open("/proc/self/task/%s/children" % tid) as f:
+                for child in f.read().split():
+                    if _exe(child) == mine:
+                        return True
+    except OSError:
+        pass
+    return False
+
+
 def _census_stats(interval, force=False):
     """One walk over the objects the garbage collector tracks: how many items Python containers hold (a cache or a
     list that only grows shows here, whatever its items are), the one that gained most items since a walk first saw it
@@ -213,9 +246,14 @@ def _census_stats(interval, force=False):
     if not force and _census["cached"] is not None and now - _census["last"] < min_gap:
         return _census["cached"]
     if sys.getallocatedblocks() > _CENSUS_MAX_BLOCKS:
-        return {"skipped": 1}
+        return {"skipped": 1, "why": "over a million objects"}
+    if _shares_pages_with_relatives():
+        _census["last"] = now
+        _census["cached"] = {"skipped": 1, "why": "shares pages with forked relatives"}
+        return _census["cached"]
     torch = sys.modules.get("torch")
     tensor_type = getattr(torch, "Tensor", None) if torch is not None else None
+    containers = _container_types()
     t0 = time.thread_time()
     items = 0
     big = []  # (len, id, container) of the largest containers
@@ -223,7 +261,7 @@ def _census_stats(interval, force=False):
     storages = {}
     for o in gc.get_objects():
         kind = type(o)
-        if kind in _CONTAINERS:
+        if kind in containers:
             n = len(o)
             items += n
             if n > 16:
@@ -524,6 +562,7 @@ def _after_fork_in_child():
         _census["cached"] = None
         _census["seen"] = {}
         _census["walked"] = None
+        _state["forked"] = True
         parent_connected = _state["sock"] is not None
         if parent_connected:
             try:

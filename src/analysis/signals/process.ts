@@ -20,6 +20,7 @@ import { retention, type Retention } from "./fragmentation.js";
 import { leakLayer, LAYER_MIN_SHARE, otherAllocator } from "./layer.js";
 import { noteMissingAgent } from "./unseen.js";
 import { noteMappedFiles } from "./mapped.js";
+import { injectedAt, withoutOwnStep } from "./own-footprint.js";
 
 export function processSubject(ps: ProcessSeries, rootPid: number | undefined, command: string): Subject {
   return { type: "process", pid: ps.pid, starttime: ps.starttime, command, ppid: ps.ppid, isRoot: ps.pid === rootPid };
@@ -59,7 +60,12 @@ function fragmentationAdvice(held: Retention, values: Record<string, string | nu
 
 /** @param copy the process's copy-on-write signal (cow.ts `copying`), which classify.ts also sums over the tree. */
 export function analyzeProcess(ps: ProcessSeries, subject: Subject & { type: "process" }, ctx: Context, copy: Copying | undefined): Finding {
-  const f = decideProcess(ps, subject, ctx, copy);
+  const metric: MetricName = ps.metrics.anon ? "anon" : "rss";
+  const injected = injectedAt(ps);
+  const assessed = assess(ps.metrics[metric]!, Math.max(ctx.from, ps.firstSeen), ps.firstSeen);
+  const { a, caveat: own } = withoutOwnStep(assessed, injected === undefined ? [] : [injected]);
+  const f = decideProcess(ps, subject, ctx, copy, metric, a);
+  if (own) f.caveats.push(own);
   noteMissingAgent(f, ps, ctx);
   noteMappedFiles(f, ps, ctx.from);
   const allocator = otherAllocator(ps);
@@ -72,11 +78,8 @@ export function analyzeProcess(ps: ProcessSeries, subject: Subject & { type: "pr
   return f;
 }
 
-function decideProcess(ps: ProcessSeries, subject: Subject & { type: "process" }, ctx: Context, copy: Copying | undefined): Finding {
-  const metric: MetricName = ps.metrics.anon ? "anon" : "rss";
-  const col = ps.metrics[metric]!;
-  const from = Math.max(ctx.from, ps.firstSeen);
-  const a = assess(col, from, ps.firstSeen);
+/** @param a the metric's assessment, memleak's own arrival taken out (own-footprint.ts) */
+function decideProcess(ps: ProcessSeries, subject: Subject & { type: "process" }, ctx: Context, copy: Copying | undefined, metric: MetricName, a: Assessment): Finding {
   const who = `PID ${ps.pid} (${subject.command})`;
   const values = {
     pid: ps.pid,

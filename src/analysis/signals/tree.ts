@@ -9,6 +9,7 @@ import type { Context } from "../context.js";
 import { confidenceFromP, formatBytes, formatRate, sinceText, stableConfidence, trendEvidence } from "../evidence.js";
 import type { SeriesSet } from "../series.js";
 import type { Finding, MetricName } from "../types.js";
+import { injectedAt, withoutOwnStep } from "./own-footprint.js";
 
 /** Share of ticks with a complete Σ PSS for the tree to be judged on it (rules/tree.test.ts: 40% / 60%). */
 export const TREE_PSS_SHARE = 0.5;
@@ -32,7 +33,8 @@ export function analyzeTree(set: SeriesSet, ctx: Context): Finding | undefined {
   const metric = treeMetric(set);
   const col = set.tree[metric];
   if (!col) return undefined;
-  const a = assess(col, ctx.from, 0);
+  const injections = [...set.processes.values()].map(injectedAt).filter((t): t is number => t !== undefined);
+  const { a, caveat: own } = withoutOwnStep(assess(col, ctx.from, 0), injections);
   const count = set.treeCount;
   const processesStart = count.first() ?? 0;
   const processesEnd = count.last() ?? 0;
@@ -42,7 +44,7 @@ export function analyzeTree(set: SeriesSet, ctx: Context): Finding | undefined {
     metric,
     rate: a.rate,
     evidence: { ...trendEvidence(a), processesStart, processesEnd, processesSeen: set.processes.size } as Finding["evidence"],
-    caveats: [] as string[],
+    caveats: own ? [own] : ([] as string[]),
   };
   if (a.shape === "insufficient") {
     return { ...base, kind: "insufficient-data", confidence: 0, summary: `process tree: not enough data (${a.reason})`, advice: advice("insufficient-data", "any", { reason: a.reason }) };

@@ -60,7 +60,29 @@ out.append({"alive": probe() is not None})`,
 
   it("does not walk a heap of over a million objects", () => {
     const [result] = census("python3", `keep = [object() for _ in range(1_100_000)]\nlook()`);
-    expect(result).toEqual({ skipped: 1 });
+    expect(result).toEqual({ skipped: 1, why: "over a million objects" });
+  });
+
+  it("does not walk the objects of a process that shares pages with forked relatives (the walk would copy them)", () => {
+    const [parentWithChild, child] = census(
+      "python3",
+      `import os, time, json as j
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.close(r)
+    os.write(w, j.dumps(agent._census_stats(1.0, force=True)).encode())
+    time.sleep(1)  # alive while the parent looks
+    os._exit(0)
+os.close(w)
+time.sleep(0.2)
+look()
+child = j.loads(os.read(r, 65536))
+os.waitpid(pid, 0)
+out.append(child)`,
+    );
+    expect(parentWithChild).toEqual({ skipped: 1, why: "shares pages with forked relatives" });
+    expect(child).toEqual({ skipped: 1, why: "shares pages with forked relatives" });
   });
 
   it.skipIf(!existsSync("/usr/lib/python3/dist-packages/torch"))("with PyTorch: live CPU tensor storage, and tensors that keep a graph", () => {

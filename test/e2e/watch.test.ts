@@ -36,7 +36,10 @@ describe.concurrent("watch: the agent injected into running programs", { timeout
     const { doc } = await watch(await startScenario("thread_arenas", 40));
     expect(doc.verdict.kind, JSON.stringify(doc.findings.map((f) => [f.kind, f.summary, f.evidence]), null, 1)).toBe("fragmentation");
     expect(doc.verdict.evidence.mallocArenas as number).toBeGreaterThanOrEqual(8);
-    expect(doc.verdict.evidence.anonBytes as number).toBeGreaterThan(4 * (doc.verdict.evidence.mallocInUseBytes as number));
+    // At least the rule's own bar (half of the anon memory not in use). Not more: malloc's numbers are read at most
+    // every 10 s in a heap this size (their cost is rate-limited), so the last reading can be from the end of the
+    // churn, when ~1 GB was still in use (2.65 GB anon), on a loaded machine.
+    expect(doc.verdict.evidence.anonBytes as number).toBeGreaterThan(2 * (doc.verdict.evidence.mallocInUseBytes as number));
   });
 
   it("a dict that grows is a leak of the watched pid, seen by the agent (malloc and Python objects grow)", async () => {

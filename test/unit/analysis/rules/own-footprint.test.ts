@@ -18,6 +18,8 @@ const finding = (...args: Parameters<typeof stepped>) => processFinding(judge(st
 describe("memleak's own arrival under watch", () => {
   it.each([
     ["2.5 MiB levelled 3 s after the injection", 2.5 * MB, 63, "stable"],
+    ["2.5 MiB levelled 8 s after it (the settle is 10 s)", 2.5 * MB, 68, "stable"],
+    ["2.5 MiB levelled 15 s after it: the program's", 2.5 * MB, 75, "plateau"],
     ["2.5 MiB levelled 40 s after it: the program's", 2.5 * MB, 100, "plateau"],
     ["20 MiB at the injection: more than the agent could add", 20 * MB, 63, "plateau"],
   ] as [string, number, number, string][])("%s → %s", (_name, height, at, kind) => {
@@ -30,5 +32,11 @@ describe("memleak's own arrival under watch", () => {
 
   it("an agent there from the first sample (run) was not injected: a step after it is the program's", () => {
     expect(finding(2.5 * MB, 63, 0).kind).toBe("plateau");
+  });
+
+  it("injected is more than 1 s after the process was first seen: at 1.5 s it was, at 0.5 s it was there from the start", () => {
+    // A step levelled at 8 s: past the start-up (6 s of 120), within 10 s of either arrival.
+    expect(finding(2.5 * MB, 8, 1.5).kind).toBe("stable");
+    expect(finding(2.5 * MB, 8, 0.5).kind).toBe("plateau");
   });
 });

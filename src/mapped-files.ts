@@ -12,7 +12,7 @@ import { parseMappedFiles, type MappedFile } from "./probes/smaps-files.js";
 /**
  * Read again once RssFile has grown by this much since the last read (or since the process was first seen): 16 MiB,
  * or a quarter of what was resident then, whichever is larger. Libraries paged in at start-up stay under it; a
- * 400 MB file read progressively is read ~8 times (each step a quarter larger), not every tick.
+ * 400 MB file read progressively is read about a dozen times (each step a quarter larger), not every tick.
  */
 export const FILES_GROWTH_BYTES = 16 * 2 ** 20;
 export const FILES_GROWTH_SHARE = 0.25;

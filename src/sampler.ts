@@ -90,7 +90,8 @@ export class Sampler {
       const key = processKey(basic);
       const files = this.totals.smapsDenied.has(basic.pid) ? undefined : this.files.read(key, basic.pid, basic.file);
       const p = files ? { ...basic, files } : basic;
-      if (!toRead.has(key)) return p;
+      // The full smaps was just read (the kernel walked the page tables once already): the rollup waits a tick.
+      if (!toRead.has(key) || files) return p;
       const r = readSmaps(this.fs, p.pid);
       if (!r.ok) {
         if (r.reason === "denied") this.totals.smapsDenied.add(p.pid);

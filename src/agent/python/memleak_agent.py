@@ -7,7 +7,8 @@ Costs, by design: one daemon thread that sleeps between reports; /proc/self/stat
 arena and walks the bins, so it is rate-limited to ≤ 0.5% of one core by its own measured cost; /proc/self/maps is
 read at the same low rate (arena count, allocator detection); the census walks the objects the GC tracks at most
 every 5 s, and no more often than keeps its own CPU under 0.5% of one core (~1 ms for a plain script, ~20 ms with
-PyTorch loaded: every 5 s), holding the GIL while it walks, so it is skipped on heaps of over a million objects.
+PyTorch loaded: every 5 s), in a loop that competes with the program's threads for the GIL, so it is skipped on heaps
+of over a million objects; and never in a process that shares pages with forked relatives (see there).
 tracemalloc (--trace-python) is the exception: it slows allocation-heavy code down noticeably, which is why it is
 opt-in.
 """
@@ -198,7 +199,13 @@ def _describe_items(container):
     for item in picked:
         name = type(item).__name__
         names[name] = names.get(name, 0) + 1
-    return max(names, key=names.get), sum(sys.getsizeof(item) for item in picked) // len(picked)
+    sizes = []
+    for item in picked:
+        try:
+            sizes.append(sys.getsizeof(item, 0))  # runs the item's __sizeof__: the program's code, which may raise
+        except Exception:
+            pass
+    return max(names, key=names.get), (sum(sizes) // len(sizes) if sizes else None)
 
 
 def _exe(pid):
@@ -208,35 +215,70 @@ def _exe(pid):
         return None
 
 
+def _shares_anon_pages():
+    """True when some of this process's anonymous pages are shared (Pss_Anon under the anonymous resident size):
+    with a forked parent or forked children, which is what the census must not copy. None when the kernel does not
+    say (Pss_Anon appeared in Linux 5.3)."""
+    fields = {}
+    try:
+        with open("/proc/self/smaps_rollup") as f:
+            for line in f:
+                name, _, rest = line.partition(":")
+                if name in ("Anonymous", "Pss_Anon"):
+                    fields[name] = int(rest.split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    if len(fields) < 2:
+        return None
+    return fields["Pss_Anon"] < fields["Anonymous"] * 0.98
+
+
 def _shares_pages_with_relatives():
     """Whether this process shares pages with a forked parent or forked children (DataLoader and gunicorn workers,
     multiprocessing's fork): the census must not walk its objects then. Holding each object in gc.get_objects()'s list
     increments its reference count, a write to the page it lives on, and copy-on-write then gives this process (or
-    its relative) a private copy of every page holding a Python object — memory the census itself would create. A
-    relative running the same executable is taken as forked (spawned workers look the same: the census is off in
-    them too, which costs attribution, not memory)."""
+    its relative) a private copy of every page holding a Python object — memory the census itself would create.
+    The kernel says it directly (smaps_rollup); where it cannot, a relative running the same executable is taken as
+    forked, and anything that cannot be read counts as a relative: the census fails closed."""
     if _state.get("forked"):
         return True
+    shared = _shares_anon_pages()
+    if shared is not None:
+        return shared
     mine = _exe("self")
-    if mine is None:
-        return True
-    if _exe(os.getppid()) == mine:
+    parent = _exe(os.getppid())
+    if mine is None or parent is None or parent == mine:
         return True
     try:
-        for tid in os.listdir("/proc/self/task"):
-            with open("/proc/self/task/%s/children" % tid) as f:
-                for child in f.read().split():
-                    if _exe(child) == mine:
-                        return True
+        tids = os.listdir("/proc/self/task")
     except OSError:
-        pass
+        return True
+    for tid in tids:
+        try:
+            with open("/proc/self/task/%s/children" % tid) as f:
+                children = f.read().split()
+        except OSError:
+            continue  # the thread ended meanwhile
+        if any(_exe(child) in (mine, None) for child in children):
+            return True
     return False
 
 
 def _census_stats(interval, force=False):
+    """The census, never raising into the report (the walk runs the program's __len__ and __sizeof__): a failed walk
+    is reported as skipped, and its time still counts, so it is not retried at once."""
+    try:
+        return _census_walk(interval, force)
+    except Exception:
+        _census["last"] = time.monotonic()
+        _census["cached"] = {"skipped": 1, "why": "the walk failed"}
+        return _census["cached"]
+
+
+def _census_walk(interval, force):
     """One walk over the objects the garbage collector tracks: how many items Python containers hold (a cache or a
-    list that only grows shows here, whatever its items are), the one that gained most items since a walk first saw it
-    (its item type and size from a few items), and with PyTorch loaded the
+    list that only grows shows here, whatever its items are), the one that gained most bytes since the walks started
+    following it (items added × the size of a few sampled items), and with PyTorch loaded the
     storage of live CPU tensors and how many tensors keep an autograd graph (grad_fn). Rate-limited by its own CPU
     time like mallinfo2 (≤ 0.5% of one core, every 5–60 s), and skipped on heaps so big that one walk would stall the
     program. type(o), never isinstance: isinstance reads o.__class__, a property on some objects (torch.distributed
@@ -270,7 +312,7 @@ def _census_stats(interval, force=False):
             try:
                 if o.grad_fn is not None:
                     graphs += 1
-                if o.is_cuda:
+                if o.device.type != "cpu":  # CUDA, XLA, MPS…: not what malloc or RSS hold
                     continue
                 tensors += 1
                 st = o.untyped_storage() if hasattr(o, "untyped_storage") else o.storage()
@@ -367,7 +409,7 @@ def _send(message):
         _stop()  # memleak went away: stop quietly
 
 
-def _report(interval, force=False):
+def _report(interval, force=False, census=True):
     message = {"type": "report", "pid": os.getpid(), "t": time.time(), "threads": _os_threads(), "py": _python_stats()}
     malloc = _malloc_stats(interval, force)
     if malloc is not None:
@@ -375,9 +417,9 @@ def _report(interval, force=False):
     torch = _torch_stats()
     if torch is not None:
         message["torch"] = torch
-    census = _census_stats(interval, force)
-    if census is not None:
-        message["census"] = census
+    walked = _census_stats(interval, force) if census else None
+    if walked is not None:
+        message["census"] = walked
     _send(message)
 
 
@@ -533,7 +575,7 @@ def start(socket_path=None, interval=None):
         atexit.register(_at_exit)
     _send({"type": "hello", "pid": os.getpid(), "t": time.time(), "python": sys.version.split()[0], "executable": sys.executable, "attached": _state["attached"]})
     try:
-        _report(interval)
+        _report(interval, census=False)  # on the caller's thread (the program's, under watch): no walk here
     except Exception:
         pass
     thread = threading.Thread(target=_loop, args=(interval, stop, sock), name="memleak-agent", daemon=True)

@@ -104,7 +104,8 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
 
   const from = a.shape === "growing" ? ctx.from : 0;
   const d = breakdownChange(set, a, from);
-  const growth = Math.max(d.usage, 1);
+  // Found on the lows (stats/envelope.ts), the growth is the lows'; the tenths' medians land anywhere in a swing.
+  const growth = Math.max(a.envelope ? Math.max(a.growth, d.usage) : d.usage, 1);
   Object.assign(base.evidence, {
     usageGrowth: Math.round(d.usage),
     ...(d.anon !== undefined && { anonGrowth: Math.round(d.anon) }),
@@ -130,9 +131,11 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
       advice: advice("leak", "cgroup-shmem", { rate: formatRate(a.rate) }),
     };
   }
-  // A leak grows anonymous memory (or shmem, above). When memory.stat says anon did not grow by a reportable amount,
-  // whatever grew is cache or kernel memory, however the shares fell: never a leak.
-  if (d.anon !== undefined && d.anon + (d.shmem ?? 0) < minGrowth(a.start) && cacheLike > 0) {
+  // A leak grows anonymous memory (or shmem, above). When memory.stat says anon grew by less than a reportable amount
+  // and by a minority of the growth, what grew is cache or kernel memory, however the processes' shares fell (Σ PSS
+  // on a kernel without Pss_Anon counts mapped file pages): never a leak.
+  const anonLike = (d.anon ?? 0) + (d.shmem ?? 0);
+  if (d.anon !== undefined && anonLike < minGrowth(a.start) && anonLike < (1 - ARTEFACT_EXPLAINED) * growth && cacheLike > anonLike) {
     return artefact(set, base, d, from, cacheLike / growth);
   }
   // The processes (or anon the watch could not attribute) explain it: classify.ts reconciles with process findings.
@@ -178,7 +181,7 @@ function artefact(set: SeriesSet, base: CgroupBase, d: CgroupBreakdownChange, fr
         : `page cache (+${formatBytes(cache)})`;
   const wsStart = ws && ws.length ? levels(sliceByTime({ xs: ws.xs, ys: ws.ys }, from).ys).start : undefined;
   const wsEnd = endLevel(ws);
-  const theirs = variant === "mapped-file" ? `its processes' anonymous memory only by ${formatBytes(d.processes)}` : `its processes did not (${formatBytes(d.processes)})`;
+  const theirs = variant === "mapped-file" ? `its processes' ${String(base.evidence.processesMetric ?? "memory")} only by ${formatBytes(d.processes)}` : `its processes did not (${formatBytes(d.processes)})`;
   return {
     ...base,
     kind: "cgroup-artefact",
@@ -191,6 +194,7 @@ function artefact(set: SeriesSet, base: CgroupBase, d: CgroupBreakdownChange, fr
       kernelGrowth: formatBytes(d.kernel),
       slabGrowth: formatBytes(d.kernel),
       mappedGrowth: formatBytes(d.mapped),
+      pssMetric: `Σ ${treeMetric(set)}`,
       files: files ? ` — ${files}` : "",
       workingSetStart: formatBytes(wsStart),
       workingSetEnd: formatBytes(wsEnd),

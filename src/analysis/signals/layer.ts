@@ -1,17 +1,15 @@
 /**
  * Which layer a leak grows in, from what the agent measured growing over the same window as the leak — never from
- * what the program imported:
+ * what the program imported. In this order, the first that holds:
  *   - Python objects, seen by tracemalloc (with --trace-python): its sites hold at least half of the growth;
- *   - PyTorch CPU tensors: the storage of live CPU tensors (the agent's census) grew;
- *   - Python objects held by a container: the items the fastest-growing list, dict or set gained, times the size of
- *     its items (an estimate from a few sampled items: bytes, str, arrays…);
- *   - small Python objects (pymalloc arenas, which malloc does not see): the object count grew by more bytes than
- *     malloc did (each block is at most 512 bytes, so count × 512 bounds them from above);
- *   - PyTorch autograd graphs: more tensors keep a grad_fn, whose graphs hold saved activations the census cannot
- *     size (they are not Python objects); named when no measured layer explains the growth;
- *   - native heap (malloc): glibc's in-use bytes grew and none of the above says what lives there.
- * The measured layer that explains most wins, if it explains at least LAYER_MIN_SHARE of the anonymous-memory growth;
- * the share is reported, because what malloc keeps free (fragmentation) grows with a leak too and is in no layer.
+ *   - PyTorch autograd graphs: at least GRAPH_TENSORS_MIN more tensors keep a grad_fn (the activations a graph saves
+ *     are tensors too, and malloc'd: the graphs kept alive are what to fix);
+ *   - PyTorch CPU tensors: the storage of live CPU tensors (the agent's census) grew by LAYER_MIN_SHARE of the growth;
+ *   - Python objects held by a container: the bytes the fastest-growing list, dict or set gained (items × the size
+ *     of a few sampled items: bytes, str, arrays…), LAYER_MIN_SHARE of the growth;
+ *   - small Python objects (pymalloc arenas, which malloc does not see: count × 512 bounds them from above) or the
+ *     native heap (malloc in use), whichever grew more, if at least LAYER_MIN_SHARE of the growth.
+ * The share is reported, because what malloc keeps free (fragmentation) grows with a leak too and is in no layer.
  * Under jemalloc or tcmalloc, glibc's counters see nothing: that is said, and no malloc-based claim is made.
  */
 import { formatBytes } from "../../units.js";
@@ -88,11 +86,13 @@ function smallObjectLayer(ps: ProcessSeries, from: number): Candidate | undefine
 }
 
 /** Notes on what malloc's in-use bytes say, and on PyTorch when it is loaded but its tensors did not grow. */
-function mallocNotes(native: number, growth: number, ps: ProcessSeries, traced: boolean): string[] {
+function mallocNotes(native: number, growth: number, ps: ProcessSeries, traced: boolean, from: number): string[] {
   const rest = native / growth < NEARLY_ALL_SHARE ? "; the rest is memory malloc holds free, or outside malloc" : "";
   const notes = [`malloc's in-use bytes grew ${formatBytes(native)}: ${pct(native, growth)} of the growth${rest}`];
   const torchLoaded = ps.agent["torch.threads"] !== undefined || ps.agentText["torch.version"] !== undefined;
-  if (torchLoaded && ps.agent["census.cpuTensorBytes"] !== undefined) notes.push("not PyTorch's CPU tensors: their live storage did not grow");
+  const tensors = grew(ps, "census.cpuTensorBytes", from);
+  if (torchLoaded && tensors !== undefined && tensors > 0) notes.push(`not PyTorch's CPU tensors: their live storage grew ${formatBytes(tensors)}, under a quarter of the growth`);
+  else if (torchLoaded && tensors !== undefined) notes.push("not PyTorch's CPU tensors: their live storage did not grow");
   else if (torchLoaded) notes.push("PyTorch is loaded and its CPU tensors live in malloc too; the agent's census did not run, so memleak cannot tell them apart");
   else if (!traced) notes.push("--trace-python tells Python objects over 512 bytes apart from native allocations");
   return notes;
@@ -129,7 +129,7 @@ export function leakLayer(ps: ProcessSeries, a: Assessment, ctx: Context): Layer
   if (graphs >= GRAPH_TENSORS_MIN) {
     // The saved activations a graph holds are tensors too (the census counts them): the graphs are the cause.
     const because = `${Math.round(graphs)} more tensors keep a grad_fn: each keeps its autograd graph and the activations it saved (e.g. losses.append(loss) where loss.item() was meant)`;
-    const measuredBy = tensors?.notes ?? (native !== undefined ? mallocNotes(native, growth, ps, false).slice(0, 1) : []);
+    const measuredBy = tensors?.notes ?? (native !== undefined ? mallocNotes(native, growth, ps, false, a.from).slice(0, 1) : []);
     return { name: "PyTorch autograd graphs", notes: [because, ...measuredBy] };
   }
   if (enough(tensors)) return { name: tensors!.name, notes: tensors!.notes };
@@ -137,6 +137,6 @@ export function leakLayer(ps: ProcessSeries, a: Assessment, ctx: Context): Layer
   if (objects) return { name: objects.name, notes: objects.notes };
   const small = enough(smallObjectLayer(ps, a.from));
   const heap = native !== undefined && native >= LAYER_MIN_SHARE * growth ? native : undefined;
-  if (heap !== undefined && heap >= (small?.bytes ?? 0)) return { name: "native heap (malloc)", notes: mallocNotes(heap, growth, ps, trace !== undefined) };
+  if (heap !== undefined && heap >= (small?.bytes ?? 0)) return { name: "native heap (malloc)", notes: mallocNotes(heap, growth, ps, trace !== undefined, a.from) };
   return small && { name: small.name, notes: small.notes };
 }

@@ -36,9 +36,12 @@ export function injectedAt(ps: ProcessSeries): number | undefined {
 export function ownStep(a: Assessment, injections: readonly number[]): number | undefined {
   if (injections.length === 0 || (a.shape !== "plateau" && a.shape !== "step")) return undefined;
   const at = stoppedAt(a);
+  if (at === undefined) return undefined;
+  // Only the injections that ended just before count, each for its allowance: workers injected long ago do not
+  // stretch the allowance for a later step.
+  const near = injections.filter((t) => at >= t && at <= t + OWN_SETTLE_SECONDS).length;
   const growth = stoppedGrowth(a);
-  if (at === undefined || growth > OWN_FOOTPRINT_BYTES * injections.length) return undefined;
-  return injections.some((t) => at >= t && at <= t + OWN_SETTLE_SECONDS) ? growth : undefined;
+  return near > 0 && growth <= OWN_FOOTPRINT_BYTES * near ? growth : undefined;
 }
 
 /**

@@ -28,8 +28,15 @@ describe("/proc/PID/smaps: resident size per mapped file", () => {
   });
 
   it("keeps the `top` largest", () => {
-    // libpython3.11 (5,232 KiB resident over its five mappings), then the model file.
-    expect(value(parseMappedFiles(fixture("hybrid/smaps.mapped-file"), 2)).map((f) => f.rss)).toEqual([5232 * KiB, 4096 * KiB]);
+    // The model file, then libpython3.11: 5,232 KiB resident over its five mappings, of which 1,316 KiB are its data
+    // pages the process wrote to (Anonymous: copies, not page cache).
+    expect(value(parseMappedFiles(fixture("hybrid/smaps.mapped-file"), 2)).map((f) => f.rss)).toEqual([4096 * KiB, 3916 * KiB]);
+  });
+
+  it("leaves out shmem (tmpfs, memfd, SysV): not page cache the kernel can drop", () => {
+    const mapping = (path: string, kib: number) => `7f0000000000-7f0000100000 rw-s 00000000 00:1a 42                         ${path}\nRss:            ${kib} kB\nAnonymous:             0 kB\n`;
+    const text = [mapping("/dev/shm/torch_123_456", 9000), mapping("/memfd:pytorch (deleted)", 8000), mapping("/SYSV00000000 (deleted)", 7000), mapping("/data/train.npy", 100)].join("");
+    expect(value(parseMappedFiles(text))).toEqual([{ path: "/data/train.npy", rss: 100 * KiB }]);
   });
 
   it("an empty file (a zombie, a kernel thread) is no files; text with no mapping header is an error", () => {

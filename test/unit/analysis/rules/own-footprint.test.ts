@@ -21,6 +21,8 @@ describe("memleak's own arrival under watch", () => {
     ["2.5 MiB levelled 8 s after it (the settle is 10 s)", 2.5 * MB, 68, "stable"],
     ["2.5 MiB levelled 15 s after it: the program's", 2.5 * MB, 75, "plateau"],
     ["2.5 MiB levelled 40 s after it: the program's", 2.5 * MB, 100, "plateau"],
+    ["6 MiB at the injection (a forked worker's copied pages): under the 8 MiB allowance", 6 * MB, 63, "stable"],
+    ["12 MiB at the injection: over it", 12 * MB, 63, "plateau"],
     ["20 MiB at the injection: more than the agent could add", 20 * MB, 63, "plateau"],
   ] as [string, number, number, string][])("%s → %s", (_name, height, at, kind) => {
     expect(finding(height, at).kind).toBe(kind);

@@ -8,6 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { detectPlateau } from "../../../../src/analysis/stats/plateau.js";
 import { detectStep } from "../../../../src/analysis/stats/step.js";
+import { LOWS_CHANGE_SHARE } from "../../../../src/analysis/stats/shape.js";
 import { trendTest } from "../../../../src/analysis/stats/trend.js";
 import { gaussian } from "../../../support/synthetic.js";
 import { mulberry32 } from "../../../../src/analysis/stats/random.js";
@@ -102,12 +103,47 @@ describe("plateau: where the level was reached (1% of the rise, or 3 noise width
     const ys = xs.map((t) => 3 * MB + 44 * MB * Math.min(t, 9) + (t > 9 ? 20 * MB : 0) + wobble * Math.floor(Math.max(0, t - 9) / 2) * 2);
     return detectPlateau(xs, ys);
   };
+  // The tolerance is 1% of the plateau's rise between its thirds' medians (here ~45% of the load: the load fills the
+  // first third), so a creep of 0.3% of the load is within it (~0.7% of that rise) and outside half of it.
+  it("a load that creeps its last 0.3% over 10 s after 9 s is levelled from 9 s", () => {
+    const xs = Array.from({ length: 61 }, (_, i) => i / 2);
+    const rise = 400 * MB;
+    const ys = xs.map((t) => 3 * MB + (t <= 9 ? (0.997 * rise * t) / 9 : 0.997 * rise + 0.003 * rise * Math.min(1, (t - 9) / 10)));
+    const p = detectPlateau(xs, ys);
+    if (!p.ok) throw new Error(p.reason);
+    expect(p.state).toBe("plateau");
+    expect(p.levelFrom).toBeLessThanOrEqual(11);
+  });
+
   it.each([0, 4096])("a load that ended at 9-10 s, then %d B/s of wobble: levelled from 9 s", (wobble) => {
     const p = load(wobble);
     if (!p.ok) throw new Error(p.reason);
     expect(p.state).toBe("plateau");
     expect(p.levelFrom).toBeGreaterThanOrEqual(8);
     expect(p.levelFrom).toBeLessThanOrEqual(11);
+  });
+});
+
+describe("step and plateau: the lows must move by a quarter of the medians' change", () => {
+  // 300 s at 1 Hz, swinging between a low and low + 100 MB: 40% of the time high before 150 s, 60% after, so the
+  // medians jump by ~100 MB; the lows after sit `lows` MB higher.
+  const swingStep = (lows: number) => {
+    const xs = Array.from({ length: 300 }, (_, i) => i);
+    const ys = xs.map((t) => {
+      const high = t < 150 ? t % 5 < 2 : t % 5 < 3;
+      return 100 * MB + (t >= 150 ? lows * MB : 0) + (high ? 100 * MB : 0) + ((t * 7919) % 13) * 0.01 * MB;
+    });
+    return detectStep(xs, ys);
+  };
+  it.each([
+    [15, false],
+    [35, true],
+  ])("lows up %d MB under a ~100 MB jump of the medians → step: %s", (lows, isStep) => {
+    const s = swingStep(lows);
+    if (!s.ok) throw new Error(s.reason);
+    expect(s.jump / MB).toBeGreaterThan(100);
+    expect(LOWS_CHANGE_SHARE).toBe(0.25);
+    expect(s.isStep).toBe(isStep);
   });
 });
 

@@ -76,6 +76,11 @@ describe("a leak under big swings is found on its lows", () => {
     expect(lowerEnvelope(xs, ranked([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]))?.increasing).toBe(true);
     expect(lowerEnvelope(xs, ranked([2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12]))?.increasing).toBe(true);
     expect(lowerEnvelope(xs, ranked([5, 1, 9, 3, 12, 2, 7, 11, 4, 8, 6, 10]))?.increasing).toBe(false);
+    // Around the level: 8 pairs out of order (S = 50, p = 0.00078) pass, 9 (S = 48, p = 0.0013) do not.
+    expect(lowerEnvelope(xs, ranked([2, 3, 4, 5, 6, 7, 8, 9, 1, 10, 11, 12]))?.mannKendall.p).toBeCloseTo(0.00078, 5);
+    expect(lowerEnvelope(xs, ranked([2, 3, 4, 5, 6, 7, 8, 9, 1, 10, 11, 12]))?.increasing).toBe(true);
+    expect(lowerEnvelope(xs, ranked([2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 11, 12]))?.mannKendall.p).toBeCloseTo(0.00127, 5);
+    expect(lowerEnvelope(xs, ranked([2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 11, 12]))?.increasing).toBe(false);
   });
 });
 

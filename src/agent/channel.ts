@@ -95,6 +95,15 @@ export class AgentChannel {
     return Object.keys(out).length > 0 ? out : undefined;
   }
 
+  /**
+   * Reports made after `sinceMs` (epoch ms) by these pids: the last words an agent sends as its interpreter exits
+   * (a forced, fresh reading of malloc and the census), which arrive after the last sample could carry them.
+   */
+  reportsSince(sinceMs: number, pids: Iterable<number>): Record<string, unknown> | undefined {
+    const fresh = [...pids].filter((pid) => (this.latest.get(pid)?.t ?? 0) * 1000 > sinceMs);
+    return fresh.length > 0 ? this.snapshot(fresh) : undefined;
+  }
+
   /** Resolves true when `pid`'s agent says hello (or already has), false after `ms`. */
   waitForHello(pid: number, ms: number): Promise<boolean> {
     if (this.hello.has(pid)) return Promise.resolve(true);

@@ -33,6 +33,7 @@ export async function analyseRecording(path: string, options: { warmup?: number 
       const pids = Array.isArray(o?.pids) ? o.pids.filter((p): p is number => Number.isSafeInteger(p)) : [];
       outsiders = { pids, ...(typeof o?.anonGrowth === "number" && Number.isFinite(o.anonGrowth) && { anonGrowth: o.anonGrowth }) };
     }
+    if (e.event === "agent-last-words" && e.detail && typeof e.detail === "object") builder.addLastWords(e.t, e.detail as Record<string, unknown>);
     const d = e.detail as { pid?: number; cmdline?: string[] } | undefined;
     if (e.event === "process-start" && d?.pid !== undefined && d.cmdline) commands.set(d.pid, d.cmdline);
     const m = e.event.startsWith("agent-") ? parseAgentMessage(JSON.stringify(e.detail ?? {})) : undefined;

@@ -195,12 +195,31 @@ export class SeriesBuilder {
     if (c.oomKills !== undefined) this.set.cgroupOomKills.push(t, c.oomKills);
   }
 
+  /**
+   * The agents' last words (reports made as their interpreters exited, after the last sample: see
+   * AgentChannel.reportsSince), added to the processes' agent columns at `tMs` (epoch ms) — the malloc reading the
+   * rules judge retention on is then the one taken at exit, not one up to 10 s older.
+   */
+  addLastWords(tMs: number, agent: Record<string, unknown>): void {
+    if (this.set.t0 === undefined) return;
+    const t = Math.max(this.set.duration, (tMs - this.set.t0) / 1000);
+    const byPid = new Map<string, ProcessSeries>();
+    for (const ps of this.set.processes.values()) if ((byPid.get(String(ps.pid))?.lastSeen ?? -1) < ps.lastSeen) byPid.set(String(ps.pid), ps);
+    this.addAgentReports(agent, t, (pid) => byPid.get(pid));
+  }
+
   /** Numeric agent fields, flattened one level ("malloc.inUse"), per process. */
   private addAgent(sample: Sample, t: number): void {
     if (!sample.agent) return;
-    for (const [pidText, report] of Object.entries(sample.agent)) {
+    this.addAgentReports(sample.agent, t, (pidText) => {
       const p = sample.processes.find((q) => String(q.pid) === pidText);
-      const ps = p && this.set.processes.get(key(p));
+      return p && this.set.processes.get(key(p));
+    });
+  }
+
+  private addAgentReports(agent: Record<string, unknown>, t: number, seriesOf: (pid: string) => ProcessSeries | undefined): void {
+    for (const [pidText, report] of Object.entries(agent)) {
+      const ps = seriesOf(pidText);
       if (!ps || typeof report !== "object" || report === null) continue;
       for (const [name, v] of flatten(report as Record<string, unknown>)) {
         if (typeof v === "string") ps.agentText[name] = v;

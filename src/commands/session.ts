@@ -273,6 +273,12 @@ export async function runSession(
       for (const m of [...target.agent.traces.values(), ...target.agent.trims.values()]) {
         writer?.write({ type: "event", t: m.t * 1000, event: `agent-${m.type}`, detail: { ...m } });
       }
+      const lastWords = latest && target.agent.reportsSince(latest.t, latest.processes.map((p) => p.pid));
+      if (lastWords) {
+        const t = Date.now();
+        builder.addLastWords(t, lastWords);
+        writer?.write({ type: "event", t, event: "agent-last-words", detail: lastWords });
+      }
     }
     const doc = analyse();
     doc.target = { ...doc.target, stopReason: wakeup.stopped ?? "exited", ...(target.cgroupInfo && { cgroup: target.cgroupInfo }), ...extra };

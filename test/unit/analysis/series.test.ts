@@ -35,3 +35,18 @@ describe("series stay bounded over a long watch", () => {
     expect(Math.max(...c.ys)).toBeLessThan(1e9 / 10); // the stored points averaged the spike away
   });
 });
+
+describe("the agents' last words", () => {
+  it("are added to the process's agent columns after its last sample, and only to processes it knows", () => {
+    const b = new SeriesBuilder();
+    for (let i = 0; i < 30; i++) {
+      b.add({ t: i * 1000, processes: [{ pid: 7, ppid: 1, starttime: 70, comm: "python3", anon: 900 * MiB }], agent: { "7": { malloc: { inUse: 800 * MiB } } } });
+    }
+    b.addLastWords(30_500, { "7": { malloc: { inUse: 12 * MiB, allocator: "glibc" } }, "8": { malloc: { inUse: 1 } } });
+    const ps = [...b.set.processes.values()][0]!;
+    expect(ps.agent["malloc.inUse"]!.xs.at(-1)).toBe(30.5);
+    expect(ps.agent["malloc.inUse"]!.ys.at(-1)).toBe(12 * MiB);
+    expect(ps.agentText["malloc.allocator"]).toBe("glibc");
+    expect(b.set.processes.size).toBe(1);
+  });
+});

@@ -18,6 +18,8 @@ export class AgentChannel {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   readonly latest = new Map<number, AgentReport>();
+  /** The report of each pid a sample last carried (snapshot), so the ones that came after are known. */
+  private readonly sampled = new Map<number, AgentReport>();
   readonly traces = new Map<number, TraceResult>();
   readonly trims = new Map<number, TrimResult>();
   /** Pids that said hello: the agent runs in them. */
@@ -89,6 +91,7 @@ export class AgentChannel {
     for (const pid of pids) {
       const r = this.latest.get(pid);
       if (!r) continue;
+      this.sampled.set(pid, r);
       const trim = this.trims.get(pid);
       out[String(pid)] = { ...r.data, ...(trim && { trim: { anonBefore: trim.anonBefore, anonAfter: trim.anonAfter } }) };
     }
@@ -96,11 +99,11 @@ export class AgentChannel {
   }
 
   /**
-   * Reports made after `sinceMs` (epoch ms) by these pids: the last words an agent sends as its interpreter exits
-   * (a forced, fresh reading of malloc and the census), which arrive after the last sample could carry them.
+   * Reports no sample has carried yet, from these pids: the last words an agent sends as its interpreter exits (a
+   * forced, fresh reading of malloc and the census), which arrive after the last sample was taken.
    */
-  reportsSince(sinceMs: number, pids: Iterable<number>): Record<string, unknown> | undefined {
-    const fresh = [...pids].filter((pid) => (this.latest.get(pid)?.t ?? 0) * 1000 > sinceMs);
+  unsampled(pids: Iterable<number>): Record<string, unknown> | undefined {
+    const fresh = [...pids].filter((pid) => this.latest.has(pid) && this.latest.get(pid) !== this.sampled.get(pid));
     return fresh.length > 0 ? this.snapshot(fresh) : undefined;
   }
 

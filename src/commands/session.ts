@@ -273,7 +273,7 @@ export async function runSession(
       for (const m of [...target.agent.traces.values(), ...target.agent.trims.values()]) {
         writer?.write({ type: "event", t: m.t * 1000, event: `agent-${m.type}`, detail: { ...m } });
       }
-      const lastWords = latest && target.agent.reportsSince(latest.t, latest.processes.map((p) => p.pid));
+      const lastWords = latest && target.agent.unsampled(latest.processes.map((p) => p.pid));
       if (lastWords) {
         const t = Date.now();
         builder.addLastWords(t, lastWords);

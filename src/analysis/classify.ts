@@ -104,7 +104,8 @@ export const RELATIVE_GRACE_INTERVALS = 1.5;
 function markOutside(f: Finding, others: number[], othersAnonGrowth: number | undefined): Finding {
   if (others.length === 0 || f.kind === "stable" || f.kind === "insufficient-data") return f;
   const growth = Number(f.evidence.usageGrowth ?? 0);
-  const tree = Number(f.evidence.processesGrowth ?? 0);
+  // The page cache of files the watched processes map is theirs too (a model they loaded with mmap).
+  const tree = Number(f.evidence.processesGrowth ?? 0) + Number(f.evidence.mappedFileGrowth ?? 0);
   if (!(growth > 0) || tree >= TREE_EXPLAINS * growth) return f;
   const rate = f.rate ? `, at ${formatRate(f.rate)}` : "";
   const theirs =

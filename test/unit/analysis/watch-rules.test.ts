@@ -65,6 +65,21 @@ describe("a shared cgroup: the verdict is about the watched tree", () => {
   });
 });
 
+describe("a shared cgroup growing with a file the watched process maps", () => {
+  it("is the watched tree's page cache, not the outsiders' doing", () => {
+    const sc: SynthScenario = {
+      seconds: 300,
+      processes: [{ pid: 100, ppid: 1, anon: flat, file: { shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 0.05 * MB } }],
+      outsiders: flat,
+    };
+    const doc = verdictOf(sc, { others: [200], othersAnonGrowth: 0 });
+    const cg = doc.findings.find((f) => f.subject.type === "cgroup")!;
+    expect(cg).toMatchObject({ kind: "cgroup-artefact", evidence: { growthIn: "mapped-file" } });
+    expect(cg.outsideWatchedTree).toBeUndefined();
+    expect(doc.verdict.kind).toBe("cgroup-artefact");
+  });
+});
+
 describe("a process the agent could not see into", () => {
   const big = (shape: SynthScenario["processes"][0]["anon"]["shape"]): SynthScenario => ({
     seconds: 300,

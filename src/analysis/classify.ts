@@ -101,12 +101,15 @@ export const RELATIVE_GRACE_INTERVALS = 1.5;
  * A cgroup shared with processes outside the watched tree that grows while the tree does not account for the growth:
  * that is the outsiders' (or their page cache's) doing, reported as such, and never the verdict about the watched pid.
  */
-function markOutside(f: Finding, others: number[], othersAnonGrowth: number | undefined): Finding {
+function markOutside(f: Finding, others: number[], othersAnonGrowth: number | undefined, treeGrows: boolean): Finding {
   if (others.length === 0 || f.kind === "stable" || f.kind === "insufficient-data") return f;
   const growth = Number(f.evidence.usageGrowth ?? 0);
   // The page cache of files the watched processes map is theirs too (a model they loaded with mmap).
   const tree = Number(f.evidence.processesGrowth ?? 0) + Number(f.evidence.mappedFileGrowth ?? 0);
-  if (!(growth > 0) || tree >= TREE_EXPLAINS * growth) return f;
+  // A cgroup that keeps growing while nothing watched does: whatever the watched tree added over the window (an
+  // allocator's arenas filling, a plateau reached) has stopped, and what goes on growing is the outsiders'.
+  const stillTheirs = f.kind === "leak" && !treeGrows;
+  if (!(growth > 0) || (tree >= TREE_EXPLAINS * growth && !stillTheirs)) return f;
   const rate = f.rate ? `, at ${formatRate(f.rate)}` : "";
   const theirs =
     othersAnonGrowth !== undefined
@@ -214,8 +217,9 @@ export function classify(input: ClassifyInput): VerdictDocument {
     if (cg) findings.push(cg);
   }
 
+  const treeGrows = findings.some((f) => f.subject.type !== "cgroup" && f.kind === "leak");
   const reconciled = reconcile(findings, copiers)
-    .map((f) => (f.subject.type === "cgroup" && input.cgroup ? markOutside(f, input.cgroup.others ?? [], input.cgroup.othersAnonGrowth) : f))
+    .map((f) => (f.subject.type === "cgroup" && input.cgroup ? markOutside(f, input.cgroup.others ?? [], input.cgroup.othersAnonGrowth, treeGrows) : f))
     .sort(compareFindings);
   // The verdict is about the watched processes: growth of a shared cgroup they do not explain never heads it.
   const verdict: Finding = reconciled.find((f) => !f.outsideWatchedTree) ?? {

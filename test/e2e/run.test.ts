@@ -61,7 +61,10 @@ describe.skipIf(!OWN_MEMORY_CGROUP.ok)(`memleak run on real scenarios${skipNote(
     expect(doc.findings.filter((f) => f.kind === "leak"), detail).toEqual([]);
     expect(doc.verdict.kind, detail).toBe("cgroup-artefact");
     expect(doc.verdict.evidence).toMatchObject({ growthIn: "mapped-file" });
-    expect(doc.verdict.evidence.pageCacheGrowth as number).toBeGreaterThan(300 * 2 ** 20);
+    // Most of the 400 MB file is read within the window (less of it after warm-up on a loaded machine), and it is
+    // nearly all of the cgroup's growth.
+    expect(doc.verdict.evidence.pageCacheGrowth as number).toBeGreaterThan(150 * 2 ** 20);
+    expect(doc.verdict.evidence.pageCacheGrowth as number).toBeGreaterThan(0.9 * (doc.verdict.evidence.usageGrowth as number));
     expect(doc.verdict.summary).toMatch(/memleak-mmap-\w+\/model\.bin \(\d+ MiB resident\)/);
     const root = doc.findings.find((f) => f.subject.type === "process")!;
     expect(root.kind).toBe("stable");

@@ -41,6 +41,23 @@ describe("a shared cgroup: the verdict is about the watched tree", () => {
     expect(cg.outsideWatchedTree).toBe(outside);
   });
 
+  it("a watched process that grew and stopped (arenas filled) while the shared cgroup keeps growing: the outsiders'", () => {
+    // The pid fills 225 MB in its first 150 s and stays; an outsider leaks 0.5 MB/s throughout. Over the window
+    // (after the 75 s warm-up cap) the tree explains half the cgroup's growth, but only the outsider still grows.
+    const sc: SynthScenario = {
+      seconds: 300,
+      processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "fill", bytesPerSecond: 1.5 * MB, until: 150 }, noise: 0.5 * MB } }],
+      outsiders: leaking(0.5),
+    };
+    const doc = verdictOf(sc, { others: [200], othersAnonGrowth: 150 * MB });
+    expect(Number(doc.findings.find((f) => f.subject.type === "cgroup")!.evidence.processesGrowth)).toBeGreaterThan(0.34 * Number(doc.findings.find((f) => f.subject.type === "cgroup")!.evidence.usageGrowth));
+    expect(doc.findings.find((f) => f.subject.type === "process")!.kind).toBe("plateau");
+    const cg = doc.findings.find((f) => f.subject.type === "cgroup")!;
+    expect(cg.kind).toBe("leak");
+    expect(cg.outsideWatchedTree).toBe(true);
+    expect(doc.verdict.kind).toBe("plateau");
+  });
+
   it("the cgroup finding says it grows, by how much, and that outsiders account for it", () => {
     const doc = verdictOf(watched(flat, leaking(1)), { others: [200, 201], othersAnonGrowth: 290 * MB });
     const cg = doc.findings.find((f) => f.subject.type === "cgroup")!;

@@ -8,6 +8,7 @@
 import type { SmapsBudget } from "./smaps-budget.js";
 import type { HostFs } from "./system/host-fs.js";
 import { parseMappedFiles, type MappedFile } from "./probes/smaps-files.js";
+import { readCharged } from "./system/read-process.js";
 
 /**
  * Read again once RssFile has grown by this much since the last read (or since the process was first seen): 16 MiB,
@@ -35,10 +36,8 @@ export class MappedFilesReader {
       return undefined;
     }
     if (rssFile - base < Math.max(FILES_GROWTH_BYTES, FILES_GROWTH_SHARE * base) || !this.budget.canSpend()) return undefined;
-    const started = process.cpuUsage();
-    const r = this.fs.read(`/proc/${pid}/smaps`);
-    const spent = process.cpuUsage(started);
-    this.budget.spend((spent.user + spent.system) / 1000);
+    const { r, costMs } = readCharged(this.fs, `/proc/${pid}/smaps`);
+    this.budget.spend(costMs);
     this.base.set(key, rssFile);
     if (!r.ok) return undefined;
     const parsed = parseMappedFiles(r.text);

@@ -42,16 +42,21 @@ export function readBasic(fs: HostFs, pid: number): BasicRead {
 
 export type SmapsRead = { ok: true; rollup: SmapsRollup; costMs: number } | { ok: false; reason: ReadFailure };
 
+/** Reads a file and says what the read cost this process in CPU time (ms): what the smaps budget is charged. */
+export function readCharged(fs: HostFs, path: string): { r: ReturnType<HostFs["read"]>; costMs: number } {
+  const started = process.cpuUsage();
+  const r = fs.read(path);
+  const spent = process.cpuUsage(started);
+  return { r, costMs: (spent.user + spent.system) / 1000 };
+}
+
 /**
  * Reads one smaps_rollup and says what it cost in CPU time (user + system of this process), not wall time: the
  * budget is a share of one core, and on a busy machine the wall time of a read includes the time memleak waited to be
  * scheduled, which charged 2-3x the real cost and starved PSS/USS freshness exactly when the machine was loaded.
  */
 export function readSmaps(fs: HostFs, pid: number): SmapsRead {
-  const started = process.cpuUsage();
-  const r = fs.read(`/proc/${pid}/smaps_rollup`);
-  const spent = process.cpuUsage(started);
-  const costMs = (spent.user + spent.system) / 1000;
+  const { r, costMs } = readCharged(fs, `/proc/${pid}/smaps_rollup`);
   if (!r.ok) return { ok: false, reason: r.reason };
   // An empty smaps_rollup is what a kernel thread or a zombie gives: nothing mapped.
   const parsed = parseSmapsRollup(r.text);

@@ -7,6 +7,7 @@
  */
 import { checkTrendInput, kendallCounts, mannKendallOf, type MannKendall } from "./mann-kendall.js";
 import { DEFAULT_CONFIDENCE } from "./normal.js";
+import { median } from "./quantiles.js";
 import { theilSenOf, type TheilSen } from "./theil-sen.js";
 import { TREND_BLOCKS } from "./trend.js";
 import { cleanSeries, perTimeBlock, type Series } from "./window.js";
@@ -41,8 +42,6 @@ export function blockMinima(s: Series, count: number): Series {
   });
 }
 
-const median3 = (ys: readonly number[]) => [...ys].sort((a, b) => a - b)[1]!;
-
 /**
  * Whether the lows rise: Mann–Kendall on TREND_BLOCKS block minima at ENVELOPE_ALPHA, a positive Theil–Sen slope of
  * at least minSlope, and a rise of at least minRise. Undefined when there are too few points to test.
@@ -53,8 +52,8 @@ export function lowerEnvelope(xs: readonly number[], ys: readonly number[], minS
   const counts = kendallCounts(minima);
   const mannKendall = mannKendallOf(counts);
   const theilSen = theilSenOf(minima, counts, DEFAULT_CONFIDENCE);
-  const start = median3(minima.ys.slice(0, 3));
-  const end = median3(minima.ys.slice(-3));
+  const start = median(minima.ys.slice(0, 3))!;
+  const end = median(minima.ys.slice(-3))!;
   const rise = end - start;
   const increasing = mannKendall.p < ENVELOPE_ALPHA && mannKendall.s > 0 && theilSen.slope > 0 && theilSen.slope >= minSlope && rise >= minRise;
   return { ok: true, increasing, mannKendall, theilSen, start, end, rise };

@@ -169,7 +169,7 @@ _CENSUS_MAX_BLOCKS = 1_000_000  # over this many objects one walk would hold the
 _CENSUS_MIN_GAP = 5.0  # seconds: what grew is a question for minutes, not ticks
 _CENSUS_MAX_GAP = 60.0
 _SAMPLED_ITEMS = 16
-_TRACKED_CONTAINERS = 64  # the largest containers, whose length is remembered from one walk to the next
+_TRACKED_CONTAINERS = 20_000  # containers whose length is remembered from one walk to the next (ints: ~1 MB at most)
 
 
 def _container_types():
@@ -323,8 +323,11 @@ def _census_walk(interval, force):
     # The container that gained most items since the walks started following it: what a leak fills. On the first
     # walk every container starts from its length then; one that enters the largest later was small or not there,
     # and counts from 0 (over-counting by at most what the smallest followed container held).
-    big.sort(key=lambda e: e[0], reverse=True)
-    big = big[:_TRACKED_CONTAINERS]
+    # Followed: every container of over 16 items (up to _TRACKED_CONTAINERS of the largest): a list of 150 KB
+    # buffers that has gained 50 items is far from the largest by length, and it is the one that grows.
+    if len(big) > _TRACKED_CONTAINERS:
+        big.sort(key=lambda e: e[0], reverse=True)
+        big = big[:_TRACKED_CONTAINERS]
     seen = _census["seen"]
     first = _census.get("walked") is None
     _census["walked"] = True

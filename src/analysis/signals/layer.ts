@@ -13,7 +13,7 @@
  * Under jemalloc or tcmalloc, glibc's counters see nothing: that is said, and no malloc-based claim is made.
  */
 import { formatBytes } from "../../units.js";
-import { endLevel, levelChange, type Assessment } from "../assess.js";
+import { levelChange, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
 import type { ProcessSeries } from "../series.js";
 
@@ -67,10 +67,11 @@ function tensorLayer(ps: ProcessSeries, from: number): Candidate | undefined {
 function containerLayer(ps: ProcessSeries, from: number): Candidate | undefined {
   // Bytes over the window; the rest is what the last walk saw (which container grows fastest may have changed).
   const bytes = grew(ps, "census.growingAddedBytes", from);
-  const itemBytes = endLevel(ps.agent["census.growingItemBytes"]);
+  // Label, length and item size from the same (last) walk, as the text is: a median could mix two containers.
+  const itemBytes = ps.agent["census.growingItemBytes"]?.ys.at(-1);
   if (bytes === undefined || bytes <= 0 || itemBytes === undefined) return undefined;
   const what = ps.agentText["census.growing"] ?? "container";
-  const length = Math.round(endLevel(ps.agent["census.growingLen"]) ?? 0).toLocaleString("en-US");
+  const length = Math.round(ps.agent["census.growingLen"]?.ys.at(-1) ?? 0).toLocaleString("en-US");
   return {
     name: "Python objects",
     bytes,

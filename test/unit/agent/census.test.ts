@@ -43,6 +43,17 @@ for step in range(2):
     expect(last!.cpuTensorBytes).toBeUndefined(); // no torch imported: nothing about tensors
   });
 
+  it("finds a short list of big items among many longer containers", () => {
+    const [, last] = census(
+      "python3",
+      `others = [list(range(100)) for _ in range(200)]   # 200 containers longer than the one that grows
+look()
+kept = [bytearray(150_000) for _ in range(50)]
+look()`,
+    );
+    expect(last).toMatchObject({ growing: "list of bytearray", growingLen: 50, growingAdded: 50 });
+  });
+
   it("holds no reference to the program's objects once it is done", () => {
     const [result] = census(
       "python3",

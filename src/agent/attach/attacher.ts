@@ -171,8 +171,11 @@ export class Attacher {
     // The main thread has not reached a check between bytecodes: it may be asleep or idle in a system call.
     const blocked = await injectAgent({ ...request, mode: "blocked" });
     const timeout = this.o.helloTimeoutMs ?? 5000;
-    if (blocked.ok && (await this.channel.waitForHello(pid, timeout))) return { pid, status: "attached", method: blocked.method, ms: Date.now() - started };
-    if (this.channel.hello.has(pid)) return { pid, status: "attached", method: outcome.method, ms: Date.now() - started };
+    // Even when the blocked path refuses, gdb's attach interrupted the main thread's wait: a Python lock wait that
+    // returns early runs the pending calls (acquire_timed → Py_MakePendingCalls), so the first code may run now.
+    if (await this.channel.waitForHello(pid, blocked.ok ? timeout : Math.min(timeout, PENDING_WAIT_MS))) {
+      return { pid, status: "attached", method: blocked.ok ? blocked.method : outcome.method, ms: Date.now() - started };
+    }
     return {
       pid,
       status: "failed",

@@ -9,6 +9,7 @@ import { median } from "./stats/quantiles.js";
 import { detectStep, type Step } from "./stats/step.js";
 import { trendTest, type Trend } from "./stats/trend.js";
 import { sliceByTime, type Series } from "./stats/window.js";
+import { earlyGrowth, type EarlyGrowth } from "./stats/sequential.js";
 import type { Rate } from "./types.js";
 
 /**
@@ -63,6 +64,8 @@ export interface Assessment {
   envelope?: Envelope;
   plateau?: Plateau;
   step?: Step;
+  /** Set when the window was too short for the shape rules and growth was called by the early test (stats/sequential.ts). */
+  early?: EarlyGrowth;
 }
 
 /** When growth that stopped stopped (seconds): the plateau's level, or the step's jump; undefined for other shapes. */
@@ -139,8 +142,10 @@ export function assess(col: Column, from: number, fullFrom = from): Assessment {
     rate: rateOf(0, start),
     p: 1,
   };
-  if (n < MIN_SAMPLES) return { ...base, reason: `${n} samples after warm-up (needs ${MIN_SAMPLES})` };
-  if (x1 - x0 < MIN_SECONDS) return { ...base, reason: `${(x1 - x0).toFixed(0)} s after warm-up (needs ${MIN_SECONDS} s)` };
+  if (n < MIN_SAMPLES || x1 - x0 < MIN_SECONDS) {
+    const reason = n < MIN_SAMPLES ? `${n} samples after warm-up (needs ${MIN_SAMPLES})` : `${(x1 - x0).toFixed(0)} s after warm-up (needs ${MIN_SECONDS} s)`;
+    return assessEarly(window, base, reason);
+  }
 
   const floor = minGrowth(start);
   const trend = trendTest(window.xs, window.ys, { minSlope: floor / Math.max(1, x1 - x0) });
@@ -195,6 +200,17 @@ export function assess(col: Column, from: number, fullFrom = from): Assessment {
     out.rate = rateOf(rate, l.start);
   }
   return out;
+}
+
+/**
+ * A window too short for the shape rules: "growing" when the early test calls it and the growth is over the floor,
+ * otherwise insufficient (with the shape rules' reason: the early test is not the only thing waiting for data).
+ * Nothing else can be said this early: a plateau or a step needs the level after the rise.
+ */
+function assessEarly(window: Series, base: Assessment, reason: string): Assessment {
+  const early = earlyGrowth(window.xs, window.ys, MIN_SAMPLES, MIN_SECONDS);
+  if (!early.called || base.growth < minGrowth(base.start)) return { ...base, reason };
+  return { ...base, shape: "growing", early, p: early.p, rate: rateOf(early.slope, base.start) };
 }
 
 /**

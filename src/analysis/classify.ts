@@ -14,6 +14,7 @@ import { formatRate } from "./evidence.js";
 import { safeText } from "../report/style.js";
 import { shortCommand } from "../command-text.js";
 import { MIN_SAMPLES, MIN_SECONDS } from "./assess.js";
+import { earlyCaveat } from "./evidence.js";
 import { warmupFor, type AnalysisOptions, type Context } from "./context.js";
 import type { SeriesSet } from "./series.js";
 import { analyzeCgroup } from "./signals/cgroup.js";
@@ -217,6 +218,10 @@ export function classify(input: ClassifyInput): VerdictDocument {
     if (cg) findings.push(cg);
   }
 
+  for (const f of findings) {
+    const early = f.kind === "leak" ? earlyCaveat(f.evidence) : undefined;
+    if (early) f.caveats.push(early);
+  }
   const treeGrows = findings.some((f) => f.subject.type !== "cgroup" && f.kind === "leak");
   const reconciled = reconcile(findings, copiers)
     .map((f) => (f.subject.type === "cgroup" && input.cgroup ? markOutside(f, input.cgroup.others ?? [], input.cgroup.othersAnonGrowth, treeGrows) : f))

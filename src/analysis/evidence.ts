@@ -17,7 +17,28 @@ export function trendEvidence(a: Assessment, prefix = ""): Record<string, number
   if (a.plateau) e[`${prefix}noise`] = Math.round(a.plateau.noise);
   // The growth was seen in the lows between swings only (stats/envelope.ts): start, end and rate are the lows'.
   if (a.envelope) e[`${prefix}trendOn`] = "lows";
+  // Called by the early test on a window too short for the shape rules (stats/sequential.ts).
+  if (a.early) Object.assign(e, { [`${prefix}calledEarly`]: "sequential", [`${prefix}earlyAlpha`]: Number(a.early.alpha.toPrecision(2)) });
   return e;
+}
+
+/**
+ * An early call (stats/sequential.ts) says "growing" before anything can say "and it will not level off": at most
+ * this confident, whatever its p. Below the 0.8 of a fragmentation reading, above the two-thirds of a trend just
+ * past the level.
+ */
+export const EARLY_CONFIDENCE_MAX = 0.75;
+
+/** Confidence of a "growing" assessment: from its p, capped for an early call. */
+export function growthConfidence(a: Assessment): number {
+  const c = confidenceFromP(a.p);
+  return a.early ? Math.min(EARLY_CONFIDENCE_MAX, c) : c;
+}
+
+/** What an early call cannot know, for the caveats of a finding whose evidence says it was called early. */
+export function earlyCaveat(evidence: Record<string, unknown>): string | undefined {
+  if (evidence.calledEarly === undefined) return undefined;
+  return `called early, on ${Number(evidence.windowSeconds).toFixed(0)} s after warm-up (a sequential test, each look held to p ≤ ${String(evidence.earlyAlpha)}): it still grows at the end, but a load that has not finished yet (a dataset read into memory, a model being built) looks the same until it levels off`;
 }
 
 /**

@@ -7,7 +7,7 @@
 import { advice } from "../../advice/load.js";
 import { assess, endLevel, levelChange, levels, minGrowth, stoppedAt, stoppedGrowth, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
-import { confidenceFromP, formatBytes, formatRate, sinceText, stableConfidence, trendEvidence } from "../evidence.js";
+import { confidenceFromP, growthConfidence, formatBytes, formatRate, sinceText, stableConfidence, trendEvidence } from "../evidence.js";
 import { sliceByTime } from "../stats/window.js";
 import type { SeriesSet } from "../series.js";
 import type { Finding, Subject } from "../types.js";
@@ -126,7 +126,7 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
     return {
       ...base,
       kind: a.shape === "growing" ? "leak" : "plateau",
-      confidence: confidenceFromP(a.p),
+      confidence: growthConfidence(a),
       summary: `the cgroup's shared memory (tmpfs, /dev/shm) grows: +${formatBytes(d.shmem)}; it is not reclaimable cache`,
       advice: advice("leak", "cgroup-shmem", { rate: formatRate(a.rate) }),
     };
@@ -144,7 +144,7 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
     return {
       ...base,
       kind: "leak",
-      confidence: confidenceFromP(a.p),
+      confidence: growthConfidence(a),
       summary: `the cgroup grows at ${formatRate(a.rate)}: usage ${formatBytes(a.start)} → ${formatBytes(a.end)}, mostly anonymous memory`,
       advice: advice("leak", "cgroup", { rate: formatRate(a.rate) }),
     };

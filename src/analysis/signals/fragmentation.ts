@@ -43,6 +43,12 @@ export const FREE_COVERS = 0.5;
  * it held). Boundary tests: 28% / 32%, and 30 / 34 MiB.
  */
 export const TRIM_SHARE = 0.3;
+/**
+ * Agent reports before retention is judged on a window too short for a trend: retention is a state, visible in one
+ * reading, but the end level is the median of the last ≥ 3 reports (assess.ts levels), so with 3 one odd report
+ * (taken mid-burst) does not decide it. Boundary tests: rules/fragmentation.test.ts (2 / 3 reports).
+ */
+export const STATE_MIN_READINGS = 3;
 /** Bytes per pymalloc block to count small Python objects as live: generous, so live memory is not called retention. */
 export const TYPICAL_BLOCK = 64;
 
@@ -62,6 +68,8 @@ export interface Retention {
   arenas: number | undefined;
   trimmed: number | undefined;
   decided: boolean;
+  /** Agent reports with malloc's numbers (a trim probe's result counts as enough: it is a measurement in itself). */
+  readings: number;
 }
 
 
@@ -93,5 +101,7 @@ export function retention(ps: ProcessSeries, trim?: TrimResult): Retention | und
     arenas: ps.agent["malloc.arenas"]?.last(),
     trimmed,
     decided: byTrim || byHeld,
+    readings: byTrim ? Infinity : (inUseCol?.length ?? 0),
   };
 }
+

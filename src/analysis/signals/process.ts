@@ -12,11 +12,11 @@
 import { advice } from "../../advice/load.js";
 import { assess, stoppedAt, stoppedGrowth, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
-import { confidenceFromP, formatBytes, formatRate, sinceText, stableConfidence, trendEvidence } from "../evidence.js";
+import { confidenceFromP, growthConfidence, formatBytes, formatRate, sinceText, stableConfidence, trendEvidence } from "../evidence.js";
 import type { ProcessSeries } from "../series.js";
 import type { Finding, MetricName, Subject } from "../types.js";
 import { copyOnWrite, type Copying } from "./cow.js";
-import { retention, type Retention } from "./fragmentation.js";
+import { retention, STATE_MIN_READINGS, type Retention } from "./fragmentation.js";
 import { leakLayer, LAYER_MIN_SHARE, otherAllocator } from "./layer.js";
 import { noteMissingAgent } from "./unseen.js";
 import { noteMappedFiles } from "./mapped.js";
@@ -91,15 +91,17 @@ function decideProcess(ps: ProcessSeries, subject: Subject & { type: "process" }
     metric,
   };
 
-  if (a.shape === "insufficient") {
+  const held = retention(ps, ctx.agentResults?.trims.get(ps.pid));
+  if (a.shape === "insufficient" && !(held?.decided && held.readings >= STATE_MIN_READINGS)) {
     const f = finding(ps, subject, "insufficient-data", metric, a, `${who}: not enough data (${a.reason})`, 0, "");
     f.advice = advice("insufficient-data", "any", { reason: a.reason });
     return f;
   }
 
-  const held = retention(ps, ctx.agentResults?.trims.get(ps.pid));
   // A process whose live bytes grow with it leaks (and may also fragment): the leak is the finding.
   const liveGrows = a.shape === "growing" && held !== undefined && held.liveGrowth >= LAYER_MIN_SHARE * a.growth;
+  // Retention is a state, read off malloc's numbers at the end: it needs no trend, only a few readings that agree
+  // (a window too short for a trend still shows 600 MB resident with 12 MB in use).
   if (held?.decided && !liveGrows) {
     const f = finding(
       ps,
@@ -137,7 +139,7 @@ function decideProcess(ps: ProcessSeries, subject: Subject & { type: "process" }
       a.envelope
         ? `${who} grows under its swings: the lows of ${metric} rise ${formatBytes(a.start)} → ${formatBytes(a.end)} at ${formatRate(a.rate)} while it swings up to ${formatBytes(a.peak)}`
         : `${who} grows steadily: ${metric} ${formatBytes(a.start)} → ${formatBytes(a.end)} at ${formatRate(a.rate)}, no sign of levelling off`,
-      confidenceFromP(a.p),
+      growthConfidence(a),
       advice("leak", variant, values),
     );
     const layer = leakLayer(ps, a, ctx);

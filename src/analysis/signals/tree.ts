@@ -6,7 +6,7 @@
 import { advice } from "../../advice/load.js";
 import { assess, stoppedAt, stoppedGrowth } from "../assess.js";
 import type { Context } from "../context.js";
-import { confidenceFromP, formatBytes, formatRate, sinceText, stableConfidence, trendEvidence } from "../evidence.js";
+import { confidenceFromP, growthConfidence, formatBytes, formatRate, sinceText, stableConfidence, trendEvidence } from "../evidence.js";
 import type { SeriesSet } from "../series.js";
 import type { Finding, MetricName } from "../types.js";
 import { injectedAt, withoutOwnStep } from "./own-footprint.js";
@@ -53,7 +53,7 @@ export function analyzeTree(set: SeriesSet, ctx: Context): Finding | undefined {
     return {
       ...base,
       kind: "leak",
-      confidence: confidenceFromP(a.p),
+      confidence: growthConfidence(a),
       summary: `the process tree grows: Σ ${metric} ${formatBytes(a.start)} → ${formatBytes(a.end)} at ${formatRate(a.rate)}`,
       advice: advice("leak", "tree", { rate: formatRate(a.rate), processesStart, processesEnd }),
     };

@@ -94,3 +94,18 @@ describe("fragmentation boundaries", () => {
     expect(processFinding(judge(sc), 100).kind).toBe("fragmentation");
   });
 });
+
+describe("retention is a state: judged on a window too short for a trend", () => {
+  // 8 s at 1 Hz (the shape rules need 20 samples over 10 s): 600 MiB resident, 12 MiB in use, 580 MiB free but kept.
+  const burst = (reports: number) =>
+    alone(
+      { anon: flat(600 * MB), agent: (t) => (t >= 8 - reports ? { malloc: { inUse: 12 * MB, free: 580 * MB, arenas: 1 } } : {}) },
+      8,
+    );
+  it.each([
+    [2, "insufficient-data"],
+    [3, "fragmentation"],
+  ])("%i agent reports → %s", (reports, kind) => {
+    expect(processFinding(judge(burst(reports), { warmup: 0 }), 100).kind).toBe(kind);
+  });
+});

@@ -1,11 +1,15 @@
 /**
- * CI gates: pure checks of a finished analysis against the user's limits. Each gate yields one line naming the gate,
- * the subject, the measured value and the limit.
+ * CI gates: pure checks of an analysis against the user's limits. Each gate yields one line naming the gate, the
+ * subject, the measured value and the limit, and a result: pass, fail, or inconclusive — never a silent pass when
+ * the data could not decide it (a 5 s script, a warm-up that covered the whole run, a process gone before a sample).
  *   --max-growth SIZE|N%   level change of --metric after --warmup (median of the last tenth − of the first tenth)
- *   --max-rate SIZE/TIME   robust slope of --metric after --warmup, when the trend test says it is increasing
- *   --fail-on KINDS        any finding of these kinds
+ *   --max-rate SIZE/TIME   robust slope of --metric after --warmup, when the trend test says it is increasing (on a
+ *                          window too short for it, the early test of stats/sequential.ts)
+ *   --fail-on KINDS        any finding of these kinds; inconclusive when the verdict is insufficient-data
+ * An inconclusive gate passes the step unless --strict; `passed` says whether the gate lets the step pass.
  */
-import { levels } from "./analysis/assess.js";
+import { levels, MIN_SAMPLES, MIN_SECONDS } from "./analysis/assess.js";
+import { earlyGrowth } from "./analysis/stats/sequential.js";
 import type { Column } from "./analysis/column.js";
 import type { SeriesSet } from "./analysis/series.js";
 import { sliceByTime } from "./analysis/stats/window.js";
@@ -27,13 +31,28 @@ export interface GateOptions {
   perProcess: boolean;
   /** Seconds left out at the start; undefined = the analysis's own warm-up. */
   warmup?: number;
+  /** An inconclusive gate fails the step (exit 1) instead of passing it with a warning. */
+  strict?: boolean;
+  /** Stop the command as soon as a gate has failed and kept failing (session.ts), instead of at its end. */
+  failFast?: boolean;
 }
+
+export type GateOutcome = "pass" | "fail" | "inconclusive";
 
 export interface GateResult {
   name: string;
+  result: GateOutcome;
+  /** Whether the gate lets the step pass: a pass, or an inconclusive result without --strict. */
   passed: boolean;
   message: string;
 }
+
+const gate = (name: string, result: GateOutcome, message: string, strict: boolean | undefined): GateResult => ({
+  name,
+  result,
+  passed: result === "pass" || (result === "inconclusive" && !strict),
+  message,
+});
 
 export function parseKinds(text: string): { ok: true; value: VerdictKind[] } | { ok: false; message: string } {
   const kinds = text.split(",").map((k) => k.trim()).filter(Boolean);
@@ -63,32 +82,33 @@ function subjects(set: SeriesSet, o: GateOptions): Measured[] {
     .map((p) => ({ subject: `PID ${p.pid} ${o.metric}`, col: p.metrics[o.metric]! }));
 }
 
-function growthGate(m: Measured, from: number, spec: SizeSpec, warmupText: string): GateResult | undefined {
+function growthGate(m: Measured, from: number, spec: SizeSpec, warmupText: string, strict?: boolean): GateResult {
   const w = sliceByTime({ xs: m.col.xs, ys: m.col.ys }, from);
-  if (w.ys.length < 2) return undefined;
+  if (w.ys.length < 2) return gate("max-growth", "inconclusive", `${m.subject}: ${w.ys.length} reading${w.ys.length === 1 ? "" : "s"}${warmupText}, none to compare`, strict);
   const { start, end } = levels(w.ys);
   const growth = end - start;
   const limit = spec.kind === "bytes" ? spec.bytes : (spec.percent / 100) * start;
   const limitText = spec.kind === "bytes" ? formatBytes(limit) : `${spec.percent}% = ${formatBytes(limit)}`;
-  const passed = growth <= limit;
-  return {
-    name: "max-growth",
-    passed,
-    message: `${m.subject} grew ${formatBytes(growth)} (${formatBytes(start)} → ${formatBytes(end)})${warmupText}; limit ${limitText}`,
-  };
+  return gate("max-growth", growth <= limit ? "pass" : "fail", `${m.subject} grew ${formatBytes(growth)} (${formatBytes(start)} → ${formatBytes(end)})${warmupText}; limit ${limitText}`, strict);
 }
 
-function rateGate(m: Measured, from: number, limit: { bytesPerSecond: number; text: string }, warmupText: string): GateResult | undefined {
+function rateGate(m: Measured, from: number, limit: { bytesPerSecond: number; text: string }, warmupText: string, strict?: boolean): GateResult {
   const w = sliceByTime({ xs: m.col.xs, ys: m.col.ys }, from);
+  const n = w.xs.length;
+  const span = n > 1 ? w.xs[n - 1]! - w.xs[0]! : 0;
+  if (n < MIN_SAMPLES || span < MIN_SECONDS) {
+    // Too short for a rate that means anything, unless the early test already sees growth faster than the limit.
+    const early = earlyGrowth(w.xs, w.ys, MIN_SAMPLES, MIN_SECONDS);
+    if (early.called && early.slope > limit.bytesPerSecond) {
+      return gate("max-rate", "fail", `${m.subject} grows at ${formatBytes(early.slope * 60)}/min (early test, p=${early.p.toPrecision(2)})${warmupText}; limit ${limit.text}`, strict);
+    }
+    return gate("max-rate", "inconclusive", `${m.subject}: ${n} readings over ${span.toFixed(0)} s${warmupText}, too few for a rate (needs ${MIN_SAMPLES} over ${MIN_SECONDS} s); limit ${limit.text}`, strict);
+  }
   const t = trendTest(w.xs, w.ys);
-  if (!t.ok) return undefined;
+  if (!t.ok) return gate("max-rate", "inconclusive", `${m.subject}: no rate could be computed (${t.reason})${warmupText}; limit ${limit.text}`, strict);
   const slope = t.theilSen.slope;
-  const passed = !(t.direction === "increasing" && slope > limit.bytesPerSecond);
-  return {
-    name: "max-rate",
-    passed,
-    message: `${m.subject} grows at ${formatBytes(slope * 60)}/min (trend p=${t.mannKendall.p.toPrecision(2)})${warmupText}; limit ${limit.text}`,
-  };
+  const failed = t.direction === "increasing" && slope > limit.bytesPerSecond;
+  return gate("max-rate", failed ? "fail" : "pass", `${m.subject} grows at ${formatBytes(slope * 60)}/min (trend p=${t.mannKendall.p.toPrecision(2)})${warmupText}; limit ${limit.text}`, strict);
 }
 
 export function evaluateGates(doc: VerdictDocument, set: SeriesSet, o: GateOptions): GateResult[] {
@@ -97,26 +117,29 @@ export function evaluateGates(doc: VerdictDocument, set: SeriesSet, o: GateOptio
   const warmupText = from > 0 ? ` after ${from.toFixed(0)} s warm-up` : "";
   const measured = subjects(set, o);
   if ((o.maxGrowth || o.maxRate) && measured.length === 0) {
-    results.push({ name: o.maxGrowth ? "max-growth" : "max-rate", passed: false, message: `no ${o.metric} readings to check (is the cgroup readable, were PSS/USS permitted?)` });
+    const what = `no ${o.metric} readings to check (is the cgroup readable, were PSS/USS permitted, did the process live to be sampled?)`;
+    if (o.maxGrowth) results.push(gate("max-growth", "inconclusive", what, o.strict));
+    if (o.maxRate) results.push(gate("max-rate", "inconclusive", what, o.strict));
   }
   for (const m of measured) {
-    const g = o.maxGrowth && growthGate(m, from, o.maxGrowth, warmupText);
-    if (g) results.push(g);
-    const r = o.maxRate && rateGate(m, from, o.maxRate, warmupText);
-    if (r) results.push(r);
+    if (o.maxGrowth) results.push(growthGate(m, from, o.maxGrowth, warmupText, o.strict));
+    if (o.maxRate) results.push(rateGate(m, from, o.maxRate, warmupText, o.strict));
   }
   if (o.failOn) {
     // Growth of a shared cgroup that the watched tree does not explain is someone else's: it is not the verdict, and
     // no gate judges it.
     const hits = doc.findings.filter((f) => o.failOn!.includes(f.kind) && !f.outsideWatchedTree);
-    results.push({
-      name: "fail-on",
-      passed: hits.length === 0,
-      message:
-        hits.length === 0
-          ? `no ${o.failOn.join("/")} found`
-          : `${hits[0]!.kind} found: ${hits[0]!.summary}${hits.length > 1 ? ` (and ${hits.length - 1} more)` : ""}`,
-    });
+    const kinds = o.failOn.join("/");
+    if (hits.length > 0) {
+      results.push(gate("fail-on", "fail", `${hits[0]!.kind} found: ${hits[0]!.summary}${hits.length > 1 ? ` (and ${hits.length - 1} more)` : ""}`, o.strict));
+    } else if (doc.verdict.kind === "insufficient-data" && !o.failOn.includes("insufficient-data")) {
+      results.push(gate("fail-on", "inconclusive", `no ${kinds} found, but nothing could be judged: ${doc.verdict.summary}`, o.strict));
+    } else {
+      results.push(gate("fail-on", "pass", `no ${kinds} found`, o.strict));
+    }
   }
   return results;
 }
+
+/** The gates that fail the step: failed ones, and inconclusive ones under --strict. */
+export const blockingGates = (gates: readonly GateResult[] | undefined) => (gates ?? []).filter((g) => !g.passed);

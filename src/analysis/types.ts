@@ -99,11 +99,14 @@ export interface VerdictDocument {
     exitCode?: number | null;
     signal?: string | null;
     /** Why sampling stopped: the target exited, --duration passed, or memleak was interrupted. */
-    stopReason?: "exited" | "duration" | "interrupted";
+    stopReason?: "exited" | "duration" | "interrupted" | "gate-failed";
     /** The memory cgroup read, and whether it was created for this run alone. */
     cgroup?: { path: string; version: 1 | 2; isolated: boolean } | { error: string };
   };
   window: AnalysisWindow;
-  /** Set by run/watch: which gates were checked and which failed. */
-  gates?: { name: string; passed: boolean; message: string }[];
+  /**
+   * Set by run/watch/analyze: each gate checked, its result (pass, fail, or inconclusive when the data could not
+   * decide it), and whether it lets the step pass (an inconclusive gate does, unless --strict).
+   */
+  gates?: { name: string; result: "pass" | "fail" | "inconclusive"; passed: boolean; message: string }[];
 }

@@ -8,6 +8,7 @@ import type { VerdictDocument } from "../analysis/types.js";
 import { renderHtml } from "../report/html/index.js";
 import { annotations, stepSummary } from "../report/github.js";
 import { renderVerdict } from "../report/verdict-text.js";
+import { blockingGates } from "../gates.js";
 import { EXIT, MemleakError, type CommandIO, type ExitCode } from "./io.js";
 
 export interface ReportExtras {
@@ -22,11 +23,18 @@ export function report(doc: VerdictDocument, json: boolean, io: CommandIO, extra
   if (extras.html) writeHtml(extras.html, doc, extras, io);
   if (json) io.stdout(JSON.stringify(doc) + "\n");
   else io.stdout(renderVerdict(doc, io.color, extras.set, Math.max(60, io.columns ?? 80)));
-  const failed = (doc.gates ?? []).filter((g) => !g.passed);
   // The one line a CI log reader needs, on stderr so --json stdout stays one document.
-  for (const g of failed) io.stderr(`memleak: gate ${g.name} failed: ${g.message}\n`);
+  for (const g of doc.gates ?? []) {
+    if (g.result === "fail") io.stderr(`memleak: gate ${g.name} failed: ${g.message}\n`);
+    if (g.result === "inconclusive") {
+      io.stderr(`memleak: warning: gate ${g.name} inconclusive: ${g.message}; ${g.passed ? "not failing the step (--strict would)" : "failing the step (--strict)"}\n`);
+    }
+  }
   if (io.env.GITHUB_ACTIONS === "true") {
-    io.stdout(annotations(doc));
+    // The runner reads workflow commands from stderr too: with --json, stdout carries the document and nothing else.
+    const notes = annotations(doc, io.env.GITHUB_WORKSPACE);
+    if (json) io.stderr(notes);
+    else io.stdout(notes);
     const file = io.env.GITHUB_STEP_SUMMARY;
     if (file) {
       try {
@@ -47,6 +55,7 @@ function writeHtml(path: string, doc: VerdictDocument, extras: ReportExtras, io:
   }
 }
 
+/** 1 when a gate fails the step (a failed gate, or an inconclusive one under --strict); 0 otherwise. */
 export function gatesExitCode(doc: VerdictDocument): ExitCode {
-  return (doc.gates ?? []).some((g) => !g.passed) ? EXIT.gateFailed : EXIT.ok;
+  return blockingGates(doc.gates).length > 0 ? EXIT.gateFailed : EXIT.ok;
 }

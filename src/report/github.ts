@@ -1,6 +1,7 @@
 /**
- * GitHub Actions: an ::error annotation per failed gate (shown on the run's summary page), and a markdown summary
- * appended to $GITHUB_STEP_SUMMARY. Messages are escaped as the workflow-command syntax requires.
+ * GitHub Actions: an ::error annotation per failed gate and a ::warning per inconclusive one (shown on the run's
+ * summary page), and a markdown summary appended to $GITHUB_STEP_SUMMARY. Messages are escaped as the
+ * workflow-command syntax requires.
  */
 import type { VerdictDocument } from "../analysis/types.js";
 import { formatRate } from "../analysis/evidence.js";
@@ -11,12 +12,39 @@ export function escapeData(s: string): string {
   return s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
 
-export function annotations(doc: VerdictDocument): string {
-  const failed = (doc.gates ?? []).filter((g) => !g.passed);
-  const lines = failed.map((g) => `::error title=memleak ${g.name}::${escapeData(g.message)}`);
-  if (failed.length === 0 && doc.verdict.kind === "leak") lines.push(`::warning title=memleak::${escapeData(doc.verdict.summary)}`);
+/**
+ * Where an annotation points: the allocation site --trace-python found (the top one), as a path relative to the
+ * checkout — GitHub attaches file= only to files of the repository, so a site in site-packages gets none.
+ */
+export function siteProperties(doc: VerdictDocument, workspace: string | undefined): string {
+  const site = doc.verdict.sites?.[0];
+  if (!site || !workspace) return "";
+  const root = workspace.endsWith("/") ? workspace : `${workspace}/`;
+  if (!site.file.startsWith(root)) return "";
+  return `file=${escapeProperty(site.file.slice(root.length))},line=${site.line},`;
+}
+
+/** Properties (title=, file=) escape ',' and ':' as well (actions/toolkit command.ts escapeProperty). */
+export function escapeProperty(s: string): string {
+  return escapeData(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
+}
+
+/**
+ * ::error per gate that fails the step, ::warning per gate left inconclusive (and for a leak no gate judged), each
+ * at the allocation site when --trace-python found one in the checkout.
+ */
+export function annotations(doc: VerdictDocument, workspace?: string): string {
+  const at = siteProperties(doc, workspace);
+  const gates = doc.gates ?? [];
+  const lines = [
+    ...gates.filter((g) => !g.passed).map((g) => `::error ${at}title=${escapeProperty(`memleak ${g.name}`)}::${escapeData(g.message)}`),
+    ...gates.filter((g) => g.passed && g.result === "inconclusive").map((g) => `::warning title=${escapeProperty(`memleak ${g.name} inconclusive`)}::${escapeData(g.message)}`),
+  ];
+  if (!gates.some((g) => !g.passed) && doc.verdict.kind === "leak") lines.push(`::warning ${at}title=memleak::${escapeData(doc.verdict.summary)}`);
   return lines.length ? lines.join("\n") + "\n" : "";
 }
+
+const RESULT_CELL = { pass: "pass", fail: "**FAIL**", inconclusive: "inconclusive ⚠️" } as const;
 
 /** Markdown table cells: pipes and newlines would break the table. */
 function cell(s: string): string {
@@ -42,7 +70,7 @@ export function stepSummary(doc: VerdictDocument): string {
   ];
   if (doc.gates?.length) {
     out.push("", "| gate | result | detail |", "| --- | --- | --- |");
-    for (const g of doc.gates) out.push(`| ${g.name} | ${g.passed ? "pass" : "**FAIL**"} | ${cell(g.message)} |`);
+    for (const g of doc.gates) out.push(`| ${g.name} | ${g.passed || g.result !== "inconclusive" ? RESULT_CELL[g.result] : "**inconclusive (strict)**"} | ${cell(g.message)} |`);
   }
   if (v.advice) out.push("", "<details><summary>What to do</summary>", "", v.advice, "", "</details>");
   return out.join("\n") + "\n";

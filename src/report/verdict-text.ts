@@ -348,7 +348,7 @@ export function renderVerdict(doc: VerdictDocument, color: boolean, set?: Series
     out.push("", c.bold("gates"));
     for (const g of doc.gates) {
       const lines = wrap(`${g.name}: ${safeText(g.message)}`, columns, "       ", "       ");
-      lines[0] = `  ${g.passed ? c.green("pass") : c.red("FAIL")} ${lines[0]!.slice(7)}`;
+      lines[0] = `  ${g.result === "pass" ? c.green("pass") : g.passed ? c.yellow("warn") : c.red("FAIL")} ${lines[0]!.slice(7)}`;
       out.push(...lines);
     }
   }

@@ -43,10 +43,36 @@ describe("CI gates", () => {
     expect(g!.message).toMatch(/^PID 100 anon grew/);
   });
 
-  it("no readings for the metric is a failed gate, not a silent pass", () => {
+  it("no readings for the metric is an inconclusive gate, not a silent pass; --strict fails it", () => {
     const noCg = synthesize({ seconds: 60, noCgroup: true, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "stable" } } }] });
     const [g] = gates(noCg, { metric: "cgroup", maxGrowth: { kind: "bytes", bytes: 1 } });
-    expect(g).toMatchObject({ passed: false, message: expect.stringMatching(/no cgroup readings/) });
+    expect(g).toMatchObject({ result: "inconclusive", passed: true, message: expect.stringMatching(/no cgroup readings/) });
+    const [strict] = gates(noCg, { metric: "cgroup", maxGrowth: { kind: "bytes", bytes: 1 }, strict: true });
+    expect(strict).toMatchObject({ result: "inconclusive", passed: false });
+  });
+
+  describe("a gate the data cannot decide is inconclusive, never a silent pass", () => {
+    const short = (seconds: number, bytesPerSecond = 0) =>
+      synthesize({ seconds, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond }, noise: 0.05 * MB } }] });
+    it("--fail-on leak on a 5 s steady script: inconclusive (nothing could be judged), passing unless --strict", () => {
+      const [g] = gates(short(5), { failOn: ["leak"] });
+      expect(g).toMatchObject({ name: "fail-on", result: "inconclusive", passed: true, message: expect.stringMatching(/^no leak found, but nothing could be judged: .*not enough data/) });
+      expect(gates(short(5), { failOn: ["leak"], strict: true })[0]).toMatchObject({ result: "inconclusive", passed: false });
+    });
+    it("--fail-on leak on 15 s of a 3 MiB/s leak: failed (the early test called it)", () => {
+      expect(gates(short(15, 3 * MB), { failOn: ["leak"] })[0]).toMatchObject({ result: "fail", passed: false });
+    });
+    it("--fail-on insufficient-data asks for it: a fail, not inconclusive", () => {
+      expect(gates(short(5), { failOn: ["insufficient-data"] })[0]).toMatchObject({ result: "fail" });
+    });
+    it("--max-rate on 8 s: inconclusive when flat; failed when the early test sees growth faster than the limit", () => {
+      expect(gates(short(8), { maxRate: { bytesPerSecond: 0.1 * MB, text: "6MiB/min" } })[0]).toMatchObject({ result: "inconclusive", message: expect.stringMatching(/too few for a rate/) });
+      expect(gates(short(15, 3 * MB), { maxRate: { bytesPerSecond: 1 * MB, text: "60MiB/min" } })[0]).toMatchObject({ result: "fail", message: expect.stringMatching(/early test/) });
+      expect(gates(short(15, 3 * MB), { maxRate: { bytesPerSecond: 5 * MB, text: "300MiB/min" } })[0]).toMatchObject({ result: "inconclusive" });
+    });
+    it("--max-growth with a warm-up that covers the run: inconclusive", () => {
+      expect(gates(short(10), { maxGrowth: { kind: "bytes", bytes: 50 * MB }, warmup: 60 })[0]).toMatchObject({ result: "inconclusive", message: expect.stringMatching(/none to compare/) });
+    });
   });
 
   it("kinds are validated", () => {

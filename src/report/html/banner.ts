@@ -70,7 +70,8 @@ function otherFindings(doc: VerdictDocument): string {
 
 function gatesTable(doc: VerdictDocument): string {
   if (!doc.gates?.length) return "";
-  const rows = doc.gates.map((g) => `<tr class="${g.passed ? "pass" : "fail"}"><td>${g.passed ? "pass" : "FAIL"}</td><td>${h(g.name)}</td><td>${h(g.message)}</td></tr>`);
+  const cell = (g: (typeof doc.gates)[number]) => (g.result === "pass" ? ["pass", "pass"] : g.passed ? ["inconclusive", "inconclusive"] : ["fail", g.result === "fail" ? "FAIL" : "FAIL (inconclusive, --strict)"]);
+  const rows = doc.gates.map((g) => `<tr class="${cell(g)[0]}"><td>${cell(g)[1]}</td><td>${h(g.name)}</td><td>${h(g.message)}</td></tr>`);
   return `<section class="gates"><h2>Gates</h2><table>${rows.join("")}</table></section>`;
 }
 

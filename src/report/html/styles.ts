@@ -36,6 +36,7 @@ section.others, section.gates { overflow-x: auto; }
 .badge { display: inline-block; padding: 0 8px; border-radius: 10px; font-size: 12px; font-weight: 600; color: #fff; background: var(--k, #888); white-space: nowrap; }
 tr.fail td:first-child { color: var(--leak); font-weight: 700; }
 tr.pass td:first-child { color: var(--stable); font-weight: 700; }
+tr.inconclusive td:first-child { color: var(--fragmentation); font-weight: 700; }
 .chart-group { margin-top: 26px; }
 .chart-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(520px, 100%), 1fr)); gap: 16px; }
 .chart-wide { display: grid; gap: 16px; }

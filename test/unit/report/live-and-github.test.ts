@@ -25,7 +25,7 @@ describe("GitHub Actions output", () => {
     findings: [],
     target: { pid: 1, command: ["python", "a|b.py"] },
     window: { start: 0, end: 10, warmup: 0, samples: 10, interval: 1 },
-    gates: [{ name: "max-growth", passed: false, message: "tree grew 60% of\nlimit" }],
+    gates: [{ name: "max-growth", result: "fail", passed: false, message: "tree grew 60% of\nlimit" }],
   } as unknown as VerdictDocument;
 
   it("escapes %, CR and LF in workflow commands", () => {

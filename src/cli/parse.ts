@@ -44,6 +44,8 @@ interface RawSession {
   perProcess?: boolean;
   smapsBudget: string;
   html?: string;
+  strict?: boolean;
+  failFast?: boolean;
 }
 
 function orThrow<T>(r: { ok: true; value: T } | { ok: false; message: string }, option: string): T {
@@ -68,6 +70,11 @@ function gateOptions(o: Omit<RawSession, "interval" | "smapsBudget" | "duration"
   if (o.failOn !== undefined) g.failOn = orThrow(parseKinds(o.failOn), "--fail-on");
   const w = seconds(o.warmup, "--warmup");
   if (w !== undefined) g.warmup = w;
+  if (o.strict) g.strict = true;
+  if (o.failFast) {
+    if (!g.maxGrowth && !g.maxRate && !g.failOn) throw usageError("--fail-fast stops at the first failed gate: give one (--fail-on, --max-growth or --max-rate)");
+    g.failFast = true;
+  }
   if (o.perProcess && (o.metric === "cgroup" || o.metric === "working-set")) {
     throw usageError(`--per-process: the ${o.metric} metric belongs to the cgroup, not to a process`);
   }
@@ -100,6 +107,7 @@ function addGateOptions(cmd: Command): Command {
     .option("--fail-on <kinds>", "gate: fail if any finding is of these kinds (e.g. leak,fragmentation)")
     .addOption(new Option("--metric <metric>", "what the growth and rate gates measure").choices([...GATE_METRICS]).default("pss"))
     .option("--per-process", "apply --max-growth/--max-rate to each process instead of the tree total")
+    .option("--strict", "a gate the data cannot decide (too short a run, no readings) fails the step instead of warning")
     .option("--html <report.html>", "also write a self-contained HTML report with charts");
 }
 
@@ -108,7 +116,8 @@ function addSessionOptions(cmd: Command): Command {
     cmd
       .option("--interval <duration>", "time between samples", "1s")
       .option("--record <file.jsonl>", "write every sample to this file as it is taken (JSON lines)")
-      .option("--smaps-budget <percent>", "share of one core that PSS/USS reads (smaps_rollup) may use", String(Number((DEFAULT_SMAPS_BUDGET * 100).toFixed(3)))),
+      .option("--smaps-budget <percent>", "share of one core that PSS/USS reads (smaps_rollup) may use", String(Number((DEFAULT_SMAPS_BUDGET * 100).toFixed(3))))
+      .option("--fail-fast", "stop as soon as a gate has failed and kept failing for 5 s (run: the command gets SIGTERM, then SIGKILL), still writing every report"),
   );
 }
 

@@ -23,6 +23,9 @@ import { constants } from "node:os";
 import { AgentChannel } from "../agent/channel.js";
 import { agentEnv } from "../agent/inject.js";
 
+/** How long a command stopped by --fail-fast has to exit after SIGTERM before it is killed. */
+export const FAIL_FAST_GRACE_MS = 5000;
+
 export interface RunOptions extends SessionOptions {
   command: string[];
   isolate: boolean;
@@ -118,6 +121,13 @@ export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandR
     const terminalDeliveredIt = signal === "SIGINT" && process.stdin.isTTY;
     if (!terminalDeliveredIt) killTree(fs, child.pid!, signal);
   });
+  // --fail-fast: the gate has failed for sure; the command is asked to stop, and made to if it does not.
+  let killTimer: NodeJS.Timeout | undefined;
+  wakeup.onStop((reason) => {
+    if (reason !== "gate-failed" || child.pid === undefined) return;
+    killTree(fs, child.pid, "SIGTERM");
+    killTimer = setTimeout(() => killTree(fs, child.pid!, "SIGKILL"), FAIL_FAST_GRACE_MS);
+  });
   let durationTimer: NodeJS.Timeout | undefined;
   if (o.duration !== undefined) {
     // Like timeout(1): when the duration is up, ask the command to stop, and keep sampling until it has.
@@ -150,6 +160,7 @@ export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandR
   } finally {
     unsubscribe();
     clearTimeout(durationTimer);
+    clearTimeout(killTimer);
     agent?.close();
     if (cg.iso) {
       const problem = removeIsolatedCgroup(fs, cg.iso);

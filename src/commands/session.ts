@@ -8,6 +8,7 @@ import { SeriesBuilder } from "../analysis/series.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import type { SeriesSet } from "../analysis/series.js";
 import { evaluateGates, type GateOptions } from "../gates.js";
+import { FailFast } from "./fail-fast.js";
 import { RecordingWriter, RECORDING_SCHEMA, type RecordingHeader } from "../recording.js";
 import { renderLive, renderProgress, type LiveState } from "../report/live.js";
 import type { LiveRegion } from "../report/live-region.js";
@@ -50,7 +51,7 @@ export interface SessionTarget {
   attacher?: Attacher | undefined;
 }
 
-export type StopReason = "exited" | "duration" | "interrupted";
+export type StopReason = "exited" | "duration" | "interrupted" | "gate-failed";
 
 export interface SessionResult {
   doc: VerdictDocument;
@@ -76,11 +77,20 @@ export const verdictKey = (doc: VerdictDocument) => `${doc.verdict.kind}:${doc.v
 /** Lets the loop sleep until the next tick, or wake early when told to stop or when the target exits. */
 export class Wakeup {
   private wake: (() => void) | undefined;
+  private readonly listeners: ((reason: StopReason) => void)[] = [];
   stopped: StopReason | undefined;
 
   stop(reason: StopReason): void {
-    this.stopped ??= reason;
+    if (this.stopped === undefined) {
+      this.stopped = reason;
+      for (const l of this.listeners) l(reason);
+    }
     this.wake?.();
+  }
+
+  /** Told once, when the first stop reason is given (run stops its command when a gate fails under --fail-fast). */
+  onStop(listener: (reason: StopReason) => void): void {
+    this.listeners.push(listener);
   }
 
   sleep(ms: number): Promise<void> {
@@ -99,7 +109,14 @@ export class Wakeup {
 }
 
 const PROGRESS_EVERY_S = 10;
+/**
+ * The verdict so far is worked out every ANALYSE_EVERY_S, and every EARLY_ANALYSE_EVERY_S during the first
+ * EARLY_PHASE_S: that is when the early test (stats/sequential.ts) can call a leak, to the second, and the series is
+ * short enough for a judgement to cost little (issue 13 makes the later ones incremental).
+ */
 const ANALYSE_EVERY_S = 5;
+const EARLY_ANALYSE_EVERY_S = 1;
+const EARLY_PHASE_S = 30;
 
 async function header(target: SessionTarget, o: SessionOptions): Promise<RecordingHeader> {
   const h: RecordingHeader = {
@@ -173,6 +190,7 @@ export async function runSession(
   let lastAnalysis = 0;
   let lastProgress = 0;
   const history: { t: number; key: string }[] = [];
+  const failFast = o.gates.failFast ? new FailFast() : undefined;
   /** key → comm and command line last recorded, so an exec (new comm or command line) is recorded again. */
   const announced = new Map<string, string>();
   /** Processes in the cgroup that are not in the watched tree, at the first and the last tick, and their growth. */
@@ -231,10 +249,15 @@ export async function runSession(
         writer.write({ type: "sample", ...sample });
       }
       const elapsed = (Date.now() - started) / 1000;
-      if (elapsed - lastAnalysis >= ANALYSE_EVERY_S) {
+      if (elapsed - lastAnalysis >= (builder.set.duration < EARLY_PHASE_S ? EARLY_ANALYSE_EVERY_S : ANALYSE_EVERY_S)) {
         soFar = analyse();
         lastAnalysis = elapsed;
         history.push({ t: builder.set.duration, key: verdictKey(soFar) });
+        const failed = failFast?.check(builder.set.duration, evaluateGates(soFar, builder.set, o.gates));
+        if (failed) {
+          io.stderr(`memleak: --fail-fast: gate ${failed.name} has failed since ${failed.since.toFixed(0)} s (${failed.message}); stopping\n`);
+          wakeup.stop("gate-failed");
+        }
       }
       // The view is built only when it is drawn: every tick on a terminal, every PROGRESS_EVERY_S in a log.
       const progressDue = !region && elapsed - lastProgress >= PROGRESS_EVERY_S;
@@ -282,7 +305,7 @@ export async function runSession(
     }
     const doc = analyse();
     doc.target = { ...doc.target, stopReason: wakeup.stopped ?? "exited", ...(target.cgroupInfo && { cgroup: target.cgroupInfo }), ...extra };
-    const gates = evaluateGates(doc, builder.set, o.gates);
+    const gates = failFast ? failFast.final(evaluateGates(doc, builder.set, o.gates)) : evaluateGates(doc, builder.set, o.gates);
     if (gates.length) doc.gates = gates;
     writer?.write({ type: "verdict", ...doc });
     return { doc, stopReason: wakeup.stopped ?? "exited", set: builder.set, commands: commands(), settledAt: settledAt(history, verdictKey(doc)) };

@@ -25,6 +25,7 @@ export interface WatchOptions extends SessionOptions {
 export function stopText(reason: StopReason, pid: number, duration?: number): string {
   if (reason === "exited") return `PID ${pid} exited`;
   if (reason === "duration") return `--duration ${duration ?? ""}s reached`;
+  if (reason === "gate-failed") return "a gate failed (--fail-fast)";
   return "interrupted";
 }
 

@@ -58,7 +58,15 @@ describe("parseCLI", () => {
     expect(parseCLI(["analyze", "r.jsonl", "--warmup", "30s"])).toMatchObject({ kind: "analyze", file: "r.jsonl", warmup: 30 });
   });
 
+  it("--strict and --fail-fast belong to the gates; analyze has --strict only (a recording cannot be stopped)", () => {
+    expect(parseCLI(["run", "--fail-on", "leak", "--strict", "--fail-fast", "--", "true"])).toMatchObject({ gates: { failOn: ["leak"], strict: true, failFast: true } });
+    expect(parseCLI(["watch", "42", "--max-growth", "10%", "--fail-fast"])).toMatchObject({ gates: { failFast: true } });
+    expect(parseCLI(["analyze", "r.jsonl", "--fail-on", "leak", "--strict"])).toMatchObject({ gates: { strict: true } });
+    expect(parseCLI(["analyze", "r.jsonl", "--fail-on", "leak", "--fail-fast"])).toMatchObject({ kind: "error", message: expect.stringContaining("--fail-fast") });
+  });
+
   it.each([
+    [["run", "--fail-fast", "--", "true"], "--fail-fast stops at the first failed gate: give one"],
     [["run", "--max-growth", "50MX", "--", "true"], '--max-growth: "50MX" is not a size'],
     [["run", "--max-rate", "5MB", "--", "true"], "--max-rate: \"5MB\" is not a rate"],
     [["run", "--fail-on", "leak,oops", "--", "true"], 'unknown verdict kind "oops"'],

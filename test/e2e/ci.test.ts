@@ -1,0 +1,147 @@
+/**
+ * memleak in a CI step, as users run it: short jobs, --fail-on, --fail-fast, GitHub Actions' environment, and the
+ * example workflow's own commands. Real Python programs, real cgroups.
+ */
+import { execFile } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import type { VerdictDocument } from "../../src/analysis/types.js";
+import { memleak, MEMLEAK } from "../helpers/processes.js";
+import { REPO } from "../helpers/fixtures.js";
+
+/** A program that keeps `mibPerSecond` MiB a second, in tenths, for `seconds`. */
+const leaking = (seconds: number, mibPerSecond: number) => [
+  "python3",
+  "-c",
+  `import time\nkeep = []\nend = time.time() + ${seconds}\nwhile time.time() < end:\n    keep.append(bytearray(${Math.round((mibPerSecond * 2 ** 20) / 10)}))\n    time.sleep(0.1)`,
+];
+const steady = (seconds: number) => ["python3", "-c", `import time\nx = bytearray(20 << 20)\ntime.sleep(${seconds})`];
+const tmp = (prefix: string) => mkdtempSync(`${tmpdir()}/memleak-${prefix}-`);
+
+describe.concurrent("a short CI step", { timeout: 120_000 }, () => {
+  it("a 3 MiB/s leak run for 15 s is a leak, and --fail-on leak exits 1; --json stays JSON under GitHub Actions", async () => {
+    const dir = tmp("ci");
+    const summary = `${dir}/summary.md`;
+    const r = await memleak(["run", "--fail-on", "leak", "--json", "--", ...leaking(15, 3)], { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary, GITHUB_WORKSPACE: REPO });
+    expect(r.code, r.stderr).toBe(1);
+    const doc = JSON.parse(r.stdout) as VerdictDocument; // nothing but the document on stdout
+    expect(doc.verdict.kind).toBe("leak");
+    expect(doc.verdict.evidence.calledEarly).toBe("sequential");
+    expect(doc.gates).toEqual([expect.objectContaining({ name: "fail-on", result: "fail", passed: false })]);
+    expect(r.stderr).toMatch(/^::error title=memleak fail-on::leak found: PID \d+ /m);
+    const md = readFileSync(summary, "utf8");
+    expect(md).toMatch(/^### memleak: leak — `python3 -c /m);
+    expect(md).toMatch(/^\| fail-on \| \*\*FAIL\*\* \| leak found: /m);
+  });
+
+  it("a fragmentation burst run for 8 s is fragmentation (a state: no trend needed)", async () => {
+    const r = await memleak(["run", "--json", "--", "python3", "fixtures/scenarios/frag_burst.py", "8"]);
+    const doc = JSON.parse(r.stdout) as VerdictDocument;
+    expect(doc.verdict.kind, doc.verdict.summary).toBe("fragmentation");
+    expect(doc.window.samples).toBeLessThan(20);
+  });
+
+  it("a 5 s steady script under --fail-on leak: an inconclusive warning, not a silent pass; --strict fails it", async () => {
+    const r = await memleak(["run", "--fail-on", "leak", "--", ...steady(5)], { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: `${tmp("gh")}/s.md` });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^memleak: warning: gate fail-on inconclusive: no leak found, but nothing could be judged: .*not enough data.*; not failing the step \(--strict would\)$/m);
+    expect(r.stdout).toMatch(/^::warning title=memleak fail-on inconclusive::no leak found, but nothing could be judged/m);
+    expect(r.stdout).toMatch(/^ {2}warn fail-on: no leak found, but nothing could be judged/m);
+    const strict = await memleak(["run", "--fail-on", "leak", "--strict", "--json", "--", ...steady(5)]);
+    expect(strict.code).toBe(1);
+    expect((JSON.parse(strict.stdout) as VerdictDocument).gates).toEqual([expect.objectContaining({ result: "inconclusive", passed: false })]);
+  });
+
+  it("--fail-fast stops a 120 s leaking job once the leak has held, exit 1, with every report written", async () => {
+    const dir = tmp("ff");
+    const started = Date.now();
+    const r = await memleak(["run", "--fail-on", "leak", "--fail-fast", "--json", "--html", `${dir}/r.html`, "--record", `${dir}/r.jsonl`, "--", ...leaking(120, 1)]);
+    const seconds = (Date.now() - started) / 1000;
+    expect(r.code, r.stderr).toBe(1);
+    expect(seconds).toBeLessThan(60); // the job would run 120 s; BENCHMARKS.md has how soon it stops
+    expect(r.stderr).toMatch(/^memleak: --fail-fast: gate fail-on has failed since \d+ s .*; stopping$/m);
+    expect(r.stderr).toMatch(/^memleak: stopped: a gate failed \(--fail-fast\) \(signal SIGTERM\)$/m);
+    const doc = JSON.parse(r.stdout) as VerdictDocument;
+    expect(doc.target).toMatchObject({ stopReason: "gate-failed", signal: "SIGTERM" });
+    expect(doc.gates).toEqual([expect.objectContaining({ name: "fail-on", result: "fail" })]);
+    expect(readFileSync(`${dir}/r.html`, "utf8")).toContain("</html>");
+    const last = JSON.parse(readFileSync(`${dir}/r.jsonl`, "utf8").trim().split("\n").pop()!) as { type: string };
+    expect(last.type).toBe("verdict");
+  });
+
+  it("--fail-fast needs a gate to act on", async () => {
+    const r = await memleak(["run", "--fail-fast", "--", "true"]);
+    expect(r).toMatchObject({ code: 2, stderr: expect.stringMatching(/--fail-fast stops at the first failed gate: give one/) });
+  });
+});
+
+describe("examples/github-actions.yml, its steps run as the runner would", { timeout: 180_000 }, () => {
+  interface Step {
+    id?: string;
+    name?: string;
+    run?: string;
+    uses?: string;
+    if?: string;
+    with?: { path?: string };
+  }
+  const workflow = parse(readFileSync(`${REPO}examples/github-actions.yml`, "utf8")) as { env: Record<string, string>; jobs: { memleak: { steps: Step[] } } };
+  const steps = workflow.jobs.memleak.steps;
+
+  /**
+   * Runs every `run:` step in bash -e (the runner's default shell), in a fresh workspace, with `memleak` on PATH as
+   * this checkout's bin (the install step is what a user's runner does instead) and SMOKE_TEST set to `smoke` (a
+   * command in the workspace, where leak.py and steady.py are written: the user's own script in real life).
+   * Returns each step's exit code and output, and which artifact paths exist afterwards.
+   */
+  async function runWorkflow(smoke: string) {
+    const workspace = tmp("wf");
+    const bin = `${workspace}/.bin`;
+    mkdirSync(bin);
+    writeFileSync(`${workspace}/leak.py`, "import sys, time\nkeep = []\nend = time.time() + float(sys.argv[1])\nwhile time.time() < end:\n    keep.append(bytearray(300_000))\n    time.sleep(0.1)\n");
+    writeFileSync(`${workspace}/steady.py`, "import sys, time\nx = bytearray(20 << 20)\ntime.sleep(float(sys.argv[1]))\n");
+    writeFileSync(`${bin}/memleak`, `#!/bin/sh\nexec "${process.execPath}" "${MEMLEAK}" "$@"\n`);
+    chmodSync(`${bin}/memleak`, 0o755);
+    const summary = `${workspace}/summary.md`;
+    const env = { ...process.env, ...workflow.env, SMOKE_TEST: smoke, NO_COLOR: "1", GITHUB_ACTIONS: "true", GITHUB_WORKSPACE: workspace, GITHUB_STEP_SUMMARY: summary, PATH: `${bin}:${process.env.PATH}` };
+    const results: { name: string; code: number; stdout: string; stderr: string }[] = [];
+    for (const step of steps) {
+      if (!step.run || step.id === "install") continue;
+      try {
+        const r = await execFileP("bash", ["-e", "-c", step.run], { cwd: workspace, env, maxBuffer: 16 << 20 });
+        results.push({ name: step.name ?? "", code: 0, stdout: r.stdout, stderr: r.stderr });
+      } catch (err) {
+        const e = err as { code: number; stdout: string; stderr: string };
+        results.push({ name: step.name ?? "", code: e.code, stdout: e.stdout, stderr: e.stderr });
+      }
+    }
+    const upload = steps.find((s) => s.uses?.startsWith("actions/upload-artifact"));
+    const paths = (upload?.with?.path ?? "").split("\n").map((p) => p.trim()).filter(Boolean);
+    return { results, artifacts: paths.map((p) => ({ path: p, exists: existsSync(`${workspace}/${p}`) })), summary: existsSync(summary) ? readFileSync(summary, "utf8") : "", upload };
+  }
+
+  it("a leaking smoke test fails the step, with an ::error annotation, a step summary and the artifacts to upload", async () => {
+    const w = await runWorkflow("python3 leak.py 60");
+    expect(w.results).toHaveLength(1);
+    const [step] = w.results;
+    expect(step!.code, step!.stderr).toBe(1);
+    expect(step!.stdout).toMatch(/^::error title=memleak fail-on::leak found/m);
+    expect(w.summary).toMatch(/\| fail-on \| \*\*FAIL\*\* \|/);
+    expect(w.upload?.if).toBe("always()"); // uploaded even though the step failed
+    expect(w.artifacts).toEqual([
+      { path: "memleak-report.html", exists: true },
+      { path: "memleak.jsonl", exists: true },
+    ]);
+  });
+
+  it("a steady smoke test passes the step", async () => {
+    const w = await runWorkflow("python3 steady.py 25");
+    expect(w.results[0]!.code, w.results[0]!.stderr).toBe(0);
+    expect(w.summary).toMatch(/### memleak: stable/);
+    expect(w.artifacts.every((a) => a.exists)).toBe(true);
+  });
+});
+
+const execFileP = promisify(execFile);

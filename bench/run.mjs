@@ -94,7 +94,17 @@ async function sectionC(o, log) {
     "",
     `Synthetic leak (test/support/synthetic.ts: 1 MB/s on a 10 MB baseline, ±5 MB Gaussian noise, 1 Hz, 600 s; classify() after every sample for 120 s, then every 5 s): says \`leak\` for the process and keeps saying it after **median ${secs(s.median)}, max ${s.max === undefined ? `— (${s.seeds - s.found} of ${s.seeds} seeds never settled)` : secs(s.max)}** over ${s.seeds} seeds (per seed: ${s.each.map((t) => (t === undefined ? "never" : t)).join(", ")} s).`,
     "",
-    `False positives: the steady scenarios (\`# expect: stable\`) run for ${o.fpSeconds} s under \`memleak run --json --interval 0.5\`, their recordings judged every 5 s from 10 s on.`,
+    `A CI step (${r.ci.runs.length} runs): \`memleak run --fail-on leak --fail-fast\` at the default 1 s interval on a Python program keeping 1 MiB/s for 120 s. Leak called (for good, judging the recording after every sample) **median ${secs(r.ci.called.median)}, max ${secs(r.ci.called.max)} after the warm-up** (warm-ups: ${r.ci.runs.map((c) => num(c.warmup, 1)).join(", ")} s); the job stopped after **median ${secs(r.ci.stopped.median)}, max ${secs(r.ci.stopped.max)}** of wall time, exit 1 every time: ${r.ci.allFailed ? "yes" : "**no**"}.`,
+    "",
+    table(
+      ["target", "figure", "result"],
+      [
+        ["a 1 MiB/s leak called within 10 s of the warm-up (max of the runs)", secs(r.ci.called.max), met(r.ci.called.max <= 10)],
+        ["--fail-fast stops a 120 s leaking job within 20 s (max of the runs)", secs(r.ci.stopped.max), met(r.ci.stopped.max <= 20)],
+      ],
+    ),
+    "",
+    `False positives: the steady scenarios (\`# expect: stable\`) run for ${o.fpSeconds} s under \`memleak run --json --interval 0.5\`, their recordings judged after every sample from the first (the early test included).`,
     "",
     table(
       ["scenario", "ran", "interim verdicts", "said leak", "said something else than stable", "final verdict"],

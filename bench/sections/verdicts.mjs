@@ -3,14 +3,20 @@
  *   - time to verdict of the leak scenarios (real processes, replayed from their recordings);
  *   - the synthetic figure: a 1 MB/s leak on a 10 MB baseline with ±5 MB Gaussian noise at 1 Hz, judged by
  *     classify() after every sample: when it says `leak` for the process and keeps saying it, over 10 seeds;
- *   - false positives: the steady scenarios run for minutes, their interim verdicts (every 5 s) counted.
+ *   - false positives: the steady scenarios run for minutes, their recordings judged after every sample;
+ *   - a CI step: a 1 MiB/s leak under `memleak run --fail-on leak --fail-fast` at the default 1 s interval, 10 runs:
+ *     when the leak was first called (after its warm-up) and when the job was stopped.
  */
 import { classify } from "../../dist/analysis/classify.js";
 import { SeriesBuilder } from "../../dist/analysis/series.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { discoverScenarios, runScenario } from "../lib/scenarios.mjs";
+import { replay, timeToVerdict } from "../lib/replay.mjs";
 import { MB } from "../../build/support/test/support/synthetic.js";
 import { synthesize } from "../../build/support/test/support/synthetic-samples.js";
-import { median, pool } from "../lib/util.mjs";
+import { exec, median, MEMLEAK, pool } from "../lib/util.mjs";
 
 const LEAK_PID = 100;
 
@@ -42,7 +48,29 @@ export function syntheticTimeToLeak(seed, seconds = 600, denseS = 120) {
   return since;
 }
 
-export async function verdicts({ fpSeconds, seeds = 10, log = () => {} }) {
+/** A Python program keeping 1 MiB a second, in tenths, for `seconds`: the issue's "clean 1 MiB/s leak". */
+const LEAK_1MIB = (seconds) => `import time\nkeep = []\nend = time.time() + ${seconds}\nwhile time.time() < end:\n    keep.append(bytearray(104858))\n    time.sleep(0.1)`;
+
+/**
+ * One CI step: `memleak run --fail-on leak --fail-fast --json --record` on a 120 s 1 MiB/s leak, at the default
+ * interval. Returns when the leak was first called for good (its recording judged after every sample, as the live
+ * session does in its first 30 s), less the warm-up, and the job's wall time to exit.
+ */
+export async function ciStep() {
+  const dir = mkdtempSync(join(tmpdir(), "memleak-bench-ci-"));
+  try {
+    const rec = join(dir, "r.jsonl");
+    const r = await exec([process.execPath, MEMLEAK, "run", "--fail-on", "leak", "--fail-fast", "--json", "--record", rec, "--", "python3", "-c", LEAK_1MIB(120)]);
+    const doc = JSON.parse(r.stdout);
+    const rp = await replay(rec, { from: 0, every: 0 });
+    const called = timeToVerdict(rp.interim, `leak:${doc.verdict.pid}`);
+    return { code: r.code, stopped: r.wallMs / 1000, calledAfterWarmup: called === undefined ? undefined : called - doc.window.warmup, warmup: doc.window.warmup, stopReason: doc.target.stopReason };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function verdicts({ fpSeconds, seeds = 10, ciRuns = 10, log = () => {} }) {
   const all = discoverScenarios();
   const leaks = all.filter((s) => s.expect === "leak");
   const steady = all.filter((s) => s.expect === "stable");
@@ -54,12 +82,22 @@ export async function verdicts({ fpSeconds, seeds = 10, log = () => {} }) {
   log(`verdicts: leak scenarios (${leaks.map((s) => s.name).join(", ")})`);
   const leakRuns = await pool(leaks, 2, (sc) => runScenario(sc));
 
-  log(`verdicts: ${fpSeconds} s of the steady scenarios (${steady.map((s) => s.name).join(", ")})`);
-  const steadyRuns = await pool(steady, 2, (sc) => runScenario(sc, { args: [String(fpSeconds)], every: 5 }));
+  log(`verdicts: ${ciRuns} CI steps, a 1 MiB/s leak under --fail-on leak --fail-fast`);
+  const ci = [];
+  for (let i = 0; i < ciRuns; i++) ci.push(await ciStep());
+
+  log(`verdicts: ${fpSeconds} s of the steady scenarios (${steady.map((s) => s.name).join(", ")}), judged after every sample`);
+  const steadyRuns = await pool(steady, 2, (sc) => runScenario(sc, { args: [String(fpSeconds)], from: 0, every: 0 }));
 
   return {
     synthetic: { seeds, found: found.length, median: median(found), max: found.length === seeds ? Math.max(...found) : undefined, each: synthetic },
     leakRuns,
+    ci: {
+      runs: ci,
+      called: { median: median(ci.map((c) => c.calledAfterWarmup).filter((t) => t !== undefined)), max: Math.max(...ci.map((c) => c.calledAfterWarmup ?? Infinity)) },
+      stopped: { median: median(ci.map((c) => c.stopped)), max: Math.max(...ci.map((c) => c.stopped)) },
+      allFailed: ci.every((c) => c.code === 1 && c.stopReason === "gate-failed"),
+    },
     falsePositives: steadyRuns.map((r) => ({
       name: r.sc.name,
       final: r.got,

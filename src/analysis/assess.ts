@@ -209,7 +209,12 @@ export function assess(col: Column, from: number, fullFrom = from): Assessment {
  */
 function assessEarly(window: Series, base: Assessment, reason: string): Assessment {
   const early = earlyGrowth(window.xs, window.ys, MIN_SAMPLES, MIN_SECONDS);
-  if (!early.called || base.growth < minGrowth(base.start)) return { ...base, reason };
+  const floor = minGrowth(base.start);
+  // Over the floor by the level change AND by the rate: the end of a load at the start of the window and a slow
+  // creep after it change the level by the load's tail while the rate says a few KiB/s (one_off_load at 24 s:
+  // +64 MiB of level, 8 KiB/s × 17 s = 136 KiB).
+  const rose = base.growth >= floor && early.slope * (base.to - base.from) >= floor;
+  if (!early.called || !rose) return { ...base, reason };
   return { ...base, shape: "growing", early, p: early.p, rate: rateOf(early.slope, base.start) };
 }
 

@@ -189,13 +189,16 @@ export function classify(input: ClassifyInput): VerdictDocument {
   let shortLived = set.shortLivedDropped;
   for (const ps of set.processes.values()) {
     const isRoot = ps.pid === set.rootPid;
+    // Copying is a state, read off USS against resident memory: a worker seen too briefly for a finding of its own
+    // still explains the tree's growth by what it copied (a 10 s job whose forked workers copy their parent's pages
+    // grows the tree's Σ PSS as steadily as a leak, and the early test would call it one).
+    const copy = copying(ps, relativesAlive(ps));
+    if (copy) copiers.set(ps.pid, copy.ussGrowth);
     if (!isRoot && (ps.seenCount < MIN_SAMPLES || ps.lastSeen - ps.firstSeen < MIN_SECONDS)) {
       shortLived++;
       continue;
     }
     const subject = processSubject(ps, set.rootPid, commandText(ps.pid, ps.comm, input.commands));
-    const copy = copying(ps, relativesAlive(ps));
-    if (copy) copiers.set(ps.pid, copy.ussGrowth);
     if (subject.type === "process") findings.push(analyzeProcess(ps, subject, ctx, copy));
   }
   if (set.processes.size > 1) {

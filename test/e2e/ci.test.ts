@@ -44,6 +44,13 @@ describe.concurrent("a short CI step", { timeout: 120_000 }, () => {
     expect(doc.window.samples).toBeLessThan(20);
   });
 
+  it("forked workers copying their parent's pages for 10 s: copy-on-write, not a leak called early", async () => {
+    const r = await memleak(["run", "--fail-on", "leak", "--json", "--", "python3", "fixtures/scenarios/fork_cow.py", "10"]);
+    const doc = JSON.parse(r.stdout) as VerdictDocument;
+    expect(r.code, doc.findings.map((f) => `${f.kind}: ${f.summary}`).join("\n")).toBe(0);
+    expect(doc.verdict.kind).toBe("cow");
+  });
+
   it("a 5 s steady script under --fail-on leak: an inconclusive warning, not a silent pass; --strict fails it", async () => {
     const r = await memleak(["run", "--fail-on", "leak", "--", ...steady(5)], { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: `${tmp("gh")}/s.md` });
     expect(r.code).toBe(0);

@@ -50,6 +50,15 @@ describe("a leak called before the shape rules have their 20 samples over 10 s",
     expect(f.evidence.calledEarly).toBeUndefined();
   });
 
+  it("the tail of a load, then a creep of a few KiB/s, is no early leak: the rate must clear the floor too", () => {
+    // one_off_load.py under `run` at 1 s, its anon (MiB) from 6 s (the warm-up) to 24 s: the load's last 4 s, then
+    // 409.20 → 409.29. The level rose 64 MiB, monotonically; the rate is 8 KiB/s, 136 KiB over the window.
+    const mib = [257.02, 301.09, 345.14, 389.18, 409.2, 409.2, 409.23, 409.23, 409.23, 409.23, 409.23, 409.25, 409.26, 409.26, 409.26, 409.27, 409.29, 409.29];
+    const col = new Column();
+    mib.forEach((m, i) => col.push(6 + i, m * MB));
+    expect(assess(col, 6).shape).toBe("insufficient");
+  });
+
   it("the last third's slope must be at least half the window's", () => {
     // 12 points at 1 Hz: slope 1 MB/s for the first 8, then `tail` MB/s for the last 4 (the last third)
     const series = (tail: number) => {
@@ -80,5 +89,23 @@ describe("the early test's false-call rate, looked at after every sample", () =>
       if (any) called++;
     }
     expect(called / 400).toBeLessThanOrEqual(0.01);
+  });
+});
+
+describe("copy-on-write is a state: workers seen too briefly for a finding of their own still explain the tree", () => {
+  // 10 s: a parent with 110 MiB, two forked workers whose USS climbs 5 → 65 MiB while their resident memory stays
+  // flat (they read the parent's objects: every refcount write copies a page). The tree's Σ PSS-anon rises steadily.
+  const job = {
+    seconds: 10,
+    processes: [
+      { pid: 100, ppid: 1, anon: flat(110 * MB, 0.05 * MB), uss: flat(110 * MB, 0.05 * MB) },
+      ...[101, 102].map((pid) => ({ pid, ppid: 100, anon: flat(110 * MB, 0.05 * MB), uss: linear(5 * MB, 6 * MB, 0.05 * MB) })),
+    ],
+  };
+  it("the tree's growth is cow, not a leak called early", () => {
+    const doc = judge(job, { warmup: 0 });
+    const tree = doc.findings.find((f) => f.subject.type === "tree")!;
+    expect(tree.kind).toBe("cow");
+    expect(doc.findings.filter((f) => f.kind === "leak")).toEqual([]);
   });
 });

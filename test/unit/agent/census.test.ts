@@ -54,6 +54,44 @@ look()`,
     expect(last).toMatchObject({ growing: "list of bytearray", growingLen: 50, growingAdded: 50 });
   });
 
+  it("holds the automatic garbage collection off while it holds every object, and turns it back on", () => {
+    // While the walk's list holds every tracked object, a collection would find the program's garbage cycles
+    // reachable and promote them to an older generation (where they wait minutes for a full one). The walk runs
+    // the items' __sizeof__ (sampling a growing container): one that reports whether collection was on.
+    const [, second] = census(
+      "python3",
+      `import gc
+seen_enabled = []
+class Item:
+    def __sizeof__(self):
+        seen_enabled.append(gc.isenabled())
+        return 64
+kept = []
+look()
+kept.extend(Item() for _ in range(40))
+look()
+out[1]["enabledDuringWalk"] = any(seen_enabled)
+out[1]["sampled"] = len(seen_enabled)
+out[1]["enabledAfter"] = gc.isenabled()
+gc.disable()
+look()
+out[1]["stillDisabledAfterAWalkWhileDisabled"] = not gc.isenabled()`,
+    );
+    expect(second).toMatchObject({ growing: "list of Item", enabledDuringWalk: false, enabledAfter: true, stillDisabledAfterAWalkWhileDisabled: true });
+    expect(second!.sampled as number).toBeGreaterThan(0);
+  });
+
+  it("never follows its own containers (a program's new list at their freed address would inherit their length)", () => {
+    const [, second] = census(
+      "python3",
+      `others = [list(range(100)) for _ in range(200)]
+look()
+kept = [bytearray(150_000) for _ in range(50)]   # often lands where the first walk's own list of 200+ entries was
+look()`,
+    );
+    expect(second).toMatchObject({ growing: "list of bytearray", growingLen: 50, growingAdded: 50 });
+  });
+
   it("holds no reference to the program's objects once it is done", () => {
     const [result] = census(
       "python3",

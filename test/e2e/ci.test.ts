@@ -9,7 +9,8 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { VerdictDocument } from "../../src/analysis/types.js";
-import { memleak, MEMLEAK } from "../helpers/processes.js";
+import { memleak, MEMLEAK, startReady } from "../helpers/processes.js";
+import { alive } from "../helpers/watched.js";
 import { REPO } from "../helpers/fixtures.js";
 
 /** A program that keeps `mibPerSecond` MiB a second, in tenths, for `seconds`. */
@@ -77,6 +78,19 @@ describe.concurrent("a short CI step", { timeout: 120_000 }, () => {
     expect(readFileSync(`${dir}/r.html`, "utf8")).toContain("</html>");
     const last = JSON.parse(readFileSync(`${dir}/r.jsonl`, "utf8").trim().split("\n").pop()!) as { type: string };
     expect(last.type).toBe("verdict");
+  });
+
+  it("watch --fail-fast stops watching a leaking service, exit 1, and leaves the service running", async () => {
+    const target = await startReady(["python3", "-u", "-c", `print("ready", flush=True)\n${leaking(120, 1)[2]}`], /^ready$/m);
+    try {
+      const r = await memleak(["watch", String(target.pid), "--fail-on", "leak", "--fail-fast", "--json", "--duration", "100s"]);
+      expect(r.code, r.stderr).toBe(1);
+      expect((JSON.parse(r.stdout) as VerdictDocument).target.stopReason).toBe("gate-failed");
+      expect(r.stderr).toMatch(/^memleak: stopped: a gate failed \(--fail-fast\)$/m);
+      expect(alive(target.pid)).toBe(true); // watch never signals what it watches
+    } finally {
+      await target.stop();
+    }
   });
 
   it("--fail-fast needs a gate to act on", async () => {

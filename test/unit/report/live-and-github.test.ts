@@ -38,4 +38,22 @@ describe("GitHub Actions output", () => {
     expect(md).toContain("### memleak: leak — `python a\\|b.py`");
     expect(md).toContain("| max-growth | **FAIL** | tree grew 60% of limit |");
   });
+
+  it("an inconclusive gate is a ::warning and 'inconclusive' in the summary; under --strict, an error", () => {
+    const gates = [{ name: "fail-on", result: "inconclusive", passed: true, message: "no leak found, but nothing could be judged" }];
+    const warned = { ...doc, verdict: { ...doc.verdict, kind: "insufficient-data" }, gates } as unknown as VerdictDocument;
+    expect(annotations(warned)).toBe("::warning title=memleak fail-on inconclusive::no leak found, but nothing could be judged\n");
+    expect(stepSummary(warned)).toContain("| fail-on | inconclusive ⚠️ | no leak found, but nothing could be judged |");
+    const strict = { ...warned, gates: [{ ...gates[0], passed: false }] } as unknown as VerdictDocument;
+    expect(annotations(strict)).toMatch(/^::error title=memleak fail-on::/);
+    expect(stepSummary(strict)).toContain("| fail-on | **inconclusive (strict)** |");
+  });
+
+  it("points the annotation at the allocation site when it is inside the checkout (file=, line=, escaped)", () => {
+    const site = (file: string) => ({ ...doc, verdict: { ...doc.verdict, sites: [{ file, line: 13, sizeDiff: 1, countDiff: 1, size: 1 }] } }) as unknown as VerdictDocument;
+    expect(annotations(site("/home/runner/work/app/app/src/cache,v2.py"), "/home/runner/work/app/app")).toMatch(/^::error file=src\/cache%2Cv2\.py,line=13,title=memleak max-growth::/);
+    // site-packages, or no workspace: no file= (GitHub would attach it to nothing)
+    expect(annotations(site("/usr/lib/python3/dist-packages/x.py"), "/home/runner/work/app/app")).toMatch(/^::error title=/);
+    expect(annotations(site("/home/runner/work/app/app/a.py"))).toMatch(/^::error title=/);
+  });
 });

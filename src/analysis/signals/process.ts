@@ -138,7 +138,9 @@ function decideProcess(ps: ProcessSeries, subject: Subject & { type: "process" }
       a,
       a.envelope
         ? `${who} grows under its swings: the lows of ${metric} rise ${formatBytes(a.start)} → ${formatBytes(a.end)} at ${formatRate(a.rate)} while it swings up to ${formatBytes(a.peak)}`
-        : `${who} grows steadily: ${metric} ${formatBytes(a.start)} → ${formatBytes(a.end)} at ${formatRate(a.rate)}, no sign of levelling off`,
+        : a.early
+          ? `${who} grows: ${metric} ${formatBytes(a.start)} → ${formatBytes(a.end)} at ${formatRate(a.rate)}, still growing at the end of ${(a.to - a.from).toFixed(0)} s (called early)`
+          : `${who} grows steadily: ${metric} ${formatBytes(a.start)} → ${formatBytes(a.end)} at ${formatRate(a.rate)}, no sign of levelling off`,
       growthConfidence(a),
       advice("leak", variant, values),
     );

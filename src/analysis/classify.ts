@@ -55,7 +55,9 @@ export function compareFindings(a: Finding, b: Finding): number {
 
 function commandText(pid: number, comm: string, commands: Map<number, string[]> | undefined): string {
   const argv = commands?.get(pid);
-  if (!argv || argv.length === 0) return comm;
+  // The name comes from the target (or from a recording CI did not make): control characters shown escaped, so a
+  // newline in it cannot start a line of its own (a workflow command under GitHub Actions) wherever it is printed.
+  if (!argv || argv.length === 0) return safeText(comm);
   const text = safeText(shortCommand({ cmdline: argv, comm }));
   return text.length > 80 ? text.slice(0, 79) + "…" : text;
 }

@@ -9,6 +9,7 @@ import { renderHtml } from "../report/html/index.js";
 import { annotations, stepSummary } from "../report/github.js";
 import { renderVerdict } from "../report/verdict-text.js";
 import { blockingGates } from "../gates.js";
+import { safeText } from "../report/style.js";
 import { EXIT, MemleakError, type CommandIO, type ExitCode } from "./io.js";
 
 export interface ReportExtras {
@@ -25,9 +26,9 @@ export function report(doc: VerdictDocument, json: boolean, io: CommandIO, extra
   else io.stdout(renderVerdict(doc, io.color, extras.set, Math.max(60, io.columns ?? 80)));
   // The one line a CI log reader needs, on stderr so --json stdout stays one document.
   for (const g of doc.gates ?? []) {
-    if (g.result === "fail") io.stderr(`memleak: gate ${g.name} failed: ${g.message}\n`);
+    if (g.result === "fail") io.stderr(`memleak: gate ${g.name} failed: ${safeText(g.message)}\n`);
     if (g.result === "inconclusive") {
-      io.stderr(`memleak: warning: gate ${g.name} inconclusive: ${g.message}; ${g.passed ? "not failing the step (--strict would)" : "failing the step (--strict)"}\n`);
+      io.stderr(`memleak: warning: gate ${g.name} inconclusive: ${safeText(g.message)}; ${g.passed ? "not failing the step (--strict would)" : "failing the step (--strict)"}\n`);
     }
   }
   if (io.env.GITHUB_ACTIONS === "true") {

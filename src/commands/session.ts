@@ -11,6 +11,7 @@ import { evaluateGates, type GateOptions } from "../gates.js";
 import { FailFast } from "./fail-fast.js";
 import { RecordingWriter, RECORDING_SCHEMA, type RecordingHeader } from "../recording.js";
 import { renderLive, renderProgress, type LiveState } from "../report/live.js";
+import { safeText } from "../report/style.js";
 import type { LiveRegion } from "../report/live-region.js";
 import { processKey, Sampler } from "../sampler.js";
 import type { Sample } from "../sample.js";
@@ -255,7 +256,7 @@ export async function runSession(
         history.push({ t: builder.set.duration, key: verdictKey(soFar) });
         const failed = failFast?.check(builder.set.duration, evaluateGates(soFar, builder.set, o.gates));
         if (failed) {
-          io.stderr(`memleak: --fail-fast: gate ${failed.name} has failed since ${failed.since.toFixed(0)} s (${failed.message}); stopping\n`);
+          io.stderr(`memleak: --fail-fast: gate ${failed.name} has failed since ${failed.since.toFixed(0)} s (${safeText(failed.message)}); stopping\n`);
           wakeup.stop("gate-failed");
         }
       }

@@ -6,6 +6,7 @@
 import type { VerdictDocument } from "../analysis/types.js";
 import { formatRate } from "../analysis/evidence.js";
 import { formatDuration } from "../units.js";
+import { safeText } from "./style.js";
 
 /** %, CR and LF must be escaped in workflow command messages (actions/toolkit command.ts escapeData). */
 export function escapeData(s: string): string {
@@ -46,14 +47,22 @@ export function annotations(doc: VerdictDocument, workspace?: string): string {
 
 const RESULT_CELL = { pass: "pass", fail: "**FAIL**", inconclusive: "inconclusive ⚠️" } as const;
 
-/** Markdown table cells: pipes and newlines would break the table. */
-function cell(s: string): string {
-  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+/**
+ * Text from the target (argv, names) and from recordings CI did not make, made inert for markdown: newlines made
+ * spaces (a table cell is one line), other control characters shown escaped, HTML and backticks escaped (a backtick would close a code span and let `<img …>` or a
+ * link through as live markup), pipes escaped so the table holds, and cut at `max` characters.
+ */
+export function markdownText(s: string, max = 300): string {
+  const cut = s.length > max ? `${s.slice(0, max - 1)}…` : s;
+  return safeText(cut.replace(/\r?\n/g, " ")).replace(/[&<>`|\\[\]]/g, (c) => MARKDOWN_ESCAPES[c]!);
 }
+const MARKDOWN_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "`": "&#96;", "|": "\\|", "\\": "&#92;", "[": "&#91;", "]": "&#93;" };
+
+const cell = (s: string) => markdownText(s);
 
 export function stepSummary(doc: VerdictDocument): string {
   const v = doc.verdict;
-  const cmd = doc.target.command ? `\`${cell(doc.target.command.join(" "))}\`` : `PID ${doc.target.pid}`;
+  const cmd = doc.target.command ? `<code>${markdownText(doc.target.command.join(" "), 200)}</code>` : `PID ${doc.target.pid}`;
   const out = [
     `### memleak: ${v.kind} — ${cmd}`,
     "",

@@ -34,7 +34,7 @@ describe.concurrent("a short CI step", { timeout: 120_000 }, () => {
     expect(doc.gates).toEqual([expect.objectContaining({ name: "fail-on", result: "fail", passed: false })]);
     expect(r.stderr).toMatch(/^::error title=memleak fail-on::leak found: PID \d+ /m);
     const md = readFileSync(summary, "utf8");
-    expect(md).toMatch(/^### memleak: leak — `python3 -c /m);
+    expect(md).toMatch(/^### memleak: leak — <code>python3 -c /m);
     expect(md).toMatch(/^\| fail-on \| \*\*FAIL\*\* \| leak found: /m);
   });
 

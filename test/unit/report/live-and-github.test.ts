@@ -35,7 +35,7 @@ describe("GitHub Actions output", () => {
 
   it("the step summary keeps table cells on one line and escapes pipes", () => {
     const md = stepSummary(doc);
-    expect(md).toContain("### memleak: leak — `python a\\|b.py`");
+    expect(md).toContain("### memleak: leak — <code>python a\\|b.py</code>");
     expect(md).toContain("| max-growth | **FAIL** | tree grew 60% of limit |");
   });
 
@@ -55,5 +55,22 @@ describe("GitHub Actions output", () => {
     // site-packages, or no workspace: no file= (GitHub would attach it to nothing)
     expect(annotations(site("/usr/lib/python3/dist-packages/x.py"), "/home/runner/work/app/app")).toMatch(/^::error title=/);
     expect(annotations(site("/home/runner/work/app/app/a.py"))).toMatch(/^::error title=/);
+  });
+
+  it("argv and names from the target are inert in the step summary and in the stderr lines", () => {
+    const hostile = {
+      ...doc,
+      target: { pid: 1, command: ["python", "x`<img src=x onerror=alert(1)>`[a](http://e)\u001b[31m", "y".repeat(10_000)] },
+      verdict: { ...doc.verdict, summary: "PID 7 (evil\n::error::pwned) grows" },
+    } as unknown as VerdictDocument;
+    const md = stepSummary(hostile);
+    const heading = md.split("\n")[0]!;
+    expect(heading).not.toMatch(/[`\u001b]/);
+    expect(heading).not.toContain("<img");
+    expect(heading).not.toContain("](");
+    expect(heading).toContain("&lt;img src=x onerror=alert(1)&gt;");
+    expect(heading.length).toBeLessThan(300);
+    expect(md).not.toContain("\n::error::");
+    expect(md).toContain("PID 7 (evil ::error::pwned) grows");
   });
 });

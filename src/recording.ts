@@ -32,8 +32,17 @@ export type RecordingLine =
 
 export class RecordingWriter {
   private fd: number | undefined;
+  /** Why writing stopped (a full disk, a quota, an I/O error), once it has. */
+  failure: string | undefined;
 
-  constructor(readonly path: string) {
+  /**
+   * @param onFailure told once, when a write fails: the recording stops there (what was written stays readable: a
+   *        cut last line is tolerated), and sampling, the verdict and the gates go on without it.
+   */
+  constructor(
+    readonly path: string,
+    private readonly onFailure: (message: string) => void = () => {},
+  ) {
     try {
       this.fd = openSync(path, "w");
     } catch (err) {
@@ -43,12 +52,24 @@ export class RecordingWriter {
 
   write(line: RecordingLine): void {
     if (this.fd === undefined) return;
-    writeSync(this.fd, JSON.stringify(line) + "\n");
+    try {
+      writeSync(this.fd, JSON.stringify(line) + "\n");
+    } catch (err) {
+      this.failure = `the recording ${this.path} stopped: ${(err as Error).message}`;
+      this.close();
+      this.onFailure(this.failure);
+    }
   }
 
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
+    const fd = this.fd;
     this.fd = undefined;
+    if (fd === undefined) return;
+    try {
+      closeSync(fd);
+    } catch (err) {
+      this.failure ??= `the recording ${this.path} may be incomplete: ${(err as Error).message}`;
+    }
   }
 }
 

@@ -13,6 +13,7 @@ import { HostFs } from "../system/host-fs.js";
 import { createIsolatedCgroup, removeIsolatedCgroup, spawnInside, type Isolation } from "../system/isolate.js";
 import { launch, resolveCommand } from "../system/launch.js";
 import { processTree } from "../system/process-tree.js";
+import { checkOutputPath } from "./output-paths.js";
 import { requireLinux } from "../system/target.js";
 import { gatesExitCode, report } from "./finish.js";
 import { EXIT, type CommandIO, type CommandResult } from "./io.js";
@@ -77,6 +78,8 @@ function chooseCgroup(fs: HostFs, o: RunOptions, io: CommandIO): { iso?: Isolati
 
 export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandResult & { doc: VerdictDocument; targetExit: Exit }> {
   requireLinux("run", o.platform ?? process.platform);
+  checkOutputPath(o.record, "--record");
+  checkOutputPath(o.html, "--html");
   resolveCommand(o.command[0] ?? "", io.env); // "command not found" before anything is created
   const fs = new HostFs();
   const cg = chooseCgroup(fs, o, io);

@@ -172,7 +172,13 @@ export async function runSession(
 ): Promise<SessionResult> {
   const sampler = new Sampler({ fs, rootPid: target.rootPid, cgroup: target.cgroup, smapsBudget: o.smapsBudget });
   const builder = new SeriesBuilder();
-  const writer = o.record ? new RecordingWriter(o.record) : undefined;
+  const writer = o.record
+    ? new RecordingWriter(o.record, (why) => {
+        const line = `memleak: warning: ${why}; sampling goes on, and the verdict and gates will be given without it\n`;
+        if (region) region.passthrough("stderr", line);
+        else io.stderr(line);
+      })
+    : undefined;
   // Describing the machine takes ~100 ms: it runs while the first sample is taken, so the start is not missed.
   let pendingHeader: Promise<RecordingHeader> | undefined = writer ? header(target, o) : undefined;
   const commands = () => new Map([...sampler.totals.seen.values()].map((p) => [p.pid, p.cmdline ?? [p.comm]]));

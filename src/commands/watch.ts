@@ -5,6 +5,7 @@
 import { LiveRegion } from "../report/live-region.js";
 import { locateMemoryCgroup } from "../system/cgroup-locate.js";
 import { HostFs } from "../system/host-fs.js";
+import { checkOutputPath } from "./output-paths.js";
 import { assertObservable, requireLinux } from "../system/target.js";
 import { readCmdline } from "../system/read-process.js";
 import { gatesExitCode, report } from "./finish.js";
@@ -31,6 +32,8 @@ export function stopText(reason: StopReason, pid: number, duration?: number): st
 
 export async function watchCommand(o: WatchOptions, io: CommandIO): Promise<CommandResult & { doc: VerdictDocument }> {
   requireLinux("watch", o.platform ?? process.platform);
+  checkOutputPath(o.record, "--record");
+  checkOutputPath(o.html, "--html");
   const fs = new HostFs(o.root ?? "/");
   assertObservable(fs, o.pid);
   const loc = locateMemoryCgroup(fs, o.pid);

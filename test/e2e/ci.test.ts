@@ -166,3 +166,24 @@ describe("examples/github-actions.yml, its steps run as the runner would", { tim
 });
 
 const execFileP = promisify(execFile);
+
+describe("nothing lost", { timeout: 60_000 }, () => {
+  it("a recording on a full disk: one warning, and the verdict, the gates and the exit code all the same", async () => {
+    const r = await memleak(["run", "--record", "/dev/full", "--fail-on", "leak", "--json", "--", ...leaking(15, 3)]);
+    expect(r.code).toBe(1);
+    expect((JSON.parse(r.stdout) as VerdictDocument).verdict.kind).toBe("leak");
+    expect(r.stderr.match(/^memleak: warning: the recording \/dev\/full stopped: ENOSPC.*; sampling goes on/gm)).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/internal error|at .*\.js:\d+/);
+  });
+
+  it("an --html or --record path that cannot be written is refused before the command runs", async () => {
+    const dir = tmp("paths");
+    const marker = `${dir}/ran`;
+    for (const option of ["--html", "--record"]) {
+      const r = await memleak(["run", option, `${dir}/missing/out`, "--", "python3", "-c", `open(${JSON.stringify(marker)}, "w")`]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`^memleak: ${option} .*: the directory .*missing does not exist$`, "m"));
+    }
+    expect(existsSync(marker)).toBe(false);
+  });
+});

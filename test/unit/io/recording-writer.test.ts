@@ -1,0 +1,46 @@
+/**
+ * A recording that cannot be written (a full disk) stops, says so once, and takes nothing else down; output paths
+ * are checked before anything starts. /dev/full is the kernel's own full disk: every write fails with ENOSPC.
+ */
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { describe, expect, it } from "vitest";
+import { RecordingWriter } from "../../../src/recording.js";
+import { checkOutputPath } from "../../../src/commands/output-paths.js";
+
+describe("a recording on a full disk", () => {
+  it("stops at the first failed write, says why once, and never throws", () => {
+    const told: string[] = [];
+    const w = new RecordingWriter("/dev/full", (m) => told.push(m));
+    for (let i = 0; i < 5; i++) w.write({ type: "event", t: i, event: "x" });
+    w.close();
+    expect(told).toEqual([expect.stringMatching(/^the recording \/dev\/full stopped: ENOSPC/)]);
+    expect(w.failure).toBe(told[0]);
+  });
+
+  it("a writable file gets every line", () => {
+    const path = `${mkdtempSync(`${tmpdir()}/memleak-rw-`)}/r.jsonl`;
+    const w = new RecordingWriter(path, () => {
+      throw new Error("no failure expected");
+    });
+    w.write({ type: "event", t: 1, event: "a" });
+    w.write({ type: "event", t: 2, event: "b" });
+    w.close();
+    expect(readFileSync(path, "utf8").trim().split("\n")).toHaveLength(2);
+  });
+});
+
+describe("output paths, before anything starts", () => {
+  const dir = mkdtempSync(`${tmpdir()}/memleak-out-`);
+  it.each([
+    [`${dir}/nope/r.html`, /--html .*: the directory .*nope does not exist/],
+    [dir, /--html .*: is a directory; give a file name/],
+  ])("%s → usage error", (path, message) => {
+    expect(() => checkOutputPath(path, "--html")).toThrow(message);
+  });
+  it("a new file in an existing directory, or an existing file, is fine; no option is fine", () => {
+    mkdirSync(`${dir}/sub`);
+    expect(() => checkOutputPath(`${dir}/sub/r.html`, "--html")).not.toThrow();
+    expect(() => checkOutputPath(undefined, "--record")).not.toThrow();
+  });
+});

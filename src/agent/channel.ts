@@ -4,9 +4,10 @@
  * longer than MAX_LINE closes that connection. Reports are kept per pid: the latest one, plus the end-of-run
  * trace and trim results.
  */
-import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
+import { alive } from "../system/isolate.js";
 import { join } from "node:path";
 import { parseAgentMessage, type AgentReport, type TraceResult, type TrimResult } from "./messages.js";
 
@@ -28,7 +29,9 @@ export class AgentChannel {
   dropped = 0;
 
   private constructor() {
-    this.dir = mkdtempSync(join(tmpdir(), "memleak-agent-"));
+    removeStaleAgentDirs(tmpdir());
+    // The pid in the name lets a later memleak remove it if this one is killed before it can (SIGKILL).
+    this.dir = mkdtempSync(join(tmpdir(), `memleak-agent-${process.pid}-`));
     chmodSync(this.dir, 0o700); // only memleak's user may connect, or read what is sent
     this.socketPath = join(this.dir, "agent.sock");
   }
@@ -145,5 +148,28 @@ export class AgentChannel {
     for (const s of this.sockets) s.destroy();
     this.server?.close();
     rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Directories (with their socket) of memleaks that were killed before they could remove them: named by their pid,
+ * removed once that pid is gone — only this user's. A pid reused since is taken as alive: the directory waits.
+ */
+export function removeStaleAgentDirs(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^memleak-agent-(\d+)-/.exec(name);
+    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    try {
+      if (statSync(join(dir, name)).uid !== process.geteuid?.()) continue;
+      rmSync(join(dir, name), { recursive: true, force: true });
+    } catch {
+      /* gone, or not ours to remove */
+    }
   }
 }

@@ -24,7 +24,8 @@ function errText(err: unknown): string {
   return e.code ?? e.message;
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it does, as another user's). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -3,9 +3,9 @@
  * and flushed as they come (a synchronous write per line: a killed memleak leaves every sample it took), and finally
  * the verdict document. A reader tolerates a last line cut short by kill -9.
  */
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, openSync, statSync, writeSync } from "node:fs";
 import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
+import { safeText } from "./report/style.js";
 import { MemleakError, EXIT } from "./commands/io.js";
 import type { VerdictDocument } from "./analysis/types.js";
 import type { Sample } from "./sample.js";
@@ -80,20 +80,70 @@ export interface RecordingContents {
   events: { t: number; event: string; detail?: Record<string, unknown> }[];
   /** True when the last line was cut short (memleak was killed mid-write); the rest is still usable. */
   truncated: boolean;
+  /** Lines in the middle that were not valid (analysed around), and the first one's number and reason. */
+  skipped: { count: number; first?: { line: number; why: string } };
 }
+
+/**
+ * The longest line read. A sample of 5,600 processes is ~2 MB and a verdict document well under; without a bound, a
+ * file with no newline (`truncate -s 1G`, /dev/zero) grew one string until V8 gave up, after 633 MB.
+ */
+export const MAX_LINE_CHARS = 32 * 2 ** 20;
+/** More bad lines than this share of the file (and more than MAX_BAD_LINES_ALWAYS): refused, not analysed around. */
+export const MAX_BAD_SHARE = 0.1;
+export const MAX_BAD_LINES_ALWAYS = 3;
 
 function corrupt(path: string, line: number, why: string): MemleakError {
   return new MemleakError(`${path} is not a valid memleak recording: line ${line}: ${why}`, EXIT.usage);
 }
 
+const SIZE_FIELDS = ["rss", "anon", "file", "shmem", "swap", "pss", "pssAnon", "uss", "sharedClean", "sharedDirty"] as const;
+const CGROUP_FIELDS = ["usage", "workingSet", "kernel"] as const;
+
+/**
+ * Why a sample cannot be real, or undefined: sizes that are negative, not finite, or beyond what the machine could
+ * hold (a negated recording turned a leak into "stable" and passed the gates; 1e308 was printed as a peak).
+ */
+export function impossibleSample(obj: Record<string, unknown>, memTotal: number): string | undefined {
+  if (typeof obj.t !== "number" || !Number.isFinite(obj.t) || !Array.isArray(obj.processes)) return "sample without t/processes";
+  // Generous: swap and shared pages can take a process past physical memory, never past this.
+  const most = memTotal > 0 ? 4 * memTotal : 2 ** 53;
+  const bad = (v: unknown) => v !== undefined && v !== null && (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > most);
+  for (const p of obj.processes as Record<string, unknown>[]) {
+    if (typeof p !== "object" || p === null || typeof p.pid !== "number" || !Number.isInteger(p.pid) || p.pid <= 0) return "a process without a valid pid";
+    for (const f of SIZE_FIELDS) if (bad(p[f])) return `PID ${p.pid}: ${f} = ${JSON.stringify(p[f])} is not a possible size`;
+  }
+  const cg = obj.cgroup as Record<string, unknown> | undefined;
+  if (cg && typeof cg === "object") {
+    for (const f of CGROUP_FIELDS) if (bad(cg[f])) return `cgroup ${f} = ${JSON.stringify(cg[f])} is not a possible size`;
+  }
+  return undefined;
+}
+
+/** The file must be a regular file: a directory is a mistake, a FIFO with no writer would block for ever. */
+function openable(path: string): void {
+  let st;
+  try {
+    st = statSync(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (err as Error).message;
+    throw new MemleakError(`cannot read the recording ${path}: ${why}`, EXIT.usage);
+  }
+  if (st.isDirectory()) throw new MemleakError(`cannot read the recording ${path}: it is a directory`, EXIT.usage);
+  if (!st.isFile()) throw new MemleakError(`cannot read the recording ${path}: not a regular file (a FIFO, a socket or a device)`, EXIT.usage);
+}
+
 /**
  * Streams a recording, calling onSample for each sample so a 72-hour file never has to sit in memory as objects.
- * Returns everything but the samples.
+ * Returns everything but the samples. A bad line in the middle is skipped and counted (the caller says so); a bad
+ * last line is a write cut short by a kill; more than a few bad lines, or a tenth of the file, and it is refused.
  */
 export async function readRecording(
   path: string,
   onSample: (s: Sample) => void,
 ): Promise<Omit<RecordingContents, "samples">> {
+  openable(path);
   let stream;
   try {
     stream = createReadStream(path, { encoding: "utf8" });
@@ -106,32 +156,48 @@ export async function readRecording(
   let header: RecordingHeader | undefined;
   let verdict: VerdictDocument | undefined;
   const events: RecordingContents["events"] = [];
+  const skipped: RecordingContents["skipped"] = { count: 0 };
   let lineNo = 0;
-  let pendingError: MemleakError | undefined;
-  for await (const text of createInterface({ input: stream, crlfDelay: Infinity })) {
+  let lines = 0;
+  /** The last bad line, held back: if nothing follows it, it was a write cut short, not a bad line. */
+  let pending: { line: number; why: string; cut?: boolean } | undefined;
+  const skip = () => {
+    if (!pending) return;
+    skipped.count++;
+    skipped.first ??= { line: pending.line, why: pending.why };
+    pending = undefined;
+  };
+
+  const handle = (text: string) => {
     lineNo++;
-    if (text.trim() === "") continue;
-    // A bad line is only fatal if another line follows it: a bad LAST line is a write cut short by a kill.
-    if (pendingError) throw pendingError;
+    if (text.trim() === "") return;
+    lines++;
+    skip();
     let obj: RecordingLine;
     try {
       obj = JSON.parse(text) as RecordingLine;
     } catch {
-      pendingError = corrupt(path, lineNo, "not JSON");
-      continue;
+      if (lineNo === 1) throw corrupt(path, 1, `not JSON: the first line must be a ${RECORDING_SCHEMA} header`);
+      pending = { line: lineNo, why: "not JSON", cut: true };
+      return;
     }
     if (lineNo === 1) {
-      if ((obj as RecordingHeader).type !== "header" || (obj as RecordingHeader).schema !== RECORDING_SCHEMA) {
-        throw corrupt(path, 1, `the first line must be a ${RECORDING_SCHEMA} header`);
+      const h = obj as { type?: unknown; schema?: unknown };
+      const schema = typeof h?.schema === "string" ? h.schema : "";
+      if (h?.type === "header" && schema.startsWith("memleak.recording/") && schema !== RECORDING_SCHEMA) {
+        throw new MemleakError(`${path} was written by another version of memleak (schema ${safeText(schema.slice(0, 40))}); this one reads ${RECORDING_SCHEMA}`, EXIT.usage);
       }
+      if (h?.type !== "header" || h.schema !== RECORDING_SCHEMA) throw corrupt(path, 1, `the first line must be a ${RECORDING_SCHEMA} header`);
       header = obj as RecordingHeader;
-      continue;
+      return;
     }
-    switch (obj.type) {
-      case "sample":
-        if (typeof obj.t !== "number" || !Array.isArray(obj.processes)) throw corrupt(path, lineNo, "sample without t/processes");
-        onSample(obj);
+    switch (obj?.type) {
+      case "sample": {
+        const why = impossibleSample(obj as unknown as Record<string, unknown>, Number(header?.machine?.memTotal) || 0);
+        if (why) pending = { line: lineNo, why };
+        else onSample(obj);
         break;
+      }
       case "verdict":
         verdict = obj;
         break;
@@ -139,11 +205,37 @@ export async function readRecording(
         events.push(obj);
         break;
       default:
-        throw corrupt(path, lineNo, `unknown line type ${JSON.stringify((obj as { type?: unknown }).type)}`);
+        pending = { line: lineNo, why: `unknown line type ${safeText(JSON.stringify((obj as unknown as { type?: unknown })?.type) ?? "undefined").slice(0, 40)}` };
     }
+  };
+
+  let rest = "";
+  try {
+    for await (const chunk of stream as AsyncIterable<string>) {
+      rest += chunk;
+      let from = 0;
+      let nl: number;
+      while ((nl = rest.indexOf("\n", from)) >= 0) {
+        handle(rest.slice(from, nl));
+        from = nl + 1;
+      }
+      rest = rest.slice(from);
+      if (rest.length > MAX_LINE_CHARS) throw corrupt(path, lineNo + 1, `a line longer than ${MAX_LINE_CHARS / 2 ** 20} MiB`);
+    }
+  } finally {
+    stream.destroy();
   }
+  if (rest !== "") handle(rest);
   if (!header) throw corrupt(path, 1, "empty file");
-  const result: Omit<RecordingContents, "samples"> = { header, events, truncated: pendingError !== undefined };
+  // A last line that is not JSON is a write cut short by a kill: tolerated, and said. One that parses but is not
+  // valid is a bad line like any other.
+  const truncated = pending?.cut === true;
+  if (!truncated) skip();
+  if (skipped.count > MAX_BAD_LINES_ALWAYS || skipped.count > MAX_BAD_SHARE * lines) {
+    const first = skipped.first!;
+    throw corrupt(path, first.line, `${first.why}${skipped.count > 1 ? ` (and ${skipped.count - 1} more bad lines)` : ""}`);
+  }
+  const result: Omit<RecordingContents, "samples"> = { header, events, truncated, skipped };
   if (verdict) result.verdict = verdict;
   return result;
 }

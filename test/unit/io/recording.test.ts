@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { readRecording, RecordingWriter } from "../../../src/recording.js";
@@ -56,6 +57,60 @@ describe("recordings", () => {
     expect(e).toBeInstanceOf(MemleakError);
     expect(e.exitCode).toBe(2);
     expect(e.message).toMatch(message);
+  });
+
+  describe("broken and hostile files", () => {
+    const sampleLines = lines.filter((l) => l.includes('"type":"sample"'));
+    const withLine = (at: number, line: string) => [...lines.slice(0, at), line, ...lines.slice(at)].join("\n") + "\n";
+
+    it("one bad line in the middle is skipped and counted; the rest is analysed", async () => {
+      const r = await read(withLine(10, "garbage {"));
+      expect(r.skipped).toEqual({ count: 1, first: { line: 11, why: "not JSON" } });
+      expect(r.samples).toBe(sampleLines.length);
+      expect(r.truncated).toBe(false);
+    });
+
+    it("impossible sizes are bad lines, named with their line (negative, not finite, beyond the machine)", async () => {
+      const s = JSON.parse(sampleLines[3]!) as { processes: { rss: number; anon: number }[]; cgroup?: { usage: number } };
+      const neg = JSON.parse(JSON.stringify(s));
+      neg.processes[0].anon = -5;
+      const huge = JSON.parse(JSON.stringify(s));
+      huge.processes[0].rss = 1e308;
+      const cg = JSON.parse(JSON.stringify(s));
+      cg.cgroup = { ...cg.cgroup, usage: -1 };
+      const r = await read(withLine(12, JSON.stringify(neg)));
+      expect(r.skipped.first).toEqual({ line: 13, why: expect.stringMatching(/^PID \d+: anon = -5 is not a possible size$/) });
+      expect((await read(withLine(12, JSON.stringify(huge)))).skipped.first!.why).toMatch(/rss = 1e\+308 is not a possible size/);
+      expect((await read(withLine(12, JSON.stringify(cg)))).skipped.first!.why).toMatch(/cgroup usage = -1/);
+    });
+
+    it("a negated recording is refused, not analysed as 'stable'", async () => {
+      const negated = lines.map((l) => (l.includes('"type":"sample"') ? l.replace(/"(rss|anon|pss|uss)":(\d+)/g, '"$1":-$2') : l)).join("\n");
+      const e = await readError(negated);
+      expect(e.exitCode).toBe(2);
+      expect(e.message).toMatch(/line \d+: PID \d+: \w+ = -\d+ is not a possible size \(and \d+ more bad lines\)/);
+    });
+
+    it("a schema from another version is named", async () => {
+      const e = await readError(lines[0]!.replace("memleak.recording/1", "memleak.recording/7") + "\n");
+      expect(e.message).toMatch(/written by another version of memleak \(schema memleak.recording\/7\); this one reads memleak.recording\/1/);
+    });
+
+    it("a line longer than 32 MiB is refused without reading it whole (memory stays bounded)", async () => {
+      const file = `${dir}/long.jsonl`;
+      writeFileSync(file, `${lines[0]}\n`);
+      appendFileSync(file, Buffer.alloc(40 * 2 ** 20, 0x61));
+      const before = process.memoryUsage().rss;
+      await expect(readRecording(file, () => {})).rejects.toThrow(/line 2: a line longer than 32 MiB/);
+      expect(process.memoryUsage().rss - before).toBeLessThan(400 * 2 ** 20);
+    });
+
+    it("a directory, a FIFO: refused at once with a clear message", async () => {
+      await expect(readRecording(dir, () => {})).rejects.toThrow(/cannot read the recording .*: it is a directory/);
+      const fifo = `${dir}/fifo`;
+      execFileSync("mkfifo", [fifo]);
+      await expect(readRecording(fifo, () => {})).rejects.toThrow(/not a regular file \(a FIFO, a socket or a device\)/);
+    });
   });
 
   it("a missing file is a clear error", async () => {

@@ -41,12 +41,23 @@ export class RecordingWriter {
    */
   constructor(
     readonly path: string,
+    o: { exclusive?: boolean } = {},
     private readonly onFailure: (message: string) => void = () => {},
   ) {
+    // Exclusive: a regular file that appeared since the options were checked (another memleak writing the same
+    // path) is refused, never truncated. Devices (/dev/stdout, /dev/null) are opened as they are.
+    const device = (() => {
+      try {
+        return !statSync(path).isFile();
+      } catch {
+        return false;
+      }
+    })();
     try {
-      this.fd = openSync(path, "w");
+      this.fd = openSync(path, o.exclusive && !device ? "wx" : "w");
     } catch (err) {
-      throw new MemleakError(`cannot write the recording ${path}: ${(err as Error).message}`, EXIT.usage);
+      const exists = (err as NodeJS.ErrnoException).code === "EEXIST";
+      throw new MemleakError(`cannot write the recording ${path}: ${exists ? "the file exists (another memleak writing it?); pass --overwrite to replace it" : (err as Error).message}`, EXIT.usage);
     }
   }
 

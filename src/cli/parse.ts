@@ -16,6 +16,8 @@ export interface SessionFlags {
   interval: number;
   duration: number | undefined;
   record: string | undefined;
+  /** Replace an existing --record file (refused otherwise: two runs must not overwrite each other silently). */
+  overwrite: boolean;
   json: boolean;
   warmup: number | undefined;
   gates: GateOptions;
@@ -35,6 +37,7 @@ interface RawSession {
   interval: string;
   duration?: string;
   record?: string;
+  overwrite?: boolean;
   json?: boolean;
   warmup?: string;
   maxGrowth?: string;
@@ -90,6 +93,7 @@ function sessionFlags(o: RawSession): SessionFlags {
     interval: seconds(o.interval, "--interval", 0.05)!,
     duration: seconds(o.duration, "--duration", 0.1),
     record: o.record,
+    overwrite: Boolean(o.overwrite),
     json: Boolean(o.json),
     warmup: seconds(o.warmup, "--warmup"),
     gates: gateOptions(o),
@@ -116,6 +120,7 @@ function addSessionOptions(cmd: Command): Command {
     cmd
       .option("--interval <duration>", "time between samples", "1s")
       .option("--record <file.jsonl>", "write every sample to this file as it is taken (JSON lines)")
+      .option("--overwrite", "replace the --record file if it exists (refused otherwise)")
       .option("--smaps-budget <percent>", "share of one core that PSS/USS reads (smaps_rollup) may use", String(Number((DEFAULT_SMAPS_BUDGET * 100).toFixed(3))))
       .option("--fail-fast", "stop as soon as a gate has failed and kept failing for 5 s (run: the command gets SIGTERM, then SIGKILL), still writing every report"),
   );

@@ -7,7 +7,8 @@ import { accessSync, constants, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { usageError } from "./io.js";
 
-export function checkOutputPath(path: string | undefined, option: string): void {
+/** @param keepExisting refuse an existing regular file (a recording someone made) instead of replacing it */
+export function checkOutputPath(path: string | undefined, option: string, keepExisting = false): void {
   if (path === undefined) return;
   const full = resolve(path);
   let existing: ReturnType<typeof statSync> | undefined;
@@ -17,6 +18,7 @@ export function checkOutputPath(path: string | undefined, option: string): void 
     existing = undefined;
   }
   if (existing?.isDirectory()) throw usageError(`${option} ${path}: is a directory; give a file name`);
+  if (keepExisting && existing?.isFile()) throw usageError(`${option} ${path}: the file exists; pass --overwrite to replace it, or choose another name`);
   const dir = dirname(full);
   try {
     if (!statSync(dir).isDirectory()) throw usageError(`${option} ${path}: ${dir} is not a directory`);

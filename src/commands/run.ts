@@ -78,7 +78,7 @@ function chooseCgroup(fs: HostFs, o: RunOptions, io: CommandIO): { iso?: Isolati
 
 export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandResult & { doc: VerdictDocument; targetExit: Exit }> {
   requireLinux("run", o.platform ?? process.platform);
-  checkOutputPath(o.record, "--record");
+  checkOutputPath(o.record, "--record", !o.overwrite);
   checkOutputPath(o.html, "--html");
   resolveCommand(o.command[0] ?? "", io.env); // "command not found" before anything is created
   const fs = new HostFs();

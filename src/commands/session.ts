@@ -32,6 +32,8 @@ export interface SessionOptions {
   /** Stop after this many seconds. */
   duration?: number | undefined;
   record?: string | undefined;
+  /** Replace an existing --record file; otherwise it is created exclusively (two runs cannot write one file). */
+  overwrite?: boolean | undefined;
   json: boolean;
   /** Seconds of warm-up to leave out; undefined = detect. */
   warmup?: number | undefined;
@@ -173,7 +175,7 @@ export async function runSession(
   const sampler = new Sampler({ fs, rootPid: target.rootPid, cgroup: target.cgroup, smapsBudget: o.smapsBudget });
   const builder = new SeriesBuilder();
   const writer = o.record
-    ? new RecordingWriter(o.record, (why) => {
+    ? new RecordingWriter(o.record, { exclusive: !o.overwrite }, (why) => {
         const line = `memleak: warning: ${why}; sampling goes on, and the verdict and gates will be given without it\n`;
         if (region) region.passthrough("stderr", line);
         else io.stderr(line);

@@ -32,7 +32,7 @@ export function stopText(reason: StopReason, pid: number, duration?: number): st
 
 export async function watchCommand(o: WatchOptions, io: CommandIO): Promise<CommandResult & { doc: VerdictDocument }> {
   requireLinux("watch", o.platform ?? process.platform);
-  checkOutputPath(o.record, "--record");
+  checkOutputPath(o.record, "--record", !o.overwrite);
   checkOutputPath(o.html, "--html");
   const fs = new HostFs(o.root ?? "/");
   assertObservable(fs, o.pid);

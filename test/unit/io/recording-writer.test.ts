@@ -2,7 +2,7 @@
  * A recording that cannot be written (a full disk) stops, says so once, and takes nothing else down; output paths
  * are checked before anything starts. /dev/full is the kernel's own full disk: every write fails with ENOSPC.
  */
-import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { RecordingWriter } from "../../../src/recording.js";
@@ -11,7 +11,7 @@ import { checkOutputPath } from "../../../src/commands/output-paths.js";
 describe("a recording on a full disk", () => {
   it("stops at the first failed write, says why once, and never throws", () => {
     const told: string[] = [];
-    const w = new RecordingWriter("/dev/full", (m) => told.push(m));
+    const w = new RecordingWriter("/dev/full", { exclusive: true }, (m) => told.push(m)); // a device: opened as it is
     for (let i = 0; i < 5; i++) w.write({ type: "event", t: i, event: "x" });
     w.close();
     expect(told).toEqual([expect.stringMatching(/^the recording \/dev\/full stopped: ENOSPC/)]);
@@ -20,13 +20,26 @@ describe("a recording on a full disk", () => {
 
   it("a writable file gets every line", () => {
     const path = `${mkdtempSync(`${tmpdir()}/memleak-rw-`)}/r.jsonl`;
-    const w = new RecordingWriter(path, () => {
+    const w = new RecordingWriter(path, { exclusive: true }, () => {
       throw new Error("no failure expected");
     });
     w.write({ type: "event", t: 1, event: "a" });
     w.write({ type: "event", t: 2, event: "b" });
     w.close();
     expect(readFileSync(path, "utf8").trim().split("\n")).toHaveLength(2);
+  });
+});
+
+describe("two runs, one --record path", () => {
+  it("an existing recording is refused before the start, and at open if it appeared since; --overwrite replaces it", () => {
+    const path = `${mkdtempSync(`${tmpdir()}/memleak-rw-`)}/r.jsonl`;
+    writeFileSync(path, "someone else's recording\n");
+    expect(() => checkOutputPath(path, "--record", true)).toThrow(/--record .*: the file exists; pass --overwrite to replace it, or choose another name/);
+    expect(() => new RecordingWriter(path, { exclusive: true })).toThrow(/the file exists \(another memleak writing it\?\); pass --overwrite/);
+    expect(readFileSync(path, "utf8")).toBe("someone else's recording\n");
+    expect(() => checkOutputPath(path, "--record", false)).not.toThrow();
+    new RecordingWriter(path, { exclusive: false }).close();
+    expect(readFileSync(path, "utf8")).toBe("");
   });
 });
 

@@ -4,7 +4,7 @@
  * modules are imported lazily so `memleak --help` does not load the whole tool.
  */
 import { parseCLI } from "./cli/parse.js";
-import { MemleakError, type CommandIO } from "./commands/io.js";
+import { EXIT, MemleakError, type CommandIO } from "./commands/io.js";
 
 const SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 
@@ -70,6 +70,16 @@ main().then(
     if (err instanceof MemleakError) {
       process.stderr.write(`memleak: ${err.message}\n`);
       process.exitCode = err.exitCode;
+      return;
+    }
+    // The system refused something (a full disk, a missing $TMPDIR, a path that is a directory): one line, exit 3,
+    // like every other "could not do its job here". Not a bug, so no stack trace.
+    const sys = err as NodeJS.ErrnoException;
+    if (typeof sys?.code === "string" && /^E[A-Z0-9]+$/.test(sys.code) && typeof sys.syscall === "string") {
+      const hint = sys.syscall === "mkdtemp" ? " (is $TMPDIR a writable directory?)" : "";
+      // eslint-disable-next-line no-control-regex
+      process.stderr.write(`memleak: ${sys.message.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?")}${hint}\n`);
+      process.exitCode = EXIT.cannotObserve;
       return;
     }
     // A bug, not bad input: say so, with the stack, so it can be reported.

@@ -200,6 +200,16 @@ export async function runSession(
   let lastProgress = 0;
   const history: { t: number; key: string }[] = [];
   const failFast = o.gates.failFast ? new FailFast() : undefined;
+  /** Processes whose smaps_rollup was refused, said once each: without it, PSS and USS are missing, silently. */
+  const deniedSaid = new Set<number>();
+  const sayDenied = () => {
+    const fresh = [...sampler.totals.smapsDenied].filter((pid) => !deniedSaid.has(pid));
+    if (fresh.length === 0) return;
+    for (const pid of fresh) deniedSaid.add(pid);
+    const line = `memleak: warning: PSS and USS unreadable for PID ${fresh.join(", ")}: /proc/PID/smaps_rollup needs the process's uid or CAP_SYS_PTRACE (run as root or with sudo); judged on RSS and anonymous memory\n`;
+    if (region) region.passthrough("stderr", line);
+    else io.stderr(line);
+  };
   /** key → comm and command line last recorded, so an exec (new comm or command line) is recorded again. */
   const announced = new Map<string, string>();
   /** Processes in the cgroup that are not in the watched tree, at the first and the last tick, and their growth. */
@@ -233,6 +243,7 @@ export async function runSession(
       if (agentData) sample.agent = agentData;
       latest = sample;
       builder.add(sample);
+      sayDenied();
       target.attacher?.consider(sample.processes);
       if (tick === 0 && target.cgroup) {
         others = outsiders(fs, target.cgroup.dir, sample);

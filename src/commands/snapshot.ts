@@ -27,9 +27,10 @@ export async function snapshotCommand(opts: SnapshotOptions, io: CommandIO): Pro
   } else {
     snap = await portableSnapshot(opts.pid, platform);
   }
+  // What could not be read goes to stderr, where a log or a CI step shows it, in both modes; the table is the data.
   if (opts.json) io.stdout(JSON.stringify(snap, null, 2) + "\n");
-  else io.stdout(renderSnapshot(snap, io.color, io.columns));
-  if (opts.json) for (const w of snap.warnings) io.stderr(`memleak: ${w}\n`);
+  else io.stdout(renderSnapshot({ ...snap, warnings: [] }, io.color, io.columns));
+  for (const w of snap.warnings) io.stderr(`memleak: ${w}\n`);
   const partial = snap.processes.some((p) => p.smapsUnavailable === "denied");
   return { exitCode: partial ? EXIT.cannotObserve : EXIT.ok, snapshot: snap };
 }

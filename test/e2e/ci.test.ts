@@ -187,3 +187,18 @@ describe("nothing lost", { timeout: 60_000 }, () => {
     expect(existsSync(marker)).toBe(false);
   });
 });
+
+describe("error discipline", { timeout: 60_000 }, () => {
+  it("a $TMPDIR that does not exist: one line, exit 3, no stack trace", async () => {
+    const r = await memleak(["run", "--", "true"], { TMPDIR: "/nonexistent-memleak-tmp" });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/^memleak: ENOENT: no such file or directory, mkdtemp '\/nonexistent-memleak-tmp\/memleak-agent-.*' \(is \$TMPDIR a writable directory\?\)$/m);
+    expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+  });
+
+  it("analyze of a directory or a FIFO: one line, exit 2, at once", async () => {
+    const dir = tmp("an");
+    const r = await memleak(["analyze", dir]);
+    expect(r).toMatchObject({ code: 2, stderr: expect.stringMatching(/^memleak: cannot read the recording .*: it is a directory$/m) });
+  });
+});

@@ -230,6 +230,7 @@ describe("watch says why it could not load the agent, and the verdict says what 
         { cwd: copy, env: { ...process.env, NO_COLOR: "1" } },
       );
       expect(r.stderr).toMatch(/no agent in PID \d+ \(python3\): PID \d+ belongs to another user \(uid 0\)/);
+      expect(r.stderr.match(/^memleak: warning: PSS and USS unreadable for PID \d+: .*CAP_SYS_PTRACE/gm)).toHaveLength(1);
       expect(missing(JSON.parse(r.stdout))).toMatch(/another user/);
     } finally {
       rmSync(copy, { recursive: true, force: true });

@@ -22,7 +22,7 @@ export interface ReportExtras {
 
 export function report(doc: VerdictDocument, json: boolean, io: CommandIO, extras: ReportExtras): void {
   if (extras.html) writeHtml(extras.html, doc, extras, io);
-  if (json) io.stdout(JSON.stringify(doc) + "\n");
+  if (json) io.stdout(jsonText(doc) + "\n");
   else io.stdout(renderVerdict(doc, io.color, extras.set, Math.max(60, io.columns ?? 80)));
   // The one line a CI log reader needs, on stderr so --json stdout stays one document.
   for (const g of doc.gates ?? []) {
@@ -45,6 +45,15 @@ export function report(doc: VerdictDocument, json: boolean, io: CommandIO, extra
       }
     }
   }
+}
+
+/**
+ * The document as JSON, with DEL and the C1 controls (U+007F–U+009F) escaped as well: JSON.stringify escapes only
+ * U+0000–U+001F, and a name from the target holding U+009B (CSI) would reach a terminal that shows the output raw.
+ */
+export function jsonText(doc: VerdictDocument): string {
+  // eslint-disable-next-line no-control-regex
+  return JSON.stringify(doc).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 function writeHtml(path: string, doc: VerdictDocument, extras: ReportExtras, io: CommandIO): void {

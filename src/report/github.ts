@@ -10,7 +10,8 @@ import { safeText } from "./style.js";
 
 /** %, CR and LF must be escaped in workflow command messages (actions/toolkit command.ts escapeData). */
 export function escapeData(s: string): string {
-  return s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+  // Other control characters (ESC…) would reach the log raw: shown escaped, as everywhere else.
+  return safeText(s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A"));
 }
 
 /**

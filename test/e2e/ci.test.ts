@@ -48,8 +48,11 @@ describe.concurrent("a short CI step", { timeout: 120_000 }, () => {
   it("forked workers copying their parent's pages for 10 s: copy-on-write, not a leak called early", async () => {
     const r = await memleak(["run", "--fail-on", "leak", "--json", "--", "python3", "fixtures/scenarios/fork_cow.py", "10"]);
     const doc = JSON.parse(r.stdout) as VerdictDocument;
-    expect(r.code, doc.findings.map((f) => `${f.kind}: ${f.summary}`).join("\n")).toBe(0);
-    expect(doc.verdict.kind).toBe("cow");
+    const said = doc.findings.map((f) => `${f.kind}: ${f.summary}`).join("\n");
+    expect(r.code, said).toBe(0);
+    expect(doc.findings.filter((f) => f.kind === "leak"), said).toEqual([]);
+    // cow when the workers' USS was read often enough in 10 s (PSS/USS reads are budgeted); else nothing yet
+    expect(["cow", "insufficient-data"], said).toContain(doc.verdict.kind);
   });
 
   it("a 5 s steady script under --fail-on leak: an inconclusive warning, not a silent pass; --strict fails it", async () => {

@@ -107,8 +107,8 @@ async function sectionC(o, log) {
     `False positives: the steady scenarios (\`# expect: stable\`) run for ${o.fpSeconds} s under \`memleak run --json --interval 0.5\`, their recordings judged after every sample from the first (the early test included).`,
     "",
     table(
-      ["scenario", "ran", "interim verdicts", "said leak", "said something else than stable", "final verdict"],
-      r.falsePositives.map((f) => [f.name, secs(f.duration), f.interim, f.leak, f.other, f.error ? `error: ${f.error}` : `${f.final}${f.ok ? "" : " (WRONG)"}`]),
+      ["scenario", "ran", "interim verdicts", "said leak", "of which the early test", "said something else than stable", "final verdict"],
+      r.falsePositives.map((f) => [f.name, secs(f.duration), f.interim, f.leak, f.earlyLeak, f.other, f.error ? `error: ${f.error}` : `${f.final}${f.ok ? "" : " (WRONG)"}`]),
     ),
   ];
   return { title: "c. Verdicts", md: md.join("\n"), data: r };

@@ -105,6 +105,7 @@ export async function verdicts({ fpSeconds, seeds = 10, ciRuns = 10, log = () =>
       duration: r.duration,
       interim: r.interim?.length ?? 0,
       leak: r.interim?.filter((i) => i.kind === "leak").length ?? 0,
+      earlyLeak: r.interim?.filter((i) => i.kind === "leak" && i.early).length ?? 0,
       other: r.interim?.filter((i) => i.kind !== "leak" && i.kind !== r.sc.expect).length ?? 0,
       error: r.error,
     })),

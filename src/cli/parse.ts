@@ -122,7 +122,7 @@ function addSessionOptions(cmd: Command): Command {
       .option("--record <file.jsonl>", "write every sample to this file as it is taken (JSON lines)")
       .option("--overwrite", "replace the --record file if it exists (refused otherwise)")
       .option("--smaps-budget <percent>", "share of one core that PSS/USS reads (smaps_rollup) may use", String(Number((DEFAULT_SMAPS_BUDGET * 100).toFixed(3))))
-      .option("--fail-fast", "stop as soon as a gate has failed and kept failing for 5 s (run: the command gets SIGTERM, then SIGKILL), still writing every report"),
+      .option("--fail-fast", "stop as soon as a gate has failed and kept failing for 8 s (run: the command gets SIGTERM, then SIGKILL), still writing every report"),
   );
 }
 

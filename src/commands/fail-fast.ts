@@ -9,8 +9,15 @@
  */
 import type { GateResult } from "../gates.js";
 
-/** 5 s: a 3 MiB/s leak is called at ~9 s and stopped at ~14 s (the issue asks for a 120 s leaking job to stop within 20 s). */
-export const FAIL_FAST_HOLD_S = 5;
+/**
+ * 8 s. Measured on every fixture and calibration recording, judged as a session judges them (tools: the replay of
+ * bench/lib/replay.mjs): with 5 s, a 400 MB load read over 9 s (one_off_load) was stopped as a leak at 10.5 s; with
+ * 8 s it is not (its early call is withdrawn at 11 s, when its last third has stopped rising). Every leak recording is
+ * still stopped by 13.5–18.5 s, and a 1 MiB/s leak at the default 1 s interval, first called at 8 s, by ~16 s: inside
+ * the 20 s the CI step is given. What no hold of up to 12 s keeps from being stopped: growth that looks like a leak
+ * for longer (long_warmup, plateau_slow, small_cow's start-up) — the README's price of --fail-fast.
+ */
+export const FAIL_FAST_HOLD_S = 8;
 export const FAIL_FAST_MIN_LOOKS = 3;
 
 export interface FastFailure {
@@ -23,6 +30,8 @@ export interface FastFailure {
 }
 
 export class FailFast {
+  constructor(private readonly holdSeconds = FAIL_FAST_HOLD_S) {}
+
   private readonly failing = new Map<string, { since: number; looks: number; last: GateResult }>();
   fired: FastFailure | undefined;
 
@@ -38,7 +47,7 @@ export class FailFast {
     }
     for (const name of [...this.failing.keys()]) if (!now.has(name)) this.failing.delete(name);
     for (const [name, f] of this.failing) {
-      if (t - f.since >= FAIL_FAST_HOLD_S && f.looks >= FAIL_FAST_MIN_LOOKS) {
+      if (t - f.since >= this.holdSeconds && f.looks >= FAIL_FAST_MIN_LOOKS) {
         this.fired = { name, message: f.last.message, since: f.since, at: t };
         return this.fired;
       }

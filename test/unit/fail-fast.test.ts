@@ -1,5 +1,5 @@
 /**
- * --fail-fast's bookkeeping (commands/fail-fast.ts): a gate acts only once it has failed at every judgement for 5 s
+ * --fail-fast's bookkeeping (commands/fail-fast.ts): a gate acts only once it has failed at every judgement for 8 s
  * and at 3 judgements; a gate that passes in between starts over; the gate that stopped the session stays failed.
  */
 import { describe, expect, it } from "vitest";
@@ -10,20 +10,20 @@ const fail = (name = "fail-on"): GateResult => ({ name, result: "fail", passed: 
 const pass = (name = "fail-on"): GateResult => ({ name, result: "pass", passed: true, message: "ok" });
 
 describe("--fail-fast", () => {
-  it("acts once a failure has held for 5 s over at least 3 judgements", () => {
+  it("acts once a failure has held for 8 s over at least 3 judgements", () => {
     const ff = new FailFast();
     expect(ff.check(8, [fail()])).toBeUndefined();
     expect(ff.check(9, [fail()])).toBeUndefined();
-    expect(ff.check(12.9, [fail()])).toBeUndefined(); // 4.9 s
-    expect(ff.check(13, [fail()])).toMatchObject({ name: "fail-on", since: 8, at: 13 });
-    expect(ff.check(14, [fail()])).toBeUndefined(); // once
+    expect(ff.check(15.9, [fail()])).toBeUndefined(); // 7.9 s
+    expect(ff.check(16, [fail()])).toMatchObject({ name: "fail-on", since: 8, at: 16 });
+    expect(ff.check(17, [fail()])).toBeUndefined(); // once
   });
 
-  it("two judgements 5 s apart are not enough (the later ones come every 5 s)", () => {
+  it("two judgements 8 s apart are not enough (the later ones come every 5 s)", () => {
     const ff = new FailFast();
     ff.check(30, [fail()]);
-    expect(ff.check(35, [fail()])).toBeUndefined();
-    expect(ff.check(40, [fail()])).toMatchObject({ since: 30 });
+    expect(ff.check(38, [fail()])).toBeUndefined();
+    expect(ff.check(43, [fail()])).toMatchObject({ since: 30 });
   });
 
   it("an early call withdrawn in between starts over (a load that finished)", () => {
@@ -33,8 +33,8 @@ describe("--fail-fast", () => {
     ff.check(11, [pass()]);
     ff.check(12, [fail()]);
     ff.check(13, [fail()]);
-    expect(ff.check(16, [fail()])).toBeUndefined();
-    expect(ff.check(17, [fail()])).toMatchObject({ since: 12 });
+    expect(ff.check(19, [fail()])).toBeUndefined();
+    expect(ff.check(20, [fail()])).toMatchObject({ since: 12 });
   });
 
   it("inconclusive is not a failure", () => {
@@ -44,9 +44,9 @@ describe("--fail-fast", () => {
 
   it("the gate that stopped the session stays failed in the final results", () => {
     const ff = new FailFast();
-    for (const t of [8, 9, 10, 13]) ff.check(t, [fail("max-growth"), pass()]);
+    for (const t of [8, 9, 10, 16]) ff.check(t, [fail("max-growth"), pass()]);
     const final = ff.final([pass("max-growth"), pass()]);
-    expect(final).toEqual([pass(), expect.objectContaining({ name: "max-growth", result: "fail", passed: false, message: "max-growth failed (at 13 s, when --fail-fast stopped the session)" })]);
+    expect(final).toEqual([pass(), expect.objectContaining({ name: "max-growth", result: "fail", passed: false, message: "max-growth failed (at 16 s, when --fail-fast stopped the session)" })]);
     expect(ff.final([fail("max-growth")])).toEqual([fail("max-growth")]);
   });
 });

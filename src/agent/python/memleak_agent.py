@@ -277,6 +277,7 @@ def _census_stats(interval, force=False):
     another thread during the ~10 ms of a walk has its switch undone; gc.collect() still runs when called."""
     enabled = gc.isenabled()
     if enabled:
+        _census["gcHeld"] = True  # a fork meanwhile (another thread) must not leave the child without collection
         gc.disable()
     try:
         return _census_walk(interval, force)
@@ -286,6 +287,7 @@ def _census_stats(interval, force=False):
         return _census["cached"]
     finally:
         if enabled:
+            _census["gcHeld"] = False
             gc.enable()
 
 
@@ -621,6 +623,10 @@ def attach(socket_path, interval):
 
 def _after_fork_in_child():
     try:
+        if _census.get("gcHeld"):
+            # Forked by another thread while the census held collection off: the child has no census to turn it back on.
+            _census["gcHeld"] = False
+            gc.enable()
         _census["cached"] = None
         _census["seen"] = {}
         _census["walked"] = None

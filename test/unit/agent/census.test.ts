@@ -81,6 +81,32 @@ out[1]["stillDisabledAfterAWalkWhileDisabled"] = not gc.isenabled()`,
     expect(second!.sampled as number).toBeGreaterThan(0);
   });
 
+  it("a process forked while the census held collection off gets collection back", () => {
+    // The walk runs an item's __sizeof__, which forks here, as another thread of the program could at that moment.
+    const [, second] = census(
+      "python3",
+      `import gc, os
+class Item:
+    def __sizeof__(self):
+        if not getattr(Item, "forked", False):
+            Item.forked = True
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.write(w, b"1" if gc.isenabled() else b"0")
+                os._exit(0)
+            os.waitpid(pid, 0)
+            Item.child_enabled = os.read(r, 1) == b"1"
+        return 64
+kept = []
+look()
+kept.extend(Item() for _ in range(40))
+look()
+out[1]["childCollects"] = Item.child_enabled`,
+    );
+    expect(second).toMatchObject({ childCollects: true });
+  });
+
   it("never follows its own containers (a program's new list at their freed address would inherit their length)", () => {
     const [, second] = census(
       "python3",

@@ -41,18 +41,28 @@ export type GateOutcome = "pass" | "fail" | "inconclusive";
 
 export interface GateResult {
   name: string;
+  /** What it measured ("tree Σ pss", "PID 42 anon", "cgroup usage"); absent for --fail-on. --per-process gives
+   *  one result per process under the same name. */
+  subject?: string;
   result: GateOutcome;
   /** Whether the gate lets the step pass: a pass, or an inconclusive result without --strict. */
   passed: boolean;
   message: string;
 }
 
-const gate = (name: string, result: GateOutcome, message: string, strict: boolean | undefined): GateResult => ({
+const gate = (name: string, result: GateOutcome, message: string, strict: boolean | undefined, subject?: string): GateResult => ({
   name,
+  ...(subject !== undefined && { subject }),
   result,
   passed: result === "pass" || (result === "inconclusive" && !strict),
   message,
 });
+
+/**
+ * Readings a level change needs: the levels are medians of the first and last tenths, at least 3 readings each, so
+ * with fewer than 6 they overlap and a growth of 0 would pass for a measurement.
+ */
+export const GROWTH_MIN_READINGS = 6;
 
 export function parseKinds(text: string): { ok: true; value: VerdictKind[] } | { ok: false; message: string } {
   const kinds = text.split(",").map((k) => k.trim()).filter(Boolean);
@@ -84,12 +94,14 @@ function subjects(set: SeriesSet, o: GateOptions): Measured[] {
 
 function growthGate(m: Measured, from: number, spec: SizeSpec, warmupText: string, strict?: boolean): GateResult {
   const w = sliceByTime({ xs: m.col.xs, ys: m.col.ys }, from);
-  if (w.ys.length < 2) return gate("max-growth", "inconclusive", `${m.subject}: ${w.ys.length} reading${w.ys.length === 1 ? "" : "s"}${warmupText}, none to compare`, strict);
+  if (w.ys.length < GROWTH_MIN_READINGS) {
+    return gate("max-growth", "inconclusive", `${m.subject}: ${w.ys.length} reading${w.ys.length === 1 ? "" : "s"}${warmupText}, too few to compare a start with an end (needs ${GROWTH_MIN_READINGS})`, strict, m.subject);
+  }
   const { start, end } = levels(w.ys);
   const growth = end - start;
   const limit = spec.kind === "bytes" ? spec.bytes : (spec.percent / 100) * start;
   const limitText = spec.kind === "bytes" ? formatBytes(limit) : `${spec.percent}% = ${formatBytes(limit)}`;
-  return gate("max-growth", growth <= limit ? "pass" : "fail", `${m.subject} grew ${formatBytes(growth)} (${formatBytes(start)} → ${formatBytes(end)})${warmupText}; limit ${limitText}`, strict);
+  return gate("max-growth", growth <= limit ? "pass" : "fail", `${m.subject} grew ${formatBytes(growth)} (${formatBytes(start)} → ${formatBytes(end)})${warmupText}; limit ${limitText}`, strict, m.subject);
 }
 
 function rateGate(m: Measured, from: number, limit: { bytesPerSecond: number; text: string }, warmupText: string, strict?: boolean): GateResult {
@@ -100,15 +112,15 @@ function rateGate(m: Measured, from: number, limit: { bytesPerSecond: number; te
     // Too short for a rate that means anything, unless the early test already sees growth faster than the limit.
     const early = earlyGrowth(w.xs, w.ys, MIN_SAMPLES, MIN_SECONDS);
     if (early.called && early.slope > limit.bytesPerSecond) {
-      return gate("max-rate", "fail", `${m.subject} grows at ${formatBytes(early.slope * 60)}/min (early test, p=${early.p.toPrecision(2)})${warmupText}; limit ${limit.text}`, strict);
+      return gate("max-rate", "fail", `${m.subject} grows at ${formatBytes(early.slope * 60)}/min (early test, p=${early.p.toPrecision(2)})${warmupText}; limit ${limit.text}`, strict, m.subject);
     }
-    return gate("max-rate", "inconclusive", `${m.subject}: ${n} readings over ${span.toFixed(0)} s${warmupText}, too few for a rate (needs ${MIN_SAMPLES} over ${MIN_SECONDS} s); limit ${limit.text}`, strict);
+    return gate("max-rate", "inconclusive", `${m.subject}: ${n} readings over ${span.toFixed(0)} s${warmupText}, too few for a rate (needs ${MIN_SAMPLES} over ${MIN_SECONDS} s); limit ${limit.text}`, strict, m.subject);
   }
   const t = trendTest(w.xs, w.ys);
-  if (!t.ok) return gate("max-rate", "inconclusive", `${m.subject}: no rate could be computed (${t.reason})${warmupText}; limit ${limit.text}`, strict);
+  if (!t.ok) return gate("max-rate", "inconclusive", `${m.subject}: no rate could be computed (${t.reason})${warmupText}; limit ${limit.text}`, strict, m.subject);
   const slope = t.theilSen.slope;
   const failed = t.direction === "increasing" && slope > limit.bytesPerSecond;
-  return gate("max-rate", failed ? "fail" : "pass", `${m.subject} grows at ${formatBytes(slope * 60)}/min (trend p=${t.mannKendall.p.toPrecision(2)})${warmupText}; limit ${limit.text}`, strict);
+  return gate("max-rate", failed ? "fail" : "pass", `${m.subject} grows at ${formatBytes(slope * 60)}/min (trend p=${t.mannKendall.p.toPrecision(2)})${warmupText}; limit ${limit.text}`, strict, m.subject);
 }
 
 export function evaluateGates(doc: VerdictDocument, set: SeriesSet, o: GateOptions): GateResult[] {

@@ -108,5 +108,5 @@ export interface VerdictDocument {
    * Set by run/watch/analyze: each gate checked, its result (pass, fail, or inconclusive when the data could not
    * decide it), and whether it lets the step pass (an inconclusive gate does, unless --strict).
    */
-  gates?: { name: string; result: "pass" | "fail" | "inconclusive"; passed: boolean; message: string }[];
+  gates?: { name: string; subject?: string; result: "pass" | "fail" | "inconclusive"; passed: boolean; message: string }[];
 }

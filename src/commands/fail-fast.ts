@@ -20,8 +20,11 @@ import type { GateResult } from "../gates.js";
 export const FAIL_FAST_HOLD_S = 8;
 export const FAIL_FAST_MIN_LOOKS = 3;
 
+const gateKey = (g: { name: string; subject?: string | undefined }) => `${g.name}\0${g.subject ?? ""}`;
+
 export interface FastFailure {
   name: string;
+  subject?: string;
   message: string;
   /** Series time (seconds) from which it failed at every look. */
   since: number;
@@ -40,15 +43,17 @@ export class FailFast {
     if (this.fired) return undefined;
     const now = new Set<string>();
     for (const g of gates) {
-      if (g.result !== "fail") continue;
-      now.add(g.name);
-      const prev = this.failing.get(g.name);
-      this.failing.set(g.name, { since: prev?.since ?? t, looks: (prev?.looks ?? 0) + 1, last: g });
+      // One gate per subject: --per-process gives each process its own max-growth, failing or not on its own.
+      const key = gateKey(g);
+      if (g.result !== "fail" || now.has(key)) continue;
+      now.add(key);
+      const prev = this.failing.get(key);
+      this.failing.set(key, { since: prev?.since ?? t, looks: (prev?.looks ?? 0) + 1, last: g });
     }
-    for (const name of [...this.failing.keys()]) if (!now.has(name)) this.failing.delete(name);
-    for (const [name, f] of this.failing) {
+    for (const key of [...this.failing.keys()]) if (!now.has(key)) this.failing.delete(key);
+    for (const f of this.failing.values()) {
       if (t - f.since >= this.holdSeconds && f.looks >= FAIL_FAST_MIN_LOOKS) {
-        this.fired = { name, message: f.last.message, since: f.since, at: t };
+        this.fired = { name: f.last.name, ...(f.last.subject !== undefined && { subject: f.last.subject }), message: f.last.message, since: f.since, at: t };
         return this.fired;
       }
     }
@@ -61,10 +66,16 @@ export class FailFast {
    */
   final(gates: GateResult[]): GateResult[] {
     const fired = this.fired;
-    if (!fired || gates.some((g) => g.name === fired.name && g.result === "fail")) return gates;
+    if (!fired || gates.some((g) => gateKey(g) === gateKey(fired) && g.result === "fail")) return gates;
     return [
-      ...gates.filter((g) => g.name !== fired.name),
-      { name: fired.name, result: "fail", passed: false, message: `${fired.message} (at ${fired.at.toFixed(0)} s, when --fail-fast stopped the session)` },
+      ...gates.filter((g) => gateKey(g) !== gateKey(fired)),
+      {
+        name: fired.name,
+        ...(fired.subject !== undefined && { subject: fired.subject }),
+        result: "fail",
+        passed: false,
+        message: `${fired.message} (at ${fired.at.toFixed(0)} s, when --fail-fast stopped the session)`,
+      },
     ];
   }
 }

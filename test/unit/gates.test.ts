@@ -70,8 +70,14 @@ describe("CI gates", () => {
       expect(gates(short(15, 3 * MB), { maxRate: { bytesPerSecond: 1 * MB, text: "60MiB/min" } })[0]).toMatchObject({ result: "fail", message: expect.stringMatching(/early test/) });
       expect(gates(short(15, 3 * MB), { maxRate: { bytesPerSecond: 5 * MB, text: "300MiB/min" } })[0]).toMatchObject({ result: "inconclusive" });
     });
+    it("--max-growth on fewer than 6 readings: inconclusive (its start and end levels would overlap), 6 decide", () => {
+      const at = (seconds: number) => gates(short(seconds, 3 * MB), { maxGrowth: { kind: "bytes", bytes: 1 * MB } })[0];
+      expect(at(5)).toMatchObject({ result: "inconclusive", message: expect.stringMatching(/5 readings, too few to compare a start with an end \(needs 6\)/) });
+      expect(at(6)).toMatchObject({ result: "fail", subject: "tree Σ pss" });
+    });
+
     it("--max-growth with a warm-up that covers the run: inconclusive", () => {
-      expect(gates(short(10), { maxGrowth: { kind: "bytes", bytes: 50 * MB }, warmup: 60 })[0]).toMatchObject({ result: "inconclusive", message: expect.stringMatching(/none to compare/) });
+      expect(gates(short(10), { maxGrowth: { kind: "bytes", bytes: 50 * MB }, warmup: 60 })[0]).toMatchObject({ result: "inconclusive", message: expect.stringMatching(/too few to compare/) });
     });
   });
 

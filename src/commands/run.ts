@@ -13,6 +13,7 @@ import { HostFs } from "../system/host-fs.js";
 import { createIsolatedCgroup, removeIsolatedCgroup, spawnInside, type Isolation } from "../system/isolate.js";
 import { launch, resolveCommand } from "../system/launch.js";
 import { processTree } from "../system/process-tree.js";
+import { alive as isAlive } from "../system/isolate.js";
 import { checkOutputPath } from "./output-paths.js";
 import { requireLinux } from "../system/target.js";
 import { gatesExitCode, report } from "./finish.js";
@@ -49,9 +50,14 @@ export function shellExitCode(exit: Exit): number {
 }
 
 function killTree(fs: HostFs, pid: number, signal: NodeJS.Signals): void {
-  for (const node of processTree(fs, pid).reverse()) {
+  signalAll(processTree(fs, pid).map((p) => p.pid), signal);
+}
+
+/** Children first (the list is parent-first), so a parent cannot respawn what was just signalled. */
+function signalAll(pids: number[], signal: NodeJS.Signals): void {
+  for (const pid of [...pids].reverse()) {
     try {
-      process.kill(node.pid, signal);
+      process.kill(pid, signal);
     } catch {
       /* already gone */
     }
@@ -125,12 +131,25 @@ export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandR
     if (!terminalDeliveredIt) killTree(fs, child.pid!, signal);
   });
   // --fail-fast: the gate has failed for sure; the command is asked to stop, and made to if it does not.
-  let killTimer: NodeJS.Timeout | undefined;
+  let stopped: { pids: number[]; at: number } | undefined;
   wakeup.onStop((reason) => {
     if (reason !== "gate-failed" || child.pid === undefined) return;
-    killTree(fs, child.pid, "SIGTERM");
-    killTimer = setTimeout(() => killTree(fs, child.pid!, "SIGKILL"), FAIL_FAST_GRACE_MS);
+    // The tree as it is now: once the command itself has exited, its descendants can no longer be found from it, and
+    // a grandchild that ignores SIGTERM would outlive the step.
+    stopped = { pids: processTree(fs, child.pid).map((p) => p.pid), at: Date.now() };
+    signalAll(stopped.pids, "SIGTERM");
   });
+  /** Whatever of the stopped tree is still there when the grace period is over gets SIGKILL. */
+  const killSurvivors = async () => {
+    if (!stopped) return;
+    while (stopped.pids.some(isAlive) && Date.now() - stopped.at < FAIL_FAST_GRACE_MS) await new Promise((r) => setTimeout(r, 100));
+    signalAll(stopped.pids.filter(isAlive), "SIGKILL");
+  };
+  // The command itself must be made to exit too, or the session would wait for it for ever.
+  const killTimer = setInterval(() => {
+    if (stopped && Date.now() - stopped.at >= FAIL_FAST_GRACE_MS) signalAll(stopped.pids.filter(isAlive), "SIGKILL");
+  }, 500);
+  killTimer.unref();
   let durationTimer: NodeJS.Timeout | undefined;
   if (o.duration !== undefined) {
     // Like timeout(1): when the duration is up, ask the command to stop, and keep sampling until it has.
@@ -163,7 +182,8 @@ export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandR
   } finally {
     unsubscribe();
     clearTimeout(durationTimer);
-    clearTimeout(killTimer);
+    clearInterval(killTimer);
+    await killSurvivors();
     agent?.close();
     if (cg.iso) {
       const problem = removeIsolatedCgroup(fs, cg.iso);

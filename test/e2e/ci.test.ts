@@ -83,6 +83,19 @@ describe.concurrent("a short CI step", { timeout: 120_000 }, () => {
     expect(last.type).toBe("verdict");
   });
 
+  it("--fail-fast on a command whose child ignores SIGTERM: SIGKILL after the grace period, even once the command is gone", async () => {
+    // The command exits at SIGTERM; its forked child, which leaks, ignores it: found from the tree as it was then.
+    const code = `import os, signal, time  # memleak-sigkill-test\nif os.fork() == 0:\n    signal.signal(signal.SIGTERM, signal.SIG_IGN)\n    keep = []\n    while True:\n        keep.append(bytearray(209715)); time.sleep(0.1)\nwhile True:\n    time.sleep(1)`;
+    const r = await memleak(["run", "--fail-on", "leak", "--fail-fast", "--json", "--", "python3", "-c", code]);
+    expect(r.code, r.stderr).toBe(1);
+    const doc = JSON.parse(r.stdout) as VerdictDocument;
+    expect(doc.target).toMatchObject({ stopReason: "gate-failed", signal: "SIGTERM" });
+    expect(doc.verdict.kind).toBe("leak");
+    // Neither outlived the step (the child was found from the tree as it was at SIGTERM).
+    const left = await execFileP("pgrep", ["-f", "memleak-sigkill-test"]).then((x) => x.stdout, () => "");
+    expect(left).toBe("");
+  });
+
   it("watch --fail-fast stops watching a leaking service, exit 1, and leaves the service running", async () => {
     const target = await startReady(["python3", "-u", "-c", `print("ready", flush=True)\n${leaking(120, 1)[2]}`], /^ready$/m);
     try {

@@ -5,7 +5,7 @@
  * trace and trim results.
  */
 import { chmodSync, chownSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { createServer, type Server, type Socket } from "node:net";
+import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { alive } from "../system/isolate.js";
 import { join } from "node:path";
@@ -34,7 +34,6 @@ export class AgentChannel {
   dropped = 0;
 
   private constructor() {
-    removeStaleAgentDirs(tmpdir());
     // The pid in the name lets a later memleak remove it if this one is killed before it can (SIGKILL).
     this.dir = mkdtempSync(join(tmpdir(), `memleak-agent-${process.pid}-`));
     chmodSync(this.dir, 0o700); // only memleak's user may connect, or read what is sent
@@ -42,6 +41,7 @@ export class AgentChannel {
   }
 
   static async open(): Promise<AgentChannel> {
+    await removeStaleAgentDirs(tmpdir());
     const ch = new AgentChannel();
     ch.server = createServer((socket) => ch.accept(socket));
     await new Promise<void>((resolve, reject) => {
@@ -164,9 +164,10 @@ export class AgentChannel {
 
 /**
  * Directories (with their socket) of memleaks that were killed before they could remove them: named by their pid,
- * removed once that pid is gone — only this user's. A pid reused since is taken as alive: the directory waits.
+ * removed once that pid is gone — only this user's, and only when nothing answers on the socket: a memleak in another
+ * container sharing this /tmp has a pid this one cannot see. A pid reused since is taken as alive: the directory waits.
  */
-export function removeStaleAgentDirs(dir: string): void {
+export async function removeStaleAgentDirs(dir: string): Promise<void> {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -176,11 +177,28 @@ export function removeStaleAgentDirs(dir: string): void {
   for (const name of names) {
     const m = /^memleak-agent-(\d+)-/.exec(name);
     if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    const path = join(dir, name);
     try {
-      if (statSync(join(dir, name)).uid !== process.geteuid?.()) continue;
-      rmSync(join(dir, name), { recursive: true, force: true });
+      if (statSync(path).uid !== process.geteuid?.()) continue;
+      if (await answers(join(path, "agent.sock"))) continue;
+      rmSync(path, { recursive: true, force: true });
     } catch {
       /* gone, or not ours to remove */
     }
   }
+}
+
+/** Whether a server listens on this Unix socket (a live memleak), within 200 ms. */
+function answers(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createConnection(socketPath);
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      s.destroy();
+      resolve(ok);
+    };
+    const timer = setTimeout(() => done(false), 200);
+    s.once("connect", () => done(true));
+    s.once("error", () => done(false));
+  });
 }

@@ -91,6 +91,14 @@ describe("recordings", () => {
       expect(e.message).toMatch(/line \d+: PID \d+: \w+ = -\d+ is not a possible size \(and \d+ more bad lines\)/);
     });
 
+    it("a long recording with a few bad lines is analysed around them; a tenth bad, and it is refused", async () => {
+      const long = [lines[0]!, ...Array.from({ length: 40 }, () => sampleLines.slice(0, 50)).flat()];
+      const spoiled = (every: number) => long.map((l, i) => (i > 0 && i % every === 0 ? "garbage" : l)).join("\n") + "\n";
+      expect((await read(spoiled(500))).skipped.count).toBe(3); // 3 of 2,001 lines
+      expect((await read(spoiled(100))).skipped.count).toBe(19); // 19 of 2,001: under a tenth
+      expect((await readError(spoiled(9))).message).toMatch(/line 10: not JSON \(and \d+ more bad lines\)/);
+    });
+
     it("a schema from another version is named", async () => {
       const e = await readError(lines[0]!.replace("memleak.recording/1", "memleak.recording/7") + "\n");
       expect(e.message).toMatch(/written by another version of memleak \(schema memleak.recording\/7\); this one reads memleak.recording\/1/);

@@ -4,23 +4,38 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { removeStaleAgentDirs } from "../../../src/agent/channel.js";
 
 describe("stale agent directories", () => {
-  it("removes a dead memleak's, keeps a live one's and anything else", () => {
+  it("removes a dead memleak's, keeps a live one's and anything else", async () => {
     const dir = mkdtempSync(`${tmpdir()}/memleak-stale-`);
     const dead = Number(execFileSync("sh", ["-c", "echo $$"], { encoding: "utf8" }).trim()); // exited by now
     for (const name of [`memleak-agent-${dead}-aaaaaa`, `memleak-agent-${process.pid}-bbbbbb`, "memleak-agent-1-cccccc", "memleak-agent-xyz", "other"]) {
       mkdirSync(`${dir}/${name}`);
     }
-    removeStaleAgentDirs(dir);
+    await removeStaleAgentDirs(dir);
     expect(readdirSync(dir).sort()).toEqual([`memleak-agent-${process.pid}-bbbbbb`, "memleak-agent-1-cccccc", "memleak-agent-xyz", "other"].sort());
   });
 
-  it("a missing temp dir is not an error", () => {
-    expect(() => removeStaleAgentDirs("/nonexistent-memleak-dir")).not.toThrow();
+  it("a dead pid's directory whose socket still answers (a memleak in another container, same /tmp) is kept", async () => {
+    const dir = mkdtempSync(`${tmpdir()}/memleak-stale-`);
+    const dead = Number(execFileSync("sh", ["-c", "echo $$"], { encoding: "utf8" }).trim());
+    const live = `${dir}/memleak-agent-${dead}-dddddd`;
+    mkdirSync(live);
+    const server = createServer(() => {}).listen(`${live}/agent.sock`);
+    await new Promise((r) => server.once("listening", r));
+    await removeStaleAgentDirs(dir);
+    expect(existsSync(live)).toBe(true);
+    server.close();
+    await removeStaleAgentDirs(dir);
+    expect(existsSync(live)).toBe(false);
+  });
+
+  it("a missing temp dir is not an error", async () => {
+    await expect(removeStaleAgentDirs("/nonexistent-memleak-dir")).resolves.toBeUndefined();
     expect(existsSync("/nonexistent-memleak-dir")).toBe(false);
   });
 });

@@ -8,7 +8,7 @@
  * have (Bonferroni: EARLY_ALPHA divided by the number of samples before the shape rules take over), so that the
  * chance of any false call over the whole early phase stays under EARLY_ALPHA for a series with no trend.
  *
- * Called growing when all of:
+ * Called growing when all of (and the rise is EARLY_MIN_RISE_TO_SCATTER times the scatter around it):
  *   - Mann–Kendall on the block means (as trendTest: a GC sawtooth's slow rise and sudden fall biases the raw test)
  *     rejects "no trend" at the spent level, upwards;
  *   - the growth still goes on at the end: the Theil–Sen slope of the last third is at least TAIL_SLOPE_SHARE of the
@@ -18,7 +18,7 @@
  * The caller adds the growth floor (assess.ts minGrowth), as for every other growth.
  */
 import { mannKendall, type MannKendall } from "./mann-kendall.js";
-import { median } from "./quantiles.js";
+import { MAD_SCALE, mad, median } from "./quantiles.js";
 import { theilSen } from "./theil-sen.js";
 import { blockMeans, TREND_BLOCKS } from "./trend.js";
 import { cleanSeries } from "./window.js";
@@ -37,6 +37,15 @@ export const EARLY_ALPHA = 0.01;
  * noise in the synthetic tests); a load that ended a third of the window ago is ~0. Boundary tests: 0.45 / 0.55.
  */
 export const TAIL_SLOPE_SHARE = 0.5;
+/**
+ * The rise over the window (slope × span) must be this many times the scatter around the line (MAD of the residuals,
+ * scaled to a standard deviation). Mann–Kendall's level assumes independent samples; memory that wanders (each
+ * sample near the last: AR(1) noise with φ = 0.9–0.95) looked like a trend in 3.3–6.3% of series over the early
+ * phase, against the 1% the level promises; with 8×, 0.5–1.0% (6×: 1.5–2.8%). A leak is a rise far above its own
+ * scatter (1 MiB/s over 9 s with allocator noise: 40× and more); a wander is a rise of a few of its own steps. The
+ * fixture leaks are still called by the same looks (±1). Test: rules/early.test.ts (wandering noise).
+ */
+export const EARLY_MIN_RISE_TO_SCATTER = 8;
 
 export interface EarlyGrowth {
   called: boolean;
@@ -78,5 +87,7 @@ export function earlyGrowth(xs: readonly number[], ys: readonly number[], minSam
   const out: EarlyGrowth = { called: false, p: (mk as MannKendall).p, alpha, looks, slope: whole.slope, tailSlope: tail.slope };
   if (!(mk.s > 0 && mk.p <= alpha)) return { ...out, reason: `no significant rise yet (p = ${mk.p.toPrecision(2)}, needs ≤ ${alpha.toPrecision(2)} at this look)` };
   if (!(whole.slope > 0 && tail.slope >= TAIL_SLOPE_SHARE * whole.slope)) return { ...out, reason: "the rise has slowed down at the end" };
+  const scatter = MAD_SCALE * (mad(s.xs.map((x, i) => s.ys[i]! - (whole.intercept + whole.slope * x))) ?? 0);
+  if (whole.slope * span < EARLY_MIN_RISE_TO_SCATTER * scatter) return { ...out, reason: "the rise is not far above the scatter around it" };
   return { ...out, called: true };
 }

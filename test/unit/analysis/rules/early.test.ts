@@ -9,6 +9,7 @@ import { assess } from "../../../../src/analysis/assess.js";
 import { Column } from "../../../../src/analysis/column.js";
 import { earlyGrowth } from "../../../../src/analysis/stats/sequential.js";
 import { generate } from "../../../support/synthetic.js";
+import { mulberry32 } from "../../../../src/analysis/stats/random.js";
 import { alone, fill, flat, judge, linear, MB, processFinding, type Row } from "./judge.js";
 
 const kindOf = (...[sc, options]: Parameters<typeof judge>) => processFinding(judge(sc, options), 100).kind;
@@ -76,6 +77,25 @@ describe("a leak called before the shape rules have their 20 samples over 10 s",
 });
 
 describe("the early test's false-call rate, looked at after every sample", () => {
+  it("memory that wanders (AR(1), φ = 0.95, 1 MiB steps) is called growing in at most 1% of 400 series", () => {
+    let called = 0;
+    for (let seed = 1; seed <= 400; seed++) {
+      const r = mulberry32(seed);
+      const gauss = () => Array.from({ length: 12 }, r).reduce((a, b) => a + b, 0) - 6;
+      const ys: number[] = [];
+      let e = 0;
+      for (let i = 0; i < 20; i++) ys.push(100 * MB + (e = 0.95 * e + MB * gauss()));
+      let any = false;
+      for (let n = 8; n <= 19 && !any; n++) {
+        const col = new Column();
+        for (let i = 0; i < n; i++) col.push(i, ys[i]!);
+        any = assess(col, 0).shape === "growing";
+      }
+      if (any) called++;
+    }
+    expect(called / 400).toBeLessThanOrEqual(0.01);
+  });
+
   it("white noise is called growing in at most 1% of 400 series, over all the looks of its early phase", () => {
     let called = 0;
     for (let seed = 1; seed <= 400; seed++) {

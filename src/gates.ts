@@ -8,7 +8,7 @@
  *   --fail-on KINDS        any finding of these kinds; inconclusive when the verdict is insufficient-data
  * An inconclusive gate passes the step unless --strict; `passed` says whether the gate lets the step pass.
  */
-import { levels, MIN_SAMPLES, MIN_SECONDS } from "./analysis/assess.js";
+import { levels, MIN_SAMPLES, MIN_SECONDS, tooShortForShapes } from "./analysis/assess.js";
 import { earlyGrowth } from "./analysis/stats/sequential.js";
 import type { Column } from "./analysis/column.js";
 import type { SeriesSet } from "./analysis/series.js";
@@ -108,7 +108,7 @@ function rateGate(m: Measured, from: number, limit: { bytesPerSecond: number; te
   const w = sliceByTime({ xs: m.col.xs, ys: m.col.ys }, from);
   const n = w.xs.length;
   const span = n > 1 ? w.xs[n - 1]! - w.xs[0]! : 0;
-  if (n < MIN_SAMPLES || span < MIN_SECONDS) {
+  if (tooShortForShapes(n, span)) {
     // Too short for a rate that means anything, unless the early test already sees growth faster than the limit.
     const early = earlyGrowth(w.xs, w.ys, MIN_SAMPLES, MIN_SECONDS);
     if (early.called && early.slope > limit.bytesPerSecond) {

@@ -22,6 +22,9 @@ import type { Rate } from "./types.js";
 export const MIN_SAMPLES = 20;
 export const MIN_SECONDS = 10;
 
+/** Whether `samples` over `seconds` are too few for the shape rules (the early test, or nothing, decides then). */
+export const tooShortForShapes = (samples: number, seconds: number) => samples < MIN_SAMPLES || seconds < MIN_SECONDS;
+
 /**
  * Smallest growth worth a verdict over the analysed window: 2 MiB, or 2% of the level, whichever is larger. A trend
  * of a few hundred KiB is real but nobody's problem; a 1 MB/hour leak shows up once the watch is long enough for it
@@ -142,7 +145,7 @@ export function assess(col: Column, from: number, fullFrom = from): Assessment {
     rate: rateOf(0, start),
     p: 1,
   };
-  if (n < MIN_SAMPLES || x1 - x0 < MIN_SECONDS) {
+  if (tooShortForShapes(n, x1 - x0)) {
     const reason = n < MIN_SAMPLES ? `${n} samples after warm-up (needs ${MIN_SAMPLES})` : `${(x1 - x0).toFixed(0)} s after warm-up (needs ${MIN_SECONDS} s)`;
     return assessEarly(window, base, reason);
   }

@@ -13,7 +13,7 @@ import { formatBytes } from "../units.js";
 import { formatRate } from "./evidence.js";
 import { safeText } from "../report/style.js";
 import { shortCommand } from "../command-text.js";
-import { MIN_SAMPLES, MIN_SECONDS } from "./assess.js";
+import { tooShortForShapes } from "./assess.js";
 import { earlyCaveat } from "./evidence.js";
 import { warmupFor, type AnalysisOptions, type Context } from "./context.js";
 import type { SeriesSet } from "./series.js";
@@ -196,7 +196,7 @@ export function classify(input: ClassifyInput): VerdictDocument {
     // grows the tree's Σ PSS as steadily as a leak, and the early test would call it one).
     const copy = copying(ps, relativesAlive(ps));
     if (copy) copiers.set(ps.pid, copy.ussGrowth);
-    if (!isRoot && (ps.seenCount < MIN_SAMPLES || ps.lastSeen - ps.firstSeen < MIN_SECONDS)) {
+    if (!isRoot && tooShortForShapes(ps.seenCount, ps.lastSeen - ps.firstSeen)) {
       shortLived++;
       continue;
     }

@@ -11,7 +11,7 @@ import type { CgroupSample, ProcessSample, Sample } from "../sample.js";
 import type { MappedFile } from "../probes/smaps-files.js";
 import { Column, DEFAULT_CAPACITY } from "./column.js";
 import type { MetricName } from "./types.js";
-import { MIN_SAMPLES, MIN_SECONDS } from "./assess.js";
+import { tooShortForShapes } from "./assess.js";
 
 export interface ProcessSeries {
   pid: number;
@@ -125,7 +125,7 @@ export class SeriesBuilder {
   private dropShortLived(live: Set<string>): void {
     for (const [k, ps] of this.set.processes) {
       if (live.has(k) || ps.pid === this.set.rootPid) continue;
-      if (ps.seenCount < MIN_SAMPLES || ps.lastSeen - ps.firstSeen < MIN_SECONDS) {
+      if (tooShortForShapes(ps.seenCount, ps.lastSeen - ps.firstSeen)) {
         this.set.processes.delete(k);
         this.set.shortLivedDropped++;
       }

@@ -6,7 +6,7 @@
 import type { VerdictDocument } from "../analysis/types.js";
 import { formatRate } from "../analysis/evidence.js";
 import { formatDuration } from "../units.js";
-import { safeText } from "./style.js";
+import { safeText, truncate } from "./style.js";
 
 /** %, CR and LF must be escaped in workflow command messages (actions/toolkit command.ts escapeData). */
 export function escapeData(s: string): string {
@@ -54,8 +54,7 @@ const RESULT_CELL = { pass: "pass", fail: "**FAIL**", inconclusive: "inconclusiv
  * link through as live markup), pipes escaped so the table holds, and cut at `max` characters.
  */
 export function markdownText(s: string, max = 300): string {
-  const cut = s.length > max ? `${s.slice(0, max - 1)}…` : s;
-  return safeText(cut.replace(/\r?\n/g, " ")).replace(/[&<>`|\\[\]]/g, (c) => MARKDOWN_ESCAPES[c]!);
+  return safeText(truncate(s, max).replace(/\r?\n/g, " ")).replace(/[&<>`|\\[\]]/g, (c) => MARKDOWN_ESCAPES[c]!);
 }
 const MARKDOWN_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "`": "&#96;", "|": "\\|", "\\": "&#92;", "[": "&#91;", "]": "&#93;" };
 

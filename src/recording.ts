@@ -133,15 +133,20 @@ export function impossibleSample(obj: Record<string, unknown>, memTotal: number)
   return undefined;
 }
 
+/** Why a recording could not be opened, as one line for the user. */
+function cannotRead(path: string, err: unknown): MemleakError {
+  const code = (err as NodeJS.ErrnoException).code;
+  const why = code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (err as Error).message;
+  return new MemleakError(`cannot read the recording ${path}: ${why}`, EXIT.usage);
+}
+
 /** The file must be a regular file: a directory is a mistake, a FIFO with no writer would block for ever. */
 function openable(path: string): void {
   let st;
   try {
     st = statSync(path);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (err as Error).message;
-    throw new MemleakError(`cannot read the recording ${path}: ${why}`, EXIT.usage);
+    throw cannotRead(path, err);
   }
   if (st.isDirectory()) throw new MemleakError(`cannot read the recording ${path}: it is a directory`, EXIT.usage);
   if (!st.isFile()) throw new MemleakError(`cannot read the recording ${path}: not a regular file (a FIFO, a socket or a device)`, EXIT.usage);
@@ -162,9 +167,7 @@ export async function readRecording(
     stream = createReadStream(path, { encoding: "utf8" });
     await new Promise<void>((resolve, reject) => stream!.once("open", () => resolve()).once("error", reject));
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (err as Error).message;
-    throw new MemleakError(`cannot read the recording ${path}: ${why}`, EXIT.usage);
+    throw cannotRead(path, err);
   }
   let header: RecordingHeader | undefined;
   let verdict: VerdictDocument | undefined;

@@ -139,17 +139,18 @@ export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandR
     stopped = { pids: processTree(fs, child.pid).map((p) => p.pid), at: Date.now() };
     signalAll(stopped.pids, "SIGTERM");
   });
-  /** Whatever of the stopped tree is still there when the grace period is over gets SIGKILL. */
-  const killSurvivors = async () => {
-    if (!stopped) return;
-    while (stopped.pids.some(isAlive) && Date.now() - stopped.at < FAIL_FAST_GRACE_MS) await new Promise((r) => setTimeout(r, 100));
-    signalAll(stopped.pids.filter(isAlive), "SIGKILL");
-  };
-  // The command itself must be made to exit too, or the session would wait for it for ever.
-  const killTimer = setInterval(() => {
+  /** Whatever of the stopped tree is still there once the grace period is over gets SIGKILL. */
+  const killOverdue = () => {
     if (stopped && Date.now() - stopped.at >= FAIL_FAST_GRACE_MS) signalAll(stopped.pids.filter(isAlive), "SIGKILL");
-  }, 500);
+  };
+  // During the session: the command itself must be made to exit, or the session would wait for it for ever.
+  const killTimer = setInterval(killOverdue, 500);
   killTimer.unref();
+  // After it: descendants that outlived the command get the rest of their grace period, then the same.
+  const killSurvivors = async () => {
+    while (stopped && stopped.pids.some(isAlive) && Date.now() - stopped.at < FAIL_FAST_GRACE_MS) await new Promise((r) => setTimeout(r, 100));
+    killOverdue();
+  };
   let durationTimer: NodeJS.Timeout | undefined;
   if (o.duration !== undefined) {
     // Like timeout(1): when the duration is up, ask the command to stop, and keep sampling until it has.

@@ -174,12 +174,10 @@ export async function runSession(
 ): Promise<SessionResult> {
   const sampler = new Sampler({ fs, rootPid: target.rootPid, cgroup: target.cgroup, smapsBudget: o.smapsBudget });
   const builder = new SeriesBuilder();
+  /** A line for the user on stderr, above the live view when there is one (a raw write would be drawn over). */
+  const say = (line: string) => (region ? region.passthrough("stderr", line) : io.stderr(line));
   const writer = o.record
-    ? new RecordingWriter(o.record, { exclusive: !o.overwrite }, (why) => {
-        const line = `memleak: warning: ${why}; sampling goes on, and the verdict and gates will be given without it\n`;
-        if (region) region.passthrough("stderr", line);
-        else io.stderr(line);
-      })
+    ? new RecordingWriter(o.record, { exclusive: !o.overwrite }, (why) => say(`memleak: warning: ${why}; sampling goes on, and the verdict and gates will be given without it\n`))
     : undefined;
   // Describing the machine takes ~100 ms: it runs while the first sample is taken, so the start is not missed.
   let pendingHeader: Promise<RecordingHeader> | undefined = writer ? header(target, o) : undefined;
@@ -206,9 +204,7 @@ export async function runSession(
     const fresh = [...sampler.totals.smapsDenied].filter((pid) => !deniedSaid.has(pid));
     if (fresh.length === 0) return;
     for (const pid of fresh) deniedSaid.add(pid);
-    const line = `memleak: warning: PSS and USS unreadable for PID ${fresh.join(", ")}: /proc/PID/smaps_rollup needs the process's uid or CAP_SYS_PTRACE (run as root or with sudo); judged on RSS and anonymous memory\n`;
-    if (region) region.passthrough("stderr", line);
-    else io.stderr(line);
+    say(`memleak: warning: PSS and USS unreadable for PID ${fresh.join(", ")}: /proc/PID/smaps_rollup needs the process's uid or CAP_SYS_PTRACE (run as root or with sudo); judged on RSS and anonymous memory\n`);
   };
   /** key → comm and command line last recorded, so an exec (new comm or command line) is recorded again. */
   const announced = new Map<string, string>();
@@ -275,7 +271,7 @@ export async function runSession(
         history.push({ t: builder.set.duration, key: verdictKey(soFar) });
         const failed = failFast?.check(builder.set.duration, evaluateGates(soFar, builder.set, o.gates));
         if (failed) {
-          io.stderr(`memleak: --fail-fast: gate ${failed.name} has failed since ${failed.since.toFixed(0)} s (${safeText(failed.message)}); stopping\n`);
+          say(`memleak: --fail-fast: gate ${failed.name} has failed since ${failed.since.toFixed(0)} s (${safeText(failed.message)}); stopping\n`);
           wakeup.stop("gate-failed");
         }
       }

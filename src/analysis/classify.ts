@@ -21,6 +21,7 @@ import { analyzeCgroup } from "./signals/cgroup.js";
 import { analyzeProcess, processSubject } from "./signals/process.js";
 import { analyzeTree } from "./signals/tree.js";
 import { copying } from "./signals/cow.js";
+import { ownArrival } from "./signals/own-footprint.js";
 import { advice } from "../advice/load.js";
 import { SEVERITY, type AnalysisWindow, type Finding, type VerdictDocument } from "./types.js";
 import type { AgentResults } from "./context.js";
@@ -212,7 +213,7 @@ export function classify(input: ClassifyInput): VerdictDocument {
   }
   if (input.cgroup) {
     const { others, othersAnonGrowth, path, version } = input.cgroup;
-    const cg = analyzeCgroup(set, { type: "cgroup", path, version }, ctx);
+    const cg = analyzeCgroup(set, { type: "cgroup", path, version }, ctx, [...set.processes.values()].flatMap((ps) => ownArrival(ps) ?? []));
     if (cg && others && others.length > 0) {
       cg.caveats.push(
         `the cgroup also holds ${processCount(others.length)} outside the watched tree (PID ${pidList(others)}): its numbers include theirs`,

@@ -25,8 +25,9 @@ export async function analyseRecording(path: string, options: { warmup?: number 
   let outsiders: { pids: number[]; anonGrowth?: number } | undefined;
   for (const e of rec.events) {
     if (e.event === "attach") {
-      const a = e.detail as { pid?: unknown; status?: unknown; reason?: unknown } | undefined;
+      const a = e.detail as { pid?: unknown; status?: unknown; reason?: unknown; startedAt?: unknown } | undefined;
       if (typeof a?.pid === "number" && a.status === "failed") agentMissing.set(a.pid, typeof a.reason === "string" ? a.reason.slice(0, 300) : "");
+      if (typeof a?.pid === "number" && typeof a.startedAt === "number") builder.addInjection(a.pid, a.startedAt);
     }
     if (e.event === "cgroup-outsiders") {
       const o = e.detail as { pids?: unknown; anonGrowth?: unknown } | undefined;

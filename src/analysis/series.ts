@@ -33,6 +33,8 @@ export interface ProcessSeries {
   agentText: Record<string, string>;
   /** Files this process had resident, by path: the most seen of each (mapped-files.ts reads them as RssFile grows). */
   files: Map<string, MappedFile>;
+  /** `watch`: when memleak began injecting the agent (seconds), if it did; its memory rises before its first report. */
+  injectionStarted?: number;
 }
 
 export interface SeriesSet {
@@ -206,6 +208,17 @@ export class SeriesBuilder {
     const byPid = new Map<string, ProcessSeries>();
     for (const ps of this.set.processes.values()) if ((byPid.get(String(ps.pid))?.lastSeen ?? -1) < ps.lastSeen) byPid.set(String(ps.pid), ps);
     this.addAgentReports(agent, t, (pid) => byPid.get(pid));
+  }
+
+  /**
+   * memleak began injecting the agent into `pid` at `startedMs` (epoch ms): the agent's imports raise the process's
+   * memory before its first report, so own-footprint.ts dates the injection from here.
+   */
+  addInjection(pid: number, startedMs: number): void {
+    if (this.set.t0 === undefined || !Number.isFinite(startedMs)) return;
+    let latest: ProcessSeries | undefined;
+    for (const ps of this.set.processes.values()) if (ps.pid === pid && (latest?.lastSeen ?? -1) < ps.lastSeen) latest = ps;
+    if (latest) latest.injectionStarted = (startedMs - this.set.t0) / 1000;
   }
 
   /** Numeric agent fields, flattened one level ("malloc.inUse"), per process. */

@@ -214,7 +214,10 @@ export async function runSession(
   let othersAnonGrowth: number | undefined;
   /** Each injection's outcome goes into the recording as it is known, so `analyze` can say what the agent missed. */
   const recordAttaches = () => {
-    for (const r of target.attacher?.takeDecided() ?? []) writer?.write({ type: "event", t: Date.now(), event: "attach", detail: { ...r } });
+    for (const r of target.attacher?.takeDecided() ?? []) {
+      writer?.write({ type: "event", t: Date.now(), event: "attach", detail: { ...r } });
+      if (r.startedAt !== undefined) builder.addInjection(r.pid, r.startedAt);
+    }
   };
   const analyse = (): VerdictDocument =>
     classify({

@@ -22,6 +22,8 @@ export interface AttachRecord {
   method?: string;
   /** From the start of the injection to the agent's hello. */
   ms?: number;
+  /** When the injection started (epoch ms): the agent's memory arrives from then on, before its first report. */
+  startedAt?: number;
 }
 
 export interface AttacherOptions {
@@ -167,19 +169,21 @@ export class Attacher {
       if (this.channel.hello.has(pid)) return { pid, status: "inherited" };
       return { pid, status: "failed", reason: outcome.reason, ...(outcome.method && { method: outcome.method }) };
     }
-    if (await this.channel.waitForHello(pid, PENDING_WAIT_MS)) return { pid, status: "attached", method: outcome.method, ms: Date.now() - started };
+    if (await this.channel.waitForHello(pid, PENDING_WAIT_MS)) return { pid, status: "attached", method: outcome.method, ms: Date.now() - started, startedAt: started };
     // The main thread has not reached a check between bytecodes: it may be asleep or idle in a system call.
     const blocked = await injectAgent({ ...request, mode: "blocked" });
     const timeout = this.o.helloTimeoutMs ?? 5000;
     // Even when the blocked path refuses, gdb's attach interrupted the main thread's wait: a Python lock wait that
     // returns early runs the pending calls (acquire_timed → Py_MakePendingCalls), so the first code may run now.
     if (await this.channel.waitForHello(pid, blocked.ok ? timeout : Math.min(timeout, PENDING_WAIT_MS))) {
-      return { pid, status: "attached", method: blocked.ok ? blocked.method : outcome.method, ms: Date.now() - started };
+      return { pid, status: "attached", method: blocked.ok ? blocked.method : outcome.method, ms: Date.now() - started, startedAt: started };
     }
     return {
       pid,
       status: "failed",
       method: outcome.method,
+      // It may still report later ("it will report if it gets to it"): its memory then dates from here too.
+      startedAt: started,
       reason: blocked.ok
         ? `the interpreter did not run the agent within ${((Date.now() - started) / 1000).toFixed(0)} s; it will report if it gets to it`
         : `${blocked.reason} (busy in a long C call?); it will report if it gets to it`,

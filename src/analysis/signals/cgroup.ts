@@ -13,6 +13,7 @@ import type { SeriesSet } from "../series.js";
 import type { Finding, Subject } from "../types.js";
 import { treeMetric } from "./tree.js";
 import { setMappedFilesText } from "./mapped.js";
+import { withoutOwnArrivals, type OwnArrival } from "./own-footprint.js";
 
 /**
  * Share of the usage growth that cache + kernel must account for, and the most the processes' Σ PSS may, for an
@@ -75,16 +76,21 @@ export function breakdownChange(set: SeriesSet, a: Assessment, from: number): Cg
   };
 }
 
-export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup" }, ctx: Context): Finding | undefined {
-  const col = set.cgroup.cgroup;
-  if (!col) return undefined;
+/** @param own what memleak's agents added to the watched processes (`watch`): judged without it. */
+export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup" }, ctx: Context, own: readonly OwnArrival[] = []): Finding | undefined {
+  const raw = set.cgroup.cgroup;
+  if (!raw) return undefined;
+  const col = own.length > 0 ? withoutOwnArrivals(raw, own) : raw;
   const a = assess(col, ctx.from, 0);
+  const ownBytes = own.reduce((sum, r) => sum + r.bytes, 0);
+  // The usage shown is the one judged: say so, since memory.current reads higher by the agents' memory.
+  const judged = own.length > 0 ? " (memleak's agents taken out)" : "";
   const base = {
     subject,
     metric: "cgroup" as const,
     rate: a.rate,
-    evidence: { ...trendEvidence(a) } as Finding["evidence"],
-    caveats: [] as string[],
+    evidence: { ...trendEvidence(a), ...(own.length > 0 && { agentFootprint: Math.round(ownBytes) }) } as Finding["evidence"],
+    caveats: own.length > 0 ? [`memleak's agents added ${formatBytes(ownBytes)} to ${own.length === 1 ? "the process" : `${own.length} processes`} it was injected into: judged without it`] : ([] as string[]),
   };
   if (set.cgroupLimit != null) base.evidence.limit = set.cgroupLimit;
   const oom = set.cgroupOomKills;
@@ -97,7 +103,7 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
       ...base,
       kind: "stable",
       confidence: stableConfidence(a.to - a.from),
-      summary: `the cgroup is stable: usage ${formatBytes(a.start)} → ${formatBytes(a.end)}`,
+      summary: `the cgroup is stable: usage ${formatBytes(a.start)} → ${formatBytes(a.end)}${judged}`,
       advice: advice("stable", "any", { metric: "cgroup usage", growth: formatBytes(a.growth), duration: `${(a.to - a.from).toFixed(0)} s`, noise: formatBytes(a.plateau?.noise) }),
     };
   }
@@ -145,7 +151,7 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
       ...base,
       kind: "leak",
       confidence: growthConfidence(a),
-      summary: `the cgroup grows at ${formatRate(a.rate)}: usage ${formatBytes(a.start)} → ${formatBytes(a.end)}, mostly anonymous memory`,
+      summary: `the cgroup grows at ${formatRate(a.rate)}: usage ${formatBytes(a.start)} → ${formatBytes(a.end)}${judged}, mostly anonymous memory`,
       advice: advice("leak", "cgroup", { rate: formatRate(a.rate) }),
     };
   }

@@ -7,6 +7,8 @@
  * Under `run` the agent loads at start-up, inside the start-up the rules already leave out.
  */
 import { formatBytes } from "../../units.js";
+import { Column } from "../column.js";
+import { median } from "../stats/quantiles.js";
 import { stoppedAt, stoppedGrowth, type Assessment } from "../assess.js";
 import type { ProcessSeries } from "../series.js";
 
@@ -18,28 +20,42 @@ export const INJECTED_AFTER_SECONDS = 1;
  * recordings of fixtures/scripts/forked_holder.py under watch).
  */
 export const OWN_SETTLE_SECONDS = 10;
+/**
+ * When a recording does not say when the injection began (written before memleak recorded it), the agent's memory is
+ * taken to arrive up to this long before its first report: its imports run first (the jump came 0.3 s before the
+ * first report on an idle machine, in forked_holder.py under watch; under load, imports take longer).
+ */
+export const OWN_LEAD_SECONDS = 2;
 /** At most this much growth per injected process is taken for memleak's own (measured: up to ~5 MiB, see above). */
 export const OWN_FOOTPRINT_BYTES = 8 * 2 ** 20;
 
-/** When the agent was injected into this process (its first report, seconds), if it arrived mid-watch. */
-export function injectedAt(ps: ProcessSeries): number | undefined {
+/** An injection: from when memleak began it to the agent's first report (seconds). */
+export interface Injection {
+  from: number;
+  reported: number;
+}
+
+/** When the agent was injected into this process, if it arrived mid-watch. */
+export function injectedAt(ps: ProcessSeries): Injection | undefined {
   let first = Infinity;
   for (const col of Object.values(ps.agent)) if (col.xs.length > 0) first = Math.min(first, col.xs[0]!);
-  return Number.isFinite(first) && first - ps.firstSeen > INJECTED_AFTER_SECONDS ? first : undefined;
+  if (!Number.isFinite(first) || first - ps.firstSeen <= INJECTED_AFTER_SECONDS) return undefined;
+  const from = ps.injectionStarted !== undefined && ps.injectionStarted <= first ? ps.injectionStarted : first - OWN_LEAD_SECONDS;
+  return { from, reported: first };
 }
 
 /**
- * Whether an assessment's plateau or step is memleak's own arrival: it levelled off within OWN_SETTLE_SECONDS of an
- * injection, and grew by no more than OWN_FOOTPRINT_BYTES per injected process. Then it is reported as memleak's
- * footprint, and the series is judged as flat.
+ * Whether an assessment's plateau or step is memleak's own arrival: it levelled off (or jumped) between the start
+ * of an injection and OWN_SETTLE_SECONDS after the agent's first report, and grew by no more than OWN_FOOTPRINT_BYTES
+ * per injected process. Then it is reported as memleak's footprint, and the series is judged as flat.
  */
-export function ownStep(a: Assessment, injections: readonly number[]): number | undefined {
+export function ownStep(a: Assessment, injections: readonly Injection[]): number | undefined {
   if (injections.length === 0 || (a.shape !== "plateau" && a.shape !== "step")) return undefined;
   const at = stoppedAt(a);
   if (at === undefined) return undefined;
   // Only the injections that ended just before count, each for its allowance: workers injected long ago do not
   // stretch the allowance for a later step.
-  const near = injections.filter((t) => at >= t && at <= t + OWN_SETTLE_SECONDS).length;
+  const near = injections.filter((i) => at >= i.from && at <= i.reported + OWN_SETTLE_SECONDS).length;
   const growth = stoppedGrowth(a);
   return near > 0 && growth <= OWN_FOOTPRINT_BYTES * near ? growth : undefined;
 }
@@ -48,12 +64,56 @@ export function ownStep(a: Assessment, injections: readonly number[]): number | 
  * The assessment with memleak's own arrival taken out: a plateau or step that ownStep() attributes to an injection
  * becomes "flat", and the caveat says how much memleak added and when.
  */
-export function withoutOwnStep(a: Assessment, injections: readonly number[]): { a: Assessment; caveat?: string } {
+export function withoutOwnStep(a: Assessment, injections: readonly Injection[]): { a: Assessment; caveat?: string } {
   const own = ownStep(a, injections);
   if (own === undefined) return { a };
-  const when = injections.map((t) => `${t.toFixed(0)} s`).join(", ");
+  const when = injections.map((i) => `${i.reported.toFixed(0)} s`).join(", ");
   return {
     a: { ...a, shape: "flat" },
     caveat: `memleak's agent, injected at ${when}, added ${formatBytes(own)} (its modules and thread${injections.length > 1 ? ", and pages forked workers copied" : ""}): not counted as growth`,
   };
+}
+
+/** The agent's memory is read this long either side of its arrival: before the injection, and after the first report. */
+export const OWN_ARRIVAL_READ_SECONDS = 2;
+
+/**
+ * What memleak's agent added to an injected process, read off its anonymous memory: the median over the seconds
+ * after the agent's first report, less the median over the seconds before the injection began. Read directly, not
+ * from the process's own assessment: a step at the very end of a watch, or one the shape tests do not call a step,
+ * is still charged to the cgroup. At most OWN_FOOTPRINT_BYTES, never negative.
+ */
+export function ownArrival(ps: ProcessSeries): OwnArrival | undefined {
+  const i = injectedAt(ps);
+  const col = ps.metrics.anon ?? ps.metrics.rss;
+  if (!i || !col) return undefined;
+  const between = (lo: number, hi: number) => median(col.ys.filter((_, k) => col.xs[k]! >= lo && col.xs[k]! <= hi));
+  const before = between(i.from - OWN_ARRIVAL_READ_SECONDS, i.from);
+  const after = between(i.reported, i.reported + OWN_ARRIVAL_READ_SECONDS);
+  if (before === undefined || after === undefined) return undefined;
+  const bytes = Math.min(Math.max(after - before, 0), OWN_FOOTPRINT_BYTES);
+  return bytes > 0 ? { from: i.from, at: i.reported, bytes } : undefined;
+}
+
+/** What memleak's agent added to one process: `bytes`, arriving between `from` and `at` (seconds). */
+export interface OwnArrival {
+  from: number;
+  at: number;
+  bytes: number;
+}
+
+/**
+ * A cgroup's usage with memleak's own arrivals taken out: each injected process's footprint is subtracted from when its
+ * injection began, ramping up to the agent's first report (a ramp, not a jump: the imports land over that time).
+ * Agents injected one after another into a tree's processes make a staircase that the trend test reads as growth;
+ * the cgroup charges every one of them, and none of it is the program's.
+ */
+export function withoutOwnArrivals(col: Column, arrivals: readonly OwnArrival[]): Column {
+  const out = new Column(Math.max(col.length, 1) * 2);
+  const share = (t: number, r: OwnArrival) => (t >= r.at ? 1 : t <= r.from ? 0 : (t - r.from) / Math.max(r.at - r.from, 1e-9));
+  for (let i = 0; i < col.length; i++) {
+    const t = col.xs[i]!;
+    out.push(t, col.ys[i]! - arrivals.reduce((sum, r) => sum + r.bytes * share(t, r), 0));
+  }
+  return out;
 }

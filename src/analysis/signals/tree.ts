@@ -9,7 +9,7 @@ import type { Context } from "../context.js";
 import { confidenceFromP, growthConfidence, formatBytes, formatRate, sinceText, stableConfidence, trendEvidence } from "../evidence.js";
 import type { SeriesSet } from "../series.js";
 import type { Finding, MetricName } from "../types.js";
-import { injectedAt, withoutOwnStep } from "./own-footprint.js";
+import { injectedAt, withoutOwnStep, type Injection } from "./own-footprint.js";
 
 /** Share of ticks with a complete Σ PSS for the tree to be judged on it (rules/tree.test.ts: 40% / 60%). */
 export const TREE_PSS_SHARE = 0.5;
@@ -33,7 +33,7 @@ export function analyzeTree(set: SeriesSet, ctx: Context): Finding | undefined {
   const metric = treeMetric(set);
   const col = set.tree[metric];
   if (!col) return undefined;
-  const injections = [...set.processes.values()].map(injectedAt).filter((t): t is number => t !== undefined);
+  const injections = [...set.processes.values()].map(injectedAt).filter((i): i is Injection => i !== undefined);
   const { a, caveat: own } = withoutOwnStep(assess(col, ctx.from, 0), injections);
   const count = set.treeCount;
   const processesStart = count.first() ?? 0;

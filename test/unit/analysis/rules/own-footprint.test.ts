@@ -4,6 +4,9 @@
  * 10 s of the injection and is no larger than 8 MiB per injected process is memleak's, not the program's.
  */
 import { describe, expect, it } from "vitest";
+import { classify } from "../../../../src/analysis/classify.js";
+import { SeriesBuilder } from "../../../../src/analysis/series.js";
+import { synthesize } from "../../../support/synthetic-samples.js";
 import { alone, judge, MB, processFinding } from "./judge.js";
 
 /** A quiet 70 MiB process, its agent injected at `injected` s, with an anon step of `height` at `at` s. */
@@ -40,5 +43,58 @@ describe("memleak's own arrival under watch", () => {
     // A step levelled at 8 s: past the start-up (6 s of 120), within 10 s of either arrival.
     expect(finding(2.5 * MB, 8, 1.5).kind).toBe("stable");
     expect(finding(2.5 * MB, 8, 0.5).kind).toBe("plateau");
+  });
+});
+
+describe("the injection is dated from when memleak began it, not from the agent's first report", () => {
+  // The agent's imports raise the memory before its thread first reports: under load, by more than a second.
+  const early = (at: number, started?: number) => {
+    const b = new SeriesBuilder();
+    for (const s of synthesize(stepped(2.5 * MB, at, 60))) b.add(s);
+    if (started !== undefined) b.addInjection(100, 1_700_000_000_000 + started * 1000);
+    return processFinding(classify({ set: b.set, options: { warmup: 0 }, target: { pid: 100 } }), 100).kind;
+  };
+
+  it.each([
+    ["jumped 1 s before the first report, start unknown: within the 2 s lead → stable", 59, undefined, "stable"],
+    ["jumped 6 s before the first report, start unknown: the program's plateau", 54, undefined, "plateau"],
+    ["jumped 6 s before the first report, after memleak began injecting at 53 s → stable", 54, 53, "stable"],
+    ["jumped before memleak began injecting: the program's plateau", 50, 53, "plateau"],
+  ] as [string, number, number | undefined, string][])("%s", (_name, at, started, kind) => {
+    expect(early(at, started)).toBe(kind);
+  });
+});
+
+describe("the cgroup is judged without the agents memleak injected", () => {
+  // watch injects one process after another (3 s each under gdb): three 2.4 MiB steps over 18 s at 4 Hz are a
+  // staircase that the trend test on the cgroup's usage reads as growth (forked_holder.py under watch).
+  const staircase = (outsiders?: number) =>
+    judge(
+      {
+        seconds: 18,
+        hz: 4,
+        processes: [100, 101, 102].map((pid, i) => ({
+          pid,
+          ppid: pid === 100 ? 1 : 100,
+          anon: { shape: { kind: "step", at: 3.5 + 3 * i, height: 2.4 * MB }, baseline: 67 * MB, noise: 0.01 * MB },
+          agent: (t: number) => (t >= 3.75 + 3 * i ? { py: { allocatedBlocks: 30_000 } } : undefined),
+        })),
+        ...(outsiders !== undefined && { outsiders: { shape: { kind: "linear", bytesPerSecond: outsiders }, noise: 0.01 * MB } }),
+      },
+      { warmup: 0 },
+    );
+
+  it("three agents injected one after another: the cgroup is stable, and says what memleak added", () => {
+    const doc = staircase();
+    expect(doc.findings.filter((f) => f.kind !== "stable").map((f) => [f.kind, f.summary])).toEqual([]);
+    const cg = doc.findings.find((f) => f.subject.type === "cgroup")!;
+    expect(cg.summary).toMatch(/\(memleak's agents taken out\)$/);
+    expect(cg.caveats).toContainEqual(expect.stringMatching(/^memleak's agents added 7\.\d+ MiB to 3 processes it was injected into: judged without it$/));
+    expect(cg.evidence.agentFootprint as number).toBeGreaterThan(7 * MB);
+  });
+
+  it("other memory growing beside them (1 MiB/s) is still growth", () => {
+    const cg = staircase(1 * MB).findings.find((f) => f.subject.type === "cgroup")!;
+    expect(cg.kind).toBe("leak");
   });
 });

@@ -4,7 +4,7 @@
  */
 import { type KendallCounts, checkTrendInput, kendallCounts } from "./mann-kendall.js";
 import { DEFAULT_CONFIDENCE, confidenceLevel, twoSidedZ } from "./normal.js";
-import { median, quantileOfSorted } from "./quantiles.js";
+import { median, quantileInPlace } from "./quantiles.js";
 import { mulberry32 } from "./random.js";
 import { saturate, slopeBetween } from "./saturating.js";
 import { type NotEnoughData, type Series, cleanSeries } from "./window.js";
@@ -45,9 +45,9 @@ export interface TheilSenOptions {
 }
 
 /**
- * All slopes between samples with different times, ascending. Above MAX_EXACT_PAIRS pairs, SAMPLED_PAIRS pairs are
- * drawn uniformly (fixed seed): index i uniformly, then j uniformly among the samples whose time differs from
- * x_i. With distinct timestamps that is exactly uniform over pairs; with a few shared timestamps, nearly so.
+ * All slopes between samples with different times, in no order (the quantiles are selected, not sorted for).
+ * Above MAX_EXACT_PAIRS pairs, SAMPLED_PAIRS pairs are drawn uniformly (fixed seed): index i uniformly, then j
+ * uniformly among the samples whose time differs from x_i. With distinct timestamps that is exactly uniform over pairs; with a few shared timestamps, nearly so.
  */
 function pairwiseSlopes(s: Series, distinctTimePairs: number): { slopes: Float64Array; sampled: boolean } {
   const n = s.xs.length;
@@ -64,7 +64,7 @@ function allSlopes(s: Series, count: number): Float64Array {
       if (xs[j]! > xs[i]!) out[k++] = slopeBetween(xs[i]!, ys[i]!, xs[j]!, ys[j]!);
     }
   }
-  return out.subarray(0, k).sort();
+  return out.subarray(0, k);
 }
 
 function sampledSlopes(s: Series, count: number): Float64Array {
@@ -82,7 +82,7 @@ function sampledSlopes(s: Series, count: number): Float64Array {
     const [a, b] = i < j ? [i, j] : [j, i];
     out[k] = slopeBetween(xs[a]!, ys[a]!, xs[b]!, ys[b]!);
   }
-  return out.sort();
+  return out;
 }
 
 /** For each index, the [start, end) range of indices sharing its time (xs sorted). */
@@ -105,15 +105,15 @@ function equalTimeBlocks(xs: readonly number[]): [Int32Array, Int32Array] {
  * (1-based) rank (N − C)/2 and (N + C)/2 + 1, interpolated between neighbours and clamped to the extremes. When
  * the slopes were sampled, a rank r of N maps to the same quantile (r − 1)/(N − 1) of the sample.
  */
-function senInterval(sorted: Float64Array, totalPairs: number, varS: number, confidence: number): [number, number] {
+function senInterval(slopes: Float64Array, totalPairs: number, varS: number, confidence: number): [number, number] {
   const c = twoSidedZ(confidence) * Math.sqrt(varS);
-  const atRank = (rank: number) => quantileOfSorted(sorted, totalPairs > 1 ? (rank - 1) / (totalPairs - 1) : 0.5);
+  const atRank = (rank: number) => quantileInPlace(slopes, totalPairs > 1 ? (rank - 1) / (totalPairs - 1) : 0.5);
   return [atRank((totalPairs - c) / 2), atRank((totalPairs + c) / 2 + 1)];
 }
 
 export function theilSenOf(s: Series, counts: KendallCounts, confidence: number): TheilSen {
   const { slopes, sampled } = pairwiseSlopes(s, counts.distinctTimePairs);
-  const slope = quantileOfSorted(slopes, 0.5);
+  const slope = quantileInPlace(slopes, 0.5);
   const offsets = s.xs.map((x, i) => saturate(s.ys[i]! - saturate(slope * x)));
   const [low, high] = senInterval(slopes, counts.distinctTimePairs, counts.varS, confidence);
   return {

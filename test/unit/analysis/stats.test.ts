@@ -18,6 +18,8 @@ import {
   type Direction,
   type PlateauState,
 } from "../../../src/analysis/stats/index.js";
+import { quantileOfSorted } from "../../../src/analysis/stats/quantiles.js";
+import { runningAbsoluteDeviations } from "../../../src/analysis/stats/step.js";
 import { generate, MB, SCENARIOS, type GenerateOptions, type Shape } from "../../support/synthetic.js";
 
 const SEEDS = [1, 2, 3, 4, 5];
@@ -330,6 +332,38 @@ describe("properties", () => {
   }
 
   const functions = { theilSen, mannKendall, trendTest, detectPlateau, detectWarmup, detectStep };
+
+  it("the running Σ|y − median| of every prefix is the one summed afresh (the step's split)", () => {
+    const fresh = (vs: number[]) => {
+      const m = median(vs) ?? 0;
+      return vs.reduce((sum, v) => sum + Math.abs(v - m), 0);
+    };
+    fc.assert(
+      fc.property(fc.array(fc.oneof(smallInt, fc.double({ min: -1e12, max: 1e12, noNaN: true })), { maxLength: 120 }), (vs) => {
+        const running = runningAbsoluteDeviations(vs);
+        vs.forEach((_, k) => {
+          const want = fresh(vs.slice(0, k + 1));
+          expect(Math.abs(running[k + 1]! - want)).toBeLessThanOrEqual(1e-9 * Math.max(1, want) + 1e-3);
+        });
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("quantiles by selection are the sorted array's (R type 7), duplicates and extremes included", () => {
+    // The reference: sort, then interpolate between the neighbouring order statistics.
+    const sortedQuantile = (vs: number[], p: number) => quantileOfSorted(Float64Array.from(vs.filter(Number.isFinite)).sort(), p);
+    fc.assert(
+      fc.property(fc.array(fc.oneof(smallInt, anything), { minLength: 1, maxLength: 200 }), fc.double({ min: 0, max: 1, noNaN: true }), (vs, p) => {
+        if (!vs.some(Number.isFinite)) return;
+        const want = sortedQuantile(vs, p);
+        const got = quantile(vs, p)!;
+        // == : −0 and +0 are the same order statistic; either may be selected.
+        expect(got == want || (Number.isNaN(want) && Number.isNaN(got)), `${got} vs ${want}`).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
 
   it.each(Object.entries(functions))("%s: total on finite arrays, and finite wherever it answers", (_name, f) => {
     fc.assert(

@@ -16,10 +16,22 @@ export class Column {
   /** Exact maximum of every raw value pushed: compaction averages spikes away, the peak must not be. */
   peak: number | undefined;
 
-  constructor(private readonly capacity = DEFAULT_CAPACITY) {}
+  /**
+   * The same series at a coarser resolution (at most `coarseCapacity` points), kept up as points arrive: the
+   * interim verdicts of a long watch are worked out on it, at a cost that does not grow with the watch.
+   */
+  readonly coarse: Column | undefined;
+
+  constructor(
+    private readonly capacity = DEFAULT_CAPACITY,
+    coarseCapacity?: number,
+  ) {
+    this.coarse = coarseCapacity !== undefined && coarseCapacity < capacity ? new Column(coarseCapacity) : undefined;
+  }
 
   push(x: number, y: number): void {
     if (!Number.isFinite(x) || !Number.isFinite(y)) return;
+    this.coarse?.push(x, y);
     if (this.peak === undefined || y > this.peak) this.peak = y;
     this.pendingX += x;
     this.pendingY += y;

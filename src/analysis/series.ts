@@ -80,7 +80,11 @@ export class SeriesBuilder {
   readonly set: SeriesSet;
   private readonly lastSmaps = new Map<string, { pss: number; uss: number | undefined; pssAnon: number | undefined }>();
 
-  constructor(private readonly capacity = DEFAULT_CAPACITY) {
+  /** @param coarseCapacity keep every column also at this coarser resolution, for interimView (`run` and `watch`) */
+  constructor(
+    private readonly capacity = DEFAULT_CAPACITY,
+    private readonly coarseCapacity?: number,
+  ) {
     this.set = {
       t0: undefined,
       duration: 0,
@@ -88,16 +92,16 @@ export class SeriesBuilder {
       rootPid: undefined,
       processes: new Map(),
       tree: {},
-      treeCount: new Column(capacity),
+      treeCount: new Column(capacity, coarseCapacity),
       cgroup: {},
       cgroupLimit: undefined,
-      cgroupOomKills: new Column(capacity),
+      cgroupOomKills: new Column(capacity, coarseCapacity),
       shortLivedDropped: 0,
     };
   }
 
   private column(into: Partial<Record<MetricName, Column>>, name: MetricName): Column {
-    return (into[name] ??= new Column(this.capacity));
+    return (into[name] ??= new Column(this.capacity, this.coarseCapacity));
   }
 
   add(sample: Sample): void {
@@ -148,7 +152,7 @@ export class SeriesBuilder {
         lastSeen: t,
         seenCount: 0,
         metrics: {},
-        shared: new Column(this.capacity),
+        shared: new Column(this.capacity, this.coarseCapacity),
         parentAnonAtStart: parent?.anon,
         agent: {},
         agentText: {},
@@ -236,7 +240,7 @@ export class SeriesBuilder {
       if (!ps || typeof report !== "object" || report === null) continue;
       for (const [name, v] of flatten(report as Record<string, unknown>)) {
         if (typeof v === "string") ps.agentText[name] = v;
-        else (ps.agent[name] ??= new Column(this.capacity)).push(t, v);
+        else (ps.agent[name] ??= new Column(this.capacity, this.coarseCapacity)).push(t, v);
       }
     }
   }
@@ -257,4 +261,16 @@ export function buildSeries(samples: Iterable<Sample>, capacity?: number): Serie
   const b = new SeriesBuilder(capacity);
   for (const s of samples) b.add(s);
   return b.set;
+}
+
+/**
+ * The set with every column replaced by its coarse twin (when it has one): what the interim verdicts of a session
+ * are worked out on. The processes' other fields are shared, not copied; only the column references differ.
+ */
+export function interimView(set: SeriesSet): SeriesSet {
+  const c = (col: Column) => col.coarse ?? col;
+  const each = <K extends string>(r: Partial<Record<K, Column>>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, c(v as Column)])) as Partial<Record<K, Column>>;
+  const processes = new Map<string, ProcessSeries>();
+  for (const [k, ps] of set.processes) processes.set(k, { ...ps, metrics: each(ps.metrics), shared: c(ps.shared), agent: each(ps.agent) as Record<string, Column> });
+  return { ...set, processes, tree: each(set.tree), treeCount: c(set.treeCount), cgroup: each(set.cgroup), cgroupOomKills: c(set.cgroupOomKills) };
 }

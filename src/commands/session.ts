@@ -4,7 +4,8 @@
  * when asked to. Then classify, check the gates, and append the verdict to the recording.
  */
 import { classify } from "../analysis/classify.js";
-import { SeriesBuilder } from "../analysis/series.js";
+import { interimView, SeriesBuilder } from "../analysis/series.js";
+import { DEFAULT_CAPACITY } from "../analysis/column.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import type { SeriesSet } from "../analysis/series.js";
 import { evaluateGates, type GateOptions } from "../gates.js";
@@ -114,12 +115,30 @@ export class Wakeup {
 const PROGRESS_EVERY_S = 10;
 /**
  * The verdict so far is worked out every ANALYSE_EVERY_S, and every EARLY_ANALYSE_EVERY_S during the first
- * EARLY_PHASE_S: that is when the early test (stats/sequential.ts) can call a leak, to the second, and the series is
- * short enough for a judgement to cost little (issue 13 makes the later ones incremental).
+ * EARLY_PHASE_S: that is when the early test (stats/sequential.ts) can call a leak, to the second.
+ * It is worked out on the series' coarse twins (at most INTERIM_POINTS points per column, series.ts interimView), so
+ * that its cost stops growing after the first minutes, and no more often than keeps its CPU under ANALYSIS_SHARE of
+ * one core (EARLY_ANALYSIS_SHARE in the early phase): on 64 processes one interim verdict costs ~0.3 s, and every
+ * 5 s that was 6% of a core. The final verdict is worked out on the full series.
  */
 const ANALYSE_EVERY_S = 5;
 const EARLY_ANALYSE_EVERY_S = 1;
 const EARLY_PHASE_S = 30;
+export const INTERIM_POINTS = 240;
+export const ANALYSIS_SHARE = 0.002;
+export const EARLY_ANALYSIS_SHARE = 0.03;
+
+/** Seconds until the next interim verdict, given what the last one cost (CPU seconds). */
+export function nextAnalysisIn(duration: number, lastCost: number): number {
+  const early = duration < EARLY_PHASE_S;
+  return Math.max(early ? EARLY_ANALYSE_EVERY_S : ANALYSE_EVERY_S, lastCost / (early ? EARLY_ANALYSIS_SHARE : ANALYSIS_SHARE));
+}
+
+/** CPU seconds this process has spent (user + system). */
+const cpuSeconds = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
 
 async function header(target: SessionTarget, o: SessionOptions): Promise<RecordingHeader> {
   const h: RecordingHeader = {
@@ -173,7 +192,7 @@ export async function runSession(
   afterSampling: () => Promise<Partial<VerdictDocument["target"]>> = async () => ({}),
 ): Promise<SessionResult> {
   const sampler = new Sampler({ fs, rootPid: target.rootPid, cgroup: target.cgroup, smapsBudget: o.smapsBudget });
-  const builder = new SeriesBuilder();
+  const builder = new SeriesBuilder(DEFAULT_CAPACITY, INTERIM_POINTS);
   /** A line for the user on stderr, above the live view when there is one (a raw write would be drawn over). */
   const say = (line: string) => (region ? region.passthrough("stderr", line) : io.stderr(line));
   const writer = o.record
@@ -195,6 +214,7 @@ export async function runSession(
   let latest: Sample | undefined;
   let soFar: VerdictDocument | undefined;
   let lastAnalysis = 0;
+  let lastAnalysisCost = 0;
   let lastProgress = 0;
   const history: { t: number; key: string }[] = [];
   const failFast = o.gates.failFast ? new FailFast() : undefined;
@@ -219,11 +239,11 @@ export async function runSession(
       if (r.startedAt !== undefined) builder.addInjection(r.pid, r.startedAt);
     }
   };
-  const analyse = (): VerdictDocument =>
+  const analyse = (set = builder.set): VerdictDocument =>
     classify({
       agentResults: target.agent ? { traces: target.agent.traces, trims: target.agent.trims } : undefined,
       agentMissing: target.attacher?.missing(),
-      set: builder.set,
+      set,
       options: { warmup: o.warmup, command: target.command },
       commands: commands(),
       cgroup: target.cgroup ? { path: target.cgroup.path, version: target.cgroup.version, others, othersAnonGrowth } : undefined,
@@ -268,11 +288,14 @@ export async function runSession(
         writer.write({ type: "sample", ...sample });
       }
       const elapsed = (Date.now() - started) / 1000;
-      if (elapsed - lastAnalysis >= (builder.set.duration < EARLY_PHASE_S ? EARLY_ANALYSE_EVERY_S : ANALYSE_EVERY_S)) {
-        soFar = analyse();
+      if (elapsed - lastAnalysis >= nextAnalysisIn(builder.set.duration, lastAnalysisCost)) {
+        const cpuBefore = cpuSeconds();
+        const view = interimView(builder.set);
+        soFar = analyse(view);
         lastAnalysis = elapsed;
         history.push({ t: builder.set.duration, key: verdictKey(soFar) });
-        const failed = failFast?.check(builder.set.duration, evaluateGates(soFar, builder.set, o.gates));
+        const failed = failFast?.check(builder.set.duration, evaluateGates(soFar, view, o.gates));
+        lastAnalysisCost = cpuSeconds() - cpuBefore;
         if (failed) {
           say(`memleak: --fail-fast: gate ${failed.name} has failed since ${failed.since.toFixed(0)} s (${safeText(failed.message)}); stopping\n`);
           wakeup.stop("gate-failed");

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { SeriesBuilder } from "../../../src/analysis/series.js";
+import { interimView, SeriesBuilder } from "../../../src/analysis/series.js";
+import { INTERIM_POINTS, nextAnalysisIn } from "../../../src/commands/session.js";
+import { synthesize, MB } from "../../support/synthetic-samples.js";
+import type { Shape } from "../../support/synthetic.js";
 import { classify } from "../../../src/analysis/classify.js";
 import { Column } from "../../../src/analysis/column.js";
 import type { Sample } from "../../../src/sample.js";
@@ -48,5 +51,51 @@ describe("the agents' last words", () => {
     expect(ps.agent["malloc.inUse"]!.ys.at(-1)).toBe(12 * MiB);
     expect(ps.agentText["malloc.allocator"]).toBe("glibc");
     expect(b.set.processes.size).toBe(1);
+  });
+});
+
+describe("interim verdicts on the coarse twins (a session's verdict so far)", () => {
+  const watch = (shape: Shape, seconds: number) => {
+    const b = new SeriesBuilder(undefined, INTERIM_POINTS);
+    const samples = synthesize({
+      seconds,
+      processes: [
+        { pid: 100, ppid: 1, anon: { shape, baseline: 300 * MB, noise: 5 * MB } },
+        { pid: 101, ppid: 100, anon: { shape: { kind: "stable" }, baseline: 80 * MB, noise: 1 * MB } },
+      ],
+    });
+    for (const s of samples) b.add(s);
+    return b.set;
+  };
+
+  it("every column of the view has at most INTERIM_POINTS points after an hour, and the full set keeps them all", () => {
+    const set = watch({ kind: "stable" }, 3600);
+    const view = interimView(set);
+    const columns = (s: typeof set) => [...s.processes.values()].flatMap((p) => [...Object.values(p.metrics), p.shared]).concat(Object.values(s.cgroup), Object.values(s.tree));
+    expect(Math.max(...columns(view).map((c) => c!.length))).toBeLessThanOrEqual(INTERIM_POINTS);
+    expect(Math.min(...columns(set).map((c) => c!.length))).toBe(3600);
+  });
+
+  it.each([
+    ["a leak of 0.2 MiB/s", { kind: "linear", bytesPerSecond: 0.2 * MB }, "leak"],
+    ["a 60 s GC sawtooth of 200 MiB", { kind: "sawtooth", period: 60, amplitude: 200 * MB }, "stable"],
+    ["a cache that fills for 10 minutes", { kind: "fill", bytesPerSecond: 0.5 * MB, until: 600 }, "plateau"],
+  ] as [string, Shape, string][])("%s over 30 minutes: the same verdict on the view as on the full series (%s)", (_name, shape, kind) => {
+    const set = watch(shape, 1800);
+    const judge = (s: typeof set) => classify({ set: s, options: {}, target: { pid: 100 }, cgroup: { path: "/x", version: 1 } }).verdict.kind;
+    expect(judge(set)).toBe(kind);
+    expect(judge(interimView(set))).toBe(kind);
+  });
+});
+
+describe("how often the verdict so far is worked out", () => {
+  it.each([
+    ["early, cheap: every second", 10, 0.002, 1],
+    ["early, 60 ms: held to 3% of a core", 10, 0.06, 2],
+    ["later, cheap: every 5 s", 120, 0.002, 5],
+    ["later, 50 ms: held to 0.2% of a core", 120, 0.05, 25],
+    ["later, 300 ms (64 processes)", 600, 0.3, 150],
+  ] as [string, number, number, number][])("%s", (_name, duration, cost, seconds) => {
+    expect(nextAnalysisIn(duration, cost)).toBeCloseTo(seconds, 6);
   });
 });

@@ -10,6 +10,7 @@ import { readBasic, readCmdline, readSmaps, withSmaps } from "./system/read-proc
 import type { ProcessSample, Sample } from "./sample.js";
 import { SmapsBudget } from "./smaps-budget.js";
 import { MappedFilesReader } from "./mapped-files.js";
+import { AgeStats } from "./freshness.js";
 
 export interface SamplerOptions {
   fs: HostFs;
@@ -17,15 +18,24 @@ export interface SamplerOptions {
   cgroup?: CgroupLocation | undefined;
   /** Fraction of one core smaps_rollup reads may use; default DEFAULT_SMAPS_BUDGET. */
   smapsBudget?: number;
+  /** Target age of PSS/USS in seconds (--pss-every); default DEFAULT_PSS_EVERY. The budget caps it. */
+  pssEvery?: number;
   now?: () => number;
 }
 
 /**
- * 0.7% of one core for smaps_rollup reads. The rest of a tick (status and stat of each process, the cgroup, the
- * bookkeeping) costs ~1.5 ms per second on a 9-process PyTorch tree at 1 Hz (BENCHMARKS.md §a), so sampling as a
- * whole stays under 1% of one core at the default 1 s interval.
+ * PSS/USS are kept at most 2 s old by default: a verdict judged on Σ PSS that lags the RSS read every second by 6 s
+ * (what a fixed 0.7% budget gave on a 9-process, 2 GB PyTorch tree) dates plateaus and steps late, and the early test
+ * of a 15 s CI step sees a handful of PSS points. Small trees cost little at that age; the budget below caps what a
+ * big one may take (BENCHMARKS.md §g: the ages and the CPU they cost).
  */
-export const DEFAULT_SMAPS_BUDGET = 0.007;
+export const DEFAULT_PSS_EVERY = 2;
+
+/**
+ * At most 3% of one core for smaps_rollup reads (~10 ms per GiB resident, METRICS.md §1): enough for 2 s freshness on
+ * a 9-process, 2 GB tree (~2.2%); a bigger tree gets older PSS rather than more CPU (--smaps-budget raises the cap).
+ */
+export const DEFAULT_SMAPS_BUDGET = 0.03;
 
 export interface SamplerTotals {
   ticks: number;
@@ -33,6 +43,10 @@ export interface SamplerTotals {
   smapsMs: number;
   /** Reads refused with EACCES: smaps of another user's process without CAP_SYS_PTRACE. */
   smapsDenied: Set<number>;
+  /** How old each process's PSS/USS was at each tick (seconds since its last smaps_rollup read). */
+  pssAge: AgeStats;
+  /** The oldest PSS/USS of the last tick, seconds (for the live view). */
+  pssAgeNow?: number | undefined;
   /** Every process seen, with its command line as first seen. */
   seen: Map<string, { pid: number; ppid: number; comm: string; cmdline: string[] | undefined; firstSeen: number }>;
 }
@@ -50,11 +64,13 @@ export class Sampler {
   private readonly budget: SmapsBudget;
   private readonly files: MappedFilesReader;
   private readonly now: () => number;
-  readonly totals: SamplerTotals = { ticks: 0, smapsReads: 0, smapsMs: 0, smapsDenied: new Set(), seen: new Map() };
+  readonly totals: SamplerTotals = { ticks: 0, smapsReads: 0, smapsMs: 0, smapsDenied: new Set(), seen: new Map(), pssAge: new AgeStats() };
+  private lastTickAt: number | undefined;
 
   constructor(private readonly opts: SamplerOptions) {
     this.fs = opts.fs;
-    this.budget = new SmapsBudget(opts.smapsBudget ?? DEFAULT_SMAPS_BUDGET);
+    const budget = opts.smapsBudget ?? DEFAULT_SMAPS_BUDGET;
+    this.budget = new SmapsBudget(budget, Math.max(budget * 1000, 1), (opts.pssEvery ?? DEFAULT_PSS_EVERY) * 1000);
     this.files = new MappedFilesReader(this.fs, this.budget);
     this.now = opts.now ?? Date.now;
   }
@@ -80,10 +96,14 @@ export class Sampler {
     this.files.retain(keys);
     this.noteNew(basics, t);
 
+    // Half the time since the last tick: a read that falls due before the next tick is made at this one.
+    const slack = this.lastTickAt === undefined ? 0 : (t - this.lastTickAt) / 2;
+    this.lastTickAt = t;
     const toRead = new Set(
       this.budget.plan(
         t,
         basics.filter((p) => !this.totals.smapsDenied.has(p.pid)).map((p) => ({ key: processKey(p), rss: p.rss })),
+        slack,
       ),
     );
     const processes = basics.map((basic) => {
@@ -104,6 +124,14 @@ export class Sampler {
       return withSmaps(p, r.rollup);
     });
     this.totals.ticks++;
+    let oldest: number | undefined;
+    for (const p of basics) {
+      const last = this.budget.lastReadAt(processKey(p));
+      if (last === undefined || this.totals.smapsDenied.has(p.pid)) continue;
+      this.totals.pssAge.add(t - last);
+      oldest = Math.max(oldest ?? 0, t - last);
+    }
+    this.totals.pssAgeNow = oldest === undefined ? undefined : oldest / 1000;
     const sample: Sample = { t, processes };
     if (this.opts.cgroup) sample.cgroup = readCgroup(this.fs, this.opts.cgroup);
     return sample;

@@ -38,17 +38,32 @@ export class SmapsBudget {
   constructor(
     readonly budget: number,
     readonly burstMs = Math.max(budget * 1000, 1),
+    /**
+     * The age PSS/USS should not exceed (--pss-every): a process read more recently than this is not read again,
+     * however much budget is left; the budget caps how fresh a big tree can be kept. Undefined: read whenever the
+     * budget allows.
+     */
+    readonly everyMs?: number,
   ) {
     this.tokens = burstMs;
   }
 
-  /** Keys to read now, stalest first, as far as the bucket allows (estimated costs). */
-  plan(nowMs: number, candidates: SmapsCandidate[]): string[] {
+  /**
+   * Keys to read now, stalest first, as far as the bucket allows (estimated costs). With `everyMs`, only those due:
+   * never read, or read at least everyMs ago less `slackMs` (half a tick, so that a read due between two ticks is
+   * made at the earlier one and the age stays under the target).
+   */
+  plan(nowMs: number, candidates: SmapsCandidate[], slackMs = 0): string[] {
     if (this.lastNow !== undefined) {
       this.tokens = Math.min(this.burstMs, this.tokens + (nowMs - this.lastNow) * this.budget);
     }
     this.lastNow = nowMs;
-    const ordered = [...candidates].sort(
+    const every = this.everyMs;
+    const due = every === undefined ? candidates : candidates.filter((c) => {
+      const last = this.lastRead.get(c.key);
+      return last === undefined || nowMs - last >= every - slackMs;
+    });
+    const ordered = [...due].sort(
       (a, b) => (this.lastRead.get(a.key) ?? -Infinity) - (this.lastRead.get(b.key) ?? -Infinity),
     );
     const chosen: string[] = [];

@@ -7,10 +7,10 @@
  * paired measurements taken seconds apart share its noise.
  */
 import { spawn } from "node:child_process";
-import { closeSync, openSync, readdirSync, readSync } from "node:fs";
 import { Sampler } from "../../dist/sampler.js";
 import { locateMemoryCgroup } from "../../dist/system/cgroup-locate.js";
 import { HostFs } from "../../dist/system/host-fs.js";
+import { bareReads } from "../lib/bare-reads.mjs";
 import { exec, killGroup, median, REPO, sleep, sum, SYSTEM_PYTHON } from "../lib/util.mjs";
 
 const cpuMicros = (since) => {
@@ -18,14 +18,17 @@ const cpuMicros = (since) => {
   return d.user + d.system;
 };
 
-/** Starts bench/py/torch_tree.py in a process group of its own; resolves when every worker holds its memory. */
-async function startTree() {
-  const child = spawn(SYSTEM_PYTHON, ["bench/py/torch_tree.py"], { cwd: REPO, stdio: ["ignore", "pipe", "inherit"], detached: true });
+/**
+ * Starts bench/py/torch_tree.py (with `args`: WORKERS PARENT_MB WORKER_MB), or another tree `script` that prints
+ * "ready", in a process group of its own; resolves when every worker holds its memory.
+ */
+export async function startTree(args = [], script = "bench/py/torch_tree.py") {
+  const child = spawn(SYSTEM_PYTHON, [script, ...args], { cwd: REPO, stdio: ["ignore", "pipe", "inherit"], detached: true });
   await new Promise((resolve, reject) => {
     let out = "";
     const timer = setTimeout(() => {
       killGroup(child.pid);
-      reject(new Error("torch_tree.py not ready after 120 s"));
+      reject(new Error(`${script} not ready after 120 s`));
     }, 120_000);
     child.stdout.on("data", (d) => {
       out += d;
@@ -34,7 +37,7 @@ async function startTree() {
         resolve();
       }
     });
-    child.once("exit", (code) => reject(new Error(`torch_tree.py exited with ${code} (is python3-torch installed?)`)));
+    child.once("exit", (code) => reject(new Error(`${script} exited with ${code} (is python3-torch installed?)`)));
   });
   return { pid: child.pid, stop: () => killGroup(child.pid) };
 }
@@ -50,30 +53,8 @@ function loggingFs() {
   return { fs, log };
 }
 
-const scratch = Buffer.alloc(64 * 1024);
-
-/** The least user-space work that makes the kernel produce the same files: open, read to the end, close. */
-function bareReads(log) {
-  for (const [op, path] of log) {
-    try {
-      if (op === "list") {
-        readdirSync(path);
-        continue;
-      }
-      const fd = openSync(path, "r");
-      try {
-        while (readSync(fd, scratch, 0, scratch.length, null) > 0);
-      } finally {
-        closeSync(fd);
-      }
-    } catch {
-      /* gone or not there: memleak paid for the failed open too, and so did this loop */
-    }
-  }
-}
-
 /** A Sampler reading through a logging HostFs, kept for all windows of one rate (as one long watch would be). */
-function loggingSampler(rootPid, cgroup) {
+export function loggingSampler(rootPid, cgroup) {
   const { fs, log } = loggingFs();
   return { sampler: new Sampler({ fs, rootPid, cgroup }), log };
 }

@@ -109,4 +109,20 @@ export interface VerdictDocument {
    * decide it), and whether it lets the step pass (an inconclusive gate does, unless --strict).
    */
   gates?: { name: string; subject?: string; result: "pass" | "fail" | "inconclusive"; passed: boolean; message: string }[];
+  /** Set by run/watch: how the sampling went — what memleak's numbers are worth, and what they cost. */
+  sampling?: SamplingFacts;
+}
+
+export interface SamplingFacts {
+  /** Seconds between samples asked for (--interval). */
+  interval: number;
+  ticks: number;
+  /** Ticks that started half an interval or more behind their schedule (the machine, or memleak, was busy). */
+  lateTicks: number;
+  /** Target age of PSS/USS (--pss-every), seconds. */
+  pssEvery: number;
+  /** How old PSS/USS were at the ticks, seconds (median and maximum over every process at every tick). */
+  pssAge?: { median: number; max: number };
+  /** memleak's own CPU over the session (user + system), as a share of one core. */
+  cpuShare: number;
 }

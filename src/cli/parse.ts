@@ -8,7 +8,7 @@ import { parsePid } from "../system/target.js";
 import { MemleakError, usageError } from "../commands/io.js";
 import { parseDuration, parseRate, parseSize } from "../units.js";
 import { GATE_METRICS, parseKinds, type GateMetric, type GateOptions } from "../gates.js";
-import { DEFAULT_SMAPS_BUDGET } from "../sampler.js";
+import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "../sampler.js";
 
 export const VERSION = "0.1.0";
 
@@ -22,6 +22,8 @@ export interface SessionFlags {
   warmup: number | undefined;
   gates: GateOptions;
   smapsBudget: number;
+  /** Target age of PSS/USS, seconds (--pss-every). */
+  pssEvery: number;
   html: string | undefined;
 }
 
@@ -46,6 +48,7 @@ interface RawSession {
   metric: string;
   perProcess?: boolean;
   smapsBudget: string;
+  pssEvery: string;
   html?: string;
   strict?: boolean;
   failFast?: boolean;
@@ -63,7 +66,7 @@ function seconds(text: string | undefined, option: string, min = 0): number | un
   return v;
 }
 
-function gateOptions(o: Omit<RawSession, "interval" | "smapsBudget" | "duration" | "record">): GateOptions {
+function gateOptions(o: Omit<RawSession, "interval" | "smapsBudget" | "pssEvery" | "duration" | "record">): GateOptions {
   if (!(GATE_METRICS as readonly string[]).includes(o.metric)) {
     throw usageError(`--metric: "${o.metric}" is not a metric: choose from ${GATE_METRICS.join(", ")}`);
   }
@@ -98,6 +101,7 @@ function sessionFlags(o: RawSession): SessionFlags {
     warmup: seconds(o.warmup, "--warmup"),
     gates: gateOptions(o),
     smapsBudget: budgetPercent / 100,
+    pssEvery: seconds(o.pssEvery, "--pss-every", 0.05)!,
     html: o.html,
   };
 }
@@ -121,7 +125,8 @@ function addSessionOptions(cmd: Command): Command {
       .option("--interval <duration>", "time between samples", "1s")
       .option("--record <file.jsonl>", "write every sample to this file as it is taken (JSON lines)")
       .option("--overwrite", "replace the --record file if it exists (refused otherwise)")
-      .option("--smaps-budget <percent>", "share of one core that PSS/USS reads (smaps_rollup) may use", String(Number((DEFAULT_SMAPS_BUDGET * 100).toFixed(3))))
+      .option("--pss-every <duration>", "how old PSS/USS may get: each process's smaps_rollup is read again after this long, as far as --smaps-budget allows", `${DEFAULT_PSS_EVERY}s`)
+      .option("--smaps-budget <percent>", "most of one core that PSS/USS reads (smaps_rollup) may use; a big tree gets older PSS rather than more CPU", String(Number((DEFAULT_SMAPS_BUDGET * 100).toFixed(3))))
       .option("--fail-fast", "stop as soon as a gate has failed and kept failing for 8 s (run: the command gets SIGTERM, then SIGKILL), still writing every report"),
   );
 }
@@ -182,7 +187,7 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
     quiet(program.command("analyze"), output)
       .description("re-analyse a recording made with --record, offline")
       .argument("<recording.jsonl>", "the recording"),
-  ).action((file: string, o: Omit<RawSession, "interval" | "smapsBudget">) => {
+  ).action((file: string, o: Omit<RawSession, "interval" | "smapsBudget" | "pssEvery">) => {
     onAction({ kind: "analyze", file, json: Boolean(o.json), warmup: seconds(o.warmup, "--warmup"), gates: gateOptions(o), html: o.html });
   });
 

@@ -6,7 +6,7 @@
 import { classify } from "../analysis/classify.js";
 import { interimView, SeriesBuilder } from "../analysis/series.js";
 import { DEFAULT_CAPACITY } from "../analysis/column.js";
-import type { VerdictDocument } from "../analysis/types.js";
+import type { SamplingFacts, VerdictDocument } from "../analysis/types.js";
 import type { SeriesSet } from "../analysis/series.js";
 import { evaluateGates, type GateOptions } from "../gates.js";
 import { FailFast } from "./fail-fast.js";
@@ -14,7 +14,7 @@ import { RecordingWriter, RECORDING_SCHEMA, type RecordingHeader } from "../reco
 import { renderLive, renderProgress, type LiveState } from "../report/live.js";
 import { safeText } from "../report/style.js";
 import type { LiveRegion } from "../report/live-region.js";
-import { processKey, Sampler } from "../sampler.js";
+import { DEFAULT_PSS_EVERY, processKey, Sampler } from "../sampler.js";
 import type { Sample } from "../sample.js";
 import type { CgroupLocation } from "../system/cgroup-locate.js";
 import type { HostFs } from "../system/host-fs.js";
@@ -40,6 +40,7 @@ export interface SessionOptions {
   warmup?: number | undefined;
   gates: GateOptions;
   smapsBudget?: number | undefined;
+  pssEvery?: number | undefined;
   html?: string | undefined;
 }
 
@@ -134,6 +135,21 @@ export function nextAnalysisIn(duration: number, lastCost: number): number {
   return Math.max(early ? EARLY_ANALYSE_EVERY_S : ANALYSE_EVERY_S, lastCost / (early ? EARLY_ANALYSIS_SHARE : ANALYSIS_SHARE));
 }
 
+function samplingFacts(sampler: Sampler, o: SessionOptions, lateTicks: number, cpuShare: number): SamplingFacts {
+  const median = sampler.totals.pssAge.median();
+  const max = sampler.totals.pssAge.max();
+  return {
+    interval: o.interval,
+    ticks: sampler.totals.ticks,
+    lateTicks,
+    pssEvery: o.pssEvery ?? DEFAULT_PSS_EVERY,
+    ...(median !== undefined && max !== undefined && { pssAge: { median: round(median, 1), max: round(max, 1) } }),
+    cpuShare: round(cpuShare, 5),
+  };
+}
+
+const round = (x: number, digits: number) => Number(x.toFixed(digits));
+
 /** CPU seconds this process has spent (user + system). */
 const cpuSeconds = () => {
   const u = process.cpuUsage();
@@ -191,7 +207,9 @@ export async function runSession(
   /** Called once sampling has stopped, before the verdict: run waits here for the command's exit status. */
   afterSampling: () => Promise<Partial<VerdictDocument["target"]>> = async () => ({}),
 ): Promise<SessionResult> {
-  const sampler = new Sampler({ fs, rootPid: target.rootPid, cgroup: target.cgroup, smapsBudget: o.smapsBudget });
+  const sampler = new Sampler({ fs, rootPid: target.rootPid, cgroup: target.cgroup, smapsBudget: o.smapsBudget, pssEvery: o.pssEvery });
+  const cpuAtStart = cpuSeconds();
+  let lateTicks = 0;
   const builder = new SeriesBuilder(DEFAULT_CAPACITY, INTERIM_POINTS);
   /** A line for the user on stderr, above the live view when there is one (a raw write would be drawn over). */
   const say = (line: string) => (region ? region.passthrough("stderr", line) : io.stderr(line));
@@ -253,6 +271,7 @@ export async function runSession(
   try {
     for (let tick = 0; ; tick++) {
       if (wakeup.stopped) break;
+      if (Date.now() - (started + tick * o.interval * 1000) >= (o.interval * 1000) / 2) lateTicks++;
       const sample = sampler.tick();
       if (!sample) {
         wakeup.stop("exited");
@@ -304,7 +323,7 @@ export async function runSession(
       // The view is built only when it is drawn: every tick on a terminal, every PROGRESS_EVERY_S in a log.
       const progressDue = !region && elapsed - lastProgress >= PROGRESS_EVERY_S;
       if (region || progressDue) {
-        const state: LiveState = { mode: target.mode, rootPid: target.rootPid, command: commandText, elapsed, set: builder.set, latest, soFar, commands: liveNames(sample) };
+        const state: LiveState = { mode: target.mode, rootPid: target.rootPid, command: commandText, elapsed, set: builder.set, latest, soFar, commands: liveNames(sample), pssAge: sampler.totals.pssAgeNow };
         if (region) region.update(renderLive(state, io.color, io.columns));
         else {
           io.stderr(renderProgress(state) + "\n");
@@ -349,6 +368,7 @@ export async function runSession(
     doc.target = { ...doc.target, stopReason: wakeup.stopped ?? "exited", ...(target.cgroupInfo && { cgroup: target.cgroupInfo }), ...extra };
     const gates = failFast ? failFast.final(evaluateGates(doc, builder.set, o.gates)) : evaluateGates(doc, builder.set, o.gates);
     if (gates.length) doc.gates = gates;
+    doc.sampling = samplingFacts(sampler, o, lateTicks, (cpuSeconds() - cpuAtStart) / Math.max((Date.now() - started) / 1000, 1e-3));
     writer?.write({ type: "verdict", ...doc });
     return { doc, stopReason: wakeup.stopped ?? "exited", set: builder.set, commands: commands(), settledAt: settledAt(history, verdictKey(doc)) };
   } finally {

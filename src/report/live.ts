@@ -18,7 +18,12 @@ export interface LiveState {
   latest: Sample | undefined;
   soFar: VerdictDocument | undefined;
   commands: Map<number, string>;
+  /** The oldest PSS/USS of the latest sample, seconds (read under --pss-every and --smaps-budget). */
+  pssAge?: number | undefined;
 }
+
+/** "PSS ≤ 2 s old": how fresh the USS column and Σ PSS are. */
+const pssAgeText = (age: number | undefined) => (age === undefined ? undefined : `PSS ≤ ${age < 10 ? age.toFixed(1) : age.toFixed(0)} s old`);
 
 const SPARK = 20;
 
@@ -66,7 +71,8 @@ export function renderLive(s: LiveState, color: boolean, columns = 100): string 
     }
   }
   const pss = s.set.tree.pss?.ys;
-  if (s.set.processes.size > 1 && pss) lines.push(`${"tree".padEnd(8)}${`Σ PSS ${formatBytes(pss[pss.length - 1])}`.padEnd(56)}${delta(pss).padStart(11)}  ${spark(pss)}`);
+  const age = s.pssAge === undefined ? "" : ` (${pssAgeText(s.pssAge)})`;
+  if (s.set.processes.size > 1 && pss) lines.push(`${"tree".padEnd(8)}${`Σ PSS ${formatBytes(pss[pss.length - 1])}${age}`.padEnd(56)}${delta(pss).padStart(11)}  ${spark(pss)}`);
   const cg = s.latest?.cgroup;
   const usage = s.set.cgroup.cgroup?.ys;
   if (cg && usage) {
@@ -84,7 +90,7 @@ export function renderProgress(s: LiveState): string {
   const n = s.latest?.processes.length ?? 0;
   parts.push(`${n} process${n === 1 ? "" : "es"}`);
   const pss = s.set.tree.pss?.ys;
-  if (pss?.length) parts.push(`Σ PSS ${formatBytes(pss[pss.length - 1])} (${delta(pss)})`);
+  if (pss?.length) parts.push(`Σ PSS ${formatBytes(pss[pss.length - 1])} (${delta(pss)}${s.pssAge !== undefined ? `, ${pssAgeText(s.pssAge)}` : ""})`);
   const usage = s.set.cgroup.cgroup?.ys;
   if (usage?.length) parts.push(`cgroup ${formatBytes(usage[usage.length - 1])} (${delta(usage)})`);
   parts.push(`so far: ${s.soFar ? s.soFar.verdict.kind + (s.soFar.verdict.pid !== undefined ? ` (PID ${s.soFar.verdict.pid})` : "") : "collecting"}`);

@@ -136,6 +136,9 @@ describe.skipIf(!OWN_MEMORY_CGROUP.ok)(`memleak run on real scenarios${skipNote(
       // The agents injected one after another are memleak's: taken out of the cgroup's usage before it is judged.
       expect(cg.caveats.join(" ")).toMatch(/memleak's agents added [\d.]+ MiB to [23] processes it was injected into/);
       expect(r.stderr).toMatch(/stopped: --duration 18s reached/);
+      // How the sampling went: 3 small processes keep PSS within the default 2 s (a tick's slack over it at most).
+      expect(doc.sampling).toMatchObject({ interval: 0.25, pssEvery: 2, ticks: expect.any(Number), lateTicks: expect.any(Number) });
+      expect(doc.sampling!.pssAge!.max).toBeLessThanOrEqual(2.25);
     } finally {
       await target.stop();
     }

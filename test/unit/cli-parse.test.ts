@@ -42,8 +42,16 @@ describe("parseCLI", () => {
       json: false,
       isolate: true,
       gates: { maxGrowth: { kind: "bytes", bytes: 50 * 2 ** 20 }, failOn: ["leak", "cow"], metric: "pss", perProcess: false },
-      smapsBudget: expect.closeTo(0.007, 9),
+      smapsBudget: expect.closeTo(0.03, 9),
+      pssEvery: 2,
     });
+  });
+
+  it("--pss-every is a duration, at least 50 ms", () => {
+    expect(parseCLI(["watch", "42", "--pss-every", "10s"])).toMatchObject({ kind: "watch", pssEvery: 10 });
+    expect(parseCLI(["watch", "42", "--pss-every", "500ms"])).toMatchObject({ pssEvery: 0.5 });
+    expect(parseCLI(["watch", "42", "--pss-every", "soon"])).toMatchObject({ kind: "error", exitCode: 2, message: expect.stringMatching(/^--pss-every: /) });
+    expect(parseCLI(["watch", "42", "--pss-every", "0s"])).toMatchObject({ kind: "error", exitCode: 2, message: expect.stringMatching(/--pss-every: must be at least 0.05s/) });
   });
 
   it("watch and analyze", () => {

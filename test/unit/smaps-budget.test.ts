@@ -63,3 +63,45 @@ describe("smaps_rollup budget", () => {
     expect(b.lastReadAt("gone")).toBeUndefined();
   });
 });
+
+describe("--pss-every: a target age, with the budget as the cap", () => {
+  /** Ticks at `hz` for `seconds`, reads charged 10 ms/GiB; the oldest age each tick (ms) and the read time spent. */
+  function ages(budget: number, everyMs: number, hz: number, seconds: number, rssList: number[]) {
+    const b = new SmapsBudget(budget, Math.max(budget * 1000, 1), everyMs);
+    const procs = rssList.map((rss, i) => ({ key: `p${i}`, rss }));
+    let spent = 0;
+    let worst = 0;
+    for (let tick = 0; tick < seconds * hz; tick++) {
+      const now = (tick * 1000) / hz;
+      for (const key of b.plan(now, procs, 500 / hz)) {
+        const cost = estimateCostMs(procs.find((p) => p.key === key)!.rss);
+        b.charge(key, now, cost);
+        spent += cost;
+      }
+      if (tick > 10 * hz) for (const p of procs) worst = Math.max(worst, now - b.lastReadAt(p.key)!);
+    }
+    return { spent, worst };
+  }
+
+  it("9 processes of 0.45 GiB at 1 Hz, every 2 s under a 3% cap: never older than 2 s, ~2.2% of a core", () => {
+    const { spent, worst } = ages(0.03, 2000, 1, 300, Array(9).fill(0.45 * GiB));
+    expect(worst).toBeLessThanOrEqual(2000);
+    expect(spent / (300 * 1000)).toBeGreaterThan(0.015);
+    expect(spent / (300 * 1000)).toBeLessThan(0.03);
+  });
+
+  it("a small tree is read no more often than the target, however much budget is left", () => {
+    const { spent, worst } = ages(0.03, 2000, 10, 300, Array(4).fill(0.05 * GiB));
+    expect(worst).toBeLessThanOrEqual(2000);
+    // 4 reads of 0.54 ms every 2 s: 0.1% of a core, not the 3% the cap allows.
+    expect(spent / (300 * 1000)).toBeLessThan(0.0015);
+  });
+
+  it("a tree too big for the cap gets older PSS, not more CPU", () => {
+    const { spent, worst } = ages(0.03, 2000, 1, 600, Array(9).fill(4 * GiB));
+    expect(spent / (600 * 1000)).toBeLessThanOrEqual(0.03 + 0.001);
+    // 9 × 40 ms = 360 ms of reads per sweep at 30 ms/s: about 12 s old.
+    expect(worst).toBeGreaterThan(10_000);
+    expect(worst).toBeLessThan(15_000);
+  });
+});

@@ -55,6 +55,15 @@ export class Column {
     this.stride *= 2;
   }
 
+  /** A column holding these points as they are (no compaction ahead): for a set rebuilt from its packed form. */
+  static of(xs: number[], ys: number[], peak: number | undefined): Column {
+    const c = new Column(Math.max(xs.length + 1, 2));
+    c.xs = xs;
+    c.ys = ys;
+    c.peak = peak;
+    return c;
+  }
+
   get length(): number {
     return this.xs.length;
   }

@@ -3,8 +3,10 @@
  * the live view and the verdict so far up to date, and stop when the target exits, when --duration has passed, or
  * when asked to. Then classify, check the gates, and append the verdict to the recording.
  */
-import { classify } from "../analysis/classify.js";
+import { classify, type ClassifyInput } from "../analysis/classify.js";
 import { interimView, SeriesBuilder } from "../analysis/series.js";
+import { packSet } from "../analysis/packed-set.js";
+import { InterimAnalyst } from "./interim-analyst.js";
 import { DEFAULT_CAPACITY } from "../analysis/column.js";
 import type { SamplingFacts, VerdictDocument } from "../analysis/types.js";
 import type { SeriesSet } from "../analysis/series.js";
@@ -257,16 +259,26 @@ export async function runSession(
       if (r.startedAt !== undefined) builder.addInjection(r.pid, r.startedAt);
     }
   };
-  const analyse = (set = builder.set): VerdictDocument =>
-    classify({
-      agentResults: target.agent ? { traces: target.agent.traces, trims: target.agent.trims } : undefined,
-      agentMissing: target.attacher?.missing(),
-      set,
-      options: { warmup: o.warmup, command: target.command },
-      commands: commands(),
-      cgroup: target.cgroup ? { path: target.cgroup.path, version: target.cgroup.version, others, othersAnonGrowth } : undefined,
-      target: { pid: target.rootPid, ...(target.command && { command: target.command }) },
-    });
+  const classifyInput = (set: SeriesSet): ClassifyInput => ({
+    agentResults: target.agent ? { traces: target.agent.traces, trims: target.agent.trims } : undefined,
+    agentMissing: target.attacher?.missing(),
+    set,
+    options: { warmup: o.warmup, command: target.command },
+    commands: commands(),
+    cgroup: target.cgroup ? { path: target.cgroup.path, version: target.cgroup.version, others, othersAnonGrowth } : undefined,
+    target: { pid: target.rootPid, ...(target.command && { command: target.command }) },
+  });
+  // Interim verdicts are worked out on a worker thread (interim-analyst.ts); each says when its data ran to.
+  const analyst = new InterimAnalyst((r, at) => {
+    soFar = r.doc;
+    history.push({ t: at, key: verdictKey(r.doc) });
+    lastAnalysisCost = r.costMs / 1000;
+    const failed = failFast?.check(at, r.gates);
+    if (failed && !wakeup.stopped) {
+      say(`memleak: --fail-fast: gate ${failed.name} has failed since ${failed.since.toFixed(0)} s (${safeText(failed.message)}); stopping\n`);
+      wakeup.stop("gate-failed");
+    }
+  });
 
   try {
     for (let tick = 0; ; tick++) {
@@ -307,18 +319,10 @@ export async function runSession(
         writer.write({ type: "sample", ...sample });
       }
       const elapsed = (Date.now() - started) / 1000;
-      if (elapsed - lastAnalysis >= nextAnalysisIn(builder.set.duration, lastAnalysisCost)) {
-        const cpuBefore = cpuSeconds();
-        const view = interimView(builder.set);
-        soFar = analyse(view);
+      if (!analyst.busy && elapsed - lastAnalysis >= nextAnalysisIn(builder.set.duration, lastAnalysisCost)) {
         lastAnalysis = elapsed;
-        history.push({ t: builder.set.duration, key: verdictKey(soFar) });
-        const failed = failFast?.check(builder.set.duration, evaluateGates(soFar, view, o.gates));
-        lastAnalysisCost = cpuSeconds() - cpuBefore;
-        if (failed) {
-          say(`memleak: --fail-fast: gate ${failed.name} has failed since ${failed.since.toFixed(0)} s (${safeText(failed.message)}); stopping\n`);
-          wakeup.stop("gate-failed");
-        }
+        const { packed, transfer } = packSet(interimView(builder.set));
+        analyst.request({ input: { ...classifyInput(builder.set), set: packed }, gates: o.gates }, transfer, builder.set.duration);
       }
       // The view is built only when it is drawn: every tick on a terminal, every PROGRESS_EVERY_S in a log.
       const progressDue = !region && elapsed - lastProgress >= PROGRESS_EVERY_S;
@@ -364,7 +368,8 @@ export async function runSession(
         writer?.write({ type: "event", t, event: "agent-last-words", detail: lastWords });
       }
     }
-    const doc = analyse();
+    await analyst.close();
+    const doc = classify(classifyInput(builder.set));
     doc.target = { ...doc.target, stopReason: wakeup.stopped ?? "exited", ...(target.cgroupInfo && { cgroup: target.cgroupInfo }), ...extra };
     const gates = failFast ? failFast.final(evaluateGates(doc, builder.set, o.gates)) : evaluateGates(doc, builder.set, o.gates);
     if (gates.length) doc.gates = gates;
@@ -373,5 +378,6 @@ export async function runSession(
     return { doc, stopReason: wakeup.stopped ?? "exited", set: builder.set, commands: commands(), settledAt: settledAt(history, verdictKey(doc)) };
   } finally {
     writer?.close();
+    await analyst.close();
   }
 }

@@ -23,7 +23,8 @@ export interface LiveState {
 }
 
 /** "PSS ≤ 2 s old": how fresh the USS column and Σ PSS are. */
-const pssAgeText = (age: number | undefined) => (age === undefined ? undefined : `PSS ≤ ${age < 10 ? age.toFixed(1) : age.toFixed(0)} s old`);
+const pssAgeText = (age: number | undefined) =>
+  age === undefined ? undefined : age < 0.05 ? "PSS read this tick" : `PSS ≤ ${age < 10 ? age.toFixed(1) : age.toFixed(0)} s old`;
 
 const SPARK = 20;
 

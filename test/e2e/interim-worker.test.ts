@@ -1,0 +1,33 @@
+/**
+ * The compiled interim analyst (dist/, as the CLI runs it) works verdicts out on a real worker thread: the request
+ * returns at once, the verdict comes back later, and it is the verdict the main thread would have worked out.
+ */
+import { describe, expect, it } from "vitest";
+import { classify } from "../../src/analysis/classify.js";
+import { interimView, SeriesBuilder } from "../../src/analysis/series.js";
+import { MB, synthesize } from "../support/synthetic-samples.js";
+
+describe("interim verdicts on a worker thread", () => {
+  it("answers asynchronously, with the same verdict as in line", async () => {
+    const { InterimAnalyst } = await import("../../dist/commands/interim-analyst.js");
+    const { packSet } = await import("../../dist/analysis/packed-set.js");
+    const b = new SeriesBuilder(undefined, 240);
+    for (const s of synthesize({ seconds: 600, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: 0.2 * MB }, baseline: 200 * MB, noise: 2 * MB } }] })) b.add(s);
+    const view = interimView(b.set);
+    const input = { set: view, options: {}, target: { pid: 100 } };
+    const expected = classify(input);
+    const answered = new Promise<{ kind: string; at: number }>((resolve) => {
+      const analyst = new InterimAnalyst((r: { doc: typeof expected }, at: number) => {
+        resolve({ kind: r.doc.verdict.kind, at });
+        void analyst.close();
+      });
+      const { packed, transfer } = packSet(view);
+      expect(analyst.request({ input: { ...input, set: packed }, gates: { metric: "pss", perProcess: false } }, transfer, 600)).toBe(true);
+      // In flight on the worker: the caller is free, and a second request is refused until the answer is in.
+      expect(analyst.busy).toBe(true);
+      expect(analyst.request({ input: { ...input, set: packed }, gates: { metric: "pss", perProcess: false } }, [], 601)).toBe(false);
+    });
+    expect(await answered).toEqual({ kind: expected.verdict.kind, at: 600 });
+    expect(expected.verdict.kind).toBe("leak");
+  });
+});

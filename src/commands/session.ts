@@ -121,14 +121,16 @@ const PROGRESS_EVERY_S = 10;
  * EARLY_PHASE_S: that is when the early test (stats/sequential.ts) can call a leak, to the second.
  * It is worked out on the series' coarse twins (at most INTERIM_POINTS points per column, series.ts interimView), so
  * that its cost stops growing after the first minutes, and no more often than keeps its CPU under ANALYSIS_SHARE of
- * one core (EARLY_ANALYSIS_SHARE in the early phase): on 64 processes one interim verdict costs ~0.3 s, and every
- * 5 s that was 6% of a core. The final verdict is worked out on the full series.
+ * one core (EARLY_ANALYSIS_SHARE in the early phase): on 64 processes a verdict on 600 samples cost ~0.5 s, and every
+ * 5 s that was 10% of a core. 120 points: the same verdict as the full series on every recording in fixtures/ at every
+ * 10 s and on 42 synthetic 10–30 minute watches (60 points lost a slow noisy leak); a verdict on 9 processes then costs
+ * ~12 ms, every ~12 s at 0.1% of a core. The final verdict is worked out on the full series.
  */
 const ANALYSE_EVERY_S = 5;
 const EARLY_ANALYSE_EVERY_S = 1;
 const EARLY_PHASE_S = 30;
-export const INTERIM_POINTS = 240;
-export const ANALYSIS_SHARE = 0.002;
+export const INTERIM_POINTS = 120;
+export const ANALYSIS_SHARE = 0.001;
 export const EARLY_ANALYSIS_SHARE = 0.03;
 
 /** Seconds until the next interim verdict, given what the last one cost (CPU seconds). */

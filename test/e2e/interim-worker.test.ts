@@ -11,7 +11,7 @@ describe("interim verdicts on a worker thread", () => {
   it("answers asynchronously, with the same verdict as in line", async () => {
     const { InterimAnalyst } = await import("../../dist/commands/interim-analyst.js");
     const { packSet } = await import("../../dist/analysis/packed-set.js");
-    const b = new SeriesBuilder(undefined, 240);
+    const b = new SeriesBuilder(undefined, 120);
     for (const s of synthesize({ seconds: 600, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: 0.2 * MB }, baseline: 200 * MB, noise: 2 * MB } }] })) b.add(s);
     const view = interimView(b.set);
     const input = { set: view, options: {}, target: { pid: 100 } };

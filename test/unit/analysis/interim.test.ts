@@ -11,7 +11,7 @@ import { InterimAnalyst } from "../../../src/commands/interim-analyst.js";
 import { MB, synthesize } from "../../support/synthetic-samples.js";
 
 function watched() {
-  const b = new SeriesBuilder(undefined, 240);
+  const b = new SeriesBuilder(undefined, 120);
   const samples = synthesize({
     seconds: 900,
     processes: [

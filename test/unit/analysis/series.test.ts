@@ -93,8 +93,8 @@ describe("how often the verdict so far is worked out", () => {
     ["early, cheap: every second", 10, 0.002, 1],
     ["early, 60 ms: held to 3% of a core", 10, 0.06, 2],
     ["later, cheap: every 5 s", 120, 0.002, 5],
-    ["later, 50 ms: held to 0.2% of a core", 120, 0.05, 25],
-    ["later, 300 ms (64 processes)", 600, 0.3, 150],
+    ["later, 12 ms: held to 0.1% of a core", 120, 0.012, 12],
+    ["later, 85 ms (64 processes)", 600, 0.085, 85],
   ] as [string, number, number, number][])("%s", (_name, duration, cost, seconds) => {
     expect(nextAnalysisIn(duration, cost)).toBeCloseTo(seconds, 6);
   });

@@ -13,7 +13,7 @@
  *   g  what a user pays: the whole `memleak watch` process's CPU, minute by minute, beside a bare reader of the same
  *      files and psutil, on 9 and 64 processes, at 1 Hz and 10 Hz (--whole-minutes N: 5 by default; 60 for the soak)
  */
-import { DEFAULT_SMAPS_BUDGET } from "../dist/sampler.js";
+import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "../dist/sampler.js";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { scenarioTable } from "./scenarios.mjs";
@@ -27,7 +27,7 @@ import { measureWhole, summarise, TREES } from "./sections/whole-process.mjs";
 import { machine, met, mib, num, ratio, REPO, secs, table } from "./lib/util.mjs";
 
 /** The targets this benchmark checks (from the project's issue 7, and DESIGN/METRICS for the smaps budget). */
-const TARGET = { vsBare: 1.5, coreShare: 0.01, longVsDay: 1.25 };
+const TARGET = { vsBare: 1.5, longVsDay: 1.25 };
 const ALL_SECTIONS = ["a", "b", "c", "d", "e", "f", "g"];
 
 function parseArgs(argv) {
@@ -88,7 +88,7 @@ async function sectionA(o, log) {
   const r = await samplingCost({ windowS: o.quick ? 10 : 20, repeats: o.quick ? 2 : 3, log });
   const oneHz = r.rates.find((x) => x.hz === 1);
   const md = [
-    `Tree: bench/py/torch_tree.py under /usr/bin/python3 — a parent that imported torch and holds a 256 MB tensor, and 8 forked workers with 200 MB each: ${r.tree.processes} processes, Σ PSS ${mib(r.tree.pss)} (Σ RSS ${mib(r.tree.rss)}, shared pages counted in every process). Default smaps budget (${num(DEFAULT_SMAPS_BUDGET * 100, 2)}% of one core). ${r.rates[0].windows} windows of ${o.quick ? 10 : 20} s per rate; figures are per sample, medians over the windows.`,
+    `Tree: bench/py/torch_tree.py under /usr/bin/python3 — a parent that imported torch and holds a 256 MB tensor, and 8 forked workers with 200 MB each: ${r.tree.processes} processes, Σ PSS ${mib(r.tree.pss)} (Σ RSS ${mib(r.tree.rss)}, shared pages counted in every process). Default PSS freshness (every ${DEFAULT_PSS_EVERY} s, under a cap of ${num(DEFAULT_SMAPS_BUDGET * 100, 2)}% of one core). ${r.rates[0].windows} windows of ${o.quick ? 10 : 20} s per rate; figures are per sample, medians over the windows.`,
     "",
     table(
       ["rate", "memleak CPU/sample", "bare reads CPU/sample", "psutil CPU/sample", "memleak ÷ bare", "memleak ÷ psutil", "memleak, share of one core", "of which smaps_rollup", "smaps reads/sample"],
@@ -99,16 +99,12 @@ async function sectionA(o, log) {
       ["target", "figure", "result"],
       [
         ...r.rates.map((x) => [`memleak CPU/sample ≤ ${TARGET.vsBare}× the bare reads it chose (${x.hz} Hz)`, ratio(x.vsBare), met(x.vsBare <= TARGET.vsBare)]),
-        [`≤ ${TARGET.coreShare * 100}% of one core at the defaults (1 s interval, ${num(DEFAULT_SMAPS_BUDGET * 100, 2)}% smaps budget)`, oneHz ? `${num(oneHz.coreShare * 100, 2)}%` : "–", met(oneHz && oneHz.coreShare <= TARGET.coreShare)],
+        // Issue 7's "≤ 1% of one core" gave way to issue 13's PSS freshness (2 s by default, under a 3% cap): the share
+        // is shown, and the whole process is judged against its bare reads in section g.
+        [`share of one core at the defaults (1 s interval, PSS every ${DEFAULT_PSS_EVERY} s, cap ${num(DEFAULT_SMAPS_BUDGET * 100, 2)}%)`, oneHz ? `${num(oneHz.coreShare * 100, 2)}%` : "–", "(no target: see g)"],
       ],
     ),
   ];
-  if (oneHz && oneHz.coreShare > TARGET.coreShare && oneHz.smapsShare > 0.8 * TARGET.coreShare) {
-    md.push(
-      "",
-      `Why the 1% target is missed: the smaps_rollup budget (${num(DEFAULT_SMAPS_BUDGET * 100, 2)}% of one core by default) is spent on a tree this size (${num(oneHz.smapsShare * 100, 2)}% here), and status/stat, the tree walk, the cgroup and parsing come on top.`,
-    );
-  }
   return { title: "a. Sampling cost", md: md.join("\n"), data: r };
 }
 

@@ -51,7 +51,7 @@ export class SmapsBudget {
   /**
    * Keys to read now, stalest first, as far as the bucket allows (estimated costs). With `everyMs`, only those due:
    * never read, or read at least everyMs ago less `slackMs` (half a tick, so that a read due between two ticks is
-   * made at the earlier one and the age stays under the target).
+   * made at the nearer one: the age stays within the target plus half a tick, as far as the budget allows).
    */
   plan(nowMs: number, candidates: SmapsCandidate[], slackMs = 0): string[] {
     if (this.lastNow !== undefined) {

@@ -55,6 +55,15 @@ export class Column {
     this.stride *= 2;
   }
 
+  /**
+   * The points, and the pending partial one (the mean of the raw points not yet a stored point) as the last: what a
+   * reader that must not lag behind the newest sample sees (a coarse twin at stride 64 holds back up to 63 samples).
+   */
+  withPending(): Column {
+    if (this.pendingN === 0) return this;
+    return Column.of([...this.xs, this.pendingX / this.pendingN], [...this.ys, this.pendingY / this.pendingN], this.peak);
+  }
+
   /** A column holding these points as they are (no compaction ahead): for a set rebuilt from its packed form. */
   static of(xs: number[], ys: number[], peak: number | undefined): Column {
     const c = new Column(Math.max(xs.length + 1, 2));

@@ -35,6 +35,8 @@ export interface ProcessSeries {
   files: Map<string, MappedFile>;
   /** `watch`: when memleak began injecting the agent (seconds), if it did; its memory rises before its first report. */
   injectionStarted?: number;
+  /** When the agent first reported for this process (seconds), as it arrived: columns may be compacted since. */
+  firstReport?: number;
 }
 
 export interface SeriesSet {
@@ -220,9 +222,16 @@ export class SeriesBuilder {
    */
   addInjection(pid: number, startedMs: number): void {
     if (this.set.t0 === undefined || !Number.isFinite(startedMs)) return;
-    let latest: ProcessSeries | undefined;
-    for (const ps of this.set.processes.values()) if (ps.pid === pid && (latest?.lastSeen ?? -1) < ps.lastSeen) latest = ps;
-    if (latest) latest.injectionStarted = (startedMs - this.set.t0) / 1000;
+    const t = (startedMs - this.set.t0) / 1000;
+    // The process of that pid alive then (`analyze` adds injections after every sample: the pid may have been reused).
+    let chosen: ProcessSeries | undefined;
+    for (const ps of this.set.processes.values()) {
+      if (ps.pid !== pid) continue;
+      const alive = ps.firstSeen <= t && t <= ps.lastSeen;
+      const chosenAlive = chosen !== undefined && chosen.firstSeen <= t && t <= chosen.lastSeen;
+      if (!chosen || (alive && !chosenAlive) || (alive === chosenAlive && chosen.lastSeen < ps.lastSeen)) chosen = ps;
+    }
+    if (chosen) chosen.injectionStarted = t;
   }
 
   /** Numeric agent fields, flattened one level ("malloc.inUse"), per process. */
@@ -238,6 +247,7 @@ export class SeriesBuilder {
     for (const [pidText, report] of Object.entries(agent)) {
       const ps = seriesOf(pidText);
       if (!ps || typeof report !== "object" || report === null) continue;
+      ps.firstReport ??= t;
       for (const [name, v] of flatten(report as Record<string, unknown>)) {
         if (typeof v === "string") ps.agentText[name] = v;
         else (ps.agent[name] ??= new Column(this.capacity, this.coarseCapacity)).push(t, v);
@@ -264,11 +274,11 @@ export function buildSeries(samples: Iterable<Sample>, capacity?: number): Serie
 }
 
 /**
- * The set with every column replaced by its coarse twin (when it has one): what the interim verdicts of a session
- * are worked out on. The processes' other fields are shared, not copied; only the column references differ.
+ * The set with every column replaced by its coarse twin (when it has one), up to the newest sample: what the interim
+ * verdicts of a session are worked out on. The processes' other fields are shared, not copied; only the column references differ.
  */
 export function interimView(set: SeriesSet): SeriesSet {
-  const c = (col: Column) => col.coarse ?? col;
+  const c = (col: Column) => col.coarse?.withPending() ?? col;
   const each = <K extends string>(r: Partial<Record<K, Column>>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, c(v as Column)])) as Partial<Record<K, Column>>;
   const processes = new Map<string, ProcessSeries>();
   for (const [k, ps] of set.processes) processes.set(k, { ...ps, metrics: each(ps.metrics), shared: c(ps.shared), agent: each(ps.agent) as Record<string, Column> });

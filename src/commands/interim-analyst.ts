@@ -16,8 +16,16 @@ export class InterimAnalyst {
   private inline = false;
   private pending: { at: number } | undefined;
 
-  /** @param onResult called with each verdict and the session time (seconds) its data ran to */
-  constructor(private readonly onResult: (r: InterimResult, at: number) => void) {}
+  /**
+   * @param onResult called with each verdict and the session time (seconds) its data ran to
+   * @param onError told once when interim verdicts fail (a bug): the session goes on, the final verdict is its own
+   */
+  constructor(
+    private readonly onResult: (r: InterimResult, at: number) => void,
+    private readonly onError: (message: string) => void = () => {},
+  ) {}
+
+  private errorSaid = false;
 
   /** Whether a verdict is being worked out (a new one is not started until it is in). */
   get busy(): boolean {
@@ -29,11 +37,25 @@ export class InterimAnalyst {
     if (this.pending) return false;
     const worker = this.inline ? undefined : this.start();
     if (!worker) {
-      this.onResult(runInterim(job), at);
+      let r: InterimResult;
+      try {
+        r = runInterim(job);
+      } catch (err) {
+        this.fail(err instanceof Error ? (err.stack ?? err.message) : String(err));
+        return true;
+      }
+      this.onResult(r, at);
+      return true;
+    }
+    try {
+      worker.postMessage(job, transfer);
+    } catch (err) {
+      // Could not be cloned (a bug): worked out in line from now on, and said once.
+      this.fail((err as Error).message);
+      this.fallBack();
       return true;
     }
     this.pending = { at };
-    worker.postMessage(job, transfer);
     return true;
   }
 
@@ -56,18 +78,33 @@ export class InterimAnalyst {
       const w = new Worker(WORKER_FILE);
       // The worker never keeps memleak alive: the session ends it, and an early exit must not wait for it.
       w.unref();
-      w.on("message", (r: InterimResult) => {
+      w.on("message", (r: InterimResult | { error: string }) => {
         const p = this.pending;
         this.pending = undefined;
-        if (p) this.onResult(r, p.at);
+        if ("error" in r) this.fail(r.error);
+        else if (p) this.onResult(r, p.at);
       });
-      w.on("error", () => this.fallBack());
+      // A worker that dies or cannot read its answer: verdicts are worked out in line from then on.
+      w.on("error", (err) => {
+        this.fail(err.message);
+        this.fallBack();
+      });
+      w.on("messageerror", () => this.fallBack());
+      w.on("exit", () => {
+        if (this.worker === w) this.fallBack();
+      });
       this.worker = w;
       return w;
     } catch {
       this.inline = true;
       return undefined;
     }
+  }
+
+  private fail(message: string): void {
+    if (this.errorSaid) return;
+    this.errorSaid = true;
+    this.onError(message);
   }
 
   /**

@@ -122,21 +122,26 @@ const PROGRESS_EVERY_S = 10;
  * It is worked out on the series' coarse twins (at most INTERIM_POINTS points per column, series.ts interimView), so
  * that its cost stops growing after the first minutes, and no more often than keeps its CPU under ANALYSIS_SHARE of
  * one core (EARLY_ANALYSIS_SHARE in the early phase): on 64 processes a verdict on 600 samples cost ~0.5 s, and every
- * 5 s that was 10% of a core. 120 points: the same verdict as the full series on every recording in fixtures/ at every
- * 10 s and on 42 synthetic 10–30 minute watches (60 points lost a slow noisy leak); a verdict on 9 processes then costs
- * ~12 ms, every ~12 s at 0.1% of a core. The final verdict is worked out on the full series.
+ * 5 s that was 10% of a core. A twin of capacity 240 holds 120–240 points (it halves when full): 120 gave the same
+ * verdict as the full series on every recording in fixtures/ at every 10 s and on 42 synthetic 10–30 minute watches,
+ * 60 lost a slow noisy leak. A verdict on 9 processes then costs 12–45 ms, every 12–45 s at 0.1% of a core. The final
+ * verdict is worked out on the full series.
  */
 const ANALYSE_EVERY_S = 5;
 const EARLY_ANALYSE_EVERY_S = 1;
 const EARLY_PHASE_S = 30;
-export const INTERIM_POINTS = 120;
+export const INTERIM_POINTS = 240;
 export const ANALYSIS_SHARE = 0.001;
 export const EARLY_ANALYSIS_SHARE = 0.03;
 
-/** Seconds until the next interim verdict, given what the last one cost (CPU seconds). */
-export function nextAnalysisIn(duration: number, lastCost: number): number {
+/**
+ * Seconds until the next interim verdict, given what the last one cost (seconds). Under --fail-fast the budget does
+ * not apply: the user asked to be stopped within seconds of a failed gate, and the verdict runs on its own thread.
+ */
+export function nextAnalysisIn(duration: number, lastCost: number, failFast = false): number {
   const early = duration < EARLY_PHASE_S;
-  return Math.max(early ? EARLY_ANALYSE_EVERY_S : ANALYSE_EVERY_S, lastCost / (early ? EARLY_ANALYSIS_SHARE : ANALYSIS_SHARE));
+  const every = early ? EARLY_ANALYSE_EVERY_S : ANALYSE_EVERY_S;
+  return failFast ? every : Math.max(every, lastCost / (early ? EARLY_ANALYSIS_SHARE : ANALYSIS_SHARE));
 }
 
 function samplingFacts(sampler: Sampler, o: SessionOptions, lateTicks: number, cpuShare: number): SamplingFacts {
@@ -272,6 +277,8 @@ export async function runSession(
   });
   // Interim verdicts are worked out on a worker thread (interim-analyst.ts); each says when its data ran to.
   const analyst = new InterimAnalyst((r, at) => {
+    // Sampling is over: a verdict still in flight must not fire a gate the final verdict did not fail.
+    if (wakeup.stopped) return;
     soFar = r.doc;
     history.push({ t: at, key: verdictKey(r.doc) });
     lastAnalysisCost = r.costMs / 1000;
@@ -280,17 +287,18 @@ export async function runSession(
       say(`memleak: --fail-fast: gate ${failed.name} has failed since ${failed.since.toFixed(0)} s (${safeText(failed.message)}); stopping\n`);
       wakeup.stop("gate-failed");
     }
-  });
+  }, (message) => say(`memleak: warning: the verdict so far could not be worked out (a bug in memleak; the final verdict is worked out apart): ${safeText(message.split("\n")[0] ?? "")}\n`));
 
   try {
     for (let tick = 0; ; tick++) {
       if (wakeup.stopped) break;
-      if (Date.now() - (started + tick * o.interval * 1000) >= (o.interval * 1000) / 2) lateTicks++;
+      const late = Date.now() - (started + tick * o.interval * 1000) >= (o.interval * 1000) / 2;
       const sample = sampler.tick();
       if (!sample) {
         wakeup.stop("exited");
         break;
       }
+      if (late) lateTicks++;
       const agentData = target.agent?.snapshot(sample.processes.map((p) => p.pid));
       if (agentData) sample.agent = agentData;
       latest = sample;
@@ -321,7 +329,7 @@ export async function runSession(
         writer.write({ type: "sample", ...sample });
       }
       const elapsed = (Date.now() - started) / 1000;
-      if (!analyst.busy && elapsed - lastAnalysis >= nextAnalysisIn(builder.set.duration, lastAnalysisCost)) {
+      if (!analyst.busy && elapsed - lastAnalysis >= nextAnalysisIn(builder.set.duration, lastAnalysisCost, failFast !== undefined)) {
         lastAnalysis = elapsed;
         const { packed, transfer } = packSet(interimView(builder.set));
         analyst.request({ input: { ...classifyInput(builder.set), set: packed }, gates: o.gates }, transfer, builder.set.duration);
@@ -344,6 +352,7 @@ export async function runSession(
       await wakeup.sleep(started + (tick + 1) * o.interval * 1000 - Date.now());
     }
     region?.clear();
+    await analyst.close();
     // Only processes there at the first and at the last tick count: a short-lived helper (pyenv's) is noise.
     if (target.cgroup && latest && others.length > 0) {
       const still = new Set(outsiders(fs, target.cgroup.dir, latest));

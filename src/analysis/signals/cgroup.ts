@@ -60,12 +60,13 @@ export interface CgroupBreakdownChange {
   workingSet: number | undefined;
 }
 
-export function breakdownChange(set: SeriesSet, a: Assessment, from: number): CgroupBreakdownChange {
+/** @param usageCol the usage judged (memleak's agents taken out), when it is not the raw column */
+export function breakdownChange(set: SeriesSet, a: Assessment, from: number, usageCol = set.cgroup.cgroup): CgroupBreakdownChange {
   const c = set.cgroup;
   const file = levelChange(c["cgroup-file"], from);
   const shmem = levelChange(c["cgroup-shmem"], from);
   return {
-    usage: levelChange(c.cgroup, from) ?? a.growth,
+    usage: levelChange(usageCol, from) ?? a.growth,
     anon: levelChange(c["cgroup-anon"], from),
     cache: file === undefined ? undefined : file - (shmem ?? 0),
     shmem,
@@ -109,7 +110,7 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
   }
 
   const from = a.shape === "growing" ? ctx.from : 0;
-  const d = breakdownChange(set, a, from);
+  const d = breakdownChange(set, a, from, col);
   // Found on the lows (stats/envelope.ts), the growth is the lows'; the tenths' medians land anywhere in a swing.
   const growth = Math.max(a.envelope ? Math.max(a.growth, d.usage) : d.usage, 1);
   Object.assign(base.evidence, {
@@ -161,7 +162,7 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
     ...base,
     kind: "plateau",
     confidence: confidenceFromP(a.plateau?.p ?? a.p),
-    summary: `the cgroup grew by ${formatBytes(stoppedGrowth(a))}, then levelled off at ${formatBytes(a.end)}`,
+    summary: `the cgroup grew by ${formatBytes(stoppedGrowth(a))}, then levelled off at ${formatBytes(a.end)}${judged}`,
     advice: advice("plateau", "any", { growth: formatBytes(stoppedGrowth(a)), level: formatBytes(a.end), levelFrom: sinceText(levelFrom) }),
   };
 }

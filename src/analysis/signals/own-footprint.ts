@@ -35,12 +35,21 @@ export interface Injection {
   reported: number;
 }
 
+/**
+ * An injection whose first report came more than this long after memleak began it is not dated by its start: the
+ * blocked-thread path can leave the agent pending for minutes ("it will report if it gets to it"), and a window that
+ * long would take the program's own growth for memleak's.
+ */
+export const OWN_MAX_INJECTION_SECONDS = 20;
+
 /** When the agent was injected into this process, if it arrived mid-watch. */
 export function injectedAt(ps: ProcessSeries): Injection | undefined {
-  let first = Infinity;
-  for (const col of Object.values(ps.agent)) if (col.xs.length > 0) first = Math.min(first, col.xs[0]!);
-  if (!Number.isFinite(first) || first - ps.firstSeen <= INJECTED_AFTER_SECONDS) return undefined;
-  const from = ps.injectionStarted !== undefined && ps.injectionStarted <= first ? ps.injectionStarted : first - OWN_LEAD_SECONDS;
+  // The first report as it arrived (series.ts), not the first point of a column: a compacted column's first point is
+  // the mean of the first few, and would make an agent there from the start look injected.
+  const first = ps.firstReport;
+  if (first === undefined || first - ps.firstSeen <= INJECTED_AFTER_SECONDS) return undefined;
+  const started = ps.injectionStarted;
+  const from = started !== undefined && started <= first && first - started <= OWN_MAX_INJECTION_SECONDS ? started : first - OWN_LEAD_SECONDS;
   return { from, reported: first };
 }
 
@@ -79,26 +88,33 @@ export const OWN_ARRIVAL_READ_SECONDS = 2;
 
 /**
  * What memleak's agent added to an injected process, read off its anonymous memory: the median over the seconds
- * after the agent's first report, less the median over the seconds before the injection began. Read directly, not
- * from the process's own assessment: a step at the very end of a watch, or one the shape tests do not call a step,
- * is still charged to the cgroup. At most OWN_FOOTPRINT_BYTES, never negative.
+ * after the agent's first report, less the median over the seconds before the injection began (at least three points
+ * either side: a coarse view's points are seconds apart). Read directly, not from the process's own assessment: a
+ * step at the very end of a watch, or one the shape tests do not call a step, is still charged to the cgroup. At most
+ * OWN_FOOTPRINT_BYTES, never negative; counted only while the process lives (`until`).
  */
 export function ownArrival(ps: ProcessSeries): OwnArrival | undefined {
   const i = injectedAt(ps);
   const col = ps.metrics.anon ?? ps.metrics.rss;
-  if (!i || !col) return undefined;
+  if (!i || !col || col.length < 2) return undefined;
+  const spacing = (col.xs[col.length - 1]! - col.xs[0]!) / (col.length - 1);
+  const reach = Math.max(OWN_ARRIVAL_READ_SECONDS, 3 * spacing);
   const between = (lo: number, hi: number) => median(col.ys.filter((_, k) => col.xs[k]! >= lo && col.xs[k]! <= hi));
-  const before = between(i.from - OWN_ARRIVAL_READ_SECONDS, i.from);
-  const after = between(i.reported, i.reported + OWN_ARRIVAL_READ_SECONDS);
+  const before = between(i.from - reach, i.from);
+  const after = between(i.reported, i.reported + reach);
   if (before === undefined || after === undefined) return undefined;
   const bytes = Math.min(Math.max(after - before, 0), OWN_FOOTPRINT_BYTES);
-  return bytes > 0 ? { from: i.from, at: i.reported, bytes } : undefined;
+  return bytes > 0 ? { from: i.from, at: i.reported, until: ps.lastSeen, bytes } : undefined;
 }
 
-/** What memleak's agent added to one process: `bytes`, arriving between `from` and `at` (seconds). */
+/**
+ * What memleak's agent added to one process: `bytes`, arriving between `from` and `at` (seconds), gone with the
+ * process after `until` (its last sample).
+ */
 export interface OwnArrival {
   from: number;
   at: number;
+  until: number;
   bytes: number;
 }
 
@@ -110,7 +126,8 @@ export interface OwnArrival {
  */
 export function withoutOwnArrivals(col: Column, arrivals: readonly OwnArrival[]): Column {
   const out = new Column(Math.max(col.length, 1) * 2);
-  const share = (t: number, r: OwnArrival) => (t >= r.at ? 1 : t <= r.from ? 0 : (t - r.from) / Math.max(r.at - r.from, 1e-9));
+  // An exited process's agent left the cgroup with it: a pool that recycles its workers must not pile up subtractions.
+  const share = (t: number, r: OwnArrival) => (t > r.until ? 0 : t >= r.at ? 1 : t <= r.from ? 0 : (t - r.from) / Math.max(r.at - r.from, 1e-9));
   for (let i = 0; i < col.length; i++) {
     const t = col.xs[i]!;
     out.push(t, col.ys[i]! - arrivals.reduce((sum, r) => sum + r.bytes * share(t, r), 0));

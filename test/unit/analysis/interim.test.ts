@@ -46,4 +46,14 @@ describe("interim verdicts as a job for a worker thread", () => {
     expect(got).toEqual([900]);
     expect(analyst.busy).toBe(false);
   });
+
+  it("a verdict that throws is said once, and the session goes on", () => {
+    const errors: string[] = [];
+    const analyst = new InterimAnalyst(() => expect.unreachable(), (m) => errors.push(m));
+    const broken = { input: { set: null, options: {}, target: { pid: 1 } }, gates: { metric: "pss", perProcess: false } } as never;
+    expect(analyst.request(broken, [], 1)).toBe(true);
+    expect(analyst.request(broken, [], 2)).toBe(true);
+    expect(errors).toHaveLength(1);
+    expect(analyst.busy).toBe(false);
+  });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { interimView, SeriesBuilder } from "../../../src/analysis/series.js";
 import { INTERIM_POINTS, nextAnalysisIn } from "../../../src/commands/session.js";
+import { injectedAt } from "../../../src/analysis/signals/own-footprint.js";
 import { synthesize, MB } from "../../support/synthetic-samples.js";
 import type { Shape } from "../../support/synthetic.js";
 import { classify } from "../../../src/analysis/classify.js";
@@ -68,11 +69,29 @@ describe("interim verdicts on the coarse twins (a session's verdict so far)", ()
     return b.set;
   };
 
+  it("the view reaches the newest sample, however coarse its points", () => {
+    const set = watch({ kind: "stable" }, 3001);
+    const view = interimView(set);
+    const last = (c: { xs: number[] } | undefined) => c!.xs[c!.xs.length - 1]!;
+    // The last point is the mean of the samples not yet a full coarse point: within a stride of the newest.
+    expect(last(set.processes.get("100:1000")!.metrics.anon)).toBe(3000);
+    expect(3000 - last(view.processes.get("100:1000")!.metrics.anon)).toBeLessThan(16);
+  });
+
+  it("an agent there from the first sample is not taken for an injected one on a compacted view", () => {
+    const b = new SeriesBuilder(undefined, INTERIM_POINTS);
+    for (const s of synthesize({ seconds: 3600, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "stable" }, baseline: 100 * MB }, agent: () => ({ py: { allocatedBlocks: 1 } }) }] })) b.add(s);
+    const view = interimView(b.set);
+    expect(view.processes.get("100:1000")!.agent["py.allocatedBlocks"]!.xs[0]).toBeGreaterThan(1);
+    expect(injectedAt(view.processes.get("100:1000")!)).toBeUndefined();
+  });
+
   it("every column of the view has at most INTERIM_POINTS points after an hour, and the full set keeps them all", () => {
     const set = watch({ kind: "stable" }, 3600);
     const view = interimView(set);
     const columns = (s: typeof set) => [...s.processes.values()].flatMap((p) => [...Object.values(p.metrics), p.shared]).concat(Object.values(s.cgroup), Object.values(s.tree));
-    expect(Math.max(...columns(view).map((c) => c!.length))).toBeLessThanOrEqual(INTERIM_POINTS);
+    // At most the twin's capacity, and the pending partial point.
+    expect(Math.max(...columns(view).map((c) => c!.length))).toBeLessThanOrEqual(INTERIM_POINTS + 1);
     expect(Math.min(...columns(set).map((c) => c!.length))).toBe(3600);
   });
 
@@ -97,5 +116,10 @@ describe("how often the verdict so far is worked out", () => {
     ["later, 85 ms (64 processes)", 600, 0.085, 85],
   ] as [string, number, number, number][])("%s", (_name, duration, cost, seconds) => {
     expect(nextAnalysisIn(duration, cost)).toBeCloseTo(seconds, 6);
+  });
+
+  it("under --fail-fast, every 5 s whatever a verdict costs (it runs on its own thread)", () => {
+    expect(nextAnalysisIn(600, 0.3, true)).toBe(5);
+    expect(nextAnalysisIn(10, 0.3, true)).toBe(1);
   });
 });

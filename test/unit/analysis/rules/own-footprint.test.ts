@@ -98,3 +98,25 @@ describe("the cgroup is judged without the agents memleak injected", () => {
     expect(cg.kind).toBe("leak");
   });
 });
+
+describe("an exited worker's agent leaves the cgroup with it", () => {
+  it("a pool that recycles injected workers every minute does not hide the root's 4 MiB/min leak from the cgroup", () => {
+    const workers = Array.from({ length: 10 }, (_, k) => ({
+      pid: 200 + k,
+      ppid: 100,
+      lives: [k * 60, k * 60 + 60] as [number, number],
+      anon: { shape: { kind: "step" as const, at: k * 60 + 5, height: 3 * MB }, baseline: 40 * MB, noise: 0.05 * MB },
+      agent: (t: number) => (t >= k * 60 + 5.5 ? { py: { allocatedBlocks: 1000 } } : undefined),
+    }));
+    const doc = judge(
+      {
+        seconds: 600,
+        processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: (4 * MB) / 60 }, baseline: 400 * MB, noise: 0.5 * MB } }, ...workers],
+      },
+      { warmup: 0 },
+    );
+    const cg = doc.findings.find((f) => f.subject.type === "cgroup")!;
+    expect(cg.kind, cg.summary).toBe("leak");
+    expect(cg.evidence.end as number).toBeGreaterThan(0);
+  });
+});

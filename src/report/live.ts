@@ -7,7 +7,7 @@ import type { VerdictDocument } from "../analysis/types.js";
 import type { Sample } from "../sample.js";
 import { formatBytes, formatDuration } from "../units.js";
 import { sparkline } from "./sparkline.js";
-import { palette, safeText, truncate } from "./style.js";
+import { palette, safeText, truncate, truncateVisible } from "./style.js";
 
 export interface LiveState {
   mode: "run" | "watch";
@@ -33,9 +33,20 @@ function tail(values: readonly number[], n = 120): number[] {
 }
 
 /** Like the final report: changes under 4% of the level draw flat, so noise does not look like growth. */
-function spark(values: readonly number[]): string {
+function spark(values: readonly number[], width = SPARK): string {
   const recent = tail(values);
-  return sparkline(recent, SPARK, false, 0.04 * recent.reduce((m, v) => Math.max(m, v), 0));
+  return sparkline(recent, width, false, 0.04 * recent.reduce((m, v) => Math.max(m, v), 0));
+}
+
+/**
+ * Column widths for a terminal this wide: at 100 columns and more the full layout; narrower, the command column and
+ * the sparkline give way first (at 80 columns a 26-character command column left the sparkline 3 characters).
+ * The numbers (PID, RSS, USS, anon, Δ anon: 51 characters) never shrink.
+ */
+function layout(columns: number): { name: number; spark: number } {
+  if (columns >= 100) return { name: 26, spark: SPARK };
+  const spark = Math.max(6, Math.min(SPARK, columns - 51 - 2 - 16));
+  return { name: Math.max(10, Math.min(26, columns - 51 - 2 - spark)), spark };
 }
 
 function delta(values: readonly number[] | undefined): string {
@@ -56,7 +67,8 @@ export function renderLive(s: LiveState, color: boolean, columns = 100): string 
   lines.push(
     `${c.bold("memleak")} ${s.mode === "run" ? "running" : "watching"} PID ${s.rootPid} ${c.dim(truncate(safeText(s.command), 40))} — ${formatDuration(s.elapsed)}, ${s.set.samples} samples ${c.dim("(Ctrl-C to stop)")}`,
   );
-  lines.push(c.dim(`${"PID".padEnd(8)}${"command".padEnd(26)}${"RSS".padStart(10)}${"USS".padStart(10)}${"anon".padStart(10)}${"Δ anon".padStart(11)}  anon over time`));
+  const w = layout(columns);
+  lines.push(c.dim(`${"PID".padEnd(8)}${"command".padEnd(w.name)}${"RSS".padStart(10)}${"USS".padStart(10)}${"anon".padStart(10)}${"Δ anon".padStart(11)}  anon over time`));
   const live = new Set(s.latest?.processes.map((p) => p.pid) ?? []);
   for (const ps of s.set.processes.values()) {
     if (!live.has(ps.pid)) continue;
@@ -64,7 +76,7 @@ export function renderLive(s: LiveState, color: boolean, columns = 100): string 
     const anon = ps.metrics.anon?.ys;
     const lastUss = ps.metrics.uss?.last();
     lines.push(
-      `${String(ps.pid).padEnd(8)}${truncate(safeText(s.commands.get(ps.pid) ?? ps.comm), 25).padEnd(26)}${formatBytes(p.rss).padStart(10)}${formatBytes(lastUss).padStart(10)}${formatBytes(p.anon).padStart(10)}${delta(anon).padStart(11)}  ${spark(anon ?? [])}`,
+      `${String(ps.pid).padEnd(8)}${truncate(safeText(s.commands.get(ps.pid) ?? ps.comm), w.name - 1).padEnd(w.name)}${formatBytes(p.rss).padStart(10)}${formatBytes(lastUss).padStart(10)}${formatBytes(p.anon).padStart(10)}${delta(anon).padStart(11)}  ${spark(anon ?? [], w.spark)}`,
     );
     if (lines.length > 14) {
       lines.push(c.dim(`… and ${live.size - 12} more`));
@@ -73,16 +85,18 @@ export function renderLive(s: LiveState, color: boolean, columns = 100): string 
   }
   const pss = s.set.tree.pss?.ys;
   const age = s.pssAge === undefined ? "" : ` (${pssAgeText(s.pssAge)})`;
-  if (s.set.processes.size > 1 && pss) lines.push(`${"tree".padEnd(8)}${`Σ PSS ${formatBytes(pss[pss.length - 1])}${age}`.padEnd(56)}${delta(pss).padStart(11)}  ${spark(pss)}`);
+  // The subject's text spans the command, RSS, USS and anon columns, so its change and sparkline line up below theirs.
+  const textWidth = w.name + 30;
+  if (s.set.processes.size > 1 && pss) lines.push(`${"tree".padEnd(8)}${truncate(`Σ PSS ${formatBytes(pss[pss.length - 1])}${age}`, textWidth - 1).padEnd(textWidth)}${delta(pss).padStart(11)}  ${spark(pss, w.spark)}`);
   const cg = s.latest?.cgroup;
   const usage = s.set.cgroup.cgroup?.ys;
   if (cg && usage) {
     lines.push(
-      `${"cgroup".padEnd(8)}${`usage ${formatBytes(cg.usage)}  working set ${formatBytes(cg.workingSet)}  cache ${formatBytes(cg.stat?.file)}`.padEnd(56)}${delta(usage).padStart(11)}  ${spark(usage)}`,
+      `${"cgroup".padEnd(8)}${truncate(`usage ${formatBytes(cg.usage)}  working set ${formatBytes(cg.workingSet)}  cache ${formatBytes(cg.stat?.file)}`, textWidth - 1).padEnd(textWidth)}${delta(usage).padStart(11)}  ${spark(usage, w.spark)}`,
     );
   }
   lines.push(`${c.bold("so far:")} ${truncate(safeText(soFarText(s.soFar)), Math.max(20, columns - 9))}`);
-  return lines.map((l) => truncate(l, columns + (color ? 40 : 0))).join("\n");
+  return lines.map((l) => truncateVisible(l, columns)).join("\n");
 }
 
 /** One line for logs: no cursor tricks, a few numbers, the verdict so far. */

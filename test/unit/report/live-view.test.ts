@@ -1,0 +1,61 @@
+/**
+ * The live view at the widths users have (80 columns in tmux, 120 in a wide terminal), coloured or not: no line may
+ * be wider than the terminal, or it wraps and the redraw in place leaves garbage above it.
+ */
+import { describe, expect, it } from "vitest";
+import { SeriesBuilder } from "../../../src/analysis/series.js";
+import { renderLive, renderProgress, type LiveState } from "../../../src/report/live.js";
+import { truncate, truncateVisible } from "../../../src/report/style.js";
+import { MB, synthesize } from "../../support/synthetic-samples.js";
+
+// eslint-disable-next-line no-control-regex
+const visible = (line: string) => [...line.replace(/\x1b\[[0-9;]*m/g, "")].length;
+
+function state(pssAge?: number): LiveState {
+  const samples = synthesize({
+    seconds: 30,
+    processes: [100, 101, 102].map((pid) => ({ pid, ppid: pid === 100 ? 1 : 100, anon: { shape: { kind: "linear", bytesPerSecond: 1 * MB }, baseline: 60 * MB, noise: 0.1 * MB } })),
+  });
+  const b = new SeriesBuilder();
+  for (const s of samples) b.add(s);
+  const names = new Map([[100, "python3 train.py --config configs/a-rather-long-experiment-name.yaml"], [101, "python3 -c from multiprocessing.spawn import spawn_main"], [102, "pt_data_worker"]]);
+  return { mode: "run", rootPid: 100, command: "python3 train.py --config configs/a-rather-long-experiment-name.yaml", elapsed: 30, set: b.set, latest: samples[samples.length - 1], soFar: undefined, commands: names, pssAge };
+}
+
+describe("the live view fits the terminal", () => {
+  it.each([
+    [80, true],
+    [80, false],
+    [120, true],
+    [40, true],
+  ])("%i columns, colour %s: every line at most that wide", (columns, color) => {
+    const lines = renderLive(state(1.5), color, columns).split("\n");
+    expect(lines.length).toBeGreaterThan(4);
+    for (const line of lines) expect(visible(line), line).toBeLessThanOrEqual(columns);
+  });
+
+  it("says how old PSS is beside Σ PSS, and in the progress line", () => {
+    expect(renderLive(state(1.5), false, 120)).toMatch(/Σ PSS [\d.]+ MiB \(PSS ≤ 1\.5 s old\)/);
+    expect(renderLive(state(0), false, 120)).toMatch(/\(PSS read this tick\)/);
+    expect(renderProgress(state(12))).toMatch(/PSS ≤ 12 s old/);
+  });
+});
+
+describe("cutting coloured text to a width", () => {
+  it("counts only what shows, and resets the colours where it cuts", () => {
+    const dim = (s: string) => `\x1b[2m${s}\x1b[22m`;
+    const line = `${dim("PID     command")} and more text after it`;
+    const cut = truncateVisible(line, 20);
+    expect(visible(cut)).toBe(20);
+    expect(cut.endsWith("…\x1b[0m")).toBe(true);
+    expect(truncateVisible(line, 200)).toBe(line);
+    // Exactly the width: not cut, even with a colour sequence after the last character.
+    expect(truncateVisible(dim("abcde"), 5)).toBe(dim("abcde"));
+  });
+
+  it("is truncate() on plain text", () => {
+    for (const [text, width] of [["hello world", 5], ["hello", 5], ["", 3], ["ab", 1]] as [string, number][]) {
+      expect(truncateVisible(text, width)).toBe(truncate(text, width));
+    }
+  });
+});

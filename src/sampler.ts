@@ -32,6 +32,13 @@ export interface SamplerOptions {
 export const DEFAULT_PSS_EVERY = 2;
 
 /**
+ * For the first 30 s, PSS/USS are read as often as the budget allows, whatever --pss-every says: that is when the
+ * early test (and a 10 s CI step) judges copy-on-write and growth on every reading it can get. fork_cow for 10 s had
+ * 5 USS readings per worker at 2 s, too few to see the copying, and its tree's Σ Pss_Anon was called a leak.
+ */
+export const PSS_EAGER_SECONDS = 30;
+
+/**
  * At most 3% of one core for smaps_rollup reads (~10 ms per GiB resident, METRICS.md §1): enough for 2 s freshness on
  * a 9-process, 2 GB tree (~2.2%); a bigger tree gets older PSS rather than more CPU (--smaps-budget raises the cap).
  */
@@ -70,7 +77,7 @@ export class Sampler {
   constructor(private readonly opts: SamplerOptions) {
     this.fs = opts.fs;
     const budget = opts.smapsBudget ?? DEFAULT_SMAPS_BUDGET;
-    this.budget = new SmapsBudget(budget, Math.max(budget * 1000, 1), (opts.pssEvery ?? DEFAULT_PSS_EVERY) * 1000);
+    this.budget = new SmapsBudget(budget, Math.max(budget * 1000, 1), (opts.pssEvery ?? DEFAULT_PSS_EVERY) * 1000, PSS_EAGER_SECONDS * 1000);
     this.files = new MappedFilesReader(this.fs, this.budget);
     this.now = opts.now ?? Date.now;
   }

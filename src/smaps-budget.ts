@@ -44,9 +44,13 @@ export class SmapsBudget {
      * budget allows.
      */
     readonly everyMs?: number,
+    /** For this long after the first plan, `everyMs` does not apply: every process is read as often as the budget allows. */
+    readonly eagerForMs = 0,
   ) {
     this.tokens = burstMs;
   }
+
+  private firstPlan: number | undefined;
 
   /**
    * Keys to read now, stalest first, as far as the bucket allows (estimated costs). With `everyMs`, only those due:
@@ -58,7 +62,8 @@ export class SmapsBudget {
       this.tokens = Math.min(this.burstMs, this.tokens + (nowMs - this.lastNow) * this.budget);
     }
     this.lastNow = nowMs;
-    const every = this.everyMs;
+    this.firstPlan ??= nowMs;
+    const every = nowMs - this.firstPlan < this.eagerForMs ? undefined : this.everyMs;
     const due = every === undefined ? candidates : candidates.filter((c) => {
       const last = this.lastRead.get(c.key);
       return last === undefined || nowMs - last >= every - slackMs;

@@ -105,3 +105,20 @@ describe("--pss-every: a target age, with the budget as the cap", () => {
     expect(worst).toBeLessThan(15_000);
   });
 });
+
+describe("the first seconds are eager", () => {
+  it("for eagerForMs every process is read at every tick the budget allows; after it, once every everyMs", () => {
+    const b = new SmapsBudget(0.03, 30, 2000, 30_000);
+    const procs = [{ key: "a", rss: 0.05 * GiB }, { key: "b", rss: 0.05 * GiB }];
+    const readsAt: number[] = [];
+    for (let tick = 0; tick < 60; tick++) {
+      const now = tick * 1000;
+      for (const key of b.plan(now, procs, 500)) {
+        b.charge(key, now, estimateCostMs(0.05 * GiB));
+        if (key === "a") readsAt.push(now);
+      }
+    }
+    expect(readsAt.filter((t) => t < 30_000)).toHaveLength(30);
+    expect(readsAt.filter((t) => t >= 30_000)).toHaveLength(15);
+  });
+});

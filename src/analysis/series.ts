@@ -273,14 +273,30 @@ export function buildSeries(samples: Iterable<Sample>, capacity?: number): Serie
   return b.set;
 }
 
+/** A series set whose columns are of type C: SeriesSet itself is SetOf<Column>; packed-set.ts's is of plain arrays. */
+export type SetOf<C> = Omit<SeriesSet, "processes" | "tree" | "treeCount" | "cgroup" | "cgroupOomKills"> & {
+  processes: Map<string, Omit<ProcessSeries, "metrics" | "shared" | "agent"> & { metrics: Partial<Record<MetricName, C>>; shared: C; agent: Record<string, C> }>;
+  tree: Partial<Record<MetricName, C>>;
+  treeCount: C;
+  cgroup: Partial<Record<MetricName, C>>;
+  cgroupOomKills: C;
+};
+
+/**
+ * The set with every column replaced by f(column), everything else shared, not copied: the one walk over all of a
+ * set's columns (interimView, and packed-set.ts to cross to a worker thread and back).
+ */
+export function mapColumns<A, B>(set: SetOf<A>, f: (col: A) => B): SetOf<B> {
+  const each = <K extends string>(r: Partial<Record<K, A>>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, f(v as A)])) as Partial<Record<K, B>>;
+  const processes: SetOf<B>["processes"] = new Map();
+  for (const [k, ps] of set.processes) processes.set(k, { ...ps, metrics: each(ps.metrics), shared: f(ps.shared), agent: each(ps.agent) as Record<string, B> });
+  return { ...set, processes, tree: each(set.tree), treeCount: f(set.treeCount), cgroup: each(set.cgroup), cgroupOomKills: f(set.cgroupOomKills) };
+}
+
 /**
  * The set with every column replaced by its coarse twin (when it has one), up to the newest sample: what the interim
- * verdicts of a session are worked out on. The processes' other fields are shared, not copied; only the column references differ.
+ * verdicts of a session are worked out on.
  */
 export function interimView(set: SeriesSet): SeriesSet {
-  const c = (col: Column) => col.coarse?.withPending() ?? col;
-  const each = <K extends string>(r: Partial<Record<K, Column>>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, c(v as Column)])) as Partial<Record<K, Column>>;
-  const processes = new Map<string, ProcessSeries>();
-  for (const [k, ps] of set.processes) processes.set(k, { ...ps, metrics: each(ps.metrics), shared: c(ps.shared), agent: each(ps.agent) as Record<string, Column> });
-  return { ...set, processes, tree: each(set.tree), treeCount: c(set.treeCount), cgroup: each(set.cgroup), cgroupOomKills: c(set.cgroupOomKills) };
+  return mapColumns(set, (col: Column) => col.coarse?.withPending() ?? col);
 }

@@ -283,7 +283,7 @@ export async function runSession(
     history.push({ t: at, key: verdictKey(r.doc) });
     lastAnalysisCost = r.costMs / 1000;
     const failed = failFast?.check(at, r.gates);
-    if (failed && !wakeup.stopped) {
+    if (failed) {
       say(`memleak: --fail-fast: gate ${failed.name} has failed since ${failed.since.toFixed(0)} s (${safeText(failed.message)}); stopping\n`);
       wakeup.stop("gate-failed");
     }
@@ -379,7 +379,6 @@ export async function runSession(
         writer?.write({ type: "event", t, event: "agent-last-words", detail: lastWords });
       }
     }
-    await analyst.close();
     const doc = classify(classifyInput(builder.set));
     doc.target = { ...doc.target, stopReason: wakeup.stopped ?? "exited", ...(target.cgroupInfo && { cgroup: target.cgroupInfo }), ...extra };
     const gates = failFast ? failFast.final(evaluateGates(doc, builder.set, o.gates)) : evaluateGates(doc, builder.set, o.gates);

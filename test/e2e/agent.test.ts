@@ -2,12 +2,13 @@
  * The in-process agent end to end: real scripts under `memleak run`, with the agent's allocator, interpreter and
  * PyTorch numbers deciding between a leak and allocator retention.
  */
-import { mkdtempSync, readdirSync, writeFileSync, readFileSync } from "node:fs";
+import { readdirSync, writeFileSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { alive } from "../../src/system/isolate.js";
 import { describe, expect, it } from "vitest";
 import type { VerdictDocument } from "../../src/analysis/types.js";
 import { memleak } from "../helpers/processes.js";
+import { tempDir } from "../helpers/temp.js";
 
 const MiB = 2 ** 20;
 
@@ -81,7 +82,7 @@ describe.concurrent("agent: fragmentation vs leak", () => {
 
 describe("agent: injection and clean-up", () => {
   it("chains to the user's own sitecustomize, and removes its socket directory afterwards", async () => {
-    const dir = mkdtempSync(`${tmpdir()}/memleak-usersite-`);
+    const dir = tempDir("usersite");
     const marker = `${dir}/marker`;
     writeFileSync(`${dir}/sitecustomize.py`, `open(${JSON.stringify(marker)}, "w").write("user sitecustomize ran")\n`);
     const before = new Set(agentDirs());
@@ -103,7 +104,7 @@ describe("agent: injection and clean-up", () => {
   });
 
   it("forked workers report under their own pid", async () => {
-    const rec = `${mkdtempSync(`${tmpdir()}/memleak-fork-`)}/r.jsonl`;
+    const rec = `${tempDir("fork")}/r.jsonl`;
     await memleak(["run", "--interval", "0.5", "--record", rec, "--", "python3", "fixtures/scenarios/leak_worker.py", "8"]);
     const samples = readFileSync(rec, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type: string; processes?: { pid: number }[]; agent?: Record<string, unknown> });
     const last = samples.filter((s) => s.type === "sample").at(-3)!;

@@ -3,8 +3,7 @@
  * example workflow's own commands. Real Python programs, real cgroups.
  */
 import { execFile } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
@@ -12,6 +11,7 @@ import type { VerdictDocument } from "../../src/analysis/types.js";
 import { memleak, MEMLEAK, startReady } from "../helpers/processes.js";
 import { alive } from "../helpers/watched.js";
 import { REPO } from "../helpers/fixtures.js";
+import { tempDir } from "../helpers/temp.js";
 
 /** A program that keeps `mibPerSecond` MiB a second, in tenths, for `seconds`. */
 const leaking = (seconds: number, mibPerSecond: number) => [
@@ -20,7 +20,7 @@ const leaking = (seconds: number, mibPerSecond: number) => [
   `import time\nkeep = []\nend = time.time() + ${seconds}\nwhile time.time() < end:\n    keep.append(bytearray(${Math.round((mibPerSecond * 2 ** 20) / 10)}))\n    time.sleep(0.1)`,
 ];
 const steady = (seconds: number) => ["python3", "-c", `import time\nx = bytearray(20 << 20)\ntime.sleep(${seconds})`];
-const tmp = (prefix: string) => mkdtempSync(`${tmpdir()}/memleak-${prefix}-`);
+const tmp = tempDir;
 
 describe.concurrent("a short CI step", { timeout: 120_000 }, () => {
   it("a 3 MiB/s leak run for 15 s is a leak, and --fail-on leak exits 1; --json stays JSON under GitHub Actions", async () => {

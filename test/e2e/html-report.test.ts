@@ -6,8 +6,7 @@
  * Needs /usr/bin/chromium (.ci/run installs the chromium package). Without it the test FAILS and says so: a skipped
  * browser test would let a broken report ship.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
@@ -15,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderHtml } from "../../src/report/html/index.js";
 import { analyse, withHostileProcess } from "../unit/report/analyse.js";
 import { decodePng } from "../helpers/png.js";
+import { tempDir } from "../helpers/temp.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const HOSTILE = "<img src=x onerror=alert(1)>";
@@ -41,7 +41,7 @@ interface ChartDrawn {
 }
 
 describe("the HTML report in chromium", () => {
-  const work = mkdtempSync(join(tmpdir(), "memleak-html-"));
+  const work = tempDir("html");
   let context: BrowserContext | undefined;
   let page: Page;
   const dialogs: string[] = [];
@@ -151,7 +151,7 @@ describe("the HTML report in chromium", () => {
   });
 
   it("takes a screenshot a person can look at: the whole page, with the verdict's chart drawn in it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "memleak-html-shot-"));
+    const dir = tempDir("html-shot");
     const path = join(dir, "report.png");
     // Where the page and the verdict's chart are, measured before the capture: restoring the viewport after a
     // full-page capture re-lays the charts out for a moment. fullPage: screenshot pixels are page pixels.

@@ -2,14 +2,14 @@
  * `memleak run` and `memleak watch` end to end on the real scenario scripts (fixtures/scenarios), each in a fresh
  * memory cgroup of its own. The scenario runs are independent, so they run concurrently to keep the suite short.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { spawn } from "node:child_process";
-import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import type { VerdictDocument } from "../../src/analysis/types.js";
 import { memleak, MEMLEAK, startReady } from "../helpers/processes.js";
 import { REPO } from "../helpers/fixtures.js";
 import { OWN_MEMORY_CGROUP, skipNote } from "../helpers/cgroup.js";
+import { tempDir } from "../helpers/temp.js";
 
 const SECONDS = "20";
 const scenario = (name: string) => ["python3", `fixtures/scenarios/${name}.py`, SECONDS];
@@ -35,7 +35,7 @@ describe.skipIf(!OWN_MEMORY_CGROUP.ok)(`memleak run on real scenarios${skipNote(
   });
 
   it("the same gate on a steady (noisy) script exits 0", async () => {
-    const { code, doc } = await runJson("steady_noisy", ["--fail-on", "leak", "--record", `${mkdtempSync(`${tmpdir()}/memleak-steady-`)}/r.jsonl`]);
+    const { code, doc } = await runJson("steady_noisy", ["--fail-on", "leak", "--record", `${tempDir("steady")}/r.jsonl`]);
     expect(doc.verdict.kind, JSON.stringify(doc.findings.map((f) => [f.kind, f.summary, f.evidence]), null, 1)).toBe("stable");
     expect(code).toBe(0);
   });
@@ -177,7 +177,7 @@ describe("memleak run: exit codes, signals, recordings, clean-up", () => {
   });
 
   it("SIGTERM to memleak is forwarded; the report is still printed and the recording is complete", async () => {
-    const dir = mkdtempSync(`${tmpdir()}/memleak-sig-`);
+    const dir = tempDir("sig");
     const rec = `${dir}/r.jsonl`;
     const child = spawn(process.execPath, [MEMLEAK, "run", "--interval", "0.25", "--record", rec, "--", ...scenario("leak_main")], { cwd: REPO, env: { ...process.env, NO_COLOR: "1" } });
     let out = "";
@@ -196,7 +196,7 @@ describe("memleak run: exit codes, signals, recordings, clean-up", () => {
   });
 
   it("kill -9 of memleak leaves a valid recording that analyze reads", async () => {
-    const dir = mkdtempSync(`${tmpdir()}/memleak-kill-`);
+    const dir = tempDir("kill");
     const rec = `${dir}/r.jsonl`;
     const child = spawn(process.execPath, [MEMLEAK, "run", "--interval", "0.1", "--record", rec, "--", "python3", "fixtures/scenarios/leak_main.py", "6"], { cwd: REPO, stdio: "ignore" });
     await new Promise((r) => setTimeout(r, 3000));
@@ -213,7 +213,7 @@ describe("memleak run: exit codes, signals, recordings, clean-up", () => {
   });
 
   it("in GitHub Actions: an ::error annotation per failed gate and a step summary", async () => {
-    const dir = mkdtempSync(`${tmpdir()}/memleak-gh-`);
+    const dir = tempDir("gh");
     const summary = `${dir}/summary.md`;
     const r = await memleak(["run", "--interval", "0.25", "--max-growth", "5MiB", "--", "python3", "fixtures/scenarios/leak_main.py", "16"], {
       GITHUB_ACTIONS: "true",

@@ -2,8 +2,7 @@
  * `memleak snapshot` of a real forked Python tree agrees with the kernel's own files read at the same moment, and with
  * psutil and smem; bad input gets one line and the documented exit code.
  */
-import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, cpSync, readFileSync, rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseSmapsRollup } from "../../src/probes/smaps-rollup.js";
 import { parseStatus } from "../../src/probes/status.js";
@@ -12,6 +11,7 @@ import { snapshotCommand } from "../../src/commands/snapshot.js";
 import { execFileP, memleak, startReady, SYSTEM_PYTHON, type Started } from "../helpers/processes.js";
 import { REPO, value } from "../helpers/fixtures.js";
 import { OWN_MEMORY_CGROUP, skipNote } from "../helpers/cgroup.js";
+import { tempDir } from "../helpers/temp.js";
 
 function kernel(pid: number) {
   const status = value(parseStatus(readFileSync(`/proc/${pid}/status`, "utf8")));
@@ -112,7 +112,7 @@ describe("snapshot of a real forked Python tree", () => {
 
   it("another user without CAP_SYS_PTRACE gets RSS but is told why PSS/USS are missing (exit 3)", async () => {
     // The checkout may sit under a directory only root can enter (/root): give the other user its own copy.
-    const copy = mkdtempSync(`${tmpdir()}/memleak-nobody-`);
+    const copy = tempDir("nobody");
     for (const part of ["bin", "dist", "node_modules", "package.json", "src/advice", "src/agent/python"]) {
       cpSync(`${REPO}${part}`, `${copy}/${part}`, { recursive: true });
     }

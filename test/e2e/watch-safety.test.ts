@@ -4,8 +4,7 @@
  * when its cgroup is shared; and one clear line for each reason it could not load the agent.
  */
 import { spawn } from "node:child_process";
-import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, cpSync, readFileSync, rmSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { AgentChannel } from "../../src/agent/channel.js";
 import { Attacher } from "../../src/agent/attach/attacher.js";
@@ -43,6 +42,7 @@ while True:
         print("beat", n, flush=True)
     time.sleep(0.05)
 `;
+import { tempDir } from "../helpers/temp.js";
 
 const statusField = (pid: number, field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
 const starttime = (pid: number) => {
@@ -177,7 +177,7 @@ describe("watch says why it could not load the agent, and the verdict says what 
 
   it("not a Python process", async () => {
     const target = track(await startReady(["sh", "-c", "echo ready; exec sleep 60"], /^ready$/m));
-    const record = `${mkdtempSync(`${tmpdir()}/memleak-watch-rec-`)}/r.jsonl`;
+    const record = `${tempDir("watch-rec")}/r.jsonl`;
     const r = await memleak(["watch", String(target.pid), "--duration", "3", "--interval", "0.5", "--json", "--record", record]);
     expect(r.stderr).toMatch(new RegExp(`no agent in PID ${target.pid} \\(sleep\\): not a Python process; watching it from outside`));
     expect(missing(JSON.parse(r.stdout))).toBe("not a Python process");
@@ -218,7 +218,7 @@ describe("watch says why it could not load the agent, and the verdict says what 
   it("another user's process, memleak not root: says whose it is", async () => {
     const target = track(await startScenario("frag_burst", 60));
     // The checkout may sit under a directory only root can enter (/root): give the other user its own copy.
-    const copy = mkdtempSync(`${tmpdir()}/memleak-nobody-`);
+    const copy = tempDir("nobody");
     for (const part of ["bin", "dist", "node_modules", "package.json", "src/advice", "src/agent/python", "src/agent/attach"]) {
       cpSync(`${REPO}${part}`, `${copy}/${part}`, { recursive: true });
     }

@@ -4,8 +4,7 @@
  * control character or live markup: the terminal report, the JSON, the HTML, GitHub's workflow commands, the step
  * summary, and memleak's own stderr lines. Seeded: a failure names its seed.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { analyseRecording } from "../../../src/analysis/from-recording.js";
 import { mulberry32 } from "../../../src/analysis/stats/random.js";
@@ -15,8 +14,9 @@ import { evaluateGates } from "../../../src/gates.js";
 import { annotations, stepSummary } from "../../../src/report/github.js";
 import { renderHtml } from "../../../src/report/html/index.js";
 import { FIXTURES } from "../../helpers/fixtures.js";
+import { tempDir } from "../../helpers/temp.js";
 
-const dir = mkdtempSync(`${tmpdir()}/memleak-fuzz-`);
+const dir = tempDir("fuzz");
 const base = readFileSync(`${FIXTURES}recordings/leak_worker.jsonl`, "utf8").trimEnd().split("\n");
 // C0 and C1 controls, DEL; what the outputs must never carry raw (tab and newline are the outputs' own).
 // eslint-disable-next-line no-control-regex

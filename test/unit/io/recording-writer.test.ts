@@ -2,11 +2,11 @@
  * A recording that cannot be written (a full disk) stops, says so once, and takes nothing else down; output paths
  * are checked before anything starts. /dev/full is the kernel's own full disk: every write fails with ENOSPC.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { RecordingWriter } from "../../../src/recording.js";
 import { checkOutputPath } from "../../../src/commands/output-paths.js";
+import { tempDir } from "../../helpers/temp.js";
 
 describe("a recording on a full disk", () => {
   it("stops at the first failed write, says why once, and never throws", () => {
@@ -19,7 +19,7 @@ describe("a recording on a full disk", () => {
   });
 
   it("a writable file gets every line", () => {
-    const path = `${mkdtempSync(`${tmpdir()}/memleak-rw-`)}/r.jsonl`;
+    const path = `${tempDir("rw")}/r.jsonl`;
     const w = new RecordingWriter(path, { exclusive: true }, () => {
       throw new Error("no failure expected");
     });
@@ -32,7 +32,7 @@ describe("a recording on a full disk", () => {
 
 describe("two runs, one --record path", () => {
   it("an existing recording is refused before the start, and at open if it appeared since; --overwrite replaces it", () => {
-    const path = `${mkdtempSync(`${tmpdir()}/memleak-rw-`)}/r.jsonl`;
+    const path = `${tempDir("rw")}/r.jsonl`;
     writeFileSync(path, "someone else's recording\n");
     expect(() => checkOutputPath(path, "--record", true)).toThrow(/--record .*: the file exists; pass --overwrite to replace it, or choose another name/);
     expect(() => new RecordingWriter(path, { exclusive: true })).toThrow(/the file exists \(another memleak writing it\?\); pass --overwrite/);
@@ -44,7 +44,7 @@ describe("two runs, one --record path", () => {
 });
 
 describe("output paths, before anything starts", () => {
-  const dir = mkdtempSync(`${tmpdir()}/memleak-out-`);
+  const dir = tempDir("out");
   it.each([
     [`${dir}/nope/r.html`, /--html .*: the directory .*nope does not exist/],
     [dir, /--html .*: is a directory; give a file name/],

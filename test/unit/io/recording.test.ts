@@ -1,12 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { readRecording, RecordingWriter } from "../../../src/recording.js";
 import { MemleakError } from "../../../src/commands/io.js";
 import { FIXTURES } from "../../helpers/fixtures.js";
+import { tempDir } from "../../helpers/temp.js";
 
-const dir = mkdtempSync(`${tmpdir()}/memleak-rec-`);
+const dir = tempDir("rec");
 const good = readFileSync(`${FIXTURES}recordings/leak_main.jsonl`, "utf8");
 const lines = good.trimEnd().split("\n");
 

@@ -3,15 +3,15 @@
  * whose memleak is gone, and only those.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { removeStaleAgentDirs } from "../../../src/agent/channel.js";
+import { tempDir } from "../../helpers/temp.js";
 
 describe("stale agent directories", () => {
   it("removes a dead memleak's, keeps a live one's and anything else", async () => {
-    const dir = mkdtempSync(`${tmpdir()}/memleak-stale-`);
+    const dir = tempDir("stale");
     const dead = Number(execFileSync("sh", ["-c", "echo $$"], { encoding: "utf8" }).trim()); // exited by now
     for (const name of [`memleak-agent-${dead}-aaaaaa`, `memleak-agent-${process.pid}-bbbbbb`, "memleak-agent-1-cccccc", "memleak-agent-xyz", "other"]) {
       mkdirSync(`${dir}/${name}`);
@@ -21,7 +21,7 @@ describe("stale agent directories", () => {
   });
 
   it("a dead pid's directory whose socket still answers (a memleak in another container, same /tmp) is kept", async () => {
-    const dir = mkdtempSync(`${tmpdir()}/memleak-stale-`);
+    const dir = tempDir("stale");
     const dead = Number(execFileSync("sh", ["-c", "echo $$"], { encoding: "utf8" }).trim());
     const live = `${dir}/memleak-agent-${dead}-dddddd`;
     mkdirSync(live);

@@ -5,6 +5,7 @@ import { cgroupDir, locateMemoryCgroup, pickMount } from "../../../src/system/cg
 import { takeSnapshot } from "../../../src/snapshot.js";
 import { parseMountinfo } from "../../../src/probes/mountinfo.js";
 import { FIXTURES, value } from "../../helpers/fixtures.js";
+import { tempDir } from "../../helpers/temp.js";
 
 const hybrid = new HostFs(`${FIXTURES}trees/hybrid-v1`);
 const CG = "/process_api/2c952b984877f889993fb8e825cc050f";
@@ -107,9 +108,8 @@ describe("a captured v2 container (fixtures/trees/v2-container)", () => {
 
 describe("no memory cgroup", () => {
   it("the snapshot says so and goes on with the processes", async () => {
-    const { mkdtempSync, cpSync } = await import("node:fs");
-    const { tmpdir } = await import("node:os");
-    const dir = mkdtempSync(`${tmpdir()}/memleak-nocg-`);
+    const { cpSync } = await import("node:fs");
+    const dir = tempDir("nocg");
     cpSync(`${FIXTURES}trees/hybrid-v1/proc`, `${dir}/proc`, { recursive: true });
     const snap = takeSnapshot(new HostFs(dir), 5932, 0);
     expect(snap.processes).toHaveLength(3);

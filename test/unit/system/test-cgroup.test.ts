@@ -4,13 +4,13 @@
  * container. /proc/PID/cgroup and mountinfo are the captures in fixtures/ (fixtures/README.md, SOURCES-v2.md); the
  * cgroup.subtree_control and memory.* files the decision reads are written here, with what each host would have.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { HostFs } from "../../../src/system/host-fs.js";
 import { createTestCgroup, skipNote, testCgroupPlace } from "../../helpers/cgroup.js";
 import { FIXTURES, fixture } from "../../helpers/fixtures.js";
+import { tempDir } from "../../helpers/temp.js";
 
 const PID = 4242;
 const roots: string[] = [];
@@ -18,7 +18,7 @@ afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true }))
 
 /** A root prefix holding `files` (path → text, or → a fixture "@name"), with proc/self/mountinfo from `mountinfo`. */
 function host(files: Record<string, string>, base?: string): HostFs {
-  const root = mkdtempSync(join(tmpdir(), "memleak-test-cgroup-"));
+  const root = tempDir("test-cgroup");
   roots.push(root);
   if (base) cpSync(base, root, { recursive: true });
   for (const [path, text] of Object.entries(files)) {

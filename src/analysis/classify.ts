@@ -22,6 +22,7 @@ import { analyzeProcess, processSubject } from "./signals/process.js";
 import { analyzeTree } from "./signals/tree.js";
 import { copying } from "./signals/cow.js";
 import { ownArrival } from "./signals/own-footprint.js";
+import { backlogOf } from "./signals/gc-backlog.js";
 import { advice } from "../advice/load.js";
 import { SEVERITY, type AnalysisWindow, type Finding, type VerdictDocument } from "./types.js";
 import type { AgentResults } from "./context.js";
@@ -73,6 +74,38 @@ function attributeLeaks(findings: Finding[]): Finding[] {
       ? { ...f, summary: `${f.summary} — because PID ${pids} grows`, evidence: { ...f.evidence, explainedByPids: pids } }
       : f,
   );
+}
+
+/**
+ * Tree or cgroup growth that processes with a garbage backlog (gc-backlog.ts) account for, by TREE_EXPLAINS of it, is
+ * not a leak either: it is undecided while they wait for a full collection, and stable once one gave it back. Judged
+ * for every process, not only those the rules saw growing: the cgroup's usage can pass the trend test at a look where
+ * the process's anon, the larger part of it, just misses it (gc_sawtooth: 22 looks in 10 minutes). Not when any
+ * process leaks: that leak explains the growth (attributeLeaks).
+ */
+function explainBacklogs(findings: Finding[], set: SeriesSet, from: number): Finding[] {
+  if (findings.some((f) => f.subject.type === "process" && f.kind === "leak")) return findings;
+  if (!findings.some((f) => f.subject.type !== "process" && f.kind === "leak" && f.evidence.growthIn !== "shmem")) return findings;
+  const backlogs = [...set.processes.values()].flatMap((ps) => {
+    const b = backlogOf(ps, from);
+    return b ? [{ pid: ps.pid, ...b }] : [];
+  });
+  if (backlogs.length === 0) return findings;
+  const grown = backlogs.reduce((sum, b) => sum + Math.max(0, b.growth), 0);
+  const waiting = backlogs.some((b) => b.judgement.kind === "waiting");
+  const pids = backlogs.map((b) => b.pid).join(", ");
+  const processAdvice = findings.find((f) => f.subject.type === "process" && f.evidence.gcBacklog !== undefined)?.advice;
+  return findings.map((f) => {
+    if (f.subject.type === "process" || f.kind !== "leak" || f.evidence.growthIn === "shmem") return f;
+    const growth = Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
+    if (!(growth > 0 && grown >= TREE_EXPLAINS * growth)) return f;
+    const subject = f.subject.type === "tree" ? "process tree" : "cgroup";
+    const evidence = { ...f.evidence, gcBacklog: waiting ? "waiting" : "released", explainedByPids: pids };
+    const reason = `PID ${pids} holds garbage cycles waiting for a full collection`;
+    return waiting
+      ? { ...f, kind: "insufficient-data", confidence: 0, evidence, advice: processAdvice ?? advice("insufficient-data", "any", { reason }), summary: `the ${subject} grows by ${formatBytes(growth)} as ${reason}: the next one decides` }
+      : { ...f, kind: "stable", evidence, advice: processAdvice ?? f.advice, summary: `the ${subject} rose by ${formatBytes(growth)} and came back down when PID ${pids} ran a full garbage collection` };
+  });
 }
 
 /** "1 process", "3 other processes". */
@@ -131,8 +164,8 @@ function markOutside(f: Finding, others: number[], othersAnonGrowth: number | un
  * @param copiers USS growth by pid of the judged processes that show copy-on-write's shape (cow.ts `copying`), cow
  *        findings or not: workers that each copy under the per-process floor still add up.
  */
-function reconcile(all: Finding[], copiers: Map<number, number>): Finding[] {
-  const findings = attributeLeaks(all);
+function reconcile(all: Finding[], copiers: Map<number, number>, set: SeriesSet, from: number): Finding[] {
+  const findings = explainBacklogs(attributeLeaks(all), set, from);
   if (copiers.size === 0) return findings;
   const copied = [...copiers.values()].reduce((sum, g) => sum + g, 0);
   const cowFinding = findings.find((f) => f.subject.type === "process" && f.kind === "cow");
@@ -229,7 +262,7 @@ export function classify(input: ClassifyInput): VerdictDocument {
     if (early) f.caveats.push(early);
   }
   const treeGrows = findings.some((f) => f.subject.type !== "cgroup" && f.kind === "leak");
-  const reconciled = reconcile(findings, copiers)
+  const reconciled = reconcile(findings, copiers, set, ctx.from)
     .map((f) => (f.subject.type === "cgroup" && input.cgroup ? markOutside(f, input.cgroup.others ?? [], input.cgroup.othersAnonGrowth, treeGrows) : f))
     .sort(compareFindings);
   // The verdict is about the watched processes: growth of a shared cgroup they do not explain never heads it.

@@ -59,11 +59,18 @@ class _Mallinfo2(ctypes.Structure):
     _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
 
 
+_LIBC = []
+
+
 def _libc():
-    try:
-        return ctypes.CDLL(None)
-    except OSError:
-        return None
+    """One CDLL for the agent's life: each new one builds function objects that refer to each other, a garbage cycle
+    the watched program's collector would have to free at every malloc reading (24 objects a time)."""
+    if not _LIBC:
+        try:
+            _LIBC.append(ctypes.CDLL(None))
+        except OSError:
+            _LIBC.append(None)
+    return _LIBC[0]
 
 
 def _glibc_version():
@@ -158,7 +165,19 @@ def _python_stats():
     stats = {"allocatedBlocks": sys.getallocatedblocks(), "pythonThreads": threading.active_count()}
     counts = gc.get_count()
     stats["gcCount0"], stats["gcCount1"], stats["gcCount2"] = counts
-    stats["gcCollections"] = sum(s.get("collections", 0) for s in gc.get_stats())
+    generations = gc.get_stats()
+    stats["gcCollections"] = sum(s.get("collections", 0) for s in generations)
+    # What memleak needs to tell garbage cycles waiting for a full collection from a leak (signals/gc-backlog.ts): what
+    # the older generations' collections freed, how many full ones ran, when the next comes due (gcCount2 counts
+    # generation-1 runs since the last full collection; one runs once it passes the third threshold), and the modules
+    # loaded (what collections free while a program imports is the imports' garbage).
+    if len(generations) >= 3:
+        stats["gcRuns2"] = generations[2].get("collections", 0)
+        stats["gcCollected1"], stats["gcCollected2"] = generations[1].get("collected", 0), generations[2].get("collected", 0)
+    thresholds = gc.get_threshold()
+    if len(thresholds) >= 3:
+        stats["gcThreshold2"] = thresholds[2]
+    stats["modules"] = len(sys.modules)
     return stats
 
 

@@ -13,6 +13,7 @@
 import type { ProcessSeries } from "../series.js";
 import { endLevel, levels } from "../assess.js";
 import type { TrimResult } from "../../agent/messages.js";
+import { otherAllocator } from "./layer.js";
 
 /**
  * Held must be at least half of anon. Measured by scripts/threshold-margins.mjs on the recordings and the calibration
@@ -75,12 +76,14 @@ export interface Retention {
 
 export function retention(ps: ProcessSeries, trim?: TrimResult): Retention | undefined {
   const anonCol = ps.metrics.anon ?? ps.metrics.rss;
-  const inUseCol = ps.agent["malloc.inUse"];
+  // Under jemalloc or tcmalloc the agent sends no in-use bytes; those of a process that re-exec'd itself with the
+  // allocator preloaded (jemalloc_leak.py) are glibc's from before the exec, and say nothing about it now.
+  const inUseCol = otherAllocator(ps) ? undefined : ps.agent["malloc.inUse"];
   const trimBefore = trim?.anonBefore ?? ps.agent["trim.anonBefore"]?.last();
   const trimAfter = trim?.anonAfter ?? ps.agent["trim.anonAfter"]?.last();
   if (!anonCol || anonCol.length === 0 || ((!inUseCol || inUseCol.length === 0) && trimBefore === undefined)) return undefined;
   const anon = levels(anonCol.ys).end;
-  const mallocInUse = endLevel(ps.agent["malloc.inUse"]) ?? NaN;
+  const mallocInUse = endLevel(inUseCol) ?? NaN;
   const mallocFree = endLevel(ps.agent["malloc.free"]) ?? 0;
   const small = (endLevel(ps.agent["py.allocatedBlocks"]) ?? 0) * TYPICAL_BLOCK;
   const live = mallocInUse + small;

@@ -21,6 +21,7 @@ import { leakLayer, LAYER_MIN_SHARE, otherAllocator } from "./layer.js";
 import { noteMissingAgent } from "./unseen.js";
 import { noteMappedFiles } from "./mapped.js";
 import { injectedAt, withoutOwnStep } from "./own-footprint.js";
+import { withGcBacklog } from "./gc-backlog.js";
 
 export function processSubject(ps: ProcessSeries, rootPid: number | undefined, command: string): Subject {
   return { type: "process", pid: ps.pid, starttime: ps.starttime, command, ppid: ps.ppid, isRoot: ps.pid === rootPid };
@@ -63,9 +64,17 @@ export function analyzeProcess(ps: ProcessSeries, subject: Subject & { type: "pr
   const metric: MetricName = ps.metrics.anon ? "anon" : "rss";
   const injected = injectedAt(ps);
   const assessed = assess(ps.metrics[metric]!, Math.max(ctx.from, ps.firstSeen), ps.firstSeen);
-  const { a, caveat: own } = withoutOwnStep(assessed, injected === undefined ? [] : [injected]);
+  const { a: judged, caveat: own } = withoutOwnStep(assessed, injected === undefined ? [] : [injected]);
+  const { a, judgement: backlog, note: released } = withGcBacklog(judged, ps, ps.metrics[metric]!);
   const f = decideProcess(ps, subject, ctx, copy, metric, a);
   if (own) f.caveats.push(own);
+  if (backlog) {
+    // Read by classify.ts: the tree's and the cgroup's growth is this process's backlog too.
+    f.evidence.gcBacklog = backlog.kind;
+    f.evidence.gcOlderFreedObjects = backlog.backlog.olderFreed;
+    f.evidence.gcFullCollections = backlog.backlog.fullCollections.length;
+  }
+  if (released) f.caveats.push(released);
   noteMissingAgent(f, ps, ctx);
   noteMappedFiles(f, ps, ctx.from);
   const allocator = otherAllocator(ps);

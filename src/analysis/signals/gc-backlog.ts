@@ -1,0 +1,212 @@
+/**
+ * Garbage cycles waiting for a full collection. CPython frees a reference cycle only when its cyclic collector runs
+ * over the generation that holds the cycle. A cycle still reachable at a young collection (being built, or held by a
+ * frame when another thread's allocation set the collection off) is promoted, and then waits — with every buffer it
+ * holds — for a collection of its older generation: generation 1 after `threshold1` young runs, generation 2 (a full
+ * collection) only after `threshold2` generation-1 runs. Memory then ratchets up for minutes and falls back at the
+ * full collection. Measured on fixtures/scenarios/gc_sawtooth.py beside two busy loops (10 minutes, the agent's gc
+ * numbers and anon side by side): the lows rose ~4 MiB between generation-1 runs (every ~60 s) and fell back at
+ * each, and rose 11 → 17 MiB between full collections (the first at 520 s); malloc's in-use bytes rose with them —
+ * the garbage's buffers are malloc'd — so no layer (layer.ts) tells that growth from a leak; 510 of 1,201
+ * judgements called it one.
+ *
+ * The agent's gc numbers, read beside the memory, do tell it: an older generation's collection that frees garbage
+ * while the memory falls proves that garbage held memory; how many generation-1 runs are left before a full
+ * collection comes due (gc.get_count()[2] against gc.get_threshold()[2]) says how long the rest may wait. Growth
+ * since the last full collection then cannot be told from that backlog until the next one has run, and a full
+ * collection that brings memory back down proves what grew was garbage.
+ *
+ * Pure: a process's columns in, a judgement out. Recordings made before the agent reported these numbers have no
+ * judgement (undefined), and are judged as before.
+ */
+import { formatBytes } from "../../units.js";
+import { levelChange, levels, minGrowth, STARTUP_MIN_SECONDS, STARTUP_SHARE, type Assessment } from "../assess.js";
+import type { Column } from "../column.js";
+import type { ProcessSeries } from "../series.js";
+import { lowerBound } from "../stats/window.js";
+
+/**
+ * A collection of an older generation released memory when the metric's lows over RELEASE_AFTER_SECONDS from the
+ * reading before it sit at least half the growth floor below its lows over the RELEASE_BEFORE_SECONDS before that.
+ * Freeing objects is not enough: a program's exit, tracemalloc's report or a finished import free a few cycles in
+ * generation 1 too (dict_cache_leak under --trace-python: 5 objects in its last second, while it leaked 2 MiB/s),
+ * and the memory does not move. 20 s before: long enough to hold the lows of several young teeth (gc_sawtooth's
+ * come every ~5 s). Boundary tests: rules/gc-backlog.test.ts.
+ */
+export const RELEASE_SHARE_OF_FLOOR = 0.5;
+export const RELEASE_BEFORE_SECONDS = 20;
+export const RELEASE_AFTER_SECONDS = 10;
+
+/**
+ * A full collection runs on the first young collection after the generation-1 count passes threshold2 (CPython's
+ * gc_collect_generations), unless fewer than a quarter of the long-lived objects are new since the last one. So the
+ * count reaches threshold2 + 1 and the collection follows within one young period; a count past that means the
+ * quarter rule held it back, and nothing says when it will run: the backlog is not waited for then.
+ */
+export const DUE_SLACK_RUNS = 1;
+
+/**
+ * A wait longer than this is not a wait: growth over 15 minutes without a full collection is judged by the rules, as
+ * a program without a backlog's would be. gc_sawtooth's full collections came every ~520 s beside two busy loops; a
+ * leak in a program whose full collections are rarer than this is called no later than this.
+ */
+export const MAX_WAIT_SECONDS = 900;
+
+export interface Backlog {
+  /** Collections of the older generations (1 and 2) in the window, after start-up and outside imports, that freed
+   * objects while the memory fell (RELEASE_*), and how many objects the older generations freed over the window. */
+  releases: number;
+  olderFreed: number;
+  /** Full collections in the window: the time of the reading that saw each (seconds). */
+  fullCollections: number[];
+  /** Generation-1 runs since the last full collection, at the last reading, and the threshold past which one comes due. */
+  pending: number;
+  threshold: number;
+}
+
+/** How a growing series stands against the collector's backlog. */
+export type BacklogJudgement =
+  | { kind: "waiting"; backlog: Backlog; dueIn: number }
+  | { kind: "released"; backlog: Backlog; at: number; lowBefore: number; lowAfter: number };
+
+const last = (c: Column | undefined) => (c && c.ys.length > 0 ? c.ys[c.ys.length - 1] : undefined);
+
+/** Times of the readings of `col` in [from, to] whose value is above the reading before, and the sum of the rises. */
+function increases(col: Column | undefined, from: number, to: number): { times: number[]; total: number } {
+  if (!col) return { times: [], total: 0 };
+  const i0 = lowerBound(col.xs, from);
+  const i1 = lowerBound(col.xs, to + 1e-9);
+  const times: number[] = [];
+  let total = 0;
+  for (let i = Math.max(1, i0); i < i1; i++) {
+    const d = col.ys[i]! - col.ys[i - 1]!;
+    if (d > 0) {
+      times.push(col.xs[i]!);
+      total += d;
+    }
+  }
+  return { times, total };
+}
+
+/** The time of the reading of `col` before the one at `t` (the collection it saw ran in between), or `t`. */
+function readingBefore(col: Column | undefined, t: number): number {
+  const xs = col?.xs ?? [];
+  const i = lowerBound(xs, t);
+  return i >= 1 && i <= xs.length ? xs[i - 1]! : t;
+}
+
+/**
+ * Whether modules were loaded at the reading at `t` or the one before it. Importing a library frees its garbage with
+ * collections of every generation (importing torch: 15 generation-1 runs and a full collection in half a second), and
+ * under load an import can outlast the start-up the rules leave out.
+ */
+function importing(modules: Column | undefined, t: number): boolean {
+  if (!modules) return false;
+  const i = lowerBound(modules.xs, t);
+  const grew = (k: number) => k >= 1 && k < modules.ys.length && modules.ys[k]! > modules.ys[k - 1]!;
+  return grew(i) || grew(i - 1);
+}
+
+/** Smallest value of `col` in [from, to); undefined when there is none. */
+function lowest(col: Column, from: number, to: number): number | undefined {
+  let m: number | undefined;
+  for (let i = lowerBound(col.xs, from); i < col.xs.length && col.xs[i]! < to; i++) if (m === undefined || col.ys[i]! < m) m = col.ys[i]!;
+  return m;
+}
+
+/**
+ * The agent's gc numbers over [from, to] (seconds) against `metric`, or undefined when it did not report them.
+ * @param freedFrom seconds: collections before this (start-up's) do not count as releases
+ * @param release bytes the lows must fall by for a collection to count as a release
+ */
+export function gcBacklog(ps: ProcessSeries, metric: Column, from: number, to: number, freedFrom: number, release: number): Backlog | undefined {
+  const a = ps.agent;
+  const pending = last(a["py.gcCount2"]);
+  const threshold = last(a["py.gcThreshold2"]);
+  const freed1 = a["py.gcCollected1"];
+  const freed2 = a["py.gcCollected2"];
+  if (!freed1 || !freed2 || !a["py.gcRuns2"] || pending === undefined || threshold === undefined) return undefined;
+  const after = Math.max(from, freedFrom);
+  const older1 = increases(freed1, after, to);
+  const older2 = increases(freed2, after, to);
+  const released = (t: number) => {
+    const ran = readingBefore(freed1, t);
+    const before = lowest(metric, ran - RELEASE_BEFORE_SECONDS, ran);
+    const afterwards = lowest(metric, ran, ran + RELEASE_AFTER_SECONDS);
+    return before !== undefined && afterwards !== undefined && before - afterwards >= release;
+  };
+  const times = [...new Set([...older1.times, ...older2.times])];
+  return {
+    releases: times.filter((t) => !importing(a["py.modules"], t) && released(t)).length,
+    olderFreed: older1.total + older2.total,
+    fullCollections: increases(a["py.gcRuns2"], from, to).times,
+    pending,
+    threshold,
+  };
+}
+
+/**
+ * For a metric the rules called growing over [from, to], when an older generation's collection released memory in
+ * the window and the next full collection is not overdue:
+ *   - "released": a full collection ran in the window and brought the metric back down to within `floor` of its lows
+ *     before the first one — what grew was garbage (and what grew since is the next cycle's backlog);
+ *   - "waiting": no full collection has run in the window — the growth may be garbage waiting for the next one, and
+ *     it decides;
+ *   - undefined otherwise (no gc numbers, no release, a full collection overdue, a wait over MAX_WAIT_SECONDS, or
+ *     memory kept across a full collection): the rules' call stands.
+ * Not overdue in both cases: a leak that began after the last full collection of a program whose full collections
+ * then stopped must not hide behind it for good. Before the first release there is nothing to go on (gc_sawtooth's
+ * first generation-1 run, ~40 s in, released too little to tell; the second, at ~100 s, 4 MiB).
+ * @param startupUntil seconds: the lows before a full collection are read from here, and collections before it are
+ *        the start-up's (a process's start, from nothing to its working level, is no level to compare with)
+ */
+export function judgeBacklog(ps: ProcessSeries, metric: Column, from: number, to: number, floor: number, startupUntil: number): BacklogJudgement | undefined {
+  const backlog = gcBacklog(ps, metric, from, to, startupUntil, RELEASE_SHARE_OF_FLOOR * floor);
+  if (!backlog || backlog.releases === 0) return undefined;
+  // Overdue (the quarter rule holds it back): nothing says when memory would come back, so nothing is waited for.
+  const dueIn = backlog.threshold + DUE_SLACK_RUNS - backlog.pending;
+  if (dueIn < 0) return undefined;
+  const lastFull = backlog.fullCollections[backlog.fullCollections.length - 1];
+  if (lastFull === undefined) return to - from <= MAX_WAIT_SECONDS ? { kind: "waiting", backlog, dueIn } : undefined;
+  if (to - lastFull > MAX_WAIT_SECONDS) return undefined;
+  const runs2 = ps.agent["py.gcRuns2"];
+  const firstFull = backlog.fullCollections[0]!;
+  const lowBefore = lowest(metric, Math.max(from, startupUntil), readingBefore(runs2, firstFull));
+  const lowAfter = lowest(metric, readingBefore(runs2, lastFull), lastFull + RELEASE_AFTER_SECONDS);
+  if (lowBefore === undefined || lowAfter === undefined) return undefined;
+  return lowAfter - lowBefore < floor ? { kind: "released", backlog, at: lastFull, lowBefore, lowAfter } : undefined;
+}
+
+/** The start-up of a process judged up to `to`: what the lows before a full collection are not read from. */
+const startupOf = (ps: ProcessSeries, to: number) => ps.firstSeen + Math.max(STARTUP_MIN_SECONDS, STARTUP_SHARE * (to - ps.firstSeen));
+
+/**
+ * A "growing" assessment judged against the collector's backlog: "waiting" makes it insufficient (with the reason),
+ * "released" makes it flat (with a note saying what rose and when it came back). Any other assessment is returned as
+ * it is.
+ */
+export function withGcBacklog(a: Assessment, ps: ProcessSeries, metric: Column): { a: Assessment; judgement?: BacklogJudgement; note?: string } {
+  if (a.shape !== "growing") return { a };
+  const judgement = judgeBacklog(ps, metric, a.from, a.to, minGrowth(a.start), startupOf(ps, a.to));
+  if (!judgement) return { a };
+  const freed = `the older generations' collections freed ${judgement.backlog.olderFreed.toLocaleString("en-US")} objects in this window, ${judgement.backlog.releases === 1 ? "once" : `${judgement.backlog.releases} times`} as memory fell`;
+  if (judgement.kind === "waiting") {
+    const due = judgement.dueIn === 0 ? "a full collection is due now" : `a full collection comes due after ${judgement.dueIn} more generation-1 run${judgement.dueIn === 1 ? "" : "s"}`;
+    const reason = `+${formatBytes(a.growth)} since the last full garbage collection may be garbage cycles waiting for the next one (${freed}); ${due}, and memory that stays up after it is a leak`;
+    return { a: { ...a, shape: "insufficient", reason }, judgement };
+  }
+  const note = `memory rose ${formatBytes(a.growth)} and came back down at the full garbage collection at ${judgement.at.toFixed(0)} s (lows ${formatBytes(judgement.lowBefore)} before, ${formatBytes(judgement.lowAfter)} after): garbage cycles waiting for the collector, not a leak (${freed})`;
+  return { a: { ...a, shape: "flat" }, judgement, note };
+}
+
+/**
+ * The backlog of a process over [from, its end], for the tree's and the cgroup's rules (classify.ts): its judgement on
+ * its own anonymous memory, and how much that changed over the window (what it can explain of theirs).
+ */
+export function backlogOf(ps: ProcessSeries, from: number): { judgement: BacklogJudgement; growth: number } | undefined {
+  const metric = ps.metrics.anon ?? ps.metrics.rss;
+  if (!metric || metric.length < 2) return undefined;
+  const start = Math.max(from, ps.firstSeen);
+  const judgement = judgeBacklog(ps, metric, start, ps.lastSeen, minGrowth(levels(metric.ys).end), startupOf(ps, ps.lastSeen));
+  return judgement && { judgement, growth: levelChange(metric, start) ?? 0 };
+}

@@ -1,0 +1,117 @@
+/**
+ * Garbage cycles waiting for a full collection (signals/gc-backlog.ts): growth that the trend rules call a leak is
+ * undecided while collections of the older generations take memory back and no full collection has run, and stable
+ * once a full collection brought memory back down; a leak stays a leak when the backlog rule cannot apply (objects
+ * freed while memory does not fall, start-up's or imports' collections, a full collection overdue, a wait over 15
+ * minutes, memory kept across it, no gc numbers).
+ */
+import { describe, expect, it } from "vitest";
+import { alone, judge, linear, MB, processFinding, subjectFinding } from "./judge.js";
+import type { Series } from "./judge.js";
+
+interface Gc {
+  /** Seconds between generation-1 runs that free garbage (Infinity: none after start-up). */
+  gen1Every: number;
+  /** Time of a full collection, if one runs. */
+  fullAt?: number;
+  threshold?: number;
+  /** gc.get_count()[2] added on top (a full collection held back by the quarter rule). */
+  extraPending?: number;
+  /** No generation-1 run after this time (start-up garbage only). */
+  freesUntil?: number;
+  /** The program imports modules until this time (10 a second). */
+  importsUntil?: number;
+}
+
+/** The agent's gc numbers at time t, as memleak_agent.py reports them. */
+function gcNumbers(g: Gc) {
+  return (t: number) => {
+    const gen1Runs = Number.isFinite(g.gen1Every) ? Math.floor(Math.min(t, g.freesUntil ?? Infinity) / g.gen1Every) : 0;
+    const full = g.fullAt !== undefined && t >= g.fullAt;
+    const sinceFull = full && Number.isFinite(g.gen1Every) ? Math.floor((t - g.fullAt!) / g.gen1Every) : gen1Runs;
+    return {
+      py: {
+        allocatedBlocks: 47_000,
+        gcCount2: sinceFull + (g.extraPending ?? 0),
+        gcRuns2: full ? 1 : 0,
+        // 92 objects from start-up (the first generation-1 run), then 40 per run, as gc_sawtooth's promoted requests
+        gcCollected1: 92 + 40 * gen1Runs,
+        gcCollected2: full ? 400 : 0,
+        gcThreshold2: g.threshold ?? 10,
+        modules: 100 + 10 * Math.floor(Math.min(t, g.importsUntil ?? 0)),
+      },
+    };
+  };
+}
+
+/** 30 KiB/s on 20 MiB for 300 s: +8.8 MiB, a leak by the trend rules, with no fall for a collection to explain. */
+const creep: Series = linear(20 * MB, 30 * 1024, 0.3 * MB);
+
+/**
+ * gc_sawtooth's shape between full collections: 4 MiB teeth that fall every 60 s (generation-1 runs) on lows that
+ * rise 12 KiB/s (what waits in generation 2): a leak by the trend rules.
+ */
+const backlog: Series = { shape: { kind: "sawtooth", period: 60, amplitude: 4 * MB, bytesPerSecond: 12 * 1024 }, baseline: 20 * MB, noise: 0.2 * MB };
+
+/**
+ * Rises 8 MiB over 290 s and falls back at 290 s, 10 s before the end: what a full collection does to a backlog
+ * (the last tenth's median is still high, so the trend rules call it growth).
+ */
+const ratchet = (keptBytes = 0): Series => ({ shape: { kind: "sawtooth", period: 290, amplitude: 8 * MB, bytesPerSecond: keptBytes / 290 }, baseline: 20 * MB, noise: 0.2 * MB });
+
+const judged = (anon: Series, gc?: Gc, seconds = 300) => judge(alone({ anon, ...(gc && { agent: gcNumbers(gc) }) }, seconds), { warmup: 0 });
+const kindOf = (anon: Series, gc?: Gc, seconds?: number) => processFinding(judged(anon, gc, seconds), 100);
+
+describe("gc backlog", () => {
+  it("growth that generation-1 runs keep taking back is undecided until the full collection; without gc numbers, a leak", () => {
+    expect(kindOf(backlog).kind).toBe("leak");
+    const waiting = kindOf(backlog, { gen1Every: 60 });
+    expect(waiting.kind).toBe("insufficient-data");
+    expect(waiting.evidence.gcBacklog).toBe("waiting");
+    // 4 generation-1 runs since the last full collection at 299 s; one comes due after the 11th
+    expect(waiting.summary).toMatch(/garbage cycles waiting for the next one.*4 times as memory fell.*comes due after 7 more generation-1 runs/);
+  });
+
+  it("collections that free objects while memory does not fall are no backlog: a leak (dict_cache_leak's exit)", () => {
+    expect(kindOf(creep, { gen1Every: 60 }).kind).toBe("leak");
+    // The lows must fall by half the 2 MiB floor: teeth of 1.2 MiB fall ~0.8 MiB below the last 20 s, of 2 MiB ~1.3
+    const teeth = (amplitude: number): Series => ({ ...backlog, shape: { kind: "sawtooth", period: 60, amplitude, bytesPerSecond: 12 * 1024 } });
+    expect(kindOf(teeth(1.2 * MB)).kind).toBe("leak");
+    expect(kindOf(teeth(1.2 * MB), { gen1Every: 60 }).kind).toBe("leak");
+    expect(kindOf(teeth(2 * MB), { gen1Every: 60 }).kind).toBe("insufficient-data");
+  });
+
+  it("collections during start-up or while the program imports are theirs, however long the imports take", () => {
+    // start-up is the first 15 s of 300 (5%): the teeth's falls at 60 s and after are the only releases
+    expect(kindOf(backlog, { gen1Every: 60, freesUntil: 14 }).kind).toBe("leak");
+    expect(kindOf(backlog, { gen1Every: 60, freesUntil: 125, importsUntil: 125 }).kind).toBe("leak");
+    expect(kindOf(backlog, { gen1Every: 60, freesUntil: 125, importsUntil: 100 }).kind).toBe("insufficient-data");
+  });
+
+  it("a full collection overdue (held back by the quarter rule), or a wait over 15 minutes, is not waited for", () => {
+    // 4 generation-1 runs since the last full collection at the end; threshold 10: due after 11, overdue from 12
+    expect(kindOf(backlog, { gen1Every: 60, extraPending: 7 }).kind).toBe("insufficient-data");
+    expect(kindOf(backlog, { gen1Every: 60, extraPending: 8 }).kind).toBe("leak");
+    expect(kindOf(backlog, { gen1Every: 60, threshold: 2 }).kind).toBe("leak");
+    expect(kindOf(backlog, { gen1Every: 60, threshold: 100 }, 890).kind).toBe("insufficient-data");
+    expect(kindOf(backlog, { gen1Every: 60, threshold: 100 }, 910).kind).toBe("leak");
+  });
+
+  it("memory that came back down at a full collection is stable; kept across it, a leak", () => {
+    expect(kindOf(ratchet()).kind).toBe("leak");
+    const released = kindOf(ratchet(), { gen1Every: Infinity, fullAt: 290 });
+    expect(released.kind).toBe("stable");
+    expect(released.evidence.gcBacklog).toBe("released");
+    expect(released.caveats.join(" ")).toMatch(/came back down at the full garbage collection at 29\d s/);
+    // 3 MiB kept across the full collection (over the 2 MiB floor): a leak under the backlog
+    expect(kindOf(ratchet(3 * MB), { gen1Every: Infinity, fullAt: 290 }).kind).toBe("leak");
+  });
+
+  it("the cgroup's growth is the process's backlog: undecided, then stable — never a leak the process is not", () => {
+    const cgroupOf = (anon: Series, gc?: Gc) => subjectFinding(judged(anon, gc), "cgroup");
+    expect(cgroupOf(backlog).kind).toBe("leak");
+    expect(cgroupOf(backlog, { gen1Every: 60 }).kind).toBe("insufficient-data");
+    expect(cgroupOf(ratchet(), { gen1Every: Infinity, fullAt: 290 }).kind).toBe("stable");
+    expect(cgroupOf(ratchet(3 * MB), { gen1Every: Infinity, fullAt: 290 }).kind).toBe("leak");
+  });
+});

@@ -87,7 +87,11 @@ export async function verdicts({ fpSeconds, seeds = 10, ciRuns = 10, log = () =>
   for (let i = 0; i < ciRuns; i++) ci.push(await ciStep());
 
   log(`verdicts: ${fpSeconds} s of the steady scenarios (${steady.map((s) => s.name).join(", ")}), judged after every sample`);
-  const steadyRuns = await pool(steady, 2, (sc) => runScenario(sc, { args: [String(fpSeconds)], from: 0, every: 0 }));
+  // MEMLEAK_BENCH_KEEP=dir keeps these recordings (10 minutes each): a false call is looked into on the recording that made it.
+  const keep = process.env.MEMLEAK_BENCH_KEEP;
+  const steadyRuns = await pool(steady, 2, (sc) =>
+    runScenario(sc, { args: [String(fpSeconds)], from: 0, every: 0, ...(keep && { record: join(keep, `${sc.name}.jsonl`) }) }),
+  );
 
   return {
     synthetic: { seeds, found: found.length, median: median(found), max: found.length === seeds ? Math.max(...found) : undefined, each: synthetic },

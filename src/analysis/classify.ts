@@ -13,7 +13,7 @@ import { formatBytes } from "../units.js";
 import { formatRate } from "./evidence.js";
 import { safeText } from "../report/style.js";
 import { shortCommand } from "../command-text.js";
-import { tooShortForShapes } from "./assess.js";
+import { minGrowth, tooShortForShapes } from "./assess.js";
 import { earlyCaveat } from "./evidence.js";
 import { warmupFor, type AnalysisOptions, type Context } from "./context.js";
 import type { SeriesSet } from "./series.js";
@@ -77,28 +77,33 @@ function attributeLeaks(findings: Finding[]): Finding[] {
 }
 
 /**
- * Tree or cgroup growth that processes with a garbage backlog (gc-backlog.ts) account for, by TREE_EXPLAINS of it, is
- * not a leak either: it is undecided while they wait for a full collection, and stable once one gave it back. Judged
- * for every process, not only those the rules saw growing: the cgroup's usage can pass the trend test at a look where
- * the process's anon, the larger part of it, just misses it (gc_sawtooth: 22 looks in 10 minutes). Not when any
- * process leaks: that leak explains the growth (attributeLeaks).
+ * Tree or cgroup growth that processes with a garbage backlog (gc-backlog.ts) account for, all but less than the
+ * growth floor, is not a leak either: it is undecided while they wait for a full collection, and stable once one gave
+ * it back. Judged for every process alive at the end, not only those the rules saw growing: the cgroup's usage can
+ * pass the trend test at a look where the process's anon, nearly all of it, just misses it (gc_sawtooth: 22 looks in
+ * 10 minutes). Not when any process leaks (that leak explains the growth: attributeLeaks), nor for a cgroup other
+ * processes share (what they add is no backlog of the watched tree's: markOutside says whose it is).
  */
 function explainBacklogs(findings: Finding[], set: SeriesSet, from: number): Finding[] {
   if (findings.some((f) => f.subject.type === "process" && f.kind === "leak")) return findings;
-  if (!findings.some((f) => f.subject.type !== "process" && f.kind === "leak" && f.evidence.growthIn !== "shmem")) return findings;
-  const backlogs = [...set.processes.values()].flatMap((ps) => {
-    const b = backlogOf(ps, from);
-    return b ? [{ pid: ps.pid, ...b }] : [];
-  });
+  const explainable = (f: Finding) => f.subject.type !== "process" && f.kind === "leak" && f.evidence.growthIn !== "shmem" && !(Number(f.evidence.otherProcessesInCgroup ?? 0) > 0);
+  if (!findings.some(explainable)) return findings;
+  const interval = set.samples > 1 ? set.duration / (set.samples - 1) : 0;
+  const backlogs = [...set.processes.values()]
+    .filter((ps) => ps.lastSeen >= set.duration - RELATIVE_GRACE_INTERVALS * interval - 1e-9)
+    .flatMap((ps) => {
+      const b = backlogOf(ps, from);
+      return b ? [{ pid: ps.pid, ...b }] : [];
+    });
   if (backlogs.length === 0) return findings;
   const grown = backlogs.reduce((sum, b) => sum + Math.max(0, b.growth), 0);
   const waiting = backlogs.some((b) => b.judgement.kind === "waiting");
   const pids = backlogs.map((b) => b.pid).join(", ");
   const processAdvice = findings.find((f) => f.subject.type === "process" && f.evidence.gcBacklog !== undefined)?.advice;
   return findings.map((f) => {
-    if (f.subject.type === "process" || f.kind !== "leak" || f.evidence.growthIn === "shmem") return f;
+    if (!explainable(f)) return f;
     const growth = Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
-    if (!(growth > 0 && grown >= TREE_EXPLAINS * growth)) return f;
+    if (!(growth > 0) || growth - grown >= minGrowth(Number(f.evidence.start ?? 0))) return f;
     const subject = f.subject.type === "tree" ? "process tree" : "cgroup";
     const evidence = { ...f.evidence, gcBacklog: waiting ? "waiting" : "released", explainedByPids: pids };
     const reason = `PID ${pids} holds garbage cycles waiting for a full collection`;

@@ -161,6 +161,12 @@ def _malloc_stats(interval, force=False):
     return stats
 
 
+# CPython's three-generation collector, whose counts and thresholds the backlog rule reads. Not 3.14's incremental one
+# (its third threshold is 0 and automatic collections are all counted as generation 1's), nor a free-threaded build
+# (every collection is counted as generation 0's): there the agent sends none of those numbers.
+_GENERATIONAL_GC = sys.implementation.name == "cpython" and sys.version_info < (3, 14) and getattr(sys, "_is_gil_enabled", lambda: True)()
+
+
 def _python_stats():
     stats = {"allocatedBlocks": sys.getallocatedblocks(), "pythonThreads": threading.active_count()}
     counts = gc.get_count()
@@ -171,11 +177,11 @@ def _python_stats():
     # the older generations' collections freed, how many full ones ran, when the next comes due (gcCount2 counts
     # generation-1 runs since the last full collection; one runs once it passes the third threshold), and the modules
     # loaded (what collections free while a program imports is the imports' garbage).
-    if len(generations) >= 3:
+    if len(generations) >= 3 and _GENERATIONAL_GC:
         stats["gcRuns2"] = generations[2].get("collections", 0)
         stats["gcCollected1"], stats["gcCollected2"] = generations[1].get("collected", 0), generations[2].get("collected", 0)
     thresholds = gc.get_threshold()
-    if len(thresholds) >= 3:
+    if len(thresholds) >= 3 and _GENERATIONAL_GC:
         stats["gcThreshold2"] = thresholds[2]
     stats["modules"] = len(sys.modules)
     return stats

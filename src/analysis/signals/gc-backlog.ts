@@ -26,16 +26,29 @@ import type { ProcessSeries } from "../series.js";
 import { lowerBound } from "../stats/window.js";
 
 /**
- * A collection of an older generation released memory when the metric's lows over RELEASE_AFTER_SECONDS from the
- * reading before it sit at least half the growth floor below its lows over the RELEASE_BEFORE_SECONDS before that.
- * Freeing objects is not enough: a program's exit, tracemalloc's report or a finished import free a few cycles in
- * generation 1 too (dict_cache_leak under --trace-python: 5 objects in its last second, while it leaked 2 MiB/s),
- * and the memory does not move. 20 s before: long enough to hold the lows of several young teeth (gc_sawtooth's
- * come every ~5 s). Boundary tests: rules/gc-backlog.test.ts.
+ * A collection of an older generation released memory when the metric's lowest reading from the agent's reading
+ * before it to RELEASE_AFTER_SECONDS after the reading that saw it sits at least half the growth floor below its lows
+ * over the RELEASE_BEFORE_SECONDS before. Freeing objects is not enough: a program's exit, tracemalloc's report or a
+ * finished import free a few cycles in generation 1 too (dict_cache_leak under --trace-python: 5 objects in its last
+ * second, while it leaked 2 MiB/s), and the memory does not move. 20 s before: long enough to hold the lows of
+ * several young teeth (gc_sawtooth's come every ~5 s). 2 s after: the memory sample that follows the collection,
+ * at the default interval and under load; a temporary freed by reference counting a few seconds from a collection
+ * is not taken for what the collection freed. Boundary tests: rules/gc-backlog.test.ts.
  */
 export const RELEASE_SHARE_OF_FLOOR = 0.5;
 export const RELEASE_BEFORE_SECONDS = 20;
-export const RELEASE_AFTER_SECONDS = 10;
+export const RELEASE_AFTER_SECONDS = 2;
+
+/**
+ * What is held back may be at most this many times the largest release seen: a backlog is garbage of the kind the
+ * older generations keep freeing, so it grows by releases' worth between full collections (gc_sawtooth: ~4 MiB
+ * released at each generation-1 run, 4–10 MiB of growth between full collections by the trend rules' measure). A
+ * leak that outgrows that is called whatever the collector does (1 MiB/s for a minute: 60 MiB).
+ */
+export const BACKLOG_MAX_RELEASES = 4;
+
+/** The agent's gc numbers must be this fresh at the window's end: a frozen count says nothing about now. */
+export const GC_READING_MAX_AGE_SECONDS = 20;
 
 /**
  * A full collection runs on the first young collection after the generation-1 count passes threshold2 (CPython's
@@ -53,11 +66,12 @@ export const DUE_SLACK_RUNS = 1;
 export const MAX_WAIT_SECONDS = 900;
 
 export interface Backlog {
-  /** Collections of the older generations (1 and 2) in the window, after start-up and outside imports, that freed
-   * objects while the memory fell (RELEASE_*), and how many objects the older generations freed over the window. */
-  releases: number;
+  /** Times of the collections of the older generations (1 and 2) in the window, after start-up and outside imports,
+   * that freed objects while the memory fell (RELEASE_*), the largest fall, and how many objects they freed. */
+  releases: number[];
+  largestRelease: number;
   olderFreed: number;
-  /** Full collections in the window: the time of the reading that saw each (seconds). */
+  /** Full collections in the window after start-up and outside imports: the time of the reading that saw each. */
   fullCollections: number[];
   /** Generation-1 runs since the last full collection, at the last reading, and the threshold past which one comes due. */
   pending: number;
@@ -115,54 +129,62 @@ function lowest(col: Column, from: number, to: number): number | undefined {
 }
 
 /**
- * The agent's gc numbers over [from, to] (seconds) against `metric`, or undefined when it did not report them.
- * @param freedFrom seconds: collections before this (start-up's) do not count as releases
+ * The agent's gc numbers over [from, to] (seconds) against `metric`, or undefined when it did not report them (or
+ * stopped reporting them: GC_READING_MAX_AGE_SECONDS), or on a collector whose third threshold is not a count (0 on
+ * CPython 3.14's incremental collector; the agent reports nothing there).
+ * @param freedFrom seconds: collections before this (start-up's) do not count
  * @param release bytes the lows must fall by for a collection to count as a release
  */
 export function gcBacklog(ps: ProcessSeries, metric: Column, from: number, to: number, freedFrom: number, release: number): Backlog | undefined {
   const a = ps.agent;
-  const pending = last(a["py.gcCount2"]);
+  const count2 = a["py.gcCount2"];
+  const pending = last(count2);
   const threshold = last(a["py.gcThreshold2"]);
   const freed1 = a["py.gcCollected1"];
   const freed2 = a["py.gcCollected2"];
-  if (!freed1 || !freed2 || !a["py.gcRuns2"] || pending === undefined || threshold === undefined) return undefined;
+  if (!freed1 || !freed2 || !a["py.gcRuns2"] || pending === undefined || threshold === undefined || !(threshold > 0)) return undefined;
+  if (to - count2!.xs[count2!.xs.length - 1]! > GC_READING_MAX_AGE_SECONDS) return undefined;
   const after = Math.max(from, freedFrom);
   const older1 = increases(freed1, after, to);
   const older2 = increases(freed2, after, to);
-  const released = (t: number) => {
+  const outsideImports = (t: number) => !importing(a["py.modules"], t);
+  const fall = (t: number) => {
     const ran = readingBefore(freed1, t);
-    const before = lowest(metric, ran - RELEASE_BEFORE_SECONDS, ran);
-    const afterwards = lowest(metric, ran, ran + RELEASE_AFTER_SECONDS);
-    return before !== undefined && afterwards !== undefined && before - afterwards >= release;
+    const before = lowest(metric, ran - RELEASE_BEFORE_SECONDS, ran + 1e-9);
+    const afterwards = lowest(metric, ran + 1e-9, t + RELEASE_AFTER_SECONDS);
+    return before !== undefined && afterwards !== undefined ? before - afterwards : 0;
   };
-  const times = [...new Set([...older1.times, ...older2.times])];
+  const falls = [...new Set([...older1.times, ...older2.times])].filter(outsideImports).map((t) => ({ t, by: fall(t) }));
+  const released = falls.filter((f) => f.by >= release);
   return {
-    releases: times.filter((t) => !importing(a["py.modules"], t) && released(t)).length,
+    releases: released.map((f) => f.t),
+    largestRelease: released.reduce((m, f) => Math.max(m, f.by), 0),
     olderFreed: older1.total + older2.total,
-    fullCollections: increases(a["py.gcRuns2"], from, to).times,
+    fullCollections: increases(a["py.gcRuns2"], after, to).times.filter(outsideImports),
     pending,
     threshold,
   };
 }
 
 /**
- * For a metric the rules called growing over [from, to], when an older generation's collection released memory in
- * the window and the next full collection is not overdue:
- *   - "released": a full collection ran in the window and brought the metric back down to within `floor` of its lows
- *     before the first one — what grew was garbage (and what grew since is the next cycle's backlog);
- *   - "waiting": no full collection has run in the window — the growth may be garbage waiting for the next one, and
- *     it decides;
- *   - undefined otherwise (no gc numbers, no release, a full collection overdue, a wait over MAX_WAIT_SECONDS, or
- *     memory kept across a full collection): the rules' call stands.
+ * For a metric the rules called growing over [from, to] by `growth`, when an older generation's collection released
+ * memory in the window, the next full collection is not overdue, and the growth is within BACKLOG_MAX_RELEASES of
+ * the largest release:
+ *   - "released": a full collection ran in the window, brought the metric back down to within `floor` of its lows
+ *     before the first one, and the lows at the end are within `floor` of them too — what grew was garbage;
+ *   - "waiting": no full collection has run in the window (or memory rose again after the last one, and a
+ *     collection released memory since) — the growth may be garbage waiting for the next one, and it decides;
+ *   - undefined otherwise (no gc numbers, no release, a full collection overdue, a wait over MAX_WAIT_SECONDS,
+ *     growth larger than a backlog's, or memory kept): the rules' call stands.
  * Not overdue in both cases: a leak that began after the last full collection of a program whose full collections
  * then stopped must not hide behind it for good. Before the first release there is nothing to go on (gc_sawtooth's
  * first generation-1 run, ~40 s in, released too little to tell; the second, at ~100 s, 4 MiB).
  * @param startupUntil seconds: the lows before a full collection are read from here, and collections before it are
  *        the start-up's (a process's start, from nothing to its working level, is no level to compare with)
  */
-export function judgeBacklog(ps: ProcessSeries, metric: Column, from: number, to: number, floor: number, startupUntil: number): BacklogJudgement | undefined {
+export function judgeBacklog(ps: ProcessSeries, metric: Column, from: number, to: number, floor: number, startupUntil: number, growth: number): BacklogJudgement | undefined {
   const backlog = gcBacklog(ps, metric, from, to, startupUntil, RELEASE_SHARE_OF_FLOOR * floor);
-  if (!backlog || backlog.releases === 0) return undefined;
+  if (!backlog || backlog.releases.length === 0 || growth > BACKLOG_MAX_RELEASES * backlog.largestRelease) return undefined;
   // Overdue (the quarter rule holds it back): nothing says when memory would come back, so nothing is waited for.
   const dueIn = backlog.threshold + DUE_SLACK_RUNS - backlog.pending;
   if (dueIn < 0) return undefined;
@@ -170,11 +192,13 @@ export function judgeBacklog(ps: ProcessSeries, metric: Column, from: number, to
   if (lastFull === undefined) return to - from <= MAX_WAIT_SECONDS ? { kind: "waiting", backlog, dueIn } : undefined;
   if (to - lastFull > MAX_WAIT_SECONDS) return undefined;
   const runs2 = ps.agent["py.gcRuns2"];
-  const firstFull = backlog.fullCollections[0]!;
-  const lowBefore = lowest(metric, Math.max(from, startupUntil), readingBefore(runs2, firstFull));
-  const lowAfter = lowest(metric, readingBefore(runs2, lastFull), lastFull + RELEASE_AFTER_SECONDS);
-  if (lowBefore === undefined || lowAfter === undefined) return undefined;
-  return lowAfter - lowBefore < floor ? { kind: "released", backlog, at: lastFull, lowBefore, lowAfter } : undefined;
+  const lowBefore = lowest(metric, Math.max(from, startupUntil), readingBefore(runs2, backlog.fullCollections[0]!) + 1e-9);
+  const lowAfter = lowest(metric, readingBefore(runs2, lastFull) + 1e-9, lastFull + RELEASE_AFTER_SECONDS);
+  const lowAtEnd = lowest(metric, to - RELEASE_BEFORE_SECONDS, to + 1e-9);
+  if (lowBefore === undefined || lowAfter === undefined || lowAtEnd === undefined || lowAfter - lowBefore >= floor) return undefined;
+  if (lowAtEnd - lowBefore < floor) return { kind: "released", backlog, at: lastFull, lowBefore, lowAfter };
+  // Memory rose again after the last full collection: a backlog again only if a collection has released some since.
+  return backlog.releases.some((t) => t > lastFull) ? { kind: "waiting", backlog, dueIn } : undefined;
 }
 
 /** The start-up of a process judged up to `to`: what the lows before a full collection are not read from. */
@@ -187,9 +211,9 @@ const startupOf = (ps: ProcessSeries, to: number) => ps.firstSeen + Math.max(STA
  */
 export function withGcBacklog(a: Assessment, ps: ProcessSeries, metric: Column): { a: Assessment; judgement?: BacklogJudgement; note?: string } {
   if (a.shape !== "growing") return { a };
-  const judgement = judgeBacklog(ps, metric, a.from, a.to, minGrowth(a.start), startupOf(ps, a.to));
+  const judgement = judgeBacklog(ps, metric, a.from, a.to, minGrowth(a.start), startupOf(ps, a.to), a.growth);
   if (!judgement) return { a };
-  const freed = `the older generations' collections freed ${judgement.backlog.olderFreed.toLocaleString("en-US")} objects in this window, ${judgement.backlog.releases === 1 ? "once" : `${judgement.backlog.releases} times`} as memory fell`;
+  const freed = `the older generations' collections freed ${judgement.backlog.olderFreed.toLocaleString("en-US")} objects in this window, ${judgement.backlog.releases.length === 1 ? "once" : `${judgement.backlog.releases.length} times`} as memory fell by up to ${formatBytes(judgement.backlog.largestRelease)}`;
   if (judgement.kind === "waiting") {
     const due = judgement.dueIn === 0 ? "a full collection is due now" : `a full collection comes due after ${judgement.dueIn} more generation-1 run${judgement.dueIn === 1 ? "" : "s"}`;
     const reason = `+${formatBytes(a.growth)} since the last full garbage collection may be garbage cycles waiting for the next one (${freed}); ${due}, and memory that stays up after it is a leak`;
@@ -207,6 +231,7 @@ export function backlogOf(ps: ProcessSeries, from: number): { judgement: Backlog
   const metric = ps.metrics.anon ?? ps.metrics.rss;
   if (!metric || metric.length < 2) return undefined;
   const start = Math.max(from, ps.firstSeen);
-  const judgement = judgeBacklog(ps, metric, start, ps.lastSeen, minGrowth(levels(metric.ys).end), startupOf(ps, ps.lastSeen));
-  return judgement && { judgement, growth: levelChange(metric, start) ?? 0 };
+  const growth = levelChange(metric, start) ?? 0;
+  const judgement = judgeBacklog(ps, metric, start, ps.lastSeen, minGrowth(levels(metric.ys).end), startupOf(ps, ps.lastSeen), growth);
+  return judgement && { judgement, growth };
 }

@@ -216,7 +216,8 @@ export function withGcBacklog(a: Assessment, ps: ProcessSeries, metric: Column):
   const freed = `the older generations' collections freed ${judgement.backlog.olderFreed.toLocaleString("en-US")} objects in this window, ${judgement.backlog.releases.length === 1 ? "once" : `${judgement.backlog.releases.length} times`} as memory fell by up to ${formatBytes(judgement.backlog.largestRelease)}`;
   if (judgement.kind === "waiting") {
     const due = judgement.dueIn === 0 ? "a full collection is due now" : `a full collection comes due after ${judgement.dueIn} more generation-1 run${judgement.dueIn === 1 ? "" : "s"}`;
-    const reason = `+${formatBytes(a.growth)} since the last full garbage collection may be garbage cycles waiting for the next one (${freed}); ${due}, and memory that stays up after it is a leak`;
+    // What it may be comes first: the live view cuts the line at the terminal's width.
+    const reason = `garbage cycles may be waiting for a full collection: +${formatBytes(a.growth)} since the last one (${freed}); ${due}, and memory that stays up after it is a leak`;
     return { a: { ...a, shape: "insufficient", reason }, judgement };
   }
   const note = `memory rose ${formatBytes(a.growth)} and came back down at the full garbage collection at ${judgement.at.toFixed(0)} s (lows ${formatBytes(judgement.lowBefore)} before, ${formatBytes(judgement.lowAfter)} after): garbage cycles waiting for the collector, not a leak (${freed})`;

@@ -26,18 +26,28 @@ import type { ProcessSeries } from "../series.js";
 import { lowerBound } from "../stats/window.js";
 
 /**
- * A collection of an older generation released memory when the metric's lowest reading from the agent's reading
- * before it to RELEASE_AFTER_SECONDS after the reading that saw it sits at least half the growth floor below its lows
- * over the RELEASE_BEFORE_SECONDS before. Freeing objects is not enough: a program's exit, tracemalloc's report or a
- * finished import free a few cycles in generation 1 too (dict_cache_leak under --trace-python: 5 objects in its last
- * second, while it leaked 2 MiB/s), and the memory does not move. 20 s before: long enough to hold the lows of
- * several young teeth (gc_sawtooth's come every ~5 s). 2 s after: the memory sample that follows the collection,
- * at the default interval and under load; a temporary freed by reference counting a few seconds from a collection
- * is not taken for what the collection freed. Boundary tests: rules/gc-backlog.test.ts.
+ * A collection released memory when it freed objects (any generation's: a young one in a program whose garbage is
+ * cycles, an older one freeing what was promoted) and the metric fell, from its last sample before the collection
+ * can have run to its lowest up to RELEASE_AFTER_SECONDS after the reading that saw it, by at least half the growth
+ * floor. Freeing objects is not enough: a program's exit, tracemalloc's report or a finished import free a few cycles
+ * too (dict_cache_leak under --trace-python: 5 objects in its last second, while it leaked 2 MiB/s), and the memory
+ * does not move. The agent's reading comes up to one sampling interval after the collection, so the sample before
+ * it is taken one reading's spacing earlier. A release says the program's memory is held by garbage cycles, which
+ * are promoted when still reachable at a young collection and then wait for an older one (gc_sawtooth: every young
+ * collection frees ~2,000 objects and 25 MiB; its first generation-1 run, ~40 s in, frees the first promoted ones).
+ * Boundary tests: rules/gc-backlog.test.ts.
  */
 export const RELEASE_SHARE_OF_FLOOR = 0.5;
-export const RELEASE_BEFORE_SECONDS = 20;
 export const RELEASE_AFTER_SECONDS = 2;
+
+/**
+ * The lows after a full collection: over the 10 s after it, for the memory it frees shows at the next young teeth's
+ * lows (gc_sawtooth: 12.3 MiB 2 s after it, 10.7 MiB within 10 s, 9.7 MiB before the backlog built up).
+ */
+export const AFTER_FULL_SECONDS = 10;
+
+/** The lows at the end of a window: over its last 20 s, several young teeth of gc_sawtooth (every ~5 s). */
+export const END_LOWS_SECONDS = 20;
 
 /**
  * What is held back may be at most this many times the largest release seen: a backlog is garbage of the kind the
@@ -66,8 +76,8 @@ export const DUE_SLACK_RUNS = 1;
 export const MAX_WAIT_SECONDS = 900;
 
 export interface Backlog {
-  /** Times of the collections of the older generations (1 and 2) in the window, after start-up and outside imports,
-   * that freed objects while the memory fell (RELEASE_*), the largest fall, and how many objects they freed. */
+  /** Times of the collections in the window, after start-up and outside imports, that freed objects while the memory
+   * fell (RELEASE_*), the largest fall, and how many objects the older generations (1 and 2) freed. */
   releases: number[];
   largestRelease: number;
   olderFreed: number;
@@ -121,6 +131,12 @@ function importing(modules: Column | undefined, t: number): boolean {
   return grew(i) || grew(i - 1);
 }
 
+/** The value of `col` at its last point at or before `t`; undefined when there is none. */
+function valueAtOrBefore(col: Column, t: number): number | undefined {
+  const i = lowerBound(col.xs, t + 1e-9);
+  return i >= 1 ? col.ys[i - 1] : undefined;
+}
+
 /** Smallest value of `col` in [from, to); undefined when there is none. */
 function lowest(col: Column, from: number, to: number): number | undefined {
   let m: number | undefined;
@@ -147,14 +163,15 @@ export function gcBacklog(ps: ProcessSeries, metric: Column, from: number, to: n
   const after = Math.max(from, freedFrom);
   const older1 = increases(freed1, after, to);
   const older2 = increases(freed2, after, to);
+  const young = increases(a["py.gcCollected0"], after, to);
   const outsideImports = (t: number) => !importing(a["py.modules"], t);
   const fall = (t: number) => {
-    const ran = readingBefore(freed1, t);
-    const before = lowest(metric, ran - RELEASE_BEFORE_SECONDS, ran + 1e-9);
-    const afterwards = lowest(metric, ran + 1e-9, t + RELEASE_AFTER_SECONDS);
-    return before !== undefined && afterwards !== undefined ? before - afterwards : 0;
+    const ran = readingBefore(count2, t);
+    const pre = valueAtOrBefore(metric, ran - (t - ran));
+    const post = lowest(metric, ran - (t - ran) + 1e-9, t + RELEASE_AFTER_SECONDS);
+    return pre !== undefined && post !== undefined ? pre - post : 0;
   };
-  const falls = [...new Set([...older1.times, ...older2.times])].filter(outsideImports).map((t) => ({ t, by: fall(t) }));
+  const falls = [...new Set([...young.times, ...older1.times, ...older2.times])].filter(outsideImports).map((t) => ({ t, by: fall(t) }));
   const released = falls.filter((f) => f.by >= release);
   return {
     releases: released.map((f) => f.t),
@@ -191,10 +208,13 @@ export function judgeBacklog(ps: ProcessSeries, metric: Column, from: number, to
   const lastFull = backlog.fullCollections[backlog.fullCollections.length - 1];
   if (lastFull === undefined) return to - from <= MAX_WAIT_SECONDS ? { kind: "waiting", backlog, dueIn } : undefined;
   if (to - lastFull > MAX_WAIT_SECONDS) return undefined;
+  // A full collection that has just run: what it freed shows at the next young teeth's lows, not yet in the samples.
+  if (to < lastFull + AFTER_FULL_SECONDS) return { kind: "waiting", backlog, dueIn };
   const runs2 = ps.agent["py.gcRuns2"];
   const lowBefore = lowest(metric, Math.max(from, startupUntil), readingBefore(runs2, backlog.fullCollections[0]!) + 1e-9);
-  const lowAfter = lowest(metric, readingBefore(runs2, lastFull) + 1e-9, lastFull + RELEASE_AFTER_SECONDS);
-  const lowAtEnd = lowest(metric, to - RELEASE_BEFORE_SECONDS, to + 1e-9);
+  const lowAfter = lowest(metric, readingBefore(runs2, lastFull) + 1e-9, lastFull + AFTER_FULL_SECONDS);
+  // Since the last full collection only: right after it, the lows of before it are no end level.
+  const lowAtEnd = lowest(metric, Math.max(to - END_LOWS_SECONDS, readingBefore(runs2, lastFull) + 1e-9), to + 1e-9);
   if (lowBefore === undefined || lowAfter === undefined || lowAtEnd === undefined || lowAfter - lowBefore >= floor) return undefined;
   if (lowAtEnd - lowBefore < floor) return { kind: "released", backlog, at: lastFull, lowBefore, lowAfter };
   // Memory rose again after the last full collection: a backlog again only if a collection has released some since.

@@ -55,10 +55,14 @@ function delta(values: readonly number[] | undefined): string {
   return `${d >= 0 ? "+" : ""}${formatBytes(d)}`;
 }
 
-function soFarText(doc: VerdictDocument | undefined): string {
+export function soFarText(doc: VerdictDocument | undefined): string {
   if (!doc) return "collecting…";
   const v = doc.verdict;
-  return `${v.kind}${v.pid !== undefined ? ` (PID ${v.pid})` : ""}: ${v.summary}`;
+  // A process's summary starts with "PID N (its command)", which the line already names: at 80 columns in tmux the
+  // command left no room for what the verdict says ("not enough data (garbage cycles may be waiting…" was cut).
+  const who = v.subject.type === "process" ? `PID ${v.subject.pid} (${v.subject.command})` : undefined;
+  const said = who !== undefined && v.summary.startsWith(who) ? v.summary.slice(who.length).replace(/^:?\s*/, "") : v.summary;
+  return `${v.kind}${v.pid !== undefined ? ` (PID ${v.pid})` : ""}: ${said}`;
 }
 
 export function renderLive(s: LiveState, color: boolean, columns = 100): string {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { SeriesBuilder } from "../../../src/analysis/series.js";
-import { renderLive, renderProgress, type LiveState } from "../../../src/report/live.js";
+import { renderLive, renderProgress, soFarText, type LiveState } from "../../../src/report/live.js";
 import { truncate, truncateVisible } from "../../../src/report/style.js";
 import { MB, synthesize } from "../../support/synthetic-samples.js";
 
@@ -38,6 +38,18 @@ describe("the live view fits the terminal", () => {
     expect(renderLive(state(1.5), false, 120)).toMatch(/Σ PSS [\d.]+ MiB \(PSS ≤ 1\.5 s old\)/);
     expect(renderLive(state(0), false, 120)).toMatch(/\(PSS read this tick\)/);
     expect(renderProgress(state(12))).toMatch(/PSS ≤ 12 s old/);
+  });
+});
+
+describe("the verdict so far", () => {
+  it("does not repeat the process's PID and command: at 80 columns what the verdict says must show", () => {
+    const subject = { type: "process" as const, pid: 4649, starttime: 1, command: "python3 fixtures/scenarios/gc_sawtooth.py 600", ppid: 1, isRoot: true };
+    const doc = (kind: string, summary: string) => ({ verdict: { kind, pid: 4649, subject, summary } }) as unknown as Parameters<typeof soFarText>[0];
+    expect(soFarText(doc("insufficient-data", "PID 4649 (python3 fixtures/scenarios/gc_sawtooth.py 600): not enough data (garbage cycles may be waiting)"))).toBe(
+      "insufficient-data (PID 4649): not enough data (garbage cycles may be waiting)",
+    );
+    expect(soFarText(doc("stable", "PID 4649 (python3 fixtures/scenarios/gc_sawtooth.py 600) is stable: anon 12 MiB → 13 MiB"))).toBe("stable (PID 4649): is stable: anon 12 MiB → 13 MiB");
+    expect(soFarText(doc("stable", "the cgroup is stable"))).toBe("stable (PID 4649): the cgroup is stable");
   });
 });
 

@@ -174,12 +174,11 @@ def _python_stats():
     generations = gc.get_stats()
     stats["gcCollections"] = sum(s.get("collections", 0) for s in generations)
     # What memleak needs to tell garbage cycles waiting for a full collection from a leak (signals/gc-backlog.ts): what
-    # each generation's collections freed, how many full ones ran, when the next comes due (gcCount2 counts
+    # the older generations' collections freed, how many full ones ran, when the next comes due (gcCount2 counts
     # generation-1 runs since the last full collection; one runs once it passes the third threshold), and the modules
     # loaded (what collections free while a program imports is the imports' garbage).
     if len(generations) >= 3 and _GENERATIONAL_GC:
         stats["gcRuns2"] = generations[2].get("collections", 0)
-        stats["gcCollected0"] = generations[0].get("collected", 0)
         stats["gcCollected1"], stats["gcCollected2"] = generations[1].get("collected", 0), generations[2].get("collected", 0)
     thresholds = gc.get_threshold()
     if len(thresholds) >= 3 and _GENERATIONAL_GC:

@@ -26,15 +26,15 @@ import type { ProcessSeries } from "../series.js";
 import { lowerBound } from "../stats/window.js";
 
 /**
- * A collection released memory when it freed objects (any generation's: a young one in a program whose garbage is
- * cycles, an older one freeing what was promoted) and the metric fell, from its last sample before the collection
- * can have run to its lowest up to RELEASE_AFTER_SECONDS after the reading that saw it, by at least half the growth
- * floor. Freeing objects is not enough: a program's exit, tracemalloc's report or a finished import free a few cycles
+ * A collection of an older generation (1 or 2) released memory when it freed objects and the metric fell, from the
+ * lower of its two samples before the collection can have run to its lowest up to RELEASE_AFTER_SECONDS after the
+ * reading that saw it, by at least half the growth floor. Not young collections: in allocation-heavy code they run
+ * every few milliseconds and free a few cycles (exceptions, frames, closures) at nearly every reading, so one would
+ * coincide with any temporary freed by reference counting (an outside review of an intermediate version). Freeing objects is not enough: a program's exit, tracemalloc's report or a finished import free a few cycles
  * too (dict_cache_leak under --trace-python: 5 objects in its last second, while it leaked 2 MiB/s), and the memory
- * does not move. The agent's reading comes up to one sampling interval after the collection, so the sample before
- * it is taken one reading's spacing earlier. A release says the program's memory is held by garbage cycles, which
- * are promoted when still reachable at a young collection and then wait for an older one (gc_sawtooth: every young
- * collection frees ~2,000 objects and 25 MiB; its first generation-1 run, ~40 s in, frees the first promoted ones).
+ * does not move. The agent's reading comes up to one sampling interval after the collection, so the samples before
+ * it are taken one reading's spacing earlier. A release says garbage promoted past a young collection held memory
+ * (gc_sawtooth: a generation-1 run comes at a young collection, every ~60 s, and the memory falls with it).
  * Boundary tests: rules/gc-backlog.test.ts.
  */
 export const RELEASE_SHARE_OF_FLOOR = 0.5;
@@ -163,15 +163,16 @@ export function gcBacklog(ps: ProcessSeries, metric: Column, from: number, to: n
   const after = Math.max(from, freedFrom);
   const older1 = increases(freed1, after, to);
   const older2 = increases(freed2, after, to);
-  const young = increases(a["py.gcCollected0"], after, to);
   const outsideImports = (t: number) => !importing(a["py.modules"], t);
   const fall = (t: number) => {
     const ran = readingBefore(count2, t);
-    const pre = valueAtOrBefore(metric, ran - (t - ran));
-    const post = lowest(metric, ran - (t - ran) + 1e-9, t + RELEASE_AFTER_SECONDS);
-    return pre !== undefined && post !== undefined ? pre - post : 0;
+    const since = ran - (t - ran);
+    // The lower of the two samples before: one spike (a temporary read at its peak) is no level to fall from.
+    const pre = Math.min(valueAtOrBefore(metric, since) ?? NaN, valueAtOrBefore(metric, since - 1e-6 - (t - ran)) ?? Infinity);
+    const post = lowest(metric, since + 1e-9, t + RELEASE_AFTER_SECONDS);
+    return Number.isFinite(pre) && post !== undefined ? pre - post : 0;
   };
-  const falls = [...new Set([...young.times, ...older1.times, ...older2.times])].filter(outsideImports).map((t) => ({ t, by: fall(t) }));
+  const falls = [...new Set([...older1.times, ...older2.times])].filter(outsideImports).map((t) => ({ t, by: fall(t) }));
   const released = falls.filter((f) => f.by >= release);
   return {
     releases: released.map((f) => f.t),
@@ -188,14 +189,15 @@ export function gcBacklog(ps: ProcessSeries, metric: Column, from: number, to: n
  * memory in the window, the next full collection is not overdue, and the growth is within BACKLOG_MAX_RELEASES of
  * the largest release:
  *   - "released": a full collection ran in the window, brought the metric back down to within `floor` of its lows
- *     before the first one, and the lows at the end are within `floor` of them too — what grew was garbage;
+ *     before the first one, and the lows at the end are within `floor` of where it brought them — what grew was
+ *     garbage;
  *   - "waiting": no full collection has run in the window (or memory rose again after the last one, and a
  *     collection released memory since) — the growth may be garbage waiting for the next one, and it decides;
  *   - undefined otherwise (no gc numbers, no release, a full collection overdue, a wait over MAX_WAIT_SECONDS,
  *     growth larger than a backlog's, or memory kept): the rules' call stands.
  * Not overdue in both cases: a leak that began after the last full collection of a program whose full collections
  * then stopped must not hide behind it for good. Before the first release there is nothing to go on (gc_sawtooth's
- * first generation-1 run, ~40 s in, released too little to tell; the second, at ~100 s, 4 MiB).
+ * first generation-1 run comes ~40 s in).
  * @param startupUntil seconds: the lows before a full collection are read from here, and collections before it are
  *        the start-up's (a process's start, from nothing to its working level, is no level to compare with)
  */
@@ -205,18 +207,21 @@ export function judgeBacklog(ps: ProcessSeries, metric: Column, from: number, to
   // Overdue (the quarter rule holds it back): nothing says when memory would come back, so nothing is waited for.
   const dueIn = backlog.threshold + DUE_SLACK_RUNS - backlog.pending;
   if (dueIn < 0) return undefined;
-  const lastFull = backlog.fullCollections[backlog.fullCollections.length - 1];
+  // A full collection that has just run is judged once what it freed shows at the next young teeth's lows
+  // (AFTER_FULL_SECONDS); until then the last one that can be judged is — else a program calling gc.collect() every
+  // few seconds would be waited on for good.
+  const settled = backlog.fullCollections.filter((t) => t + AFTER_FULL_SECONDS <= to);
+  const lastFull = settled[settled.length - 1];
   if (lastFull === undefined) return to - from <= MAX_WAIT_SECONDS ? { kind: "waiting", backlog, dueIn } : undefined;
   if (to - lastFull > MAX_WAIT_SECONDS) return undefined;
-  // A full collection that has just run: what it freed shows at the next young teeth's lows, not yet in the samples.
-  if (to < lastFull + AFTER_FULL_SECONDS) return { kind: "waiting", backlog, dueIn };
   const runs2 = ps.agent["py.gcRuns2"];
   const lowBefore = lowest(metric, Math.max(from, startupUntil), readingBefore(runs2, backlog.fullCollections[0]!) + 1e-9);
   const lowAfter = lowest(metric, readingBefore(runs2, lastFull) + 1e-9, lastFull + AFTER_FULL_SECONDS);
   // Since the last full collection only: right after it, the lows of before it are no end level.
   const lowAtEnd = lowest(metric, Math.max(to - END_LOWS_SECONDS, readingBefore(runs2, lastFull) + 1e-9), to + 1e-9);
   if (lowBefore === undefined || lowAfter === undefined || lowAtEnd === undefined || lowAfter - lowBefore >= floor) return undefined;
-  if (lowAtEnd - lowBefore < floor) return { kind: "released", backlog, at: lastFull, lowBefore, lowAfter };
+  // Grown by less than the floor since the level the full collection brought it back to: what grew was garbage.
+  if (lowAtEnd - lowAfter < floor) return { kind: "released", backlog, at: lastFull, lowBefore, lowAfter };
   // Memory rose again after the last full collection: a backlog again only if a collection has released some since.
   return backlog.releases.some((t) => t > lastFull) ? { kind: "waiting", backlog, dueIn } : undefined;
 }

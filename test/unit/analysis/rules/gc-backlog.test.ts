@@ -27,6 +27,8 @@ interface Gc {
   importsUntil?: number;
   /** The agent stops reporting at this time. */
   reportsUntil?: number;
+  /** Full collections every this many seconds from `fullAt` on (a program calling gc.collect() in a loop). */
+  fullEvery?: number;
 }
 
 /** The agent's gc numbers at time t, as memleak_agent.py reports them. */
@@ -35,15 +37,16 @@ function gcNumbers(g: Gc) {
     if (t >= (g.reportsUntil ?? Infinity)) return {};
     const gen1Runs = Number.isFinite(g.gen1Every) ? Math.floor(Math.min(t, g.freesUntil ?? Infinity) / g.gen1Every) : 0;
     const full = g.fullAt !== undefined && t >= g.fullAt;
+    const fulls = !full ? 0 : g.fullEvery ? 1 + Math.floor((t - g.fullAt!) / g.fullEvery) : 1;
     const sinceFull = full && Number.isFinite(g.gen1Every) ? Math.floor((t - g.fullAt!) / g.gen1Every) : gen1Runs;
     return {
       py: {
         allocatedBlocks: 47_000,
         gcCount2: sinceFull + (g.extraPending ?? 0),
-        gcRuns2: full ? 1 : 0,
+        gcRuns2: fulls,
         // 92 objects from start-up (the first generation-1 run), then 40 per run, as gc_sawtooth's promoted requests
         gcCollected1: 92 + 40 * gen1Runs,
-        gcCollected2: full ? 400 : 0,
+        gcCollected2: 400 * fulls,
         gcThreshold2: g.threshold ?? 10,
         modules: 100 + 10 * Math.floor(Math.min(t, g.importsUntil ?? 0)),
       },
@@ -139,6 +142,11 @@ describe("gc backlog", () => {
     expect(released.evidence.gcBacklog).toBe("waiting");
     // 3 MiB kept across the full collection (over the 2 MiB floor): a leak under the backlog once its lows are seen
     expect(judgedAt(3 * MB, 310)).toBeUndefined();
+  });
+
+  it("a program calling gc.collect() every 5 s is judged on the full collections that can be, not waited on", () => {
+    const leaking: Series = { ...backlog, shape: { kind: "sawtooth", period: 60, amplitude: 4 * MB, bytesPerSecond: 30 * 1024 } };
+    expect(kindOf(leaking, { gen1Every: 60, fullAt: 60, fullEvery: 5 }).kind).toBe("leak");
   });
 
   it("a full collection early in the window (a gc.collect() after loading) does not clear the growth after it", () => {

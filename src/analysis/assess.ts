@@ -45,6 +45,11 @@ export const MIN_GROWTH_FRACTION = 0.02;
 export const STARTUP_MIN_SECONDS = 3;
 export const STARTUP_SHARE = 0.05;
 
+/** When the start-up of a series from `first` to `last` (seconds) ends (STARTUP_MIN_SECONDS, STARTUP_SHARE). */
+export function startupEnd(first: number, last: number): number {
+  return first + Math.max(STARTUP_MIN_SECONDS, STARTUP_SHARE * (last - first));
+}
+
 export type Shape = "insufficient" | "growing" | "plateau" | "step" | "flat" | "falling";
 
 export interface Assessment {
@@ -179,7 +184,7 @@ export function assess(col: Column, from: number, fullFrom = from): Assessment {
   // Growth that was over within the first seconds is start-up (the interpreter, imports), not a plateau.
   const wholeStart = whole.xs[0] ?? 0;
   const wholeEnd = whole.xs[whole.xs.length - 1] ?? wholeStart;
-  const startup = wholeStart + Math.max(STARTUP_MIN_SECONDS, STARTUP_SHARE * (wholeEnd - wholeStart));
+  const startup = startupEnd(wholeStart, wholeEnd);
   const roseEnough = plateau.ok && Math.max(plateau.rise, base.growth) >= floor;
   const plateaued =
     plateau.ok && plateau.state === "plateau" && roseEnough && !((plateau.levelFrom ?? Infinity) <= startup) && !risesAfter(whole, plateau.levelFrom, floor);

@@ -88,9 +88,8 @@ function explainBacklogs(findings: Finding[], set: SeriesSet, from: number): Fin
   if (findings.some((f) => f.subject.type === "process" && f.kind === "leak")) return findings;
   const explainable = (f: Finding) => f.subject.type !== "process" && f.kind === "leak" && f.evidence.growthIn !== "shmem" && !(Number(f.evidence.otherProcessesInCgroup ?? 0) > 0);
   if (!findings.some(explainable)) return findings;
-  const interval = set.samples > 1 ? set.duration / (set.samples - 1) : 0;
   const backlogs = [...set.processes.values()]
-    .filter((ps) => ps.lastSeen >= set.duration - RELATIVE_GRACE_INTERVALS * interval - 1e-9)
+    .filter((ps) => ps.lastSeen >= set.duration - RELATIVE_GRACE_INTERVALS * meanInterval(set) - 1e-9)
     .flatMap((ps) => {
       const b = backlogOf(ps, from);
       return b ? [{ pid: ps.pid, ...b }] : [];
@@ -112,6 +111,9 @@ function explainBacklogs(findings: Finding[], set: SeriesSet, from: number): Fin
       : { ...f, kind: "stable", evidence, advice: processAdvice ?? f.advice, summary: `the ${subject} rose by ${formatBytes(growth)} and came back down when PID ${pids} ran a full garbage collection` };
   });
 }
+
+/** Seconds between samples, on average (0 with fewer than two samples, when the duration is 0 too). */
+const meanInterval = (set: SeriesSet) => (set.samples > 1 ? set.duration / (set.samples - 1) : 0);
 
 /** "1 process", "3 other processes". */
 const processCount = (n: number, qualifier = "") => `${n} ${qualifier}process${n === 1 ? "" : "es"}`;
@@ -197,7 +199,7 @@ function windowOf(set: SeriesSet, warmup: number): AnalysisWindow {
     end: Number(set.duration.toFixed(3)),
     warmup: Number(warmup.toFixed(1)),
     samples: set.samples,
-    interval: set.samples > 1 ? Number((set.duration / (set.samples - 1)).toFixed(3)) : 0,
+    interval: Number(meanInterval(set).toFixed(3)),
   };
 }
 
@@ -223,7 +225,7 @@ export function classify(input: ClassifyInput): VerdictDocument {
         q !== ps &&
         (q.pid === ps.ppid || q.ppid === ps.pid) &&
         q.firstSeen <= ps.lastSeen &&
-        q.lastSeen >= ps.lastSeen - RELATIVE_GRACE_INTERVALS * (set.duration / Math.max(1, set.samples - 1)) - 1e-9,
+        q.lastSeen >= ps.lastSeen - RELATIVE_GRACE_INTERVALS * meanInterval(set) - 1e-9,
     );
   const findings: Finding[] = [];
   const copiers = new Map<number, number>();

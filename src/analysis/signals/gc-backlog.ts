@@ -20,7 +20,7 @@
  * judgement (undefined), and are judged as before.
  */
 import { formatBytes } from "../../units.js";
-import { levelChange, levels, minGrowth, STARTUP_MIN_SECONDS, STARTUP_SHARE, type Assessment } from "../assess.js";
+import { levelChange, levels, minGrowth, startupEnd, type Assessment } from "../assess.js";
 import type { Column } from "../column.js";
 import type { ProcessSeries } from "../series.js";
 import { lowerBound } from "../stats/window.js";
@@ -226,9 +226,6 @@ export function judgeBacklog(ps: ProcessSeries, metric: Column, from: number, to
   return backlog.releases.some((t) => t > lastFull) ? { kind: "waiting", backlog, dueIn } : undefined;
 }
 
-/** The start-up of a process judged up to `to`: what the lows before a full collection are not read from. */
-const startupOf = (ps: ProcessSeries, to: number) => ps.firstSeen + Math.max(STARTUP_MIN_SECONDS, STARTUP_SHARE * (to - ps.firstSeen));
-
 /**
  * A "growing" assessment judged against the collector's backlog: "waiting" makes it insufficient (with the reason),
  * "released" makes it flat (with a note saying what rose and when it came back). Any other assessment is returned as
@@ -236,7 +233,7 @@ const startupOf = (ps: ProcessSeries, to: number) => ps.firstSeen + Math.max(STA
  */
 export function withGcBacklog(a: Assessment, ps: ProcessSeries, metric: Column): { a: Assessment; judgement?: BacklogJudgement; note?: string } {
   if (a.shape !== "growing") return { a };
-  const judgement = judgeBacklog(ps, metric, a.from, a.to, minGrowth(a.start), startupOf(ps, a.to), a.growth);
+  const judgement = judgeBacklog(ps, metric, a.from, a.to, minGrowth(a.start), startupEnd(ps.firstSeen, a.to), a.growth);
   if (!judgement) return { a };
   const freed = `the older generations' collections freed ${judgement.backlog.olderFreed.toLocaleString("en-US")} objects in this window, ${judgement.backlog.releases.length === 1 ? "once" : `${judgement.backlog.releases.length} times`} as memory fell by up to ${formatBytes(judgement.backlog.largestRelease)}`;
   if (judgement.kind === "waiting") {
@@ -258,6 +255,6 @@ export function backlogOf(ps: ProcessSeries, from: number): { judgement: Backlog
   if (!metric || metric.length < 2) return undefined;
   const start = Math.max(from, ps.firstSeen);
   const growth = levelChange(metric, start) ?? 0;
-  const judgement = judgeBacklog(ps, metric, start, ps.lastSeen, minGrowth(levels(metric.ys).end), startupOf(ps, ps.lastSeen), growth);
+  const judgement = judgeBacklog(ps, metric, start, ps.lastSeen, minGrowth(levels(metric.ys).end), startupEnd(ps.firstSeen, ps.lastSeen), growth);
   return judgement && { judgement, growth };
 }

@@ -98,43 +98,42 @@ export class Sampler {
       basics.push(r.sample);
     }
     if (basics.length === 0) return undefined;
-    const keys = new Set(basics.map(processKey));
+    // Each process's key is made once a tick: it is looked up five times per process below.
+    const keyList = basics.map(processKey);
+    const keys = new Set(keyList);
     this.budget.retain(keys);
     this.files.retain(keys);
-    this.noteNew(basics, t);
+    this.noteNew(basics, keyList, keys, t);
 
     // Half the time since the last tick: a read that falls due before the next tick is made at this one.
     const slack = this.lastTickAt === undefined ? 0 : (t - this.lastTickAt) / 2;
     this.lastTickAt = t;
-    const toRead = new Set(
-      this.budget.plan(
-        t,
-        basics.filter((p) => !this.totals.smapsDenied.has(p.pid)).map((p) => ({ key: processKey(p), rss: p.rss })),
-        slack,
-      ),
-    );
-    const processes = basics.map((basic) => {
-      const key = processKey(basic);
+    const readable: { key: string; rss: number | undefined }[] = [];
+    for (let i = 0; i < basics.length; i++) {
+      if (!this.totals.smapsDenied.has(basics[i]!.pid)) readable.push({ key: keyList[i]!, rss: basics[i]!.rss });
+    }
+    const toRead = new Set(this.budget.plan(t, readable, slack));
+    const processes = basics.map((basic, i) => {
+      const key = keyList[i]!;
       const files = this.totals.smapsDenied.has(basic.pid) ? undefined : this.files.read(key, basic.pid, basic.file);
       const p = files ? { ...basic, files } : basic;
       // The full smaps was just read (the kernel walked the page tables once already): the rollup waits a tick.
       if (!toRead.has(key) || files) return p;
-      const r = readSmaps(this.fs, p.pid);
+      const r = readSmaps(this.fs, p.pid, this.budget.timeNext(key));
       if (!r.ok) {
         if (r.reason === "denied") this.totals.smapsDenied.add(p.pid);
         this.budget.charge(key, t, 0.05);
         return p;
       }
-      this.budget.charge(key, t, r.costMs);
       this.totals.smapsReads++;
-      this.totals.smapsMs += r.costMs;
+      this.totals.smapsMs += this.budget.charge(key, t, r.costMs);
       return withSmaps(p, r.rollup);
     });
     this.totals.ticks++;
     let oldest: number | undefined;
-    for (const p of basics) {
-      const last = this.budget.lastReadAt(processKey(p));
-      if (last === undefined || this.totals.smapsDenied.has(p.pid)) continue;
+    for (let i = 0; i < basics.length; i++) {
+      const last = this.budget.lastReadAt(keyList[i]!);
+      if (last === undefined || this.totals.smapsDenied.has(basics[i]!.pid)) continue;
       this.totals.pssAge.add(t - last);
       oldest = Math.max(oldest ?? 0, t - last);
     }
@@ -144,16 +143,16 @@ export class Sampler {
     return sample;
   }
 
-  private noteNew(basics: ProcessSample[], t: number): void {
+  private noteNew(basics: ProcessSample[], keyList: string[], live: Set<string>, t: number): void {
     if (this.totals.seen.size > MAX_SEEN) {
-      const live = new Set(basics.map(processKey));
       for (const key of this.totals.seen.keys()) {
         if (this.totals.seen.size <= MAX_SEEN * 0.9) break;
         if (!live.has(key)) this.totals.seen.delete(key); // Map order: oldest first
       }
     }
-    for (const p of basics) {
-      const key = processKey(p);
+    for (let i = 0; i < basics.length; i++) {
+      const p = basics[i]!;
+      const key = keyList[i]!;
       const known = this.totals.seen.get(key);
       // Exec chains happen right after start (a pyenv shim → bash → python, all named "python3"), so the command
       // line is re-read during a process's first seconds, and whenever its comm changes (an exec).

@@ -242,6 +242,7 @@ export async function runSession(
   let soFar: VerdictDocument | undefined;
   let lastAnalysis = 0;
   let lastAnalysisCost = 0;
+  let preparedCost = 0;
   let lastProgress = 0;
   const history: { t: number; key: string }[] = [];
   const failFast = o.gates.failFast ? new FailFast() : undefined;
@@ -281,7 +282,7 @@ export async function runSession(
     if (wakeup.stopped) return;
     soFar = r.doc;
     history.push({ t: at, key: verdictKey(r.doc) });
-    lastAnalysisCost = r.costMs / 1000;
+    lastAnalysisCost = r.costMs / 1000 + preparedCost;
     const failed = failFast?.check(at, r.gates);
     if (failed) {
       say(`memleak: --fail-fast: gate ${failed.name} has failed since ${failed.since.toFixed(0)} s (${safeText(failed.message)}); stopping\n`);
@@ -331,8 +332,12 @@ export async function runSession(
       const elapsed = (Date.now() - started) / 1000;
       if (!analyst.busy && elapsed - lastAnalysis >= nextAnalysisIn(builder.set.duration, lastAnalysisCost, failFast !== undefined)) {
         lastAnalysis = elapsed;
+        const prepared = process.cpuUsage();
         const { packed, transfer } = packSet(interimView(builder.set));
         analyst.request({ input: { ...classifyInput(builder.set), set: packed }, gates: o.gates }, transfer, builder.set.duration);
+        // The coarse view and its packing are the verdict's cost too, paid here on the sampling thread.
+        const spent = process.cpuUsage(prepared);
+        preparedCost = (spent.user + spent.system) / 1e6;
       }
       // The view is built only when it is drawn: every tick on a terminal, every PROGRESS_EVERY_S in a log.
       const progressDue = !region && elapsed - lastProgress >= PROGRESS_EVERY_S;

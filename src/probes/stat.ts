@@ -22,6 +22,22 @@ export interface ProcStat {
 
 const SOURCE = "/proc/PID/stat";
 
+const isSpace = (c: number) => c === 32 || c === 10 || c === 9 || c === 13;
+
+/** The first `count` whitespace-separated words of text from `from` on. */
+function leadingWords(text: string, from: number, count: number): string[] {
+  const words: string[] = [];
+  let i = from;
+  while (words.length < count) {
+    while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+    if (i >= text.length) break;
+    const start = i;
+    while (i < text.length && !isSpace(text.charCodeAt(i))) i++;
+    words.push(text.slice(start, i));
+  }
+  return words;
+}
+
 export function parseStat(text: string): Parsed<ProcStat> {
   const open = text.indexOf("(");
   const close = text.lastIndexOf(")");
@@ -29,9 +45,10 @@ export function parseStat(text: string): Parsed<ProcStat> {
   const pid = parseCount(text.slice(0, open));
   if (pid === undefined) return fail(SOURCE, "stat line does not start with a pid");
   const comm = text.slice(open + 1, close);
-  // rest[0] is field 3 (state).
-  const rest = text.slice(close + 1).trim().split(/\s+/);
-  if (rest.length < 22) return fail(SOURCE, `stat line has ${rest.length + 2} fields, expected at least 24`);
+  // rest[0] is field 3 (state). Only fields 3..24 are cut out: the line has 52, and this runs for every process at
+  // every tick.
+  const rest = leadingWords(text, close + 1, 22);
+  if (rest.length < 22) return fail(SOURCE, `stat line has ${text.slice(close + 1).trim().split(/\s+/).length + 2} fields, expected at least 24`);
   const field = (n: number) => rest[n - 3]!;
   const nums = {
     ppid: parseCount(field(4)),

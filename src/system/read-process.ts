@@ -40,7 +40,8 @@ export function readBasic(fs: HostFs, pid: number): BasicRead {
   return { ok: true, sample, uids: s.uids, state: stat.value.state };
 }
 
-export type SmapsRead = { ok: true; rollup: SmapsRollup; costMs: number } | { ok: false; reason: ReadFailure };
+/** costMs: what the read cost in CPU time, when it was timed. */
+export type SmapsRead = { ok: true; rollup: SmapsRollup; costMs: number | undefined } | { ok: false; reason: ReadFailure };
 
 /** Reads a file and says what the read cost this process in CPU time (ms): what the smaps budget is charged. */
 export function readCharged(fs: HostFs, path: string): { r: ReturnType<HostFs["read"]>; costMs: number } {
@@ -51,12 +52,13 @@ export function readCharged(fs: HostFs, path: string): { r: ReturnType<HostFs["r
 }
 
 /**
- * Reads one smaps_rollup and says what it cost in CPU time (user + system of this process), not wall time: the
+ * Reads one smaps_rollup and, when `timed`, says what it cost in CPU time (user + system of this process), not wall time: the
  * budget is a share of one core, and on a busy machine the wall time of a read includes the time memleak waited to be
  * scheduled, which charged 2-3x the real cost and starved PSS/USS freshness exactly when the machine was loaded.
  */
-export function readSmaps(fs: HostFs, pid: number): SmapsRead {
-  const { r, costMs } = readCharged(fs, `/proc/${pid}/smaps_rollup`);
+export function readSmaps(fs: HostFs, pid: number, timed = true): SmapsRead {
+  const path = `/proc/${pid}/smaps_rollup`;
+  const { r, costMs } = timed ? readCharged(fs, path) : { r: fs.read(path), costMs: undefined };
   if (!r.ok) return { ok: false, reason: r.reason };
   // An empty smaps_rollup is what a kernel thread or a zombie gives: nothing mapped.
   const parsed = parseSmapsRollup(r.text);

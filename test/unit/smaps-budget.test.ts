@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SmapsBudget, estimateCostMs } from "../../src/smaps-budget.js";
+import { SmapsBudget, TIME_EVERY_NTH_READ, estimateCostMs } from "../../src/smaps-budget.js";
 
 const GiB = 2 ** 30;
 
@@ -120,5 +120,24 @@ describe("the first seconds are eager", () => {
     }
     expect(readsAt.filter((t) => t < 30_000)).toHaveLength(30);
     expect(readsAt.filter((t) => t >= 30_000)).toHaveLength(15);
+  });
+
+  it("times a process's first read and one in TIME_EVERY_NTH_READ after; the others are charged its smoothed cost", () => {
+    const b = new SmapsBudget(1, 1000);
+    const timed: number[] = [];
+    const charged: number[] = [];
+    for (let i = 0; i < 2 * TIME_EVERY_NTH_READ + 1; i++) {
+      const time = b.timeNext("p");
+      if (time) timed.push(i);
+      // Timed reads cost 4 ms then 2 ms: the untimed ones in between pay the smoothed figure, not a guess.
+      charged.push(b.charge("p", i * 1000, time ? (i === 0 ? 4 : 2) : undefined));
+    }
+    expect(timed).toEqual([0, TIME_EVERY_NTH_READ, 2 * TIME_EVERY_NTH_READ]);
+    expect(charged.slice(1, TIME_EVERY_NTH_READ)).toEqual(Array(TIME_EVERY_NTH_READ - 1).fill(4));
+    expect(charged[TIME_EVERY_NTH_READ + 1]).toBeCloseTo(4 * 0.7 + 2 * 0.3);
+    expect(b.totals().spentMs).toBeCloseTo(charged.reduce((a, c) => a + c, 0));
+    // A process gone and back (a reused key after retain) is timed again on its first read.
+    b.retain(new Set());
+    expect(b.timeNext("p")).toBe(true);
   });
 });

@@ -13,7 +13,8 @@
  *   g  what a user pays: the whole `memleak watch` process's CPU, minute by minute, beside a bare reader of the same
  *      files and psutil, on 9 and 64 processes, at 1 Hz and 10 Hz (--whole-minutes N: 5 by default; 60 for the soak)
  */
-import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET, PSS_EAGER_SECONDS } from "../dist/sampler.js";
+import { PSS_EAGER_SECONDS } from "../dist/sampler.js";
+import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "../dist/sampling-defaults.js";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { scenarioTable } from "./scenarios.mjs";

@@ -4,7 +4,8 @@
  * modules are imported lazily so `memleak --help` does not load the whole tool.
  */
 import { parseCLI } from "./cli/parse.js";
-import { EXIT, MemleakError, type CommandIO } from "./commands/io.js";
+import type { CommandIO } from "./commands/io.js";
+import { EXIT, MemleakError } from "./errors.js";
 
 const SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 

@@ -14,28 +14,9 @@ import type { Column } from "./analysis/column.js";
 import type { SeriesSet } from "./analysis/series.js";
 import { sliceByTime } from "./analysis/stats/window.js";
 import { trendTest } from "./analysis/stats/trend.js";
-import { VERDICT_KINDS, type VerdictDocument, type VerdictKind } from "./analysis/types.js";
-import { formatBytes } from "./units.js";
-import type { SizeSpec } from "./units.js";
-
-export const GATE_METRICS = ["uss", "pss", "rss", "anon", "cgroup", "working-set"] as const;
-export type GateMetric = (typeof GATE_METRICS)[number];
-
-export interface GateOptions {
-  maxGrowth?: SizeSpec;
-  /** Bytes per second. */
-  maxRate?: { bytesPerSecond: number; text: string };
-  failOn?: VerdictKind[];
-  metric: GateMetric;
-  /** Apply growth/rate limits to each process instead of the tree total. */
-  perProcess: boolean;
-  /** Seconds left out at the start; undefined = the analysis's own warm-up. */
-  warmup?: number;
-  /** An inconclusive gate fails the step (exit 1) instead of passing it with a warning. */
-  strict?: boolean;
-  /** Stop the command as soon as a gate has failed and kept failing (session.ts), instead of at its end. */
-  failFast?: boolean;
-}
+import type { VerdictDocument } from "./analysis/types.js";
+import type { GateOptions } from "./gate-spec.js";
+import { formatBytes, type SizeSpec } from "./units.js";
 
 export type GateOutcome = "pass" | "fail" | "inconclusive";
 
@@ -63,15 +44,6 @@ const gate = (name: string, result: GateOutcome, message: string, strict: boolea
  * with fewer than 6 they overlap and a growth of 0 would pass for a measurement.
  */
 export const GROWTH_MIN_READINGS = 6;
-
-export function parseKinds(text: string): { ok: true; value: VerdictKind[] } | { ok: false; message: string } {
-  const kinds = text.split(",").map((k) => k.trim()).filter(Boolean);
-  const bad = kinds.filter((k) => !(VERDICT_KINDS as readonly string[]).includes(k));
-  if (kinds.length === 0 || bad.length > 0) {
-    return { ok: false, message: `unknown verdict kind${bad.length > 1 ? "s" : ""} ${bad.map((b) => `"${b}"`).join(", ") || '""'}: choose from ${VERDICT_KINDS.join(", ")}` };
-  }
-  return { ok: true, value: kinds as VerdictKind[] };
-}
 
 interface Measured {
   subject: string;

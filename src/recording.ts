@@ -5,8 +5,8 @@
  */
 import { closeSync, openSync, statSync, writeSync } from "node:fs";
 import { createReadStream } from "node:fs";
-import { safeText } from "./report/style.js";
-import { MemleakError, EXIT } from "./commands/io.js";
+import { safeText } from "./safe-text.js";
+import { MemleakError, EXIT } from "./errors.js";
 import type { VerdictDocument } from "./analysis/types.js";
 import type { Sample } from "./sample.js";
 

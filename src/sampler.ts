@@ -11,6 +11,8 @@ import type { ProcessSample, Sample } from "./sample.js";
 import { SmapsBudget } from "./smaps-budget.js";
 import { MappedFilesReader } from "./mapped-files.js";
 import { AgeStats } from "./freshness.js";
+import { processKey } from "./process-key.js";
+import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "./sampling-defaults.js";
 
 export interface SamplerOptions {
   fs: HostFs;
@@ -24,25 +26,11 @@ export interface SamplerOptions {
 }
 
 /**
- * PSS/USS are kept at most 2 s old by default: a verdict judged on Σ PSS that lags the RSS read every second by 6 s
- * (what a fixed 0.7% budget gave on a 9-process, 2 GB PyTorch tree) dates plateaus and steps late, and the early test
- * of a 15 s CI step sees a handful of PSS points. Small trees cost little at that age; the budget below caps what a
- * big one may take (BENCHMARKS.md §g: the ages and the CPU they cost).
- */
-export const DEFAULT_PSS_EVERY = 2;
-
-/**
  * For the first 30 s, PSS/USS are read as often as the budget allows, whatever --pss-every says: that is when the
  * early test (and a 10 s CI step) judges copy-on-write and growth on every reading it can get. fork_cow for 10 s had
  * 5 USS readings per worker at 2 s, too few to see the copying, and its tree's Σ Pss_Anon was called a leak.
  */
 export const PSS_EAGER_SECONDS = 30;
-
-/**
- * At most 3% of one core for smaps_rollup reads (~10 ms per GiB resident, METRICS.md §1): enough for 2 s freshness on
- * a 9-process, 2 GB tree (~2.2%); a bigger tree gets older PSS rather than more CPU (--smaps-budget raises the cap).
- */
-export const DEFAULT_SMAPS_BUDGET = 0.03;
 
 export interface SamplerTotals {
   ticks: number;
@@ -63,8 +51,6 @@ const MAX_SEEN = 10_000;
 
 /** How long after first seeing a process its command line is still re-read (exec chains at start-up). */
 const EXEC_SETTLE_MS = 3000;
-
-export const processKey = (p: { pid: number; starttime: number }) => `${p.pid}:${p.starttime}`;
 
 export class Sampler {
   private readonly fs: HostFs;

@@ -6,7 +6,7 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { classify } from "../../dist/analysis/classify.js";
-import { analyseRecording } from "../../dist/analysis/from-recording.js";
+import { analyseRecording } from "../../dist/commands/analyse-recording.js";
 import { SeriesBuilder } from "../../dist/analysis/series.js";
 import { readRecording } from "../../dist/recording.js";
 

@@ -10,7 +10,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_CAPACITY } from "../../dist/analysis/column.js";
-import { analyseRecording } from "../../dist/analysis/from-recording.js";
+import { analyseRecording } from "../../dist/commands/analyse-recording.js";
 import { generate, MB } from "../../build/support/test/support/synthetic.js";
 import { renderHtml } from "../../dist/report/html/index.js";
 import { exec, median, MEMLEAK } from "../lib/util.mjs";

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { VerdictKind } from "../analysis/types.js";
-import { safeText } from "../report/style.js";
+import { safeText } from "../safe-text.js";
 
 // dist/advice/load.js → ../../src/advice/ ; src/advice/load.ts (vitest) → ./
 const DIRS = [new URL("../../src/advice/", import.meta.url), new URL("./", import.meta.url)];

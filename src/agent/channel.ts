@@ -9,7 +9,8 @@ import { createConnection, createServer, type Server, type Socket } from "node:n
 import { tmpdir } from "node:os";
 import { alive } from "../system/isolate.js";
 import { join } from "node:path";
-import { parseAgentMessage, type AgentReport, type TraceResult, type TrimResult } from "./messages.js";
+import { parseAgentMessage, type AgentReport } from "./messages.js";
+import type { TraceResult, TrimResult } from "../analysis/agent-results.js";
 
 /**
  * Connections taken at once: one per agent, so one per Python process of the watched tree (a DataLoader with 64

@@ -1,7 +1,9 @@
 /**
  * What the agent may send, checked field by field. Anything else is dropped: the agent runs inside someone else's
- * program, so its messages are data to validate, never to trust.
+ * program, so its messages are data to validate, never to trust. The end-of-run results are the analysis's inputs and
+ * are declared there (analysis/agent-results.ts).
  */
+import type { TraceResult, TraceSite, TrimResult } from "../analysis/agent-results.js";
 
 export interface AgentReport {
   type: "report";
@@ -16,31 +18,6 @@ export interface AgentReport {
     /** The agent's walk over the objects the GC tracks: container items, the largest container, live CPU tensors. */
     census?: Record<string, number | string>;
   };
-}
-
-export interface TraceSite {
-  file: string;
-  line: number;
-  sizeDiff: number;
-  countDiff: number;
-  size: number;
-}
-
-export interface TraceResult {
-  type: "trace";
-  pid: number;
-  t: number;
-  sites: TraceSite[];
-  traced: number;
-  tracedPeak: number;
-}
-
-export interface TrimResult {
-  type: "trim";
-  pid: number;
-  t: number;
-  anonBefore: number;
-  anonAfter: number;
 }
 
 export type AgentMessage = { type: "hello"; pid: number; python?: string } | AgentReport | TraceResult | TrimResult;

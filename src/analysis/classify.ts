@@ -11,7 +11,7 @@
  */
 import { formatBytes } from "../units.js";
 import { formatRate } from "./evidence.js";
-import { safeText } from "../report/style.js";
+import { safeText } from "../safe-text.js";
 import { shortCommand } from "../command-text.js";
 import { minGrowth, tooShortForShapes } from "./assess.js";
 import { earlyCaveat } from "./evidence.js";

@@ -12,6 +12,7 @@ import type { MappedFile } from "../probes/smaps-files.js";
 import { Column, DEFAULT_CAPACITY } from "./column.js";
 import type { MetricName } from "./types.js";
 import { tooShortForShapes } from "./assess.js";
+import { processKey as key } from "../process-key.js";
 
 export interface ProcessSeries {
   pid: number;
@@ -54,8 +55,6 @@ export interface SeriesSet {
   /** Processes that exited too young to be judged, dropped to keep a long watch's memory bounded. */
   shortLivedDropped: number;
 }
-
-const key = (p: { pid: number; starttime: number }) => `${p.pid}:${p.starttime}`;
 
 const PROCESS_METRICS: [MetricName, keyof ProcessSample][] = [
   ["rss", "rss"],

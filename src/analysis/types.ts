@@ -3,8 +3,8 @@
  * Versioned as memleak.verdict/1: add fields freely, never change the meaning of one.
  */
 
-export const VERDICT_KINDS = ["leak", "fragmentation", "cgroup-artefact", "cow", "plateau", "stable", "insufficient-data"] as const;
-export type VerdictKind = (typeof VERDICT_KINDS)[number];
+export { VERDICT_KINDS, type VerdictKind } from "../verdict-kinds.js";
+import type { VerdictKind } from "../verdict-kinds.js";
 
 /** Most serious first: the verdict of a run is its most serious finding. */
 export const SEVERITY: Record<VerdictKind, number> = {

@@ -4,13 +4,12 @@
  * validated here, so a malformed size or duration is a usage error (exit 2) before anything starts.
  */
 import { Command, CommanderError, Option } from "commander";
-import { parsePid } from "../system/target.js";
-import { MemleakError, usageError } from "../commands/io.js";
+import { parsePid } from "./pid-argument.js";
+import { VERSION } from "../version.js";
+import { MemleakError, usageError } from "../errors.js";
 import { parseDuration, parseRate, parseSize } from "../units.js";
-import { GATE_METRICS, parseKinds, type GateMetric, type GateOptions } from "../gates.js";
-import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "../sampler.js";
-
-export const VERSION = "0.1.0";
+import { GATE_METRICS, parseKinds, type GateMetric, type GateOptions } from "../gate-spec.js";
+import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "../sampling-defaults.js";
 
 export interface SessionFlags {
   interval: number;

@@ -2,9 +2,10 @@
  * `memleak analyze recording.jsonl`: re-run the verdict engine on a recording, offline (a newer memleak may judge
  * an old recording better), with the same gates and reports as run/watch.
  */
-import { analyseRecording } from "../analysis/from-recording.js";
+import { analyseRecording } from "./analyse-recording.js";
 import type { VerdictDocument } from "../analysis/types.js";
-import { evaluateGates, type GateOptions } from "../gates.js";
+import { evaluateGates } from "../gates.js";
+import type { GateOptions } from "../gate-spec.js";
 import { gatesExitCode, report } from "./finish.js";
 import type { CommandIO, CommandResult } from "./io.js";
 

@@ -9,8 +9,9 @@ import { renderHtml } from "../report/html/index.js";
 import { annotations, stepSummary } from "../report/github.js";
 import { renderVerdict } from "../report/verdict-text.js";
 import { blockingGates } from "../gates.js";
-import { safeText } from "../report/style.js";
-import { EXIT, MemleakError, type CommandIO, type ExitCode } from "./io.js";
+import { safeText } from "../safe-text.js";
+import type { CommandIO } from "./io.js";
+import { EXIT, MemleakError, type ExitCode } from "../errors.js";
 
 export interface ReportExtras {
   set: SeriesSet;

@@ -7,9 +7,9 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { runInterim, type InterimJob, type InterimResult } from "../analysis/interim.js";
+import { runInterim, type InterimJob, type InterimResult } from "./interim.js";
 
-const WORKER_FILE = new URL("../analysis/interim-worker.js", import.meta.url);
+const WORKER_FILE = new URL("./interim-worker.js", import.meta.url);
 
 export class InterimAnalyst {
   private worker: Worker | undefined;

@@ -20,30 +20,7 @@ export interface CommandIO {
   onSignal(handler: (signal: NodeJS.Signals) => void): () => void;
 }
 
-export const EXIT = {
-  ok: 0,
-  gateFailed: 1,
-  usage: 2,
-  cannotObserve: 3,
-} as const;
-
-export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
-
 export interface CommandResult {
   /** One of EXIT, or (run only) the launched command's own non-zero status passed through. */
   exitCode: number;
 }
-
-/** An expected failure with a one-line message for the user and the exit code it maps to. */
-export class MemleakError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: ExitCode,
-  ) {
-    super(message);
-    this.name = "MemleakError";
-  }
-}
-
-export const usageError = (message: string) => new MemleakError(message, EXIT.usage);
-export const observeError = (message: string) => new MemleakError(message, EXIT.cannotObserve);

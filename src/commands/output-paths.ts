@@ -5,7 +5,7 @@
  */
 import { accessSync, constants, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { usageError } from "./io.js";
+import { usageError } from "../errors.js";
 
 /** @param keepExisting refuse an existing regular file (a recording someone made) instead of replacing it */
 export function checkOutputPath(path: string | undefined, option: string, keepExisting = false): void {

@@ -7,7 +7,8 @@ import { portableSnapshot } from "../system/portable.js";
 import { assertObservable } from "../system/target.js";
 import { renderSnapshot } from "../report/snapshot-table.js";
 import { takeSnapshot, type Snapshot } from "../snapshot.js";
-import { EXIT, type CommandIO, type CommandResult } from "./io.js";
+import type { CommandIO, CommandResult } from "./io.js";
+import { EXIT } from "../errors.js";
 
 export interface SnapshotOptions {
   pid: number;

@@ -6,7 +6,8 @@
 import type { VerdictDocument } from "../analysis/types.js";
 import { formatRate } from "../analysis/evidence.js";
 import { formatDuration } from "../units.js";
-import { safeText, truncate } from "./style.js";
+import { truncate } from "./style.js";
+import { safeText } from "../safe-text.js";
 
 /** %, CR and LF must be escaped in workflow command messages (actions/toolkit command.ts escapeData). */
 export function escapeData(s: string): string {

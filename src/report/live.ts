@@ -7,7 +7,8 @@ import type { VerdictDocument } from "../analysis/types.js";
 import type { Sample } from "../sample.js";
 import { formatBytes, formatDuration } from "../units.js";
 import { sparkline } from "./sparkline.js";
-import { palette, safeText, truncate, truncateVisible } from "./style.js";
+import { palette, truncate, truncateVisible } from "./style.js";
+import { safeText } from "../safe-text.js";
 
 export interface LiveState {
   mode: "run" | "watch";

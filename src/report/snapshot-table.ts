@@ -4,7 +4,8 @@
 import Table from "cli-table3";
 import type { Snapshot, SnapshotProcess } from "../snapshot.js";
 import { formatBytes } from "../units.js";
-import { palette, safeText, tableStyle, truncate } from "./style.js";
+import { palette, tableStyle, truncate } from "./style.js";
+import { safeText } from "../safe-text.js";
 import { shortCommand } from "../command-text.js";
 
 const PROCESS_COLUMNS = ["PID", "command", "RSS", "PSS", "USS", "anon", "file", "shmem", "swap", "thr"];

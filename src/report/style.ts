@@ -1,18 +1,12 @@
 /**
  * Colour and text hygiene shared by the terminal reporters.
  * Colour only when the caller says so (a TTY without NO_COLOR): logs and pipes get plain text.
- * Process names and command lines come from the target and may hold escape sequences; a process could otherwise
- * repaint the user's terminal, so control characters are shown escaped.
+ * Process names and command lines come from the target and may hold escape sequences: safe-text.ts escapes them.
  */
 import { Chalk, type ChalkInstance } from "chalk";
 
 export function palette(color: boolean): ChalkInstance {
   return new Chalk({ level: color ? 1 : 0 });
-}
-
-export function safeText(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }
 
 export function truncate(text: string, width: number): string {

@@ -14,7 +14,9 @@ import { formatRate } from "../analysis/evidence.js";
 import { formatBytes, formatDuration } from "../units.js";
 import { markdownBlocks, plainInline } from "./html/markdown.js";
 import { sparkline } from "./sparkline.js";
-import { palette, safeText } from "./style.js";
+import { palette } from "./style.js";
+import { safeText } from "../safe-text.js";
+import { processKey } from "../process-key.js";
 
 // ---------------------------------------------------------------- words shared with the HTML report
 
@@ -114,7 +116,7 @@ interface Row {
 }
 
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
-const keyOf = (f: Finding) => (f.subject.type === "process" ? `${f.subject.pid}:${f.subject.starttime}` : f.subject.type);
+const keyOf = (f: Finding) => (f.subject.type === "process" ? processKey(f.subject) : f.subject.type);
 
 /** Numbers of one subject: the finding's own (its analysed window) when it has them, else the column's after warm-up. */
 function rowFor(label: string, metric: MetricName, f: Finding | undefined, col: Column | undefined, warmup: number): Row {
@@ -165,8 +167,8 @@ function processRows(doc: VerdictDocument, set: SeriesSet): { rows: Row[]; omitt
   // Too many workers for one screen: keep the root, the verdict's subject, every process with something to say,
   // then the largest; the order on screen stays the tree's.
   const important = (ps: ProcessSeries) => {
-    const f = byKey.get(`${ps.pid}:${ps.starttime}`);
-    if (ps.pid === set.rootPid || `${ps.pid}:${ps.starttime}` === keyOf(doc.verdict)) return 0;
+    const f = byKey.get(processKey(ps));
+    if (ps.pid === set.rootPid || processKey(ps) === keyOf(doc.verdict)) return 0;
     return f && f.kind !== "stable" && f.kind !== "insufficient-data" ? 1 : 2;
   };
   const size = (ps: ProcessSeries) => (ps.metrics.anon ?? ps.metrics.rss)?.max() ?? 0;
@@ -179,7 +181,7 @@ function processRows(doc: VerdictDocument, set: SeriesSet): { rows: Row[]; omitt
   const rows = ordered
     .filter((o) => keep.has(o.ps))
     .map(({ ps, depth }) => {
-      const f = byKey.get(`${ps.pid}:${ps.starttime}`);
+      const f = byKey.get(processKey(ps));
       const metric = f?.metric ?? (ps.metrics.anon ? "anon" : "rss");
       const label = depth === 0 ? `PID ${ps.pid}` : `${" ".repeat(Math.min(depth - 1, 3))}└ ${ps.pid}`;
       return rowFor(label, metric, f, ps.metrics[metric], doc.window.warmup);

@@ -6,7 +6,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { spawn, type ChildProcess } from "node:child_process";
 import { delimiter, join } from "node:path";
-import { observeError } from "../commands/io.js";
+import { observeError } from "../errors.js";
 
 export function resolveCommand(command: string, env: NodeJS.ProcessEnv): string {
   const candidates = command.includes("/")

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { classify } from "../../src/analysis/classify.js";
 import { buildSeries } from "../../src/analysis/series.js";
-import { evaluateGates, parseKinds, type GateOptions } from "../../src/gates.js";
+import { evaluateGates } from "../../src/gates.js";
+import { parseKinds, type GateOptions } from "../../src/gate-spec.js";
 import { MB, synthesize } from "../support/synthetic-samples.js";
 
 const leak = synthesize({ seconds: 300, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: 0.5 * MB }, noise: 2 * MB } }] });

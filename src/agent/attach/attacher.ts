@@ -13,6 +13,7 @@ import type { AgentChannel } from "../channel.js";
 import { identifyInterpreter, MIN_VERSION, versionAtLeast } from "./interpreter.js";
 import { injectAgent, type InjectOutcome } from "./inject.js";
 import { hasCapSysPtrace, ptraceRefusal, tracerFacts, type OwnFacts } from "./permission.js";
+import { processKey } from "../../process-key.js";
 
 export interface AttachRecord {
   pid: number;
@@ -87,7 +88,7 @@ export class Attacher {
   consider(processes: { pid: number; starttime: number; comm: string }[]): void {
     const now = Date.now();
     for (const p of processes) {
-      const key = `${p.pid}:${p.starttime}`;
+      const key = processKey(p);
       if (this.seen.has(key)) continue;
       this.seen.add(key);
       this.queue.push({ ...p, notBefore: this.started ? now + (this.o.forkGraceMs ?? 2000) : now });

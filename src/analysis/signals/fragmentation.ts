@@ -12,7 +12,7 @@
  */
 import type { ProcessSeries } from "../series.js";
 import { endLevel, levels } from "../assess.js";
-import type { TrimResult } from "../../agent/messages.js";
+import type { TrimResult } from "../agent-results.js";
 import { otherAllocator } from "./layer.js";
 
 /**

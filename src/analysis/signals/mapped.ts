@@ -5,7 +5,7 @@
  */
 import { formatBytes } from "../../units.js";
 import type { MappedFile } from "../../probes/smaps-files.js";
-import { safeText } from "../../report/style.js";
+import { safeText } from "../../safe-text.js";
 import { levelChange, minGrowth } from "../assess.js";
 import { FILES_GROWTH_BYTES } from "../../mapped-files.js";
 import type { ProcessSeries, SeriesSet } from "../series.js";

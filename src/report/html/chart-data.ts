@@ -7,6 +7,7 @@ import type { ProcessSeries, SeriesSet } from "../../analysis/series.js";
 import type { Column } from "../../analysis/column.js";
 import type { Finding, MetricName, VerdictDocument } from "../../analysis/types.js";
 import { alignForDrawing, MAX_POINTS, unionXs, type Line } from "./downsample.js";
+import { processKey } from "../../process-key.js";
 
 export interface ChartSeries {
   label: string;
@@ -80,7 +81,7 @@ function lineSeries(lines: { label: string; color: string; col: Column | undefin
   };
 }
 
-const findingKey = (f: Finding) => (f.subject.type === "process" ? `${f.subject.pid}:${f.subject.starttime}` : f.subject.type);
+const findingKey = (f: Finding) => (f.subject.type === "process" ? processKey(f.subject) : f.subject.type);
 
 function sameFinding(a: Finding, b: Finding): boolean {
   return findingKey(a) === findingKey(b) && a.kind === b.kind && a.summary === b.summary;
@@ -100,7 +101,7 @@ function commandOf(ps: ProcessSeries, commands: Map<number, string[]> | undefine
 function processOrder(set: SeriesSet, doc: VerdictDocument): ProcessSeries[] {
   const verdictKey = findingKey(doc.verdict);
   const rank = (ps: ProcessSeries) => {
-    const key = `${ps.pid}:${ps.starttime}`;
+    const key = processKey(ps);
     if (key === verdictKey) return 0;
     if (ps.pid === set.rootPid) return 1;
     const f = findingOf(doc, key);
@@ -111,7 +112,7 @@ function processOrder(set: SeriesSet, doc: VerdictDocument): ProcessSeries[] {
 }
 
 function processChart(ps: ProcessSeries, set: SeriesSet, doc: VerdictDocument, commands: Map<number, string[]> | undefined): ChartSpec {
-  const key = `${ps.pid}:${ps.starttime}`;
+  const key = processKey(ps);
   const finding = findingOf(doc, key);
   const { xs, series } = lineSeries(
     PROCESS_LINES.map((l) => ({ label: l.metric, color: l.color, col: ps.metrics[l.metric], ...(finding?.metric === l.metric && { width: 3 }) })),

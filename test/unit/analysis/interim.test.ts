@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { classify } from "../../../src/analysis/classify.js";
-import { runInterim } from "../../../src/analysis/interim.js";
+import { runInterim } from "../../../src/commands/interim.js";
 import { packSet } from "../../../src/analysis/packed-set.js";
 import { interimView, SeriesBuilder } from "../../../src/analysis/series.js";
 import { InterimAnalyst } from "../../../src/commands/interim-analyst.js";

@@ -6,9 +6,9 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { analyseRecording } from "../../../src/analysis/from-recording.js";
+import { analyseRecording } from "../../../src/commands/analyse-recording.js";
 import { mulberry32 } from "../../../src/analysis/stats/random.js";
-import { MemleakError } from "../../../src/commands/io.js";
+import { MemleakError } from "../../../src/errors.js";
 import { jsonText, report } from "../../../src/commands/finish.js";
 import { evaluateGates } from "../../../src/gates.js";
 import { annotations, stepSummary } from "../../../src/report/github.js";

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { readRecording, RecordingWriter } from "../../../src/recording.js";
-import { MemleakError } from "../../../src/commands/io.js";
+import { MemleakError } from "../../../src/errors.js";
 import { FIXTURES } from "../../helpers/fixtures.js";
 import { tempDir } from "../../helpers/temp.js";
 

@@ -3,7 +3,7 @@
  * builds them (src/commands/analyze.ts), without printing anything.
  */
 import { readdirSync } from "node:fs";
-import { analyseRecording } from "../../../src/analysis/from-recording.js";
+import { analyseRecording } from "../../../src/commands/analyse-recording.js";
 import type { SeriesSet } from "../../../src/analysis/series.js";
 import type { VerdictDocument } from "../../../src/analysis/types.js";
 import { FIXTURES } from "../../helpers/fixtures.js";

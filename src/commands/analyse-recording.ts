@@ -1,12 +1,14 @@
 /**
  * A recording → the series, the command lines, the agent's end-of-run results and the verdict document: what
- * `memleak analyze` shows, without printing anything (tests and benchmarks use it too).
+ * `memleak analyze` shows, without printing anything (tests and benchmarks use it too). Reading the file is the
+ * command's part; the analysis gets samples and events, never a path.
  */
-import { parseAgentMessage, type TraceResult, type TrimResult } from "../agent/messages.js";
+import { parseAgentMessage } from "../agent/messages.js";
+import type { TraceResult, TrimResult } from "../analysis/agent-results.js";
 import { readRecording, type RecordingContents } from "../recording.js";
-import { classify } from "./classify.js";
-import { SeriesBuilder, type SeriesSet } from "./series.js";
-import type { VerdictDocument } from "./types.js";
+import { classify } from "../analysis/classify.js";
+import { SeriesBuilder, type SeriesSet } from "../analysis/series.js";
+import type { VerdictDocument } from "../analysis/types.js";
 
 export interface AnalysedRecording {
   doc: VerdictDocument;

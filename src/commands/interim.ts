@@ -3,10 +3,11 @@
  * is plain data (packed-set.ts), and it says what it cost, so the session can keep interim verdicts to their share of
  * a core (session.ts nextAnalysisIn).
  */
-import { evaluateGates, type GateOptions, type GateResult } from "../gates.js";
-import { classify, type ClassifyInput } from "./classify.js";
-import { unpackSet, type PackedSet } from "./packed-set.js";
-import type { VerdictDocument } from "./types.js";
+import { evaluateGates, type GateResult } from "../gates.js";
+import type { GateOptions } from "../gate-spec.js";
+import { classify, type ClassifyInput } from "../analysis/classify.js";
+import { unpackSet, type PackedSet } from "../analysis/packed-set.js";
+import type { VerdictDocument } from "../analysis/types.js";
 
 export interface InterimJob {
   input: Omit<ClassifyInput, "set"> & { set: PackedSet };

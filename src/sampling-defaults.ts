@@ -1,0 +1,18 @@
+/**
+ * What a watch reads by default, apart from the sampler that reads it: the CLI shows these in --help, and --help
+ * must not load the sampler (and /proc's readers behind it) to say them.
+ */
+
+/**
+ * PSS/USS are kept at most 2 s old by default: a verdict judged on Σ PSS that lags the RSS read every second by 6 s
+ * (what a fixed 0.7% budget gave on a 9-process, 2 GB PyTorch tree) dates plateaus and steps late, and the early test
+ * of a 15 s CI step sees a handful of PSS points. Small trees cost little at that age; the budget below caps what a
+ * big one may take (BENCHMARKS.md §g: the ages and the CPU they cost).
+ */
+export const DEFAULT_PSS_EVERY = 2;
+
+/**
+ * At most 3% of one core for smaps_rollup reads (~10 ms per GiB resident, METRICS.md §1): enough for 2 s freshness on
+ * a 9-process, 2 GB tree (~2.2%); a bigger tree gets older PSS rather than more CPU (--smaps-budget raises the cap).
+ */
+export const DEFAULT_SMAPS_BUDGET = 0.03;

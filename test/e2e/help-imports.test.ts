@@ -1,0 +1,43 @@
+/**
+ * `memleak --help` and `--version` load only the CLI layer: not the sampler, /proc's readers or the analysis
+ * (cli.ts imports each command lazily, and what parse.ts needs to say the defaults sits at the bottom of the house).
+ * Every module Node resolves is logged by a module hook; `snapshot` of this process is the control that shows the
+ * hook sees the layers when they are loaded.
+ */
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { REPO } from "../helpers/fixtures.js";
+import { MEMLEAK } from "../helpers/processes.js";
+import { tempDir } from "../helpers/temp.js";
+
+const run = promisify(execFile);
+const dir = tempDir("imports");
+
+/** memleak's own modules (under dist/) that `args` loaded, as paths relative to dist/. */
+async function loaded(name: string, args: string[]): Promise<string[]> {
+  const log = join(dir, name);
+  await run(process.execPath, ["--import", `${REPO}test/helpers/import-log.mjs`, MEMLEAK, ...args], {
+    cwd: REPO,
+    env: { ...process.env, MEMLEAK_IMPORT_LOG: log, NO_COLOR: "1" },
+  });
+  const dist = new URL(`file://${REPO}dist/`).href;
+  return [...new Set(readFileSync(log, "utf8").split("\n").filter((u) => u.startsWith(dist)).map((u) => u.slice(dist.length)))];
+}
+
+const deep = (modules: string[]) => modules.filter((m) => /^(system|probes|analysis|agent|report)\//.test(m) || m === "sampler.js" || m === "gates.js");
+
+describe("what --help loads", () => {
+  it.each([["--help"], ["--version"], ["watch", "--help"], ["run", "--help"]])("memleak %s loads no module from system/, probes/, analysis/", async (...args) => {
+    const modules = await loaded(args.join("_"), args);
+    expect(modules).toContain("cli/parse.js");
+    expect(deep(modules)).toEqual([]);
+  });
+
+  it("the control: a snapshot does load them, and the hook sees it", async () => {
+    const modules = await loaded("snapshot", ["snapshot", String(process.pid), "--json"]);
+    expect(modules).toEqual(expect.arrayContaining(["system/host-fs.js", "probes/status.js"]));
+  });
+});

@@ -1,15 +1,15 @@
 /**
  * argv → what to do, without running anything: a pure function, testable without spawning.
- * commander is told never to exit or print by itself; its output and errors come back in the result. Every value is
- * validated here, so a malformed size or duration is a usage error (exit 2) before anything starts.
+ * commander is told never to exit or print by itself; its output and errors come back in the result. The options are
+ * the table's (options.ts); every value is read through its row's parser here, so a malformed size or duration is a
+ * usage error (exit 2) before anything starts. What is left here is the commands and the checks across options.
  */
-import { Command, CommanderError, Option } from "commander";
+import { Command, CommanderError } from "commander";
+import { addOptions, optionReader, type OptionReader } from "./commander-options.js";
 import { parsePid } from "./pid-argument.js";
 import { VERSION } from "../version.js";
 import { MemleakError, usageError } from "../errors.js";
-import { parseDuration, parseRate, parseSize } from "../units.js";
-import { GATE_METRICS, parseKinds, type GateMetric, type GateOptions } from "../gate-spec.js";
-import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "../sampling-defaults.js";
+import type { GateOptions } from "../gate-spec.js";
 
 export interface SessionFlags {
   interval: number;
@@ -34,100 +34,52 @@ export type Invocation =
   | { kind: "print"; text: string; exitCode: 0 }
   | { kind: "error"; message: string; exitCode: 2 };
 
-interface RawSession {
-  interval: string;
-  duration?: string;
-  record?: string;
-  overwrite?: boolean;
-  json?: boolean;
-  warmup?: string;
-  maxGrowth?: string;
-  maxRate?: string;
-  failOn?: string;
-  metric: string;
-  perProcess?: boolean;
-  smapsBudget: string;
-  pssEvery: string;
-  html?: string;
-  strict?: boolean;
-  failFast?: boolean;
-}
+/** What commander hands an action: the options' values as it collected them, by attribute name. */
+type Collected = Record<string, unknown>;
 
-function orThrow<T>(r: { ok: true; value: T } | { ok: false; message: string }, option: string): T {
-  if (!r.ok) throw usageError(`${option}: ${r.message}`);
-  return r.value;
-}
-
-function seconds(text: string | undefined, option: string, min = 0): number | undefined {
-  if (text === undefined) return undefined;
-  const v = orThrow(parseDuration(text), option);
-  if (v < min) throw usageError(`${option}: must be at least ${min}s`);
-  return v;
-}
-
-function gateOptions(o: Omit<RawSession, "interval" | "smapsBudget" | "pssEvery" | "duration" | "record">): GateOptions {
-  if (!(GATE_METRICS as readonly string[]).includes(o.metric)) {
-    throw usageError(`--metric: "${o.metric}" is not a metric: choose from ${GATE_METRICS.join(", ")}`);
-  }
-  const g: GateOptions = { metric: o.metric as GateMetric, perProcess: Boolean(o.perProcess) };
-  if (o.maxGrowth !== undefined) g.maxGrowth = orThrow(parseSize(o.maxGrowth), "--max-growth");
-  if (o.maxRate !== undefined) g.maxRate = { bytesPerSecond: orThrow(parseRate(o.maxRate), "--max-rate"), text: o.maxRate };
-  if (o.failOn !== undefined) g.failOn = orThrow(parseKinds(o.failOn), "--fail-on");
-  const w = seconds(o.warmup, "--warmup");
-  if (w !== undefined) g.warmup = w;
-  if (o.strict) g.strict = true;
-  if (o.failFast) {
-    if (!g.maxGrowth && !g.maxRate && !g.failOn) throw usageError("--fail-fast stops at the first failed gate: give one (--fail-on, --max-growth or --max-rate)");
-    g.failFast = true;
-  }
-  if (o.perProcess && (o.metric === "cgroup" || o.metric === "working-set")) {
-    throw usageError(`--per-process: the ${o.metric} metric belongs to the cgroup, not to a process`);
-  }
-  return g;
-}
-
-function sessionFlags(o: RawSession): SessionFlags {
-  const budgetPercent = Number(String(o.smapsBudget).replace(/%$/, ""));
-  if (!Number.isFinite(budgetPercent) || budgetPercent <= 0 || budgetPercent > 100) {
-    throw usageError(`--smaps-budget: "${o.smapsBudget}" is not a percentage of one core between 0 and 100`);
-  }
+/**
+ * The order of the reads is the order in which errors are found: --smaps-budget first, then the durations, the gates
+ * and --pss-every last (kept as it was when each option was validated by hand).
+ */
+function sessionFlags(read: OptionReader<"run" | "watch">): SessionFlags {
+  const smapsBudget = read("smapsBudget");
   return {
-    interval: seconds(o.interval, "--interval", 0.05)!,
-    duration: seconds(o.duration, "--duration", 0.1),
-    record: o.record,
-    overwrite: Boolean(o.overwrite),
-    json: Boolean(o.json),
-    warmup: seconds(o.warmup, "--warmup"),
-    gates: gateOptions(o),
-    smapsBudget: budgetPercent / 100,
-    pssEvery: seconds(o.pssEvery, "--pss-every", 0.05)!,
-    html: o.html,
+    interval: read("interval"),
+    duration: read("duration"),
+    record: read("record"),
+    overwrite: read("overwrite"),
+    json: read("json"),
+    warmup: read("warmup"),
+    gates: gateOptions(read, read("failFast")),
+    smapsBudget,
+    pssEvery: read("pssEvery"),
+    html: read("html"),
   };
 }
 
-function addGateOptions(cmd: Command): Command {
-  return cmd
-    .option("--json", "print only the verdict document (memleak.verdict/1) on stdout")
-    .option("--warmup <duration>", "leave this much of the start out of trends and gates (default: detected)")
-    .option("--max-growth <size>", "gate: fail if --metric grows by more than this after warm-up (50MiB, 1.5GB, 10%)")
-    .option("--max-rate <size/time>", "gate: fail if --metric grows faster than this (10MiB/h, 1MB/min)")
-    .option("--fail-on <kinds>", "gate: fail if any finding is of these kinds (e.g. leak,fragmentation)")
-    .addOption(new Option("--metric <metric>", "what the growth and rate gates measure").choices([...GATE_METRICS]).default("pss"))
-    .option("--per-process", "apply --max-growth/--max-rate to each process instead of the tree total")
-    .option("--strict", "a gate the data cannot decide (too short a run, no readings) fails the step instead of warning")
-    .option("--html <report.html>", "also write a self-contained HTML report with charts");
-}
-
-function addSessionOptions(cmd: Command): Command {
-  return addGateOptions(
-    cmd
-      .option("--interval <duration>", "time between samples", "1s")
-      .option("--record <file.jsonl>", "write every sample to this file as it is taken (JSON lines)")
-      .option("--overwrite", "replace the --record file if it exists (refused otherwise)")
-      .option("--pss-every <duration>", "how old PSS/USS may get: each process's smaps_rollup is read again after this long, as far as --smaps-budget allows", `${DEFAULT_PSS_EVERY}s`)
-      .option("--smaps-budget <percent>", "most of one core that PSS/USS reads (smaps_rollup) may use; a big tree gets older PSS rather than more CPU", String(Number((DEFAULT_SMAPS_BUDGET * 100).toFixed(3))))
-      .option("--fail-fast", "stop as soon as a gate has failed and kept failing for 8 s (run: the command gets SIGTERM, then SIGKILL), still writing every report"),
-  );
+/** `failFast`: only the sampling commands have --fail-fast (a recording cannot be stopped). */
+function gateOptions(read: OptionReader<"run" | "watch" | "analyze">, failFast = false): GateOptions {
+  const metric = read("metric");
+  const perProcess = read("perProcess");
+  const g: GateOptions = { metric, perProcess };
+  // A gate not asked for is an absent key, not an undefined one, as GateOptions has always been built.
+  const maxGrowth = read("maxGrowth");
+  if (maxGrowth !== undefined) g.maxGrowth = maxGrowth;
+  const maxRate = read("maxRate");
+  if (maxRate !== undefined) g.maxRate = maxRate;
+  const failOn = read("failOn");
+  if (failOn !== undefined) g.failOn = failOn;
+  const warmup = read("warmup");
+  if (warmup !== undefined) g.warmup = warmup;
+  if (read("strict")) g.strict = true;
+  if (failFast) {
+    if (!g.maxGrowth && !g.maxRate && !g.failOn) throw usageError("--fail-fast stops at the first failed gate: give one (--fail-on, --max-growth or --max-rate)");
+    g.failFast = true;
+  }
+  if (perProcess && (metric === "cgroup" || metric === "working-set")) {
+    throw usageError(`--per-process: the ${metric} metric belongs to the cgroup, not to a process`);
+  }
+  return g;
 }
 
 function quiet(cmd: Command, output: { text: string }): Command {
@@ -144,51 +96,43 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
     output,
   );
 
-  quiet(program.command("snapshot"), output)
+  addOptions(quiet(program.command("snapshot"), output), "snapshot")
     .description("one reading of a process tree: RSS/PSS/USS/anon/file/shmem/swap per process, and its memory cgroup")
     .argument("<pid>", "the process to read (its descendants are included)")
-    .option("--json", "print JSON instead of tables")
-    .addOption(new Option("--root <dir>", "read /proc and /sys under this directory (captured trees)").hideHelp())
-    .action((pidText: string, o: { json?: boolean; root?: string }) => {
-      onAction({ kind: "snapshot", pid: parsePid(pidText), json: Boolean(o.json), root: o.root });
+    .action((pidText: string, o: Collected) => {
+      const read = optionReader<"snapshot">(o);
+      onAction({ kind: "snapshot", pid: parsePid(pidText), json: read("json"), root: read("root") });
     });
 
-  addSessionOptions(
-    quiet(program.command("watch"), output)
-      .description("attach to a running process and its descendants; sample until Ctrl-C, --duration or exit; give the verdict")
-      .argument("<pid>", "the process to watch"),
-  )
-    .option("--duration <duration>", "stop after this long (e.g. 10m)")
-    .option("--no-inject", "do not load memleak's agent into the running Python processes (gdb / sys.remote_exec)")
-    .addOption(new Option("--root <dir>").hideHelp())
-    .action((pidText: string, o: RawSession & { root?: string; inject: boolean }) => {
-      onAction({ kind: "watch", pid: parsePid(pidText), root: o.root, inject: o.inject !== false, ...sessionFlags(o) });
+  addOptions(quiet(program.command("watch"), output), "watch")
+    .description("attach to a running process and its descendants; sample until Ctrl-C, --duration or exit; give the verdict")
+    .argument("<pid>", "the process to watch")
+    .action((pidText: string, o: Collected) => {
+      const read = optionReader<"watch">(o);
+      onAction({ kind: "watch", pid: parsePid(pidText), root: read("root"), inject: read("inject"), ...sessionFlags(read) });
     });
 
-  addSessionOptions(
-    quiet(program.command("run"), output)
-      .description("launch a command, follow it and its children until it exits, give the verdict; exit 1 when a gate fails")
-      .usage("[options] -- <command> [args...]")
-      .argument("<command...>", "the command and its arguments (after --)")
-      .passThroughOptions(),
-  )
-    .option("--duration <duration>", "stop the command (SIGTERM) after this long")
-    .option("--no-isolate", "do not put the command in a memory cgroup of its own")
-    .option("--no-agent", "do not load memleak's agent into the command's Python processes")
-    .option("--trace-python", "agent: tracemalloc from the start, report the allocation sites that grew after warm-up (slows allocation-heavy code)")
-    .option("--trim-probe", "agent: at interpreter exit, call malloc_trim(0) and report how much memory came back")
-    .action((command: string[], o: RawSession & { isolate: boolean; agent: boolean; tracePython?: boolean; trimProbe?: boolean }) => {
-      if (!o.agent && (o.tracePython || o.trimProbe)) throw usageError("--trace-python and --trim-probe need the agent: drop --no-agent");
-      onAction({ kind: "run", command, isolate: o.isolate, agent: o.agent, tracePython: Boolean(o.tracePython), trimProbe: Boolean(o.trimProbe), ...sessionFlags(o) });
+  addOptions(quiet(program.command("run"), output), "run")
+    .description("launch a command, follow it and its children until it exits, give the verdict; exit 1 when a gate fails")
+    .usage("[options] -- <command> [args...]")
+    .argument("<command...>", "the command and its arguments (after --)")
+    .passThroughOptions()
+    .action((command: string[], o: Collected) => {
+      const read = optionReader<"run">(o);
+      const agent = read("agent");
+      const tracePython = read("tracePython");
+      const trimProbe = read("trimProbe");
+      if (!agent && (tracePython || trimProbe)) throw usageError("--trace-python and --trim-probe need the agent: drop --no-agent");
+      onAction({ kind: "run", command, isolate: read("isolate"), agent, tracePython, trimProbe, ...sessionFlags(read) });
     });
 
-  addGateOptions(
-    quiet(program.command("analyze"), output)
-      .description("re-analyse a recording made with --record, offline")
-      .argument("<recording.jsonl>", "the recording"),
-  ).action((file: string, o: Omit<RawSession, "interval" | "smapsBudget" | "pssEvery">) => {
-    onAction({ kind: "analyze", file, json: Boolean(o.json), warmup: seconds(o.warmup, "--warmup"), gates: gateOptions(o), html: o.html });
-  });
+  addOptions(quiet(program.command("analyze"), output), "analyze")
+    .description("re-analyse a recording made with --record, offline")
+    .argument("<recording.jsonl>", "the recording")
+    .action((file: string, o: Collected) => {
+      const read = optionReader<"analyze">(o);
+      onAction({ kind: "analyze", file, json: read("json"), warmup: read("warmup"), gates: gateOptions(read), html: read("html") });
+    });
 
   return program;
 }

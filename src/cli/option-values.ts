@@ -1,0 +1,49 @@
+/**
+ * What an option's text means: string → value, or a usage error (exit 2) whose message starts with the option's
+ * flag, so that the user sees which of several options was wrong. The flag is passed in rather than written here:
+ * the options' table (options.ts) says each flag once, and several options share a kind of value.
+ */
+import { usageError } from "../errors.js";
+import { GATE_METRICS, parseKinds, type GateMetric, type GateOptions } from "../gate-spec.js";
+import { parseDuration, parseRate, parseSize, type SizeSpec, type UnitParse } from "../units.js";
+import type { VerdictKind } from "../verdict-kinds.js";
+
+export type ValueParser<T> = (text: string, flag: string) => T;
+
+function orThrow<T>(r: UnitParse<T>, flag: string): T {
+  if (!r.ok) throw usageError(`${flag}: ${r.message}`);
+  return r.value;
+}
+
+/** Seconds, from 500ms, 30s, 10m, 1h30m or a bare number; `atLeast` keeps a zero interval from spinning a core. */
+export const seconds =
+  ({ atLeast = 0 } = {}): ValueParser<number> =>
+  (text, flag) => {
+    const v = orThrow(parseDuration(text), flag);
+    if (v < atLeast) throw usageError(`${flag}: must be at least ${atLeast}s`);
+    return v;
+  };
+
+export const size: ValueParser<SizeSpec> = (text, flag) => orThrow(parseSize(text), flag);
+
+/** Bytes per second, and the text as typed: the verdict quotes the limit the way the user wrote it. */
+export const rate: ValueParser<NonNullable<GateOptions["maxRate"]>> = (text, flag) => ({ bytesPerSecond: orThrow(parseRate(text), flag), text });
+
+export const verdictKinds: ValueParser<VerdictKind[]> = (text, flag) => orThrow(parseKinds(text), flag);
+
+export const gateMetric: ValueParser<GateMetric> = (text, flag) => {
+  if (!(GATE_METRICS as readonly string[]).includes(text)) throw usageError(`${flag}: "${text}" is not a metric: choose from ${GATE_METRICS.join(", ")}`);
+  return text as GateMetric;
+};
+
+/** A share of one core, typed as a percentage (3 or 3%), returned as a fraction (0.03). */
+export const percentOfCore: ValueParser<number> = (text, flag) => {
+  const percent = Number(text.replace(/%$/, ""));
+  if (!Number.isFinite(percent) || percent <= 0 || percent > 100) {
+    throw usageError(`${flag}: "${text}" is not a percentage of one core between 0 and 100`);
+  }
+  return percent / 100;
+};
+
+/** A file or directory name, taken as given: whether it can be written or read is found out when it is used. */
+export const path: ValueParser<string> = (text) => text;

@@ -1,0 +1,149 @@
+/**
+ * Every option of every command, said once: its flag, its value's placeholder, what --help says, how its text is
+ * read, its default, and the commands that take it. parse.ts declares them to commander from here and builds the
+ * Invocation from the values, and a unit test walks the table against --help and the parsers.
+ * The rows' order is --help's order in every command; the keys are the Invocation's field names.
+ */
+import { GATE_METRICS } from "../gate-spec.js";
+import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "../sampling-defaults.js";
+import type { OptionSpec } from "./option-spec.js";
+import { gateMetric, path, percentOfCore, rate, seconds, size, verdictKinds } from "./option-values.js";
+
+/** The commands that sample: run launches what it watches, watch attaches to it. */
+const SAMPLING = ["run", "watch"] as const;
+/** The commands that give a verdict, and so take gates: the sampling ones and analyze, which replays a recording. */
+const JUDGING = ["run", "watch", "analyze"] as const;
+
+export const OPTIONS = {
+  interval: {
+    flag: "--interval",
+    placeholder: "<duration>",
+    description: "time between samples",
+    default: "1s",
+    commands: SAMPLING,
+    parse: seconds({ atLeast: 0.05 }),
+  },
+  record: {
+    flag: "--record",
+    placeholder: "<file.jsonl>",
+    description: "write every sample to this file as it is taken (JSON lines)",
+    commands: SAMPLING,
+    parse: path,
+  },
+  overwrite: { flag: "--overwrite", description: "replace the --record file if it exists (refused otherwise)", commands: SAMPLING },
+  pssEvery: {
+    flag: "--pss-every",
+    placeholder: "<duration>",
+    description: "how old PSS/USS may get: each process's smaps_rollup is read again after this long, as far as --smaps-budget allows",
+    default: `${DEFAULT_PSS_EVERY}s`,
+    commands: SAMPLING,
+    parse: seconds({ atLeast: 0.05 }),
+  },
+  smapsBudget: {
+    flag: "--smaps-budget",
+    placeholder: "<percent>",
+    description: "most of one core that PSS/USS reads (smaps_rollup) may use; a big tree gets older PSS rather than more CPU",
+    // A percentage, as the user types it (3, not 0.03); toFixed drops the float noise of 0.03 * 100.
+    default: String(Number((DEFAULT_SMAPS_BUDGET * 100).toFixed(3))),
+    commands: SAMPLING,
+    parse: percentOfCore,
+  },
+  failFast: {
+    flag: "--fail-fast",
+    description: "stop as soon as a gate has failed and kept failing for 8 s (run: the command gets SIGTERM, then SIGKILL), still writing every report",
+    // Not analyze's: a recording cannot be stopped.
+    commands: SAMPLING,
+  },
+  json: {
+    flag: "--json",
+    description: "print only the verdict document (memleak.verdict/1) on stdout",
+    descriptionIn: { snapshot: "print JSON instead of tables" },
+    commands: [...JUDGING, "snapshot"],
+  },
+  warmup: {
+    flag: "--warmup",
+    placeholder: "<duration>",
+    // No commander default: the analysis detects the warm-up when none is given, and --help says so.
+    description: "leave this much of the start out of trends and gates (default: detected)",
+    commands: JUDGING,
+    parse: seconds(),
+  },
+  maxGrowth: {
+    flag: "--max-growth",
+    placeholder: "<size>",
+    description: "gate: fail if --metric grows by more than this after warm-up (50MiB, 1.5GB, 10%)",
+    commands: JUDGING,
+    parse: size,
+  },
+  maxRate: {
+    flag: "--max-rate",
+    placeholder: "<size/time>",
+    description: "gate: fail if --metric grows faster than this (10MiB/h, 1MB/min)",
+    commands: JUDGING,
+    parse: rate,
+  },
+  failOn: {
+    flag: "--fail-on",
+    placeholder: "<kinds>",
+    description: "gate: fail if any finding is of these kinds (e.g. leak,fragmentation)",
+    commands: JUDGING,
+    parse: verdictKinds,
+  },
+  metric: {
+    flag: "--metric",
+    placeholder: "<metric>",
+    description: "what the growth and rate gates measure",
+    default: "pss",
+    choices: GATE_METRICS,
+    commands: JUDGING,
+    parse: gateMetric,
+  },
+  perProcess: { flag: "--per-process", description: "apply --max-growth/--max-rate to each process instead of the tree total", commands: JUDGING },
+  strict: {
+    flag: "--strict",
+    description: "a gate the data cannot decide (too short a run, no readings) fails the step instead of warning",
+    commands: JUDGING,
+  },
+  html: {
+    flag: "--html",
+    placeholder: "<report.html>",
+    description: "also write a self-contained HTML report with charts",
+    commands: JUDGING,
+    parse: path,
+  },
+  duration: {
+    flag: "--duration",
+    placeholder: "<duration>",
+    description: "stop after this long (e.g. 10m)",
+    descriptionIn: { run: "stop the command (SIGTERM) after this long" },
+    commands: SAMPLING,
+    parse: seconds({ atLeast: 0.1 }),
+  },
+  inject: {
+    flag: "--no-inject",
+    description: "do not load memleak's agent into the running Python processes (gdb / sys.remote_exec)",
+    commands: ["watch"],
+  },
+  isolate: { flag: "--no-isolate", description: "do not put the command in a memory cgroup of its own", commands: ["run"] },
+  agent: { flag: "--no-agent", description: "do not load memleak's agent into the command's Python processes", commands: ["run"] },
+  tracePython: {
+    flag: "--trace-python",
+    description: "agent: tracemalloc from the start, report the allocation sites that grew after warm-up (slows allocation-heavy code)",
+    commands: ["run"],
+  },
+  trimProbe: {
+    flag: "--trim-probe",
+    description: "agent: at interpreter exit, call malloc_trim(0) and report how much memory came back",
+    commands: ["run"],
+  },
+  root: {
+    flag: "--root",
+    placeholder: "<dir>",
+    description: "read /proc and /sys under this directory (captured trees)",
+    commands: ["snapshot", "watch"],
+    hidden: true,
+    parse: path,
+  },
+} as const satisfies Record<string, OptionSpec>;
+
+export type OptionName = keyof typeof OPTIONS;

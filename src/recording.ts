@@ -7,6 +7,8 @@ import { closeSync, openSync, statSync, writeSync } from "node:fs";
 import { createReadStream } from "node:fs";
 import { safeText } from "./safe-text.js";
 import { MemleakError, EXIT } from "./errors.js";
+// Up a floor, for a type only: a recording ends with the verdict document, whose contract (DESIGN.md) the analysis
+// declares; the reader checks its shape, never runs the analysis.
 import type { VerdictDocument } from "./analysis/types.js";
 import type { Sample } from "./sample.js";
 

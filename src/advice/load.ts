@@ -3,7 +3,7 @@
  * filled from the finding's numbers. Loaded once, synchronously (they are small and ship with the package).
  */
 import { readFileSync } from "node:fs";
-import type { VerdictKind } from "../analysis/types.js";
+import type { VerdictKind } from "../verdict-kinds.js";
 import { safeText } from "../safe-text.js";
 
 // dist/advice/load.js → ../../src/advice/ ; src/advice/load.ts (vitest) → ./

@@ -3,7 +3,7 @@
  * Exit 3 when the process cannot be observed, or when part of it (smaps of another user's process) could not be read.
  */
 import { HostFs } from "../system/host-fs.js";
-import { portableSnapshot } from "../system/portable.js";
+import { portableSnapshot } from "../portable-snapshot.js";
 import { assertObservable } from "../system/target.js";
 import { renderSnapshot } from "../report/snapshot-table.js";
 import { takeSnapshot, type Snapshot } from "../snapshot.js";

@@ -2,8 +2,8 @@
  * Off Linux there is no /proc to read PSS, USS or cgroups from: pidusage gives RSS and CPU of one process, portably
  * (ps on macOS/BSD, WMI on Windows). We say plainly that this is all we can see.
  */
-import { observeError } from "../errors.js";
-import type { Snapshot } from "../snapshot.js";
+import { observeError } from "./errors.js";
+import type { Snapshot } from "./snapshot.js";
 
 export async function portableSnapshot(pid: number, platform: string, now = Date.now()): Promise<Snapshot> {
   const { default: pidusage } = await import("pidusage");

@@ -23,6 +23,12 @@ function terminalIO(): CommandIO {
     isTTY,
     columns: process.stdout.columns,
     env: process.env,
+    platform: process.platform,
+    // Read when asked, not here: touching process.stdin opens a stream on fd 0, which most commands never need.
+    get stdinIsTTY() {
+      return Boolean(process.stdin.isTTY);
+    },
+    pid: process.pid,
     onSignal(handler) {
       if (handlers.size === 0) for (const s of SIGNALS) process.on(s, onProcessSignal);
       handlers.add(handler);

@@ -13,6 +13,12 @@ export interface CommandIO {
   /** Terminal width, when known. */
   columns: number | undefined;
   env: NodeJS.ProcessEnv;
+  /** The OS memleak runs on (process.platform): run and watch need Linux. */
+  platform: string;
+  /** stdin is a terminal: a Ctrl-C there reaches `run`'s command directly, so memleak does not forward it again. */
+  stdinIsTTY: boolean;
+  /** memleak's own PID: its cgroup is where `run` isolates the command, and it is no outsider of the cgroup watched. */
+  pid: number;
   /**
    * Subscribe to SIGINT/SIGTERM/SIGHUP (only cli.ts installs process signal handlers). Returns an unsubscribe
    * function. While anyone is subscribed, the signal does not kill memleak.

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { classify } from "../../../src/analysis/classify.js";
 import { buildSeries } from "../../../src/analysis/series.js";
 import { report } from "../../../src/commands/finish.js";
+import { fakeIO } from "../../helpers/command-io.js";
 import { MB, synthesize } from "../../support/synthetic-samples.js";
 
 describe("a hostile process name", () => {
@@ -25,7 +26,7 @@ describe("a hostile process name", () => {
     const err: string[] = [];
     const out: string[] = [];
     doc.gates = [{ name: "fail-on", result: "fail", passed: false, message: `leak found: ${doc.verdict.summary}\n::error::raw` }];
-    report(doc, false, { stdout: (t) => out.push(t), stderr: (t) => err.push(t), color: false, isTTY: false, columns: 100, env: { GITHUB_ACTIONS: "true" }, onSignal: () => () => {} }, { set });
+    report(doc, false, fakeIO({ stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), env: { GITHUB_ACTIONS: "true" } }), { set });
     const lines = [...err, ...out].join("").split("\n");
     expect(lines.filter((l) => l.startsWith("::")).every((l) => l.startsWith("::error title=memleak fail-on::"))).toBe(true);
     expect(lines.join("\n")).not.toMatch(/\u001b/);

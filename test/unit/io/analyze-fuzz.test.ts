@@ -10,6 +10,7 @@ import { analyseRecording } from "../../../src/commands/analyse-recording.js";
 import { mulberry32 } from "../../../src/analysis/stats/random.js";
 import { MemleakError } from "../../../src/errors.js";
 import { jsonText, report } from "../../../src/commands/finish.js";
+import { fakeIO } from "../../helpers/command-io.js";
 import { evaluateGates } from "../../../src/gates.js";
 import { annotations, stepSummary } from "../../../src/report/github.js";
 import { renderHtml } from "../../../src/report/html/index.js";
@@ -69,7 +70,7 @@ describe("analyze on adversarial recordings", () => {
       const out: string[] = [];
       const err: string[] = [];
       const summary = `${dir}/s${seed}.md`;
-      report(doc, false, { stdout: (t) => out.push(t), stderr: (t) => err.push(t), color: false, isTTY: false, columns: 100, env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary }, onSignal: () => () => {} }, { set, commands });
+      report(doc, false, fakeIO({ stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary } }), { set, commands });
       const outputs = {
         terminal: out.join(""),
         stderr: err.join(""),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { interimView, SeriesBuilder } from "../../../src/analysis/series.js";
-import { INTERIM_POINTS, nextAnalysisIn } from "../../../src/commands/session.js";
+import { INTERIM_POINTS, nextAnalysisIn } from "../../../src/commands/interim-verdicts.js";
 import { injectedAt } from "../../../src/analysis/signals/own-footprint.js";
 import { synthesize, MB } from "../../support/synthetic-samples.js";
 import type { Shape } from "../../support/synthetic.js";

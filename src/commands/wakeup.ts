@@ -1,0 +1,37 @@
+/** How a session's sampling loop waits between ticks, and why it stopped. */
+
+export type StopReason = "exited" | "duration" | "interrupted" | "gate-failed";
+
+/** Lets the loop sleep until the next tick, or wake early when told to stop or when the target exits. */
+export class Wakeup {
+  private wake: (() => void) | undefined;
+  private readonly listeners: ((reason: StopReason) => void)[] = [];
+  stopped: StopReason | undefined;
+
+  stop(reason: StopReason): void {
+    if (this.stopped === undefined) {
+      this.stopped = reason;
+      for (const l of this.listeners) l(reason);
+    }
+    this.wake?.();
+  }
+
+  /** Told once, when the first stop reason is given (run stops its command when a gate fails under --fail-fast). */
+  onStop(listener: (reason: StopReason) => void): void {
+    this.listeners.push(listener);
+  }
+
+  sleep(ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, Math.max(0, ms));
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.wake = undefined;
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+}

@@ -6,7 +6,8 @@ import { analyseRecording } from "./analyse-recording.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { evaluateGates } from "../gates.js";
 import type { GateOptions } from "../gate-spec.js";
-import { gatesExitCode, report } from "./finish.js";
+import { report } from "./finish.js";
+import { gatesExitCode } from "./exit-policy.js";
 import type { CommandIO, CommandResult } from "./io.js";
 
 export interface AnalyzeOptions {

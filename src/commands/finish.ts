@@ -1,6 +1,6 @@
 /**
- * What run and watch do with a finished analysis: print it (text or JSON), tell GitHub Actions, and work out the
- * exit code from the gates.
+ * What run and watch do with a finished analysis: print it (text or JSON) and tell GitHub Actions. The exit code
+ * is exit-policy.ts's.
  */
 import { appendFileSync, writeFileSync } from "node:fs";
 import type { SeriesSet } from "../analysis/series.js";
@@ -8,10 +8,9 @@ import type { VerdictDocument } from "../analysis/types.js";
 import { renderHtml } from "../report/html/index.js";
 import { annotations, stepSummary } from "../report/github.js";
 import { renderVerdict } from "../report/verdict-text.js";
-import { blockingGates } from "../gates.js";
 import { safeText } from "../safe-text.js";
 import type { CommandIO } from "./io.js";
-import { EXIT, MemleakError, type ExitCode } from "../errors.js";
+import { EXIT, MemleakError } from "../errors.js";
 
 export interface ReportExtras {
   set: SeriesSet;
@@ -64,9 +63,4 @@ function writeHtml(path: string, doc: VerdictDocument, extras: ReportExtras, io:
   } catch (err) {
     throw new MemleakError(`cannot write the HTML report ${path}: ${(err as Error).message}`, EXIT.usage);
   }
-}
-
-/** 1 when a gate fails the step (a failed gate, or an inconclusive one under --strict); 0 otherwise. */
-export function gatesExitCode(doc: VerdictDocument): ExitCode {
-  return blockingGates(doc.gates).length > 0 ? EXIT.gateFailed : EXIT.ok;
 }

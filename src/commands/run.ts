@@ -15,14 +15,13 @@ import { launch, resolveCommand } from "../system/launch.js";
 import { processTree } from "../system/process-tree.js";
 import { checkOutputPath } from "./output-paths.js";
 import { requireLinux } from "../system/target.js";
-import { gatesExitCode, report } from "./finish.js";
+import { report } from "./finish.js";
+import { gatesExitCode, runExitCode, type CommandExit } from "./exit-policy.js";
 import type { CommandIO, CommandResult } from "./io.js";
-import { EXIT } from "../errors.js";
 import { runSession, type SessionOptions } from "./session.js";
 import { Wakeup } from "./wakeup.js";
 import { stopText } from "./watch.js";
 import type { VerdictDocument } from "../analysis/types.js";
-import { constants } from "node:os";
 import { AgentChannel } from "../agent/channel.js";
 import { agentEnv } from "../agent/inject.js";
 
@@ -36,18 +35,6 @@ export interface RunOptions extends SessionOptions {
   tracePython: boolean;
   trimProbe: boolean;
   platform?: string;
-}
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-/** The exit code a shell would report for the command: its own, or 128 + the signal that killed it. */
-export function shellExitCode(exit: Exit): number {
-  if (exit.code !== null) return exit.code;
-  const n = exit.signal ? (constants.signals as Record<string, number>)[exit.signal] : undefined;
-  return 128 + (n ?? 1);
 }
 
 function killTree(fs: HostFs, pid: number, signal: NodeJS.Signals): void {
@@ -83,7 +70,7 @@ function chooseCgroup(fs: HostFs, o: RunOptions, io: CommandIO): { iso?: Isolati
   return { iso: iso.isolation, read: iso.isolation.location, info: { path: iso.isolation.location.path, version: iso.isolation.location.version, isolated: true } };
 }
 
-export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandResult & { doc: VerdictDocument; targetExit: Exit }> {
+export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandResult & { doc: VerdictDocument; targetExit: CommandExit }> {
   requireLinux("run", o.platform ?? process.platform);
   checkOutputPath(o.record, "--record", !o.overwrite);
   checkOutputPath(o.html, "--html");
@@ -112,7 +99,7 @@ export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandR
   }
   child.stdout?.on("data", (d: Buffer) => (region ? region.passthrough(o.json ? "stderr" : "stdout", d.toString()) : io.stderr(d.toString())));
   child.stderr?.on("data", (d: Buffer) => region?.passthrough("stderr", d.toString()));
-  const exited = new Promise<Exit>((resolve) => {
+  const exited = new Promise<CommandExit>((resolve) => {
     child.once("exit", (code, signal) => {
       wakeup.stop("exited");
       resolve({ code, signal });
@@ -160,7 +147,7 @@ export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandR
 
   try {
     if (child.pid === undefined) await exited;
-    let targetExit: Exit = { code: null, signal: null };
+    let targetExit: CommandExit = { code: null, signal: null };
     const { doc, stopReason, set, commands, settledAt } = await runSession(
       { mode: "run", rootPid: child.pid ?? -1, command: o.command, cgroup: cg.read, cgroupInfo: cg.info, agent },
       { ...o, duration: undefined },
@@ -177,10 +164,7 @@ export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandR
     const how = targetExit.code !== null ? `exit code ${targetExit.code}` : `signal ${targetExit.signal}`;
     io.stderr(`memleak: stopped: ${stopText(stopReason, doc.target.pid)} (${how})\n`);
     report(doc, o.json, io, { set, html: o.html, commands, settledAt });
-    let exitCode: number = gatesExitCode(doc);
-    // A failing command must not turn a CI step green: pass its status through unless a gate already failed.
-    if (exitCode === EXIT.ok && (targetExit.code !== 0 || targetExit.signal !== null)) exitCode = shellExitCode(targetExit);
-    return { exitCode, doc, targetExit };
+    return { exitCode: runExitCode(gatesExitCode(doc), targetExit), doc, targetExit };
   } finally {
     unsubscribe();
     clearTimeout(durationTimer);

@@ -33,7 +33,7 @@ export function stopText(reason: StopReason, pid: number, duration?: number): st
 }
 
 export async function watchCommand(o: WatchOptions, io: CommandIO): Promise<CommandResult & { doc: VerdictDocument }> {
-  requireLinux("watch", o.platform ?? process.platform);
+  requireLinux("watch", o.platform ?? io.platform);
   checkOutputPath(o.record, "--record", !o.overwrite);
   checkOutputPath(o.html, "--html");
   const fs = new HostFs(o.root ?? "/");

@@ -21,7 +21,7 @@ export interface GateOptions {
   warmup?: number;
   /** An inconclusive gate fails the step (exit 1) instead of passing it with a warning. */
   strict?: boolean;
-  /** Stop the command as soon as a gate has failed and kept failing (session.ts), instead of at its end. */
+  /** Stop the command as soon as a gate has failed and kept failing (commands/fail-fast.ts), instead of at its end. */
   failFast?: boolean;
 }
 

@@ -1,7 +1,7 @@
 /**
  * One interim verdict — the verdict so far and the gates on it — as a job that can run on a worker thread: its input
  * is plain data (packed-set.ts), and it says what it cost, so the session can keep interim verdicts to their share of
- * a core (session.ts nextAnalysisIn).
+ * a core (interim-verdicts.ts nextAnalysisIn).
  */
 import { evaluateGates, type GateResult } from "../gates.js";
 import type { GateOptions } from "../gate-spec.js";

@@ -32,7 +32,6 @@ export interface RunOptions extends SessionOptions {
   agent: boolean;
   tracePython: boolean;
   trimProbe: boolean;
-  platform?: string;
 }
 
 interface CgroupChoice {
@@ -67,7 +66,7 @@ function chooseCgroup(fs: HostFs, o: RunOptions, io: CommandIO): CgroupChoice {
 }
 
 export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandResult & { doc: VerdictDocument; targetExit: CommandExit }> {
-  requireLinux("run", o.platform ?? io.platform);
+  requireLinux("run", io.platform);
   checkOutputPath(o.record, "--record", !o.overwrite);
   checkOutputPath(o.html, "--html");
   resolveCommand(o.command[0] ?? "", io.env); // "command not found" before anything is created

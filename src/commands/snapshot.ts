@@ -15,11 +15,10 @@ export interface SnapshotOptions {
   json: boolean;
   /** Root prefix for /proc and /sys (tests point it at a captured tree). */
   root?: string;
-  platform?: string;
 }
 
 export async function snapshotCommand(opts: SnapshotOptions, io: CommandIO): Promise<CommandResult & { snapshot: Snapshot }> {
-  const platform = opts.platform ?? process.platform;
+  const platform = io.platform;
   let snap: Snapshot;
   if (platform === "linux") {
     const fs = new HostFs(opts.root ?? "/");

@@ -20,7 +20,6 @@ import { Attacher } from "../agent/attach/attacher.js";
 export interface WatchOptions extends SessionOptions {
   pid: number;
   root?: string | undefined;
-  platform?: string;
   /** Load the agent into the tree's Python processes (default); false with --no-inject. */
   inject?: boolean;
 }
@@ -33,7 +32,7 @@ export function stopText(reason: StopReason, pid: number, duration?: number): st
 }
 
 export async function watchCommand(o: WatchOptions, io: CommandIO): Promise<CommandResult & { doc: VerdictDocument }> {
-  requireLinux("watch", o.platform ?? io.platform);
+  requireLinux("watch", io.platform);
   checkOutputPath(o.record, "--record", !o.overwrite);
   checkOutputPath(o.html, "--html");
   const fs = new HostFs(o.root ?? "/");

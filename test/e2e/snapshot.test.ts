@@ -12,6 +12,7 @@ import { execFileP, memleak, startReady, SYSTEM_PYTHON, type Started } from "../
 import { REPO, value } from "../helpers/fixtures.js";
 import { OWN_MEMORY_CGROUP, skipNote } from "../helpers/cgroup.js";
 import { tempDir } from "../helpers/temp.js";
+import { fakeIO } from "../helpers/command-io.js";
 
 function kernel(pid: number) {
   const status = value(parseStatus(readFileSync(`/proc/${pid}/status`, "utf8")));
@@ -147,11 +148,10 @@ describe("snapshot: bad input", () => {
   });
 
   it("off Linux it falls back to pidusage and says only RSS and CPU are available", async () => {
-    const out: string[] = [];
-    const io = { stdout: (s: string) => out.push(s), stderr: () => {}, color: false, isTTY: false, columns: 100, env: {} };
-    const r = await snapshotCommand({ pid: process.pid, json: true, platform: "darwin" }, io);
+    const io = fakeIO({ platform: "darwin" });
+    const r = await snapshotCommand({ pid: process.pid, json: true }, io);
     expect(r.exitCode).toBe(0);
-    const snap = JSON.parse(out.join("")) as Snapshot;
+    const snap = JSON.parse(io.out.join("")) as Snapshot;
     expect(snap.platform).toBe("darwin");
     expect(snap.warnings[0]).toMatch(/darwin is not Linux: only RSS and CPU/);
     within1pct(snap.processes[0]!.rss, process.memoryUsage().rss);

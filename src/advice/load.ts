@@ -1,28 +1,18 @@
 /**
  * The advice texts are data: src/advice/<kind>.md, one "## variant" section per situation, with {{name}} placeholders
- * filled from the finding's numbers. Loaded once, synchronously (they are small and ship with the package).
+ * filled from the finding's numbers. They are inlined at build time (scripts/inline-advice.mjs writes texts.ts), so
+ * the analysis that asks for them reads no file.
  */
-import { readFileSync } from "node:fs";
+import { ADVICE_TEXTS } from "./texts.js";
 import type { VerdictKind } from "../verdict-kinds.js";
 import { safeText } from "../safe-text.js";
-
-// dist/advice/load.js → ../../src/advice/ ; src/advice/load.ts (vitest) → ./
-const DIRS = [new URL("../../src/advice/", import.meta.url), new URL("./", import.meta.url)];
 
 const cache = new Map<VerdictKind | "no-agent", Map<string, string>>();
 
 function sections(kind: VerdictKind | "no-agent"): Map<string, string> {
   const hit = cache.get(kind);
   if (hit) return hit;
-  let text: string | undefined;
-  for (const dir of DIRS) {
-    try {
-      text = readFileSync(new URL(`${kind}.md`, dir), "utf8");
-      break;
-    } catch {
-      /* try the next place */
-    }
-  }
+  const text = ADVICE_TEXTS[kind];
   const map = new Map<string, string>();
   if (text !== undefined) {
     const body = text.replace(/<!--[\s\S]*?-->/g, "");

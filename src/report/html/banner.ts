@@ -6,7 +6,7 @@
 import type { Finding, VerdictDocument } from "../../analysis/types.js";
 import { formatRate } from "../../analysis/evidence.js";
 import { formatDuration } from "../../units.js";
-import { evidenceValue, KIND_LABEL, subjectText } from "../verdict-text.js";
+import { evidenceValue, KIND_LABEL, subjectText } from "../vocabulary.js";
 import { escapeHtml as h } from "./escape.js";
 import { markdownToHtml } from "./markdown.js";
 

@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import type { SeriesSet } from "../../analysis/series.js";
 import type { VerdictDocument } from "../../analysis/types.js";
-import { KIND_LABEL } from "../verdict-text.js";
+import { KIND_LABEL } from "../vocabulary.js";
 import { uplotAssets } from "./assets.js";
 import { bannerHtml } from "./banner.js";
 import { buildCharts } from "./chart-data.js";

@@ -4,7 +4,8 @@
  */
 import { formatBytes } from "../../../src/units.js";
 import { describe, expect, it } from "vitest";
-import { displayWidth, renderVerdict, wrap } from "../../../src/report/verdict-text.js";
+import { renderVerdict } from "../../../src/report/verdict-text.js";
+import { displayWidth, wrap } from "../../../src/report/text-width.js";
 import { sparkline } from "../../../src/report/sparkline.js";
 import { analyse, RECORDINGS, withHostileProcess } from "./analyse.js";
 

@@ -1,0 +1,187 @@
+/**
+ * The terminal report's table of subjects — each process (as a tree: root first, children under their parent; at most
+ * ten, the ones with something to say first), the tree and the cgroup — with the numbers of the metric that decided
+ * each and a sparkline. Columns give way on a narrow terminal, the sparkline first.
+ */
+import type { ChalkInstance } from "chalk";
+import type { Column } from "../analysis/column.js";
+import type { ProcessSeries, SeriesSet } from "../analysis/series.js";
+import type { Finding, MetricName, VerdictDocument } from "../analysis/types.js";
+import { formatBytes } from "../units.js";
+import { sparkline } from "./sparkline.js";
+import { safeText } from "../safe-text.js";
+import { processKey } from "../process-key.js";
+import { clip, displayWidth } from "./text-width.js";
+import { kindColour } from "./vocabulary.js";
+
+interface Row {
+  label: string;
+  metric: MetricName;
+  start?: number;
+  end?: number;
+  peak?: number;
+  growth?: number;
+  perHour?: number;
+  values?: readonly number[];
+  finding?: Finding;
+}
+
+const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+const keyOf = (f: Finding) => (f.subject.type === "process" ? processKey(f.subject) : f.subject.type);
+
+/** Numbers of one subject: the finding's own (its analysed window) when it has them, else the column's after warm-up. */
+function rowFor(label: string, metric: MetricName, f: Finding | undefined, col: Column | undefined, warmup: number): Row {
+  const row: Row = { label, metric, ...(f && { finding: f }) };
+  const e = f?.evidence ?? {};
+  if (col && col.length > 0) {
+    row.values = col.ys;
+    let i = col.xs.findIndex((x) => x >= warmup);
+    if (i < 0) i = 0;
+    const ys = col.ys.slice(i);
+    row.start = ys[0];
+    row.end = ys[ys.length - 1];
+    row.peak = ys.reduce((m, y) => (y > m ? y : m), -Infinity);
+    row.growth = row.end! - row.start!;
+  }
+  if (num(e.start) !== undefined && num(e.end) !== undefined) {
+    row.start = num(e.start);
+    row.end = num(e.end);
+    row.peak = num(e.peak) ?? row.peak;
+    row.growth = num(e.growth) ?? row.end! - row.start!;
+  }
+  if (f?.rate) row.perHour = f.rate.bytesPerSecond * 3600;
+  return row;
+}
+
+const MAX_PROCESS_ROWS = 10;
+
+/** Root first, then each child under its parent (depth-first), so the labels can draw the tree. */
+function treeOrder(set: SeriesSet): { ps: ProcessSeries; depth: number }[] {
+  const all = [...set.processes.values()].sort((a, b) => a.firstSeen - b.firstSeen || a.pid - b.pid);
+  const pids = new Set(all.map((p) => p.pid));
+  const out: { ps: ProcessSeries; depth: number }[] = [];
+  const seen = new Set<ProcessSeries>();
+  const visit = (ps: ProcessSeries, depth: number) => {
+    if (seen.has(ps)) return;
+    seen.add(ps);
+    out.push({ ps, depth });
+    for (const c of all) if (c.ppid === ps.pid && c !== ps) visit(c, depth + 1);
+  };
+  for (const ps of all) if (ps.pid === set.rootPid || !pids.has(ps.ppid)) visit(ps, ps.pid === set.rootPid ? 0 : 1);
+  for (const ps of all) visit(ps, 1);
+  return out;
+}
+
+function processRows(doc: VerdictDocument, set: SeriesSet): { rows: Row[]; omitted: number } {
+  const byKey = new Map(doc.findings.map((f) => [keyOf(f), f]));
+  const ordered = treeOrder(set);
+  // Too many workers for one screen: keep the root, the verdict's subject, every process with something to say,
+  // then the largest; the order on screen stays the tree's.
+  const important = (ps: ProcessSeries) => {
+    const f = byKey.get(processKey(ps));
+    if (ps.pid === set.rootPid || processKey(ps) === keyOf(doc.verdict)) return 0;
+    return f && f.kind !== "stable" && f.kind !== "insufficient-data" ? 1 : 2;
+  };
+  const size = (ps: ProcessSeries) => (ps.metrics.anon ?? ps.metrics.rss)?.max() ?? 0;
+  const keep = new Set(
+    [...ordered]
+      .sort((a, b) => important(a.ps) - important(b.ps) || size(b.ps) - size(a.ps))
+      .slice(0, MAX_PROCESS_ROWS)
+      .map((o) => o.ps),
+  );
+  const rows = ordered
+    .filter((o) => keep.has(o.ps))
+    .map(({ ps, depth }) => {
+      const f = byKey.get(processKey(ps));
+      const metric = f?.metric ?? (ps.metrics.anon ? "anon" : "rss");
+      const label = depth === 0 ? `PID ${ps.pid}` : `${" ".repeat(Math.min(depth - 1, 3))}└ ${ps.pid}`;
+      return rowFor(label, metric, f, ps.metrics[metric], doc.window.warmup);
+    });
+  return { rows, omitted: ordered.length - rows.length };
+}
+
+function subjectRows(doc: VerdictDocument, set: SeriesSet | undefined): { rows: Row[]; omitted: number } {
+  if (!set) {
+    const rows = doc.findings.map((f) => {
+      const label = f.subject.type === "process" ? `PID ${f.subject.pid}` : f.subject.type;
+      return rowFor(label, f.metric, f, undefined, doc.window.warmup);
+    });
+    return { rows, omitted: 0 };
+  }
+  const { rows, omitted } = processRows(doc, set);
+  const tree = doc.findings.find((f) => f.subject.type === "tree");
+  if (set.processes.size > 1) {
+    const metric = tree?.metric ?? (set.tree.pss ? "pss" : "rss");
+    rows.push(rowFor(`tree (${set.treeCount.max() ?? set.processes.size})`, metric, tree, set.tree[metric], doc.window.warmup));
+  }
+  const cg = doc.findings.find((f) => f.subject.type === "cgroup");
+  if (cg || set.cgroup.cgroup) {
+    const metric = cg?.metric ?? "cgroup";
+    rows.push(rowFor("cgroup", metric, cg, set.cgroup[metric], doc.window.warmup));
+  }
+  return { rows, omitted };
+}
+
+interface TableColumn {
+  head: string;
+  width: number;
+  right: boolean;
+  /** Dropped first when the terminal is narrow (highest first). */
+  drop: number;
+  cell: (r: Row) => string;
+}
+
+const signed = (v: number | undefined) => (v === undefined ? "–" : `${v > 0 ? "+" : ""}${formatBytes(v)}`);
+
+function table(rows: Row[], c: ChalkInstance, columns: number, ascii: boolean): string[] {
+  const cols: TableColumn[] = [
+    { head: "subject", width: 11, right: false, drop: 0, cell: (r) => r.label },
+    { head: "metric", width: 6, right: false, drop: 3, cell: (r) => r.metric },
+    { head: "start", width: 8, right: true, drop: 2, cell: (r) => formatBytes(r.start) },
+    { head: "end", width: 8, right: true, drop: 0, cell: (r) => formatBytes(r.end) },
+    { head: "peak", width: 8, right: true, drop: 4, cell: (r) => formatBytes(r.peak) },
+    { head: "growth", width: 9, right: true, drop: 0, cell: (r) => signed(r.growth) },
+    { head: "per hour", width: 9, right: true, drop: 1, cell: (r) => signed(r.perHour) },
+  ];
+  const used = () => cols.reduce((s, col) => s + col.width + 1, -1);
+  const hasSpark = rows.some((r) => r.values && r.values.length > 1);
+  // The sparkline takes what is left (up to 32 columns); narrow terminals lose it first, then the least needed numbers.
+  let spark = hasSpark ? Math.min(32, columns - used() - 2) : 0;
+  while ((spark > 0 && spark < 6) || (spark <= 0 && used() > columns)) {
+    if (spark > 0) {
+      spark = 0;
+      continue;
+    }
+    const victim = cols.reduce((a, b) => (b.drop > a.drop ? b : a));
+    if (victim.drop === 0) break;
+    cols.splice(cols.indexOf(victim), 1);
+  }
+  const cellText = (col: TableColumn, text: string) => {
+    const t = clip(text, col.width);
+    const pad = " ".repeat(Math.max(0, col.width - displayWidth(t)));
+    return col.right ? pad + t : t + pad;
+  };
+  const head = cols.map((col) => cellText(col, col.head)).join(" ") + (spark > 0 ? "  trend" : "");
+  const out = [c.dim(clip(head.trimEnd(), columns))];
+  for (const r of rows) {
+    const colour = r.finding && r.finding.kind !== "stable" ? kindColour(c, r.finding.kind) : (s: string) => s;
+    const cells = cols.map((col, i) => (i === 0 ? colour(cellText(col, safeText(col.cell(r)))) : cellText(col, col.cell(r))));
+    let line = cells.join(" ");
+    if (spark > 0 && r.values && r.values.length > 1) {
+      const peak = r.values.reduce((m, y) => Math.max(m, Math.abs(y)), 0);
+      // Scale to at least 4% of the level, so a few KiB of noise on a flat process does not fill the whole height.
+      line += "  " + colour(sparkline(r.values, spark, ascii, 0.04 * peak));
+    }
+    out.push(line.trimEnd());
+  }
+  return out;
+}
+
+/** The table's lines (a blank line first), and a line for the stable processes left out; none without subjects. */
+export function subjectsTable(doc: VerdictDocument, set: SeriesSet | undefined, c: ChalkInstance, columns: number, ascii: boolean): string[] {
+  const { rows, omitted } = subjectRows(doc, set);
+  if (rows.length === 0) return [];
+  const out = ["", ...table(rows, c, columns, ascii)];
+  if (omitted > 0) out.push(c.dim(`… and ${omitted} more process${omitted === 1 ? "" : "es"}, all stable`));
+  return out;
+}

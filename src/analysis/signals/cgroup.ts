@@ -10,7 +10,7 @@ import type { Context } from "../context.js";
 import { confidenceFromP, growthConfidence, formatBytes, formatRate, sinceText, stableConfidence, trendEvidence } from "../evidence.js";
 import { sliceByTime } from "../stats/window.js";
 import type { SeriesSet } from "../series.js";
-import type { Finding, Subject } from "../types.js";
+import type { Finding, Rate, Subject } from "../types.js";
 import { treeMetric } from "./tree.js";
 import { setMappedFilesText } from "./mapped.js";
 import { withoutOwnArrivals, type OwnArrival } from "./own-footprint.js";
@@ -83,61 +83,23 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
   if (!raw) return undefined;
   const col = own.length > 0 ? withoutOwnArrivals(raw, own) : raw;
   const a = assess(col, ctx.from, 0);
-  const ownBytes = own.reduce((sum, r) => sum + r.bytes, 0);
-  // The usage shown is the one judged: say so, since memory.current reads higher by the agents' memory.
-  const judged = own.length > 0 ? " (memleak's agents taken out)" : "";
-  const base = {
-    subject,
-    metric: "cgroup" as const,
-    rate: a.rate,
-    evidence: { ...trendEvidence(a), ...(own.length > 0 && { agentFootprint: Math.round(ownBytes) }) } as Finding["evidence"],
-    caveats: own.length > 0 ? [`memleak's agents added ${formatBytes(ownBytes)} to ${own.length === 1 ? "the process" : `${own.length} processes`} it was injected into: judged without it`] : ([] as string[]),
-  };
-  if (set.cgroupLimit != null) base.evidence.limit = set.cgroupLimit;
-  const oom = set.cgroupOomKills;
-  if (oom.length > 1 && oom.last()! > oom.first()!) base.evidence.oomKillsDuringWatch = oom.last()! - oom.first()!;
-  if (a.shape === "insufficient") {
-    return { ...base, kind: "insufficient-data", confidence: 0, summary: `cgroup ${subject.path}: not enough data (${a.reason})`, advice: advice("insufficient-data", "any", { reason: a.reason }) };
-  }
-  if (a.shape !== "growing" && a.shape !== "plateau" && a.shape !== "step") {
-    return {
-      ...base,
-      kind: "stable",
-      confidence: stableConfidence(a.to - a.from),
-      summary: `the cgroup is stable: usage ${formatBytes(a.start)} → ${formatBytes(a.end)}${judged}`,
-      advice: advice("stable", "any", { metric: "cgroup usage", growth: formatBytes(a.growth), duration: `${(a.to - a.from).toFixed(0)} s`, noise: formatBytes(a.plateau?.noise) }),
-    };
-  }
+  const base = cgroupBase(set, subject, a, own);
+  const usage: UsageFacts = { start: a.start, end: a.end, rate: a.rate, agentsTakenOut: own.length > 0 };
+  if (a.shape === "insufficient") return insufficientCgroup(base, subject, a);
+  if (a.shape !== "growing" && a.shape !== "plateau" && a.shape !== "step") return stableCgroup(base, a, usage);
 
   const from = a.shape === "growing" ? ctx.from : 0;
   const d = breakdownChange(set, a, from, col);
   // Found on the lows (stats/envelope.ts), the growth is the lows'; the tenths' medians land anywhere in a swing.
   const growth = Math.max(a.envelope ? Math.max(a.growth, d.usage) : d.usage, 1);
-  Object.assign(base.evidence, {
-    usageGrowth: Math.round(d.usage),
-    ...(d.anon !== undefined && { anonGrowth: Math.round(d.anon) }),
-    ...(d.cache !== undefined && { pageCacheGrowth: Math.round(d.cache) }),
-    ...(d.shmem !== undefined && { shmemGrowth: Math.round(d.shmem) }),
-    ...(d.kernel !== undefined && { kernelGrowth: Math.round(d.kernel) }),
-    ...(d.processes !== undefined && { processesGrowth: Math.round(d.processes), processesMetric: `Σ ${treeMetric(set)}` }),
-    ...(d.workingSet !== undefined && { workingSetGrowth: Math.round(d.workingSet) }),
-  });
+  Object.assign(base.evidence, breakdownEvidence(set, d));
 
   const cacheLike = (d.cache ?? 0) + (d.kernel ?? 0);
   const processShare = d.processes === undefined ? 0 : d.processes / growth;
   if (cacheLike >= ARTEFACT_EXPLAINED * growth && processShare <= ARTEFACT_PROCESS_SHARE) {
     return artefact(set, base, d, from, cacheLike / growth);
   }
-  if ((d.shmem ?? 0) >= SHMEM_SHARE * growth) {
-    base.evidence.growthIn = "shmem";
-    return {
-      ...base,
-      kind: a.shape === "growing" ? "leak" : "plateau",
-      confidence: growthConfidence(a),
-      summary: `the cgroup's shared memory (tmpfs, /dev/shm) grows: +${formatBytes(d.shmem)}; it is not reclaimable cache`,
-      advice: advice("leak", "cgroup-shmem", { rate: formatRate(a.rate) }),
-    };
-  }
+  if ((d.shmem ?? 0) >= SHMEM_SHARE * growth) return shmemGrowth(base, a, d);
   // A leak grows anonymous memory (or shmem, above). When memory.stat says anon grew by less than a reportable amount
   // and by a minority of the growth, what grew is cache or kernel memory, however the processes' shares fell (Σ PSS
   // on a kernel without Pss_Anon counts mapped file pages): never a leak.
@@ -147,27 +109,124 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
   }
   // The processes (or anon the watch could not attribute) explain it: classify.ts reconciles with process findings.
   base.evidence.growthIn = "anon";
-  if (a.shape === "growing") {
-    return {
-      ...base,
-      kind: "leak",
-      confidence: growthConfidence(a),
-      summary: `the cgroup grows at ${formatRate(a.rate)}: usage ${formatBytes(a.start)} → ${formatBytes(a.end)}${judged}, mostly anonymous memory`,
-      advice: advice("leak", "cgroup", { rate: formatRate(a.rate) }),
-    };
-  }
+  return a.shape === "growing" ? anonLeak(base, a, usage) : anonPlateau(base, a, usage);
+}
+
+type CgroupBase = Pick<Finding, "subject" | "metric" | "rate" | "evidence" | "caveats">;
+
+/** What every cgroup finding carries: the trend, memleak's own footprint, the limit and the OOM kills seen. */
+function cgroupBase(set: SeriesSet, subject: Subject & { type: "cgroup" }, a: Assessment, own: readonly OwnArrival[]): CgroupBase {
+  const ownBytes = own.reduce((sum, r) => sum + r.bytes, 0);
+  const base = {
+    subject,
+    metric: "cgroup" as const,
+    rate: a.rate,
+    evidence: { ...trendEvidence(a), ...(own.length > 0 && { agentFootprint: Math.round(ownBytes) }) } as Finding["evidence"],
+    caveats: own.length > 0 ? [agentsCaveat({ bytes: ownBytes, processes: own.length })] : ([] as string[]),
+  };
+  if (set.cgroupLimit != null) base.evidence.limit = set.cgroupLimit;
+  const oom = set.cgroupOomKills;
+  if (oom.length > 1 && oom.last()! > oom.first()!) base.evidence.oomKillsDuringWatch = oom.last()! - oom.first()!;
+  return base;
+}
+
+function agentsCaveat(facts: { bytes: number; processes: number }): string {
+  return `memleak's agents added ${formatBytes(facts.bytes)} to ${facts.processes === 1 ? "the process" : `${facts.processes} processes`} it was injected into: judged without it`;
+}
+
+/** Where the usage growth went (memory.stat) and what the processes did meanwhile, each part the cgroup reports. */
+function breakdownEvidence(set: SeriesSet, d: CgroupBreakdownChange): Finding["evidence"] {
+  return {
+    usageGrowth: Math.round(d.usage),
+    ...(d.anon !== undefined && { anonGrowth: Math.round(d.anon) }),
+    ...(d.cache !== undefined && { pageCacheGrowth: Math.round(d.cache) }),
+    ...(d.shmem !== undefined && { shmemGrowth: Math.round(d.shmem) }),
+    ...(d.kernel !== undefined && { kernelGrowth: Math.round(d.kernel) }),
+    ...(d.processes !== undefined && { processesGrowth: Math.round(d.processes), processesMetric: `Σ ${treeMetric(set)}` }),
+    ...(d.workingSet !== undefined && { workingSetGrowth: Math.round(d.workingSet) }),
+  };
+}
+
+/** The usage judged, as the cgroup's sentences tell it. */
+interface UsageFacts {
+  start: number;
+  end: number;
+  rate: Rate;
+  /** Whether memleak's agents' memory was taken out of the usage. */
+  agentsTakenOut: boolean;
+}
+
+// The usage shown is the one judged: say so, since memory.current reads higher by the agents' memory.
+const judgedText = (u: UsageFacts) => (u.agentsTakenOut ? " (memleak's agents taken out)" : "");
+
+function insufficientCgroup(base: CgroupBase, subject: Subject & { type: "cgroup" }, a: Assessment): Finding {
+  const summary = insufficientCgroupSummary({ path: subject.path, reason: a.reason });
+  return { ...base, kind: "insufficient-data", confidence: 0, summary, advice: advice("insufficient-data", "any", { reason: a.reason }) };
+}
+
+function insufficientCgroupSummary(facts: { path: string; reason: string | undefined }): string {
+  return `cgroup ${facts.path}: not enough data (${facts.reason})`;
+}
+
+function stableCgroup(base: CgroupBase, a: Assessment, usage: UsageFacts): Finding {
+  return {
+    ...base,
+    kind: "stable",
+    confidence: stableConfidence(a.to - a.from),
+    summary: stableCgroupSummary(usage),
+    advice: advice("stable", "any", { metric: "cgroup usage", growth: formatBytes(a.growth), duration: `${(a.to - a.from).toFixed(0)} s`, noise: formatBytes(a.plateau?.noise) }),
+  };
+}
+
+function stableCgroupSummary(usage: UsageFacts): string {
+  return `the cgroup is stable: usage ${formatBytes(usage.start)} → ${formatBytes(usage.end)}${judgedText(usage)}`;
+}
+
+/** Shared memory that is the larger part of the growth: named, since unlike page cache it is not reclaimable. */
+function shmemGrowth(base: CgroupBase, a: Assessment, d: CgroupBreakdownChange): Finding {
+  base.evidence.growthIn = "shmem";
+  return {
+    ...base,
+    kind: a.shape === "growing" ? "leak" : "plateau",
+    confidence: growthConfidence(a),
+    summary: shmemSummary({ shmem: d.shmem }),
+    advice: advice("leak", "cgroup-shmem", { rate: formatRate(a.rate) }),
+  };
+}
+
+function shmemSummary(facts: { shmem: number | undefined }): string {
+  return `the cgroup's shared memory (tmpfs, /dev/shm) grows: +${formatBytes(facts.shmem)}; it is not reclaimable cache`;
+}
+
+function anonLeak(base: CgroupBase, a: Assessment, usage: UsageFacts): Finding {
+  return {
+    ...base,
+    kind: "leak",
+    confidence: growthConfidence(a),
+    summary: anonLeakSummary(usage),
+    advice: advice("leak", "cgroup", { rate: formatRate(a.rate) }),
+  };
+}
+
+function anonLeakSummary(usage: UsageFacts): string {
+  return `the cgroup grows at ${formatRate(usage.rate)}: usage ${formatBytes(usage.start)} → ${formatBytes(usage.end)}${judgedText(usage)}, mostly anonymous memory`;
+}
+
+function anonPlateau(base: CgroupBase, a: Assessment, usage: UsageFacts): Finding {
   const levelFrom = stoppedAt(a);
   if (levelFrom !== undefined) base.evidence.levelFromSeconds = Number(levelFrom.toFixed(1));
   return {
     ...base,
     kind: "plateau",
     confidence: confidenceFromP(a.plateau?.p ?? a.p),
-    summary: `the cgroup grew by ${formatBytes(stoppedGrowth(a))}, then levelled off at ${formatBytes(a.end)}${judged}`,
+    summary: anonPlateauSummary({ ...usage, growth: stoppedGrowth(a) }),
     advice: advice("plateau", "any", { growth: formatBytes(stoppedGrowth(a)), level: formatBytes(a.end), levelFrom: sinceText(levelFrom) }),
   };
 }
 
-type CgroupBase = Pick<Finding, "subject" | "metric" | "rate" | "evidence" | "caveats">;
+function anonPlateauSummary(facts: UsageFacts & { growth: number }): string {
+  return `the cgroup grew by ${formatBytes(facts.growth)}, then levelled off at ${formatBytes(facts.end)}${judgedText(facts)}`;
+}
 
 /** Growth that page cache or kernel memory explains: a cgroup accounting artefact, with the part that grew named. */
 function artefact(set: SeriesSet, base: CgroupBase, d: CgroupBreakdownChange, from: number, share: number): Finding {

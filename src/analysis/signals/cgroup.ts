@@ -239,20 +239,14 @@ function artefact(set: SeriesSet, base: CgroupBase, d: CgroupBreakdownChange, fr
     base.evidence.mappedFileGrowth = Math.round(d.mapped!);
     if (files) base.evidence.mappedFiles = files;
   }
-  const where =
-    variant === "kernel"
-      ? `kernel memory (+${formatBytes(d.kernel)})`
-      : variant === "mapped-file"
-        ? `page cache of files its processes map (+${formatBytes(cache)}${files ? `: ${files}` : ""}), which the kernel can drop`
-        : `page cache (+${formatBytes(cache)})`;
   const wsStart = ws && ws.length ? levels(sliceByTime({ xs: ws.xs, ys: ws.ys }, from).ys).start : undefined;
   const wsEnd = endLevel(ws);
-  const theirs = variant === "mapped-file" ? `its processes' ${String(base.evidence.processesMetric ?? "memory")} only by ${formatBytes(d.processes)}` : `its processes did not (${formatBytes(d.processes)})`;
+  const facts: ArtefactFacts = { variant, usage: d.usage, processes: d.processes, processesMetric: base.evidence.processesMetric, kernel: d.kernel, cache, files, wsStart, wsEnd };
   return {
     ...base,
     kind: "cgroup-artefact",
     confidence: artefactConfidence(share),
-    summary: `the cgroup grew by ${formatBytes(d.usage)} but ${theirs}: the growth is ${where}; working set ${formatBytes(wsStart)} → ${formatBytes(wsEnd)}`,
+    summary: artefactSummary(facts),
     advice: advice("cgroup-artefact", variant, {
       growth: formatBytes(d.usage),
       pssGrowth: formatBytes(d.processes),
@@ -267,4 +261,29 @@ function artefact(set: SeriesSet, base: CgroupBase, d: CgroupBreakdownChange, fr
       dirty: formatBytes(endLevel(set.cgroup["cgroup-dirty"])),
     }),
   };
+}
+
+interface ArtefactFacts {
+  variant: "kernel" | "mapped-file" | "page-cache";
+  usage: number;
+  processes: number | undefined;
+  /** What the processes' growth was measured in (Σ PSS or Σ RSS), when they were measured. */
+  processesMetric: Finding["evidence"][string] | undefined;
+  kernel: number | undefined;
+  cache: number;
+  /** The mapped files' names (mapped.ts), for a mapped-file artefact. */
+  files: string | undefined;
+  wsStart: number | undefined;
+  wsEnd: number | undefined;
+}
+
+function artefactSummary(f: ArtefactFacts): string {
+  const where =
+    f.variant === "kernel"
+      ? `kernel memory (+${formatBytes(f.kernel)})`
+      : f.variant === "mapped-file"
+        ? `page cache of files its processes map (+${formatBytes(f.cache)}${f.files ? `: ${f.files}` : ""}), which the kernel can drop`
+        : `page cache (+${formatBytes(f.cache)})`;
+  const theirs = f.variant === "mapped-file" ? `its processes' ${String(f.processesMetric ?? "memory")} only by ${formatBytes(f.processes)}` : `its processes did not (${formatBytes(f.processes)})`;
+  return `the cgroup grew by ${formatBytes(f.usage)} but ${theirs}: the growth is ${where}; working set ${formatBytes(f.wsStart)} → ${formatBytes(f.wsEnd)}`;
 }

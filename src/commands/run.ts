@@ -117,8 +117,12 @@ async function launchCommand(o: RunOptions, io: CommandIO, fs: HostFs, cg: Cgrou
 
 /** Passes the command's piped output on, and stops the session when the command exits (or could not start). */
 function followCommand(child: ChildProcess, o: RunOptions, io: CommandIO, region: LiveRegion | undefined, wakeup: Wakeup): Promise<CommandExit> {
-  child.stdout?.on("data", (d: Buffer) => (region ? region.passthrough(o.json ? "stderr" : "stdout", d.toString()) : io.stderr(d.toString())));
-  child.stderr?.on("data", (d: Buffer) => region?.passthrough("stderr", d.toString()));
+  // Decoded as streams, not chunk by chunk: a pipe read can end inside a UTF-8 character, which d.toString() turned
+  // into two U+FFFD (300,000 "é" after one ASCII byte came out with 18 of them).
+  child.stdout?.setEncoding("utf8");
+  child.stderr?.setEncoding("utf8");
+  child.stdout?.on("data", (d: string) => (region ? region.passthrough(o.json ? "stderr" : "stdout", d) : io.stderr(d)));
+  child.stderr?.on("data", (d: string) => region?.passthrough("stderr", d));
   return new Promise<CommandExit>((resolve) => {
     child.once("exit", (code, signal) => {
       wakeup.stop("exited");

@@ -154,6 +154,14 @@ describe.skipIf(!OWN_MEMORY_CGROUP.ok)(`memleak run on real scenarios${skipNote(
 });
 
 describe("memleak run: exit codes, signals, recordings, clean-up", () => {
+  it("passes the command's output on whole: a UTF-8 character cut between two pipe reads is not mangled", async () => {
+    // One byte, then 600,000 bytes of two-byte characters through a 64 KiB pipe: reads end mid-character.
+    const r = await memleak(["run", "--json", "--no-agent", "--interval", "0.5s", "--", "python3", "-c", "import sys; sys.stdout.write('a' + 'é' * 300000)"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain("\uFFFD");
+    expect(r.stderr.match(/é/g)?.length).toBe(300000);
+  });
+
   it("passes the command's own failure through: exit status, or 128 + signal", async () => {
     expect((await memleak(["run", "--", "python3", "-c", "import sys; sys.exit(5)"])).code).toBe(5);
     expect((await memleak(["run", "--", "python3", "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"])).code).toBe(137);

@@ -6,12 +6,12 @@
 import { parseCLI } from "./cli/parse.js";
 import type { CommandIO } from "./commands/io.js";
 import { EXIT, MemleakError } from "./errors.js";
+import { terminalPolicy } from "./terminal-policy.js";
 
 const SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 
 function terminalIO(): CommandIO {
-  const isTTY = Boolean(process.stdout.isTTY);
-  const noColor = process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== "";
+  const terminal = terminalPolicy(process.env, Boolean(process.stdout.isTTY));
   const handlers = new Set<(s: NodeJS.Signals) => void>();
   const onProcessSignal = (signal: NodeJS.Signals) => {
     for (const h of handlers) h(signal);
@@ -19,8 +19,9 @@ function terminalIO(): CommandIO {
   return {
     stdout: (s) => void process.stdout.write(s),
     stderr: (s) => void process.stderr.write(s),
-    color: isTTY && !noColor,
-    isTTY,
+    color: terminal.color,
+    isTTY: terminal.live,
+    ascii: terminal.ascii,
     columns: process.stdout.columns,
     env: process.env,
     platform: process.platform,

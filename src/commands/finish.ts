@@ -23,7 +23,7 @@ export interface ReportExtras {
 export function report(doc: VerdictDocument, json: boolean, io: CommandIO, extras: ReportExtras): void {
   if (extras.html) writeHtml(extras.html, doc, extras, io);
   if (json) io.stdout(jsonText(doc) + "\n");
-  else io.stdout(renderVerdict(doc, io.color, extras.set, Math.max(60, io.columns ?? 80)));
+  else io.stdout(renderVerdict(doc, io.color, extras.set, Math.max(60, io.columns ?? 80), io.ascii));
   // The one line a CI log reader needs, on stderr so --json stdout stays one document.
   for (const g of doc.gates ?? []) {
     if (g.result === "fail") io.stderr(`memleak: gate ${g.name} failed: ${safeText(g.message)}\n`);

@@ -6,10 +6,12 @@
 export interface CommandIO {
   stdout(text: string): void;
   stderr(text: string): void;
-  /** Colour allowed on stdout (a TTY, and NO_COLOR unset). */
+  /** Colour allowed on stdout (terminal-policy.ts: a terminal, NO_COLOR, FORCE_COLOR, TERM=dumb). */
   color: boolean;
-  /** stdout is a terminal (live view) rather than a log or a pipe. */
+  /** stdout is a terminal that can redraw (the live view) rather than a log, a pipe or TERM=dumb. */
   isTTY: boolean;
+  /** Sparklines in ASCII rather than block characters (TERM=dumb). */
+  ascii: boolean;
   /** Terminal width, when known. */
   columns: number | undefined;
   env: NodeJS.ProcessEnv;

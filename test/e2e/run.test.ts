@@ -162,6 +162,13 @@ describe("memleak run: exit codes, signals, recordings, clean-up", () => {
     expect(r.stderr.match(/é/g)?.length).toBe(300000);
   });
 
+  it("TERM=dumb: the final report's sparklines in ASCII, no colour", async () => {
+    const r = await memleak(["run", "--no-agent", "--interval", "0.2s", "--", "python3", "-c", "import time\nb=[]\nfor i in range(20):\n    b.append(bytearray(2**20)); time.sleep(0.1)"], { TERM: "dumb", NO_COLOR: "", FORCE_COLOR: undefined });
+    expect(r.stdout).toMatch(/ {2}[_.\-~=*#@]{4,}/);
+    expect(r.stdout).not.toMatch(/[▁▂▃▄▅▆▇█]/);
+    expect(r.stdout).not.toContain("\u001b[");
+  });
+
   it("passes the command's own failure through: exit status, or 128 + signal", async () => {
     expect((await memleak(["run", "--", "python3", "-c", "import sys; sys.exit(5)"])).code).toBe(5);
     expect((await memleak(["run", "--", "python3", "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"])).code).toBe(137);

@@ -134,6 +134,15 @@ describe("snapshot of a real forked Python tree", () => {
   });
 });
 
+describe("snapshot: what the terminal may use", () => {
+  it("FORCE_COLOR colours a piped table; NO_COLOR wins over it", async () => {
+    const forced = await memleak(["snapshot", String(process.pid)], { NO_COLOR: "", FORCE_COLOR: "1" });
+    expect(forced.stdout).toContain("\u001b[");
+    const both = await memleak(["snapshot", String(process.pid)], { NO_COLOR: "1", FORCE_COLOR: "1" });
+    expect(both.stdout).not.toContain("\u001b[");
+  });
+});
+
 describe("snapshot: bad input", () => {
   it.each([
     [["snapshot", "999999999"], 3, /no process with PID 999999999/],

@@ -11,6 +11,7 @@ export function fakeIO(overrides: Partial<CommandIO> = {}): CommandIO & { out: s
     stderr: (t) => void err.push(t),
     color: false,
     isTTY: false,
+    ascii: false,
     columns: 100,
     env: {},
     platform: "linux",

@@ -66,6 +66,7 @@ async function sectionG(o, log) {
   if (together) rows.push(...(await Promise.all(configs.map((c) => measureWhole({ ...c, log })))).map(summarise));
   else for (const c of configs) rows.push(summarise(await measureWhole({ ...c, log })));
   const pct = (x) => (Number.isFinite(x) ? `${num(x * 100, 2)}%` : "–");
+  const skipped = together ? ["", "10 Hz: not measured in the soak (it runs 5 minutes at a time: `--sections g` without --whole-minutes)."] : [];
   const md = [
     `Trees: bench/py/torch_tree.py with 8 workers (9 processes, ~2 GB Σ PSS) and bench/py/small_tree.py (64 plain Python processes of ~8 MB each). Each configuration ran \`memleak watch PID --no-inject\` (whole process, utime + stime from /proc/PID/stat), a bare reader replaying memleak's read set on the same schedule, and psutil at 1 Hz (its first 5 minutes) at the same time, beside each other; ${together ? "the configurations all at once" : "one configuration after another, the machine otherwise quiet"}. The bare reader replays memleak's reads after its first ${PSS_EAGER_SECONDS} s (when PSS is read as often as the budget allows), as the long watch makes them. Shares of one core over minutes 2–${o.wholeMinutes} (psutil: 2–${Math.min(o.wholeMinutes, 5)}).`,
     "",
@@ -78,7 +79,10 @@ async function sectionG(o, log) {
       ["target (issue 13)", "figure", "result"],
       rows.flatMap((r) => {
         const limit = r.hz === 1 ? WHOLE.vsBare1Hz : WHOLE.vsBare10Hz;
-        const out = [[`${r.tree}, ${r.hz} Hz: whole process ≤ ${limit}× the bare reads`, ratio(r.vsBare), met(r.vsBare <= limit)]];
+        // The soak's configurations share two cores: its ratios carry their contention, so only its flatness is judged.
+        const out = together
+          ? [[`${r.tree}, ${r.hz} Hz: whole process against the bare reads (soak, configurations at once: not judged)`, ratio(r.vsBare), "–"]]
+          : [[`${r.tree}, ${r.hz} Hz: whole process ≤ ${limit}× the bare reads`, ratio(r.vsBare), met(r.vsBare <= limit)]];
         if (r.hz === 1 && Number.isFinite(r.lateVsEarly)) out.push([`${r.tree}, 1 Hz: flat (last 5 min ≤ ${WHOLE.flat}× min 2–6)`, ratio(r.lateVsEarly), met(r.lateVsEarly <= WHOLE.flat)]);
         if (r.hz === 1 && r.tree.startsWith("64")) out.push([`${r.tree}, defaults: cheaper than psutil`, ratio(r.vsPsutil), met(r.vsPsutil < WHOLE.vsPsutil64)]);
         if (r.hz === 10 && r.lateTicks !== undefined) out.push([`${r.tree}, 10 Hz: no late tick`, String(r.lateTicks), met(r.lateTicks === 0)]);
@@ -86,7 +90,7 @@ async function sectionG(o, log) {
       }),
     ),
   ];
-  return { title: "g. What a user pays: the whole watch process", md: md.join("\n"), data: rows };
+  return { title: "g. What a user pays: the whole watch process", md: [...md, ...skipped].join("\n"), data: rows };
 }
 
 // ── each section: run it, and render its figures as markdown ──────────────────────────────────────────────────────

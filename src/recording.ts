@@ -11,6 +11,7 @@ import { MemleakError, EXIT } from "./errors.js";
 // declares; the reader checks its shape, never runs the analysis.
 import type { VerdictDocument } from "./analysis/types.js";
 import type { Sample } from "./sample.js";
+import type { MachineInfo } from "./system/machine.js";
 
 export const RECORDING_SCHEMA = "memleak.recording/1";
 
@@ -21,7 +22,7 @@ export interface RecordingHeader {
   /** Requested seconds between samples. */
   interval: number;
   target: { pid: number; command?: string[]; mode: "run" | "watch" };
-  machine: { hostname: string; kernel: string; cpus: number; memTotal: number; pageSize?: number; cpuModel?: string; os?: string };
+  machine: MachineInfo;
   cgroup?: { version: 1 | 2; path: string; isolated: boolean } | { error: string };
   memleakVersion: string;
 }

@@ -108,7 +108,7 @@ export class Sampler {
       const r = readSmaps(this.fs, p.pid, this.budget.timeNext(key));
       if (!r.ok) {
         if (r.reason === "denied") this.totals.smapsDenied.add(p.pid);
-        this.budget.charge(key, t, 0.05);
+        this.budget.chargeFailed(key, t, 0.05);
         return p;
       }
       this.totals.smapsReads++;

@@ -112,6 +112,17 @@ export class SmapsBudget {
     return charged;
   }
 
+  /**
+   * Charge a read that failed (the process exited, or its smaps was refused): the attempt's cost comes out of the
+   * bucket and the process is not tried again at once, but its cost estimate and its count of reads are left alone —
+   * a first read that failed set a 0.05 ms estimate that the next seven untimed reads of a 10 GB process then paid.
+   */
+  chargeFailed(key: string, nowMs: number, costMs: number): void {
+    this.tokens -= costMs;
+    this.spentMs += costMs;
+    this.lastRead.set(key, nowMs);
+  }
+
   /** Whether the bucket holds any read time now (for reads the plan does not schedule, see mapped-files.ts). */
   canSpend(): boolean {
     return this.tokens > 0;

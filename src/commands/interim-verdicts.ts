@@ -6,6 +6,7 @@ import type { ClassifyInput } from "../analysis/classify.js";
 import { packSet } from "../analysis/packed-set.js";
 import { interimView, type SeriesSet } from "../analysis/series.js";
 import type { VerdictDocument } from "../analysis/types.js";
+import { cpuMark, cpuMsSince } from "../cpu-time.js";
 import type { GateResult } from "../gates.js";
 import type { GateOptions } from "../gate-spec.js";
 import { safeText } from "../safe-text.js";
@@ -29,8 +30,8 @@ const ANALYSE_EVERY_S = 5;
 const EARLY_ANALYSE_EVERY_S = 1;
 const EARLY_PHASE_S = 30;
 export const INTERIM_POINTS = 240;
-export const ANALYSIS_SHARE = 0.001;
-export const EARLY_ANALYSIS_SHARE = 0.03;
+const ANALYSIS_SHARE = 0.001;
+const EARLY_ANALYSIS_SHARE = 0.03;
 
 /**
  * Seconds until the next interim verdict, given what the last one cost (seconds). Under --fail-fast the budget does
@@ -89,12 +90,12 @@ export class InterimVerdicts {
   consider(elapsed: number, set: SeriesSet, input: () => ClassifyInput): void {
     if (this.analyst.busy || elapsed - this.lastAt < nextAnalysisIn(set.duration, this.lastCost, this.failFast !== undefined)) return;
     this.lastAt = elapsed;
-    const prepared = process.cpuUsage();
+    // The coarse view and its packing are the verdict's cost too, paid here on the sampling thread; measured before
+    // the request, which works the verdict out at once when it runs in line (no worker), and reports it then.
+    const prepared = cpuMark();
     const { packed, transfer } = packSet(interimView(set));
+    this.preparedCost = cpuMsSince(prepared) / 1000;
     this.analyst.request({ input: { ...input(), set: packed }, gates: this.gates }, transfer, set.duration);
-    // The coarse view and its packing are the verdict's cost too, paid here on the sampling thread.
-    const spent = process.cpuUsage(prepared);
-    this.preparedCost = (spent.user + spent.system) / 1e6;
   }
 
   /** The final gates: under --fail-fast, the gate that stopped the session stays failed (fail-fast.ts final). */

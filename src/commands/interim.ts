@@ -8,6 +8,7 @@ import type { GateOptions } from "../gate-spec.js";
 import { classify, type ClassifyInput } from "../analysis/classify.js";
 import { unpackSet, type PackedSet } from "../analysis/packed-set.js";
 import type { VerdictDocument } from "../analysis/types.js";
+import { cpuMark, cpuMsSince } from "../cpu-time.js";
 
 export interface InterimJob {
   input: Omit<ClassifyInput, "set"> & { set: PackedSet };
@@ -27,10 +28,9 @@ export interface InterimResult {
 }
 
 export function runInterim(job: InterimJob): InterimResult {
-  const started = process.cpuUsage();
+  const started = cpuMark();
   const set = unpackSet(job.input.set);
   const doc = classify({ ...job.input, set });
   const gates = evaluateGates(doc, set, job.gates);
-  const spent = process.cpuUsage(started);
-  return { doc, gates, costMs: (spent.user + spent.system) / 1000 };
+  return { doc, gates, costMs: cpuMsSince(started) };
 }

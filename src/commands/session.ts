@@ -26,6 +26,7 @@ import { describeMachine } from "../system/machine.js";
 import type { AgentChannel } from "../agent/channel.js";
 import type { Attacher } from "../agent/attach/attacher.js";
 import type { CommandIO } from "./io.js";
+import { cpuMark, cpuMsSince } from "../cpu-time.js";
 import { CgroupOutsiders } from "./cgroup-outsiders.js";
 import { INTERIM_POINTS, InterimVerdicts } from "./interim-verdicts.js";
 import { liveNames, SessionPresenter } from "./session-presenter.js";
@@ -75,11 +76,6 @@ export type AfterSampling = () => Promise<Partial<VerdictDocument["target"]>>;
 
 const round = (x: number, digits: number) => Number(x.toFixed(digits));
 
-/** CPU seconds this process has spent (user + system). */
-const cpuSeconds = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
 
 async function header(target: SessionTarget, o: SessionOptions): Promise<RecordingHeader> {
   const h: RecordingHeader = {
@@ -117,7 +113,7 @@ export async function runSession(
 /** One session's parts and the little state they share; runSession drives it. */
 class Session {
   private readonly sampler: Sampler;
-  private readonly cpuAtStart = cpuSeconds();
+  private readonly cpuAtStart = cpuMark();
   private lateTicks = 0;
   private readonly builder = new SeriesBuilder(DEFAULT_CAPACITY, INTERIM_POINTS);
   private readonly presenter: SessionPresenter;
@@ -251,7 +247,7 @@ class Session {
 
   private samplingFacts(): SamplingFacts {
     const { sampler, o } = this;
-    const cpuShare = (cpuSeconds() - this.cpuAtStart) / Math.max((Date.now() - this.started) / 1000, 1e-3);
+    const cpuShare = cpuMsSince(this.cpuAtStart) / 1000 / Math.max((Date.now() - this.started) / 1000, 1e-3);
     const median = sampler.totals.pssAge.median();
     const max = sampler.totals.pssAge.max();
     return {

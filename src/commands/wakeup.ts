@@ -35,3 +35,11 @@ export class Wakeup {
     });
   }
 }
+
+/** Why sampling stopped, in the words of the "memleak: stopped: …" line (watch and run). */
+export function stopText(reason: StopReason, pid: number, duration?: number): string {
+  if (reason === "exited") return `PID ${pid} exited`;
+  if (reason === "duration") return `--duration ${duration ?? ""}s reached`;
+  if (reason === "gate-failed") return "a gate failed (--fail-fast)";
+  return "interrupted";
+}

@@ -12,7 +12,7 @@ import { report } from "./finish.js";
 import { gatesExitCode } from "./exit-policy.js";
 import type { CommandIO, CommandResult } from "./io.js";
 import { runSession, type SessionOptions } from "./session.js";
-import { Wakeup, type StopReason } from "./wakeup.js";
+import { stopText, Wakeup } from "./wakeup.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { AgentChannel } from "../agent/channel.js";
 import { Attacher } from "../agent/attach/attacher.js";
@@ -22,13 +22,6 @@ export interface WatchOptions extends SessionOptions {
   root?: string | undefined;
   /** Load the agent into the tree's Python processes (default); false with --no-inject. */
   inject?: boolean;
-}
-
-export function stopText(reason: StopReason, pid: number, duration?: number): string {
-  if (reason === "exited") return `PID ${pid} exited`;
-  if (reason === "duration") return `--duration ${duration ?? ""}s reached`;
-  if (reason === "gate-failed") return "a gate failed (--fail-fast)";
-  return "interrupted";
 }
 
 export async function watchCommand(o: WatchOptions, io: CommandIO): Promise<CommandResult & { doc: VerdictDocument }> {

@@ -4,10 +4,20 @@
  * only when a recording is written, with a time limit, and its absence is not an error.
  */
 import { cpus, hostname, release, totalmem } from "node:os";
-import type { RecordingHeader } from "../recording.js";
 
-export async function describeMachine(timeoutMs = 2000): Promise<RecordingHeader["machine"]> {
-  const base: RecordingHeader["machine"] = { hostname: hostname(), kernel: release(), cpus: cpus().length, memTotal: totalmem(), pageSize: 4096 };
+/** What a recording's header says of the machine (recording.ts RecordingHeader.machine). */
+export interface MachineInfo {
+  hostname: string;
+  kernel: string;
+  cpus: number;
+  memTotal: number;
+  pageSize?: number;
+  cpuModel?: string;
+  os?: string;
+}
+
+export async function describeMachine(timeoutMs = 2000): Promise<MachineInfo> {
+  const base: MachineInfo = { hostname: hostname(), kernel: release(), cpus: cpus().length, memTotal: totalmem(), pageSize: 4096 };
   try {
     const si = await import("systeminformation");
     const details = Promise.all([si.cpu(), si.osInfo()]);

@@ -7,6 +7,7 @@ import { parseStat } from "../probes/stat.js";
 import { parseStatus } from "../probes/status.js";
 import type { ProcessSample } from "../sample.js";
 import type { HostFs, ReadFailure } from "./host-fs.js";
+import { cpuMark, cpuMsSince } from "../cpu-time.js";
 
 export type BasicRead =
   | { ok: true; sample: ProcessSample; uids: number[] | undefined; state: string }
@@ -45,10 +46,9 @@ export type SmapsRead = { ok: true; rollup: SmapsRollup; costMs: number | undefi
 
 /** Reads a file and says what the read cost this process in CPU time (ms): what the smaps budget is charged. */
 export function readCharged(fs: HostFs, path: string): { r: ReturnType<HostFs["read"]>; costMs: number } {
-  const started = process.cpuUsage();
+  const started = cpuMark();
   const r = fs.read(path);
-  const spent = process.cpuUsage(started);
-  return { r, costMs: (spent.user + spent.system) / 1000 };
+  return { r, costMs: cpuMsSince(started) };
 }
 
 /**

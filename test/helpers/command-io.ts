@@ -1,4 +1,4 @@
-/** A CommandIO for tests: output kept in arrays, no terminal, no signals, this process's platform and pid. */
+/** A CommandIO for tests: output kept in arrays, no terminal, no signals, Linux, and this process's pid. */
 import type { CommandIO } from "../../src/commands/io.js";
 
 export function fakeIO(overrides: Partial<CommandIO> = {}): CommandIO & { out: string[]; err: string[] } {

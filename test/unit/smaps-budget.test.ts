@@ -136,8 +136,24 @@ describe("the first seconds are eager", () => {
     expect(charged.slice(1, TIME_EVERY_NTH_READ)).toEqual(Array(TIME_EVERY_NTH_READ - 1).fill(4));
     expect(charged[TIME_EVERY_NTH_READ + 1]).toBeCloseTo(4 * 0.7 + 2 * 0.3);
     expect(b.totals().spentMs).toBeCloseTo(charged.reduce((a, c) => a + c, 0));
-    // A process gone and back (a reused key after retain) is timed again on its first read.
+    // A process gone and back (a reused key after retain) starts over: its reads timed at 0, 8, 16 again.
     b.retain(new Set());
-    expect(b.timeNext("p")).toBe(true);
+    const again: number[] = [];
+    for (let i = 0; i < 2 * TIME_EVERY_NTH_READ + 1; i++) {
+      if (b.timeNext("p")) again.push(i);
+      b.charge("p", 100_000 + i * 1000, b.timeNext("p") ? 3 : undefined);
+    }
+    expect(again).toEqual([0, TIME_EVERY_NTH_READ, 2 * TIME_EVERY_NTH_READ]);
+  });
+
+  it("a failed read costs its attempt but leaves the estimate alone: the next read is timed and paid in full", () => {
+    const b = new SmapsBudget(1, 1000);
+    b.chargeFailed("big", 0, 0.05);
+    expect(b.lastReadAt("big")).toBe(0);
+    expect(b.timeNext("big")).toBe(true);
+    expect(b.charge("big", 1000, 100)).toBe(100);
+    // The next seven pay the 100 ms it measured, not the failed attempt's 0.05 ms.
+    expect(b.timeNext("big")).toBe(false);
+    expect(b.charge("big", 2000, undefined)).toBe(100);
   });
 });

@@ -12,10 +12,12 @@ import { tempDir } from "../../helpers/temp.js";
 const fs = new HostFs();
 const dir = tempDir("host-fs");
 
-/** A file of `bytes` bytes whose UTF-8 characters ("é", two bytes) straddle every 64 KiB edge. */
+/** A file of exactly `bytes` bytes whose UTF-8 characters ("é", two bytes) straddle the 64 KiB edges. */
 function fileOf(name: string, bytes: number): string {
   const path = join(dir, name);
-  writeFileSync(path, "a" + "é".repeat((bytes - 1) / 2));
+  const text = "a" + "é".repeat(Math.floor((bytes - 1) / 2)) + ((bytes - 1) % 2 ? "b" : "");
+  writeFileSync(path, text);
+  expect(Buffer.byteLength(text)).toBe(bytes);
   return path;
 }
 
@@ -23,6 +25,7 @@ describe("HostFs.read through the shared buffer", () => {
   it.each([
     ["of one byte", 1],
     ["just under the buffer", 64 * 1024 - 1],
+    ["exactly the buffer", 64 * 1024],
     ["one past the buffer (a character cut at its edge)", 64 * 1024 + 1],
     ["several chunks", 3 * 256 * 1024 + 11],
   ])("a file %s reads back whole", (_, bytes) => {
@@ -44,6 +47,17 @@ describe("HostFs.read through the shared buffer", () => {
     expect(r.ok && r.text).toMatch(new RegExp(`^Name:.*\\n[\\s\\S]*\\nPid:\\s+${process.pid}\\n`));
     const stat = fs.read(`/proc/${process.pid}/stat`);
     expect(stat.ok && stat.text.startsWith(`${process.pid} (`)).toBe(true);
+  });
+
+  it("reads a /proc file bigger than the buffer, which the kernel hands out a page per read", () => {
+    // This test process's own smaps: hundreds of mappings, well over 64 KiB.
+    const path = `/proc/${process.pid}/smaps`;
+    const r = fs.read(path);
+    expect(r.ok && r.text.length).toBeGreaterThan(64 * 1024);
+    const again = readFileSync(path, "utf8");
+    // The process maps and unmaps as it runs: the two reads agree on the mappings they list, in order.
+    const heads = (t: string) => t.split("\n").filter((l) => /^[0-9a-f]+-[0-9a-f]+ /.test(l)).slice(0, 50);
+    expect(r.ok && heads(r.text)).toEqual(heads(again));
   });
 
   it("names the failures: gone is missing, a directory is an error", () => {

@@ -9,18 +9,16 @@ import { safeText } from "../safe-text.js";
 import { shortCommand } from "../command-text.js";
 
 const PROCESS_COLUMNS = ["PID", "command", "RSS", "PSS", "USS", "anon", "file", "shmem", "swap", "thr"];
+/** Dropped in this order when the table would be wider than the terminal (--json keeps every field). */
+const DROP_ORDER = ["swap", "shmem", "thr", "file"];
+/** The command column's narrowest: a name and a few letters of its script. */
+const MIN_COMMAND = 14;
 
-
-function commandOf(p: SnapshotProcess, width: number): string {
-  const text = shortCommand(p);
-  return truncate(safeText(text), width);
-}
-
-function processRow(p: SnapshotProcess, depth: number, cmdWidth: number): string[] {
+function processCells(p: SnapshotProcess, depth: number): string[] {
   const indent = depth > 0 ? "  ".repeat(depth - 1) + "└ " : "";
   return [
     String(p.pid),
-    indent + commandOf(p, Math.max(8, cmdWidth - indent.length)),
+    indent + safeText(shortCommand(p)),
     formatBytes(p.rss),
     formatBytes(p.pss),
     formatBytes(p.uss),
@@ -48,21 +46,40 @@ function depths(processes: SnapshotProcess[]): Map<number, number> {
   return d;
 }
 
-export function renderProcessTable(snap: Snapshot, color: boolean, columns = 100): string {
+/**
+ * The process table, at most `columns` wide: numbers right-aligned; when it does not fit, the least needed columns
+ * go first (swap, shmem, threads, file) and the command column takes what is left, cut with "…" (a 108-column table
+ * wrapped into a mess at 80). A line under it says what was left out.
+ */
+export function renderProcessTable(snap: Snapshot, color: boolean, columns = 80): string {
   const c = palette(color);
-  // Nine numeric columns take ~75 characters; the command gets the rest, but never less than 16.
-  const cmdWidth = Math.max(16, Math.min(60, columns - 80));
-  const table = new Table({ head: PROCESS_COLUMNS, style: { ...tableStyle(color), compact: true } });
   const d = depths(snap.processes);
-  for (const p of snap.processes) table.push(processRow(p, d.get(p.pid) ?? 0, cmdWidth));
   const t = snap.totals;
-  table.push([
-    "",
-    c.bold(`total (${snap.processes.length} process${snap.processes.length === 1 ? "" : "es"})`),
-    ...[t.rss, t.pss, t.uss, t.anon, t.file, t.shmem, t.swap].map((v) => c.bold(formatBytes(v))),
-    t.threads === undefined ? "–" : String(t.threads),
-  ]);
-  return table.toString();
+  const rows = snap.processes.map((p) => processCells(p, d.get(p.pid) ?? 0));
+  const total = ["", `total (${snap.processes.length} process${snap.processes.length === 1 ? "" : "es"})`, ...[t.rss, t.pss, t.uss, t.anon, t.file, t.shmem, t.swap].map((v) => formatBytes(v)), t.threads === undefined ? "–" : String(t.threads)];
+  const widthOf = (i: number) => Math.max(PROCESS_COLUMNS[i]!.length, ...[...rows, total].map((r) => [...r[i]!].length));
+  let shown = PROCESS_COLUMNS.map((_, i) => i);
+  // Each column takes its text, a space either side and a border; the command column is sized last.
+  const fixed = (cols: number[]) => cols.filter((i) => i !== 1).reduce((sum, i) => sum + widthOf(i) + 3, 1 + 3);
+  const dropped: string[] = [];
+  for (const name of DROP_ORDER) {
+    if (fixed(shown) + MIN_COMMAND <= columns) break;
+    shown = shown.filter((i) => PROCESS_COLUMNS[i] !== name);
+    dropped.push(name);
+  }
+  const commandWidth = Math.max(MIN_COMMAND, Math.min(widthOf(1), 60, columns - fixed(shown)));
+  // The total's label is said shorter rather than cut to "total (3 proce…".
+  if (total[1]!.length > commandWidth) total[1] = `Σ ${snap.processes.length} process${snap.processes.length === 1 ? "" : "es"}`;
+  const cell = (r: string[], i: number) => (i === 1 ? truncate(r[i]!, commandWidth) : r[i]!);
+  const table = new Table({
+    head: shown.map((i) => PROCESS_COLUMNS[i]!),
+    colAligns: shown.map((i) => (i === 1 ? "left" : "right")),
+    style: { ...tableStyle(color), compact: true },
+  });
+  for (const r of rows) table.push(shown.map((i) => cell(r, i)));
+  table.push(shown.map((i) => (i === 0 || i === PROCESS_COLUMNS.length - 1 ? cell(total, i) : c.bold(cell(total, i)))));
+  const note = dropped.length ? `\n${c.dim(`${dropped.join(", ")} not shown at ${columns} columns (--json has every field)`)}` : "";
+  return table.toString() + note;
 }
 
 export function renderCgroup(snap: Snapshot, color: boolean): string {
@@ -74,7 +91,7 @@ export function renderCgroup(snap: Snapshot, color: boolean): string {
   const limit = r.limit === null ? "none" : formatBytes(r.limit);
   const lines: [string, string][] = [
     ["usage", formatBytes(r.usage)],
-    ["working set", `${formatBytes(r.workingSet)}  (usage − inactive file: what Kubernetes and docker stats show)`],
+    ["working set", `${formatBytes(r.workingSet)}  (usage − inactive file, as Kubernetes counts it)`],
     ["limit", limit],
     ["headroom", cg.headroom === undefined ? "–" : `${formatBytes(cg.headroom)}  (limit − working set)`],
     ["peak", formatBytes(r.peak)],

@@ -172,7 +172,9 @@ function retentionSummary(facts: { who: string; anon: number; live: number; mall
 }
 
 function leakFinding({ ps, subject, metric, a, who, values }: Decision, ctx: Context, held: Retention | undefined): Finding {
-  const variant = subject.isRoot ? "process" : "worker";
+  // With --trace-python's sites in hand, the advice starts from them instead of telling the user to run it again.
+  const traced = (ctx.agentResults?.traces.get(ps.pid)?.sites.length ?? 0) > 0;
+  const variant = `${subject.isRoot ? "process" : "worker"}${traced ? "-traced" : ""}`;
   const layer = leakLayer(ps, a, ctx);
   const facts = { who, metric, start: a.start, end: a.end, rate: a.rate, peak: a.peak, seconds: a.to - a.from, swings: Boolean(a.envelope), early: Boolean(a.early), layer: layer?.name };
   const f = finding(ps, subject, "leak", metric, a, leakSummary(facts), growthConfidence(a), advice("leak", variant, values));

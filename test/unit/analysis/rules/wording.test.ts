@@ -11,10 +11,15 @@ import type { SynthScenario } from "../../../support/synthetic-samples.js";
 import { alone, fill, flat, judge, linear, MB, type JudgeOptions } from "./judge.js";
 
 const worker = (pid: number, anon: SynthScenario["processes"][0]["anon"], uss?: SynthScenario["processes"][0]["uss"]) => ({ pid, ppid: 100, anon, ...(uss && { uss }) });
+const traced: AgentResults = {
+  traces: new Map([[100, { type: "trace", pid: 100, t: 299, sites: [{ file: "app.py", line: 42, sizeDiff: 180 * MB, countDiff: 9000, size: 190 * MB }], traced: 200 * MB, tracedPeak: 210 * MB }]]),
+  trims: new Map(),
+};
 const trims: AgentResults = { traces: new Map(), trims: new Map([[100, { type: "trim", pid: 100, t: 299, anonBefore: 400 * MB, anonAfter: 100 * MB }]]) };
 
 const CASES: [string, SynthScenario, JudgeOptions?][] = [
   ["leak in the root, native layer", alone({ anon: linear(200 * MB, 1 * MB), agent: (t) => ({ malloc: { inUse: 50 * MB + 0.8 * t * MB, free: 5 * MB, arenas: 1 } }) })],
+  ["leak in the root, with --trace-python's sites", alone({ anon: linear(200 * MB, 1 * MB) }), { agentResults: traced }],
   ["leak in a worker", { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(50 * MB) }, worker(101, linear(50 * MB, 0.5 * MB))] }],
   ["fragmentation from malloc's numbers", alone({ anon: flat(400 * MB), agent: () => ({ malloc: { inUse: 50 * MB, free: 300 * MB, arenas: 8 } }) })],
   ["fragmentation by the trim probe", alone({ anon: flat(400 * MB), agent: () => ({ py: { allocatedBlocks: 1000 } }) }), { agentResults: trims }],
@@ -54,5 +59,14 @@ describe("what each rule says", () => {
       expect(f.summary).not.toMatch(/undefined|NaN|\?\)/);
     }
     expect(findings).toMatchSnapshot();
+  });
+
+  it("with --trace-python's sites in hand, the advice starts from them instead of asking for a run with it", () => {
+    const leak = (options?: JudgeOptions) => judge(alone({ anon: linear(200 * MB, 1 * MB) }), options).verdict;
+    expect(leak().advice).toContain("run again with `memleak run --trace-python");
+    const withSites = leak({ agentResults: traced });
+    expect(withSites.sites?.[0]?.line).toBe(42);
+    expect(withSites.advice).toContain("Start from the allocation sites memleak found");
+    expect(withSites.advice).not.toContain("--trace-python");
   });
 });

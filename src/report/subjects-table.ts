@@ -49,7 +49,9 @@ function rowFor(label: string, metric: MetricName, f: Finding | undefined, col: 
     row.peak = num(e.peak) ?? row.peak;
     row.growth = num(e.growth) ?? row.end! - row.start!;
   }
-  if (f?.rate) row.perHour = f.rate.bytesPerSecond * 3600;
+  // A rate is shown only where the finding stands on it: the slope of a stable or undecided series is noise, and
+  // "+24.0 MiB per hour" beside a process judged stable (76 KiB of growth) read as an alarm.
+  if (f?.rate && f.kind !== "stable" && f.kind !== "insufficient-data") row.perHour = f.rate.bytesPerSecond * 3600;
   return row;
 }
 

@@ -83,4 +83,13 @@ describe("sparkline", () => {
     expect(sparkline([0, 7], 2, true)).toBe("_@");
     expect(sparkline([], 10)).toBe("");
   });
+
+  it("a stable process shows no rate per hour: its slope is noise, and +24 MiB/h beside 'stable' alarms", async () => {
+    const { doc, set } = await analyse("leak_worker.jsonl");
+    const stable = doc.findings.find((f) => f.kind === "stable" && f.subject.type === "process")!;
+    expect(stable.rate).toBeDefined();
+    const row = renderVerdict(doc, false, set, 132).split("\n").find((l) => l.includes(`└ ${stable.pid}`) || l.startsWith(`PID ${stable.pid}`))!;
+    // subject, metric, start, end, peak, growth, then "–" where the rate per hour would be
+    expect(row).toMatch(/^\S.*\s[+-]?[\d.]+ (B|KiB|MiB)\s+–(\s|$)/);
+  });
 });

@@ -7,6 +7,7 @@ import { parseCLI } from "./cli/parse.js";
 import type { CommandIO } from "./commands/io.js";
 import { EXIT, MemleakError } from "./errors.js";
 import { terminalPolicy } from "./terminal-policy.js";
+import { INTERNAL_ERROR_EXIT, reportInternalError } from "./internal-error.js";
 
 const SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 
@@ -90,8 +91,8 @@ main().then(
       process.exitCode = EXIT.cannotObserve;
       return;
     }
-    // A bug, not bad input: say so, with the stack, so it can be reported.
-    process.stderr.write(`memleak: internal error (please report it): ${(err as Error)?.stack ?? String(err)}\n`);
-    process.exitCode = 70;
+    // A bug, not bad input: one line, and the stack in a file to report (internal-error.ts).
+    process.stderr.write(reportInternalError(err, process.argv.slice(2)));
+    process.exitCode = INTERNAL_ERROR_EXIT;
   },
 );

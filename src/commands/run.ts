@@ -76,7 +76,8 @@ export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandR
   const { child, agent } = await launchCommand(o, io, fs, cg, region);
   const exited = followCommand(child, o, io, region, wakeup);
   const unsubscribe = forwardSignals(io, fs, () => child.pid);
-  const failFastStop = new FailFastStop(hostProcesses(fs), child, wakeup);
+  // Only --fail-fast stops the command for a gate: without it, no watch (and no timer waking memleak twice a second).
+  const failFastStop = o.gates.failFast ? new FailFastStop(hostProcesses(fs), child, wakeup) : undefined;
   // Like timeout(1): when the duration is up, ask the command to stop, and keep sampling until it has.
   const durationTimer = o.duration !== undefined ? setTimeout(() => killTree(fs, child.pid!, "SIGTERM"), o.duration * 1000) : undefined;
   try {
@@ -84,7 +85,7 @@ export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandR
   } finally {
     unsubscribe();
     clearTimeout(durationTimer);
-    await failFastStop.finish();
+    await failFastStop?.finish();
     agent?.close();
     if (cg.iso) {
       const problem = removeIsolatedCgroup(fs, cg.iso);

@@ -86,6 +86,8 @@ export class Sampler {
     if (basics.length === 0) return undefined;
     // Each process's key is made once a tick: it is looked up five times per process below.
     const keyList = basics.map(processKey);
+    // Refused before this tick (a refusal met during it counts from the freshness loop below, as it always did).
+    const denied = basics.map((p) => this.totals.smapsDenied.has(p.pid));
     const keys = new Set(keyList);
     this.budget.retain(keys);
     this.files.retain(keys);
@@ -96,12 +98,12 @@ export class Sampler {
     this.lastTickAt = t;
     const readable: { key: string; rss: number | undefined }[] = [];
     for (let i = 0; i < basics.length; i++) {
-      if (!this.totals.smapsDenied.has(basics[i]!.pid)) readable.push({ key: keyList[i]!, rss: basics[i]!.rss });
+      if (!denied[i]) readable.push({ key: keyList[i]!, rss: basics[i]!.rss });
     }
     const toRead = new Set(this.budget.plan(t, readable, slack));
     const processes = basics.map((basic, i) => {
       const key = keyList[i]!;
-      const files = this.totals.smapsDenied.has(basic.pid) ? undefined : this.files.read(key, basic.pid, basic.file);
+      const files = denied[i] ? undefined : this.files.read(key, basic.pid, basic.file);
       const p = files ? { ...basic, files } : basic;
       // The full smaps was just read (the kernel walked the page tables once already): the rollup waits a tick.
       if (!toRead.has(key) || files) return p;

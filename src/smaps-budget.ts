@@ -102,8 +102,7 @@ export class SmapsBudget {
   charge(key: string, nowMs: number, costMs?: number): number {
     const prev = this.cost.get(key);
     const charged = costMs ?? prev ?? estimateCostMs(undefined);
-    this.tokens -= charged;
-    this.spentMs += charged;
+    this.spend(charged);
     this.reads++;
     this.readsOf.set(key, (this.readsOf.get(key) ?? 0) + 1);
     this.lastRead.set(key, nowMs);
@@ -118,8 +117,7 @@ export class SmapsBudget {
    * a first read that failed set a 0.05 ms estimate that the next seven untimed reads of a 10 GB process then paid.
    */
   chargeFailed(key: string, nowMs: number, costMs: number): void {
-    this.tokens -= costMs;
-    this.spentMs += costMs;
+    this.spend(costMs);
     this.lastRead.set(key, nowMs);
   }
 

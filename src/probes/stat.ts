@@ -48,7 +48,8 @@ export function parseStat(text: string): Parsed<ProcStat> {
   // rest[0] is field 3 (state). Only fields 3..24 are cut out: the line has 52, and this runs for every process at
   // every tick.
   const rest = leadingWords(text, close + 1, 22);
-  if (rest.length < 22) return fail(SOURCE, `stat line has ${text.slice(close + 1).trim().split(/\s+/).length + 2} fields, expected at least 24`);
+  // Fewer than 22 words: leadingWords took them all, so rest.length is the line's count after the comm.
+  if (rest.length < 22) return fail(SOURCE, `stat line has ${rest.length + 2} fields, expected at least 24`);
   const field = (n: number) => rest[n - 3]!;
   const nums = {
     ppid: parseCount(field(4)),

@@ -4,7 +4,8 @@
 import Table from "cli-table3";
 import type { Snapshot, SnapshotProcess } from "../snapshot.js";
 import { formatBytes } from "../units.js";
-import { palette, tableStyle, truncate } from "./style.js";
+import { palette, tableStyle } from "./style.js";
+import { clip, displayWidth } from "./text-width.js";
 import { safeText } from "../safe-text.js";
 import { shortCommand } from "../command-text.js";
 
@@ -57,20 +58,21 @@ export function renderProcessTable(snap: Snapshot, color: boolean, columns = 80)
   const t = snap.totals;
   const rows = snap.processes.map((p) => processCells(p, d.get(p.pid) ?? 0));
   const total = ["", `total (${snap.processes.length} process${snap.processes.length === 1 ? "" : "es"})`, ...[t.rss, t.pss, t.uss, t.anon, t.file, t.shmem, t.swap].map((v) => formatBytes(v)), t.threads === undefined ? "–" : String(t.threads)];
-  const widthOf = (i: number) => Math.max(PROCESS_COLUMNS[i]!.length, ...[...rows, total].map((r) => [...r[i]!].length));
+  // Measured once, in the columns the text takes (text-width.ts), before the drop loop asks for them again and again.
+  const widths = PROCESS_COLUMNS.map((head, i) => Math.max(head.length, ...[...rows, total].map((r) => displayWidth(r[i]!))));
   let shown = PROCESS_COLUMNS.map((_, i) => i);
   // Each column takes its text, a space either side and a border; the command column is sized last.
-  const fixed = (cols: number[]) => cols.filter((i) => i !== 1).reduce((sum, i) => sum + widthOf(i) + 3, 1 + 3);
+  const fixed = (cols: number[]) => cols.filter((i) => i !== 1).reduce((sum, i) => sum + widths[i]! + 3, 1 + 3);
   const dropped: string[] = [];
   for (const name of DROP_ORDER) {
     if (fixed(shown) + MIN_COMMAND <= columns) break;
     shown = shown.filter((i) => PROCESS_COLUMNS[i] !== name);
     dropped.push(name);
   }
-  const commandWidth = Math.max(MIN_COMMAND, Math.min(widthOf(1), 60, columns - fixed(shown)));
+  const commandWidth = Math.max(MIN_COMMAND, Math.min(widths[1]!, 60, columns - fixed(shown)));
   // The total's label is said shorter rather than cut to "total (3 proce…".
-  if (total[1]!.length > commandWidth) total[1] = `Σ ${snap.processes.length} process${snap.processes.length === 1 ? "" : "es"}`;
-  const cell = (r: string[], i: number) => (i === 1 ? truncate(r[i]!, commandWidth) : r[i]!);
+  if (displayWidth(total[1]!) > commandWidth) total[1] = `Σ ${snap.processes.length} process${snap.processes.length === 1 ? "" : "es"}`;
+  const cell = (r: string[], i: number) => (i === 1 ? clip(r[i]!, commandWidth) : r[i]!);
   const table = new Table({
     head: shown.map((i) => PROCESS_COLUMNS[i]!),
     colAligns: shown.map((i) => (i === 1 ? "left" : "right")),

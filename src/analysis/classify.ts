@@ -115,6 +115,12 @@ function explainBacklogs(findings: Finding[], set: SeriesSet, from: number): Fin
 /** Seconds between samples, on average (0 with fewer than two samples, when the duration is 0 too). */
 const meanInterval = (set: SeriesSet) => (set.samples > 1 ? set.duration / (set.samples - 1) : 0);
 
+/** When the level a run ends at begins: its last tenth of samples, 3 at least (assess.ts `levels`). */
+function lastLevelFrom(set: SeriesSet): number {
+  const xs = set.treeCount.xs;
+  return xs[Math.max(0, xs.length - Math.max(3, Math.floor(xs.length / 10)))] ?? 0;
+}
+
 /** "1 process", "3 other processes". */
 const processCount = (n: number, qualifier = "") => `${n} ${qualifier}process${n === 1 ? "" : "es"}`;
 const pidList = (pids: number[]) => `${pids.slice(0, 5).join(", ")}${pids.length > 5 ? ", …" : ""}`;
@@ -229,6 +235,9 @@ export function classify(input: ClassifyInput): VerdictDocument {
     );
   const findings: Finding[] = [];
   const copiers = new Map<number, number>();
+  // What a process copied is freed when it exits: it explains the tree's and the cgroup's last level only if the
+  // process was alive when that level was read.
+  const copiedUntil = lastLevelFrom(set) - RELATIVE_GRACE_INTERVALS * meanInterval(set) - 1e-9;
   let shortLived = set.shortLivedDropped;
   for (const ps of set.processes.values()) {
     const isRoot = ps.pid === set.rootPid;
@@ -236,7 +245,7 @@ export function classify(input: ClassifyInput): VerdictDocument {
     // still explains the tree's growth by what it copied (a 10 s job whose forked workers copy their parent's pages
     // grows the tree's Σ PSS as steadily as a leak, and the early test would call it one).
     const copy = copying(ps, relativesAlive(ps));
-    if (copy) copiers.set(ps.pid, copy.ussGrowth);
+    if (copy && ps.lastSeen >= copiedUntil) copiers.set(ps.pid, copy.ussGrowth);
     if (!isRoot && tooShortForShapes(ps.seenCount, ps.lastSeen - ps.firstSeen)) {
       shortLived++;
       continue;

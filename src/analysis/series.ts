@@ -77,6 +77,13 @@ const CGROUP_METRICS: [MetricName, (c: CgroupSample) => number | undefined][] = 
   ["cgroup-kernel", (c) => c.kernel],
 ];
 
+/**
+ * How long a process too short-lived to judge is kept after its last sample: longer than the window a run's last
+ * level is read from (its last tenth, 3 samples at least: 3 s at 1 Hz), and short enough that a pool starting a
+ * worker a second keeps about 30 of them.
+ */
+export const KEEP_EXITED_SECONDS = 30;
+
 export class SeriesBuilder {
   readonly set: SeriesSet;
   private readonly lastSmaps = new Map<string, { pss: number; uss: number | undefined; pssAnon: number | undefined }>();
@@ -118,7 +125,7 @@ export class SeriesBuilder {
       this.addProcess(p, t, sample);
     }
     for (const k of this.lastSmaps.keys()) if (!live.has(k)) this.lastSmaps.delete(k);
-    this.dropShortLived(live);
+    this.dropShortLived(live, t);
     this.addTree(sample.processes, t);
     if (sample.cgroup) this.addCgroup(sample.cgroup, t);
     this.addAgent(sample, t);
@@ -127,11 +134,13 @@ export class SeriesBuilder {
   /**
    * A pool that starts a worker a second would otherwise pile up 260,000 process series in 72 hours. A process that
    * exited before it could be judged (MIN_SAMPLES samples over MIN_SECONDS) never gets a finding, so its series
-   * goes, and only the count stays. The root always stays.
+   * goes, and only the count stays — once it has been gone for KEEP_EXITED_SECONDS: until then what it did still
+   * explains the tree's and the cgroup's last levels (a 10 s CI job's forked workers copy their parent's pages and
+   * exit just before it: without them the cgroup's growth was a leak nobody accounted for). The root always stays.
    */
-  private dropShortLived(live: Set<string>): void {
+  private dropShortLived(live: Set<string>, t: number): void {
     for (const [k, ps] of this.set.processes) {
-      if (live.has(k) || ps.pid === this.set.rootPid) continue;
+      if (live.has(k) || ps.pid === this.set.rootPid || t - ps.lastSeen < KEEP_EXITED_SECONDS) continue;
       if (tooShortForShapes(ps.seenCount, ps.lastSeen - ps.firstSeen)) {
         this.set.processes.delete(k);
         this.set.shortLivedDropped++;

@@ -206,7 +206,9 @@ function cgroupChart(set: SeriesSet, doc: VerdictDocument): ChartSpec | undefine
 }
 
 export function buildCharts(doc: VerdictDocument, set: SeriesSet, commands?: Map<number, string[]>, settledAt?: number): ChartPayload {
-  const ordered = processOrder(set, doc);
+  // A process seen once as it started or exited can have no reading at all (its status gone between listing and
+  // reading): no chart for it, rather than an empty frame.
+  const ordered = processOrder(set, doc).filter((ps) => Object.values(ps.metrics).some((c) => c !== undefined && c.length > 0));
   const processCharts = ordered.slice(0, MAX_PROCESS_CHARTS).map((ps) => processChart(ps, set, doc, commands));
   const tree = set.processes.size > 1 ? treeChart(set, doc) : undefined;
   const cgroup = cgroupChart(set, doc);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { interimView, SeriesBuilder } from "../../../src/analysis/series.js";
+import { interimView, KEEP_EXITED_SECONDS, SeriesBuilder } from "../../../src/analysis/series.js";
 import { INTERIM_POINTS, nextAnalysisIn } from "../../../src/commands/interim-verdicts.js";
 import { injectedAt } from "../../../src/analysis/signals/own-footprint.js";
 import { synthesize, MB } from "../../support/synthetic-samples.js";
@@ -11,7 +11,7 @@ import type { Sample } from "../../../src/sample.js";
 const MiB = 2 ** 20;
 
 describe("series stay bounded over a long watch", () => {
-  it("a pool that starts a short-lived worker every 2 s keeps only the root's series, and counts the rest", () => {
+  it("a pool that starts a short-lived worker every 2 s keeps the root's series and the last 30 s of workers, and counts the rest", () => {
     const b = new SeriesBuilder();
     for (let i = 0; i < 1000; i++) {
       const worker = 1000 + Math.floor(i / 2); // each worker lives 2 samples
@@ -24,8 +24,11 @@ describe("series stay bounded over a long watch", () => {
       };
       b.add(s);
     }
-    expect(b.set.processes.size).toBeLessThanOrEqual(2);
-    expect(b.set.shortLivedDropped).toBeGreaterThanOrEqual(498);
+    // At t = 999 s: the root, the running worker, and those last seen less than KEEP_EXITED_SECONDS ago (971 … 997 s).
+    const recent = [...Array(500).keys()].filter((w) => 999 - (2 * w + 1) > 0 && 999 - (2 * w + 1) < KEEP_EXITED_SECONDS).length;
+    expect(recent).toBe(14);
+    expect(b.set.processes.size).toBe(2 + recent);
+    expect(b.set.shortLivedDropped).toBe(500 - 1 - recent);
     const doc = classify({ set: b.set, options: {}, target: { pid: 1 } });
     const tree = doc.findings.find((f) => f.subject.type === "tree")!;
     expect(tree.evidence.shortLivedProcesses as number).toBeGreaterThanOrEqual(498);

@@ -69,7 +69,8 @@ describe("renderHtml", () => {
     const p = payloadOf(html);
     expect(p.settledAt).toBe(12);
     expect(p.warmup).toBe(a.doc.window.warmup);
-    expect(p.charts.filter((c) => c.group === "process")).toHaveLength(a.set.processes.size);
+    const read = [...a.set.processes.values()].filter((ps) => Object.values(ps.metrics).some((c) => c !== undefined && c.length > 0));
+    expect(p.charts.filter((c) => c.group === "process")).toHaveLength(read.length);
     expect(p.charts.some((c) => c.group === "cgroup")).toBe(true);
     for (const c of p.charts) {
       expect(c.series.length).toBeGreaterThan(0);

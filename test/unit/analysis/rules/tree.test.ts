@@ -9,7 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { classify, compareFindings } from "../../../../src/analysis/classify.js";
 import { buildSeries } from "../../../../src/analysis/series.js";
-import type { Finding } from "../../../../src/analysis/types.js";
+import type { Finding, VerdictDocument } from "../../../../src/analysis/types.js";
 import { synthesize, type SynthProcess, type SynthScenario } from "../../../support/synthetic-samples.js";
 import { fill, flat, judge, linear, MB, subjectFinding } from "./judge.js";
 
@@ -86,6 +86,32 @@ describe("copy-on-write explains tree and cgroup growth", () => {
     ["the cgroup: 74 MiB copied of ~210 MiB growth", 10 * MB, 200 * MB, "leak"],
   ] as [string, number, number, string][])("%s → %s", (_name, own, extra, kind) => {
     expect(subjectFinding(judge(copying(own, extra), { warmup: 0 }), "cgroup").kind).toBe(kind);
+  });
+});
+
+describe("copying explains growth only while the copiers live", () => {
+  /**
+   * Two workers copying 35 MiB each of their parent's pages, living [0, `until`) of 300 s, beside 60 MiB of growth no
+   * process shows. The synthetic cgroup charges each worker's whole anon, so when they exit it is put back: what a
+   * forked worker leaves behind is its parent's pages, which stay charged (only what it copied goes).
+   */
+  function copiersUntil(until: number): VerdictDocument {
+    const copier = (pid: number): SynthProcess => ({ pid, ppid: 100, anon: flat(40 * MB, 0.05 * MB), uss: fill(2 * MB, 35 * MB, 100), file: 0, lives: [0, until] });
+    const samples = synthesize({ seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(260 * MB, 0.1 * MB) }, copier(101), copier(102)], outsiders: linear(0, (60 * MB) / 270, 0.05 * MB) });
+    for (const s of samples) {
+      if ((s.t - samples[0]!.t) / 1000 < until) continue;
+      s.cgroup!.usage += 80 * MB;
+      s.cgroup!.stat!.anon! += 80 * MB;
+    }
+    return classify({ set: buildSeries(samples), options: { warmup: 0 }, cgroup: { path: "/rules", version: 1 }, target: { pid: 100 } });
+  }
+
+  it("copiers alive at the end explain the cgroup's growth: cow", () => {
+    expect(subjectFinding(copiersUntil(300), "cgroup").kind).toBe("cow");
+  });
+
+  it("copiers that exited at 150 s freed what they copied: the cgroup's growth at the end is not theirs", () => {
+    expect(subjectFinding(copiersUntil(150), "cgroup").kind).toBe("leak");
   });
 });
 

@@ -156,8 +156,13 @@ export class AgentChannel {
     while (this.sockets.size > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
   }
 
+  /**
+   * Says goodbye to every agent and stops listening. The goodbye is what tells an agent that memleak ended its
+   * session: a connection that ends without one, from a memleak that is gone, means memleak was killed, and an agent
+   * in a program `run` launched then stops that program (memleak_agent.py `_die_with_memleak`).
+   */
   close(): void {
-    for (const s of this.sockets) s.destroy();
+    for (const s of this.sockets) s.end("bye\n");
     this.server?.close();
     rmSync(this.dir, { recursive: true, force: true });
   }

@@ -26,6 +26,8 @@ export interface AgentSettings {
   /** Seconds after start at which tracemalloc's baseline snapshot is taken. */
   traceWarmup: number;
   trimProbe: boolean;
+  /** memleak's own pid: an agent whose connection ends without a goodbye stops its process once this pid is gone. */
+  launcherPid: number;
 }
 
 export function agentEnv(env: NodeJS.ProcessEnv, s: AgentSettings): NodeJS.ProcessEnv {
@@ -34,6 +36,7 @@ export function agentEnv(env: NodeJS.ProcessEnv, s: AgentSettings): NodeJS.Proce
     PYTHONPATH: env.PYTHONPATH ? `${agentDir()}${delimiter}${env.PYTHONPATH}` : agentDir(),
     MEMLEAK_AGENT_SOCKET: s.socketPath,
     MEMLEAK_AGENT_INTERVAL: String(s.interval),
+    MEMLEAK_PID: String(s.launcherPid),
   };
   if (s.tracePython) {
     out.MEMLEAK_TRACE_PYTHON = "1";

@@ -102,7 +102,7 @@ async function launchCommand(o: RunOptions, io: CommandIO, fs: HostFs, cg: Cgrou
     // With a live view the command's output goes through memleak so the view can stay below it.
     const base = region ? { PYTHONUNBUFFERED: "1", ...io.env } : io.env;
     const env = agent
-      ? agentEnv(base, { socketPath: agent.socketPath, interval: o.interval, tracePython: o.tracePython, traceWarmup: o.warmup ?? 5, trimProbe: o.trimProbe })
+      ? agentEnv(base, { socketPath: agent.socketPath, interval: o.interval, tracePython: o.tracePython, traceWarmup: o.warmup ?? 5, trimProbe: o.trimProbe, launcherPid: io.pid })
       : base;
     // With --json, memleak's stdout carries only the verdict document: the command's stdout goes to stderr.
     const output = { stdout: region || o.json ? ("pipe" as const) : ("inherit" as const), stderr: region ? ("pipe" as const) : ("inherit" as const) };

@@ -39,10 +39,34 @@ export interface LaunchOutput {
   stderr: "inherit" | "pipe";
 }
 
+/**
+ * The signal the command gets when memleak dies without stopping it (kill -9): the one memleak itself sends to stop
+ * a command (Ctrl-C forwarded aside), so a program that cleans up on SIGTERM does so here too.
+ */
+export const PARENT_DEATH_SIGNAL = "TERM";
+
+/**
+ * util-linux's setpriv sets PR_SET_PDEATHSIG and then execs the command in the same process (same pid, nothing left
+ * in between): when memleak dies — even by SIGKILL, which it cannot catch — the kernel signals the command. Node has
+ * no prctl of its own. Where setpriv is missing the command is started as before; Python processes then still stop
+ * with memleak through the agent (memleak_agent.py `_die_with_memleak`).
+ */
+export function parentDeathWrapper(env: NodeJS.ProcessEnv): string[] {
+  try {
+    return [resolveCommand("setpriv", { PATH: `${env.PATH ?? ""}${delimiter}/usr/bin${delimiter}/bin` }), "--pdeathsig", PARENT_DEATH_SIGNAL, "--"];
+  } catch {
+    return [];
+  }
+}
+
 export function launch(command: string[], env: NodeJS.ProcessEnv, output: LaunchOutput = { stdout: "inherit", stderr: "inherit" }): ChildProcess {
   const [program, ...args] = command;
   if (program === undefined) throw observeError("no command given after --");
   const path = resolveCommand(program, env);
-  // argv0 stays what the user typed, so the process shows up under its usual name.
-  return spawn(path, args, { stdio: ["inherit", output.stdout, output.stderr], env, argv0: program });
+  const stdio: ["inherit", LaunchOutput["stdout"], LaunchOutput["stderr"]] = ["inherit", output.stdout, output.stderr];
+  const wrapper = parentDeathWrapper(env);
+  // argv0 stays what the user typed, so the process shows up under its usual name (setpriv execs it as given, found
+  // on the same PATH that resolveCommand searched).
+  if (wrapper.length > 0) return spawn(wrapper[0]!, [...wrapper.slice(1), program, ...args], { stdio, env });
+  return spawn(path, args, { stdio, env, argv0: program });
 }

@@ -10,6 +10,8 @@ import { memleak, MEMLEAK, startReady } from "../helpers/processes.js";
 import { REPO } from "../helpers/fixtures.js";
 import { OWN_MEMORY_CGROUP, skipNote } from "../helpers/cgroup.js";
 import { tempDir } from "../helpers/temp.js";
+import { alive, eventually } from "../helpers/watched.js";
+import { tmpdir } from "node:os";
 
 const SECONDS = "20";
 const scenario = (name: string) => ["python3", `fixtures/scenarios/${name}.py`, SECONDS];
@@ -210,21 +212,66 @@ describe("memleak run: exit codes, signals, recordings, clean-up", () => {
     expect(leftoverCgroups()).toEqual([]);
   });
 
-  it("kill -9 of memleak leaves a valid recording that analyze reads", async () => {
+  it("kill -9 of memleak: a valid recording, the command and its forked worker stopped, and the next run removes what it left", async () => {
     const dir = tempDir("kill");
     const rec = `${dir}/r.jsonl`;
-    const child = spawn(process.execPath, [MEMLEAK, "run", "--interval", "0.1", "--record", rec, "--", "python3", "fixtures/scenarios/leak_main.py", "6"], { cwd: REPO, stdio: "ignore" });
-    await new Promise((r) => setTimeout(r, 3000));
+    // The worker ignores SIGTERM and keeps allocating: it must be made to stop all the same.
+    const code = `import os, signal, time\nkeep = []\nworker = os.fork()\nif worker == 0:\n    signal.signal(signal.SIGTERM, signal.SIG_IGN)\n    while True:\n        keep.append(bytearray(1 << 20)); time.sleep(0.2)\nprint("pids", os.getpid(), worker, flush=True)\ntime.sleep(120)`;
+    const child = spawn(process.execPath, [MEMLEAK, "run", "--interval", "0.1", "--record", rec, "--", "python3", "-c", code], {
+      cwd: REPO,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, MEMLEAK_ORPHAN_GRACE: "1" },
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    expect(await eventually(() => /^pids \d+ \d+$/m.test(out), 20_000), out).toBe(true);
+    const [root, worker] = /^pids (\d+) (\d+)$/m.exec(out)!.slice(1).map(Number) as [number, number];
+    await new Promise((r) => setTimeout(r, 1500)); // a few samples in the recording
+    const killed = child.pid!;
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));
-    expect(existsSync(rec)).toBe(true);
+    // The command by its parent-death signal (setpriv), the worker through its agent: SIGTERM, then SIGKILL.
+    expect(await eventually(() => !alive(root) && !alive(worker), 15_000), `root ${alive(root)}, worker ${alive(worker)}`).toBe(true);
+    expect(err).toContain(`memleak: the memleak that launched this process is gone (killed); stopping PID ${worker}`);
     const r = await memleak(["analyze", rec]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/verdict: /);
-    // The orphaned command finishes on its own (6 s); its empty cgroup is removed by the next run.
-    await new Promise((r) => setTimeout(r, 4000));
+    // What the killed memleak left — its cgroup and its agent socket's directory — goes at the next run.
+    const leftBy = (pid: number) => [
+      ...leftoverCgroups().filter((d) => d.startsWith(`memleak-${pid}-`)),
+      ...readdirSync(tmpdir()).filter((d) => d.startsWith(`memleak-agent-${pid}-`)),
+    ];
+    expect(leftBy(killed).length).toBeGreaterThan(0);
     await memleak(["run", "--", "true"]);
-    expect(leftoverCgroups()).toEqual([]);
+    expect(leftBy(killed)).toEqual([]);
+  });
+
+  it("a session that ends as usual says goodbye to the agents: a forked child that outlives the command runs on", async () => {
+    const mark = `${tempDir("bye")}/survived`;
+    const code = `import os, time\nif os.fork() == 0:\n    time.sleep(3)\n    open(${JSON.stringify(mark)}, "w").write("yes")\n    os._exit(0)\ntime.sleep(1)`;
+    const r = await memleak(["run", "--", "python3", "-c", code], { MEMLEAK_ORPHAN_GRACE: "0" });
+    expect(r.code).toBe(0);
+    expect(await eventually(() => existsSync(mark), 10_000)).toBe(true);
+    expect(r.stderr).not.toContain("is gone (killed)");
+  });
+
+  it("kill -9 of memleak running a command that is not Python: the command gets SIGTERM", async () => {
+    const child = spawn(process.execPath, [MEMLEAK, "run", "--", "sleep", "120"], { cwd: REPO, stdio: "ignore" });
+    // memleak's child, once setpriv has exec'd it in the same process.
+    const sleeper = () => {
+      try {
+        const kids = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim().split(" ").filter(Boolean);
+        return kids.find((k) => readFileSync(`/proc/${k}/cmdline`, "utf8") === "sleep\x00120\x00");
+      } catch {
+        return undefined;
+      }
+    };
+    expect(await eventually(() => sleeper() !== undefined, 10_000)).toBe(true);
+    const pid = Number(sleeper());
+    child.kill("SIGKILL");
+    expect(await eventually(() => !alive(pid), 5_000)).toBe(true);
   });
 
   it("in GitHub Actions: an ::error annotation per failed gate and a step summary", async () => {

@@ -19,6 +19,7 @@ import gc
 import json
 import os
 import select
+import signal
 import socket
 import sys
 import threading
@@ -553,14 +554,46 @@ def _name_native_thread():
 
 
 def _memleak_gone(sock, timeout):
-    """Waits up to `timeout` seconds; True when memleak closed its end (EOF) — it never sends anything else."""
+    """Waits up to `timeout` seconds. None while memleak is there; "bye" when it said goodbye (the one thing it ever
+    sends, as a session ends); "eof" when the connection ended without one (memleak killed, or this connection
+    dropped)."""
     try:
         readable, _, _ = select.select([sock], [], [], timeout)
         if not readable:
-            return False
-        return sock.recv(1, socket.MSG_PEEK) == b""
+            return None
+        return "bye" if sock.recv(16) else "eof"
     except (OSError, ValueError):
+        return "eof"
+
+
+def _launcher_dead():
+    """Whether the memleak that launched this program (`run` puts its pid in MEMLEAK_PID) has exited: no such
+    process, or a zombie its parent has not reaped yet. Unknown counts as alive: never stop a program on a guess."""
+    try:
+        pid = int(os.environ.get("MEMLEAK_PID", ""))
+    except ValueError:
+        return False
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except FileNotFoundError:
         return True
+    except (OSError, IndexError):
+        return False
+
+
+def _die_with_memleak():
+    """`memleak run` was killed (SIGKILL: it could not stop the program itself). A program memleak launched must not
+    go on unsupervised — allocating, holding its cgroup — so it stops as memleak would have stopped it: SIGTERM,
+    then SIGKILL if it is still there after the grace memleak gives (FAIL_FAST_GRACE_MS). setpriv's parent-death
+    signal does this for the command itself; this covers the Python processes it started (forked workers)."""
+    try:
+        os.write(2, b"memleak: the memleak that launched this process is gone (killed); stopping PID %d\n" % os.getpid())
+    except OSError:
+        pass
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(_env_float("MEMLEAK_ORPHAN_GRACE", 5.0))
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _loop(interval, stop, sock):
@@ -568,9 +601,12 @@ def _loop(interval, stop, sock):
     while not stop.is_set():
         if os.getpid() != _state["pid"] or _state["sock"] is not sock:
             return
-        if _memleak_gone(sock, interval):
+        gone = _memleak_gone(sock, interval)
+        if gone:
             if _state["sock"] is sock:  # not a connection a later attach() already replaced
                 _stop()
+                if gone == "eof" and not _state["attached"] and _launcher_dead():
+                    _die_with_memleak()
             return
         if stop.is_set():
             return

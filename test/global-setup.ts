@@ -1,0 +1,32 @@
+/**
+ * Everything the suite writes to the temp dir goes under one directory per run, /tmp/memleak-tests-<pid>: the tests'
+ * own directories (helpers/temp.ts) and what the memleaks they start make there (agent socket directories, crash
+ * files), through TMPDIR, which the test processes and their children inherit. An interrupted run (Ctrl-C, a killed
+ * CI job) cannot clean up after itself, so the next run removes the directories of runs whose process is gone.
+ */
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const PREFIX = "memleak-tests-";
+
+function gone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
+export default function setup(): () => void {
+  const base = tmpdir();
+  for (const name of readdirSync(base)) {
+    const pid = Number(name.startsWith(PREFIX) ? name.slice(PREFIX.length) : NaN);
+    if (Number.isInteger(pid) && gone(pid)) rmSync(join(base, name), { recursive: true, force: true });
+  }
+  const own = join(base, `${PREFIX}${process.pid}`);
+  mkdirSync(own, { recursive: true });
+  process.env.TMPDIR = own;
+  return () => rmSync(own, { recursive: true, force: true });
+}

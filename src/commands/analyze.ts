@@ -27,6 +27,8 @@ export async function analyzeCommand(o: AnalyzeOptions, io: CommandIO): Promise<
   }
   const gates = evaluateGates(doc, set, o.gates);
   if (gates.length) doc.gates = gates;
-  report(doc, o.json, io, { set, html: o.html, commands });
+  const h = recording.header;
+  const about = { hostname: h.machine?.hostname, kernel: h.machine?.kernel, startedAt: h.startedAt, recordedBy: h.memleakVersion };
+  report(doc, o.json, io, { set, html: o.html, commands, about });
   return { exitCode: gatesExitCode(doc), doc };
 }

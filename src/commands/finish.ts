@@ -3,9 +3,10 @@
  * is exit-policy.ts's.
  */
 import { appendFileSync, writeFileSync } from "node:fs";
+import { hostname, release } from "node:os";
 import type { SeriesSet } from "../analysis/series.js";
 import type { VerdictDocument } from "../analysis/types.js";
-import { renderHtml } from "../report/html/index.js";
+import { renderHtml, type ReportAbout } from "../report/html/index.js";
 import { annotations, stepSummary } from "../report/github.js";
 import { renderVerdict } from "../report/verdict-text.js";
 import { safeText } from "../safe-text.js";
@@ -18,6 +19,8 @@ export interface ReportExtras {
   commands?: Map<number, string[]>;
   /** Seconds: when the verdict so far became the final one and stayed. */
   settledAt?: number | undefined;
+  /** Where and when the readings were taken (a recording's header); this machine, now, by default. */
+  about?: ReportAbout | undefined;
 }
 
 export function report(doc: VerdictDocument, json: boolean, io: CommandIO, extras: ReportExtras): void {
@@ -58,7 +61,11 @@ export function jsonText(doc: VerdictDocument): string {
 
 function writeHtml(path: string, doc: VerdictDocument, extras: ReportExtras, io: CommandIO): void {
   try {
-    const meta = { ...(extras.commands && { commands: extras.commands }), ...(extras.settledAt !== undefined && { settledAt: extras.settledAt }) };
+    const meta = {
+      ...(extras.commands && { commands: extras.commands }),
+      ...(extras.settledAt !== undefined && { settledAt: extras.settledAt }),
+      about: extras.about ?? { hostname: hostname(), kernel: release() },
+    };
     writeFileSync(path, renderHtml(doc, extras.set, meta));
   } catch (err) {
     throw new MemleakError(`cannot write the HTML report ${path}: ${(err as Error).message}`, EXIT.usage);

@@ -58,7 +58,11 @@ describe("the HTML report in chromium", () => {
     const base = await analyse("leak_worker.jsonl");
     const a = withHostileProcess(base, base.doc.verdict.pid!, HOSTILE);
     verdictSummary = a.doc.verdict.summary;
-    const html = renderHtml(a.doc, a.set, { commands: a.commands, settledAt: 12 });
+    // With what a --trace-python, gated run adds, so that the page shows (and the tests check) every section.
+    const sites = [{ file: "/srv/app/pipeline/preprocess_features_and_cache_them.py", line: 118, sizeDiff: 41 * 2 ** 20, countDiff: 5120, size: 44 * 2 ** 20 }];
+    const gates = [{ name: "fail-on", result: "fail" as const, passed: false, message: "leak found" }];
+    const doc = { ...a.doc, verdict: { ...a.doc.verdict, sites }, gates };
+    const html = renderHtml(doc, a.set, { commands: a.commands, settledAt: 12, about: { hostname: "ci-runner-7", kernel: "6.1.0" } });
     chartCount = (html.match(/"group":"/g) ?? []).length;
     const file = join(work, "report.html");
     writeFileSync(file, html);
@@ -120,6 +124,12 @@ describe("the HTML report in chromium", () => {
     }
   });
 
+  it("shows each series' latest value in the legend before the pointer has been over a chart", async () => {
+    const values = await page.$$eval("figure.chart .u-legend .u-series:not(.u-off) .u-value", (cells) => cells.map((c) => c.textContent ?? ""));
+    expect(values.length).toBeGreaterThan(chartCount * 2);
+    expect(values.filter((v) => v === "\u2013" || v === "--" || v === "")).toEqual([]);
+  });
+
   it("shows sizes in the legend when the pointer is over a chart", async () => {
     const plot = page.locator("figure.is-verdict .u-over");
     await plot.scrollIntoViewIfNeeded();
@@ -148,6 +158,38 @@ describe("the HTML report in chromium", () => {
 
   it("fetches nothing from the network", () => {
     expect(requests).toEqual([]);
+  });
+
+  it.each([1280, 800])("at %i px wide: no sideways scrolling, no word cut in a header, a screenshot to look at", async (width) => {
+    await page.setViewportSize({ width, height: 900 });
+    await page.waitForTimeout(300); // the charts re-lay out 100 ms after a resize
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(width);
+    // Every word of every header (and of the first column of the findings and gates tables) on one line: a word cut
+    // mid-way ("met/ric", "FAI/L") has two client rects.
+    const cut = await page.evaluate(() => {
+      const broken: string[] = [];
+      for (const cell of document.querySelectorAll("th, .others td:first-child, .gates td:first-child")) {
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const text = node.textContent ?? "";
+          for (const m of text.matchAll(/\S+/g)) {
+            const range = document.createRange();
+            range.setStart(node, m.index!);
+            range.setEnd(node, m.index! + m[0].length);
+            const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+            if (lines.size > 1) broken.push(m[0]);
+          }
+        }
+      }
+      return broken;
+    });
+    expect(cut).toEqual([]);
+    const shot = join(tempDir("html-shot"), `report-${width}.png`);
+    const png = decodePng(await page.screenshot({ path: shot, fullPage: true }));
+    expect(png.width).toBe(width);
+    console.log(`HTML report screenshot at ${width} px: ${shot}`);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.waitForTimeout(300);
   });
 
   it("takes a screenshot a person can look at: the whole page, with the verdict's chart drawn in it", async () => {

@@ -5,8 +5,9 @@
  */
 import type { Finding, VerdictDocument } from "../../analysis/types.js";
 import { formatRate } from "../../analysis/evidence.js";
-import { formatDuration } from "../../units.js";
+import { formatBytes, formatDuration } from "../../units.js";
 import { evidenceValue, KIND_LABEL, subjectText } from "../vocabulary.js";
+import { evidenceLabel } from "../evidence-labels.js";
 import { escapeHtml as h } from "./escape.js";
 import { markdownToHtml } from "./markdown.js";
 
@@ -45,14 +46,15 @@ ${rate}
 }
 
 function evidenceTable(v: Finding): string {
-  const rows = Object.entries(v.evidence).map(([k, val]) => `<tr><th scope="row">${h(k)}</th><td>${h(evidenceValue(k, val))}</td></tr>`);
+  // The label a person reads; the key the JSON document uses on hover, for whoever scripts against it.
+  const rows = Object.entries(v.evidence).map(([k, val]) => `<tr><th scope="row" title="${h(k)}">${h(evidenceLabel(k))}</th><td>${h(evidenceValue(k, val))}</td></tr>`);
   return `<section class="evidence"><h2>Evidence</h2><table>${rows.join("")}</table></section>`;
 }
 
 function adviceBlock(v: Finding): string {
-  const caveats = v.caveats.length
-    ? `<h3>Could not decide</h3><ul class="caveats">${v.caveats.map((c) => `<li>${h(c)}</li>`).join("")}</ul>`
-    : "";
+  // Caveats of a verdict that was reached qualify it; only with no verdict are they what kept memleak from one.
+  const heading = v.kind === "insufficient-data" ? "Could not decide" : "Caveats";
+  const caveats = v.caveats.length ? `<h3>${heading}</h3><ul class="caveats">${v.caveats.map((c) => `<li>${h(c)}</li>`).join("")}</ul>` : "";
   const advice = v.advice ? markdownToHtml(v.advice) : "<p>Nothing to do.</p>";
   return `<section class="advice"><h2>What to do</h2>${advice}${caveats}</section>`;
 }
@@ -63,9 +65,9 @@ function otherFindings(doc: VerdictDocument): string {
   if (!others.length) return "";
   const rows = others.map(
     (f) =>
-      `<tr><td><span class="badge ${kindClass(f.kind)}">${h(f.kind)}</span></td><td>${h(subjectText(f))}</td><td>${h(f.metric)}</td><td>${h(f.rate ? formatRate(f.rate) : "–")}</td><td>${h(Math.round(f.confidence * 100))}%</td><td>${h(f.summary)}</td></tr>`,
+      `<tr><td><span class="badge ${kindClass(f.kind)}">${h(f.kind)}</span></td><td>${h(subjectText(f))}</td><td>${h(f.metric)}</td><td class="num">${h(f.rate ? formatRate(f.rate) : "–")}</td><td class="num">${h(Math.round(f.confidence * 100))}%</td><td>${h(f.summary)}</td></tr>`,
   );
-  return `<section class="others"><h2>Other findings</h2><table><thead><tr><th>kind</th><th>subject</th><th>metric</th><th>rate</th><th>confidence</th><th>why</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
+  return `<section class="others"><h2>Other findings</h2><table><thead><tr><th>kind</th><th>subject</th><th>metric</th><th class="num">rate</th><th class="num">confidence</th><th>why</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
 }
 
 function gatesTable(doc: VerdictDocument): string {
@@ -75,10 +77,20 @@ function gatesTable(doc: VerdictDocument): string {
   return `<section class="gates"><h2>Gates</h2><table>${rows.join("")}</table></section>`;
 }
 
+/** With --trace-python: the Python lines whose allocations grew most after warm-up (tracemalloc), as a table. */
+function sitesTable(v: Finding): string {
+  if (!v.sites?.length) return "";
+  const rows = v.sites
+    .slice(0, 20)
+    .map((s) => `<tr><td class="num">+${h(formatBytes(s.sizeDiff))}</td><td class="num">${s.countDiff >= 0 ? "+" : ""}${h(s.countDiff)}</td><td class="num">${h(formatBytes(s.size))}</td><td><code>${h(s.file)}:${h(s.line)}</code></td></tr>`);
+  return `<section class="sites" id="sites"><h2>Allocation sites that grew since warm-up</h2><p class="note">From tracemalloc (--trace-python): the lines of Python whose live allocations grew most between the end of warm-up and the end of the run.</p><table><thead><tr><th class="num">grew by</th><th class="num">blocks</th><th class="num">now</th><th>where</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
+}
+
 export function bannerHtml(doc: VerdictDocument, title: string): string {
   return `<header class="top"><h1>memleak report <span class="title">${h(title)}</span></h1>${targetList(doc)}</header>
 ${verdictBox(doc.verdict)}
 <div class="columns">${evidenceTable(doc.verdict)}${adviceBlock(doc.verdict)}</div>
+${sitesTable(doc.verdict)}
 ${otherFindings(doc)}
 ${gatesTable(doc)}`;
 }

@@ -87,9 +87,21 @@ export const CLIENT_SCRIPT = String.raw`(function () {
     };
   }
 
+  // The newest index with a value in series si: what the legend shows while the pointer is off the chart.
+  function lastIndex(u, si) {
+    var ys = u.data[si];
+    for (var i = ys.length - 1; i >= 0; i--) if (ys[i] !== null && ys[i] !== undefined) return i;
+    return null;
+  }
+
   function legendValue(spec, s) {
     return function (u, v, si, idx) {
-      if (idx === null || idx === undefined || v === null || v === undefined) return "\u2013";
+      if (idx === null || idx === undefined) {
+        idx = lastIndex(u, si);
+        if (idx === null) return "\u2013";
+        v = u.data[si][idx];
+      }
+      if (v === null || v === undefined) return "\u2013";
       if (s.legendMinus !== undefined) {
         var below = u.data[s.legendMinus + 1][idx];
         if (below !== null && below !== undefined) return formatBytes(v - below);
@@ -99,7 +111,7 @@ export const CLIENT_SCRIPT = String.raw`(function () {
   }
 
   function chartOptions(spec, width, height) {
-    var series = [{ label: "time", value: function (u, v) { return formatSeconds(v); } }];
+    var series = [{ label: "time", value: function (u, v) { return formatSeconds(v === null || v === undefined ? payload.duration : v); } }];
     var bands = [];
     spec.series.forEach(function (s, i) {
       var o = {
@@ -130,8 +142,8 @@ export const CLIENT_SCRIPT = String.raw`(function () {
         y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.08 : 1]; } },
       },
       axes: [
-        { incrs: X_INCRS, values: function (u, ticks) { return ticks.map(formatSeconds); } },
-        { size: 72, incrs: Y_INCRS, values: function (u, ticks) { return ticks.map(formatTick); } },
+        { label: "time since start", labelSize: 22, incrs: X_INCRS, values: function (u, ticks) { return ticks.map(formatSeconds); } },
+        { label: "memory", labelSize: 22, size: 72, incrs: Y_INCRS, values: function (u, ticks) { return ticks.map(formatTick); } },
       ],
     };
   }

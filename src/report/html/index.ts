@@ -16,6 +16,7 @@ import { buildCharts } from "./chart-data.js";
 import { CLIENT_SCRIPT } from "./client.js";
 import { escapeHtml as h, inlineSafe, scriptJson } from "./escape.js";
 import { PAGE_CSS } from "./styles.js";
+import { VERSION } from "../../version.js";
 
 export interface HtmlMeta {
   /** Shown at the top and in the tab; the target's command line by default. */
@@ -24,6 +25,29 @@ export interface HtmlMeta {
   commands?: Map<number, string[]>;
   /** Seconds since the start at which the verdict settled: drawn as a line on every chart. */
   settledAt?: number;
+  /** Where and when the readings were taken, and by which memleak, for the footer. */
+  about?: ReportAbout;
+}
+
+export interface ReportAbout {
+  hostname?: string | undefined;
+  kernel?: string | undefined;
+  /** When sampling started (ms since the epoch). */
+  startedAt?: number | undefined;
+  /** The memleak that took the readings, when it is not this one (a recording made by another version). */
+  recordedBy?: string | undefined;
+  /** When this page was written (ms since the epoch); now by default. */
+  writtenAt?: number | undefined;
+}
+
+/** One line at the bottom: which memleak wrote the page, when, and on which machine the readings were taken. */
+function footer(a: ReportAbout = {}): string {
+  const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
+  const parts = [`memleak ${h(VERSION)}`, `written ${h(iso(a.writtenAt ?? Date.now()))}`];
+  if (a.startedAt !== undefined) parts.push(`readings from ${h(iso(a.startedAt))}`);
+  if (a.hostname) parts.push(`on ${h(a.hostname)}${a.kernel ? ` (Linux ${h(a.kernel)})` : ""}`);
+  if (a.recordedBy && a.recordedBy !== VERSION) parts.push(`recorded by memleak ${h(a.recordedBy)}`);
+  return `<footer class="about">${parts.join(" · ")}</footer>`;
 }
 
 const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
@@ -56,6 +80,7 @@ export function renderHtml(doc: VerdictDocument, set: SeriesSet, meta: HtmlMeta 
 <main>
 ${bannerHtml(doc, title)}
 <div id="charts"></div>
+${footer(meta.about)}
 </main>
 <script type="application/json" id="memleak-data">${scriptJson(payload)}</script>
 <script>${uplotJs}</script>

@@ -28,6 +28,13 @@ section.evidence, section.advice, section.others, section.gates, figure.chart { 
 section.others, section.gates { margin-bottom: 18px; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { text-align: left; padding: 3px 8px 3px 0; vertical-align: top; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+/* A header or a first-column word is never cut ("met/ric", "FAI/L"): labels wrap between words only. */
+th, td:first-child { overflow-wrap: normal; word-break: normal; }
+thead th, .gates td:first-child, .others td:first-child { white-space: nowrap; }
+.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+section.sites { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 14px 18px; margin-bottom: 18px; overflow-x: auto; }
+section.sites td:last-child { overflow-wrap: anywhere; }
+footer.about { margin-top: 28px; color: var(--muted); font-size: 12px; border-top: 1px solid var(--line); padding-top: 10px; }
 section.others, section.gates { overflow-x: auto; }
 .evidence th { font-weight: 500; color: var(--muted); }
 .evidence td { font-variant-numeric: tabular-nums; text-align: right; }

@@ -121,6 +121,41 @@ describe("renderHtml", () => {
   });
 });
 
+describe("the page reads as prose, not identifiers", () => {
+  it("labels evidence keys for people, with the raw key (the JSON's) on hover", async () => {
+    const a = await analyse("leak_main.jsonl");
+    const html = renderHtml(a.doc, a.set);
+    expect(html).toContain('<th scope="row" title="slopeBytesPerSecond">trend (robust slope)</th>');
+    expect(html).toContain('<th scope="row" title="pValue">p-value of the trend test</th>');
+    expect(html).not.toMatch(/<th scope="row"[^>]*>[a-z]+[A-Z]/); // no camelCase shown
+  });
+
+  it("heads the caveats of a verdict it reached 'Caveats', and only those of no verdict 'Could not decide'", async () => {
+    const a = await analyse("leak_main.jsonl");
+    const decided = { ...a.doc, verdict: { ...a.doc.verdict, confidence: 0.91, caveats: ["called early"] } };
+    expect(renderHtml(decided, a.set)).toContain("<h3>Caveats</h3>");
+    expect(renderHtml(decided, a.set)).not.toContain("Could not decide");
+    const undecided = { ...a.doc, verdict: { ...a.doc.verdict, kind: "insufficient-data" as const, caveats: ["12 samples"] } };
+    expect(renderHtml(undecided, a.set)).toContain("<h3>Could not decide</h3>");
+  });
+
+  it("lists the allocation sites --trace-python found, escaped", async () => {
+    const a = await analyse("leak_main.jsonl");
+    const sites = [{ file: "app/<cache>.py", line: 42, sizeDiff: 12 * 2 ** 20, countDiff: 2400, size: 13 * 2 ** 20 }];
+    const html = renderHtml({ ...a.doc, verdict: { ...a.doc.verdict, sites } }, a.set);
+    expect(html).toContain('<section class="sites" id="sites">');
+    expect(html).toContain("<code>app/&lt;cache&gt;.py:42</code>");
+    expect(html).toContain("+12.0 MiB");
+    expect(renderHtml(a.doc, a.set)).not.toContain('class="sites"');
+  });
+
+  it("ends with which memleak wrote it, when, and where the readings were taken", async () => {
+    const a = await analyse("leak_main.jsonl");
+    const html = renderHtml(a.doc, a.set, { about: { hostname: "gpu-<7>", kernel: "6.1.0", startedAt: Date.UTC(2026, 10, 24, 7, 0, 0), recordedBy: "0.0.9", writtenAt: Date.UTC(2026, 10, 24, 8, 0, 0) } });
+    expect(html).toMatch(/<footer class="about">memleak \d+\.\d+\.\d+ · written 2026-11-24T08:00:00Z · readings from 2026-11-24T07:00:00Z · on gpu-&lt;7&gt; \(Linux 6\.1\.0\) · recorded by memleak 0\.0\.9<\/footer>/);
+  });
+});
+
 describe("the advice's markdown", () => {
   it("renders paragraphs, bullets, code and bold, with everything escaped first", () => {
     const html = markdownToHtml("Run `a<b>` **now**, *really*.\nSame paragraph.\n\n- one <i>\n  continued\n- `x` two");

@@ -6,9 +6,10 @@ import type { SeriesSet } from "../analysis/series.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import type { Sample } from "../sample.js";
 import { formatBytes, formatDuration } from "../units.js";
-import { sparkline } from "./sparkline.js";
-import { palette, truncate, truncateVisible } from "./style.js";
+import { memorySpan, sparkline } from "./sparkline.js";
+import { palette, truncate } from "./style.js";
 import { safeText } from "../safe-text.js";
+import { clip, fit } from "./text-width.js";
 
 export interface LiveState {
   mode: "run" | "watch";
@@ -33,10 +34,10 @@ function tail(values: readonly number[], n = 120): number[] {
   return values.slice(-n);
 }
 
-/** Like the final report: changes under 4% of the level draw flat, so noise does not look like growth. */
+/** Like the final report: changes under the growth floor draw flat, so noise does not look like growth. */
 function spark(values: readonly number[], width = SPARK): string {
   const recent = tail(values);
-  return sparkline(recent, width, false, 0.04 * recent.reduce((m, v) => Math.max(m, v), 0));
+  return sparkline(recent, width, false, memorySpan(recent));
 }
 
 /**
@@ -70,7 +71,7 @@ export function renderLive(s: LiveState, color: boolean, columns = 100): string 
   const c = palette(color);
   const lines: string[] = [];
   lines.push(
-    `${c.bold("memleak")} ${s.mode === "run" ? "running" : "watching"} PID ${s.rootPid} ${c.dim(truncate(safeText(s.command), 40))} — ${formatDuration(s.elapsed)}, ${s.set.samples} samples ${c.dim("(Ctrl-C to stop)")}`,
+    `${c.bold("memleak")} ${s.mode === "run" ? "running" : "watching"} PID ${s.rootPid} ${c.dim(clip(safeText(s.command), 40))} — ${formatDuration(s.elapsed)}, ${s.set.samples} samples ${c.dim("(Ctrl-C to stop)")}`,
   );
   const w = layout(columns);
   lines.push(c.dim(`${"PID".padEnd(8)}${"command".padEnd(w.name)}${"RSS".padStart(10)}${"USS".padStart(10)}${"anon".padStart(10)}${"Δ anon".padStart(11)}  anon over time`));
@@ -81,7 +82,7 @@ export function renderLive(s: LiveState, color: boolean, columns = 100): string 
     const anon = ps.metrics.anon?.ys;
     const lastUss = ps.metrics.uss?.last();
     lines.push(
-      `${String(ps.pid).padEnd(8)}${truncate(safeText(s.commands.get(ps.pid) ?? ps.comm), w.name - 1).padEnd(w.name)}${formatBytes(p.rss).padStart(10)}${formatBytes(lastUss).padStart(10)}${formatBytes(p.anon).padStart(10)}${delta(anon).padStart(11)}  ${spark(anon ?? [], w.spark)}`,
+      `${String(ps.pid).padEnd(8)}${fit(clip(safeText(s.commands.get(ps.pid) ?? ps.comm), w.name - 1), w.name)}${formatBytes(p.rss).padStart(10)}${formatBytes(lastUss).padStart(10)}${formatBytes(p.anon).padStart(10)}${delta(anon).padStart(11)}  ${spark(anon ?? [], w.spark)}`,
     );
     if (lines.length > 14) {
       lines.push(c.dim(`… and ${live.size - 12} more`));
@@ -101,7 +102,9 @@ export function renderLive(s: LiveState, color: boolean, columns = 100): string 
     );
   }
   lines.push(`${c.bold("so far:")} ${truncate(safeText(soFarText(s.soFar)), Math.max(20, columns - 9))}`);
-  return lines.map((l) => truncateVisible(l, columns)).join("\n");
+  // Every line one column short of the terminal, measured as the terminal does (string-width: colour takes none, CJK
+  // two): a line that fills the last column wraps on some terminals, and a wrapped line is a row the redraw misses.
+  return lines.map((l) => clip(l, columns - 1)).join("\n");
 }
 
 /** One line for logs: no cursor tricks, a few numbers, the verdict so far. */
@@ -115,9 +118,4 @@ export function renderProgress(s: LiveState): string {
   if (usage?.length) parts.push(`cgroup ${formatBytes(usage[usage.length - 1])} (${delta(usage)})`);
   parts.push(`so far: ${s.soFar ? s.soFar.verdict.kind + (s.soFar.verdict.pid !== undefined ? ` (PID ${s.soFar.verdict.pid})` : "") : "collecting"}`);
   return parts.join(", ");
-}
-
-/** Moves the cursor up over the previous block and clears it, so the next block draws in its place. */
-export function redrawPrefix(previousLines: number): string {
-  return previousLines > 0 ? `\x1b[${previousLines}F\x1b[J` : "";
 }

@@ -8,7 +8,7 @@ import type { Column } from "../analysis/column.js";
 import type { ProcessSeries, SeriesSet } from "../analysis/series.js";
 import type { Finding, MetricName, VerdictDocument } from "../analysis/types.js";
 import { formatBytes } from "../units.js";
-import { sparkline } from "./sparkline.js";
+import { memorySpan, sparkline } from "./sparkline.js";
 import { safeText } from "../safe-text.js";
 import { processKey } from "../process-key.js";
 import { clip, displayWidth } from "./text-width.js";
@@ -170,9 +170,8 @@ function table(rows: Row[], c: ChalkInstance, columns: number, ascii: boolean): 
     const cells = cols.map((col, i) => (i === 0 ? colour(cellText(col, safeText(col.cell(r)))) : cellText(col, col.cell(r))));
     let line = cells.join(" ");
     if (spark > 0 && r.values && r.values.length > 1) {
-      const peak = r.values.reduce((m, y) => Math.max(m, Math.abs(y)), 0);
-      // Scale to at least 4% of the level, so a few KiB of noise on a flat process does not fill the whole height.
-      line += "  " + colour(sparkline(r.values, spark, ascii, 0.04 * peak));
+      // Scaled to at least the growth floor, so a few KiB of noise on a flat process does not fill the whole height.
+      line += "  " + colour(sparkline(r.values, spark, ascii, memorySpan(r.values)));
     }
     out.push(line.trimEnd());
   }

@@ -9,7 +9,7 @@ import { formatBytes, formatDuration } from "../units.js";
 import { memorySpan, sparkline } from "./sparkline.js";
 import { palette, truncate } from "./style.js";
 import { safeText } from "../safe-text.js";
-import { clip, fit } from "./text-width.js";
+import { clip, displayWidth, fit } from "./text-width.js";
 
 export interface LiveState {
   mode: "run" | "watch";
@@ -67,12 +67,22 @@ export function soFarText(doc: VerdictDocument | undefined): string {
   return `${v.kind}${v.pid !== undefined ? ` (PID ${v.pid})` : ""}: ${said}`;
 }
 
+/**
+ * "memleak running PID 7784 python3 train.py — 7.4s, 38 samples": the command gives way to the time and the count
+ * (at 80 columns a 40-character command cut them off), and the Ctrl-C hint is left out below 100 columns.
+ */
+function headerLine(s: LiveState, c: ReturnType<typeof palette>, columns: number): string {
+  const before = `memleak ${s.mode === "run" ? "running" : "watching"} PID ${s.rootPid} `;
+  const after = ` — ${formatDuration(s.elapsed)}, ${s.set.samples} samples`;
+  const hint = columns >= 100 ? ` ${c.dim("(Ctrl-C to stop)")}` : "";
+  const room = Math.max(10, Math.min(40, columns - 1 - displayWidth(before + after + hint)));
+  return `${c.bold(before.slice(0, 7))}${before.slice(7)}${c.dim(clip(safeText(s.command), room))}${after}${hint}`;
+}
+
 export function renderLive(s: LiveState, color: boolean, columns = 100): string {
   const c = palette(color);
   const lines: string[] = [];
-  lines.push(
-    `${c.bold("memleak")} ${s.mode === "run" ? "running" : "watching"} PID ${s.rootPid} ${c.dim(clip(safeText(s.command), 40))} — ${formatDuration(s.elapsed)}, ${s.set.samples} samples ${c.dim("(Ctrl-C to stop)")}`,
-  );
+  lines.push(headerLine(s, c, columns));
   const w = layout(columns);
   lines.push(c.dim(`${"PID".padEnd(8)}${"command".padEnd(w.name)}${"RSS".padStart(10)}${"USS".padStart(10)}${"anon".padStart(10)}${"Δ anon".padStart(11)}  anon over time`));
   const live = new Set(s.latest?.processes.map((p) => p.pid) ?? []);

@@ -38,6 +38,12 @@ describe("the live view fits the terminal", () => {
     expect(lines.some((l) => l.includes("训练"))).toBe(true);
   });
 
+  it("at 80 columns the command gives way to the time and the sample count", () => {
+    const [header] = renderLive(state(1.5), true, 80).split("\n");
+    // eslint-disable-next-line no-control-regex
+    expect(header!.replace(/\x1b\[[0-9;]*m/g, "")).toMatch(/^memleak running PID 100 python3 train\.py .*… — 30s, 30 samples$/);
+  });
+
   it("says how old PSS is beside Σ PSS, and in the progress line", () => {
     expect(renderLive(state(1.5), false, 120)).toMatch(/Σ PSS [\d.]+ MiB \(PSS ≤ 1\.5 s old\)/);
     expect(renderLive(state(0), false, 120)).toMatch(/\(PSS read this tick\)/);

@@ -60,6 +60,11 @@ class Tmux {
     return this.tmux("capture-pane", "-p", "-J").replace(/\n$/, "").split("\n");
   }
 
+  /** The screen with its colours, as escape sequences (-e). */
+  coloured(): string {
+    return this.tmux("capture-pane", "-p", "-e");
+  }
+
   /** Everything: the scrollback, then the screen. */
   everything(): string[] {
     return this.tmux("capture-pane", "-p", "-J", "-S", "-").replace(/\n$/, "").split("\n");
@@ -102,13 +107,15 @@ const count = (lines: string[], pattern: RegExp) => lines.filter((l) => pattern.
 const samplesShown = (screen: string[]) => Number(screen.join("\n").match(/, (\d+) samples/)?.[1] ?? 0);
 const sh = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** Starts memleak in tmux after `before` (a shell command) and returns the server and the file that stops the bar. */
-function start(name: string, before: string): { t: Tmux; stop: string } {
+/**
+ * Starts memleak in tmux after `before` (a shell command) and returns the server and the file that stops the bar.
+ * FORCE_COLOR=1 by default: the live view coloured, and its widths still counted without the colour codes.
+ */
+function start(name: string, before: string, env = "FORCE_COLOR=1"): { t: Tmux; stop: string } {
   const script = join(dir, `${name}.py`);
   writeFileSync(script, COMMAND);
   const stop = join(dir, `${name}.stop`);
-  // FORCE_COLOR=1: the live view coloured, as on any terminal, and its widths still counted without the colour codes.
-  const run = `env -u NO_COLOR FORCE_COLOR=1 ${sh(process.execPath)} ${sh(MEMLEAK)} run --no-agent --interval 0.2 -- python3 ${sh(script)} ${sh(stop)}`;
+  const run = `env -u NO_COLOR ${env} ${sh(process.execPath)} ${sh(MEMLEAK)} run --no-agent --interval 0.2 -- python3 ${sh(script)} ${sh(stop)}`;
   const t = new Tmux(`${before}; ${run}; echo "__DONE__ $?"; exec sleep 600`);
   servers.push(t);
   return { t, stop };
@@ -132,6 +139,7 @@ describe.skipIf(!HAS_TMUX)("the live view in tmux at 80×24", () => {
     const end = screen.findIndex((l) => l.startsWith("so far: "));
     expect(screen.slice(end + 1).filter((l) => l.trim() !== ""), screen.join("\n")).toEqual([]);
     for (const line of screen) expect(line.length, line).toBeLessThan(COLUMNS);
+    expect(t.coloured()).toMatch(/\x1b\[1mmemleak/); // eslint-disable-line no-control-regex
     // The progress bar shows through, once, right above the block, as it stands.
     expect(count(screen, /^progress +\d+ \|#* *\|$/)).toBe(1);
     expect(screen[screen.findIndex((l) => l.startsWith("memleak running")) - 1]).toMatch(/^progress/);
@@ -155,5 +163,17 @@ describe.skipIf(!HAS_TMUX)("the live view in tmux at 80×24", () => {
     for (const line of all) expect(line.length, line).toBeLessThanOrEqual(COLUMNS);
     expect(t.cursorShown()).toBe(true);
     expect(existsSync(stop)).toBe(true);
+  }, 120_000);
+
+  it("TERM=dumb: no live view on the terminal, the command's output as it wrote it, the report in ASCII", async () => {
+    const { t, stop } = start("dumb", "clear", "TERM=dumb");
+    await t.until("the command's progress bar", (s) => s.some((l) => /^progress +\d+/.test(l)));
+    writeFileSync(stop, "");
+    await t.until("memleak to finish", (s) => s.some((l) => l.startsWith("__DONE__")));
+    const all = t.everything();
+    expect(all).toContain("__DONE__ 0");
+    expect(count(all, /^memleak running|^so far: |anon over time/), all.join("\n")).toBe(0);
+    expect(count(all, /^line \d of the command$/)).toBe(5);
+    expect(all.join("\n")).not.toMatch(/[▁▂▃▄▅▆▇█]/);
   }, 120_000);
 });

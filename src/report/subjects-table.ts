@@ -34,10 +34,15 @@ function rowFor(label: string, metric: MetricName, f: Finding | undefined, col: 
   const row: Row = { label, metric, ...(f && { finding: f }) };
   const e = f?.evidence ?? {};
   if (col && col.length > 0) {
-    row.values = col.ys;
     let i = col.xs.findIndex((x) => x >= warmup);
     if (i < 0) i = 0;
     const ys = col.ys.slice(i);
+    // The sparkline draws the window the numbers beside it count: the finding's own (its last windowSeconds, to 0.1 s)
+    // when it has one, else after warm-up. With the process's start-up in it, a process judged stable on +136 KiB
+    // drew a full-height hill (28 KiB at its first sample, 8.6 MiB a second later).
+    const window = num(e.windowSeconds);
+    const from = window !== undefined ? col.xs[col.length - 1]! - window - 0.05 : warmup;
+    row.values = col.ys.slice(Math.max(0, col.xs.findIndex((x) => x >= from)));
     row.start = ys[0];
     row.end = ys[ys.length - 1];
     row.peak = ys.reduce((m, y) => (y > m ? y : m), -Infinity);

@@ -34,6 +34,15 @@ export function settledLine(line: string): string {
 }
 
 /**
+ * An unfinished line without what a later "\r" overwrote: a progress bar redrawn 10 times a second for an hour must
+ * not pile up in memory, nor be split again at every draw. Its settled text stays the same.
+ */
+function latest(partial: string): string {
+  if (!partial.includes("\r")) return partial;
+  return `\r${settledLine(partial)}${partial.endsWith("\r") ? "\r" : ""}`;
+}
+
+/**
  * An unfinished line as drawn inside the frame: its colours kept, any other control sequence (a cursor move of a
  * multi-line progress bar, a bell) dropped, since it would move the cursor that log-update counts rows by.
  */
@@ -98,7 +107,7 @@ export class LiveRegion {
     }
     const text = this.partial[stream] + chunk;
     const cut = text.lastIndexOf("\n") + 1;
-    this.partial[stream] = text.slice(cut);
+    this.partial[stream] = latest(text.slice(cut));
     if (cut === 0) return;
     const complete = text
       .slice(0, cut - 1)

@@ -101,6 +101,20 @@ describe("the live region", () => {
   });
 });
 
+describe("a progress bar redrawn for a long time", () => {
+  it("is drawn and written out as its last state, whatever was overwritten before", () => {
+    const t = terminal();
+    const r = new LiveRegion(t.term);
+    r.update("block");
+    for (let i = 0; i < 20_000; i++) r.passthrough("stderr", `\r${i % 7 === 3 ? "long frame of the bar" : "short"} ${i}`);
+    r.passthrough("stderr", "\r");
+    r.update("block");
+    expect(textLines(t.since()).slice(-2)).toEqual(["short 19999", "block"]);
+    r.passthrough("stderr", "\n");
+    expect(t.out.filter((w) => w.stream === "stderr" && w.text === "short 19999\n")).toHaveLength(1);
+  });
+});
+
 describe("settledLine: what a terminal leaves of a line rewritten with \\r", () => {
   it.each([
     ["plain", "plain"],

@@ -79,7 +79,8 @@ export class LiveRegion {
     this.frame = createLogUpdate(stream as unknown as NodeJS.WriteStream, { showCursor: true });
   }
 
-  private get width(): number {
+  /** The terminal's width now (80, log-update's default, when it does not say): what the block must be drawn for. */
+  get width(): number {
     return this.terminal.columns ?? 80;
   }
 

@@ -42,7 +42,7 @@ export class SessionPresenter {
 
   /** A line for the user on stderr. */
   say(line: string): void {
-    if (this.region) this.region.passthrough("stderr", line);
+    if (this.region) this.region.say(line);
     else this.io.stderr(line);
   }
 

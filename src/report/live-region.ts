@@ -120,6 +120,20 @@ export class LiveRegion {
     this.draw();
   }
 
+  /**
+   * Prints memleak's own lines (complete, on stderr) above the block. Not through the command's stderr: a line said
+   * while the command's progress bar was unfinished there was glued to the end of the bar.
+   */
+  say(lines: string): void {
+    if (this.closed) {
+      this.terminal.stderr(lines);
+      return;
+    }
+    this.frame.clear();
+    this.terminal.stderr(lines);
+    this.draw();
+  }
+
   /** Removes the block for good and writes out the unfinished lines (at the end, before the report). */
   clear(): void {
     this.frame.clear();

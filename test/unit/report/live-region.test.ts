@@ -72,6 +72,19 @@ describe("the live region", () => {
     expect(textLines(t.since(t.out.indexOf(written[0]!) + 1))).toEqual(["block"]);
   });
 
+  it("says memleak's own lines above the block, apart from the command's unfinished line on stderr", () => {
+    const t = terminal();
+    const r = new LiveRegion(t.term);
+    r.update("block");
+    r.passthrough("stderr", "\r 30%|███       |");
+    const before = t.out.length;
+    r.say("memleak: warning: something\n");
+    expect(t.out.slice(before).map((w) => w.text.replace(SYNC, ""))).toContain("memleak: warning: something\n");
+    expect(textLines(t.since(before)).slice(-2)).toEqual([" 30%|███       |", "block"]);
+    r.passthrough("stderr", "\r100%|██████████|\n");
+    expect(t.out.at(-2)!.text).toBe("100%|██████████|\n");
+  });
+
   it("cuts an unfinished line to one column short of the terminal, and drops its cursor moves but keeps its colours", () => {
     const t = terminal(40);
     const r = new LiveRegion(t.term);

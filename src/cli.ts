@@ -23,7 +23,12 @@ function terminalIO(): CommandIO {
     color: terminal.color,
     isTTY: terminal.live,
     ascii: terminal.ascii,
-    columns: process.stdout.columns,
+    get columns() {
+      return process.stdout.columns;
+    },
+    get rows() {
+      return process.stdout.rows;
+    },
     env: process.env,
     platform: process.platform,
     // Read when asked, not here: touching process.stdin opens a stream on fd 0, which most commands never need.

@@ -11,6 +11,7 @@ import { trendTest, type Trend } from "./stats/trend.js";
 import { lowerBound, sliceByTime, type Series } from "./stats/window.js";
 import { earlyGrowth, type EarlyGrowth } from "./stats/sequential.js";
 import type { Rate } from "./types.js";
+import { minGrowth } from "../growth-floor.js";
 
 /**
  * Below these there is no verdict, only insufficient-data. 20 samples: the shape detectors' own minimum
@@ -25,16 +26,8 @@ export const MIN_SECONDS = 10;
 /** Whether `samples` over `seconds` are too few for the shape rules (the early test, or nothing, decides then). */
 export const tooShortForShapes = (samples: number, seconds: number) => samples < MIN_SAMPLES || seconds < MIN_SECONDS;
 
-/**
- * Smallest growth worth a verdict over the analysed window: 2 MiB, or 2% of the level, whichever is larger. A trend
- * of a few hundred KiB is real but nobody's problem; a 1 MB/hour leak shows up once the watch is long enough for it
- * to pass this floor. Measured by scripts/threshold-margins.mjs on fixtures/recordings and
- * fixtures/calibration/recordings: tiny_growth (a memo table, +1.1 MiB in 90 s) is stable and slow_leak (+4.4 MiB in
- * 90 s) a leak; 2% keeps page-rounding and allocator wobble of big processes out (torch_losses_item moves 0.6 MiB at
- * 135 MiB after start-up). Boundary tests: rules/growth.test.ts (1.8 / 2.3 MiB; 1.8% / 2.2%).
- */
-export const MIN_GROWTH_BYTES = 2 * 2 ** 20;
-export const MIN_GROWTH_FRACTION = 0.02;
+// The growth floor (2 MiB, or 2% of the level) lives at the bottom of the house, where the report reads it too.
+export { minGrowth };
 
 /**
  * Growth finished within max(3 s, 5% of the window) of a series' start counts as start-up. 3 s: the interpreter and
@@ -109,10 +102,6 @@ export function levelChange(col: Column | undefined, from: number): number | und
   if (w.ys.length < 2) return undefined;
   const l = levels(w.ys);
   return l.end - l.start;
-}
-
-export function minGrowth(level: number): number {
-  return Math.max(MIN_GROWTH_BYTES, MIN_GROWTH_FRACTION * Math.abs(level));
 }
 
 export function rateOf(bytesPerSecond: number, startLevel: number): Rate {

@@ -12,8 +12,10 @@ export interface CommandIO {
   isTTY: boolean;
   /** Sparklines in ASCII rather than block characters (TERM=dumb). */
   ascii: boolean;
-  /** Terminal width, when known. */
-  columns: number | undefined;
+  /** Terminal width, when known (read when asked: a resized terminal reports its new size). */
+  readonly columns: number | undefined;
+  /** Terminal height, when known: the live view is cut to it, or its top rows would scroll away and stay behind. */
+  readonly rows?: number | undefined;
   env: NodeJS.ProcessEnv;
   /** The OS memleak runs on (process.platform): run and watch need Linux. */
   platform: string;

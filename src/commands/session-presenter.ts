@@ -33,7 +33,7 @@ export class SessionPresenter {
   private readonly deniedSaid = new Set<number>();
 
   constructor(
-    private readonly io: Pick<CommandIO, "stderr" | "color" | "columns">,
+    private readonly io: Pick<CommandIO, "stderr" | "color">,
     private readonly region: LiveRegion | undefined,
     private readonly target: { mode: "run" | "watch"; rootPid: number; command?: string[] | undefined },
   ) {
@@ -42,7 +42,7 @@ export class SessionPresenter {
 
   /** A line for the user on stderr. */
   say(line: string): void {
-    if (this.region) this.region.passthrough("stderr", line);
+    if (this.region) this.region.say(line);
     else this.io.stderr(line);
   }
 
@@ -59,7 +59,7 @@ export class SessionPresenter {
     const progressDue = !this.region && elapsed - this.lastProgress >= PROGRESS_EVERY_S;
     if (!this.region && !progressDue) return;
     const state: LiveState = { mode: this.target.mode, rootPid: this.target.rootPid, command: this.command, elapsed, ...view() };
-    if (this.region) this.region.update(renderLive(state, this.io.color, this.io.columns));
+    if (this.region) this.region.update(renderLive(state, this.io.color, this.region.width));
     else {
       this.io.stderr(renderProgress(state) + "\n");
       this.lastProgress = elapsed;

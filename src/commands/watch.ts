@@ -38,7 +38,7 @@ export async function watchCommand(o: WatchOptions, io: CommandIO): Promise<Comm
   // Injection reads the real /proc and attaches to real processes: not for a captured tree (--root).
   const inject = o.inject !== false && (o.root ?? "/") === "/";
   const agent = inject ? await AgentChannel.open() : undefined;
-  const say = (line: string) => (region ? region.passthrough("stderr", `memleak: ${line}\n`) : io.stderr(`memleak: ${line}\n`));
+  const say = (line: string) => (region ? region.say(`memleak: ${line}\n`) : io.stderr(`memleak: ${line}\n`));
   const attacher = agent ? new Attacher(agent, fs, { rootPid: o.pid, interval: o.interval, env: io.env, say }) : undefined;
   try {
     const { doc, stopReason, set, commands, settledAt } = await runSession(

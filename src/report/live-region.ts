@@ -2,43 +2,146 @@
  * A block of lines at the bottom of the terminal, redrawn in place, with other output (the launched command's)
  * printed above it: clear the block, write the output, draw the block again. Without this the command's output
  * and the redraws would overwrite each other.
+ *
+ * The redraw is log-update's: it erases the previous frame line by line (erase line, cursor up) and rewrites only
+ * the lines that changed. The hand-rolled "up N lines, erase to the end of the screen" it replaces was taken by tmux,
+ * with the block on the top row, for a clear of the screen: every frame went to the scrollback. log-update counts
+ * rows, not lines, by wrapping the frame at the terminal's width; the block's lines are kept shorter than that
+ * (renderLive) so none wraps. The cursor is never hidden (showCursor), so no exit path, not even SIGKILL, can
+ * leave the user's terminal without one.
  */
-import { redrawPrefix } from "./live.js";
+import { createLogUpdate } from "log-update";
+import { clip } from "./text-width.js";
+
+/** Where the region draws: the two output streams of a terminal, and its size (read at each draw: it may change). */
+export interface LiveTerminal {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  readonly columns?: number | undefined;
+  readonly rows?: number | undefined;
+}
+
+type Stream = "stdout" | "stderr";
+
+/**
+ * What a terminal would leave on screen of a line the command rewrote with "\r" (a progress bar): the text after the
+ * last carriage return that has anything after it ("50%\r100%\r\n" leaves "100%").
+ */
+export function settledLine(line: string): string {
+  const parts = line.split("\r");
+  for (let i = parts.length - 1; i >= 0; i--) if (parts[i] !== "") return parts[i]!;
+  return "";
+}
+
+/**
+ * An unfinished line without what a later "\r" overwrote: a progress bar redrawn 10 times a second for an hour must
+ * not pile up in memory, nor be split again at every draw. Its settled text stays the same.
+ */
+function latest(partial: string): string {
+  if (!partial.includes("\r")) return partial;
+  return `\r${settledLine(partial)}${partial.endsWith("\r") ? "\r" : ""}`;
+}
+
+/**
+ * An unfinished line as drawn inside the frame: its colours kept, any other control sequence (a cursor move of a
+ * multi-line progress bar, a bell) dropped, since it would move the cursor that log-update counts rows by.
+ */
+function drawable(line: string): string {
+  // eslint-disable-next-line no-control-regex
+  return line.replace(/\x1b\[[0-9;?]*[ -/]*([@-~])|[\u0000-\u001f\u007f-\u009f]/g, (m: string, final?: string) => (final === "m" ? m : m === "\t" ? " " : ""));
+}
 
 export class LiveRegion {
-  private lines = 0;
+  private readonly frame: ReturnType<typeof createLogUpdate>;
   private block = "";
-  /** Output that ended without a newline: held back so the block never lands in the middle of a line. */
-  private partial = { stdout: "", stderr: "" };
+  private closed = false;
+  /**
+   * Output that ended without a newline, per stream: the current line of a "\r" progress bar, or a prompt. Shown
+   * above the block (its last state, cut to the width) until its newline comes, when it is written out for real.
+   */
+  private partial: Record<Stream, string> = { stdout: "", stderr: "" };
 
-  constructor(
-    private readonly write: { stdout: (s: string) => void; stderr: (s: string) => void },
-  ) {}
+  constructor(private readonly terminal: LiveTerminal) {
+    // log-update writes to a stream; this one is the terminal's stderr (memleak's own output), sized as the terminal.
+    const stream = {
+      isTTY: true,
+      write: (s: string) => {
+        terminal.stderr(s);
+        return true;
+      },
+      get columns() {
+        return terminal.columns;
+      },
+      get rows() {
+        return terminal.rows;
+      },
+    };
+    this.frame = createLogUpdate(stream as unknown as NodeJS.WriteStream, { showCursor: true });
+  }
+
+  /** The terminal's width now (80, log-update's default, when it does not say): what the block must be drawn for. */
+  get width(): number {
+    return this.terminal.columns ?? 80;
+  }
+
+  /** The command's unfinished lines, as they stand now, then the block. */
+  private draw(): void {
+    const pending = (["stdout", "stderr"] as const).map((s) => settledLine(this.partial[s])).filter((l) => l !== "");
+    const lines = [...pending.map((l) => clip(drawable(l), this.width - 1)), ...(this.block ? [this.block] : [])];
+    if (lines.length > 0) this.frame(lines.join("\n"));
+  }
 
   update(block: string): void {
+    if (this.closed) return;
     this.block = block;
-    this.write.stderr(redrawPrefix(this.lines) + block + "\n");
-    this.lines = block.split("\n").length;
+    this.draw();
   }
 
-  /** Prints output from the launched command above the block. */
-  passthrough(stream: "stdout" | "stderr", chunk: string): void {
+  /**
+   * Prints output from the launched command above the block. Complete lines are written at once, each as it settled
+   * (a progress bar's last state, not every frame of it); an unfinished line shows above the block from the next draw.
+   */
+  passthrough(stream: Stream, chunk: string): void {
+    if (this.closed) {
+      this.terminal[stream](chunk); // no block left to keep clear of
+      return;
+    }
     const text = this.partial[stream] + chunk;
     const cut = text.lastIndexOf("\n") + 1;
-    this.partial[stream] = text.slice(cut);
+    this.partial[stream] = latest(text.slice(cut));
     if (cut === 0) return;
-    this.write.stderr(redrawPrefix(this.lines));
-    this.lines = 0;
-    this.write[stream](text.slice(0, cut));
-    if (this.block) this.update(this.block);
+    const complete = text
+      .slice(0, cut - 1)
+      .split("\n")
+      .map(settledLine)
+      .join("\n");
+    this.frame.clear();
+    this.terminal[stream](complete + "\n");
+    this.draw();
   }
 
-  /** Removes the block and flushes held-back partial lines (at the end). */
+  /**
+   * Prints memleak's own lines (complete, on stderr) above the block. Not through the command's stderr: a line said
+   * while the command's progress bar was unfinished there was glued to the end of the bar.
+   */
+  say(lines: string): void {
+    if (this.closed) {
+      this.terminal.stderr(lines);
+      return;
+    }
+    this.frame.clear();
+    this.terminal.stderr(lines);
+    this.draw();
+  }
+
+  /** Removes the block for good and writes out the unfinished lines (at the end, before the report). */
   clear(): void {
-    this.write.stderr(redrawPrefix(this.lines));
-    this.lines = 0;
+    this.frame.clear();
+    this.frame.done();
+    this.closed = true;
+    this.block = "";
     for (const stream of ["stdout", "stderr"] as const) {
-      if (this.partial[stream]) this.write[stream](this.partial[stream] + "\n");
+      if (this.partial[stream]) this.terminal[stream](settledLine(this.partial[stream]) + "\n");
       this.partial[stream] = "";
     }
   }

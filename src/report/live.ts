@@ -6,9 +6,10 @@ import type { SeriesSet } from "../analysis/series.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import type { Sample } from "../sample.js";
 import { formatBytes, formatDuration } from "../units.js";
-import { sparkline } from "./sparkline.js";
-import { palette, truncate, truncateVisible } from "./style.js";
+import { memorySpan, sparkline } from "./sparkline.js";
+import { palette, truncate } from "./style.js";
 import { safeText } from "../safe-text.js";
+import { clip, displayWidth, fit } from "./text-width.js";
 
 export interface LiveState {
   mode: "run" | "watch";
@@ -33,10 +34,10 @@ function tail(values: readonly number[], n = 120): number[] {
   return values.slice(-n);
 }
 
-/** Like the final report: changes under 4% of the level draw flat, so noise does not look like growth. */
+/** Like the final report: changes under the growth floor draw flat, so noise does not look like growth. */
 function spark(values: readonly number[], width = SPARK): string {
   const recent = tail(values);
-  return sparkline(recent, width, false, 0.04 * recent.reduce((m, v) => Math.max(m, v), 0));
+  return sparkline(recent, width, false, memorySpan(recent));
 }
 
 /**
@@ -66,12 +67,22 @@ export function soFarText(doc: VerdictDocument | undefined): string {
   return `${v.kind}${v.pid !== undefined ? ` (PID ${v.pid})` : ""}: ${said}`;
 }
 
+/**
+ * "memleak running PID 7784 python3 train.py — 7.4s, 38 samples": the command gives way to the time and the count
+ * (at 80 columns a 40-character command cut them off), and the Ctrl-C hint is left out below 100 columns.
+ */
+function headerLine(s: LiveState, c: ReturnType<typeof palette>, columns: number): string {
+  const before = `memleak ${s.mode === "run" ? "running" : "watching"} PID ${s.rootPid} `;
+  const after = ` — ${formatDuration(s.elapsed)}, ${s.set.samples} samples`;
+  const hint = columns >= 100 ? ` ${c.dim("(Ctrl-C to stop)")}` : "";
+  const room = Math.max(10, Math.min(40, columns - 1 - displayWidth(before + after + hint)));
+  return `${c.bold(before.slice(0, 7))}${before.slice(7)}${c.dim(clip(safeText(s.command), room))}${after}${hint}`;
+}
+
 export function renderLive(s: LiveState, color: boolean, columns = 100): string {
   const c = palette(color);
   const lines: string[] = [];
-  lines.push(
-    `${c.bold("memleak")} ${s.mode === "run" ? "running" : "watching"} PID ${s.rootPid} ${c.dim(truncate(safeText(s.command), 40))} — ${formatDuration(s.elapsed)}, ${s.set.samples} samples ${c.dim("(Ctrl-C to stop)")}`,
-  );
+  lines.push(headerLine(s, c, columns));
   const w = layout(columns);
   lines.push(c.dim(`${"PID".padEnd(8)}${"command".padEnd(w.name)}${"RSS".padStart(10)}${"USS".padStart(10)}${"anon".padStart(10)}${"Δ anon".padStart(11)}  anon over time`));
   const live = new Set(s.latest?.processes.map((p) => p.pid) ?? []);
@@ -81,7 +92,7 @@ export function renderLive(s: LiveState, color: boolean, columns = 100): string 
     const anon = ps.metrics.anon?.ys;
     const lastUss = ps.metrics.uss?.last();
     lines.push(
-      `${String(ps.pid).padEnd(8)}${truncate(safeText(s.commands.get(ps.pid) ?? ps.comm), w.name - 1).padEnd(w.name)}${formatBytes(p.rss).padStart(10)}${formatBytes(lastUss).padStart(10)}${formatBytes(p.anon).padStart(10)}${delta(anon).padStart(11)}  ${spark(anon ?? [], w.spark)}`,
+      `${String(ps.pid).padEnd(8)}${fit(clip(safeText(s.commands.get(ps.pid) ?? ps.comm), w.name - 1), w.name)}${formatBytes(p.rss).padStart(10)}${formatBytes(lastUss).padStart(10)}${formatBytes(p.anon).padStart(10)}${delta(anon).padStart(11)}  ${spark(anon ?? [], w.spark)}`,
     );
     if (lines.length > 14) {
       lines.push(c.dim(`… and ${live.size - 12} more`));
@@ -101,7 +112,9 @@ export function renderLive(s: LiveState, color: boolean, columns = 100): string 
     );
   }
   lines.push(`${c.bold("so far:")} ${truncate(safeText(soFarText(s.soFar)), Math.max(20, columns - 9))}`);
-  return lines.map((l) => truncateVisible(l, columns)).join("\n");
+  // Every line one column short of the terminal, measured as the terminal does (string-width: colour takes none, CJK
+  // two): a line that fills the last column wraps on some terminals, and a wrapped line is a row the redraw misses.
+  return lines.map((l) => clip(l, columns - 1)).join("\n");
 }
 
 /** One line for logs: no cursor tricks, a few numbers, the verdict so far. */
@@ -115,9 +128,4 @@ export function renderProgress(s: LiveState): string {
   if (usage?.length) parts.push(`cgroup ${formatBytes(usage[usage.length - 1])} (${delta(usage)})`);
   parts.push(`so far: ${s.soFar ? s.soFar.verdict.kind + (s.soFar.verdict.pid !== undefined ? ` (PID ${s.soFar.verdict.pid})` : "") : "collecting"}`);
   return parts.join(", ");
-}
-
-/** Moves the cursor up over the previous block and clears it, so the next block draws in its place. */
-export function redrawPrefix(previousLines: number): string {
-  return previousLines > 0 ? `\x1b[${previousLines}F\x1b[J` : "";
 }

@@ -1,3 +1,5 @@
+import { minGrowth } from "../growth-floor.js";
+
 /** A series as one line of block characters, scaled to its own min..max (or an ASCII ramp for terminals without Unicode). */
 const BLOCKS = "▁▂▃▄▅▆▇█";
 const ASCII = "_.-~=*#@";
@@ -28,4 +30,13 @@ export function sparkline(values: readonly number[], width = 24, ascii = false, 
   }
   const span = Math.max(max - min, minSpan);
   return buckets.map((v) => chars[span === 0 ? 0 : Math.min(chars.length - 1, Math.floor(((v - min) / span) * chars.length))]).join("");
+}
+
+/**
+ * The smallest range a memory sparkline's height stands for: the growth floor at the series' peak (growth-floor.ts,
+ * 2 MiB or 2% of the level). Growth the analysis would not call growth stays on the bottom row: scaled to its own
+ * min..max, or to 4% of a 4 MiB level, 76 KiB of noise on a process judged stable drew a hill.
+ */
+export function memorySpan(values: readonly number[]): number {
+  return minGrowth(values.reduce((m, v) => Math.max(m, Math.abs(v)), 0));
 }

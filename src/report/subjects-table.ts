@@ -8,7 +8,7 @@ import type { Column } from "../analysis/column.js";
 import type { ProcessSeries, SeriesSet } from "../analysis/series.js";
 import type { Finding, MetricName, VerdictDocument } from "../analysis/types.js";
 import { formatBytes } from "../units.js";
-import { sparkline } from "./sparkline.js";
+import { memorySpan, sparkline } from "./sparkline.js";
 import { safeText } from "../safe-text.js";
 import { processKey } from "../process-key.js";
 import { clip, displayWidth } from "./text-width.js";
@@ -34,10 +34,15 @@ function rowFor(label: string, metric: MetricName, f: Finding | undefined, col: 
   const row: Row = { label, metric, ...(f && { finding: f }) };
   const e = f?.evidence ?? {};
   if (col && col.length > 0) {
-    row.values = col.ys;
     let i = col.xs.findIndex((x) => x >= warmup);
     if (i < 0) i = 0;
     const ys = col.ys.slice(i);
+    // The sparkline draws the window the numbers beside it count: the finding's own (its last windowSeconds, to 0.1 s)
+    // when it has one, else after warm-up. With the process's start-up in it, a process judged stable on +136 KiB
+    // drew a full-height hill (28 KiB at its first sample, 8.6 MiB a second later).
+    const window = num(e.windowSeconds);
+    const from = window !== undefined ? col.xs[col.length - 1]! - window - 0.05 : warmup;
+    row.values = col.ys.slice(Math.max(0, col.xs.findIndex((x) => x >= from)));
     row.start = ys[0];
     row.end = ys[ys.length - 1];
     row.peak = ys.reduce((m, y) => (y > m ? y : m), -Infinity);
@@ -170,9 +175,8 @@ function table(rows: Row[], c: ChalkInstance, columns: number, ascii: boolean): 
     const cells = cols.map((col, i) => (i === 0 ? colour(cellText(col, safeText(col.cell(r)))) : cellText(col, col.cell(r))));
     let line = cells.join(" ");
     if (spark > 0 && r.values && r.values.length > 1) {
-      const peak = r.values.reduce((m, y) => Math.max(m, Math.abs(y)), 0);
-      // Scale to at least 4% of the level, so a few KiB of noise on a flat process does not fill the whole height.
-      line += "  " + colour(sparkline(r.values, spark, ascii, 0.04 * peak));
+      // Scaled to at least the growth floor, so a few KiB of noise on a flat process does not fill the whole height.
+      line += "  " + colour(sparkline(r.values, spark, ascii, memorySpan(r.values)));
     }
     out.push(line.trimEnd());
   }

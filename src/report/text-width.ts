@@ -1,20 +1,28 @@
 /**
- * Measuring and wrapping terminal text so every line fits `columns`: colour codes take no width, and a word longer
- * than the line (a cgroup path) is broken where the line ends.
+ * Measuring, cutting and wrapping terminal text so every line fits `columns`: colour codes take no width, and a word
+ * longer than the line (a cgroup path) is broken where the line ends.
  */
 
-// eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-9;]*m/g;
+import cliTruncate from "cli-truncate";
+import stringWidth from "string-width";
 
-/** Columns a line takes: ANSI colour codes take none; every other code point one (CJK in a command line is the rare exception). */
+/**
+ * Columns a line takes on a terminal (string-width): colour codes take none, CJK and emoji two. Counting code points
+ * instead put a CJK command line past the edge of an 80-column terminal, where it wrapped.
+ */
 export function displayWidth(text: string): number {
-  return [...text.replace(ANSI, "")].length;
+  return stringWidth(text);
 }
 
-/** Cut to `width` columns, with "…" where it was cut. */
+/** Cut to `width` columns, with "…" where it was cut; colour codes are kept and closed (cli-truncate). */
 export function clip(text: string, width: number): string {
-  const cps = [...text];
-  return cps.length <= width ? text : cps.slice(0, Math.max(0, width - 1)).join("") + "…";
+  return displayWidth(text) <= width ? text : cliTruncate(text, Math.max(1, width));
+}
+
+/** Exactly `width` columns: cut with "…" when longer, padded with spaces when shorter. */
+export function fit(text: string, width: number): string {
+  const cut = clip(text, width);
+  return cut + " ".repeat(Math.max(0, width - displayWidth(cut)));
 }
 
 /** Word-wraps plain text; a word longer than the line (a path) is broken where the line ends. */

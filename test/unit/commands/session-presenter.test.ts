@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { SeriesBuilder } from "../../../src/analysis/series.js";
 import { liveNames, PROGRESS_EVERY_S, SessionPresenter, type SessionView } from "../../../src/commands/session-presenter.js";
 import { LiveRegion } from "../../../src/report/live-region.js";
+import { displayWidth } from "../../../src/report/text-width.js";
 import type { Sample } from "../../../src/sample.js";
 import type { SamplerTotals } from "../../../src/sampler.js";
 import { fakeIO } from "../../helpers/command-io.js";
@@ -62,6 +63,18 @@ describe("SessionPresenter on a terminal (live view)", () => {
     expect(io.err.slice(drawn).join("")).toContain("memleak: above\n");
     expect(io.err.join("")).toContain("PID 100");
     p.clear();
+  });
+});
+
+describe("SessionPresenter draws for the region's width", () => {
+  it("a terminal that does not say its width: drawn for 80 columns, the width the region cuts at, so nothing wraps", () => {
+    const io = fakeIO({ isTTY: true, columns: undefined, color: true });
+    const p = new SessionPresenter(io, new LiveRegion(io), { mode: "run", rootPid: 100, command: ["python3", "a-command-line-long-enough-to-reach-the-edge.py", "--with", "options"] });
+    p.tick(5, viewCounter().view);
+    // eslint-disable-next-line no-control-regex
+    const lines = io.err.join("").replace(/\x1b\[\?2026[hl]/g, "").split("\n").filter((l) => l !== "");
+    expect(lines.length).toBeGreaterThan(2);
+    for (const line of lines) expect(displayWidth(line), line).toBeLessThan(80);
   });
 });
 

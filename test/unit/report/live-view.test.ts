@@ -5,21 +5,19 @@
 import { describe, expect, it } from "vitest";
 import { SeriesBuilder } from "../../../src/analysis/series.js";
 import { renderLive, renderProgress, soFarText, type LiveState } from "../../../src/report/live.js";
-import { truncate, truncateVisible } from "../../../src/report/style.js";
+import { memorySpan, sparkline } from "../../../src/report/sparkline.js";
+import { displayWidth } from "../../../src/report/text-width.js";
 import { MB, synthesize } from "../../support/synthetic-samples.js";
 
-// eslint-disable-next-line no-control-regex
-const visible = (line: string) => [...line.replace(/\x1b\[[0-9;]*m/g, "")].length;
-
-function state(pssAge?: number): LiveState {
+function state(pssAge?: number, rootCommand = "python3 train.py --config configs/a-rather-long-experiment-name.yaml"): LiveState {
   const samples = synthesize({
     seconds: 30,
     processes: [100, 101, 102].map((pid) => ({ pid, ppid: pid === 100 ? 1 : 100, anon: { shape: { kind: "linear", bytesPerSecond: 1 * MB }, baseline: 60 * MB, noise: 0.1 * MB } })),
   });
   const b = new SeriesBuilder();
   for (const s of samples) b.add(s);
-  const names = new Map([[100, "python3 train.py --config configs/a-rather-long-experiment-name.yaml"], [101, "python3 -c from multiprocessing.spawn import spawn_main"], [102, "pt_data_worker"]]);
-  return { mode: "run", rootPid: 100, command: "python3 train.py --config configs/a-rather-long-experiment-name.yaml", elapsed: 30, set: b.set, latest: samples[samples.length - 1], soFar: undefined, commands: names, pssAge };
+  const names = new Map([[100, rootCommand], [101, "python3 -c from multiprocessing.spawn import spawn_main"], [102, "pt_data_worker"]]);
+  return { mode: "run", rootPid: 100, command: rootCommand, elapsed: 30, set: b.set, latest: samples[samples.length - 1], soFar: undefined, commands: names, pssAge };
 }
 
 describe("the live view fits the terminal", () => {
@@ -28,10 +26,22 @@ describe("the live view fits the terminal", () => {
     [80, false],
     [120, true],
     [40, true],
-  ])("%i columns, colour %s: every line at most that wide", (columns, color) => {
+  ])("%i columns, colour %s: every line shorter than that (a line filling the last column wraps on some terminals)", (columns, color) => {
     const lines = renderLive(state(1.5), color, columns).split("\n");
     expect(lines.length).toBeGreaterThan(4);
-    for (const line of lines) expect(visible(line), line).toBeLessThanOrEqual(columns);
+    for (const line of lines) expect(displayWidth(line), line).toBeLessThan(columns);
+  });
+
+  it("measures as the terminal does: a CJK command line takes two columns a character", () => {
+    const lines = renderLive(state(1.5, "python3 训练模型.py --数据 数据集目录/非常长的实验名称配置文件.yaml"), true, 80).split("\n");
+    for (const line of lines) expect(displayWidth(line), line).toBeLessThan(80);
+    expect(lines.some((l) => l.includes("训练"))).toBe(true);
+  });
+
+  it("at 80 columns the command gives way to the time and the sample count", () => {
+    const [header] = renderLive(state(1.5), true, 80).split("\n");
+    // eslint-disable-next-line no-control-regex
+    expect(header!.replace(/\x1b\[[0-9;]*m/g, "")).toMatch(/^memleak running PID 100 python3 train\.py .*… — 30s, 30 samples$/);
   });
 
   it("says how old PSS is beside Σ PSS, and in the progress line", () => {
@@ -53,21 +63,28 @@ describe("the verdict so far", () => {
   });
 });
 
-describe("cutting coloured text to a width", () => {
-  it("counts only what shows, and resets the colours where it cuts", () => {
-    const dim = (s: string) => `\x1b[2m${s}\x1b[22m`;
-    const line = `${dim("PID     command")} and more text after it`;
-    const cut = truncateVisible(line, 20);
-    expect(visible(cut)).toBe(20);
-    expect(cut.endsWith("…\x1b[0m")).toBe(true);
-    expect(truncateVisible(line, 200)).toBe(line);
-    // Exactly the width: not cut, even with a colour sequence after the last character.
-    expect(truncateVisible(dim("abcde"), 5)).toBe(dim("abcde"));
+describe("the live view's sparklines do not alarm on noise", () => {
+  const KiB = 1024;
+  // A small process judged stable: 76 KiB of wobble around 5 MiB, the case a user saw drawn as a full-height hill.
+  const noisy = Array.from({ length: 120 }, (_, i) => 5 * MB + ((i * 7919) % 77) * KiB);
+
+  it("flat with noise under the growth floor draws flat", () => {
+    expect(sparkline(noisy, 20, false, memorySpan(noisy))).toBe("▁".repeat(20));
   });
 
-  it("is truncate() on plain text", () => {
-    for (const [text, width] of [["hello world", 5], ["hello", 5], ["", 3], ["ab", 1]] as [string, number][]) {
-      expect(truncateVisible(text, width)).toBe(truncate(text, width));
-    }
+  it("growth past the floor still fills the height", () => {
+    const growing = Array.from({ length: 120 }, (_, i) => 5 * MB + i * 40 * KiB);
+    const drawn = sparkline(growing, 20, false, memorySpan(growing));
+    expect(drawn[0]).toBe("▁");
+    expect(drawn.at(-1)).toBe("█");
+  });
+
+  it("in the live view's rows", () => {
+    const samples = synthesize({ seconds: 60, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: 0 }, baseline: 5 * MB, noise: 60 * KiB } }] });
+    const b = new SeriesBuilder();
+    for (const s of samples) b.add(s);
+    const view = renderLive({ mode: "run", rootPid: 100, command: "python3 idle.py", elapsed: 60, set: b.set, latest: samples.at(-1), soFar: undefined, commands: new Map([[100, "python3 idle.py"]]) }, false, 120);
+    const row = view.split("\n").find((l) => l.startsWith("100 "))!;
+    expect(row).toMatch(/ ▁+$/);
   });
 });

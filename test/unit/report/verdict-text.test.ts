@@ -91,5 +91,7 @@ describe("sparkline", () => {
     const row = renderVerdict(doc, false, set, 132).split("\n").find((l) => l.includes(`└ ${stable.pid}`) || l.startsWith(`PID ${stable.pid}`))!;
     // subject, metric, start, end, peak, growth, then "–" where the rate per hour would be
     expect(row).toMatch(/^\S.*\s[+-]?[\d.]+ (B|KiB|MiB)\s+–(\s|$)/);
+    // Nor a hill for a trend: its sparkline is scaled to at least the growth floor, so its noise draws flat.
+    expect(row, row).toMatch(/ ▁+$/);
   });
 });

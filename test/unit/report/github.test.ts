@@ -1,22 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { LiveRegion } from "../../../src/report/live-region.js";
 import { annotations, escapeData, stepSummary } from "../../../src/report/github.js";
 import type { VerdictDocument } from "../../../src/analysis/types.js";
-
-describe("live region", () => {
-  it("prints the command's output above the block and redraws the block below it", () => {
-    const out: string[] = [];
-    const r = new LiveRegion({ stdout: (s) => out.push(`OUT:${s}`), stderr: (s) => out.push(`ERR:${s}`) });
-    r.update("line1\nline2");
-    r.passthrough("stdout", "hello ");
-    expect(out).toEqual(["ERR:line1\nline2\n"]); // a partial line is held back
-    r.passthrough("stdout", "world\n");
-    expect(out.slice(1)).toEqual(["ERR:\x1b[2F\x1b[J", "OUT:hello world\n", "ERR:line1\nline2\n"]);
-    r.passthrough("stderr", "tail without newline");
-    r.clear();
-    expect(out.slice(-2)).toEqual(["ERR:\x1b[2F\x1b[J", "ERR:tail without newline\n"]);
-  });
-});
 
 describe("GitHub Actions output", () => {
   const doc = {

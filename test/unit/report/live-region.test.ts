@@ -1,0 +1,140 @@
+/**
+ * The live region's output as the terminal receives it: the command's complete lines between an erase of the block
+ * and its redraw, its unfinished line (a "\r" progress bar) drawn above the block, every line of the frame shorter
+ * than the terminal. What this output looks like on a real terminal is test/e2e/live-view.test.ts (tmux).
+ */
+import { describe, expect, it } from "vitest";
+import { LiveRegion, settledLine } from "../../../src/report/live-region.js";
+import { displayWidth } from "../../../src/report/text-width.js";
+
+// eslint-disable-next-line no-control-regex
+const SYNC = /\x1b\[\?2026[hl]/g;
+
+function terminal(columns = 80, rows = 24) {
+  const out: { stream: "stdout" | "stderr"; text: string }[] = [];
+  const term = { columns, rows, stdout: (text: string) => out.push({ stream: "stdout", text }), stderr: (text: string) => out.push({ stream: "stderr", text }) };
+  /** Everything written since `from`, as one string, without the synchronized-output brackets. */
+  const since = (from = 0) => out.slice(from).map((w) => w.text.replace(SYNC, "")).join("");
+  return { term, out, since };
+}
+
+/** The text lines of a frame as written (escapes that move the cursor or erase removed). */
+// eslint-disable-next-line no-control-regex
+const textLines = (s: string) => s.replace(/\x1b\[[0-9;]*[A-HJKGf]/g, "").split("\n").filter((l) => l !== "");
+
+describe("the live region", () => {
+  it("prints the command's complete lines above the block and redraws the block below them", () => {
+    const t = terminal();
+    const r = new LiveRegion(t.term);
+    r.update("line1\nline2");
+    expect(t.since()).toBe("line1\nline2\n");
+    const drawn = t.out.length;
+    r.passthrough("stdout", "hello ");
+    r.passthrough("stdout", "world\n");
+    const after = t.out.slice(drawn);
+    // Erased first (on stderr, with the block), then the command's line on its own stream, then the block again.
+    expect(after.map((w) => w.stream)).toEqual(["stderr", "stdout", "stderr"]);
+    expect(after[1]!.text).toBe("hello world\n");
+    expect(textLines(t.since(drawn + 2))).toEqual(["line1", "line2"]);
+  });
+
+  it("erases line by line: no 'erase to the end of the screen' from the block's top, which tmux saves to the scrollback", () => {
+    const t = terminal();
+    const r = new LiveRegion(t.term);
+    for (let i = 0; i < 5; i++) {
+      r.update(`frame ${i}\nsecond line ${i}`);
+      r.passthrough("stderr", `output ${i}\n`);
+    }
+    r.clear();
+    const all = t.since();
+    expect(all).not.toMatch(/\x1b\[\d*J/); // eslint-disable-line no-control-regex
+    expect(all).not.toMatch(/\x1b\[\d*F/); // eslint-disable-line no-control-regex
+    expect(all).toMatch(/\x1b\[2K/); // eslint-disable-line no-control-regex
+  });
+
+  it("shows the command's unfinished line (a \\r progress bar) above the block, as it stands at each redraw", () => {
+    const t = terminal();
+    const r = new LiveRegion(t.term);
+    r.update("block");
+    r.passthrough("stderr", "\r 10%|█         |");
+    r.update("block");
+    expect(textLines(t.since()).slice(-2)).toEqual([" 10%|█         |", "block"]);
+    r.passthrough("stderr", "\r 50%|█████     |\r 60%|██████    |");
+    const before = t.out.length;
+    r.update("block");
+    expect(textLines(t.since(before))).toContain(" 60%|██████    |");
+    expect(t.since(before)).not.toContain("50%");
+    // Its newline: written out once, as it settled, and no longer drawn in the frame.
+    const done = t.out.length;
+    r.passthrough("stderr", "\r100%|██████████|\n");
+    const written = t.out.slice(done).filter((w) => w.text.replace(SYNC, "") === "100%|██████████|\n");
+    expect(written).toHaveLength(1);
+    expect(textLines(t.since(t.out.indexOf(written[0]!) + 1))).toEqual(["block"]);
+  });
+
+  it("says memleak's own lines above the block, apart from the command's unfinished line on stderr", () => {
+    const t = terminal();
+    const r = new LiveRegion(t.term);
+    r.update("block");
+    r.passthrough("stderr", "\r 30%|███       |");
+    const before = t.out.length;
+    r.say("memleak: warning: something\n");
+    expect(t.out.slice(before).map((w) => w.text.replace(SYNC, ""))).toContain("memleak: warning: something\n");
+    expect(textLines(t.since(before)).slice(-2)).toEqual([" 30%|███       |", "block"]);
+    r.passthrough("stderr", "\r100%|██████████|\n");
+    expect(t.out.at(-2)!.text).toBe("100%|██████████|\n");
+  });
+
+  it("cuts an unfinished line to one column short of the terminal, and drops its cursor moves but keeps its colours", () => {
+    const t = terminal(40);
+    const r = new LiveRegion(t.term);
+    r.passthrough("stdout", `\x1b[32m${"x".repeat(100)}\x1b[39m`);
+    r.update("block");
+    const [bar] = textLines(t.since());
+    expect(displayWidth(bar!)).toBe(39);
+    expect(bar).toContain("\x1b[32m");
+    const u = terminal(40);
+    const r2 = new LiveRegion(u.term);
+    r2.passthrough("stdout", "up\x1b[2Aagain\x07");
+    r2.update("block");
+    expect(textLines(u.since())[0]).toBe("upagain");
+  });
+
+  it("after clear(): the block is gone for good, an unfinished line is written out, later output passes straight through", () => {
+    const t = terminal();
+    const r = new LiveRegion(t.term);
+    r.update("block");
+    r.passthrough("stdout", "50%\r60%");
+    r.clear();
+    const cleared = t.out.length;
+    expect(t.out.at(-1)).toEqual({ stream: "stdout", text: "60%\n" });
+    r.update("block again");
+    r.passthrough("stderr", "late\r");
+    expect(t.out.slice(cleared)).toEqual([{ stream: "stderr", text: "late\r" }]);
+  });
+});
+
+describe("a progress bar redrawn for a long time", () => {
+  it("is drawn and written out as its last state, whatever was overwritten before", () => {
+    const t = terminal();
+    const r = new LiveRegion(t.term);
+    r.update("block");
+    for (let i = 0; i < 20_000; i++) r.passthrough("stderr", `\r${i % 7 === 3 ? "long frame of the bar" : "short"} ${i}`);
+    r.passthrough("stderr", "\r");
+    r.update("block");
+    expect(textLines(t.since()).slice(-2)).toEqual(["short 19999", "block"]);
+    r.passthrough("stderr", "\n");
+    expect(t.out.filter((w) => w.stream === "stderr" && w.text === "short 19999\n")).toHaveLength(1);
+  });
+});
+
+describe("settledLine: what a terminal leaves of a line rewritten with \\r", () => {
+  it.each([
+    ["plain", "plain"],
+    ["10%\r50%\r100%", "100%"],
+    ["10%\r100%\r", "100%"],
+    ["windows line\r", "windows line"],
+    ["\r", ""],
+    ["", ""],
+  ])("%j → %j", (line, settled) => expect(settledLine(line)).toBe(settled));
+});

@@ -4,7 +4,7 @@
  * files), through TMPDIR, which the test processes and their children inherit. An interrupted run (Ctrl-C, a killed
  * CI job) cannot clean up after itself, so the next run removes the directories of runs whose process is gone.
  */
-import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -27,6 +27,8 @@ export default function setup(): () => void {
   }
   const own = join(base, `${PREFIX}${process.pid}`);
   mkdirSync(own, { recursive: true });
+  // Like /tmp itself: the tests run memleak as other users too (nobody, in watch-safety.test.ts).
+  chmodSync(own, 0o1777);
   process.env.TMPDIR = own;
   return () => rmSync(own, { recursive: true, force: true });
 }

@@ -566,20 +566,32 @@ def _memleak_gone(sock, timeout):
         return "eof"
 
 
-def _launcher_dead():
-    """Whether the memleak that launched this program (`run` puts its pid in MEMLEAK_PID) has exited: no such
-    process, or a zombie its parent has not reaped yet. Unknown counts as alive: never stop a program on a guess."""
-    try:
-        pid = int(os.environ.get("MEMLEAK_PID", ""))
-    except ValueError:
-        return False
+def _launcher_exited(pid):
+    """No such process, or a zombie its parent has not reaped yet. Unknown counts as alive."""
     try:
         with open("/proc/%d/stat" % pid, "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+            return f.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X")
     except FileNotFoundError:
         return True
     except (OSError, IndexError):
         return False
+
+
+def _launcher_dead(wait=3.0):
+    """Whether the memleak that launched this program (`run` puts its pid in MEMLEAK_PID) has exited. A dying
+    process closes its sockets before it becomes a zombie, so the connection can end a moment before /proc says so:
+    it is given `wait` seconds. Still there after that, it closed this connection on purpose. Never stop a program
+    on a guess."""
+    try:
+        pid = int(os.environ.get("MEMLEAK_PID", ""))
+    except ValueError:
+        return False
+    deadline = time.monotonic() + wait
+    while not _launcher_exited(pid):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def _die_with_memleak():

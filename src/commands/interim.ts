@@ -5,7 +5,7 @@
  */
 import { evaluateGates, type GateResult } from "../gates.js";
 import type { GateOptions } from "../gate-spec.js";
-import { classify, type ClassifyInput } from "../analysis/classify.js";
+import { classify, type ClassifyInput } from "../report/verdict.js";
 import { unpackSet, type PackedSet } from "../analysis/packed-set.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { cpuMark, cpuMsSince } from "../cpu-time.js";

@@ -1,0 +1,46 @@
+/**
+ * What a finding says, as facts. Analysis decides and names each sentence it wants said (`say`: the subject and the
+ * rule's branch) with the numbers and names that sentence needs; report/wording/ turns them into words. Analysis
+ * writes no English and formats no number, so the same facts can be told in full (the verdict), short (the live
+ * view's "so far" line), or in another form later, and the rules can be read without the prose in the way.
+ *
+ * One interface holds every sentence, so that the wording module must word each one (report/wording/index.ts is
+ * typed against it, and a sentence without words does not compile).
+ */
+import type { Rate } from "./types.js";
+
+export interface PhraseFacts {
+  /** Words still written by analysis: a sentence not yet moved to report/wording/. */
+  text: { text: string };
+
+  // classify.ts: findings that explain each other
+  /** A tree's or cgroup's leak that processes' leaks account for. */
+  "reconcile.attributed": { of: Phrase; pids: string };
+  /** Tree or cgroup growth that processes' garbage backlog accounts for: undecided until the next full collection. */
+  "reconcile.backlog-waiting": { subject: "tree" | "cgroup"; growth: number; pids: string };
+  /** …or given back at one. */
+  "reconcile.backlog-released": { subject: "tree" | "cgroup"; growth: number; pids: string };
+  /** Tree or cgroup growth that copying after fork accounts for. */
+  "reconcile.cow": { subject: "tree" | "cgroup"; growth: number; copiers: number; copied: number };
+  /** A shared cgroup's growth that the watched tree does not explain; an artefact's own sentence follows. */
+  "reconcile.outside": { growth: number; rate: Rate | undefined; tree: number; others: number[]; othersAnonGrowth: number | undefined; artefact: Phrase | undefined };
+  /** The cgroup holds processes outside the watched tree. */
+  "cgroup.others": { others: number[] };
+  /** No sample at all. */
+  "verdict.no-samples": Record<string, never>;
+
+  // advice: src/advice/<kind>.md, one section per variant, filled with these facts
+  "advice.insufficient-data": { reason: string } | { backlogPids: string };
+  "advice.cow-tree": { subject: "tree" | "cgroup"; growth: number; copiers: number; copied: number };
+}
+
+export type PhraseName = keyof PhraseFacts;
+
+/** One sentence to be worded: its name and its facts. */
+export type Phrase = { [K in PhraseName]: { say: K; facts: PhraseFacts[K] } }[PhraseName];
+
+/** A phrase, typed by its name. */
+export const phrase = <K extends PhraseName>(say: K, facts: PhraseFacts[K]): Phrase => ({ say, facts }) as Phrase;
+
+/** Words analysis still writes itself (see PhraseFacts.text). */
+export const text = (t: string): Phrase => phrase("text", { text: t });

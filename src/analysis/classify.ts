@@ -246,7 +246,7 @@ export function judge(input: ClassifyInput): Judgement {
     if (subject.type === "process") findings.push(asJudged(analyzeProcess(ps, subject, ctx, copy)));
   }
   if (set.processes.size > 1) {
-    const tree = judgedOrNone(analyzeTree(set, ctx));
+    const tree = analyzeTree(set, ctx);
     if (tree) {
       if (shortLived > 0) tree.evidence.shortLivedProcesses = shortLived;
       findings.push(tree);

@@ -7,7 +7,7 @@
  * One interface holds every sentence, so that the wording module must word each one (report/wording/index.ts is
  * typed against it, and a sentence without words does not compile).
  */
-import type { Rate } from "./types.js";
+import type { MetricName, Rate, Subject } from "./types.js";
 
 export interface PhraseFacts {
   /** Words still written by analysis: a sentence not yet moved to report/wording/. */
@@ -29,10 +29,25 @@ export interface PhraseFacts {
   /** No sample at all. */
   "verdict.no-samples": Record<string, never>;
 
+  // signals/tree.ts
+  "tree.insufficient": { reason: string | undefined };
+  "tree.leak": { metric: MetricName; start: number; end: number; rate: Rate };
+  "tree.plateau": { metric: MetricName; end: number };
+  "tree.stable": { metric: MetricName; start: number; end: number };
+
   // advice: src/advice/<kind>.md, one section per variant, filled with these facts
-  "advice.insufficient-data": { reason: string } | { backlogPids: string };
+  "advice.insufficient-data": { reason: string | undefined } | { backlogPids: string };
+  "advice.leak": LeakAdviceFacts;
+  "advice.plateau": { growth: number; level: number; levelFrom: number | undefined };
+  "advice.stable": { subject: Subject["type"]; metric: MetricName; growth: number; seconds: number; noise: number | undefined };
   "advice.cow-tree": { subject: "tree" | "cgroup"; growth: number; copiers: number; copied: number };
 }
+
+/** What leak.md's sections fill in: the rate, and the process or the tree's process count as the variant needs. */
+export type LeakAdviceFacts =
+  | { variant: "process" | "process-traced" | "worker" | "worker-traced"; rate: Rate; pid: number; ppid: number; command: string }
+  | { variant: "tree"; rate: Rate; processesStart: number; processesEnd: number }
+  | { variant: "cgroup" | "cgroup-shmem"; rate: Rate };
 
 export type PhraseName = keyof PhraseFacts;
 

@@ -4,10 +4,18 @@
  */
 import { advice } from "../../advice/load.js";
 import { formatBytes } from "../../units.js";
+import { formatRate, sinceText } from "../../analysis/evidence.js";
 import { groupName, type Wordings } from "./words.js";
 
-export const ADVICE_WORDS: Wordings<"advice.insufficient-data" | "advice.cow-tree"> = {
+/** How stable.md names what did not grow. */
+const STABLE_METRIC = { process: (m: string) => m, tree: (m: string) => `Σ ${m}`, cgroup: () => "cgroup usage" };
+
+export const ADVICE_WORDS: Wordings<"advice.insufficient-data" | "advice.cow-tree" | "advice.leak" | "advice.plateau" | "advice.stable"> = {
   "advice.insufficient-data": (f) =>
-    advice("insufficient-data", "any", { reason: "reason" in f ? f.reason : `PID ${f.backlogPids} holds garbage cycles waiting for a full collection` }),
+    advice("insufficient-data", "any", { reason: "backlogPids" in f ? `PID ${f.backlogPids} holds garbage cycles waiting for a full collection` : f.reason }),
   "advice.cow-tree": (f) => advice("cow", "tree", { subject: groupName(f.subject), growth: formatBytes(f.growth), copiers: f.copiers, copied: formatBytes(f.copied) }),
+  "advice.leak": (f) => advice("leak", f.variant, { ...f, rate: formatRate(f.rate) }),
+  "advice.plateau": (f) => advice("plateau", "any", { growth: formatBytes(f.growth), level: formatBytes(f.level), levelFrom: sinceText(f.levelFrom) }),
+  "advice.stable": (f) =>
+    advice("stable", "any", { metric: STABLE_METRIC[f.subject](f.metric), growth: formatBytes(f.growth), duration: `${f.seconds.toFixed(0)} s`, noise: formatBytes(f.noise) }),
 };

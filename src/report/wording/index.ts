@@ -7,10 +7,12 @@ import type { JudgedFinding, Judgement } from "../../analysis/judgement.js";
 import type { Finding, VerdictDocument } from "../../analysis/types.js";
 import { ADVICE_WORDS } from "./advice.js";
 import { RECONCILE_WORDS } from "./reconcile.js";
+import { TREE_WORDS } from "./tree.js";
 import type { Wordings } from "./words.js";
 
 const WORDS: Wordings<PhraseName> = {
   text: (f) => f.text,
+  ...TREE_WORDS,
   ...RECONCILE_WORDS,
   ...ADVICE_WORDS,
 };

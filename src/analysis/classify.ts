@@ -254,7 +254,7 @@ export function judge(input: ClassifyInput): Judgement {
   }
   if (input.cgroup) {
     const { others, othersAnonGrowth, path, version } = input.cgroup;
-    const cg = judgedOrNone(analyzeCgroup(set, { type: "cgroup", path, version }, ctx, [...set.processes.values()].flatMap((ps) => ownArrival(ps) ?? [])));
+    const cg = analyzeCgroup(set, { type: "cgroup", path, version }, ctx, [...set.processes.values()].flatMap((ps) => ownArrival(ps) ?? []));
     if (cg && others && others.length > 0) {
       cg.caveats.push(phrase("cgroup.others", { others }));
       cg.evidence.otherProcessesInCgroup = others.length;
@@ -301,5 +301,3 @@ function asJudged(f: Finding): JudgedFinding {
     Object.entries(f).map(([k, v]) => [k, k === "summary" ? text(f.summary) : k === "advice" ? advice : k === "caveats" ? f.caveats.map(text) : v]),
   ) as unknown as JudgedFinding;
 }
-
-const judgedOrNone = (f: Finding | undefined) => f && asJudged(f);

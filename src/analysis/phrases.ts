@@ -35,12 +35,51 @@ export interface PhraseFacts {
   "tree.plateau": { metric: MetricName; end: number };
   "tree.stable": { metric: MetricName; start: number; end: number };
 
+  // signals/cgroup.ts
+  "cgroup.insufficient": { path: string; reason: string | undefined };
+  "cgroup.stable": CgroupUsageFacts;
+  "cgroup.leak": CgroupUsageFacts & { rate: Rate };
+  "cgroup.plateau": CgroupUsageFacts & { growth: number };
+  "cgroup.shmem": { shmem: number | undefined };
+  "cgroup.artefact": ArtefactFacts;
+  /** memleak's agents' memory, taken out of the usage judged. */
+  "cgroup.agents": { bytes: number; processes: number };
+
   // advice: src/advice/<kind>.md, one section per variant, filled with these facts
   "advice.insufficient-data": { reason: string | undefined } | { backlogPids: string };
   "advice.leak": LeakAdviceFacts;
+  "advice.cgroup-artefact": Omit<ArtefactFacts, "cache" | "processesMetric"> & {
+    /** Page cache growth, when memory.stat reports it; the processes' mapped files' growth; dirty pages at the end. */
+    cache: number | undefined;
+    mapped: number | undefined;
+    dirty: number | undefined;
+    treeMetric: MetricName;
+  };
   "advice.plateau": { growth: number; level: number; levelFrom: number | undefined };
   "advice.stable": { subject: Subject["type"]; metric: MetricName; growth: number; seconds: number; noise: number | undefined };
   "advice.cow-tree": { subject: "tree" | "cgroup"; growth: number; copiers: number; copied: number };
+}
+
+/** The cgroup's usage as judged (memleak's agents taken out, when they were). */
+export interface CgroupUsageFacts {
+  start: number;
+  end: number;
+  agentsTakenOut: boolean;
+}
+
+/** Cgroup growth that page cache or kernel memory explains, and what the processes did meanwhile. */
+export interface ArtefactFacts {
+  variant: "kernel" | "mapped-file" | "page-cache";
+  usage: number;
+  processes: number | undefined;
+  /** What the processes' growth was measured in (the tree's metric), when they were measured. */
+  processesMetric: MetricName | undefined;
+  kernel: number | undefined;
+  cache: number;
+  /** The mapped files, as the evidence lists them (signals/mapped.ts), for a mapped-file artefact. */
+  files: string | undefined;
+  wsStart: number | undefined;
+  wsEnd: number | undefined;
 }
 
 /** What leak.md's sections fill in: the rate, and the process or the tree's process count as the variant needs. */

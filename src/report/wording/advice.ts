@@ -10,7 +10,7 @@ import { groupName, type Wordings } from "./words.js";
 /** How stable.md names what did not grow. */
 const STABLE_METRIC = { process: (m: string) => m, tree: (m: string) => `Σ ${m}`, cgroup: () => "cgroup usage" };
 
-export const ADVICE_WORDS: Wordings<"advice.insufficient-data" | "advice.cow-tree" | "advice.leak" | "advice.plateau" | "advice.stable"> = {
+export const ADVICE_WORDS: Wordings<"advice.insufficient-data" | "advice.cow-tree" | "advice.leak" | "advice.plateau" | "advice.stable" | "advice.cgroup-artefact"> = {
   "advice.insufficient-data": (f) =>
     advice("insufficient-data", "any", { reason: "backlogPids" in f ? `PID ${f.backlogPids} holds garbage cycles waiting for a full collection` : f.reason }),
   "advice.cow-tree": (f) => advice("cow", "tree", { subject: groupName(f.subject), growth: formatBytes(f.growth), copiers: f.copiers, copied: formatBytes(f.copied) }),
@@ -18,4 +18,18 @@ export const ADVICE_WORDS: Wordings<"advice.insufficient-data" | "advice.cow-tre
   "advice.plateau": (f) => advice("plateau", "any", { growth: formatBytes(f.growth), level: formatBytes(f.level), levelFrom: sinceText(f.levelFrom) }),
   "advice.stable": (f) =>
     advice("stable", "any", { metric: STABLE_METRIC[f.subject](f.metric), growth: formatBytes(f.growth), duration: `${f.seconds.toFixed(0)} s`, noise: formatBytes(f.noise) }),
+  "advice.cgroup-artefact": (f) =>
+    advice("cgroup-artefact", f.variant, {
+      growth: formatBytes(f.usage),
+      pssGrowth: formatBytes(f.processes),
+      cacheGrowth: formatBytes(f.cache),
+      kernelGrowth: formatBytes(f.kernel),
+      slabGrowth: formatBytes(f.kernel),
+      mappedGrowth: formatBytes(f.mapped),
+      pssMetric: `Σ ${f.treeMetric}`,
+      files: f.files ? ` — ${f.files}` : "",
+      workingSetStart: formatBytes(f.wsStart),
+      workingSetEnd: formatBytes(f.wsEnd),
+      dirty: formatBytes(f.dirty),
+    }),
 };

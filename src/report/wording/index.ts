@@ -8,11 +8,13 @@ import type { Finding, VerdictDocument } from "../../analysis/types.js";
 import { ADVICE_WORDS } from "./advice.js";
 import { RECONCILE_WORDS } from "./reconcile.js";
 import { TREE_WORDS } from "./tree.js";
+import { CGROUP_WORDS } from "./cgroup.js";
 import type { Wordings } from "./words.js";
 
 const WORDS: Wordings<PhraseName> = {
   text: (f) => f.text,
   ...TREE_WORDS,
+  ...CGROUP_WORDS,
   ...RECONCILE_WORDS,
   ...ADVICE_WORDS,
 };

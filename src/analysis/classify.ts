@@ -23,7 +23,7 @@ import { ownArrival } from "./signals/own-footprint.js";
 import { backlogOf } from "./signals/gc-backlog.js";
 import { SEVERITY, type AnalysisWindow, type Finding, type VerdictDocument } from "./types.js";
 import type { JudgedFinding, Judgement } from "./judgement.js";
-import { phrase, text } from "./phrases.js";
+import { phrase } from "./phrases.js";
 import type { AgentResults } from "./context.js";
 
 export interface ClassifyInput {
@@ -243,7 +243,7 @@ export function judge(input: ClassifyInput): Judgement {
       continue;
     }
     const subject = processSubject(ps, set.rootPid, commandText(ps.pid, ps.comm, input.commands));
-    if (subject.type === "process") findings.push(asJudged(analyzeProcess(ps, subject, ctx, copy)));
+    if (subject.type === "process") findings.push(analyzeProcess(ps, subject, ctx, copy));
   }
   if (set.processes.size > 1) {
     const tree = analyzeTree(set, ctx);
@@ -265,7 +265,7 @@ export function judge(input: ClassifyInput): Judgement {
 
   for (const f of findings) {
     const early = f.kind === "leak" ? earlyCaveat(f.evidence) : undefined;
-    if (early) f.caveats.push(text(early));
+    if (early) f.caveats.push(early);
   }
   const treeGrows = findings.some((f) => f.subject.type !== "cgroup" && f.kind === "leak");
   const reconciled = reconcile(findings, copiers, set, ctx.from)
@@ -291,13 +291,3 @@ export function judge(input: ClassifyInput): Judgement {
   };
 }
 
-/**
- * A finding a signal still words itself, as facts of the "text" phrase: its keys in the same order (the document's
- * JSON keeps the order the signal wrote them in).
- */
-function asJudged(f: Finding): JudgedFinding {
-  const advice = f.advice === "" ? [] : [text(f.advice)];
-  return Object.fromEntries(
-    Object.entries(f).map(([k, v]) => [k, k === "summary" ? text(f.summary) : k === "advice" ? advice : k === "caveats" ? f.caveats.map(text) : v]),
-  ) as unknown as JudgedFinding;
-}

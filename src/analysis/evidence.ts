@@ -2,6 +2,7 @@
 import { formatBytes, formatDuration } from "../units.js";
 import type { Assessment } from "./assess.js";
 import type { Rate } from "./types.js";
+import { phrase, type Phrase } from "./phrases.js";
 
 export function trendEvidence(a: Assessment, prefix = ""): Record<string, number | string> {
   const e: Record<string, number | string> = {
@@ -36,9 +37,9 @@ export function growthConfidence(a: Assessment): number {
 }
 
 /** What an early call cannot know, for the caveats of a finding whose evidence says it was called early. */
-export function earlyCaveat(evidence: Record<string, unknown>): string | undefined {
+export function earlyCaveat(evidence: Record<string, unknown>): Phrase | undefined {
   if (evidence.calledEarly === undefined) return undefined;
-  return `called early, on ${Number(evidence.windowSeconds).toFixed(0)} s after warm-up (a sequential test, each look held to p ≤ ${String(evidence.earlyAlpha)}): it still grows at the end, but a load that has not finished yet (a dataset read into memory, a model being built) looks the same until it levels off`;
+  return phrase("leak.early", { seconds: Number(evidence.windowSeconds), alpha: String(evidence.earlyAlpha) });
 }
 
 /**

@@ -10,9 +10,6 @@
 import type { MetricName, Rate, Subject } from "./types.js";
 
 export interface PhraseFacts {
-  /** Words still written by analysis: a sentence not yet moved to report/wording/. */
-  text: { text: string };
-
   // classify.ts: findings that explain each other
   /** A tree's or cgroup's leak that processes' leaks account for. */
   "reconcile.attributed": { of: Phrase; pids: string };
@@ -28,6 +25,36 @@ export interface PhraseFacts {
   "cgroup.others": { others: number[] };
   /** No sample at all. */
   "verdict.no-samples": Record<string, never>;
+
+  // signals/process.ts: each sentence starts with the process (PID and command), which the live view leaves out
+  "process.insufficient": ProcessFacts & { reason: string | undefined; waiting?: GcWaitingFacts };
+  "process.retention": ProcessFacts & { anon: number; live: number; mallocInUse: number; mallocFree: number; trimmed: number | undefined };
+  "process.leak": ProcessFacts & LeakFacts;
+  "process.cow": ProcessFacts & { ussStart: number; ussEnd: number; bound: number | undefined; isRoot: boolean };
+  "process.plateau": ProcessFacts & { step: boolean; growth: number; end: number };
+  "process.stable": ProcessFacts & { metric: MetricName; start: number; end: number };
+  /** A leak called early (stats/sequential.ts): what that cannot know. */
+  "leak.early": { seconds: number; alpha: string };
+  /** signals/mapped.ts: resident file pages that grew, as a note, or after a stable or plateau finding's sentence. */
+  "mapped.file-pages": { growth: number; files: string | undefined };
+  "mapped.in-summary": { of: Phrase; growth: number; files: string | undefined };
+  /** signals/own-footprint.ts: memleak's agent's own arrival, taken out. */
+  "own.step": { at: number[]; added: number };
+  /** signals/gc-backlog.ts: memory a full collection gave back. */
+  "gc.released": GcFreedFacts & { growth: number; at: number; lowBefore: number; lowAfter: number };
+  /** signals/unseen.ts: no agent inside the process. */
+  "agent.missing": { why: string; level: number };
+  /** signals/layer.ts: which layer a leak grows in, and what the agent measured. */
+  "layer.tensors": { bytes: number; count: number };
+  "layer.container": { what: string; length: number; itemBytes: number; bytes: number };
+  "layer.small-objects": { blocks: number };
+  "layer.graphs": { graphs: number };
+  "layer.malloc": { native: number; growth: number; nearlyAll: boolean };
+  "layer.torch-tensors-grew": { bytes: number };
+  "layer.torch-tensors-flat": Record<string, never>;
+  "layer.torch-no-census": Record<string, never>;
+  "layer.trace-hint": Record<string, never>;
+  "layer.other-allocator": { name: string };
 
   // signals/tree.ts
   "tree.insufficient": { reason: string | undefined };
@@ -46,7 +73,11 @@ export interface PhraseFacts {
   "cgroup.agents": { bytes: number; processes: number };
 
   // advice: src/advice/<kind>.md, one section per variant, filled with these facts
-  "advice.insufficient-data": { reason: string | undefined } | { backlogPids: string };
+  "advice.insufficient-data": { reason: string | undefined; waiting?: GcWaitingFacts } | { backlogPids: string };
+  "advice.fragmentation": { variant: "process" | "trim"; pid: number; anon: number; live: number; held: number; trimmed: number | undefined };
+  "advice.fragmentation-actions": { arenas: number | undefined };
+  "advice.cow-process": { pid: number; command: string; ussStart: number; ussEnd: number; bound: number | undefined };
+  "advice.no-agent": { pid: number; why: string; level: number };
   "advice.leak": LeakAdviceFacts;
   "advice.cgroup-artefact": Omit<ArtefactFacts, "cache" | "processesMetric"> & {
     /** Page cache growth, when memory.stat reports it; the processes' mapped files' growth; dirty pages at the end. */
@@ -58,6 +89,42 @@ export interface PhraseFacts {
   "advice.plateau": { growth: number; level: number; levelFrom: number | undefined };
   "advice.stable": { subject: Subject["type"]; metric: MetricName; growth: number; seconds: number; noise: number | undefined };
   "advice.cow-tree": { subject: "tree" | "cgroup"; growth: number; copiers: number; copied: number };
+}
+
+/** The process a sentence is about. */
+export interface ProcessFacts {
+  pid: number;
+  /** As the subject shows it (safe text, shortened). */
+  command: string;
+}
+
+export interface LeakFacts {
+  metric: MetricName;
+  start: number;
+  end: number;
+  rate: Rate;
+  peak: number;
+  seconds: number;
+  /** Growth seen in the lows only (stats/envelope.ts). */
+  swings: boolean;
+  /** Called by the early test (stats/sequential.ts). */
+  early: boolean;
+  /** The layer that grew (layer.ts), when one is named. */
+  layer: string | undefined;
+}
+
+/** What the older generations' collections freed in the window (signals/gc-backlog.ts). */
+export interface GcFreedFacts {
+  olderFreed: number;
+  releases: number;
+  largestRelease: number;
+}
+
+/** Growth that may be garbage waiting for a full collection, and how far off the next one is. */
+export interface GcWaitingFacts extends GcFreedFacts {
+  growth: number;
+  /** Generation-1 runs until a full collection is due. */
+  dueIn: number;
 }
 
 /** The cgroup's usage as judged (memleak's agents taken out, when they were). */
@@ -95,6 +162,3 @@ export type Phrase = { [K in PhraseName]: { say: K; facts: PhraseFacts[K] } }[Ph
 
 /** A phrase, typed by its name. */
 export const phrase = <K extends PhraseName>(say: K, facts: PhraseFacts[K]): Phrase => ({ say, facts }) as Phrase;
-
-/** Words analysis still writes itself (see PhraseFacts.text). */
-export const text = (t: string): Phrase => phrase("text", { text: t });

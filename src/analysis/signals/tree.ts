@@ -7,7 +7,7 @@ import { assess, stoppedAt, stoppedGrowth } from "../assess.js";
 import type { Context } from "../context.js";
 import { confidenceFromP, growthConfidence, stableConfidence, trendEvidence } from "../evidence.js";
 import type { JudgedFinding } from "../judgement.js";
-import { phrase, text } from "../phrases.js";
+import { phrase } from "../phrases.js";
 import type { SeriesSet } from "../series.js";
 import type { Finding, MetricName } from "../types.js";
 import { injectedAt, withoutOwnStep, type Injection } from "./own-footprint.js";
@@ -45,7 +45,7 @@ export function analyzeTree(set: SeriesSet, ctx: Context): JudgedFinding | undef
     metric,
     rate: a.rate,
     evidence: { ...trendEvidence(a), processesStart, processesEnd, processesSeen: set.processes.size } as Finding["evidence"],
-    caveats: own ? [text(own)] : [],
+    caveats: own ? [own] : [],
   };
   if (a.shape === "insufficient") {
     const reason = a.reason;

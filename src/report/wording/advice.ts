@@ -5,14 +5,18 @@
 import { advice } from "../../advice/load.js";
 import { formatBytes } from "../../units.js";
 import { formatRate, sinceText } from "../../analysis/evidence.js";
+import type { PhraseName } from "../../analysis/phrases.js";
+import { gcWaitingReason } from "./notes.js";
 import { groupName, type Wordings } from "./words.js";
 
 /** How stable.md names what did not grow. */
 const STABLE_METRIC = { process: (m: string) => m, tree: (m: string) => `Σ ${m}`, cgroup: () => "cgroup usage" };
 
-export const ADVICE_WORDS: Wordings<"advice.insufficient-data" | "advice.cow-tree" | "advice.leak" | "advice.plateau" | "advice.stable" | "advice.cgroup-artefact"> = {
+export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
   "advice.insufficient-data": (f) =>
-    advice("insufficient-data", "any", { reason: "backlogPids" in f ? `PID ${f.backlogPids} holds garbage cycles waiting for a full collection` : f.reason }),
+    advice("insufficient-data", "any", {
+      reason: "backlogPids" in f ? `PID ${f.backlogPids} holds garbage cycles waiting for a full collection` : f.waiting ? gcWaitingReason(f.waiting) : f.reason,
+    }),
   "advice.cow-tree": (f) => advice("cow", "tree", { subject: groupName(f.subject), growth: formatBytes(f.growth), copiers: f.copiers, copied: formatBytes(f.copied) }),
   "advice.leak": (f) => advice("leak", f.variant, { ...f, rate: formatRate(f.rate) }),
   "advice.plateau": (f) => advice("plateau", "any", { growth: formatBytes(f.growth), level: formatBytes(f.level), levelFrom: sinceText(f.levelFrom) }),
@@ -32,4 +36,10 @@ export const ADVICE_WORDS: Wordings<"advice.insufficient-data" | "advice.cow-tre
       workingSetEnd: formatBytes(f.wsEnd),
       dirty: formatBytes(f.dirty),
     }),
+  "advice.fragmentation": (f) =>
+    advice("fragmentation", f.variant, { pid: f.pid, rss: formatBytes(f.anon), live: formatBytes(f.live), held: formatBytes(f.held), trimmed: formatBytes(f.trimmed) }),
+  "advice.fragmentation-actions": (f) => advice("fragmentation", "actions", { arenas: f.arenas ?? "an unknown number: the agent did not report malloc's" }),
+  "advice.cow-process": (f) =>
+    advice("cow", "process", { pid: f.pid, command: f.command, ussStart: formatBytes(f.ussStart), ussEnd: formatBytes(f.ussEnd), parentAnon: formatBytes(f.bound) }),
+  "advice.no-agent": (f) => advice("no-agent", "any", { pid: f.pid, why: f.why, level: formatBytes(f.level) }),
 };

@@ -9,20 +9,31 @@ import { ADVICE_WORDS } from "./advice.js";
 import { RECONCILE_WORDS } from "./reconcile.js";
 import { TREE_WORDS } from "./tree.js";
 import { CGROUP_WORDS } from "./cgroup.js";
-import type { Wordings } from "./words.js";
+import { PROCESS_WORDS } from "./process.js";
+import { NOTE_WORDS } from "./notes.js";
+import { LAYER_WORDS } from "./layer.js";
+import type { Say, Wordings } from "./words.js";
 
 const WORDS: Wordings<PhraseName> = {
-  text: (f) => f.text,
+  ...PROCESS_WORDS,
+  ...NOTE_WORDS,
+  ...LAYER_WORDS,
   ...TREE_WORDS,
   ...CGROUP_WORDS,
   ...RECONCILE_WORDS,
   ...ADVICE_WORDS,
 };
 
-/** The words of one phrase. */
-export function say(p: Phrase): string {
-  return (WORDS[p.say] as (facts: unknown, s: typeof say) => string)(p.facts, say);
+function sayer(short: boolean): Say {
+  const s: Say = Object.assign((p: Phrase) => (WORDS[p.say] as (facts: unknown, s: Say) => string)(p.facts, s), { short });
+  return s;
 }
+
+/** The words of one phrase. */
+export const say = sayer(false);
+
+/** The words of one phrase, a process's sentence without its "PID n (command)" (the live view's "so far" line). */
+export const sayShort = sayer(true);
 
 /** Sections of advice, each worded, joined by a blank line (an empty one left out). */
 export const sayAdvice = (parts: readonly Phrase[]) => parts.map(say).filter(Boolean).join("\n\n");

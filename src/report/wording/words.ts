@@ -1,8 +1,14 @@
 /** The shape of a wording module: one function per phrase, from its facts to its words. */
 import type { Phrase, PhraseFacts, PhraseName } from "../../analysis/phrases.js";
 
-/** Words a phrase (one nested in another's facts, as "the cgroup grows…; <the artefact's own sentence>"). */
-export type Say = (p: Phrase) => string;
+/**
+ * Words a phrase (one nested in another's facts, as "the cgroup grows…; <the artefact's own sentence>"), in full or
+ * in the short form of the live view's "so far" line, whose own words already name the process.
+ */
+export interface Say {
+  (p: Phrase): string;
+  readonly short: boolean;
+}
 
 export type Wordings<K extends PhraseName> = { [N in K]: (facts: PhraseFacts[N], say: Say) => string };
 

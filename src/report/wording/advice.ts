@@ -4,7 +4,7 @@
  */
 import { advice } from "../../advice/load.js";
 import { formatBytes } from "../../units.js";
-import { formatRate, sinceText } from "../../analysis/evidence.js";
+import { formatRate, sinceText } from "./numbers.js";
 import type { PhraseName } from "../../analysis/phrases.js";
 import { gcWaitingReason } from "./notes.js";
 import { groupName, type Wordings } from "./words.js";

@@ -1,6 +1,6 @@
 /** The memory cgroup's sentences (analysis/signals/cgroup.ts). */
 import { formatBytes } from "../../units.js";
-import { formatRate } from "../../analysis/evidence.js";
+import { formatRate } from "./numbers.js";
 import type { ArtefactFacts, CgroupUsageFacts } from "../../analysis/phrases.js";
 import type { Wordings } from "./words.js";
 

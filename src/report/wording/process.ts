@@ -3,7 +3,7 @@
  * what it does; the short form (the live view, whose line already names the process) says only what it does.
  */
 import { formatBytes } from "../../units.js";
-import { formatRate } from "../../analysis/evidence.js";
+import { formatRate } from "./numbers.js";
 import type { LeakFacts, PhraseFacts, ProcessFacts } from "../../analysis/phrases.js";
 import { gcWaitingReason } from "./notes.js";
 import type { Say, Wordings } from "./words.js";

@@ -1,6 +1,6 @@
 /** The sentences of findings that explain each other (analysis/classify.ts reconcile, markOutside). */
 import { formatBytes } from "../../units.js";
-import { formatRate } from "../../analysis/evidence.js";
+import { formatRate } from "./numbers.js";
 import { groupName, pidList, processCount, type Wordings } from "./words.js";
 
 const signed = (bytes: number) => `${bytes >= 0 ? "+" : ""}${formatBytes(bytes)}`;

@@ -1,6 +1,6 @@
 /** The process tree's sentences (analysis/signals/tree.ts). */
 import { formatBytes } from "../../units.js";
-import { formatRate } from "../../analysis/evidence.js";
+import { formatRate } from "./numbers.js";
 import type { Wordings } from "./words.js";
 
 export const TREE_WORDS: Wordings<"tree.insufficient" | "tree.leak" | "tree.plateau" | "tree.stable"> = {

@@ -8,6 +8,8 @@
  *   4. reconcile: tree/cgroup growth that copy-on-write in the workers explains is `cow`, not a leak
  *   5. verdict: highest SEVERITY; ties go to the most specific subject (process, then tree, then cgroup), then to
  *      the higher confidence
+ * What each finding says is facts (phrases.ts): report/wording/ words them, and report/verdict.ts `classify` is the
+ * document users see.
  */
 import { safeText } from "../safe-text.js";
 import { shortCommand } from "../command-text.js";
@@ -197,16 +199,12 @@ function windowOf(set: SeriesSet, warmup: number): AnalysisWindow {
   };
 }
 
-/**
- * The verdict as facts: report/verdict.ts `classify` words it into the document users see (JSON, terminal, HTML).
- * Pure: the series in, the judgement out.
- */
-export function judge(input: ClassifyInput): Judgement {
+/** What every rule reads besides its own series: the warm-up (found on the root's memory) and the agent's results. */
+function contextOf(input: ClassifyInput): Context {
   const { set, options } = input;
-  const rootKey = [...set.processes.keys()].find((k) => set.processes.get(k)!.pid === set.rootPid);
-  const root = rootKey ? set.processes.get(rootKey) : undefined;
+  const root = [...set.processes.values()].find((ps) => ps.pid === set.rootPid);
   const warmup = warmupFor(root?.metrics.anon ?? root?.metrics.rss ?? set.tree.rss, options);
-  const ctx: Context = {
+  return {
     from: warmup,
     warmup,
     duration: set.duration,
@@ -214,7 +212,14 @@ export function judge(input: ClassifyInput): Judgement {
     agentResults: input.agentResults,
     agentMissing: input.agentMissing,
   };
+}
 
+/**
+ * One finding per process that lived long enough to judge (the root always), and the copying of every process alive
+ * at the run's last level (by pid: USS growth), finding or not; `shortLived` counts the processes left unjudged.
+ */
+function judgeProcesses(input: ClassifyInput, ctx: Context): { findings: JudgedFinding[]; copiers: Map<number, number>; shortLived: number } {
+  const { set } = input;
   const all = [...set.processes.values()];
   // Forked relatives overlap in time: a parent alive when its child was last seen, or a child alive at its parent's end.
   const relativesAlive = (ps: (typeof all)[number]) =>
@@ -231,7 +236,7 @@ export function judge(input: ClassifyInput): Judgement {
   // process was alive when that level was read.
   const copiedUntil = lastLevelFrom(set) - RELATIVE_GRACE_INTERVALS * meanInterval(set) - 1e-9;
   let shortLived = set.shortLivedDropped;
-  for (const ps of set.processes.values()) {
+  for (const ps of all) {
     const isRoot = ps.pid === set.rootPid;
     // Copying is a state, read off USS against resident memory: a worker seen too briefly for a finding of its own
     // still explains the tree's growth by what it copied (a 10 s job whose forked workers copy their parent's pages
@@ -245,6 +250,41 @@ export function judge(input: ClassifyInput): Judgement {
     const subject = processSubject(ps, set.rootPid, commandText(ps.pid, ps.comm, input.commands));
     if (subject.type === "process") findings.push(analyzeProcess(ps, subject, ctx, copy));
   }
+  return { findings, copiers, shortLived };
+}
+
+/** The cgroup's finding, with the processes outside the watched tree that share it. */
+function judgeCgroup(set: SeriesSet, cgroup: NonNullable<ClassifyInput["cgroup"]>, ctx: Context): JudgedFinding | undefined {
+  const { others, othersAnonGrowth, path, version } = cgroup;
+  const cg = analyzeCgroup(set, { type: "cgroup", path, version }, ctx, [...set.processes.values()].flatMap((ps) => ownArrival(ps) ?? []));
+  if (cg && others && others.length > 0) {
+    cg.caveats.push(phrase("cgroup.others", { others }));
+    cg.evidence.otherProcessesInCgroup = others.length;
+    if (othersAnonGrowth !== undefined) cg.evidence.otherProcessesAnonGrowth = Math.round(othersAnonGrowth);
+  }
+  return cg;
+}
+
+/** The verdict when there is no finding at all. */
+const noSamples = (set: SeriesSet): JudgedFinding => ({
+  kind: "insufficient-data",
+  confidence: 0,
+  subject: { type: "tree", processes: 0 },
+  metric: "rss",
+  summary: phrase("verdict.no-samples", {}),
+  evidence: { samples: set.samples },
+  advice: [],
+  caveats: [],
+});
+
+/**
+ * The verdict as facts: report/verdict.ts `classify` words it into the document users see (JSON, terminal, HTML).
+ * Pure: the series in, the judgement out.
+ */
+export function judge(input: ClassifyInput): Judgement {
+  const { set } = input;
+  const ctx = contextOf(input);
+  const { findings, copiers, shortLived } = judgeProcesses(input, ctx);
   if (set.processes.size > 1) {
     const tree = analyzeTree(set, ctx);
     if (tree) {
@@ -252,16 +292,8 @@ export function judge(input: ClassifyInput): Judgement {
       findings.push(tree);
     }
   }
-  if (input.cgroup) {
-    const { others, othersAnonGrowth, path, version } = input.cgroup;
-    const cg = analyzeCgroup(set, { type: "cgroup", path, version }, ctx, [...set.processes.values()].flatMap((ps) => ownArrival(ps) ?? []));
-    if (cg && others && others.length > 0) {
-      cg.caveats.push(phrase("cgroup.others", { others }));
-      cg.evidence.otherProcessesInCgroup = others.length;
-      if (othersAnonGrowth !== undefined) cg.evidence.otherProcessesAnonGrowth = Math.round(othersAnonGrowth);
-    }
-    if (cg) findings.push(cg);
-  }
+  const cg = input.cgroup && judgeCgroup(set, input.cgroup, ctx);
+  if (cg) findings.push(cg);
 
   for (const f of findings) {
     const early = f.kind === "leak" ? earlyCaveat(f.evidence) : undefined;
@@ -272,22 +304,6 @@ export function judge(input: ClassifyInput): Judgement {
     .map((f) => (f.subject.type === "cgroup" && input.cgroup ? markOutside(f, input.cgroup.others ?? [], input.cgroup.othersAnonGrowth, treeGrows) : f))
     .sort(compareFindings);
   // The verdict is about the watched processes: growth of a shared cgroup they do not explain never heads it.
-  const verdict: JudgedFinding = reconciled.find((f) => !f.outsideWatchedTree) ?? {
-    kind: "insufficient-data",
-    confidence: 0,
-    subject: { type: "tree", processes: 0 },
-    metric: "rss",
-    summary: phrase("verdict.no-samples", {}),
-    evidence: { samples: set.samples },
-    advice: [],
-    caveats: [],
-  };
-  return {
-    schema: "memleak.verdict/1",
-    verdict,
-    findings: reconciled,
-    target: input.target,
-    window: windowOf(set, warmup),
-  };
+  const verdict = reconciled.find((f) => !f.outsideWatchedTree) ?? noSamples(set);
+  return { schema: "memleak.verdict/1", verdict, findings: reconciled, target: input.target, window: windowOf(set, ctx.warmup) };
 }
-

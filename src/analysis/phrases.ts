@@ -1,8 +1,10 @@
 /**
  * What a finding says, as facts. Analysis decides and names each sentence it wants said (`say`: the subject and the
  * rule's branch) with the numbers and names that sentence needs; report/wording/ turns them into words. Analysis
- * writes no English and formats no number, so the same facts can be told in full (the verdict), short (the live
- * view's "so far" line), or in another form later, and the rules can be read without the prose in the way.
+ * writes no sentence and formats no number for one, so the same facts can be told in full (the verdict), short (the
+ * live view's "so far" line), or in another form later, and the rules can be read without the prose in the way. What
+ * stays text is a fact already: assess.ts's short reasons ("12 samples after warm-up (needs 20)"), and the evidence's
+ * few strings (a layer's name, the mapped files), which the JSON document shows as they are.
  *
  * One interface holds every sentence, so that the wording module must word each one (report/wording/index.ts is
  * typed against it, and a sentence without words does not compile).

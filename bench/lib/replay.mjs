@@ -5,7 +5,7 @@
  */
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { classify } from "../../dist/analysis/classify.js";
+import { classify } from "../../dist/report/verdict.js";
 import { analyseRecording } from "../../dist/commands/analyse-recording.js";
 import { SeriesBuilder } from "../../dist/analysis/series.js";
 import { readRecording } from "../../dist/recording.js";

@@ -7,7 +7,7 @@
  *   - a CI step: a 1 MiB/s leak under `memleak run --fail-on leak --fail-fast` at the default 1 s interval, 10 runs:
  *     when the leak was first called (after its warm-up) and when the job was stopped.
  */
-import { classify } from "../../dist/analysis/classify.js";
+import { classify } from "../../dist/report/verdict.js";
 import { SeriesBuilder } from "../../dist/analysis/series.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -8,9 +8,9 @@
  *   4. reconcile: tree/cgroup growth that copy-on-write in the workers explains is `cow`, not a leak
  *   5. verdict: highest SEVERITY; ties go to the most specific subject (process, then tree, then cgroup), then to
  *      the higher confidence
+ * What each finding says is facts (phrases.ts): report/wording/ words them, and report/verdict.ts `classify` is the
+ * document users see.
  */
-import { formatBytes } from "../units.js";
-import { formatRate } from "./evidence.js";
 import { safeText } from "../safe-text.js";
 import { shortCommand } from "../command-text.js";
 import { minGrowth, tooShortForShapes } from "./assess.js";
@@ -23,8 +23,9 @@ import { analyzeTree } from "./signals/tree.js";
 import { copying } from "./signals/cow.js";
 import { ownArrival } from "./signals/own-footprint.js";
 import { backlogOf } from "./signals/gc-backlog.js";
-import { advice } from "../advice/load.js";
 import { SEVERITY, type AnalysisWindow, type Finding, type VerdictDocument } from "./types.js";
+import type { JudgedFinding, Judgement } from "./judgement.js";
+import { phrase } from "./phrases.js";
 import type { AgentResults } from "./context.js";
 
 export interface ClassifyInput {
@@ -46,7 +47,7 @@ export interface ClassifyInput {
 
 const SUBJECT_ORDER = { process: 0, tree: 1, cgroup: 2 } as const;
 
-export function compareFindings(a: Finding, b: Finding): number {
+export function compareFindings(a: Pick<Finding, "kind" | "subject" | "confidence" | "rate">, b: Pick<Finding, "kind" | "subject" | "confidence" | "rate">): number {
   return (
     SEVERITY[b.kind] - SEVERITY[a.kind] ||
     SUBJECT_ORDER[a.subject.type] - SUBJECT_ORDER[b.subject.type] ||
@@ -65,13 +66,13 @@ function commandText(pid: number, comm: string, commands: Map<number, string[]> 
 }
 
 /** A tree or cgroup leak that a process's leak accounts for says which process. */
-function attributeLeaks(findings: Finding[]): Finding[] {
+function attributeLeaks(findings: JudgedFinding[]): JudgedFinding[] {
   const leaking = findings.filter((f) => f.subject.type === "process" && f.kind === "leak");
   if (leaking.length === 0) return findings;
   const pids = leaking.map((f) => f.pid).join(", ");
   return findings.map((f) =>
     f.subject.type !== "process" && f.kind === "leak" && f.evidence.growthIn !== "shmem"
-      ? { ...f, summary: `${f.summary} — because PID ${pids} grows`, evidence: { ...f.evidence, explainedByPids: pids } }
+      ? { ...f, summary: phrase("reconcile.attributed", { of: f.summary, pids }), evidence: { ...f.evidence, explainedByPids: pids } }
       : f,
   );
 }
@@ -84,9 +85,9 @@ function attributeLeaks(findings: Finding[]): Finding[] {
  * 10 minutes). Not when any process leaks (that leak explains the growth: attributeLeaks), nor for a cgroup other
  * processes share (what they add is no backlog of the watched tree's: markOutside says whose it is).
  */
-function explainBacklogs(findings: Finding[], set: SeriesSet, from: number): Finding[] {
+function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number): JudgedFinding[] {
   if (findings.some((f) => f.subject.type === "process" && f.kind === "leak")) return findings;
-  const explainable = (f: Finding) => f.subject.type !== "process" && f.kind === "leak" && f.evidence.growthIn !== "shmem" && !(Number(f.evidence.otherProcessesInCgroup ?? 0) > 0);
+  const explainable = (f: JudgedFinding) => f.subject.type !== "process" && f.kind === "leak" && f.evidence.growthIn !== "shmem" && !(Number(f.evidence.otherProcessesInCgroup ?? 0) > 0);
   if (!findings.some(explainable)) return findings;
   const backlogs = [...set.processes.values()]
     .filter((ps) => ps.lastSeen >= set.duration - RELATIVE_GRACE_INTERVALS * meanInterval(set) - 1e-9)
@@ -103,12 +104,11 @@ function explainBacklogs(findings: Finding[], set: SeriesSet, from: number): Fin
     if (!explainable(f)) return f;
     const growth = Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
     if (!(growth > 0) || growth - grown >= minGrowth(Number(f.evidence.start ?? 0))) return f;
-    const subject = f.subject.type === "tree" ? "process tree" : "cgroup";
+    const facts = { subject: f.subject.type === "tree" ? ("tree" as const) : ("cgroup" as const), growth, pids };
     const evidence = { ...f.evidence, gcBacklog: waiting ? "waiting" : "released", explainedByPids: pids };
-    const reason = `PID ${pids} holds garbage cycles waiting for a full collection`;
     return waiting
-      ? { ...f, kind: "insufficient-data", confidence: 0, evidence, advice: processAdvice ?? advice("insufficient-data", "any", { reason }), summary: `the ${subject} grows by ${formatBytes(growth)} as ${reason}: the next one decides` }
-      : { ...f, kind: "stable", evidence, advice: processAdvice ?? f.advice, summary: `the ${subject} rose by ${formatBytes(growth)} and came back down when PID ${pids} ran a full garbage collection` };
+      ? { ...f, kind: "insufficient-data", confidence: 0, evidence, advice: processAdvice ?? [phrase("advice.insufficient-data", { backlogPids: pids })], summary: phrase("reconcile.backlog-waiting", facts) }
+      : { ...f, kind: "stable", evidence, advice: processAdvice ?? f.advice, summary: phrase("reconcile.backlog-released", facts) };
   });
 }
 
@@ -120,10 +120,6 @@ function lastLevelFrom(set: SeriesSet): number {
   const xs = set.treeCount.xs;
   return xs[Math.max(0, xs.length - Math.max(3, Math.floor(xs.length / 10)))] ?? 0;
 }
-
-/** "1 process", "3 other processes". */
-const processCount = (n: number, qualifier = "") => `${n} ${qualifier}process${n === 1 ? "" : "es"}`;
-const pidList = (pids: number[]) => `${pids.slice(0, 5).join(", ")}${pids.length > 5 ? ", …" : ""}`;
 
 /**
  * The watched tree must account for at least this share of the cgroup's growth for the growth to count as the tree's.
@@ -151,7 +147,7 @@ export const RELATIVE_GRACE_INTERVALS = 1.5;
  * A cgroup shared with processes outside the watched tree that grows while the tree does not account for the growth:
  * that is the outsiders' (or their page cache's) doing, reported as such, and never the verdict about the watched pid.
  */
-function markOutside(f: Finding, others: number[], othersAnonGrowth: number | undefined, treeGrows: boolean): Finding {
+function markOutside(f: JudgedFinding, others: number[], othersAnonGrowth: number | undefined, treeGrows: boolean): JudgedFinding {
   if (others.length === 0 || f.kind === "stable" || f.kind === "insufficient-data") return f;
   const growth = Number(f.evidence.usageGrowth ?? 0);
   // The page cache of files the watched processes map is theirs too (a model they loaded with mmap).
@@ -160,15 +156,11 @@ function markOutside(f: Finding, others: number[], othersAnonGrowth: number | un
   // allocator's arenas filling, a plateau reached) has stopped, and what goes on growing is the outsiders'.
   const stillTheirs = f.kind === "leak" && !treeGrows;
   if (!(growth > 0) || (tree >= TREE_EXPLAINS * growth && !stillTheirs)) return f;
-  const rate = f.rate ? `, at ${formatRate(f.rate)}` : "";
-  const theirs =
-    othersAnonGrowth !== undefined
-      ? `the ${processCount(others.length, "other ")} in it (PID ${pidList(others)}) account for ${othersAnonGrowth >= 0 ? "+" : ""}${formatBytes(othersAnonGrowth)} of anonymous memory`
-      : `${processCount(others.length, "other ")} share it (PID ${pidList(others)}), whose memory memleak could not read`;
+  const artefact = f.kind === "cgroup-artefact" ? f.summary : undefined;
   return {
     ...f,
     outsideWatchedTree: true,
-    summary: `the cgroup grows by ${formatBytes(growth)}${rate}, but not because of the watched tree (${tree >= 0 ? "+" : ""}${formatBytes(tree)}): ${theirs}${f.kind === "cgroup-artefact" ? `; ${f.summary}` : ""}`,
+    summary: phrase("reconcile.outside", { growth, rate: f.rate, tree, others, othersAnonGrowth, artefact }),
     evidence: (({ explainedByPids: _, ...rest }) => ({ ...rest, outsideWatchedTree: true }))(f.evidence),
   };
 }
@@ -177,7 +169,7 @@ function markOutside(f: Finding, others: number[], othersAnonGrowth: number | un
  * @param copiers USS growth by pid of the judged processes that show copy-on-write's shape (cow.ts `copying`), cow
  *        findings or not: workers that each copy under the per-process floor still add up.
  */
-function reconcile(all: Finding[], copiers: Map<number, number>, set: SeriesSet, from: number): Finding[] {
+function reconcile(all: JudgedFinding[], copiers: Map<number, number>, set: SeriesSet, from: number): JudgedFinding[] {
   const findings = explainBacklogs(attributeLeaks(all), set, from);
   if (copiers.size === 0) return findings;
   const copied = [...copiers.values()].reduce((sum, g) => sum + g, 0);
@@ -186,14 +178,12 @@ function reconcile(all: Finding[], copiers: Map<number, number>, set: SeriesSet,
     if (f.subject.type === "process" || (f.kind !== "leak" && f.kind !== "plateau")) return f;
     const growth = Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
     if (!(growth > 0 && copied >= COW_EXPLAINS_SHARE * growth)) return f;
-    const subject = f.subject.type === "tree" ? "process tree" : "cgroup";
+    const facts = { subject: f.subject.type === "tree" ? ("tree" as const) : ("cgroup" as const), growth, copiers: copiers.size, copied };
     return {
       ...f,
       kind: "cow",
-      summary: `the ${subject} grows by ${formatBytes(growth)} because ${processCount(copiers.size)} ${copiers.size === 1 ? "copies" : "copy"} pages shared after fork (copy-on-write, +${formatBytes(copied)} private): bounded, not a leak`,
-      advice:
-        cowFinding?.advice ??
-        advice("cow", "tree", { subject, growth: formatBytes(growth), copiers: copiers.size, copied: formatBytes(copied) }),
+      summary: phrase("reconcile.cow", facts),
+      advice: cowFinding?.advice ?? [phrase("advice.cow-tree", facts)],
       evidence: { ...f.evidence, copyOnWriteGrowth: Math.round(copied), copyOnWritePids: [...copiers.keys()].join(",") },
     };
   });
@@ -209,12 +199,12 @@ function windowOf(set: SeriesSet, warmup: number): AnalysisWindow {
   };
 }
 
-export function classify(input: ClassifyInput): VerdictDocument {
+/** What every rule reads besides its own series: the warm-up (found on the root's memory) and the agent's results. */
+function contextOf(input: ClassifyInput): Context {
   const { set, options } = input;
-  const rootKey = [...set.processes.keys()].find((k) => set.processes.get(k)!.pid === set.rootPid);
-  const root = rootKey ? set.processes.get(rootKey) : undefined;
+  const root = [...set.processes.values()].find((ps) => ps.pid === set.rootPid);
   const warmup = warmupFor(root?.metrics.anon ?? root?.metrics.rss ?? set.tree.rss, options);
-  const ctx: Context = {
+  return {
     from: warmup,
     warmup,
     duration: set.duration,
@@ -222,7 +212,14 @@ export function classify(input: ClassifyInput): VerdictDocument {
     agentResults: input.agentResults,
     agentMissing: input.agentMissing,
   };
+}
 
+/**
+ * One finding per process that lived long enough to judge (the root always), and the copying of every process alive
+ * at the run's last level (by pid: USS growth), finding or not; `shortLived` counts the processes left unjudged.
+ */
+function judgeProcesses(input: ClassifyInput, ctx: Context): { findings: JudgedFinding[]; copiers: Map<number, number>; shortLived: number } {
+  const { set } = input;
   const all = [...set.processes.values()];
   // Forked relatives overlap in time: a parent alive when its child was last seen, or a child alive at its parent's end.
   const relativesAlive = (ps: (typeof all)[number]) =>
@@ -233,13 +230,13 @@ export function classify(input: ClassifyInput): VerdictDocument {
         q.firstSeen <= ps.lastSeen &&
         q.lastSeen >= ps.lastSeen - RELATIVE_GRACE_INTERVALS * meanInterval(set) - 1e-9,
     );
-  const findings: Finding[] = [];
+  const findings: JudgedFinding[] = [];
   const copiers = new Map<number, number>();
   // What a process copied is freed when it exits: it explains the tree's and the cgroup's last level only if the
   // process was alive when that level was read.
   const copiedUntil = lastLevelFrom(set) - RELATIVE_GRACE_INTERVALS * meanInterval(set) - 1e-9;
   let shortLived = set.shortLivedDropped;
-  for (const ps of set.processes.values()) {
+  for (const ps of all) {
     const isRoot = ps.pid === set.rootPid;
     // Copying is a state, read off USS against resident memory: a worker seen too briefly for a finding of its own
     // still explains the tree's growth by what it copied (a 10 s job whose forked workers copy their parent's pages
@@ -253,6 +250,41 @@ export function classify(input: ClassifyInput): VerdictDocument {
     const subject = processSubject(ps, set.rootPid, commandText(ps.pid, ps.comm, input.commands));
     if (subject.type === "process") findings.push(analyzeProcess(ps, subject, ctx, copy));
   }
+  return { findings, copiers, shortLived };
+}
+
+/** The cgroup's finding, with the processes outside the watched tree that share it. */
+function judgeCgroup(set: SeriesSet, cgroup: NonNullable<ClassifyInput["cgroup"]>, ctx: Context): JudgedFinding | undefined {
+  const { others, othersAnonGrowth, path, version } = cgroup;
+  const cg = analyzeCgroup(set, { type: "cgroup", path, version }, ctx, [...set.processes.values()].flatMap((ps) => ownArrival(ps) ?? []));
+  if (cg && others && others.length > 0) {
+    cg.caveats.push(phrase("cgroup.others", { others }));
+    cg.evidence.otherProcessesInCgroup = others.length;
+    if (othersAnonGrowth !== undefined) cg.evidence.otherProcessesAnonGrowth = Math.round(othersAnonGrowth);
+  }
+  return cg;
+}
+
+/** The verdict when there is no finding at all. */
+const noSamples = (set: SeriesSet): JudgedFinding => ({
+  kind: "insufficient-data",
+  confidence: 0,
+  subject: { type: "tree", processes: 0 },
+  metric: "rss",
+  summary: phrase("verdict.no-samples", {}),
+  evidence: { samples: set.samples },
+  advice: [],
+  caveats: [],
+});
+
+/**
+ * The verdict as facts: report/verdict.ts `classify` words it into the document users see (JSON, terminal, HTML).
+ * Pure: the series in, the judgement out.
+ */
+export function judge(input: ClassifyInput): Judgement {
+  const { set } = input;
+  const ctx = contextOf(input);
+  const { findings, copiers, shortLived } = judgeProcesses(input, ctx);
   if (set.processes.size > 1) {
     const tree = analyzeTree(set, ctx);
     if (tree) {
@@ -260,18 +292,8 @@ export function classify(input: ClassifyInput): VerdictDocument {
       findings.push(tree);
     }
   }
-  if (input.cgroup) {
-    const { others, othersAnonGrowth, path, version } = input.cgroup;
-    const cg = analyzeCgroup(set, { type: "cgroup", path, version }, ctx, [...set.processes.values()].flatMap((ps) => ownArrival(ps) ?? []));
-    if (cg && others && others.length > 0) {
-      cg.caveats.push(
-        `the cgroup also holds ${processCount(others.length)} outside the watched tree (PID ${pidList(others)}): its numbers include theirs`,
-      );
-      cg.evidence.otherProcessesInCgroup = others.length;
-      if (othersAnonGrowth !== undefined) cg.evidence.otherProcessesAnonGrowth = Math.round(othersAnonGrowth);
-    }
-    if (cg) findings.push(cg);
-  }
+  const cg = input.cgroup && judgeCgroup(set, input.cgroup, ctx);
+  if (cg) findings.push(cg);
 
   for (const f of findings) {
     const early = f.kind === "leak" ? earlyCaveat(f.evidence) : undefined;
@@ -282,21 +304,6 @@ export function classify(input: ClassifyInput): VerdictDocument {
     .map((f) => (f.subject.type === "cgroup" && input.cgroup ? markOutside(f, input.cgroup.others ?? [], input.cgroup.othersAnonGrowth, treeGrows) : f))
     .sort(compareFindings);
   // The verdict is about the watched processes: growth of a shared cgroup they do not explain never heads it.
-  const verdict: Finding = reconciled.find((f) => !f.outsideWatchedTree) ?? {
-    kind: "insufficient-data",
-    confidence: 0,
-    subject: { type: "tree", processes: 0 },
-    metric: "rss",
-    summary: "no samples: the process exited before memleak could read it",
-    evidence: { samples: set.samples },
-    advice: "",
-    caveats: [],
-  };
-  return {
-    schema: "memleak.verdict/1",
-    verdict,
-    findings: reconciled,
-    target: input.target,
-    window: windowOf(set, warmup),
-  };
+  const verdict = reconciled.find((f) => !f.outsideWatchedTree) ?? noSamples(set);
+  return { schema: "memleak.verdict/1", verdict, findings: reconciled, target: input.target, window: windowOf(set, ctx.warmup) };
 }

@@ -1,7 +1,6 @@
 /** Turning assessments into the numbers a finding shows, and confidence values. */
-import { formatBytes, formatDuration } from "../units.js";
 import type { Assessment } from "./assess.js";
-import type { Rate } from "./types.js";
+import { phrase, type Phrase } from "./phrases.js";
 
 export function trendEvidence(a: Assessment, prefix = ""): Record<string, number | string> {
   const e: Record<string, number | string> = {
@@ -36,9 +35,9 @@ export function growthConfidence(a: Assessment): number {
 }
 
 /** What an early call cannot know, for the caveats of a finding whose evidence says it was called early. */
-export function earlyCaveat(evidence: Record<string, unknown>): string | undefined {
+export function earlyCaveat(evidence: Record<string, unknown>): Phrase | undefined {
   if (evidence.calledEarly === undefined) return undefined;
-  return `called early, on ${Number(evidence.windowSeconds).toFixed(0)} s after warm-up (a sequential test, each look held to p ≤ ${String(evidence.earlyAlpha)}): it still grows at the end, but a load that has not finished yet (a dataset read into memory, a model being built) looks the same until it levels off`;
+  return phrase("leak.early", { seconds: Number(evidence.windowSeconds), alpha: String(evidence.earlyAlpha) });
 }
 
 /**
@@ -60,20 +59,3 @@ export function stableConfidence(seconds: number): number {
   return Number(Math.min(0.95, 0.5 + (0.45 * seconds) / 600).toFixed(2));
 }
 
-/** "120 s", or, when it is not known, "the start". */
-export function sinceText(seconds: number | undefined): string {
-  return seconds === undefined ? "the start" : `${seconds.toFixed(0)} s`;
-}
-
-export function formatRate(rate: Rate | undefined): string {
-  if (!rate) return "–";
-  const perMin = rate.bytesPerSecond * 60;
-  const abs = Math.abs(rate.bytesPerSecond);
-  const text = abs >= 2 ** 20 / 10 ? `${formatBytes(rate.bytesPerSecond)}/s` : perMin >= 2 ** 20 / 10 || perMin <= -(2 ** 20) / 10 ? `${formatBytes(perMin)}/min` : `${formatBytes(perMin * 60)}/h`;
-  const pct = rate.percentPerHour;
-  // Past 1000%/h the percentage says nothing more than "fast" (a process that started near zero).
-  const pctText = Math.abs(pct) >= 1000 ? `${pct > 0 ? ">+" : "<-"}1000%/h` : `${pct >= 0 ? "+" : ""}${pct.toFixed(Math.abs(pct) < 10 ? 1 : 0)}%/h`;
-  return `${text} (${pctText})`;
-}
-
-export { formatBytes, formatDuration };

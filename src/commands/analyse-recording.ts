@@ -6,7 +6,7 @@
 import { parseAgentMessage } from "../agent/messages.js";
 import type { TraceResult, TrimResult } from "../analysis/agent-results.js";
 import { readRecording, type RecordingContents } from "../recording.js";
-import { classify } from "../analysis/classify.js";
+import { classify } from "../report/verdict.js";
 import { SeriesBuilder, type SeriesSet } from "../analysis/series.js";
 import type { VerdictDocument } from "../analysis/types.js";
 

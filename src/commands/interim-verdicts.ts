@@ -3,6 +3,7 @@
  * what it was, --fail-fast's watch over its gates, and the history that says when it settled on the final verdict.
  */
 import type { ClassifyInput } from "../analysis/classify.js";
+import type { JudgedFinding } from "../analysis/judgement.js";
 import { packSet } from "../analysis/packed-set.js";
 import { interimView, type SeriesSet } from "../analysis/series.js";
 import type { VerdictDocument } from "../analysis/types.js";
@@ -60,8 +61,8 @@ export type Analyst = Pick<InterimAnalyst, "busy" | "request" | "close">;
 export type MakeAnalyst = (onResult: (r: InterimResult, at: number) => void, onError: (message: string) => void) => Analyst;
 
 export class InterimVerdicts {
-  /** The latest verdict so far, for the live view. */
-  soFar: VerdictDocument | undefined;
+  /** The latest verdict so far, for the live view (as facts: it words them its own way). */
+  soFar: JudgedFinding | undefined;
   private readonly history: { t: number; key: string }[] = [];
   private readonly failFast: FailFast | undefined;
   private readonly analyst: Analyst;
@@ -116,7 +117,7 @@ export class InterimVerdicts {
   private received(r: InterimResult, at: number): void {
     // Sampling is over: a verdict still in flight must not fire a gate the final verdict did not fail.
     if (this.wakeup.stopped) return;
-    this.soFar = r.doc;
+    this.soFar = r.verdict;
     this.history.push({ t: at, key: verdictKey(r.doc) });
     this.lastCost = r.costMs / 1000 + this.preparedCost;
     const failed = this.failFast?.check(at, r.gates);

@@ -5,7 +5,9 @@
  */
 import { evaluateGates, type GateResult } from "../gates.js";
 import type { GateOptions } from "../gate-spec.js";
-import { classify, type ClassifyInput } from "../analysis/classify.js";
+import { judge, type ClassifyInput } from "../analysis/classify.js";
+import type { JudgedFinding } from "../analysis/judgement.js";
+import { renderVerdict } from "../report/wording/index.js";
 import { unpackSet, type PackedSet } from "../analysis/packed-set.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { cpuMark, cpuMsSince } from "../cpu-time.js";
@@ -17,6 +19,8 @@ export interface InterimJob {
 
 export interface InterimResult {
   doc: VerdictDocument;
+  /** The verdict as facts: the live view words it in its own, shorter way (report/live.ts soFarText). */
+  verdict: JudgedFinding;
   gates: GateResult[];
   /**
    * Milliseconds of CPU the verdict took, of the whole process (process.cpuUsage sums every thread): V8's helper
@@ -30,7 +34,8 @@ export interface InterimResult {
 export function runInterim(job: InterimJob): InterimResult {
   const started = cpuMark();
   const set = unpackSet(job.input.set);
-  const doc = classify({ ...job.input, set });
+  const judgement = judge({ ...job.input, set });
+  const doc = renderVerdict(judgement);
   const gates = evaluateGates(doc, set, job.gates);
-  return { doc, gates, costMs: cpuMsSince(started) };
+  return { doc, verdict: judgement.verdict, gates, costMs: cpuMsSince(started) };
 }

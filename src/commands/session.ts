@@ -7,7 +7,7 @@
  * (session-presenter.ts), the verdict so far (interim-verdicts.ts), the cgroup's other processes
  * (cgroup-outsiders.ts). This file only says when each is told what.
  */
-import { classify, type ClassifyInput } from "../analysis/classify.js";
+import { classify, type ClassifyInput } from "../report/verdict.js";
 import { SeriesBuilder } from "../analysis/series.js";
 import { DEFAULT_CAPACITY } from "../analysis/column.js";
 import type { SamplingFacts, VerdictDocument } from "../analysis/types.js";

@@ -4,7 +4,7 @@
  * workflow-command syntax requires.
  */
 import type { VerdictDocument } from "../analysis/types.js";
-import { formatRate } from "../analysis/evidence.js";
+import { formatRate } from "./wording/numbers.js";
 import { formatDuration } from "../units.js";
 import { truncate } from "./style.js";
 import { safeText } from "../safe-text.js";

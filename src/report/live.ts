@@ -3,7 +3,8 @@
  * subject, the verdict so far); in a log, one progress line every few seconds.
  */
 import type { SeriesSet } from "../analysis/series.js";
-import type { VerdictDocument } from "../analysis/types.js";
+import type { JudgedFinding } from "../analysis/judgement.js";
+import { sayShort } from "./wording/index.js";
 import type { Sample } from "../sample.js";
 import { formatBytes, formatDuration } from "../units.js";
 import { memorySpan, sparkline } from "./sparkline.js";
@@ -18,7 +19,8 @@ export interface LiveState {
   elapsed: number;
   set: SeriesSet;
   latest: Sample | undefined;
-  soFar: VerdictDocument | undefined;
+  /** The verdict so far, as facts (commands/interim.ts). */
+  soFar: JudgedFinding | undefined;
   commands: Map<number, string>;
   /** The oldest PSS/USS of the latest sample, seconds (read under --pss-every and --smaps-budget). */
   pssAge?: number | undefined;
@@ -57,14 +59,12 @@ function delta(values: readonly number[] | undefined): string {
   return `${d >= 0 ? "+" : ""}${formatBytes(d)}`;
 }
 
-export function soFarText(doc: VerdictDocument | undefined): string {
-  if (!doc) return "collecting…";
-  const v = doc.verdict;
-  // A process's summary starts with "PID N (its command)", which the line already names: at 80 columns in tmux the
-  // command left no room for what the verdict says ("not enough data (garbage cycles may be waiting…" was cut).
-  const who = v.subject.type === "process" ? `PID ${v.subject.pid} (${v.subject.command})` : undefined;
-  const said = who !== undefined && v.summary.startsWith(who) ? v.summary.slice(who.length).replace(/^:?\s*/, "") : v.summary;
-  return `${v.kind}${v.pid !== undefined ? ` (PID ${v.pid})` : ""}: ${said}`;
+export function soFarText(v: JudgedFinding | undefined): string {
+  if (!v) return "collecting…";
+  // A process's sentence in its short form, without "PID N (its command)", which the line already names: at 80
+  // columns in tmux the command left no room for what the verdict says ("not enough data (garbage cycles may be
+  // waiting…" was cut).
+  return `${v.kind}${v.pid !== undefined ? ` (PID ${v.pid})` : ""}: ${sayShort(v.summary)}`;
 }
 
 /**
@@ -126,6 +126,6 @@ export function renderProgress(s: LiveState): string {
   if (pss?.length) parts.push(`Σ PSS ${formatBytes(pss[pss.length - 1])} (${delta(pss)}${s.pssAge !== undefined ? `, ${pssAgeText(s.pssAge)}` : ""})`);
   const usage = s.set.cgroup.cgroup?.ys;
   if (usage?.length) parts.push(`cgroup ${formatBytes(usage[usage.length - 1])} (${delta(usage)})`);
-  parts.push(`so far: ${s.soFar ? s.soFar.verdict.kind + (s.soFar.verdict.pid !== undefined ? ` (PID ${s.soFar.verdict.pid})` : "") : "collecting"}`);
+  parts.push(`so far: ${s.soFar ? s.soFar.kind + (s.soFar.pid !== undefined ? ` (PID ${s.soFar.pid})` : "") : "collecting"}`);
   return parts.join(", ");
 }

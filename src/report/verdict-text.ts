@@ -9,7 +9,7 @@
 import type { ChalkInstance } from "chalk";
 import type { SeriesSet } from "../analysis/series.js";
 import type { Finding, VerdictDocument } from "../analysis/types.js";
-import { formatRate } from "../analysis/evidence.js";
+import { formatRate } from "./wording/numbers.js";
 import { formatBytes, formatDuration } from "../units.js";
 import { markdownBlocks, plainInline } from "./html/markdown.js";
 import { palette } from "./style.js";

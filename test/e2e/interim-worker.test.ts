@@ -3,7 +3,7 @@
  * returns at once, the verdict comes back later, and it is the verdict the main thread would have worked out.
  */
 import { describe, expect, it } from "vitest";
-import { classify } from "../../src/analysis/classify.js";
+import { classify } from "../../src/report/verdict.js";
 import { interimView, SeriesBuilder } from "../../src/analysis/series.js";
 import { MB, synthesize } from "../support/synthetic-samples.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classify } from "../../src/analysis/classify.js";
+import { classify } from "../../src/report/verdict.js";
 import { buildSeries } from "../../src/analysis/series.js";
 import { evaluateGates } from "../../src/gates.js";
 import { parseKinds, type GateOptions } from "../../src/gate-spec.js";

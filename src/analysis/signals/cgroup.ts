@@ -4,13 +4,14 @@
  * the processes' PSS did over the same window, that separates a cgroup accounting artefact (the cgroup grows, the
  * processes do not) from growth the processes explain.
  */
-import { advice } from "../../advice/load.js";
 import { assess, endLevel, levelChange, levels, minGrowth, stoppedAt, stoppedGrowth, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
-import { confidenceFromP, growthConfidence, formatBytes, formatRate, sinceText, stableConfidence, trendEvidence } from "../evidence.js";
+import { confidenceFromP, growthConfidence, stableConfidence, trendEvidence } from "../evidence.js";
+import type { JudgedFinding } from "../judgement.js";
+import { phrase, type ArtefactFacts, type CgroupUsageFacts } from "../phrases.js";
 import { sliceByTime } from "../stats/window.js";
 import type { SeriesSet } from "../series.js";
-import type { Finding, Rate, Subject } from "../types.js";
+import type { Finding, Subject } from "../types.js";
 import { treeMetric } from "./tree.js";
 import { setMappedFilesText } from "./mapped.js";
 import { withoutOwnArrivals, type OwnArrival } from "./own-footprint.js";
@@ -45,8 +46,6 @@ export const MAPPED_SHARE = 0.5;
 /** An artefact's confidence: 0.5 + 0.49 × the share cache and kernel explain (0.99 when they explain all of it). */
 const artefactConfidence = (share: number) => Number(Math.min(0.99, 0.5 + 0.49 * Math.min(1, share)).toFixed(2));
 
-
-
 export interface CgroupBreakdownChange {
   usage: number;
   anon: number | undefined;
@@ -78,13 +77,13 @@ export function breakdownChange(set: SeriesSet, a: Assessment, from: number, usa
 }
 
 /** @param own what memleak's agents added to the watched processes (`watch`): judged without it. */
-export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup" }, ctx: Context, own: readonly OwnArrival[] = []): Finding | undefined {
+export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup" }, ctx: Context, own: readonly OwnArrival[] = []): JudgedFinding | undefined {
   const raw = set.cgroup.cgroup;
   if (!raw) return undefined;
   const col = own.length > 0 ? withoutOwnArrivals(raw, own) : raw;
   const a = assess(col, ctx.from, 0);
   const base = cgroupBase(set, subject, a, own);
-  const usage: UsageFacts = { start: a.start, end: a.end, rate: a.rate, agentsTakenOut: own.length > 0 };
+  const usage: CgroupUsageFacts = { start: a.start, end: a.end, agentsTakenOut: own.length > 0 };
   if (a.shape === "insufficient") return insufficientCgroup(base, subject, a);
   if (a.shape !== "growing" && a.shape !== "plateau" && a.shape !== "step") return stableCgroup(base, a, usage);
 
@@ -112,26 +111,22 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
   return a.shape === "growing" ? anonLeak(base, a, usage) : anonPlateau(base, a, usage);
 }
 
-type CgroupBase = Pick<Finding, "subject" | "metric" | "rate" | "evidence" | "caveats">;
+type CgroupBase = Pick<JudgedFinding, "subject" | "metric" | "rate" | "evidence" | "caveats">;
 
 /** What every cgroup finding carries: the trend, memleak's own footprint, the limit and the OOM kills seen. */
 function cgroupBase(set: SeriesSet, subject: Subject & { type: "cgroup" }, a: Assessment, own: readonly OwnArrival[]): CgroupBase {
   const ownBytes = own.reduce((sum, r) => sum + r.bytes, 0);
-  const base = {
+  const base: CgroupBase = {
     subject,
     metric: "cgroup" as const,
     rate: a.rate,
     evidence: { ...trendEvidence(a), ...(own.length > 0 && { agentFootprint: Math.round(ownBytes) }) } as Finding["evidence"],
-    caveats: own.length > 0 ? [agentsCaveat({ bytes: ownBytes, processes: own.length })] : ([] as string[]),
+    caveats: own.length > 0 ? [phrase("cgroup.agents", { bytes: ownBytes, processes: own.length })] : [],
   };
   if (set.cgroupLimit != null) base.evidence.limit = set.cgroupLimit;
   const oom = set.cgroupOomKills;
   if (oom.length > 1 && oom.last()! > oom.first()!) base.evidence.oomKillsDuringWatch = oom.last()! - oom.first()!;
   return base;
-}
-
-function agentsCaveat(facts: { bytes: number; processes: number }): string {
-  return `memleak's agents added ${formatBytes(facts.bytes)} to ${facts.processes === 1 ? "the process" : `${facts.processes} processes`} it was injected into: judged without it`;
 }
 
 /** Where the usage growth went (memory.stat) and what the processes did meanwhile, each part the cgroup reports. */
@@ -147,89 +142,57 @@ function breakdownEvidence(set: SeriesSet, d: CgroupBreakdownChange): Finding["e
   };
 }
 
-/** The usage judged, as the cgroup's sentences tell it. */
-interface UsageFacts {
-  start: number;
-  end: number;
-  rate: Rate;
-  /** Whether memleak's agents' memory was taken out of the usage. */
-  agentsTakenOut: boolean;
+function insufficientCgroup(base: CgroupBase, subject: Subject & { type: "cgroup" }, a: Assessment): JudgedFinding {
+  const reason = a.reason;
+  return { ...base, kind: "insufficient-data", confidence: 0, summary: phrase("cgroup.insufficient", { path: subject.path, reason }), advice: [phrase("advice.insufficient-data", { reason })] };
 }
 
-// The usage shown is the one judged: say so, since memory.current reads higher by the agents' memory.
-const judgedText = (u: UsageFacts) => (u.agentsTakenOut ? " (memleak's agents taken out)" : "");
-
-function insufficientCgroup(base: CgroupBase, subject: Subject & { type: "cgroup" }, a: Assessment): Finding {
-  const summary = insufficientCgroupSummary({ path: subject.path, reason: a.reason });
-  return { ...base, kind: "insufficient-data", confidence: 0, summary, advice: advice("insufficient-data", "any", { reason: a.reason }) };
-}
-
-function insufficientCgroupSummary(facts: { path: string; reason: string | undefined }): string {
-  return `cgroup ${facts.path}: not enough data (${facts.reason})`;
-}
-
-function stableCgroup(base: CgroupBase, a: Assessment, usage: UsageFacts): Finding {
+function stableCgroup(base: CgroupBase, a: Assessment, usage: CgroupUsageFacts): JudgedFinding {
   return {
     ...base,
     kind: "stable",
     confidence: stableConfidence(a.to - a.from),
-    summary: stableCgroupSummary(usage),
-    advice: advice("stable", "any", { metric: "cgroup usage", growth: formatBytes(a.growth), duration: `${(a.to - a.from).toFixed(0)} s`, noise: formatBytes(a.plateau?.noise) }),
+    summary: phrase("cgroup.stable", usage),
+    advice: [phrase("advice.stable", { subject: "cgroup", metric: "cgroup", growth: a.growth, seconds: a.to - a.from, noise: a.plateau?.noise })],
   };
 }
 
-function stableCgroupSummary(usage: UsageFacts): string {
-  return `the cgroup is stable: usage ${formatBytes(usage.start)} → ${formatBytes(usage.end)}${judgedText(usage)}`;
-}
-
 /** Shared memory that is the larger part of the growth: named, since unlike page cache it is not reclaimable. */
-function shmemGrowth(base: CgroupBase, a: Assessment, d: CgroupBreakdownChange): Finding {
+function shmemGrowth(base: CgroupBase, a: Assessment, d: CgroupBreakdownChange): JudgedFinding {
   base.evidence.growthIn = "shmem";
   return {
     ...base,
     kind: a.shape === "growing" ? "leak" : "plateau",
     confidence: growthConfidence(a),
-    summary: shmemSummary({ shmem: d.shmem }),
-    advice: advice("leak", "cgroup-shmem", { rate: formatRate(a.rate) }),
+    summary: phrase("cgroup.shmem", { shmem: d.shmem }),
+    advice: [phrase("advice.leak", { variant: "cgroup-shmem", rate: a.rate })],
   };
 }
 
-function shmemSummary(facts: { shmem: number | undefined }): string {
-  return `the cgroup's shared memory (tmpfs, /dev/shm) grows: +${formatBytes(facts.shmem)}; it is not reclaimable cache`;
-}
-
-function anonLeak(base: CgroupBase, a: Assessment, usage: UsageFacts): Finding {
+function anonLeak(base: CgroupBase, a: Assessment, usage: CgroupUsageFacts): JudgedFinding {
   return {
     ...base,
     kind: "leak",
     confidence: growthConfidence(a),
-    summary: anonLeakSummary(usage),
-    advice: advice("leak", "cgroup", { rate: formatRate(a.rate) }),
+    summary: phrase("cgroup.leak", { ...usage, rate: a.rate }),
+    advice: [phrase("advice.leak", { variant: "cgroup", rate: a.rate })],
   };
 }
 
-function anonLeakSummary(usage: UsageFacts): string {
-  return `the cgroup grows at ${formatRate(usage.rate)}: usage ${formatBytes(usage.start)} → ${formatBytes(usage.end)}${judgedText(usage)}, mostly anonymous memory`;
-}
-
-function anonPlateau(base: CgroupBase, a: Assessment, usage: UsageFacts): Finding {
+function anonPlateau(base: CgroupBase, a: Assessment, usage: CgroupUsageFacts): JudgedFinding {
   const levelFrom = stoppedAt(a);
   if (levelFrom !== undefined) base.evidence.levelFromSeconds = Number(levelFrom.toFixed(1));
   return {
     ...base,
     kind: "plateau",
     confidence: confidenceFromP(a.plateau?.p ?? a.p),
-    summary: anonPlateauSummary({ ...usage, growth: stoppedGrowth(a) }),
-    advice: advice("plateau", "any", { growth: formatBytes(stoppedGrowth(a)), level: formatBytes(a.end), levelFrom: sinceText(levelFrom) }),
+    summary: phrase("cgroup.plateau", { ...usage, growth: stoppedGrowth(a) }),
+    advice: [phrase("advice.plateau", { growth: stoppedGrowth(a), level: a.end, levelFrom })],
   };
 }
 
-function anonPlateauSummary(facts: UsageFacts & { growth: number }): string {
-  return `the cgroup grew by ${formatBytes(facts.growth)}, then levelled off at ${formatBytes(facts.end)}${judgedText(facts)}`;
-}
-
 /** Growth that page cache or kernel memory explains: a cgroup accounting artefact, with the part that grew named. */
-function artefact(set: SeriesSet, base: CgroupBase, d: CgroupBreakdownChange, from: number, share: number): Finding {
+function artefact(set: SeriesSet, base: CgroupBase, d: CgroupBreakdownChange, from: number, share: number): JudgedFinding {
   const ws = set.cgroup["working-set"];
   const cache = d.cache ?? 0;
   const variant = cache < (d.kernel ?? 0) ? "kernel" : (d.mapped ?? 0) >= MAPPED_SHARE * cache && cache > 0 ? "mapped-file" : "page-cache";
@@ -240,50 +203,13 @@ function artefact(set: SeriesSet, base: CgroupBase, d: CgroupBreakdownChange, fr
     if (files) base.evidence.mappedFiles = files;
   }
   const wsStart = ws && ws.length ? levels(sliceByTime({ xs: ws.xs, ys: ws.ys }, from).ys).start : undefined;
-  const wsEnd = endLevel(ws);
-  const facts: ArtefactFacts = { variant, usage: d.usage, processes: d.processes, processesMetric: base.evidence.processesMetric, kernel: d.kernel, cache, files, wsStart, wsEnd };
+  const processesMetric = d.processes === undefined ? undefined : treeMetric(set);
+  const facts: ArtefactFacts = { variant, usage: d.usage, processes: d.processes, processesMetric, kernel: d.kernel, cache, files, wsStart, wsEnd: endLevel(ws) };
   return {
     ...base,
     kind: "cgroup-artefact",
     confidence: artefactConfidence(share),
-    summary: artefactSummary(facts),
-    advice: advice("cgroup-artefact", variant, {
-      growth: formatBytes(d.usage),
-      pssGrowth: formatBytes(d.processes),
-      cacheGrowth: formatBytes(d.cache),
-      kernelGrowth: formatBytes(d.kernel),
-      slabGrowth: formatBytes(d.kernel),
-      mappedGrowth: formatBytes(d.mapped),
-      pssMetric: `Σ ${treeMetric(set)}`,
-      files: files ? ` — ${files}` : "",
-      workingSetStart: formatBytes(wsStart),
-      workingSetEnd: formatBytes(wsEnd),
-      dirty: formatBytes(endLevel(set.cgroup["cgroup-dirty"])),
-    }),
+    summary: phrase("cgroup.artefact", facts),
+    advice: [phrase("advice.cgroup-artefact", { ...facts, cache: d.cache, mapped: d.mapped, treeMetric: treeMetric(set), dirty: endLevel(set.cgroup["cgroup-dirty"]) })],
   };
-}
-
-interface ArtefactFacts {
-  variant: "kernel" | "mapped-file" | "page-cache";
-  usage: number;
-  processes: number | undefined;
-  /** What the processes' growth was measured in (Σ PSS or Σ RSS), when they were measured. */
-  processesMetric: Finding["evidence"][string] | undefined;
-  kernel: number | undefined;
-  cache: number;
-  /** The mapped files' names (mapped.ts), for a mapped-file artefact. */
-  files: string | undefined;
-  wsStart: number | undefined;
-  wsEnd: number | undefined;
-}
-
-function artefactSummary(f: ArtefactFacts): string {
-  const where =
-    f.variant === "kernel"
-      ? `kernel memory (+${formatBytes(f.kernel)})`
-      : f.variant === "mapped-file"
-        ? `page cache of files its processes map (+${formatBytes(f.cache)}${f.files ? `: ${f.files}` : ""}), which the kernel can drop`
-        : `page cache (+${formatBytes(f.cache)})`;
-  const theirs = f.variant === "mapped-file" ? `its processes' ${String(f.processesMetric ?? "memory")} only by ${formatBytes(f.processes)}` : `its processes did not (${formatBytes(f.processes)})`;
-  return `the cgroup grew by ${formatBytes(f.usage)} but ${theirs}: the growth is ${where}; working set ${formatBytes(f.wsStart)} → ${formatBytes(f.wsEnd)}`;
 }

@@ -19,11 +19,11 @@
  * Pure: a process's columns in, a judgement out. Recordings made before the agent reported these numbers have no
  * judgement (undefined), and are judged as before.
  */
-import { formatBytes } from "../../units.js";
 import { levelChange, levels, minGrowth, startupEnd, type Assessment } from "../assess.js";
 import type { Column } from "../column.js";
 import type { ProcessSeries } from "../series.js";
 import { lowerBound } from "../stats/window.js";
+import { phrase, type GcFreedFacts, type GcWaitingFacts, type Phrase } from "../phrases.js";
 
 /**
  * A collection of an older generation (1 or 2) released memory when it freed objects and the metric fell, from the
@@ -227,22 +227,24 @@ export function judgeBacklog(ps: ProcessSeries, metric: Column, from: number, to
 }
 
 /**
- * A "growing" assessment judged against the collector's backlog: "waiting" makes it insufficient (with the reason),
- * "released" makes it flat (with a note saying what rose and when it came back). Any other assessment is returned as
- * it is.
+ * A "growing" assessment judged against the collector's backlog: "waiting" makes it insufficient (`waiting` says
+ * why), "released" makes it flat (with a note saying what rose and when it came back). Any other assessment is
+ * returned as it is.
  */
-export function withGcBacklog(a: Assessment, ps: ProcessSeries, metric: Column): { a: Assessment; judgement?: BacklogJudgement; note?: string } {
+export function withGcBacklog(
+  a: Assessment,
+  ps: ProcessSeries,
+  metric: Column,
+): { a: Assessment; judgement?: BacklogJudgement; waiting?: GcWaitingFacts; note?: Phrase } {
   if (a.shape !== "growing") return { a };
   const judgement = judgeBacklog(ps, metric, a.from, a.to, minGrowth(a.start), startupEnd(ps.firstSeen, a.to), a.growth);
   if (!judgement) return { a };
-  const freed = `the older generations' collections freed ${judgement.backlog.olderFreed.toLocaleString("en-US")} objects in this window, ${judgement.backlog.releases.length === 1 ? "once" : `${judgement.backlog.releases.length} times`} as memory fell by up to ${formatBytes(judgement.backlog.largestRelease)}`;
+  const b = judgement.backlog;
+  const freed: GcFreedFacts = { olderFreed: b.olderFreed, releases: b.releases.length, largestRelease: b.largestRelease };
   if (judgement.kind === "waiting") {
-    const due = judgement.dueIn === 0 ? "a full collection is due now" : `a full collection comes due after ${judgement.dueIn} more generation-1 run${judgement.dueIn === 1 ? "" : "s"}`;
-    // What it may be comes first: the live view cuts the line at the terminal's width.
-    const reason = `garbage cycles may be waiting for a full collection: +${formatBytes(a.growth)} since the last one (${freed}); ${due}, and memory that stays up after it is a leak`;
-    return { a: { ...a, shape: "insufficient", reason }, judgement };
+    return { a: { ...a, shape: "insufficient" }, judgement, waiting: { ...freed, growth: a.growth, dueIn: judgement.dueIn } };
   }
-  const note = `memory rose ${formatBytes(a.growth)} and came back down at the full garbage collection at ${judgement.at.toFixed(0)} s (lows ${formatBytes(judgement.lowBefore)} before, ${formatBytes(judgement.lowAfter)} after): garbage cycles waiting for the collector, not a leak (${freed})`;
+  const note = phrase("gc.released", { ...freed, growth: a.growth, at: judgement.at, lowBefore: judgement.lowBefore, lowAfter: judgement.lowAfter });
   return { a: { ...a, shape: "flat" }, judgement, note };
 }
 

@@ -12,9 +12,9 @@
  * The share is reported, because what malloc keeps free (fragmentation) grows with a leak too and is in no layer.
  * Under jemalloc or tcmalloc, glibc's counters see nothing: that is said, and no malloc-based claim is made.
  */
-import { formatBytes } from "../../units.js";
 import { levelChange, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
+import { phrase, type Phrase } from "../phrases.js";
 import type { ProcessSeries } from "../series.js";
 
 /**
@@ -40,10 +40,8 @@ const PYMALLOC_MAX_BLOCK = 512;
 
 export interface Layer {
   name: string;
-  notes: string[];
+  notes: Phrase[];
 }
-
-const pct = (part: number, whole: number) => (part >= whole ? "all" : `${Math.round((100 * part) / whole)}%`);
 
 /** Growth of one agent field over the window, or undefined when the agent did not report it. */
 const grew = (ps: ProcessSeries, field: string, from: number) => levelChange(ps.agent[field], from);
@@ -57,7 +55,7 @@ function tensorLayer(ps: ProcessSeries, from: number): Candidate | undefined {
   const tensors = grew(ps, "census.cpuTensorBytes", from);
   if (tensors === undefined || tensors <= 0) return undefined;
   const count = grew(ps, "census.cpuTensors", from) ?? 0;
-  return { name: "PyTorch CPU tensors", bytes: tensors, notes: [`live CPU tensor storage grew ${formatBytes(tensors)} (${count >= 0 ? "+" : ""}${Math.round(count)} tensors)`] };
+  return { name: "PyTorch CPU tensors", bytes: tensors, notes: [phrase("layer.tensors", { bytes: tensors, count })] };
 }
 
 /**
@@ -71,42 +69,34 @@ function containerLayer(ps: ProcessSeries, from: number): Candidate | undefined 
   const itemBytes = ps.agent["census.growingItemBytes"]?.ys.at(-1);
   if (bytes === undefined || bytes <= 0 || itemBytes === undefined) return undefined;
   const what = ps.agentText["census.growing"] ?? "container";
-  const length = Math.round(ps.agent["census.growingLen"]?.ys.at(-1) ?? 0).toLocaleString("en-US");
-  return {
-    name: "Python objects",
-    bytes,
-    notes: [`a ${what} grows (${length} items now, ~${formatBytes(itemBytes)} each, sampled): ~${formatBytes(bytes)} added over the window`],
-  };
+  const length = ps.agent["census.growingLen"]?.ys.at(-1) ?? 0;
+  return { name: "Python objects", bytes, notes: [phrase("layer.container", { what, length, itemBytes, bytes })] };
 }
 
 /** pymalloc's blocks (objects of up to 512 bytes), which malloc does not see: count × 512 bounds their bytes. */
 function smallObjectLayer(ps: ProcessSeries, from: number): Candidate | undefined {
   const blocks = grew(ps, "py.allocatedBlocks", from);
   if (blocks === undefined || blocks <= 0) return undefined;
-  return { name: "small Python objects (pymalloc)", bytes: blocks * PYMALLOC_MAX_BLOCK, notes: [`${Math.round(blocks)} more Python objects allocated over the window`] };
+  return { name: "small Python objects (pymalloc)", bytes: blocks * PYMALLOC_MAX_BLOCK, notes: [phrase("layer.small-objects", { blocks })] };
 }
 
 /** Notes on what malloc's in-use bytes say, and on PyTorch when it is loaded but its tensors did not grow. */
-function mallocNotes(native: number, growth: number, ps: ProcessSeries, traced: boolean, from: number): string[] {
-  const rest = native / growth < NEARLY_ALL_SHARE ? "; the rest is memory malloc holds free, or outside malloc" : "";
-  const notes = [`malloc's in-use bytes grew ${formatBytes(native)}: ${pct(native, growth)} of the growth${rest}`];
+function mallocNotes(native: number, growth: number, ps: ProcessSeries, traced: boolean, from: number): Phrase[] {
+  const notes = [phrase("layer.malloc", { native, growth, nearlyAll: native / growth >= NEARLY_ALL_SHARE })];
   const torchLoaded = ps.agent["torch.threads"] !== undefined || ps.agentText["torch.version"] !== undefined;
   const tensors = grew(ps, "census.cpuTensorBytes", from);
-  if (torchLoaded && tensors !== undefined && tensors > 0) notes.push(`not PyTorch's CPU tensors: their live storage grew ${formatBytes(tensors)}, under a quarter of the growth`);
-  else if (torchLoaded && tensors !== undefined) notes.push("not PyTorch's CPU tensors: their live storage did not grow");
-  else if (torchLoaded) notes.push("PyTorch is loaded and its CPU tensors live in malloc too; the agent's census did not run, so memleak cannot tell them apart");
-  else if (!traced) notes.push("--trace-python tells Python objects over 512 bytes apart from native allocations");
+  if (torchLoaded && tensors !== undefined && tensors > 0) notes.push(phrase("layer.torch-tensors-grew", { bytes: tensors }));
+  else if (torchLoaded && tensors !== undefined) notes.push(phrase("layer.torch-tensors-flat", {}));
+  else if (torchLoaded) notes.push(phrase("layer.torch-no-census", {}));
+  else if (!traced) notes.push(phrase("layer.trace-hint", {}));
   return notes;
 }
 
 /** Under jemalloc or tcmalloc: its name, and what that means for malloc's numbers; undefined under glibc. */
-export function otherAllocator(ps: ProcessSeries): { name: string; note: string } | undefined {
+export function otherAllocator(ps: ProcessSeries): { name: string; note: Phrase } | undefined {
   const name = ps.agentText["malloc.allocator"];
   if (name === undefined || name === "glibc") return undefined;
-  return {
-    name,
-    note: `${name} replaces glibc's malloc in this process: malloc's in-use and free bytes (mallinfo2) do not see its memory, so memleak makes no claim from them — neither the native-heap layer nor allocator retention (fragmentation) can be judged`,
-  };
+  return { name, note: phrase("layer.other-allocator", { name }) };
 }
 
 /**
@@ -129,7 +119,7 @@ export function leakLayer(ps: ProcessSeries, a: Assessment, ctx: Context): Layer
   const native = otherAllocator(ps) ? undefined : grew(ps, "malloc.inUse", a.from);
   if (graphs >= GRAPH_TENSORS_MIN) {
     // The saved activations a graph holds are tensors too (the census counts them): the graphs are the cause.
-    const because = `${Math.round(graphs)} more tensors keep a grad_fn: each keeps its autograd graph and the activations it saved (e.g. losses.append(loss) where loss.item() was meant)`;
+    const because = phrase("layer.graphs", { graphs });
     const measuredBy = tensors?.notes ?? (native !== undefined ? mallocNotes(native, growth, ps, false, a.from).slice(0, 1) : []);
     return { name: "PyTorch autograd graphs", notes: [because, ...measuredBy] };
   }

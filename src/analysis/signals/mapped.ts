@@ -9,7 +9,8 @@ import { safeText } from "../../safe-text.js";
 import { levelChange, minGrowth } from "../assess.js";
 import { FILES_GROWTH_BYTES } from "../../mapped-files.js";
 import type { ProcessSeries, SeriesSet } from "../series.js";
-import type { Finding } from "../types.js";
+import type { JudgedFinding } from "../judgement.js";
+import { phrase } from "../phrases.js";
 
 /**
  * Files under this share of the largest one are left out of the list: a 400 MB model beside 5 MB of libpython
@@ -38,7 +39,7 @@ export const setMappedFilesText = (set: SeriesSet) => mappedFilesText(set.proces
  * most dashboards show) grew by that much, and the finding must explain why that is not what it judged. At least
  * 16 MiB (what makes the sampler look at the files): importing PyTorch pages in ~6 MiB of its libraries, no news.
  */
-export function noteMappedFiles(f: Finding, ps: ProcessSeries, from: number): void {
+export function noteMappedFiles(f: JudgedFinding, ps: ProcessSeries, from: number): void {
   const file = ps.metrics.file;
   // After warm-up, as the finding itself: the libraries an import pages in (23 MiB for PyTorch) are start-up.
   const growth = levelChange(file, Math.max(from, ps.firstSeen));
@@ -46,7 +47,6 @@ export function noteMappedFiles(f: Finding, ps: ProcessSeries, from: number): vo
   const files = mappedFilesText([ps]);
   f.evidence.fileBackedGrowth = Math.round(growth);
   if (files) f.evidence.mappedFiles = files;
-  const what = `resident file pages grew ${formatBytes(growth)}${files ? ` (mapped: ${files})` : ""}: page cache the kernel can drop, not counted as growth here`;
-  if (f.kind === "stable" || f.kind === "plateau") f.summary += `; ${what}`;
-  else f.caveats.push(what);
+  if (f.kind === "stable" || f.kind === "plateau") f.summary = phrase("mapped.in-summary", { of: f.summary, growth, files });
+  else f.caveats.push(phrase("mapped.file-pages", { growth, files }));
 }

@@ -6,11 +6,11 @@
  * pages). That growth is memleak's doing; a rule that saw it would call the program's memory a plateau, or a step.
  * Under `run` the agent loads at start-up, inside the start-up the rules already leave out.
  */
-import { formatBytes } from "../../units.js";
 import { Column } from "../column.js";
 import { median } from "../stats/quantiles.js";
 import { stoppedAt, stoppedGrowth, type Assessment } from "../assess.js";
 import type { ProcessSeries } from "../series.js";
+import { phrase, type Phrase } from "../phrases.js";
 
 /** The agent arrived mid-watch (injected) when its first report came this long after the process was first seen. */
 export const INJECTED_AFTER_SECONDS = 1;
@@ -73,14 +73,10 @@ export function ownStep(a: Assessment, injections: readonly Injection[]): number
  * The assessment with memleak's own arrival taken out: a plateau or step that ownStep() attributes to an injection
  * becomes "flat", and the caveat says how much memleak added and when.
  */
-export function withoutOwnStep(a: Assessment, injections: readonly Injection[]): { a: Assessment; caveat?: string } {
+export function withoutOwnStep(a: Assessment, injections: readonly Injection[]): { a: Assessment; caveat?: Phrase } {
   const own = ownStep(a, injections);
   if (own === undefined) return { a };
-  const when = injections.map((i) => `${i.reported.toFixed(0)} s`).join(", ");
-  return {
-    a: { ...a, shape: "flat" },
-    caveat: `memleak's agent, injected at ${when}, added ${formatBytes(own)} (its modules and thread${injections.length > 1 ? ", and pages forked workers copied" : ""}): not counted as growth`,
-  };
+  return { a: { ...a, shape: "flat" }, caveat: phrase("own.step", { at: injections.map((i) => i.reported), added: own }) };
 }
 
 /** The agent's memory is read this long either side of its arrival: before the injection, and after the first report. */

@@ -3,10 +3,11 @@
  * It catches what no single process shows: workers started and never reaped, or many processes each growing a
  * little. Whether a process finding already explains it is decided in classify.ts.
  */
-import { advice } from "../../advice/load.js";
 import { assess, stoppedAt, stoppedGrowth } from "../assess.js";
 import type { Context } from "../context.js";
-import { confidenceFromP, growthConfidence, formatBytes, formatRate, sinceText, stableConfidence, trendEvidence } from "../evidence.js";
+import { confidenceFromP, growthConfidence, stableConfidence, trendEvidence } from "../evidence.js";
+import type { JudgedFinding } from "../judgement.js";
+import { phrase } from "../phrases.js";
 import type { SeriesSet } from "../series.js";
 import type { Finding, MetricName } from "../types.js";
 import { injectedAt, withoutOwnStep, type Injection } from "./own-footprint.js";
@@ -29,7 +30,7 @@ export function treeMetric(set: SeriesSet): MetricName {
   return set.tree.anon ? "anon" : "rss";
 }
 
-export function analyzeTree(set: SeriesSet, ctx: Context): Finding | undefined {
+export function analyzeTree(set: SeriesSet, ctx: Context): JudgedFinding | undefined {
   const metric = treeMetric(set);
   const col = set.tree[metric];
   if (!col) return undefined;
@@ -44,18 +45,19 @@ export function analyzeTree(set: SeriesSet, ctx: Context): Finding | undefined {
     metric,
     rate: a.rate,
     evidence: { ...trendEvidence(a), processesStart, processesEnd, processesSeen: set.processes.size } as Finding["evidence"],
-    caveats: own ? [own] : ([] as string[]),
+    caveats: own ? [own] : [],
   };
   if (a.shape === "insufficient") {
-    return { ...base, kind: "insufficient-data", confidence: 0, summary: `process tree: not enough data (${a.reason})`, advice: advice("insufficient-data", "any", { reason: a.reason }) };
+    const reason = a.reason;
+    return { ...base, kind: "insufficient-data", confidence: 0, summary: phrase("tree.insufficient", { reason }), advice: [phrase("advice.insufficient-data", { reason })] };
   }
   if (a.shape === "growing") {
     return {
       ...base,
       kind: "leak",
       confidence: growthConfidence(a),
-      summary: `the process tree grows: Σ ${metric} ${formatBytes(a.start)} → ${formatBytes(a.end)} at ${formatRate(a.rate)}`,
-      advice: advice("leak", "tree", { rate: formatRate(a.rate), processesStart, processesEnd }),
+      summary: phrase("tree.leak", { metric, start: a.start, end: a.end, rate: a.rate }),
+      advice: [phrase("advice.leak", { variant: "tree", rate: a.rate, processesStart, processesEnd })],
     };
   }
   if (a.shape === "plateau" || a.shape === "step") {
@@ -65,15 +67,15 @@ export function analyzeTree(set: SeriesSet, ctx: Context): Finding | undefined {
       ...base,
       kind: "plateau",
       confidence: confidenceFromP(a.plateau?.p ?? a.p),
-      summary: `the process tree grew, then levelled off at Σ ${metric} ${formatBytes(a.end)}`,
-      advice: advice("plateau", "any", { growth: formatBytes(stoppedGrowth(a)), level: formatBytes(a.end), levelFrom: sinceText(levelFrom) }),
+      summary: phrase("tree.plateau", { metric, end: a.end }),
+      advice: [phrase("advice.plateau", { growth: stoppedGrowth(a), level: a.end, levelFrom })],
     };
   }
   return {
     ...base,
     kind: "stable",
     confidence: stableConfidence(a.to - a.from),
-    summary: `the process tree is stable: Σ ${metric} ${formatBytes(a.start)} → ${formatBytes(a.end)}`,
-    advice: advice("stable", "any", { metric: `Σ ${metric}`, growth: formatBytes(a.growth), duration: `${(a.to - a.from).toFixed(0)} s`, noise: formatBytes(a.plateau?.noise) }),
+    summary: phrase("tree.stable", { metric, start: a.start, end: a.end }),
+    advice: [phrase("advice.stable", { subject: "tree", metric, growth: a.growth, seconds: a.to - a.from, noise: a.plateau?.noise })],
   };
 }

@@ -5,12 +5,11 @@
  * can be retention (not a `leak`). Such a finding says so in its caveats, evidence and advice instead of being
  * confidently wrong — whenever the anonymous memory at stake is big enough for retention to matter.
  */
-import { advice } from "../../advice/load.js";
 import { endLevel } from "../assess.js";
 import type { Context } from "../context.js";
-import { formatBytes } from "../evidence.js";
+import type { JudgedFinding } from "../judgement.js";
+import { phrase } from "../phrases.js";
 import type { ProcessSeries } from "../series.js";
-import type { Finding } from "../types.js";
 import { HELD_MIN_BYTES } from "./fragmentation.js";
 
 /**
@@ -19,7 +18,7 @@ import { HELD_MIN_BYTES } from "./fragmentation.js";
  */
 export const UNSEEN_STABLE_CONFIDENCE = 0.5;
 
-export function noteMissingAgent(f: Finding, ps: ProcessSeries, ctx: Context): void {
+export function noteMissingAgent(f: JudgedFinding, ps: ProcessSeries, ctx: Context): void {
   if (Object.keys(ps.agent).length > 0) return;
   const refused = ctx.agentMissing?.get(ps.pid);
   const why = refused ?? (ctx.agentSeen ? "it never reported" : "no agent in this session");
@@ -33,11 +32,9 @@ export function noteMissingAgent(f: Finding, ps: ProcessSeries, ctx: Context): v
   if (level === undefined) return;
   // Retention smaller than fragmentation's own floor could not change the verdict; a leak is always in question.
   if (f.kind !== "leak" && level < HELD_MIN_BYTES) return;
-  f.caveats.push(
-    `allocator retention not ruled out: without the agent (${why}), memleak cannot tell freed-but-kept memory from live memory — ${formatBytes(level)} of anonymous memory could be either`,
-  );
+  f.caveats.push(phrase("agent.missing", { why, level }));
   f.evidence.agent = "missing";
   f.evidence.agentMissingReason = why;
-  f.advice = [f.advice, advice("no-agent", "any", { pid: ps.pid, why, level: formatBytes(level) })].filter(Boolean).join("\n\n");
+  f.advice.push(phrase("advice.no-agent", { pid: ps.pid, why, level }));
   if (f.kind === "stable") f.confidence = Math.min(f.confidence, UNSEEN_STABLE_CONFIDENCE);
 }

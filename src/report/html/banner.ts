@@ -4,7 +4,7 @@
  * (the advice through the markdown subset, which escapes first): summaries and evidence quote the target.
  */
 import type { Finding, VerdictDocument } from "../../analysis/types.js";
-import { formatRate } from "../../analysis/evidence.js";
+import { formatRate } from "../wording/numbers.js";
 import { formatBytes, formatDuration } from "../../units.js";
 import { evidenceValue, KIND_LABEL, subjectText } from "../vocabulary.js";
 import { evidenceLabel } from "../evidence-labels.js";

@@ -3,7 +3,7 @@
  * No false leak on the steady, noisy, sawtooth and plateau rows.
  */
 import { describe, expect, it } from "vitest";
-import { classify } from "../../../src/analysis/classify.js";
+import { classify } from "../../../src/report/verdict.js";
 import { buildSeries } from "../../../src/analysis/series.js";
 import type { VerdictDocument } from "../../../src/analysis/types.js";
 import { MB, synthesize, type SynthScenario } from "../../support/synthetic-samples.js";

@@ -4,7 +4,7 @@
  * ESC would repaint the terminal, a newline would start a workflow command of its own under GitHub Actions.
  */
 import { describe, expect, it } from "vitest";
-import { classify } from "../../../src/analysis/classify.js";
+import { classify } from "../../../src/report/verdict.js";
 import { buildSeries } from "../../../src/analysis/series.js";
 import { report } from "../../../src/commands/finish.js";
 import { fakeIO } from "../../helpers/command-io.js";

@@ -4,7 +4,7 @@ import { INTERIM_POINTS, nextAnalysisIn } from "../../../src/commands/interim-ve
 import { injectedAt } from "../../../src/analysis/signals/own-footprint.js";
 import { synthesize, MB } from "../../support/synthetic-samples.js";
 import type { Shape } from "../../support/synthetic.js";
-import { classify } from "../../../src/analysis/classify.js";
+import { classify } from "../../../src/report/verdict.js";
 import { Column } from "../../../src/analysis/column.js";
 import type { Sample } from "../../../src/sample.js";
 

@@ -4,7 +4,8 @@
  *   - a process the agent could not see into says what that leaves undecided, and is not confidently `stable`.
  */
 import { describe, expect, it } from "vitest";
-import { classify, TREE_EXPLAINS } from "../../../src/analysis/classify.js";
+import { TREE_EXPLAINS } from "../../../src/analysis/classify.js";
+import { classify } from "../../../src/report/verdict.js";
 import { buildSeries } from "../../../src/analysis/series.js";
 import { UNSEEN_STABLE_CONFIDENCE } from "../../../src/analysis/signals/unseen.js";
 import type { VerdictDocument } from "../../../src/analysis/types.js";

@@ -6,6 +6,7 @@ import type { GateResult } from "../../../src/gates.js";
 import type { GateOptions } from "../../../src/gate-spec.js";
 import { InterimVerdicts, settledAt, verdictKey, type MakeAnalyst } from "../../../src/commands/interim-verdicts.js";
 import type { InterimResult } from "../../../src/commands/interim.js";
+import type { JudgedFinding } from "../../../src/analysis/judgement.js";
 import { Wakeup } from "../../../src/commands/wakeup.js";
 import { MB, synthesize } from "../../support/synthetic-samples.js";
 
@@ -17,6 +18,8 @@ function seriesOf(seconds: number): SeriesSet {
 const SET = seriesOf(10);
 const input = () => ({ set: SET }) as unknown as ClassifyInput;
 const doc = (kind: string, pid?: number) => ({ verdict: { kind, pid, subject: { type: "tree" } } }) as unknown as VerdictDocument;
+/** What the analyst answers: the document, and its verdict as the live view reads it. */
+const result = (d: VerdictDocument, gates: GateResult[] = []): InterimResult => ({ doc: d, verdict: d.verdict as unknown as JudgedFinding, gates, costMs: 1 });
 const failing: GateResult[] = [{ name: "fail-on", result: "fail", passed: false, message: "leak found" }];
 const GATES: GateOptions = { metric: "auto", perProcess: false } as GateOptions;
 
@@ -42,18 +45,18 @@ function answering(answers: InterimResult[]): { make: MakeAnalyst; requests: num
 
 describe("InterimVerdicts", () => {
   it("works a verdict out when one is due (every second in the early phase), and keeps the latest", () => {
-    const a = answering([{ doc: doc("stable"), gates: [], costMs: 1 }, { doc: doc("leak", 100), gates: [], costMs: 1 }]);
+    const a = answering([result(doc("stable")), result(doc("leak", 100))]);
     const v = new InterimVerdicts(GATES, new Wakeup(), () => {}, a.make);
     for (const t of [0.5, 1, 1.5, 2]) v.consider(t, SET, input);
     expect(a.requests).toHaveLength(2);
-    expect(v.soFar?.verdict.kind).toBe("leak");
+    expect(v.soFar?.kind).toBe("leak");
   });
 
   it("says when the verdict settled on the final one", () => {
     const a = answering([
-      { doc: doc("leak", 100), gates: [], costMs: 1 },
-      { doc: doc("stable"), gates: [], costMs: 1 },
-      { doc: doc("leak", 100), gates: [], costMs: 1 },
+      result(doc("leak", 100)),
+      result(doc("stable")),
+      result(doc("leak", 100)),
     ]);
     const v = new InterimVerdicts(GATES, new Wakeup(), () => {}, a.make);
     for (const t of [1, 2, 3]) v.consider(t, SET, input);
@@ -64,7 +67,7 @@ describe("InterimVerdicts", () => {
   it("under --fail-fast stops the session once a gate has failed for sure, and keeps that gate failed", () => {
     const said: string[] = [];
     const wakeup = new Wakeup();
-    const answers = Array.from({ length: 20 }, () => ({ doc: doc("leak", 100), gates: failing, costMs: 1 }));
+    const answers = Array.from({ length: 20 }, () => (result(doc("leak", 100), failing)));
     const v = new InterimVerdicts({ ...GATES, failFast: true }, wakeup, (l) => said.push(l), answering(answers).make);
     // The series' time goes on as the session samples: each verdict is told the duration its data ran to.
     for (let s = 2; s <= 20 && !wakeup.stopped; s++) v.consider(s, seriesOf(s), input);
@@ -76,7 +79,7 @@ describe("InterimVerdicts", () => {
   it("ignores a verdict that comes in once sampling has stopped", () => {
     const wakeup = new Wakeup();
     wakeup.stop("interrupted");
-    const v = new InterimVerdicts({ ...GATES, failFast: true }, wakeup, () => {}, answering([{ doc: doc("leak", 1), gates: failing, costMs: 1 }]).make);
+    const v = new InterimVerdicts({ ...GATES, failFast: true }, wakeup, () => {}, answering([result(doc("leak", 1), failing)]).make);
     v.consider(1, SET, input);
     expect(v.soFar).toBeUndefined();
     expect(wakeup.stopped).toBe("interrupted");
@@ -102,7 +105,7 @@ describe("InterimVerdicts", () => {
     for (const s of synthesize({ seconds: 20, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: MB } } }] })) b.add(s);
     v.consider(1, b.set, () => ({ set: b.set, options: {}, commands: new Map(), target: { pid: 100 } }) as unknown as ClassifyInput);
     await v.close();
-    expect(v.soFar?.verdict.kind).toBeDefined();
+    expect(v.soFar?.kind).toBeDefined();
   });
 });
 

@@ -3,7 +3,7 @@
  * unpacked set must be the one worked out on the set itself, structured clone and all.
  */
 import { describe, expect, it } from "vitest";
-import { classify } from "../../../src/analysis/classify.js";
+import { classify } from "../../../src/report/verdict.js";
 import { runInterim } from "../../../src/commands/interim.js";
 import { packSet } from "../../../src/analysis/packed-set.js";
 import { interimView, SeriesBuilder } from "../../../src/analysis/series.js";

@@ -3,7 +3,7 @@
  * and a 72-hour 1 Hz watch renders into a small page (how long it takes: `npm run bench`, sections d and f).
  */
 import { describe, expect, it } from "vitest";
-import { classify } from "../../../src/analysis/classify.js";
+import { classify } from "../../../src/report/verdict.js";
 import { SeriesBuilder } from "../../../src/analysis/series.js";
 import { renderHtml } from "../../../src/report/html/index.js";
 import type { ChartPayload } from "../../../src/report/html/chart-data.js";

@@ -7,6 +7,9 @@ import { SeriesBuilder } from "../../../src/analysis/series.js";
 import { renderLive, renderProgress, soFarText, type LiveState } from "../../../src/report/live.js";
 import { memorySpan, sparkline } from "../../../src/report/sparkline.js";
 import { displayWidth } from "../../../src/report/text-width.js";
+import { say } from "../../../src/report/wording/index.js";
+import { phrase, type Phrase } from "../../../src/analysis/phrases.js";
+import type { JudgedFinding } from "../../../src/analysis/judgement.js";
 import { MB, synthesize } from "../../support/synthetic-samples.js";
 
 function state(pssAge?: number, rootCommand = "python3 train.py --config configs/a-rather-long-experiment-name.yaml"): LiveState {
@@ -54,12 +57,18 @@ describe("the live view fits the terminal", () => {
 describe("the verdict so far", () => {
   it("does not repeat the process's PID and command: at 80 columns what the verdict says must show", () => {
     const subject = { type: "process" as const, pid: 4649, starttime: 1, command: "python3 fixtures/scenarios/gc_sawtooth.py 600", ppid: 1, isRoot: true };
-    const doc = (kind: string, summary: string) => ({ verdict: { kind, pid: 4649, subject, summary } }) as unknown as Parameters<typeof soFarText>[0];
-    expect(soFarText(doc("insufficient-data", "PID 4649 (python3 fixtures/scenarios/gc_sawtooth.py 600): not enough data (garbage cycles may be waiting)"))).toBe(
-      "insufficient-data (PID 4649): not enough data (garbage cycles may be waiting)",
-    );
-    expect(soFarText(doc("stable", "PID 4649 (python3 fixtures/scenarios/gc_sawtooth.py 600) is stable: anon 12 MiB → 13 MiB"))).toBe("stable (PID 4649): is stable: anon 12 MiB → 13 MiB");
-    expect(soFarText(doc("stable", "the cgroup is stable"))).toBe("stable (PID 4649): the cgroup is stable");
+    const who = { pid: 4649, command: subject.command };
+    const verdict = (kind: string, summary: Phrase) => ({ kind, pid: 4649, subject, summary }) as unknown as JudgedFinding;
+    const insufficient = phrase("process.insufficient", { ...who, reason: "garbage cycles may be waiting" });
+    expect(say(insufficient)).toBe("PID 4649 (python3 fixtures/scenarios/gc_sawtooth.py 600): not enough data (garbage cycles may be waiting)");
+    expect(soFarText(verdict("insufficient-data", insufficient))).toBe("insufficient-data (PID 4649): not enough data (garbage cycles may be waiting)");
+    const stable = phrase("process.stable", { ...who, metric: "anon", start: 12 * 2 ** 20, end: 13 * 2 ** 20 });
+    expect(say(stable)).toBe("PID 4649 (python3 fixtures/scenarios/gc_sawtooth.py 600) is stable: anon 12.0 MiB → 13.0 MiB");
+    expect(soFarText(verdict("stable", stable))).toBe("stable (PID 4649): is stable: anon 12.0 MiB → 13.0 MiB");
+    // What follows a process's sentence stays (mapped files after a stable one).
+    const mapped = phrase("mapped.in-summary", { of: stable, growth: 20 * 2 ** 20, files: undefined });
+    expect(soFarText(verdict("stable", mapped))).toBe("stable (PID 4649): is stable: anon 12.0 MiB → 13.0 MiB; resident file pages grew 20.0 MiB: page cache the kernel can drop, not counted as growth here");
+    expect(soFarText(verdict("stable", phrase("cgroup.stable", { start: 2 ** 20, end: 2 ** 20, agentsTakenOut: false })))).toBe("stable (PID 4649): the cgroup is stable: usage 1.00 MiB → 1.00 MiB");
   });
 });
 

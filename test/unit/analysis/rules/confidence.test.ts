@@ -4,7 +4,8 @@
  * surer with the length of the watch, to 0.95 at 10 minutes.
  */
 import { describe, expect, it } from "vitest";
-import { confidenceFromP, formatRate, stableConfidence } from "../../../../src/analysis/evidence.js";
+import { confidenceFromP, stableConfidence } from "../../../../src/analysis/evidence.js";
+import { formatRate } from "../../../../src/report/wording/numbers.js";
 
 describe("confidence", () => {
   it.each([

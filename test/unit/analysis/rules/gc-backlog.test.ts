@@ -6,7 +6,7 @@
  * minutes, memory kept across it, no gc numbers).
  */
 import { describe, expect, it } from "vitest";
-import { classify } from "../../../../src/analysis/classify.js";
+import { classify } from "../../../../src/report/verdict.js";
 import { buildSeries } from "../../../../src/analysis/series.js";
 import { gcBacklog, judgeBacklog } from "../../../../src/analysis/signals/gc-backlog.js";
 import { synthesize, type SynthScenario } from "../../../support/synthetic-samples.js";

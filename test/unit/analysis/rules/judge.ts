@@ -5,7 +5,7 @@
  */
 import { expect } from "vitest";
 import type { AgentResults } from "../../../../src/analysis/context.js";
-import { classify } from "../../../../src/analysis/classify.js";
+import { classify } from "../../../../src/report/verdict.js";
 import { buildSeries } from "../../../../src/analysis/series.js";
 import type { Finding, VerdictDocument } from "../../../../src/analysis/types.js";
 import type { GenerateOptions, Shape } from "../../../support/synthetic.js";

@@ -4,7 +4,7 @@
  * 10 s of the injection and is no larger than 8 MiB per injected process is memleak's, not the program's.
  */
 import { describe, expect, it } from "vitest";
-import { classify } from "../../../../src/analysis/classify.js";
+import { classify } from "../../../../src/report/verdict.js";
 import { SeriesBuilder } from "../../../../src/analysis/series.js";
 import { synthesize } from "../../../support/synthetic-samples.js";
 import { alone, judge, MB, processFinding } from "./judge.js";

@@ -7,7 +7,8 @@
  *   - the verdict is the most serious finding, the most specific subject first on a tie.
  */
 import { describe, expect, it } from "vitest";
-import { classify, compareFindings } from "../../../../src/analysis/classify.js";
+import { compareFindings } from "../../../../src/analysis/classify.js";
+import { classify } from "../../../../src/report/verdict.js";
 import { buildSeries } from "../../../../src/analysis/series.js";
 import type { Finding, VerdictDocument } from "../../../../src/analysis/types.js";
 import { synthesize, type SynthProcess, type SynthScenario } from "../../../support/synthetic-samples.js";

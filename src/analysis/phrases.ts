@@ -1,0 +1,166 @@
+/**
+ * What a finding says, as facts. Analysis decides and names each sentence it wants said (`say`: the subject and the
+ * rule's branch) with the numbers and names that sentence needs; report/wording/ turns them into words. Analysis
+ * writes no sentence and formats no number for one, so the same facts can be told in full (the verdict), short (the
+ * live view's "so far" line), or in another form later, and the rules can be read without the prose in the way. What
+ * stays text is a fact already: assess.ts's short reasons ("12 samples after warm-up (needs 20)"), and the evidence's
+ * few strings (a layer's name, the mapped files), which the JSON document shows as they are.
+ *
+ * One interface holds every sentence, so that the wording module must word each one (report/wording/index.ts is
+ * typed against it, and a sentence without words does not compile).
+ */
+import type { MetricName, Rate, Subject } from "./types.js";
+
+export interface PhraseFacts {
+  // classify.ts: findings that explain each other
+  /** A tree's or cgroup's leak that processes' leaks account for. */
+  "reconcile.attributed": { of: Phrase; pids: string };
+  /** Tree or cgroup growth that processes' garbage backlog accounts for: undecided until the next full collection. */
+  "reconcile.backlog-waiting": { subject: "tree" | "cgroup"; growth: number; pids: string };
+  /** …or given back at one. */
+  "reconcile.backlog-released": { subject: "tree" | "cgroup"; growth: number; pids: string };
+  /** Tree or cgroup growth that copying after fork accounts for. */
+  "reconcile.cow": { subject: "tree" | "cgroup"; growth: number; copiers: number; copied: number };
+  /** A shared cgroup's growth that the watched tree does not explain; an artefact's own sentence follows. */
+  "reconcile.outside": { growth: number; rate: Rate | undefined; tree: number; others: number[]; othersAnonGrowth: number | undefined; artefact: Phrase | undefined };
+  /** The cgroup holds processes outside the watched tree. */
+  "cgroup.others": { others: number[] };
+  /** No sample at all. */
+  "verdict.no-samples": Record<string, never>;
+
+  // signals/process.ts: each sentence starts with the process (PID and command), which the live view leaves out
+  "process.insufficient": ProcessFacts & { reason: string | undefined; waiting?: GcWaitingFacts };
+  "process.retention": ProcessFacts & { anon: number; live: number; mallocInUse: number; mallocFree: number; trimmed: number | undefined };
+  "process.leak": ProcessFacts & LeakFacts;
+  "process.cow": ProcessFacts & { ussStart: number; ussEnd: number; bound: number | undefined; isRoot: boolean };
+  "process.plateau": ProcessFacts & { step: boolean; growth: number; end: number };
+  "process.stable": ProcessFacts & { metric: MetricName; start: number; end: number };
+  /** A leak called early (stats/sequential.ts): what that cannot know. */
+  "leak.early": { seconds: number; alpha: string };
+  /** signals/mapped.ts: resident file pages that grew, as a note, or after a stable or plateau finding's sentence. */
+  "mapped.file-pages": { growth: number; files: string | undefined };
+  "mapped.in-summary": { of: Phrase; growth: number; files: string | undefined };
+  /** signals/own-footprint.ts: memleak's agent's own arrival, taken out. */
+  "own.step": { at: number[]; added: number };
+  /** signals/gc-backlog.ts: memory a full collection gave back. */
+  "gc.released": GcFreedFacts & { growth: number; at: number; lowBefore: number; lowAfter: number };
+  /** signals/unseen.ts: no agent inside the process. */
+  "agent.missing": { why: string; level: number };
+  /** signals/layer.ts: which layer a leak grows in, and what the agent measured. */
+  "layer.tensors": { bytes: number; count: number };
+  "layer.container": { what: string; length: number; itemBytes: number; bytes: number };
+  "layer.small-objects": { blocks: number };
+  "layer.graphs": { graphs: number };
+  "layer.malloc": { native: number; growth: number; nearlyAll: boolean };
+  "layer.torch-tensors-grew": { bytes: number };
+  "layer.torch-tensors-flat": Record<string, never>;
+  "layer.torch-no-census": Record<string, never>;
+  "layer.trace-hint": Record<string, never>;
+  "layer.other-allocator": { name: string };
+
+  // signals/tree.ts
+  "tree.insufficient": { reason: string | undefined };
+  "tree.leak": { metric: MetricName; start: number; end: number; rate: Rate };
+  "tree.plateau": { metric: MetricName; end: number };
+  "tree.stable": { metric: MetricName; start: number; end: number };
+
+  // signals/cgroup.ts
+  "cgroup.insufficient": { path: string; reason: string | undefined };
+  "cgroup.stable": CgroupUsageFacts;
+  "cgroup.leak": CgroupUsageFacts & { rate: Rate };
+  "cgroup.plateau": CgroupUsageFacts & { growth: number };
+  "cgroup.shmem": { shmem: number | undefined };
+  "cgroup.artefact": ArtefactFacts;
+  /** memleak's agents' memory, taken out of the usage judged. */
+  "cgroup.agents": { bytes: number; processes: number };
+
+  // advice: src/advice/<kind>.md, one section per variant, filled with these facts
+  "advice.insufficient-data": { reason: string | undefined; waiting?: GcWaitingFacts } | { backlogPids: string };
+  "advice.fragmentation": { variant: "process" | "trim"; pid: number; anon: number; live: number; held: number; trimmed: number | undefined };
+  "advice.fragmentation-actions": { arenas: number | undefined };
+  "advice.cow-process": { pid: number; command: string; ussStart: number; ussEnd: number; bound: number | undefined };
+  "advice.no-agent": { pid: number; why: string; level: number };
+  "advice.leak": LeakAdviceFacts;
+  "advice.cgroup-artefact": Omit<ArtefactFacts, "cache" | "processesMetric"> & {
+    /** Page cache growth, when memory.stat reports it; the processes' mapped files' growth; dirty pages at the end. */
+    cache: number | undefined;
+    mapped: number | undefined;
+    dirty: number | undefined;
+    treeMetric: MetricName;
+  };
+  "advice.plateau": { growth: number; level: number; levelFrom: number | undefined };
+  "advice.stable": { subject: Subject["type"]; metric: MetricName; growth: number; seconds: number; noise: number | undefined };
+  "advice.cow-tree": { subject: "tree" | "cgroup"; growth: number; copiers: number; copied: number };
+}
+
+/** The process a sentence is about. */
+export interface ProcessFacts {
+  pid: number;
+  /** As the subject shows it (safe text, shortened). */
+  command: string;
+}
+
+export interface LeakFacts {
+  metric: MetricName;
+  start: number;
+  end: number;
+  rate: Rate;
+  peak: number;
+  seconds: number;
+  /** Growth seen in the lows only (stats/envelope.ts). */
+  swings: boolean;
+  /** Called by the early test (stats/sequential.ts). */
+  early: boolean;
+  /** The layer that grew (layer.ts), when one is named. */
+  layer: string | undefined;
+}
+
+/** What the older generations' collections freed in the window (signals/gc-backlog.ts). */
+export interface GcFreedFacts {
+  olderFreed: number;
+  releases: number;
+  largestRelease: number;
+}
+
+/** Growth that may be garbage waiting for a full collection, and how far off the next one is. */
+export interface GcWaitingFacts extends GcFreedFacts {
+  growth: number;
+  /** Generation-1 runs until a full collection is due. */
+  dueIn: number;
+}
+
+/** The cgroup's usage as judged (memleak's agents taken out, when they were). */
+export interface CgroupUsageFacts {
+  start: number;
+  end: number;
+  agentsTakenOut: boolean;
+}
+
+/** Cgroup growth that page cache or kernel memory explains, and what the processes did meanwhile. */
+export interface ArtefactFacts {
+  variant: "kernel" | "mapped-file" | "page-cache";
+  usage: number;
+  processes: number | undefined;
+  /** What the processes' growth was measured in (the tree's metric), when they were measured. */
+  processesMetric: MetricName | undefined;
+  kernel: number | undefined;
+  cache: number;
+  /** The mapped files, as the evidence lists them (signals/mapped.ts), for a mapped-file artefact. */
+  files: string | undefined;
+  wsStart: number | undefined;
+  wsEnd: number | undefined;
+}
+
+/** What leak.md's sections fill in: the rate, and the process or the tree's process count as the variant needs. */
+export type LeakAdviceFacts =
+  | { variant: "process" | "process-traced" | "worker" | "worker-traced"; rate: Rate; pid: number; ppid: number; command: string }
+  | { variant: "tree"; rate: Rate; processesStart: number; processesEnd: number }
+  | { variant: "cgroup" | "cgroup-shmem"; rate: Rate };
+
+export type PhraseName = keyof PhraseFacts;
+
+/** One sentence to be worded: its name and its facts. */
+export type Phrase = { [K in PhraseName]: { say: K; facts: PhraseFacts[K] } }[PhraseName];
+
+/** A phrase, typed by its name. */
+export const phrase = <K extends PhraseName>(say: K, facts: PhraseFacts[K]): Phrase => ({ say, facts }) as Phrase;

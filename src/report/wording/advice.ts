@@ -1,0 +1,45 @@
+/**
+ * Advice phrases: the sections of src/advice/<kind>.md (advice/load.ts), their placeholders filled with the facts
+ * in words.
+ */
+import { advice } from "../../advice/load.js";
+import { formatBytes } from "../../units.js";
+import { formatRate, sinceText } from "./numbers.js";
+import type { PhraseName } from "../../analysis/phrases.js";
+import { gcWaitingReason } from "./notes.js";
+import { groupName, type Wordings } from "./words.js";
+
+/** How stable.md names what did not grow. */
+const STABLE_METRIC = { process: (m: string) => m, tree: (m: string) => `Σ ${m}`, cgroup: () => "cgroup usage" };
+
+export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
+  "advice.insufficient-data": (f) =>
+    advice("insufficient-data", "any", {
+      reason: "backlogPids" in f ? `PID ${f.backlogPids} holds garbage cycles waiting for a full collection` : f.waiting ? gcWaitingReason(f.waiting) : f.reason,
+    }),
+  "advice.cow-tree": (f) => advice("cow", "tree", { subject: groupName(f.subject), growth: formatBytes(f.growth), copiers: f.copiers, copied: formatBytes(f.copied) }),
+  "advice.leak": (f) => advice("leak", f.variant, { ...f, rate: formatRate(f.rate) }),
+  "advice.plateau": (f) => advice("plateau", "any", { growth: formatBytes(f.growth), level: formatBytes(f.level), levelFrom: sinceText(f.levelFrom) }),
+  "advice.stable": (f) =>
+    advice("stable", "any", { metric: STABLE_METRIC[f.subject](f.metric), growth: formatBytes(f.growth), duration: `${f.seconds.toFixed(0)} s`, noise: formatBytes(f.noise) }),
+  "advice.cgroup-artefact": (f) =>
+    advice("cgroup-artefact", f.variant, {
+      growth: formatBytes(f.usage),
+      pssGrowth: formatBytes(f.processes),
+      cacheGrowth: formatBytes(f.cache),
+      kernelGrowth: formatBytes(f.kernel),
+      slabGrowth: formatBytes(f.kernel),
+      mappedGrowth: formatBytes(f.mapped),
+      pssMetric: `Σ ${f.treeMetric}`,
+      files: f.files ? ` — ${f.files}` : "",
+      workingSetStart: formatBytes(f.wsStart),
+      workingSetEnd: formatBytes(f.wsEnd),
+      dirty: formatBytes(f.dirty),
+    }),
+  "advice.fragmentation": (f) =>
+    advice("fragmentation", f.variant, { pid: f.pid, rss: formatBytes(f.anon), live: formatBytes(f.live), held: formatBytes(f.held), trimmed: formatBytes(f.trimmed) }),
+  "advice.fragmentation-actions": (f) => advice("fragmentation", "actions", { arenas: f.arenas ?? "an unknown number: the agent did not report malloc's" }),
+  "advice.cow-process": (f) =>
+    advice("cow", "process", { pid: f.pid, command: f.command, ussStart: formatBytes(f.ussStart), ussEnd: formatBytes(f.ussEnd), parentAnon: formatBytes(f.bound) }),
+  "advice.no-agent": (f) => advice("no-agent", "any", { pid: f.pid, why: f.why, level: formatBytes(f.level) }),
+};

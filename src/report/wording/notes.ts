@@ -1,0 +1,33 @@
+/**
+ * Notes beside a finding's verdict (its caveats): what an early call cannot know, memleak's own footprint, garbage a
+ * full collection gave back, file pages, a process the agent did not see inside.
+ */
+import { formatBytes } from "../../units.js";
+import type { GcFreedFacts, GcWaitingFacts } from "../../analysis/phrases.js";
+import type { Wordings } from "./words.js";
+
+const freed = (f: GcFreedFacts) =>
+  `the older generations' collections freed ${f.olderFreed.toLocaleString("en-US")} objects in this window, ${f.releases === 1 ? "once" : `${f.releases} times`} as memory fell by up to ${formatBytes(f.largestRelease)}`;
+
+/** Why growth cannot be judged yet when it may be garbage waiting for a full collection (signals/gc-backlog.ts). */
+export function gcWaitingReason(f: GcWaitingFacts): string {
+  const due = f.dueIn === 0 ? "a full collection is due now" : `a full collection comes due after ${f.dueIn} more generation-1 run${f.dueIn === 1 ? "" : "s"}`;
+  // What it may be comes first: the live view cuts the line at the terminal's width.
+  return `garbage cycles may be waiting for a full collection: +${formatBytes(f.growth)} since the last one (${freed(f)}); ${due}, and memory that stays up after it is a leak`;
+}
+
+const filePages = (f: { growth: number; files: string | undefined }) =>
+  `resident file pages grew ${formatBytes(f.growth)}${f.files ? ` (mapped: ${f.files})` : ""}: page cache the kernel can drop, not counted as growth here`;
+
+export const NOTE_WORDS: Wordings<"leak.early" | "mapped.file-pages" | "mapped.in-summary" | "own.step" | "gc.released" | "agent.missing"> = {
+  "leak.early": (f) =>
+    `called early, on ${f.seconds.toFixed(0)} s after warm-up (a sequential test, each look held to p ≤ ${f.alpha}): it still grows at the end, but a load that has not finished yet (a dataset read into memory, a model being built) looks the same until it levels off`,
+  "mapped.file-pages": filePages,
+  "mapped.in-summary": (f, say) => `${say(f.of)}; ${filePages(f)}`,
+  "own.step": (f) =>
+    `memleak's agent, injected at ${f.at.map((t) => `${t.toFixed(0)} s`).join(", ")}, added ${formatBytes(f.added)} (its modules and thread${f.at.length > 1 ? ", and pages forked workers copied" : ""}): not counted as growth`,
+  "gc.released": (f) =>
+    `memory rose ${formatBytes(f.growth)} and came back down at the full garbage collection at ${f.at.toFixed(0)} s (lows ${formatBytes(f.lowBefore)} before, ${formatBytes(f.lowAfter)} after): garbage cycles waiting for the collector, not a leak (${freed(f)})`,
+  "agent.missing": (f) =>
+    `allocator retention not ruled out: without the agent (${f.why}), memleak cannot tell freed-but-kept memory from live memory — ${formatBytes(f.level)} of anonymous memory could be either`,
+};

@@ -1,0 +1,20 @@
+/** Numbers as sentences and reports show them: a growth rate, a moment in the run. */
+import { formatBytes } from "../../units.js";
+import type { Rate } from "../../analysis/types.js";
+
+/** "120 s", or, when it is not known, "the start". */
+export function sinceText(seconds: number | undefined): string {
+  return seconds === undefined ? "the start" : `${seconds.toFixed(0)} s`;
+}
+
+export function formatRate(rate: Rate | undefined): string {
+  if (!rate) return "–";
+  const perMin = rate.bytesPerSecond * 60;
+  const abs = Math.abs(rate.bytesPerSecond);
+  const text = abs >= 2 ** 20 / 10 ? `${formatBytes(rate.bytesPerSecond)}/s` : perMin >= 2 ** 20 / 10 || perMin <= -(2 ** 20) / 10 ? `${formatBytes(perMin)}/min` : `${formatBytes(perMin * 60)}/h`;
+  const pct = rate.percentPerHour;
+  // Past 1000%/h the percentage says nothing more than "fast" (a process that started near zero).
+  const pctText = Math.abs(pct) >= 1000 ? `${pct > 0 ? ">+" : "<-"}1000%/h` : `${pct >= 0 ? "+" : ""}${pct.toFixed(Math.abs(pct) < 10 ? 1 : 0)}%/h`;
+  return `${text} (${pctText})`;
+}
+

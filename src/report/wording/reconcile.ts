@@ -1,0 +1,30 @@
+/** The sentences of findings that explain each other (analysis/classify.ts reconcile, markOutside). */
+import { formatBytes } from "../../units.js";
+import { formatRate } from "./numbers.js";
+import { groupName, pidList, processCount, type Wordings } from "./words.js";
+
+const signed = (bytes: number) => `${bytes >= 0 ? "+" : ""}${formatBytes(bytes)}`;
+
+export const RECONCILE_WORDS: Wordings<
+  "reconcile.attributed" | "reconcile.backlog-waiting" | "reconcile.backlog-released" | "reconcile.cow" | "reconcile.outside" | "cgroup.others" | "verdict.no-samples"
+> = {
+  "reconcile.attributed": (f, say) => `${say(f.of)} — because PID ${f.pids} grows`,
+  "reconcile.backlog-waiting": (f) =>
+    `the ${groupName(f.subject)} grows by ${formatBytes(f.growth)} as PID ${f.pids} holds garbage cycles waiting for a full collection: the next one decides`,
+  "reconcile.backlog-released": (f) =>
+    `the ${groupName(f.subject)} rose by ${formatBytes(f.growth)} and came back down when PID ${f.pids} ran a full garbage collection`,
+  "reconcile.cow": (f) =>
+    `the ${groupName(f.subject)} grows by ${formatBytes(f.growth)} because ${processCount(f.copiers)} ${f.copiers === 1 ? "copies" : "copy"} pages shared after fork (copy-on-write, +${formatBytes(f.copied)} private): bounded, not a leak`,
+  "reconcile.outside": (f, say) => {
+    const rate = f.rate ? `, at ${formatRate(f.rate)}` : "";
+    const others = `${processCount(f.others.length, "other ")}`;
+    const theirs =
+      f.othersAnonGrowth !== undefined
+        ? `the ${others} in it (PID ${pidList(f.others)}) account for ${signed(f.othersAnonGrowth)} of anonymous memory`
+        : `${others} share it (PID ${pidList(f.others)}), whose memory memleak could not read`;
+    const artefact = f.artefact ? `; ${say(f.artefact)}` : "";
+    return `the cgroup grows by ${formatBytes(f.growth)}${rate}, but not because of the watched tree (${signed(f.tree)}): ${theirs}${artefact}`;
+  },
+  "cgroup.others": (f) => `the cgroup also holds ${processCount(f.others.length)} outside the watched tree (PID ${pidList(f.others)}): its numbers include theirs`,
+  "verdict.no-samples": () => "no samples: the process exited before memleak could read it",
+};

@@ -9,6 +9,7 @@ import { formatDuration } from "../../units.js";
 import { evidenceValue, KIND_LABEL, subjectText } from "../vocabulary.js";
 import { escapeHtml as h } from "./escape.js";
 import { markdownToHtml } from "./markdown.js";
+import { testsSection } from "./tests-section.js";
 
 /** CSS class of a kind; kinds are a closed set, but the class name is checked anyway as it lands in an attribute. */
 export function kindClass(kind: string): string {
@@ -80,5 +81,6 @@ export function bannerHtml(doc: VerdictDocument, title: string): string {
 ${verdictBox(doc.verdict)}
 <div class="columns">${evidenceTable(doc.verdict)}${adviceBlock(doc.verdict)}</div>
 ${otherFindings(doc)}
-${gatesTable(doc)}`;
+${gatesTable(doc)}
+${testsSection(doc)}`;
 }

@@ -103,14 +103,16 @@ class _Reader:
         except Exception:
             pass
 
-    def read(self, into, slot, full=True):
+    def read(self, into, slot, full):
         """Fills into[3*slot : 3*slot+3] with blocks, malloc in-use, anon: an array of C longs, so storing a
         reading creates no Python object that would itself count as a block.
 
-        A full collection first, so that garbage cycles are not counted as growth — except before a test's first
-        call (full=False), where the young generations are enough: what ran since the last test's final (full)
-        reading is pytest's own setup and reporting, whose garbage is young. A full collection walks every object
-        the collector tracks (~3 ms for pytest's ~30,000 at start, more as a suite imports), the plugin's main cost."""
+        A collection first, so that garbage cycles are not counted as growth: of the young generations (cheap: what
+        a test made since the last reading is young), or a full one (full=True), which walks every object the
+        collector tracks — ~3 ms for pytest's ~30,000 at start, 10 ms and more once a suite's modules are imported.
+        CPython's -R takes a full one at every reading; the plugin takes one where it decides something: at the
+        end of the warm-up, and after the last call when the cheap readings saw growth (judge's `final`). A full
+        collection only frees, so a test the young readings call stable is stable."""
         gc.collect() if full else gc.collect(1)
         into[3 * slot] = sys.getallocatedblocks()
         if self.mallinfo2 is not None:
@@ -139,20 +141,27 @@ def _anon():
 # ------------------------------------------------------------------------------------------------------ judgement
 
 
-def judge(readings, calls, warmup, has_malloc, trim=None):
+def judge(readings, calls, warmup, has_malloc, trim=None, final=None):
     """What the readings say: growth over all calls, mean growth per call after the warm-up, and the kind —
     leak (grew on every call after the warm-up), one-off (grew, but not on every call: a cache filled once),
     fragmentation (only RSS grew, and malloc_trim(0) gave it back), stable, or insufficient-data (grew during a
     single call: nothing to compare it with). `trim()` is called only when the kind hinges on RSS alone; it
-    returns RssAnon after malloc_trim(0), or None."""
+    returns RssAnon after malloc_trim(0), or None.
+
+    `final`: a reading after the last call taken after a full collection, when the per-call readings were taken
+    after young ones (the plugin's cheap readings). The per-call readings then may count a call's garbage cycles
+    that had reached the oldest generation as growth; `final` frees them, so the totals come from it, and a leak
+    must also show over the measured calls as a whole (from the reading that ended the warm-up, itself full)."""
     deltas = [[readings[3 * (i + 1) + k] - readings[3 * i + k] for k in range(3)] for i in range(calls)]
-    total = [readings[3 * calls + k] - readings[k] for k in range(3)]
+    end = final if final is not None else readings[3 * calls:3 * calls + 3]
+    total = [end[k] - readings[k] for k in range(3)]
     measured = deltas[warmup:] if calls > warmup else []
     n = len(measured)
-    per_call = [sum(d[k] for d in measured) / n if n else 0 for k in range(3)]
-    blocks_leak = n >= 2 and all(d[0] >= 1 for d in measured)
-    malloc_leak = has_malloc and n >= 2 and all(d[1] >= _LEAK_MALLOC_PER_CALL for d in measured)
-    anon_leak = n >= 2 and all(d[2] >= _LEAK_ANON_PER_CALL for d in measured)
+    span = [end[k] - readings[3 * warmup + k] for k in range(3)] if n else [0, 0, 0]
+    per_call = [span[k] / n if n else 0 for k in range(3)]
+    blocks_leak = n >= 2 and all(d[0] >= 1 for d in measured) and span[0] >= n
+    malloc_leak = has_malloc and n >= 2 and all(d[1] >= _LEAK_MALLOC_PER_CALL for d in measured) and span[1] >= n * _LEAK_MALLOC_PER_CALL
+    anon_leak = n >= 2 and all(d[2] >= _LEAK_ANON_PER_CALL for d in measured) and span[2] >= n * _LEAK_ANON_PER_CALL
     live_grew = total[0] >= _GREW_BLOCKS or (has_malloc and total[1] >= _GREW_BYTES)
     anon_grew = total[2] >= _GREW_BYTES
     out = {"deltas": deltas, "total": total, "perCall": per_call}
@@ -173,11 +182,6 @@ def judge(readings, calls, warmup, has_malloc, trim=None):
     else:
         out["kind"] = "stable"
     return out
-
-
-def _bytes(values):
-    """The bytes figure of a [blocks, malloc, anon] triple: the larger of malloc's and RSS's."""
-    return max(values[1], values[2])
 
 
 # ------------------------------------------------------------------------------------------------------ the plugin
@@ -280,15 +284,18 @@ class MemleakPlugin:
             repeat, warmup = _MIN_REPEAT_FOR_LEAK_LIMIT, max(warmup, _MIN_WARMUP_FOR_LEAK_LIMIT)
         calls = warmup + repeat
         readings = array.array("q", [0] * (3 * (calls + 1)))
+        # The reading that starts the measured calls is a full one when there are repeats to compare: a leak must
+        # show from it to the (full) final reading, so no garbage of the warm-up may be counted in it.
+        full_at = warmup if repeat >= 2 else -1
         self.calling = True
         done = 0
         try:
             with self.agent.measure_lock:
-                self.reader.read(readings, 0, full=False)
+                self.reader.read(readings, 0, full=full_at == 0)
             for i in range(calls):
                 item.ihook.pytest_pyfunc_call(pyfuncitem=item)
                 with self.agent.measure_lock:
-                    self.reader.read(readings, i + 1)
+                    self.reader.read(readings, i + 1, full=full_at == i + 1)
                 done = i + 1
         finally:
             self.calling = False
@@ -306,7 +313,13 @@ class MemleakPlugin:
 
     def _conclude(self, item, readings, calls, warmup, limits):
         has_malloc = self.reader.mallinfo2 is not None
-        j = judge(readings, calls, warmup, has_malloc, self._trim)
+        j = judge(readings, calls, warmup, has_malloc)
+        if j["kind"] != "stable":
+            # The cheap readings saw growth: read again after a full collection, and judge by that.
+            final = array.array("q", [0, 0, 0])
+            with self.agent.measure_lock:
+                self.reader.read(final, 0, full=True)
+            j = judge(readings, calls, warmup, has_malloc, self._trim, final)
         total, per_call = j["total"], j["perCall"]
         growth_bytes = max(total[1] if has_malloc else 0, j.get("anonAfterTrim", total[2]))
         per_call_bytes = max(per_call[1] if has_malloc else 0, per_call[2])

@@ -17,6 +17,8 @@ interface Case {
   readings: [number, number, number][];
   warmup: number;
   trimTo?: number | null;
+  /** The full collection's reading after the last call, when the others were young ones. */
+  final?: [number, number, number];
 }
 
 function judge(cases: Case[]): { kind: string; perCall: number[]; trimmed: boolean }[] {
@@ -29,7 +31,7 @@ for c in json.loads(sys.stdin.read()):
     flat = [v for r in c["readings"] for v in r]
     asked = []
     trim = (lambda: asked.append(1) or c.get("trimTo")) if "trimTo" in c else None
-    j = p.judge(flat, len(c["readings"]) - 1, c["warmup"], True, trim)
+    j = p.judge(flat, len(c["readings"]) - 1, c["warmup"], True, trim, c.get("final"))
     out.append({"kind": j["kind"], "perCall": j["perCall"], "trimmed": bool(asked)})
 print(json.dumps(out))`;
   return JSON.parse(execFileSync(SYSTEM_PYTHON, ["-c", code], { input: JSON.stringify(cases), encoding: "utf8" }));
@@ -75,6 +77,18 @@ describe("judge: what a test's readings say", () => {
     expect(kept).toMatchObject({ kind: "one-off", trimmed: true });
     expect(noTrim).toMatchObject({ kind: "one-off", trimmed: true });
     expect(live).toMatchObject({ kind: "one-off", trimmed: false });
+  });
+
+  it("garbage cycles the young readings counted are not a leak once the full collection frees them; a leak still is", () => {
+    const young = steps([0, 0, 0], ...Array(5).fill([50, 2 * KiB, 0]));
+    const start = young[0]!;
+    const [garbage, leak] = judge([
+      { readings: young, warmup: 1, final: [start[0] + 1, start[1] + 300, start[2]] },
+      { readings: young, warmup: 1, final: [start[0] + 5 * 20, start[1] + 5 * 2 * KiB, start[2]] },
+    ]);
+    expect(garbage!.kind).toBe("stable");
+    expect(leak!.kind).toBe("leak");
+    expect(leak!.perCall).toEqual([20, 2 * KiB, 0]);
   });
 
   it("the growth per call is the mean over the calls after the warm-up", () => {

@@ -241,22 +241,22 @@ async function sectionF(o, log) {
 async function sectionH(o, log) {
   const r = await pytestPlugin({ tests: o.quick ? 100 : 300, repeats: o.quick ? 3 : 7, log });
   const md = [
-    `A generated suite (bench/py/pytest_suite.py) of ${r.tests} small tests (a dict of 200 items through JSON, a sort: ~1 ms each), Debian's pytest under /usr/bin/python3, the five variants interleaved ×${r.repeats}; medians of pytest's own duration (collection and tests; no interpreter or memleak start-up). The plugin reads memory before and after every call of a test (a full gc.collect, sys.getallocatedblocks, mallinfo2, /proc/self/status).`,
+    `A generated suite (bench/py/pytest_suite.py) of ${r.tests} small tests (a dict of 200 items through JSON, a sort: ~1 ms each), Debian's pytest under /usr/bin/python3, the five variants interleaved ×${r.repeats}; medians of the CPU the pytest process took from its session's start to its summary (all its threads, the agent's included; no interpreter or memleak start-up), and of pytest's own wall time. The plugin reads memory before and after every call of a test (a collection of the young generations, sys.getallocatedblocks, mallinfo2, /proc/self/status), and takes a full collection at the end of the warm-up calls and after a test that grew.`,
     "",
     table(
-      ["variant", "pytest's duration"],
-      r.rows.map((x) => [x.name, `${num(x.seconds, 2)} s`]),
+      ["variant", "CPU", "wall (pytest's)"],
+      r.rows.map((x) => [x.name, `${num(x.cpu, 2)} s`, `${num(x.wall, 2)} s`]),
     ),
     "",
     table(
-      ["figure", "value"],
+      ["figure (CPU)", "value"],
       [
         ["memleak run (agent, no plugin) ÷ pytest alone", ratio(r.agent.ratio)],
         ["memleak pytest ÷ pytest alone", ratio(r.plugin.ratio)],
         ["memleak pytest ÷ memleak run (the plugin's own share)", ratio(r.plugin.vsAgent)],
-        ["added per test, 1 call", `${num(r.plugin.msPerTest, 2)} ms`],
+        ["CPU added per test, 1 call", `${num(r.plugin.msPerTest, 2)} ms`],
         ["memleak pytest --repeat 5 --warmup-calls 2 ÷ pytest alone doing each body ×7", ratio(r.repeat.ratio)],
-        ["added per call, with repeats", `${num(r.repeat.msPerCall, 2)} ms`],
+        ["CPU added per call, with repeats", `${num(r.repeat.msPerCall, 2)} ms`],
       ],
     ),
   ];
@@ -307,7 +307,8 @@ ${done.map((s) => `## ${s.title}\n\n${s.md}\n`).join("\n")}
   \`memleak analyze\` would judge the recording cut at that moment.
 - **d.** memory is the peak RSS of the whole \`node bin/memleak.js analyze\` process (V8 heap included).
 - **f.** \`performance.now()\` around each call of the compiled function, in the benchmark's own Node process.
-- **h.** pytest's own reported duration (its last line), so interpreter and memleak start-up are not counted.
+- **h.** the CPU of the pytest process from its session's start to its terminal summary (\`time.process_time()\` in
+  the generated suite's conftest.py: every thread, memleak's agent included), and pytest's own wall time beside it.
 - **g.** utime + stime of each whole process from /proc/PID/stat, read once a minute: memleak (\`node bin/memleak.js
   watch --no-inject\`), the bare reader (bench/lib/bare-reader.mjs, replaying the files 30 ticks of memleak's own
   Sampler read on the same tree, cycled) and psutil_cost.py. All configurations run at once. The first minute is

@@ -13,10 +13,29 @@ def test_{i}():
         assert sorted(range(500, 0, -1))[0] == 1
 '''
 
+# The CPU the session took (all its threads: memleak's agent thread included), from its start to its summary:
+# unlike the wall time, it does not count what the other processes of a busy machine took meanwhile.
+CONFTEST = '''
+import time
+
+_START = []
+
+
+def pytest_sessionstart(session):
+    _START.append(time.process_time())
+
+
+def pytest_terminal_summary(terminalreporter):
+    terminalreporter.write_line("BENCH_CPU_SECONDS=%.4f" % (time.process_time() - _START[0]))
+'''
+
+
 def main(directory, tests):
     os.makedirs(directory, exist_ok=True)
     with open(os.path.join(directory, "pytest.ini"), "w") as f:
         f.write("[pytest]\naddopts = -p no:cacheprovider\n")
+    with open(os.path.join(directory, "conftest.py"), "w") as f:
+        f.write(CONFTEST)
     per_file = 50
     for n in range(0, tests, per_file):
         with open(os.path.join(directory, "test_bench_%03d.py" % (n // per_file)), "w") as f:

@@ -8,6 +8,7 @@ import { Command, CommanderError } from "commander";
 import { addOptions, optionReader, type OptionReader } from "./commander-options.js";
 import { parsePid } from "./pid-argument.js";
 import { refuseXdist } from "./pytest-args.js";
+import type { PytestFlags } from "../commands/pytest.js";
 import { VERSION } from "../version.js";
 import { MemleakError, usageError } from "../errors.js";
 import type { GateOptions } from "../gate-spec.js";
@@ -35,15 +36,6 @@ export type Invocation =
   | { kind: "analyze"; file: string; json: boolean; warmup: number | undefined; gates: GateOptions; html: string | undefined }
   | { kind: "print"; text: string; exitCode: 0 }
   | { kind: "error"; message: string; exitCode: 2 };
-
-/** How `memleak pytest` measures each test (the plugin reads them from MEMLEAK_PYTEST_* variables). */
-export interface PytestFlags {
-  repeat: number;
-  warmupCalls: number;
-  /** Default per-test limits, bytes; a test's marker overrides them. */
-  maxTestGrowth: number | undefined;
-  maxLeakPerCall: number | undefined;
-}
 
 /** What commander hands an action: the options' values as it collected them, by attribute name. */
 type Collected = Record<string, unknown>;

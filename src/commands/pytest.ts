@@ -5,12 +5,20 @@
  * document and whose limits make the test-limits gate. pytest's own exit code passes through as run's does, and a
  * failed test-limits gate makes it 1.
  */
-import type { PytestFlags } from "../cli/parse.js";
 import { crashedTest } from "../analysis/test-verdicts.js";
 import { safeText } from "../safe-text.js";
 import type { CommandIO, CommandResult } from "./io.js";
 import { runCommand, type RunOptions } from "./run.js";
 import type { SessionOptions } from "./session.js";
+
+/** How the plugin measures each test (it reads them from MEMLEAK_PYTEST_* variables). */
+export interface PytestFlags {
+  repeat: number;
+  warmupCalls: number;
+  /** Default per-test limits, bytes; a test's marker overrides them. */
+  maxTestGrowth: number | undefined;
+  maxLeakPerCall: number | undefined;
+}
 
 export interface PytestOptions extends PytestFlags, SessionOptions {
   pytestArgs: string[];

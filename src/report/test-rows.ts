@@ -11,9 +11,10 @@ const RESULT_ORDER = { crashed: 0, fail: 1, error: 2, pass: 3, unmeasured: 4 } a
 
 /** Tests worth a row: what grew, what failed its limit, and what crashed. Stable tests that passed are counted only. */
 export function notableTests(tests: readonly TestResult[]): TestResult[] {
-  const grew = (t: TestResult) => t.kind !== "stable" && !(t.kind === "insufficient-data" && t.result !== "pass" && t.result !== "fail" && t.result !== "crashed");
+  // A test that errored, skipped or was not measured says nothing of memory (its kind is insufficient-data).
+  const shown = (t: TestResult) => t.result === "fail" || t.result === "crashed" || (t.result === "pass" && t.kind !== "stable");
   return tests
-    .filter((t) => grew(t) || t.result === "fail" || t.result === "crashed")
+    .filter(shown)
     .sort((a, b) => RESULT_ORDER[a.result] - RESULT_ORDER[b.result] || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || (b.growthBytes ?? 0) - (a.growthBytes ?? 0));
 }
 

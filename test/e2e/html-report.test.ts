@@ -220,11 +220,12 @@ describe("the HTML report of a memleak pytest run, in chromium", () => {
   });
 
   it("shades the tests that grew on the chart, in their kind's colour", async () => {
-    // The leak band: rgba(225,87,89,0.18) over the white plot.
+    // The leak band: rgba(225,87,89,0.18) on the canvas (transparent where nothing else is drawn: the page's white
+    // shows through it).
     const leakPixels = await page.$eval("figure.chart canvas", (c) => {
       const px = (c as HTMLCanvasElement).getContext("2d")!.getImageData(0, 0, (c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height).data;
       let n = 0;
-      for (let i = 0; i < px.length; i += 4) if (Math.abs(px[i]! - 250) <= 3 && Math.abs(px[i + 1]! - 225) <= 4 && Math.abs(px[i + 2]! - 225) <= 4) n++;
+      for (let i = 0; i < px.length; i += 4) if (Math.abs(px[i]! - 225) <= 3 && Math.abs(px[i + 1]! - 87) <= 3 && Math.abs(px[i + 2]! - 89) <= 3 && Math.abs(px[i + 3]! - 46) <= 3) n++;
       return n;
     });
     expect(leakPixels).toBeGreaterThan(500);

@@ -236,7 +236,7 @@ def _xdist_refusal(config):
 
 
 class MemleakPlugin:
-    def __init__(self, agent, config):
+    def __init__(self, agent):
         self.agent = agent
         self.reader = _Reader()
         self.repeat = max(1, _env_int("MEMLEAK_PYTEST_REPEAT", 1))
@@ -380,4 +380,4 @@ def pytest_configure(config):
         raise pytest.UsageError(
             "memleak: the memleak_pytest plugin reports to memleak, which is not running here: run `memleak pytest -- <your pytest arguments>`"
         )
-    config.pluginmanager.register(MemleakPlugin(agent, config), "memleak-measure")
+    config.pluginmanager.register(MemleakPlugin(agent), "memleak-measure")

@@ -115,7 +115,7 @@ export const OPTIONS = {
     flag: "--duration",
     placeholder: "<duration>",
     description: "stop after this long (e.g. 10m)",
-    descriptionIn: { run: "stop the command (SIGTERM) after this long" },
+    descriptionIn: { run: "stop the command (SIGTERM) after this long", pytest: "stop pytest (SIGTERM) after this long" },
     commands: SAMPLING,
     parse: seconds({ atLeast: 0.1 }),
   },

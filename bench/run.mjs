@@ -12,6 +12,7 @@
  *   f  pure functions on their largest inputs: thinning a 72-hour series for drawing, each parser on a 1 MB line
  *   g  what a user pays: the whole `memleak watch` process's CPU, minute by minute, beside a bare reader of the same
  *      files and psutil, on 9 and 64 processes, at 1 Hz and 10 Hz (--whole-minutes N: 5 by default; 60 for the soak)
+ *   h  the pytest plugin: a suite's time under `memleak pytest`, with and without repeats, against pytest alone
  */
 import { PSS_EAGER_SECONDS } from "../dist/sampler.js";
 import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "../dist/sampling-defaults.js";
@@ -22,6 +23,7 @@ import { longWatch } from "./sections/long-watch.mjs";
 import { overhead } from "./sections/overhead.mjs";
 import { attachCost, idleCost } from "./sections/attach.mjs";
 import { largestInputs } from "./sections/largest-inputs.mjs";
+import { pytestPlugin } from "./sections/pytest-plugin.mjs";
 import { samplingCost } from "./sections/sampling.mjs";
 import { verdicts } from "./sections/verdicts.mjs";
 import { measureWhole, summarise, TREES } from "./sections/whole-process.mjs";
@@ -29,7 +31,7 @@ import { machine, met, mib, num, ratio, REPO, secs, table } from "./lib/util.mjs
 
 /** The targets this benchmark checks (from the project's issue 7, and DESIGN/METRICS for the smaps budget). */
 const TARGET = { vsBare: 1.5, longVsDay: 1.25 };
-const ALL_SECTIONS = ["a", "b", "c", "d", "e", "f", "g"];
+const ALL_SECTIONS = ["a", "b", "c", "d", "e", "f", "g", "h"];
 
 function parseArgs(argv) {
   const o = { quick: false, fpSeconds: undefined, sections: ALL_SECTIONS, wholeMinutes: undefined };
@@ -39,7 +41,7 @@ function parseArgs(argv) {
     else if (a === "--fp-seconds") o.fpSeconds = Number(argv[++i]);
     else if (a === "--sections") o.sections = String(argv[++i]).split(",");
     else if (a === "--whole-minutes") o.wholeMinutes = Number(argv[++i]);
-    else throw new Error(`unknown option ${a} (use --quick, --fp-seconds N, --whole-minutes N, --sections a,b,c,d,e,f,g)`);
+    else throw new Error(`unknown option ${a} (use --quick, --fp-seconds N, --whole-minutes N, --sections a,b,c,d,e,f,g,h)`);
   }
   o.fpSeconds ??= o.quick ? 60 : 600;
   if (!(o.fpSeconds > 0)) throw new Error("--fp-seconds: expected a number of seconds");
@@ -236,7 +238,32 @@ async function sectionF(o, log) {
   return { title: "f. Pure functions on their largest inputs", md: md.join("\n"), data: r };
 }
 
-const SECTIONS = { a: sectionA, b: sectionB, c: sectionC, d: sectionD, e: sectionE, f: sectionF, g: sectionG };
+async function sectionH(o, log) {
+  const r = await pytestPlugin({ tests: o.quick ? 100 : 300, repeats: o.quick ? 3 : 7, log });
+  const md = [
+    `A generated suite (bench/py/pytest_suite.py) of ${r.tests} small tests (a dict of 200 items through JSON, a sort: ~1 ms each), Debian's pytest under /usr/bin/python3, the five variants interleaved ×${r.repeats}; medians of the CPU the pytest process took from its session's start to its summary (all its threads, the agent's included; no interpreter or memleak start-up), and of pytest's own wall time. The plugin reads memory before and after every call of a test (a collection of the young generations, sys.getallocatedblocks, mallinfo2, /proc/self/status), and takes a full collection at the end of the warm-up calls and after a test that grew.`,
+    "",
+    table(
+      ["variant", "CPU", "wall (pytest's)"],
+      r.rows.map((x) => [x.name, `${num(x.cpu, 2)} s`, `${num(x.wall, 2)} s`]),
+    ),
+    "",
+    table(
+      ["figure (CPU)", "value"],
+      [
+        ["memleak run (agent, no plugin) ÷ pytest alone", ratio(r.agent.ratio)],
+        ["memleak pytest ÷ pytest alone", ratio(r.plugin.ratio)],
+        ["memleak pytest ÷ memleak run (the plugin's own share)", ratio(r.plugin.vsAgent)],
+        ["CPU added per test, 1 call", `${num(r.plugin.msPerTest, 2)} ms`],
+        ["memleak pytest --repeat 5 --warmup-calls 2 ÷ pytest alone doing each body ×7", ratio(r.repeat.ratio)],
+        ["CPU added per call, with repeats", `${num(r.repeat.msPerCall, 2)} ms`],
+      ],
+    ),
+  ];
+  return { title: "h. The pytest plugin's overhead", md: md.join("\n"), data: r };
+}
+
+const SECTIONS = { a: sectionA, b: sectionB, c: sectionC, d: sectionD, e: sectionE, f: sectionF, g: sectionG, h: sectionH };
 
 function document(o, m, done, started) {
   const when = started.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
@@ -280,6 +307,8 @@ ${done.map((s) => `## ${s.title}\n\n${s.md}\n`).join("\n")}
   \`memleak analyze\` would judge the recording cut at that moment.
 - **d.** memory is the peak RSS of the whole \`node bin/memleak.js analyze\` process (V8 heap included).
 - **f.** \`performance.now()\` around each call of the compiled function, in the benchmark's own Node process.
+- **h.** the CPU of the pytest process from its session's start to its terminal summary (\`time.process_time()\` in
+  the generated suite's conftest.py: every thread, memleak's agent included), and pytest's own wall time beside it.
 - **g.** utime + stime of each whole process from /proc/PID/stat, read once a minute: memleak (\`node bin/memleak.js
   watch --no-inject\`), the bare reader (bench/lib/bare-reader.mjs, replaying the files 30 ticks of memleak's own
   Sampler read on the same tree, cycled) and psutil_cost.py. All configurations run at once. The first minute is

@@ -69,6 +69,10 @@ async function main(): Promise<number> {
       const { runCommand } = await import("./commands/run.js");
       return (await runCommand(inv, io)).exitCode;
     }
+    case "pytest": {
+      const { pytestCommand } = await import("./commands/pytest.js");
+      return (await pytestCommand(inv, io)).exitCode;
+    }
     case "analyze": {
       const { analyzeCommand } = await import("./commands/analyze.js");
       return (await analyzeCommand(inv, io)).exitCode;

@@ -11,6 +11,10 @@ import { alive } from "../system/isolate.js";
 import { join } from "node:path";
 import { parseAgentMessage, type AgentReport } from "./messages.js";
 import type { TraceResult, TrimResult } from "../analysis/agent-results.js";
+import type { TestMark } from "../test-results.js";
+
+/** Test marks kept (the pytest plugin's, two per test): a suite of 50,000 tests, and no unbounded growth past it. */
+export const MAX_TEST_MARKS = 100_000;
 
 /**
  * Connections taken at once: one per agent, so one per Python process of the watched tree (a DataLoader with 64
@@ -31,6 +35,10 @@ export class AgentChannel {
   readonly trims = new Map<number, TrimResult>();
   /** Pids that said hello: the agent runs in them. */
   readonly hello = new Set<number>();
+  /** The pytest plugin's test-start and test-end marks, in the order they came. */
+  readonly testMarks: TestMark[] = [];
+  /** How many of testMarks have been handed to the recording (takeTestMarks). */
+  private marksTaken = 0;
   private readonly helloWaiters = new Map<number, Set<() => void>>();
   dropped = 0;
 
@@ -97,7 +105,18 @@ export class AgentChannel {
     else if (msg.type === "report") this.latest.set(msg.pid, msg);
     else if (msg.type === "trace") this.traces.set(msg.pid, msg);
     else if (msg.type === "trim") this.trims.set(msg.pid, msg);
+    else if (msg.type === "test-start" || msg.type === "test-end") {
+      if (this.testMarks.length < MAX_TEST_MARKS) this.testMarks.push(msg);
+      else this.dropped++;
+    }
     return msg.pid;
+  }
+
+  /** The test marks that came since the last call: the recording writes them as they come. */
+  takeTestMarks(): TestMark[] {
+    const fresh = this.testMarks.slice(this.marksTaken);
+    this.marksTaken = this.testMarks.length;
+    return fresh;
   }
 
   /** The agent part of a Sample: each pid's latest report and any trim result, as recorded. */

@@ -4,6 +4,8 @@
  * are declared there (analysis/agent-results.ts).
  */
 import type { TraceResult, TraceSite, TrimResult } from "../analysis/agent-results.js";
+import type { TestMark } from "../test-results.js";
+import { parseTestMark } from "./test-messages.js";
 
 export interface AgentReport {
   type: "report";
@@ -20,7 +22,7 @@ export interface AgentReport {
   };
 }
 
-export type AgentMessage = { type: "hello"; pid: number; python?: string } | AgentReport | TraceResult | TrimResult;
+export type AgentMessage = { type: "hello"; pid: number; python?: string } | AgentReport | TraceResult | TrimResult | TestMark;
 
 const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 
@@ -76,6 +78,9 @@ export function parseAgentMessage(line: string): AgentMessage | undefined {
     case "trim":
       if (!isNum(m.anonBefore) || !isNum(m.anonAfter)) return undefined;
       return { type: "trim", pid, t, anonBefore: m.anonBefore, anonAfter: m.anonAfter };
+    case "test-start":
+    case "test-end":
+      return parseTestMark(m, pid, t);
     default:
       return undefined;
   }

@@ -5,6 +5,7 @@
 
 export { VERDICT_KINDS, type VerdictKind } from "../verdict-kinds.js";
 import type { VerdictKind } from "../verdict-kinds.js";
+import type { TestResult } from "../test-results.js";
 
 /** Most serious first: the verdict of a run is its most serious finding. */
 export const SEVERITY: Record<VerdictKind, number> = {
@@ -111,6 +112,8 @@ export interface VerdictDocument {
   gates?: { name: string; subject?: string; result: "pass" | "fail" | "inconclusive"; passed: boolean; message: string }[];
   /** Set by run/watch: how the sampling went — what memleak's numbers are worth, and what they cost. */
   sampling?: SamplingFacts;
+  /** Set when the pytest plugin ran (`memleak pytest`): each test's growth, per call, kind and limit. */
+  tests?: TestResult[];
 }
 
 export interface SamplingFacts {

@@ -5,7 +5,7 @@
  */
 import type { ValueParser } from "./option-values.js";
 
-export const COMMANDS = ["run", "watch", "analyze", "snapshot"] as const;
+export const COMMANDS = ["run", "watch", "analyze", "snapshot", "pytest"] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 interface OptionRow {

@@ -26,6 +26,22 @@ export const seconds =
 
 export const size: ValueParser<SizeSpec> = (text, flag) => orThrow(parseSize(text), flag);
 
+/** A size in bytes, for limits where a percentage has nothing to be a percentage of (one test's growth). */
+export const bytes: ValueParser<number> = (text, flag) => {
+  const v = size(text, flag);
+  if (v.kind !== "bytes") throw usageError(`${flag}: "${text}" is a percentage: give a size (100KiB, 10MiB)`);
+  return v.bytes;
+};
+
+/** A whole number of times, from `atLeast` to `atMost`. */
+export const count =
+  ({ atLeast, atMost }: { atLeast: number; atMost: number }): ValueParser<number> =>
+  (text, flag) => {
+    const v = Number(text);
+    if (!/^\d+$/.test(text.trim()) || v < atLeast || v > atMost) throw usageError(`${flag}: "${text}" is not a whole number from ${atLeast} to ${atMost}`);
+    return v;
+  };
+
 /** Bytes per second, and the text as typed: the verdict quotes the limit the way the user wrote it. */
 export const rate: ValueParser<NonNullable<GateOptions["maxRate"]>> = (text, flag) => ({ bytesPerSecond: orThrow(parseRate(text), flag), text });
 

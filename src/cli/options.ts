@@ -7,12 +7,12 @@
 import { GATE_METRICS } from "../gate-spec.js";
 import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "../sampling-defaults.js";
 import type { OptionSpec } from "./option-spec.js";
-import { gateMetric, path, percentOfCore, rate, seconds, size, verdictKinds } from "./option-values.js";
+import { bytes, count, gateMetric, path, percentOfCore, rate, seconds, size, verdictKinds } from "./option-values.js";
 
-/** The commands that sample: run launches what it watches, watch attaches to it. */
-const SAMPLING = ["run", "watch"] as const;
+/** The commands that sample: run launches what it watches (pytest is run with a plugin), watch attaches to it. */
+const SAMPLING = ["run", "watch", "pytest"] as const;
 /** The commands that give a verdict, and so take gates: the sampling ones and analyze, which replays a recording. */
-const JUDGING = ["run", "watch", "analyze"] as const;
+const JUDGING = ["run", "watch", "analyze", "pytest"] as const;
 
 export const OPTIONS = {
   interval: {
@@ -115,7 +115,7 @@ export const OPTIONS = {
     flag: "--duration",
     placeholder: "<duration>",
     description: "stop after this long (e.g. 10m)",
-    descriptionIn: { run: "stop the command (SIGTERM) after this long" },
+    descriptionIn: { run: "stop the command (SIGTERM) after this long", pytest: "stop pytest (SIGTERM) after this long" },
     commands: SAMPLING,
     parse: seconds({ atLeast: 0.1 }),
   },
@@ -124,7 +124,7 @@ export const OPTIONS = {
     description: "do not load memleak's agent into the running Python processes (gdb / sys.remote_exec)",
     commands: ["watch"],
   },
-  isolate: { flag: "--no-isolate", description: "do not put the command in a memory cgroup of its own", commands: ["run"] },
+  isolate: { flag: "--no-isolate", description: "do not put the command in a memory cgroup of its own", commands: ["run", "pytest"] },
   agent: { flag: "--no-agent", description: "do not load memleak's agent into the command's Python processes", commands: ["run"] },
   tracePython: {
     flag: "--trace-python",
@@ -135,6 +135,44 @@ export const OPTIONS = {
     flag: "--trim-probe",
     description: "agent: at interpreter exit, call malloc_trim(0) and report how much memory came back",
     commands: ["run"],
+  },
+  python: {
+    flag: "--python",
+    placeholder: "<interpreter>",
+    description: "the Python that runs pytest (python -m pytest)",
+    default: "python3",
+    commands: ["pytest"],
+    parse: path,
+  },
+  repeat: {
+    flag: "--repeat",
+    placeholder: "<count>",
+    description: "call each test function this many times after the warm-up calls: a leak grows on every one, a cache filled once does not",
+    default: "1",
+    commands: ["pytest"],
+    parse: count({ atLeast: 1, atMost: 1000 }),
+  },
+  warmupCalls: {
+    flag: "--warmup-calls",
+    placeholder: "<count>",
+    description: "calls of each test before the repeats are measured (caches, imports, first-call setup)",
+    default: "0",
+    commands: ["pytest"],
+    parse: count({ atLeast: 0, atMost: 1000 }),
+  },
+  maxTestGrowth: {
+    flag: "--max-test-growth",
+    placeholder: "<size>",
+    description: "per-test limit: a test whose memory grows by more fails (@pytest.mark.memleak(max_growth=...) overrides it)",
+    commands: ["pytest"],
+    parse: bytes,
+  },
+  maxLeakPerCall: {
+    flag: "--max-leak-per-call",
+    placeholder: "<size>",
+    description: "per-test limit: a test that leaks more per call fails (repeats it if --repeat does not; marker: max_leak_per_call)",
+    commands: ["pytest"],
+    parse: bytes,
   },
   root: {
     flag: "--root",

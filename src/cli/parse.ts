@@ -7,6 +7,8 @@
 import { Command, CommanderError } from "commander";
 import { addOptions, optionReader, type OptionReader } from "./commander-options.js";
 import { parsePid } from "./pid-argument.js";
+import { refuseXdist } from "./pytest-args.js";
+import type { PytestFlags } from "../commands/pytest.js";
 import { VERSION } from "../version.js";
 import { MemleakError, usageError } from "../errors.js";
 import type { GateOptions } from "../gate-spec.js";
@@ -30,6 +32,7 @@ export type Invocation =
   | { kind: "snapshot"; pid: number; json: boolean; root: string | undefined }
   | ({ kind: "watch"; pid: number; root: string | undefined; inject: boolean } & SessionFlags)
   | ({ kind: "run"; command: string[]; isolate: boolean; agent: boolean; tracePython: boolean; trimProbe: boolean } & SessionFlags)
+  | ({ kind: "pytest"; pytestArgs: string[]; python: string; isolate: boolean } & PytestFlags & SessionFlags)
   | { kind: "analyze"; file: string; json: boolean; warmup: number | undefined; gates: GateOptions; html: string | undefined }
   | { kind: "print"; text: string; exitCode: 0 }
   | { kind: "error"; message: string; exitCode: 2 };
@@ -41,7 +44,7 @@ type Collected = Record<string, unknown>;
  * The order of the reads is the order in which errors are found: --smaps-budget first, then the durations, the gates
  * and --pss-every last (kept as it was when each option was validated by hand).
  */
-function sessionFlags(read: OptionReader<"run" | "watch">): SessionFlags {
+function sessionFlags(read: OptionReader<"run" | "watch" | "pytest">): SessionFlags {
   const smapsBudget = read("smapsBudget");
   return {
     interval: read("interval"),
@@ -58,7 +61,7 @@ function sessionFlags(read: OptionReader<"run" | "watch">): SessionFlags {
 }
 
 /** `failFast`: only the sampling commands have --fail-fast (a recording cannot be stopped). */
-function gateOptions(read: OptionReader<"run" | "watch" | "analyze">, failFast = false): GateOptions {
+function gateOptions(read: OptionReader<"run" | "watch" | "analyze" | "pytest">, failFast = false): GateOptions {
   const metric = read("metric");
   const perProcess = read("perProcess");
   const g: GateOptions = { metric, perProcess };
@@ -124,6 +127,18 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
       const trimProbe = read("trimProbe");
       if (!agent && (tracePython || trimProbe)) throw usageError("--trace-python and --trim-probe need the agent: drop --no-agent");
       onAction({ kind: "run", command, isolate: read("isolate"), agent, tracePython, trimProbe, ...sessionFlags(read) });
+    });
+
+  addOptions(quiet(program.command("pytest"), output), "pytest")
+    .description("run pytest with memleak's plugin: each test's memory growth, per call with --repeat, per-test limits; the run's verdict too")
+    .usage("[options] -- [pytest arguments...]")
+    .argument("[pytest-args...]", "pytest's arguments (after --)")
+    .passThroughOptions()
+    .action((pytestArgs: string[], o: Collected) => {
+      const read = optionReader<"pytest">(o);
+      const flags: PytestFlags = { repeat: read("repeat"), warmupCalls: read("warmupCalls"), maxTestGrowth: read("maxTestGrowth"), maxLeakPerCall: read("maxLeakPerCall") };
+      refuseXdist(pytestArgs);
+      onAction({ kind: "pytest", pytestArgs, python: read("python"), isolate: read("isolate"), ...flags, ...sessionFlags(read) });
     });
 
   addOptions(quiet(program.command("analyze"), output), "analyze")

@@ -4,6 +4,8 @@
  * command's part; the analysis gets samples and events, never a path.
  */
 import { parseAgentMessage } from "../agent/messages.js";
+import { testLimitsGate, testResults } from "../analysis/test-verdicts.js";
+import type { TestMark } from "../test-results.js";
 import type { TraceResult, TrimResult } from "../analysis/agent-results.js";
 import { readRecording, type RecordingContents } from "../recording.js";
 import { classify } from "../report/verdict.js";
@@ -15,6 +17,8 @@ export interface AnalysedRecording {
   set: SeriesSet;
   commands: Map<number, string[]>;
   recording: Omit<RecordingContents, "samples">;
+  /** The per-test limits' gate, when the recording has tests with limits: analyze checks it with the others. */
+  testGate?: NonNullable<VerdictDocument["gates"]>[number] | undefined;
 }
 
 export async function analyseRecording(path: string, options: { warmup?: number | undefined } = {}): Promise<AnalysedRecording> {
@@ -25,6 +29,7 @@ export async function analyseRecording(path: string, options: { warmup?: number 
   const trims = new Map<number, TrimResult>();
   const agentMissing = new Map<number, string>();
   let outsiders: { pids: number[]; anonGrowth?: number } | undefined;
+  const testMarks: TestMark[] = [];
   for (const e of rec.events) {
     if (e.event === "attach") {
       const a = e.detail as { pid?: unknown; status?: unknown; reason?: unknown; startedAt?: unknown } | undefined;
@@ -42,6 +47,10 @@ export async function analyseRecording(path: string, options: { warmup?: number 
     const m = e.event.startsWith("agent-") ? parseAgentMessage(JSON.stringify(e.detail ?? {})) : undefined;
     if (m?.type === "trace") traces.set(m.pid, m);
     if (m?.type === "trim") trims.set(m.pid, m);
+    if (e.event === "test-start" || e.event === "test-end") {
+      const mark = parseAgentMessage(JSON.stringify(e.detail ?? {}));
+      if (mark?.type === e.event) testMarks.push(mark);
+    }
   }
   const h = rec.header;
   const cg = h.cgroup && "path" in h.cgroup ? h.cgroup : undefined;
@@ -54,11 +63,12 @@ export async function analyseRecording(path: string, options: { warmup?: number 
     agentMissing: agentMissing.size > 0 ? agentMissing : undefined,
     target: { pid: h.target.pid, ...(h.target.command && { command: h.target.command }), ...(h.cgroup && { cgroup: h.cgroup }) },
   });
+  if (testMarks.length > 0) doc.tests = testResults(testMarks, builder.set.t0);
   // How the command ended is only known from the run itself.
   if (rec.verdict) {
     for (const k of ["exitCode", "signal", "stopReason"] as const) {
       if (rec.verdict.target[k] !== undefined) (doc.target as Record<string, unknown>)[k] = rec.verdict.target[k];
     }
   }
-  return { doc, set: builder.set, commands, recording: rec };
+  return { doc, set: builder.set, commands, recording: rec, testGate: doc.tests && testLimitsGate(doc.tests) };
 }

@@ -19,13 +19,13 @@ export interface AnalyzeOptions {
 }
 
 export async function analyzeCommand(o: AnalyzeOptions, io: CommandIO): Promise<CommandResult & { doc: VerdictDocument }> {
-  const { doc, set, commands, recording } = await analyseRecording(o.file, { warmup: o.warmup });
+  const { doc, set, commands, recording, testGate } = await analyseRecording(o.file, { warmup: o.warmup });
   if (recording.truncated) io.stderr(`memleak: ${o.file}: the last line was cut short (memleak was killed while writing); analysing the rest\n`);
   const { count, first } = recording.skipped;
   if (count > 0 && first) {
     io.stderr(`memleak: warning: ${o.file}: skipped ${count} bad line${count === 1 ? "" : "s"} (first: line ${first.line}: ${first.why}); analysing the rest\n`);
   }
-  const gates = evaluateGates(doc, set, o.gates);
+  const gates = [...evaluateGates(doc, set, o.gates), ...(testGate ? [testGate] : [])];
   if (gates.length) doc.gates = gates;
   const h = recording.header;
   const about = { hostname: h.machine?.hostname, kernel: h.machine?.kernel, startedAt: h.startedAt, recordedBy: h.memleakVersion };

@@ -31,6 +31,8 @@ export interface RunOptions extends SessionOptions {
   agent: boolean;
   tracePython: boolean;
   trimProbe: boolean;
+  /** Added to the command's environment (memleak pytest: the plugin's settings). */
+  extraEnv?: Record<string, string> | undefined;
 }
 
 interface CgroupChoice {
@@ -100,7 +102,7 @@ async function launchCommand(o: RunOptions, io: CommandIO, fs: HostFs, cg: Cgrou
   try {
     agent = o.agent ? await AgentChannel.open() : undefined;
     // With a live view the command's output goes through memleak so the view can stay below it.
-    const base = region ? { PYTHONUNBUFFERED: "1", ...io.env } : io.env;
+    const base = { ...(region && { PYTHONUNBUFFERED: "1" }), ...io.env, ...o.extraEnv };
     const env = agent
       ? agentEnv(base, { socketPath: agent.socketPath, interval: o.interval, tracePython: o.tracePython, traceWarmup: o.warmup ?? 5, trimProbe: o.trimProbe, launcherPid: io.pid })
       : base;

@@ -10,6 +10,7 @@ import type { VerdictDocument } from "../analysis/types.js";
 import { processKey } from "../process-key.js";
 import { RecordingWriter, type RecordingHeader, type RecordingLine } from "../recording.js";
 import type { Sample } from "../sample.js";
+import type { TestMark } from "../test-results.js";
 import type { SamplerTotals } from "../sampler.js";
 
 /** Where the lines go: a RecordingWriter, or in a test an array. */
@@ -89,6 +90,11 @@ export class SessionRecorder {
   /** What the agent reported after the last sample (processes that exited between two ticks). */
   lastWords(t: number, lastWords: Record<string, unknown>): void {
     this.sink?.write({ type: "event", t, event: "agent-last-words", detail: lastWords });
+  }
+
+  /** The pytest plugin's test boundaries (and each test's result), as they come: `analyze` and the HTML show them. */
+  testMarks(marks: readonly TestMark[]): void {
+    for (const m of marks) this.sink?.write({ type: "event", t: m.t * 1000, event: m.type, detail: { ...m } });
   }
 
   verdict(doc: VerdictDocument): void {

@@ -13,6 +13,7 @@ import { DEFAULT_CAPACITY } from "../analysis/column.js";
 import type { SamplingFacts, VerdictDocument } from "../analysis/types.js";
 import type { SeriesSet } from "../analysis/series.js";
 import { evaluateGates } from "../gates.js";
+import { testLimitsGate, testResults } from "../analysis/test-verdicts.js";
 import type { GateOptions } from "../gate-spec.js";
 import { RECORDING_SCHEMA, type RecordingHeader } from "../recording.js";
 import type { LiveRegion } from "../report/live-region.js";
@@ -179,6 +180,7 @@ class Session {
     await this.recorder.header();
     this.recordAttaches();
     this.recorder.sample(sample, this.sampler.totals.seen);
+    if (this.target.agent) this.recorder.testMarks(this.target.agent.takeTestMarks());
   }
 
   /** After sampling: the last of the outsiders, the injections and the agent, then the verdict and the gates. */
@@ -196,7 +198,10 @@ class Session {
     if (target.agent) await this.agentEnd(target.agent);
     const doc = classify(this.classifyInput());
     doc.target = { ...doc.target, stopReason: wakeup.stopped ?? "exited", ...(target.cgroupInfo && { cgroup: target.cgroupInfo }), ...extra };
-    const gates = this.interim.finalGates(evaluateGates(doc, builder.set, o.gates));
+    const tests = target.agent && target.agent.testMarks.length > 0 ? testResults(target.agent.testMarks, builder.set.t0) : undefined;
+    if (tests) doc.tests = tests;
+    const testGate = tests && testLimitsGate(tests);
+    const gates = [...this.interim.finalGates(evaluateGates(doc, builder.set, o.gates)), ...(testGate ? [testGate] : [])];
     if (gates.length) doc.gates = gates;
     doc.sampling = this.samplingFacts();
     this.recorder.verdict(doc);
@@ -211,6 +216,7 @@ class Session {
   /** Trace and trim results arrive as the interpreters exit, and reports sent after the last sample: recorded too. */
   private async agentEnd(agent: AgentChannel): Promise<void> {
     await agent.drain(1000);
+    this.recorder.testMarks(agent.takeTestMarks());
     this.recorder.agentResults([...agent.traces.values(), ...agent.trims.values()]);
     const lastWords = this.latest && agent.unsampled(this.latest.processes.map((p) => p.pid));
     if (lastWords) {

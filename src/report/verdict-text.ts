@@ -15,6 +15,7 @@ import { markdownBlocks, plainInline } from "./html/markdown.js";
 import { palette } from "./style.js";
 import { safeText } from "../safe-text.js";
 import { subjectsTable } from "./subjects-table.js";
+import { testsTable } from "./tests-table.js";
 import { clip, displayWidth, wrap } from "./text-width.js";
 import { evidenceValue, KIND_LABEL, kindColour, subjectText } from "./vocabulary.js";
 
@@ -92,6 +93,7 @@ export function renderVerdict(doc: VerdictDocument, color: boolean, set?: Series
       out.push(...lines);
     }
   }
+  out.push(...testsTable(doc, c, columns));
   if (doc.gates?.length) {
     out.push("", c.bold("gates"));
     for (const g of doc.gates) {

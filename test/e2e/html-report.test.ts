@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderHtml } from "../../src/report/html/index.js";
 import { analyse, withHostileProcess } from "../unit/report/analyse.js";
 import { decodePng } from "../helpers/png.js";
+import { analyseRecording } from "../../src/commands/analyse-recording.js";
+import { FIXTURES } from "../helpers/fixtures.js";
 import { tempDir } from "../helpers/temp.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -221,5 +223,55 @@ describe("the HTML report in chromium", () => {
     expect(inked / (chart.width * chart.height), "the verdict's chart looks blank in the screenshot").toBeGreaterThan(0.02);
     expect(colours.size).toBeGreaterThan(250);
     console.log(`HTML report screenshot: ${path}`);
+  });
+});
+
+/**
+ * A `memleak pytest` report (fixtures/pytest-runs): the table of the tests by growth, and their boundaries drawn on
+ * the chart — the leaking test's span shaded in the leak colour.
+ */
+describe("the HTML report of a memleak pytest run, in chromium", () => {
+  const work = tempDir("html-pytest");
+  let context: BrowserContext | undefined;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium to run the HTML report test`);
+    const { doc, set } = await analyseRecording(`${FIXTURES}pytest-runs/suite.repeat5-warmup2.jsonl`);
+    const file = join(work, "report.html");
+    writeFileSync(file, renderHtml(doc, set));
+    context = await chromium.launchPersistentContext(join(work, "profile"), { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 } });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    await page.goto(pathToFileURL(file).href, { waitUntil: "load" });
+    await page.waitForSelector("figure.chart canvas");
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it("lists the tests by growth, the leak marked", async () => {
+    const rows = await page.$$eval("section.tests tbody tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].slice(0, 2).map((td) => td.textContent)));
+    expect(rows).toHaveLength(8);
+    expect(rows).toContainEqual(["test_growth.py::test_leaks_per_call", "leak"]);
+    expect(rows).toContainEqual(["test_growth.py::test_fills_cache_once", "one-off"]);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("shades the tests that grew on the chart, in their kind's colour", async () => {
+    // The leak band: rgba(225,87,89,0.18) on the canvas (transparent where nothing else is drawn: the page's white
+    // shows through it).
+    const leakPixels = await page.$eval("figure.chart canvas", (c) => {
+      const px = (c as HTMLCanvasElement).getContext("2d")!.getImageData(0, 0, (c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height).data;
+      let n = 0;
+      for (let i = 0; i < px.length; i += 4) if (Math.abs(px[i]! - 225) <= 3 && Math.abs(px[i + 1]! - 87) <= 3 && Math.abs(px[i + 2]! - 89) <= 3 && Math.abs(px[i + 3]! - 46) <= 3) n++;
+      return n;
+    });
+    expect(leakPixels).toBeGreaterThan(500);
+    const text = await page.locator("body").innerText();
+    expect(text).toContain("Tests by growth");
   });
 });

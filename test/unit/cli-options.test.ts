@@ -19,9 +19,10 @@ const MALFORMED: Record<string, string> = {
   "<kinds>": "leak,oops",
   "<metric>": "heap",
   "<percent>": "0",
+  "<count>": "1.5",
 };
 /** Names of files and directories: any text is one, until it is opened. */
-const FREE_TEXT = ["<file.jsonl>", "<report.html>", "<dir>"];
+const FREE_TEXT = ["<file.jsonl>", "<report.html>", "<dir>", "<interpreter>"];
 
 /** argv for `command` with `extra` options, and whatever its positional arguments must be. */
 function argv(command: CommandName, extra: string[]): string[] {
@@ -34,6 +35,8 @@ function argv(command: CommandName, extra: string[]): string[] {
       return ["analyze", "r.jsonl", ...extra];
     case "snapshot":
       return ["snapshot", "7", ...extra];
+    case "pytest":
+      return ["pytest", ...extra, "--", "tests/"];
   }
 }
 

@@ -47,6 +47,30 @@ describe("parseCLI", () => {
     });
   });
 
+  it("pytest: its options, pytest's arguments after -- as given, and the per-test limits in bytes", () => {
+    const r = parseCLI(["pytest", "--python", "/usr/bin/python3", "--repeat", "5", "--warmup-calls", "2", "--max-test-growth", "10MiB", "--max-leak-per-call", "100KiB", "--json", "--", "-q", "tests/", "-k", "not slow"]);
+    expect(r).toMatchObject({ kind: "pytest", python: "/usr/bin/python3", pytestArgs: ["-q", "tests/", "-k", "not slow"], repeat: 5, warmupCalls: 2, maxTestGrowth: 10 * 2 ** 20, maxLeakPerCall: 100 * 1024, json: true, isolate: true });
+    expect(parseCLI(["pytest"])).toMatchObject({ kind: "pytest", python: "python3", pytestArgs: [], repeat: 1, warmupCalls: 0, maxTestGrowth: undefined });
+  });
+
+  it.each([
+    [["pytest", "--max-test-growth", "10%"], '--max-test-growth: "10%" is a percentage: give a size (100KiB, 10MiB)'],
+    [["pytest", "--repeat", "0"], '--repeat: "0" is not a whole number from 1 to 1000'],
+    [["pytest", "--warmup-calls", "-1"], '--warmup-calls: "-1" is not a whole number from 0 to 1000'],
+    [["pytest", "--", "-n", "4"], "pytest -n: pytest-xdist workers are not supported"],
+    [["pytest", "--", "-nauto"], "pytest -nauto: pytest-xdist workers are not supported"],
+    [["pytest", "--", "--dist=loadscope", "tests/"], "pytest --dist=loadscope: pytest-xdist workers are not supported"],
+    [["pytest", "--trace-python", "--", "tests/"], "unknown option '--trace-python'"],
+  ])("pytest %j is a usage error", (args, message) => {
+    const r = parseCLI(args);
+    expect(r).toMatchObject({ kind: "error", exitCode: 2 });
+    if (r.kind === "error") expect(r.message).toContain(message);
+  });
+
+  it("pytest: a file named -n after pytest's own -- is a file, not xdist", () => {
+    expect(parseCLI(["pytest", "--", "--", "-n"])).toMatchObject({ kind: "pytest", pytestArgs: ["--", "-n"] });
+  });
+
   it("--pss-every is a duration, at least 50 ms", () => {
     expect(parseCLI(["watch", "42", "--pss-every", "10s"])).toMatchObject({ kind: "watch", pssEvery: 10 });
     expect(parseCLI(["watch", "42", "--pss-every", "500ms"])).toMatchObject({ pssEvery: 0.5 });

@@ -28,6 +28,11 @@ import time
 _MAX_MESSAGE = 60 * 1024  # memleak drops longer lines; stay under it
 _state = {"sock": None, "thread": None, "pid": None, "stop": None, "path": None, "interval": 1.0, "attached": False, "atexit": False}
 _malloc = {"fn": None, "kind": None, "last": 0.0, "cost": 0.0, "cached": None}
+# One message on the socket at a time: the reporting thread and the program's thread (the pytest plugin) both send.
+_send_lock = threading.Lock()
+# Held while a report is put together: the pytest plugin takes it around its readings, so that a report's transient
+# objects (json, the census's list) are never counted in a test's growth.
+measure_lock = threading.RLock()
 
 
 # ---------------------------------------------------------------------------------------------------------- helpers
@@ -452,12 +457,28 @@ def _send(message):
     if len(data) > _MAX_MESSAGE:
         return
     try:
-        sock.sendall(data)
+        with _send_lock:
+            sock.sendall(data)
     except OSError:
         _stop()  # memleak went away: stop quietly
 
 
+def connected():
+    """Whether memleak is listening: the pytest plugin refuses to run without it."""
+    return _state["sock"] is not None and _state["pid"] == os.getpid()
+
+
+def send(message):
+    """For the pytest plugin: one message of its own (test-start, test-end) on the agent's connection."""
+    _send(message)
+
+
 def _report(interval, force=False, census=True):
+    with measure_lock:
+        _report_locked(interval, force, census)
+
+
+def _report_locked(interval, force, census):
     message = {"type": "report", "pid": os.getpid(), "t": time.time(), "threads": _os_threads(), "py": _python_stats()}
     malloc = _malloc_stats(interval, force)
     if malloc is not None:
@@ -695,6 +716,10 @@ def attach(socket_path, interval):
 
 
 def _after_fork_in_child():
+    global _send_lock, measure_lock
+    # Fresh locks: the reporting thread, which does not exist in the child, may have held them at the fork.
+    _send_lock = threading.Lock()
+    measure_lock = threading.RLock()
     try:
         if _census.get("gcHeld"):
             # Forked by another thread while the census held collection off: the child has no census to turn it back on.

@@ -10,6 +10,7 @@ import { evidenceValue, KIND_LABEL, subjectText } from "../vocabulary.js";
 import { evidenceLabel } from "../evidence-labels.js";
 import { escapeHtml as h } from "./escape.js";
 import { markdownToHtml } from "./markdown.js";
+import { testsSection } from "./tests-section.js";
 
 /** CSS class of a kind; kinds are a closed set, but the class name is checked anyway as it lands in an attribute. */
 export function kindClass(kind: string): string {
@@ -92,5 +93,6 @@ ${verdictBox(doc.verdict)}
 <div class="columns">${evidenceTable(doc.verdict)}${adviceBlock(doc.verdict)}</div>
 ${sitesTable(doc.verdict)}
 ${otherFindings(doc)}
-${gatesTable(doc)}`;
+${gatesTable(doc)}
+${testsSection(doc)}`;
 }

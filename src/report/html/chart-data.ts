@@ -8,6 +8,7 @@ import type { Column } from "../../analysis/column.js";
 import type { Finding, MetricName, VerdictDocument } from "../../analysis/types.js";
 import { alignForDrawing, MAX_POINTS, unionXs, type Line } from "./downsample.js";
 import { processKey } from "../../process-key.js";
+import { chartTests, type ChartTest } from "./tests-section.js";
 
 export interface ChartSeries {
   label: string;
@@ -47,6 +48,8 @@ export interface ChartPayload {
   charts: ChartSpec[];
   /** Processes left out of the per-process charts (too many to draw one chart each). */
   omittedProcesses: number;
+  /** The pytest plugin's tests: their boundaries on every chart's timeline. */
+  tests?: ChartTest[];
 }
 
 export const MAX_PROCESS_CHARTS = 12;
@@ -223,5 +226,6 @@ export function buildCharts(doc: VerdictDocument, set: SeriesSet, commands?: Map
     ...(settledAt !== undefined && Number.isFinite(settledAt) && { settledAt }),
     charts,
     omittedProcesses: Math.max(0, ordered.length - MAX_PROCESS_CHARTS),
+    ...(doc.tests?.length && { tests: chartTests(doc.tests) }),
   };
 }

@@ -56,6 +56,38 @@ export const CLIENT_SCRIPT = String.raw`(function () {
       ctx.fillText(text, x + 4 * px, u.bbox.top + 12 * px);
       ctx.restore();
     }
+    // Each test's start as a thin line; the tests that grew, failed or crashed shaded to their end, and named.
+    var TEST_COLOURS = { leak: "rgba(225,87,89,0.18)", crashed: "rgba(225,87,89,0.3)", fragmentation: "rgba(237,201,72,0.25)", "one-off": "rgba(78,121,167,0.15)" };
+    function drawTests(u) {
+      if (!payload.tests) return;
+      var ctx = u.ctx;
+      ctx.save();
+      payload.tests.forEach(function (t) {
+        var x0 = u.valToPos(t.start, "x", true);
+        var x1 = u.valToPos(t.end === undefined ? payload.duration : t.end, "x", true);
+        if (t.shaded) {
+          ctx.fillStyle = TEST_COLOURS[t.kind] || "rgba(128,128,128,0.15)";
+          ctx.fillRect(x0, u.bbox.top, Math.max(1, x1 - x0), u.bbox.height);
+        }
+        ctx.strokeStyle = "rgba(0,0,0,0.18)";
+        ctx.lineWidth = px;
+        ctx.beginPath();
+        ctx.moveTo(x0, u.bbox.top);
+        ctx.lineTo(x0, u.bbox.top + u.bbox.height);
+        ctx.stroke();
+      });
+      ctx.restore();
+      // Named one row lower each, in four rows, so that neighbours' names do not print over each other.
+      var row = 0;
+      ctx.save();
+      ctx.font = (11 * px) + "px system-ui, sans-serif";
+      ctx.fillStyle = "#444";
+      payload.tests.forEach(function (t) {
+        if (!t.shaded) return;
+        ctx.fillText(t.label + " (" + t.kind + ")", u.valToPos(t.start, "x", true) + 4 * px, u.bbox.top + (26 + 13 * (row++ % 4)) * px);
+      });
+      ctx.restore();
+    }
     return {
       hooks: {
         drawClear: [function (u) {
@@ -68,7 +100,7 @@ export const CLIENT_SCRIPT = String.raw`(function () {
           u.ctx.restore();
           label(u, "warm-up", x0, "#666");
         }],
-        draw: [function (u) {
+        draw: [drawTests, function (u) {
           if (payload.settledAt === undefined) return;
           var x = u.valToPos(payload.settledAt, "x", true);
           var ctx = u.ctx;

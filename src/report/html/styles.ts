@@ -24,8 +24,8 @@ dl.target dd { margin: 0; }
 .kind-stable { --k: var(--stable); } .kind-insufficient-data { --k: var(--insufficient-data); }
 .columns { display: grid; grid-template-columns: minmax(280px, 2fr) 3fr; gap: 18px; margin-bottom: 18px; }
 @media (max-width: 900px) { .columns { grid-template-columns: 1fr; } }
-section.evidence, section.advice, section.others, section.gates, figure.chart { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 14px 18px; }
-section.others, section.gates { margin-bottom: 18px; }
+section.evidence, section.advice, section.others, section.gates, section.tests, figure.chart { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 14px 18px; }
+section.others, section.gates, section.tests { margin-bottom: 18px; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { text-align: left; padding: 3px 8px 3px 0; vertical-align: top; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
 /* A header or a first-column word is never cut ("met/ric", "FAI/L"): labels wrap between words only. */
@@ -35,7 +35,8 @@ thead th, .gates td:first-child, .others td:first-child { white-space: nowrap; }
 section.sites { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 14px 18px; margin-bottom: 18px; overflow-x: auto; }
 section.sites td:last-child { overflow-wrap: anywhere; }
 footer.about { margin-top: 28px; color: var(--muted); font-size: 12px; border-top: 1px solid var(--line); padding-top: 10px; }
-section.others, section.gates { overflow-x: auto; }
+section.others, section.gates, section.tests { overflow-x: auto; }
+section.tests tr.leak td:nth-child(2), section.tests tr.fail td:last-child { color: #b3261e; font-weight: 600; }
 .evidence th { font-weight: 500; color: var(--muted); }
 .evidence td { font-variant-numeric: tabular-nums; text-align: right; }
 .advice p, .advice li { margin: 0 0 8px; }

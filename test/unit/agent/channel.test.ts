@@ -26,6 +26,25 @@ describe("the agent socket", () => {
     s.destroy();
   });
 
+  it("keeps the pytest plugin's test marks in order and hands each to the recording once", async () => {
+    ch = await AgentChannel.open();
+    const s = await connect(ch.socketPath);
+    const mark = (type: string, nodeid: unknown, t: number) => JSON.stringify({ type, pid: 4242, t, nodeid }) + "\n";
+    s.write(hello(4242) + mark("test-start", "a.py::t", 1) + mark("test-end", "a.py::t", 2) + mark("test-start", 42, 3));
+    await settle();
+    expect(ch.testMarks.map((m) => [m.type, m.nodeid, m.t])).toEqual([
+      ["test-start", "a.py::t", 1],
+      ["test-end", "a.py::t", 2],
+    ]);
+    expect(ch.dropped).toBe(1); // a test id that is not a string
+    expect(ch.takeTestMarks()).toHaveLength(2);
+    s.write(mark("test-start", "a.py::u", 4));
+    await settle();
+    expect(ch.takeTestMarks().map((m) => m.nodeid)).toEqual(["a.py::u"]);
+    expect(ch.takeTestMarks()).toEqual([]);
+    s.destroy();
+  });
+
   it(`takes at most ${MAX_AGENTS} connections at once`, async () => {
     ch = await AgentChannel.open();
     const sockets: Socket[] = [];

@@ -61,6 +61,7 @@ describe("SessionRecorder", () => {
     r.outsiders([5], 1024);
     r.agentResults([{ type: "trim", pid: 7, t: 3 } as never]);
     r.lastWords(99, { "7": { x: 1 } });
+    r.testMarks([{ type: "test-start", pid: 7, t: 4, nodeid: "a.py::t" }, { type: "test-end", pid: 7, t: 5, nodeid: "a.py::t", kind: "leak" }]);
     r.verdict({ schema: "v" } as unknown as VerdictDocument);
     r.close();
     expect(lines).toEqual([
@@ -69,6 +70,8 @@ describe("SessionRecorder", () => {
       { type: "event", t: 42, event: "cgroup-outsiders", detail: { pids: [5], anonGrowth: 1024 } },
       { type: "event", t: 3000, event: "agent-trim", detail: { type: "trim", pid: 7, t: 3 } },
       { type: "event", t: 99, event: "agent-last-words", detail: { "7": { x: 1 } } },
+      { type: "event", t: 4000, event: "test-start", detail: { type: "test-start", pid: 7, t: 4, nodeid: "a.py::t" } },
+      { type: "event", t: 5000, event: "test-end", detail: { type: "test-end", pid: 7, t: 5, nodeid: "a.py::t", kind: "leak" } },
       { type: "verdict", schema: "v" },
     ]);
     expect(closed()).toBe(true);

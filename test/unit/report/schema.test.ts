@@ -9,7 +9,8 @@ import { describe, expect, it } from "vitest";
 import { VERDICT_KINDS, type VerdictDocument } from "../../../src/analysis/types.js";
 import { evaluateGates } from "../../../src/gates.js";
 import { readRecording } from "../../../src/recording.js";
-import { REPO } from "../../helpers/fixtures.js";
+import { analyseRecording } from "../../../src/commands/analyse-recording.js";
+import { FIXTURES, REPO } from "../../helpers/fixtures.js";
 import { analyse, RECORDINGS, recordingPath } from "./analyse.js";
 
 const schema = JSON.parse(readFileSync(`${REPO}schema/verdict.schema.json`, "utf8")) as Record<string, unknown>;
@@ -45,6 +46,26 @@ describe("schema/verdict.schema.json", () => {
     const rec = await readRecording(recordingPath(file), () => {});
     expect(rec.verdict).toBeDefined();
     expect(check(rec.verdict)).toBe("valid");
+  });
+
+  it("describes the per-test results of a memleak pytest recording, as analyze rebuilds them and as run wrote them", async () => {
+    const file = `${FIXTURES}pytest-runs/suite.repeat5-warmup2.jsonl`;
+    const { doc, testGate } = await analyseRecording(file);
+    doc.gates = [testGate!];
+    expect(doc.tests!.length).toBeGreaterThan(0);
+    expect(check(doc)).toBe("valid");
+    const rec = await readRecording(file, () => {});
+    expect(rec.verdict!.tests).toHaveLength(doc.tests!.length);
+    expect(check(rec.verdict)).toBe("valid");
+    const bad = (change: (t: Record<string, any>) => void) => {
+      const d = JSON.parse(JSON.stringify(doc)) as Record<string, any>;
+      change(d.tests[0]);
+      return check(d);
+    };
+    expect(bad((t) => (t.kind = "memory-goblin"))).toMatch(/kind must be equal to one of the allowed values/);
+    expect(bad((t) => delete t.nodeid)).toMatch(/must have required property 'nodeid'/);
+    expect(bad((t) => (t.result = "flaky"))).not.toBe("valid");
+    expect(bad((t) => (t.growth = { rssAnon: 1 }))).not.toBe("valid");
   });
 
   describe("rejects", () => {

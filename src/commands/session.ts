@@ -32,6 +32,7 @@ import { INTERIM_POINTS, InterimVerdicts } from "./interim-verdicts.js";
 import { liveNames, SessionPresenter } from "./session-presenter.js";
 import { openRecorder, type SessionRecorder } from "./session-recorder.js";
 import type { StopReason, Wakeup } from "./wakeup.js";
+import type { MetricsSink } from "./metrics-export.js";
 
 export interface SessionOptions {
   /** Seconds between samples. */
@@ -60,6 +61,8 @@ export interface SessionTarget {
   agent?: AgentChannel | undefined;
   /** `watch`: loads the agent into each Python process of the tree as it is first seen. */
   attacher?: Attacher | undefined;
+  /** --metrics: told every sample and the verdict so far, then the final verdict. */
+  metrics?: MetricsSink | undefined;
 }
 
 export interface SessionResult {
@@ -158,6 +161,7 @@ class Session {
       this.interim.consider(elapsed, this.builder.set, () => this.classifyInput());
       const { builder, latest, interim, sampler } = this;
       this.presenter.tick(elapsed, () => ({ set: builder.set, latest, soFar: interim.soFar, commands: liveNames(sample, sampler.totals.seen), pssAge: sampler.totals.pssAgeNow }));
+      this.target.metrics?.update(sample, interim.soFar);
       if (o.duration !== undefined && elapsed >= o.duration) {
         wakeup.stop("duration");
         break;
@@ -199,6 +203,7 @@ class Session {
     const gates = this.interim.finalGates(evaluateGates(doc, builder.set, o.gates));
     if (gates.length) doc.gates = gates;
     doc.sampling = this.samplingFacts();
+    target.metrics?.setVerdict(doc);
     this.recorder.verdict(doc);
     return { doc, stopReason: wakeup.stopped ?? "exited", set: builder.set, commands: this.commands(), settledAt: this.interim.settledAt(doc) };
   }

@@ -1,0 +1,69 @@
+/**
+ * Series read from Prometheus → one verdict document: each subject (a container, a pod, one of memleak's watched
+ * processes) judged on its own by the same engine as a recording (classify), then its findings gathered, most serious
+ * first. Pure: the series come in, nothing is printed (the command, analyze-prometheus.ts, fetches and reports).
+ */
+import { classify } from "../analysis/classify.js";
+import { compareFindings } from "../analysis/classify.js";
+import { warmupFor } from "../analysis/context.js";
+import { SeriesBuilder } from "../analysis/series.js";
+import type { Finding, VerdictDocument } from "../analysis/types.js";
+import { subjectsOf, labelText, type SubjectSamples } from "../prometheus/series-samples.js";
+import type { RangeSeries } from "../prometheus/range-response.js";
+
+/** One subject's verdict, beside what it was read from: for the per-subject table. */
+export interface JudgedSubject {
+  subject: SubjectSamples;
+  /** Its most serious finding. */
+  verdict: Finding;
+  samples: number;
+}
+
+export interface PrometheusAnalysis {
+  doc: VerdictDocument;
+  subjects: JudgedSubject[];
+}
+
+/** Everything a finding says about where it came from: the series' labels, and which of its metrics were read. */
+function tagged(f: Finding, s: SubjectSamples): Finding {
+  const subject = f.subject.type === "cgroup" ? { ...f.subject, path: s.name } : f.subject;
+  return { ...f, subject, evidence: { ...f.evidence, source: "prometheus", series: labelText(s.labels), metrics: s.metrics.filter((m) => m).join(",") } };
+}
+
+function judge(s: SubjectSamples, warmup: number | undefined): { doc: VerdictDocument; samples: number } {
+  const builder = new SeriesBuilder();
+  for (const sample of s.samples) builder.add(sample);
+  const set = builder.set;
+  // A container has no process to find the warm-up on: it is found on the level judged, the cgroup's usage.
+  const options = { warmup: s.kind === "cgroup" ? warmupFor(set.cgroup.cgroup, { warmup }) : warmup };
+  const doc = classify({
+    set,
+    options,
+    commands: s.kind === "process" ? new Map([[s.pid, [s.name]]]) : undefined,
+    // The cgroup version is not in cAdvisor's series; the rules read the figures, not the version.
+    cgroup: s.kind === "cgroup" ? { path: s.name, version: 2 } : undefined,
+    target: { pid: s.pid },
+  });
+  return { doc, samples: set.samples };
+}
+
+export function analysePrometheus(series: RangeSeries[], options: { warmup?: number | undefined } = {}): PrometheusAnalysis {
+  const subjects: JudgedSubject[] = [];
+  const findings: Finding[] = [];
+  let windowDoc: VerdictDocument | undefined;
+  for (const s of subjectsOf(series)) {
+    const { doc, samples } = judge(s, options.warmup);
+    const own = doc.findings.filter((f) => !f.outsideWatchedTree).map((f) => tagged(f, s));
+    const verdict = own[0] ?? tagged(doc.verdict, s);
+    findings.push(...(own.length > 0 ? own : [verdict]));
+    subjects.push({ subject: s, verdict, samples });
+    if (!windowDoc || doc.window.samples > windowDoc.window.samples) windowDoc = doc;
+  }
+  findings.sort(compareFindings);
+  const verdict = findings[0];
+  if (!verdict || !windowDoc) throw new Error("analysePrometheus: no series (the command checks for an empty result first)");
+  return {
+    doc: { schema: "memleak.verdict/1", verdict, findings, target: { pid: verdict.pid ?? 0 }, window: windowDoc.window },
+    subjects,
+  };
+}

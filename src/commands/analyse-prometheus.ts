@@ -24,10 +24,28 @@ export interface PrometheusAnalysis {
   subjects: JudgedSubject[];
 }
 
+/** Metric names that say where a cgroup's memory is (anon against page cache): without them the rules cannot tell. */
+const BREAKDOWN = /^(container_memory_(rss|cache)|memleak_cgroup_(anon|file)_bytes)$/;
+
+/**
+ * A cgroup judged on its level alone (working set or usage, no rss and cache beside it): the rules then read all
+ * growth as anonymous, and page cache could be it. Said, with the query that would decide it.
+ */
+function levelOnlyCaveat(s: SubjectSamples): string | undefined {
+  if (s.kind !== "cgroup" || s.metrics.some((m) => BREAKDOWN.test(m))) return undefined;
+  return "only the level was read (no container_memory_rss and container_memory_cache beside it): page cache cannot be told from anonymous memory here; query them together, by container, to apply the cgroup-artefact rule";
+}
+
 /** Everything a finding says about where it came from: the series' labels, and which of its metrics were read. */
 function tagged(f: Finding, s: SubjectSamples): Finding {
   const subject = f.subject.type === "cgroup" ? { ...f.subject, path: s.name } : f.subject;
-  return { ...f, subject, evidence: { ...f.evidence, source: "prometheus", series: labelText(s.labels), metrics: s.metrics.filter((m) => m).join(",") } };
+  const caveat = f.subject.type === "cgroup" && f.kind !== "stable" && f.kind !== "insufficient-data" ? levelOnlyCaveat(s) : undefined;
+  return {
+    ...f,
+    subject,
+    evidence: { ...f.evidence, source: "prometheus", series: labelText(s.labels), metrics: s.metrics.map((m) => m || "(aggregated)").join(",") },
+    caveats: caveat ? [...f.caveats, caveat] : f.caveats,
+  };
 }
 
 function judge(s: SubjectSamples, warmup: number | undefined): { doc: VerdictDocument; samples: number } {

@@ -1,0 +1,111 @@
+/**
+ * memleak and Prometheus both ways, with a real Prometheus (Debian's `prometheus`, run here on 127.0.0.1 with a
+ * temporary config and data directory, scraping every second): it scrapes `memleak watch --metrics` on a leaking
+ * Python program and on a steady one; then `memleak analyze --prometheus` judges what it scraped — the leak a leak,
+ * the steady one stable, each by its pid.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { VerdictDocument } from "../../src/analysis/types.js";
+import { memleak, startReady, type Started } from "../helpers/processes.js";
+import { startScenario } from "../helpers/watched.js";
+import { tempDir } from "../helpers/temp.js";
+
+const PROMETHEUS = "/usr/bin/prometheus";
+/** Long enough for the verdict engine (20 samples over 10 s after warm-up, at Prometheus's 1 s) with room to spare. */
+const WATCH_SECONDS = 35;
+
+const started: Started[] = [];
+let server: ChildProcess | undefined;
+afterAll(async () => {
+  for (const s of started) await s.stop();
+  if (server && server.exitCode === null && server.signalCode === null) {
+    const exited = new Promise((r) => server!.once("exit", r));
+    server.kill("SIGTERM");
+    await exited;
+  }
+  // Its data directory is under tempDir: removed after this file's tests.
+});
+
+/** A port free now: the system chooses one, and it is closed again for the test's server to take. */
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+async function startPrometheus(targets: string[]): Promise<string> {
+  const dir = tempDir("prometheus");
+  const config = join(dir, "prometheus.yml");
+  writeFileSync(config, `global: { scrape_interval: 1s, scrape_timeout: 1s }\nscrape_configs:\n  - job_name: memleak\n    static_configs: [{ targets: ${JSON.stringify(targets)} }]\n`);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  server = spawn(PROMETHEUS, [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, "data")}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: ["ignore", "ignore", "pipe"] });
+  let log = "";
+  server.stderr!.on("data", (d: Buffer) => (log = (log + d.toString()).slice(-4000)));
+  for (let i = 0; i < 100; i++) {
+    const ready = await fetch(`${base}/-/ready`).then((r) => r.ok, () => false);
+    if (ready) return base;
+    if (server.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`Prometheus did not start: ${log}`);
+}
+
+describe("Prometheus scrapes memleak watch --metrics, and analyze --prometheus judges what it scraped", { timeout: 150_000 }, () => {
+  it("the leaking program is a leak, the steady one stable, each by its pid", async () => {
+    expect(existsSync(PROMETHEUS), "Debian's prometheus package (.ci/run installs it)").toBe(true);
+    const leaking = await startScenario("dict_cache_leak", WATCH_SECONDS + 30);
+    started.push(leaking);
+    const steady = await startReady(["python3", "-u", "-c", "import time; held = bytearray(30 << 20); print('ready', flush=True); time.sleep(120)"], /^ready$/m);
+    started.push(steady);
+    const ports = [await freePort(), await freePort()];
+    const prometheus = await startPrometheus(ports.map((p) => `127.0.0.1:${p}`));
+
+    const watch = (pid: number, port: number) => memleak(["watch", String(pid), "--metrics", `127.0.0.1:${port}`, "--interval", "0.5", "--duration", String(WATCH_SECONDS), "--no-inject", "--json"]);
+    const watched = await Promise.all([watch(leaking.pid, ports[0]!), watch(steady.pid, ports[1]!)]);
+    for (const [i, w] of watched.entries()) {
+      expect(w.code, w.stderr).toBe(0);
+      expect(w.stderr).toContain(`memleak: serving metrics on http://127.0.0.1:${ports[i]}/metrics`);
+    }
+
+    const targets = (await (await fetch(`${prometheus}/api/v1/targets`)).json()) as { data: { activeTargets: { lastError: string; lastScrape: string }[] } };
+    expect(targets.data.activeTargets).toHaveLength(2);
+
+    const query = '{__name__=~"memleak_process_(rss|anon|pss|uss)_bytes"}';
+    const r = await memleak(["analyze", "--prometheus", prometheus, "--query", query, "--range", `${WATCH_SECONDS + 25}s`, "--step", "1s", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as VerdictDocument;
+    const byPid = new Map(doc.findings.map((f) => [f.pid, f]));
+    const summary = JSON.stringify(doc.findings.map((f) => [f.pid, f.kind, f.summary]));
+    expect(byPid.get(leaking.pid)?.kind, summary).toBe("leak");
+    expect(byPid.get(steady.pid)?.kind, summary).toBe("stable");
+    expect(doc.verdict).toMatchObject({ kind: "leak", pid: leaking.pid });
+    expect(byPid.get(leaking.pid)!.evidence).toMatchObject({ source: "prometheus", metrics: expect.stringContaining("memleak_process_anon_bytes") });
+    // The points came from Prometheus's scrapes, one a second, over most of the watch.
+    expect(Number(byPid.get(leaking.pid)!.evidence.samples)).toBeGreaterThanOrEqual(20);
+
+    // And the text report lists both, the leak first.
+    const text = await memleak(["analyze", "--prometheus", prometheus, "--query", query, "--range", `${WATCH_SECONDS + 25}s`, "--step", "1s"]);
+    const lines = text.stdout.split("\n");
+    expect(lines[1]).toMatch(new RegExp(`^leak .* ${leaking.pid} on 127\\.0\\.0\\.1:${ports[0]}$`));
+    expect(lines[2]).toMatch(new RegExp(`^stable .* ${steady.pid} on 127\\.0\\.0\\.1:${ports[1]}$`));
+
+    // A query the real server refuses: its words, exit 2.
+    const bad = await memleak(["analyze", "--prometheus", prometheus, "--query", "sum(memleak_process_rss_bytes"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^memleak: Prometheus at http:\/\/127\.0\.0\.1:\d+ refused the query \(bad_data: .*parse error.*\)\n$/);
+  });
+
+  it("a server that is not there: exit 3, one line", async () => {
+    const closed = await freePort();
+    const gone = await memleak(["analyze", "--prometheus", `http://127.0.0.1:${closed}`, "--query", "up"]);
+    expect(gone.code).toBe(3);
+    expect(gone.stderr).toMatch(/^memleak: cannot read from Prometheus at http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED.*\n$/);
+  });
+});

@@ -152,7 +152,7 @@ export const OPTIONS = {
   step: {
     flag: "--step",
     placeholder: "<duration>",
-    description: "with --prometheus: seconds between the points read (raised when the range would give too many)",
+    description: "with --prometheus: time between the points read (raised to keep 2,000 points per series)",
     default: "15s",
     commands: ["analyze"],
     parse: seconds({ atLeast: 0.001 }),

@@ -5,16 +5,21 @@
  * the steady one stable, each by its pid.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { VerdictDocument } from "../../src/analysis/types.js";
-import { memleak, startReady, type Started } from "../helpers/processes.js";
+import { parse, stringify } from "yaml";
+import { REPO } from "../helpers/fixtures.js";
+import { execFileP, memleak, startReady, type Started } from "../helpers/processes.js";
 import { startScenario } from "../helpers/watched.js";
 import { tempDir } from "../helpers/temp.js";
 
 const PROMETHEUS = "/usr/bin/prometheus";
+const PROMTOOL = "/usr/bin/promtool";
+/** The README's recipe: its scrape job is the one this test's Prometheus runs. */
+const RECIPE = `${REPO}examples/prometheus/prometheus.yml`;
 /** Long enough for the verdict engine (20 samples over 10 s after warm-up, at Prometheus's 1 s) with room to spare. */
 const WATCH_SECONDS = 35;
 
@@ -39,10 +44,19 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** The recipe's config with these targets, scraped every second (the recipe's 15 s would make the test minutes long). */
+function recipeWith(targets: string[]): string {
+  const config = parse(readFileSync(RECIPE, "utf8")) as { global: Record<string, string>; scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[] };
+  config.global = { ...config.global, scrape_interval: "1s", scrape_timeout: "1s" };
+  const [job] = config.scrape_configs;
+  job!.static_configs = [{ targets }];
+  return stringify(config);
+}
+
 async function startPrometheus(targets: string[]): Promise<string> {
   const dir = tempDir("prometheus");
   const config = join(dir, "prometheus.yml");
-  writeFileSync(config, `global: { scrape_interval: 1s, scrape_timeout: 1s }\nscrape_configs:\n  - job_name: memleak\n    static_configs: [{ targets: ${JSON.stringify(targets)} }]\n`);
+  writeFileSync(config, recipeWith(targets));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   server = spawn(PROMETHEUS, [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, "data")}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: ["ignore", "ignore", "pipe"] });
@@ -58,6 +72,11 @@ async function startPrometheus(targets: string[]): Promise<string> {
 }
 
 describe("Prometheus scrapes memleak watch --metrics, and analyze --prometheus judges what it scraped", { timeout: 150_000 }, () => {
+  it("the recipe's scrape config is valid for Prometheus (promtool)", async () => {
+    const r = await execFileP(PROMTOOL, ["check", "config", RECIPE]);
+    expect(r.stdout).toContain("SUCCESS");
+  });
+
   it("the leaking program is a leak, the steady one stable, each by its pid", async () => {
     expect(existsSync(PROMETHEUS), "Debian's prometheus package (.ci/run installs it)").toBe(true);
     const leaking = await startScenario("dict_cache_leak", WATCH_SECONDS + 30);
@@ -74,8 +93,8 @@ describe("Prometheus scrapes memleak watch --metrics, and analyze --prometheus j
       expect(w.stderr).toContain(`memleak: serving metrics on http://127.0.0.1:${ports[i]}/metrics`);
     }
 
-    const targets = (await (await fetch(`${prometheus}/api/v1/targets`)).json()) as { data: { activeTargets: { lastError: string; lastScrape: string }[] } };
-    expect(targets.data.activeTargets).toHaveLength(2);
+    const targets = (await (await fetch(`${prometheus}/api/v1/targets`)).json()) as { data: { activeTargets: { labels: { job: string } }[] } };
+    expect(targets.data.activeTargets.map((t) => t.labels.job)).toEqual(["memleak-local", "memleak-local"]);
 
     const query = '{__name__=~"memleak_process_(rss|anon|pss|uss)_bytes"}';
     const r = await memleak(["analyze", "--prometheus", prometheus, "--query", query, "--range", `${WATCH_SECONDS + 25}s`, "--step", "1s", "--json"]);

@@ -163,6 +163,7 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
     .action((file: string | undefined, o: Collected) => {
       const read = optionReader<"analyze">(o);
       const prometheus = analyzeSource(file, read);
+      if (prometheus && read("html") !== undefined) throw usageError("--html draws a recording's series: not with --prometheus (Grafana draws those)");
       onAction({ kind: "analyze", file, prometheus, json: read("json"), warmup: read("warmup"), gates: gateOptions(read), html: read("html") });
     });
 

@@ -48,6 +48,9 @@ function tagged(f: Finding, s: SubjectSamples): Finding {
   };
 }
 
+/** What a watched process is called in its finding: its command's name, and the memleak that exported it. */
+const processName = (labels: Record<string, string>) => `${labels.comm ?? "process"}${labels.instance ? ` on ${labels.instance}` : ""}`;
+
 function judge(s: SubjectSamples, warmup: number | undefined): { doc: VerdictDocument; samples: number } {
   const builder = new SeriesBuilder();
   for (const sample of s.samples) builder.add(sample);
@@ -57,7 +60,7 @@ function judge(s: SubjectSamples, warmup: number | undefined): { doc: VerdictDoc
   const doc = classify({
     set,
     options,
-    commands: s.kind === "process" ? new Map([[s.pid, [s.name]]]) : undefined,
+    commands: s.kind === "process" ? new Map([[s.pid, [processName(s.labels)]]]) : undefined,
     // The cgroup version is not in cAdvisor's series; the rules read the figures, not the version.
     cgroup: s.kind === "cgroup" ? { path: s.name, version: 2 } : undefined,
     target: { pid: s.pid },

@@ -22,7 +22,6 @@ export interface AnalyzePrometheusOptions {
   json: boolean;
   warmup?: number | undefined;
   gates: GateOptions;
-  html?: string | undefined;
 }
 
 export async function analyzePrometheusCommand(
@@ -32,7 +31,6 @@ export async function analyzePrometheusCommand(
   fetchImpl?: typeof fetch,
 ): Promise<CommandResult & { doc: VerdictDocument }> {
   const { url, query, range } = o.prometheus;
-  if (o.html) throw new MemleakError("--html draws a recording's series: not available with --prometheus (Grafana draws these)", EXIT.usage);
   const where = serverText(url);
   const step = chooseStep(range, o.prometheus.step);
   if (step.raised) {

@@ -121,6 +121,44 @@ describe("Prometheus scrapes memleak watch --metrics, and analyze --prometheus j
     expect(bad.stderr).toMatch(/^memleak: Prometheus at http:\/\/127\.0\.0\.1:\d+ refused the query \(bad_data: .*parse error.*\)\n$/);
   });
 
+  it("run --metrics serves the launched command's figures while it runs", async () => {
+    const port = await freePort();
+    const running = memleak(["run", "--metrics", `127.0.0.1:${port}`, "--interval", "0.5", "--", "python3", "-c", "import time; held = bytearray(20 << 20); time.sleep(4)"]);
+    let text = "";
+    // Until the command is python3 (pyenv's shim is a shell script that execs it) and held its buffer.
+    const held = /^memleak_process_rss_bytes\{pid="(\d+)",comm="python3"\} (\d+)$/m;
+    for (let i = 0; i < 40 && !(Number(held.exec(text)?.[2]) > 20 * 2 ** 20); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text(), () => "");
+    }
+    const r = await running;
+    expect(r.code, r.stderr).toBe(0);
+    const rss = held.exec(text);
+    expect(rss, text).not.toBeNull();
+    expect(Number(rss![2])).toBeGreaterThan(20 * 2 ** 20);
+    expect(text).toMatch(/^memleak_cgroup_usage_bytes\{cgroup="[^"]+"\} \d+$/m);
+    expect(text).toMatch(/^memleak_samples_total \d+$/m);
+  });
+
+  it("--metrics on a port in use: one line and exit 3, before anything is watched or launched", async () => {
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, "127.0.0.1", r));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const dir = tempDir("metrics-port");
+      const marker = join(dir, "started");
+      const run = await memleak(["run", "--metrics", `127.0.0.1:${port}`, "--", "python3", "-c", `open(${JSON.stringify(marker)}, "w")`]);
+      expect(run.code).toBe(3);
+      expect(run.stderr).toBe(`memleak: --metrics 127.0.0.1:${port}: cannot listen: the port is in use (choose another, or 0 for any free one)\n`);
+      expect(existsSync(marker)).toBe(false);
+      const watch = await memleak(["watch", String(process.pid), "--metrics", `127.0.0.1:${port}`, "--duration", "1"]);
+      expect(watch.code).toBe(3);
+      expect(watch.stderr).toBe(`memleak: --metrics 127.0.0.1:${port}: cannot listen: the port is in use (choose another, or 0 for any free one)\n`);
+    } finally {
+      await new Promise<void>((r) => taken.close(() => r()));
+    }
+  });
+
   it("a server that is not there: exit 3, one line", async () => {
     const closed = await freePort();
     const gone = await memleak(["analyze", "--prometheus", `http://127.0.0.1:${closed}`, "--query", "up"]);

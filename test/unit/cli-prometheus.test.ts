@@ -57,6 +57,7 @@ describe("analyze --prometheus", () => {
     [["analyze", "--prometheus", "not a url", "--query", "up"], '--prometheus: "not a url" is not a URL (http://prometheus:9090)'],
     [["analyze", "--prometheus", "http://p:9090", "--query", " "], "--query: must not be empty"],
     [["analyze", "--prometheus", "http://p:9090", "--query", "up", "--range", "1m", "--step", "5m"], "--step 300s is longer than --range 60s: no two points to judge"],
+    [["analyze", "--prometheus", "http://p:9090", "--query", "up", "--html", "r.html"], "--html draws a recording's series: not with --prometheus (Grafana draws those)"],
   ])("%j: %s", (args, message) => {
     expect(error(args)).toEqual({ kind: "error", message, exitCode: 2 });
   });

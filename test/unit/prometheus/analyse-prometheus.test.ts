@@ -3,11 +3,13 @@
  * scenarios under `memleak run --metrics`) judged by the verdict engine, one subject per label set. Read as a decision
  * table: query → subject → verdict.
  */
+import { readFileSync } from "node:fs";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { analysePrometheus } from "../../../src/commands/analyse-prometheus.js";
 import { parseRangeResponse } from "../../../src/prometheus/range-response.js";
 import { subjectsOf } from "../../../src/prometheus/series-samples.js";
-import { fixture } from "../../helpers/fixtures.js";
+import { fixture, REPO } from "../../helpers/fixtures.js";
 
 const seriesOf = (file: string) => parseRangeResponse(200, fixture(`prometheus/${file}`), "x").series;
 const verdicts = (file: string) => Object.fromEntries(analysePrometheus(seriesOf(file)).subjects.map((s) => [s.subject.name, s.verdict.kind]));
@@ -74,5 +76,17 @@ describe("series → subjects", () => {
     expect(last.cgroup).toMatchObject({ usage: expect.any(Number), workingSet: expect.any(Number), stat: { anon: expect.any(Number), file: expect.any(Number) } });
     // Prometheus's seconds become a sample's milliseconds.
     expect(last.t).toBeGreaterThan(1.7e12);
+  });
+});
+
+describe("the document", () => {
+  // As schema.test.ts reads the schema (its strictRequired and union types are plain JSON Schema).
+  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+  const validate = ajv.compile(JSON.parse(readFileSync(`${REPO}schema/verdict.schema.json`, "utf8")) as object);
+
+  it.each(["cadvisor-containers.json", "cadvisor-working-set-by-pod.json", "memleak-process.json", "memleak-cgroup.json"])("of %s is a memleak.verdict/1 document", (file) => {
+    const { doc } = analysePrometheus(seriesOf(file));
+    const ok = validate(JSON.parse(JSON.stringify(doc)));
+    expect(ok, ajv.errorsText(validate.errors)).toBe(true);
   });
 });

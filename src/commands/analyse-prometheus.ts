@@ -31,6 +31,9 @@ const BREAKDOWN = /^(container_memory_(rss|cache)|memleak_cgroup_(anon|file)_byt
  * A cgroup judged on its level alone (working set or usage, no rss and cache beside it): the rules then read all
  * growth as anonymous, and page cache could be it. Said, with the query that would decide it.
  */
+/** Said of every cgroup read from Prometheus: the rules weigh its anon against its cache, not its processes. */
+const NO_PROCESSES = "read from Prometheus: the container's processes are not in these series, so the cgroup rules weigh its anonymous memory (rss) against its page cache and kernel memory, not its processes' PSS";
+
 function levelOnlyCaveat(s: SubjectSamples): string | undefined {
   if (s.kind !== "cgroup" || s.metrics.some((m) => BREAKDOWN.test(m))) return undefined;
   return "only the level was read (no container_memory_rss and container_memory_cache beside it): page cache cannot be told from anonymous memory here; query them together, by container, to apply the cgroup-artefact rule";
@@ -39,12 +42,13 @@ function levelOnlyCaveat(s: SubjectSamples): string | undefined {
 /** Everything a finding says about where it came from: the series' labels, and which of its metrics were read. */
 function tagged(f: Finding, s: SubjectSamples): Finding {
   const subject = f.subject.type === "cgroup" ? { ...f.subject, path: s.name } : f.subject;
-  const caveat = f.subject.type === "cgroup" && f.kind !== "stable" && f.kind !== "insufficient-data" ? levelOnlyCaveat(s) : undefined;
+  const judged = f.subject.type === "cgroup" && f.kind !== "stable" && f.kind !== "insufficient-data";
+  const caveats = judged ? [NO_PROCESSES, levelOnlyCaveat(s)].filter((c): c is string => c !== undefined) : [];
   return {
     ...f,
     subject,
     evidence: { ...f.evidence, source: "prometheus", series: labelText(s.labels), metrics: s.metrics.map((m) => m || "(aggregated)").join(",") },
-    caveats: caveat ? [...f.caveats, caveat] : f.caveats,
+    caveats: [...f.caveats, ...caveats],
   };
 }
 
@@ -55,6 +59,9 @@ function judge(s: SubjectSamples, warmup: number | undefined): { doc: VerdictDoc
   const builder = new SeriesBuilder();
   for (const sample of s.samples) builder.add(sample);
   const set = builder.set;
+  // A container's series carry no process: the tree's sums over none are 0 at every point, which the cgroup rules
+  // would read as "its processes did not grow (0 B)". Unknown is what they are.
+  if (s.kind === "cgroup") set.tree = {};
   // A container has no process to find the warm-up on: it is found on the level judged, the cgroup's usage.
   const options = { warmup: s.kind === "cgroup" ? warmupFor(set.cgroup.cgroup, { warmup }) : warmup };
   const doc = classify({

@@ -42,6 +42,9 @@ describe("one verdict per subject", () => {
     const logger = doc.findings.find((f) => f.subject.type === "cgroup" && f.subject.path === "ml/logger-0/app")!;
     expect(logger.kind).toBe("cgroup-artefact");
     expect(Number(logger.evidence.pageCacheGrowth)).toBeGreaterThan(100 * 2 ** 20);
+    // No process is in cAdvisor's series: no "processes grew by 0 B" as if they had been read, and the finding says so.
+    expect(logger.evidence.processesGrowth).toBeUndefined();
+    expect(logger.caveats.join(" ")).toContain("the container's processes are not in these series");
     expect(logger.evidence.source).toBe("prometheus");
     expect(logger.evidence.metrics).toBe("container_memory_cache,container_memory_rss,container_memory_usage_bytes,container_memory_working_set_bytes");
     expect(String(logger.evidence.series)).toContain('pod="logger-0"');

@@ -7,6 +7,7 @@ import { EXIT, MemleakError } from "../errors.js";
 import { evaluateGates } from "../gates.js";
 import type { GateOptions } from "../gate-spec.js";
 import { chooseStep, queryRange, serverText } from "../prometheus/query-range.js";
+import { isOwnBookkeeping } from "../prometheus/series-samples.js";
 import { renderSeriesVerdicts } from "../report/series-verdicts.js";
 import { safeText } from "../safe-text.js";
 import { formatDuration } from "../units.js";
@@ -41,7 +42,12 @@ export async function analyzePrometheusCommand(
   const end = now / 1000;
   const result = await queryRange({ url, query, start: end - range, end, step: step.step }, fetchImpl);
   for (const w of result.warnings) io.stderr(`memleak: warning: Prometheus: ${w}\n`);
-  const series = result.series.filter((s) => s.ts.length > 0);
+  const bookkeeping = result.series.filter(isOwnBookkeeping);
+  if (bookkeeping.length > 0) {
+    const names = [...new Set(bookkeeping.map((s) => s.labels.__name__))];
+    io.stderr(`memleak: left out ${bookkeeping.length} series of memleak's own that are not memory figures (${names.slice(0, 3).join(", ")}${names.length > 3 ? ", …" : ""})\n`);
+  }
+  const series = result.series.filter((s) => s.ts.length > 0 && !isOwnBookkeeping(s));
   if (series.length === 0) {
     throw new MemleakError(`Prometheus at ${where} has no data for ${safeText(query)} over the last ${formatDuration(range)} (check the query in Prometheus's own UI)`, EXIT.cannotObserve);
   }

@@ -31,12 +31,14 @@ export const KNOWN_METRICS: Record<string, Put> = {
   container_memory_rss: (s, v) => (stat(s).anon = v),
   container_memory_cache: (s, v) => (stat(s).file = v),
   container_memory_kernel_usage: (s, v) => (cg(s).kernel = v),
+  container_spec_memory_limit_bytes: (s, v) => (cg(s).limit = v > 0 ? v : null),
   memleak_cgroup_usage_bytes: (s, v) => (cg(s).usage = v),
   memleak_cgroup_working_set_bytes: (s, v) => (cg(s).workingSet = v),
   memleak_cgroup_anon_bytes: (s, v) => (stat(s).anon = v),
   memleak_cgroup_file_bytes: (s, v) => (stat(s).file = v),
   memleak_cgroup_shmem_bytes: (s, v) => (stat(s).shmem = v),
   memleak_cgroup_kernel_bytes: (s, v) => (cg(s).kernel = v),
+  memleak_cgroup_limit_bytes: (s, v) => (cg(s).limit = v),
   memleak_process_rss_bytes: (s, v) => (proc(s).rss = v),
   memleak_process_pss_bytes: (s, v) => (proc(s).pss = v),
   memleak_process_uss_bytes: (s, v) => (proc(s).uss = v),
@@ -51,6 +53,12 @@ export const KNOWN_METRICS: Record<string, Put> = {
   memleak_process_torch_cuda_allocated_bytes: (s, v) => agent(s, "torch", "cudaAllocated", v),
   memleak_process_torch_cuda_reserved_bytes: (s, v) => agent(s, "torch", "cudaReserved", v),
 };
+
+/**
+ * memleak's own series that are not memory figures (its verdict, its cost, its counts): a query such as
+ * `{__name__=~"memleak_.*"}` returns them too, and judged as a level they would be subjects of their own.
+ */
+export const isOwnBookkeeping = (s: RangeSeries) => s.labels.__name__?.startsWith("memleak_") === true && !(s.labels.__name__ in KNOWN_METRICS);
 
 /** One subject's series, as samples, and what it is called. */
 export interface SubjectSamples {

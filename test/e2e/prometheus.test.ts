@@ -109,6 +109,17 @@ describe("Prometheus scrapes memleak watch --metrics, and analyze --prometheus j
     // The points came from Prometheus's scrapes, one a second, over most of the watch.
     expect(Number(byPid.get(leaking.pid)!.evidence.samples)).toBeGreaterThanOrEqual(20);
 
+    // The verdict gauge reached Prometheus: the leaking pid's memleak_verdict{kind="leak"} was 1 by the end.
+    const verdict = (await (
+      await fetch(`${prometheus}/api/v1/query?query=${encodeURIComponent(`max_over_time(memleak_verdict{kind="leak",subject="process",pid="${leaking.pid}"}[2m])`)}`)
+    ).json()) as { data: { result: { value: [number, string] }[] } };
+    expect(verdict.data.result.map((r) => r.value[1])).toEqual(["1"]);
+
+    // Everything memleak exported: its bookkeeping (verdict, cost, counts) is left out, and said.
+    const all = await memleak(["analyze", "--prometheus", prometheus, "--query", '{__name__=~"memleak_.*"}', "--range", `${WATCH_SECONDS + 25}s`, "--step", "1s", "--json"]);
+    expect(all.stderr).toMatch(/^memleak: left out \d+ series of memleak's own that are not memory figures \(memleak_/m);
+    expect((JSON.parse(all.stdout) as VerdictDocument).findings.find((f) => f.pid === leaking.pid)?.kind).toBe("leak");
+
     // And the text report lists both, the leak first.
     const text = await memleak(["analyze", "--prometheus", prometheus, "--query", query, "--range", `${WATCH_SECONDS + 25}s`, "--step", "1s"]);
     const lines = text.stdout.split("\n");

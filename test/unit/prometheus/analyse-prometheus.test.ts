@@ -8,7 +8,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { analysePrometheus } from "../../../src/commands/analyse-prometheus.js";
 import { parseRangeResponse } from "../../../src/prometheus/range-response.js";
-import { subjectsOf } from "../../../src/prometheus/series-samples.js";
+import { isOwnBookkeeping, subjectsOf } from "../../../src/prometheus/series-samples.js";
 import { fixture, REPO } from "../../helpers/fixtures.js";
 
 const seriesOf = (file: string) => parseRangeResponse(200, fixture(`prometheus/${file}`), "x").series;
@@ -69,6 +69,29 @@ describe("one verdict per subject", () => {
 });
 
 describe("series → subjects", () => {
+  it("memleak's own series that are not memory figures are bookkeeping; its memory series and others' are not", () => {
+    const named = (__name__: string) => ({ labels: { __name__, pid: "1" }, ts: [1], values: [1] });
+    for (const name of ["memleak_verdict", "memleak_verdict_confidence", "memleak_finding", "memleak_self_cpu_seconds_total", "memleak_samples_total", "memleak_unexported_processes"]) {
+      expect(isOwnBookkeeping(named(name)), name).toBe(true);
+    }
+    for (const name of ["memleak_process_anon_bytes", "memleak_cgroup_usage_bytes", "memleak_cgroup_limit_bytes", "container_memory_rss", "my_app_heap_bytes"]) {
+      expect(isOwnBookkeeping(named(name)), name).toBe(false);
+    }
+    expect(isOwnBookkeeping({ labels: { pod: "a" }, ts: [1], values: [1] })).toBe(false);
+  });
+
+  it("a limit series is the subject's limit, not a level (0 from cAdvisor: none)", () => {
+    const labels = { pod: "a" };
+    const [s] = subjectsOf([
+      { labels: { __name__: "container_memory_usage_bytes", ...labels }, ts: [1, 2], values: [10, 11] },
+      { labels: { __name__: "container_spec_memory_limit_bytes", ...labels }, ts: [1, 2], values: [0, 100] },
+    ]);
+    expect(s!.samples.map((x) => [x.cgroup?.usage, x.cgroup?.limit])).toEqual([
+      [10, null],
+      [11, 100],
+    ]);
+  });
+
   it("series that differ only in their name are one subject; its samples carry each as its field", () => {
     const subjects = subjectsOf(seriesOf("cadvisor-containers.json"));
     expect(subjects).toHaveLength(3);

@@ -5,6 +5,7 @@
  * examples/prometheus/prometheus.yml is run for real by test/e2e/prometheus.test.ts; examples/github-actions.yml by
  * test/e2e/ci.test.ts.
  */
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -63,6 +64,13 @@ describe.each(FILES)("examples/%s", (file) => {
 });
 
 describe("the manifests", () => {
+  it("their shell scripts (sh -c) are valid sh", () => {
+    const scripts = ["kubernetes/sidecar.yaml", "kubernetes/daemonset.yaml", "docker/compose.yaml"].flatMap((f) => documents(f).flatMap(strings).filter((t) => /\bmemleak /.test(t)));
+    expect(scripts).toHaveLength(3);
+    // -n: read, do not run (dash, as /bin/sh is in Debian-based images).
+    for (const script of scripts) expect(() => execFileSync("sh", ["-n", "-c", script]), script).not.toThrow();
+  });
+
   it("run memleak where it can see the target: the sidecar shares the pod's PID namespace, the DaemonSet the node's", () => {
     const [sidecar] = documents("kubernetes/sidecar.yaml") as { spec: { template: { spec: { shareProcessNamespace: boolean } } } }[];
     expect(sidecar!.spec.template.spec.shareProcessNamespace).toBe(true);

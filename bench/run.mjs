@@ -13,6 +13,8 @@
  *   g  what a user pays: the whole `memleak watch` process's CPU, minute by minute, beside a bare reader of the same
  *      files and psutil, on 9 and 64 processes, at 1 Hz and 10 Hz (--whole-minutes N: 5 by default; 60 for the soak)
  *   h  the pytest plugin: a suite's time under `memleak pytest`, with and without repeats, against pytest alone
+ *   i  Prometheus both ways: the exporter's cost per tick and per scrape against the tick itself, and
+ *      `analyze --prometheus` on 1,000 series × 6 h at 15 s against fetching and parsing the same answer
  */
 import { PSS_EAGER_SECONDS } from "../dist/sampler.js";
 import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "../dist/sampling-defaults.js";
@@ -27,11 +29,12 @@ import { pytestPlugin } from "./sections/pytest-plugin.mjs";
 import { samplingCost } from "./sections/sampling.mjs";
 import { verdicts } from "./sections/verdicts.mjs";
 import { measureWhole, summarise, TREES } from "./sections/whole-process.mjs";
+import { prometheusBoth } from "./sections/prometheus.mjs";
 import { machine, met, mib, num, ratio, REPO, secs, table } from "./lib/util.mjs";
 
 /** The targets this benchmark checks (from the project's issue 7, and DESIGN/METRICS for the smaps budget). */
 const TARGET = { vsBare: 1.5, longVsDay: 1.25 };
-const ALL_SECTIONS = ["a", "b", "c", "d", "e", "f", "g", "h"];
+const ALL_SECTIONS = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
 
 function parseArgs(argv) {
   const o = { quick: false, fpSeconds: undefined, sections: ALL_SECTIONS, wholeMinutes: undefined };
@@ -263,7 +266,32 @@ async function sectionH(o, log) {
   return { title: "h. The pytest plugin's overhead", md: md.join("\n"), data: r };
 }
 
-const SECTIONS = { a: sectionA, b: sectionB, c: sectionC, d: sectionD, e: sectionE, f: sectionF, g: sectionG, h: sectionH };
+async function sectionI(o, log) {
+  const r = await prometheusBoth({ ticks: o.quick ? 10 : 30, repeats: o.quick ? 3 : 5, log });
+  const ms = (x) => `${num(x, x < 1 ? 3 : 2)} ms`;
+  const i = r.import;
+  const md = [
+    `**The exporter** (\`--metrics\`): memleak's Sampler ticking once a second over bench/py/small_tree.py (plain Python processes of 8 MB), the gauges updated after each tick and /metrics scraped over HTTP from the same process; CPU per tick (\`process.cpuUsage\`), medians of ${o.quick ? 10 : 30} ticks. "Exposition" is all the server does per scrape (prom-client writing the text); "HTTP round trip" adds Node's own HTTP server and client, both in this process (an upper bound).`,
+    "",
+    table(
+      ["processes", "series served", "body", "tick (baseline)", "update ÷ tick", "exposition ÷ tick", "HTTP round trip ÷ tick"],
+      r.exporter.map((x) => [x.processes, x.series, `${num(x.bytes / 1024, 1)} KiB`, ms(x.tick), ratio(x.update / x.tick), ratio(x.exposition / x.tick), ratio(x.scrape / x.tick)]),
+    ),
+    "",
+    `**The import** (\`analyze --prometheus\`): one query_range answer of 1,000 series (250 containers × cAdvisor's usage, working set, rss and cache; 6 h at 15 s, 1,441 points each; ${mib(i.bytes)} of JSON) served by a local HTTP server; a tenth of the containers leak anon, a tenth fill page cache, the rest hold steady. Whole processes under /usr/bin/time -v, medians of ${o.quick ? 3 : 5}; the baseline is a Node process that fetches the same answer and JSON.parses it. Findings: ${Object.entries(i.verdicts ?? {}).map(([k, n]) => `${n} ${k}`).join(", ")}.`,
+    "",
+    table(
+      ["", "wall", "CPU", "peak RSS", "÷ baseline (wall)", "÷ baseline (CPU)", "÷ baseline (RSS)"],
+      [
+        ["fetch + JSON.parse (baseline)", secs(i.floor.wall), secs(i.floor.cpu), mib(i.floor.peakRss), ratio(1), ratio(1), ratio(1)],
+        ["memleak analyze --prometheus --json", secs(i.analyze.wall), secs(i.analyze.cpu), mib(i.analyze.peakRss), ratio(i.analyze.wall / i.floor.wall), ratio(i.analyze.cpu / i.floor.cpu), ratio(i.analyze.peakRss / i.floor.peakRss)],
+      ],
+    ),
+  ];
+  return { title: "i. Prometheus both ways: the exporter's cost, and analyze --prometheus on 1,000 series", md: md.join("\n"), data: r };
+}
+
+const SECTIONS = { a: sectionA, b: sectionB, c: sectionC, d: sectionD, e: sectionE, f: sectionF, g: sectionG, h: sectionH, i: sectionI };
 
 function document(o, m, done, started) {
   const when = started.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
@@ -313,6 +341,9 @@ ${done.map((s) => `## ${s.title}\n\n${s.md}\n`).join("\n")}
   watch --no-inject\`), the bare reader (bench/lib/bare-reader.mjs, replaying the files 30 ticks of memleak's own
   Sampler read on the same tree, cycled) and psutil_cost.py. All configurations run at once. The first minute is
   left out (start-up); flatness compares 5-minute blocks, since a minute at 1% of a core is ~60 clock ticks.
+- **i.** \`process.cpuUsage()\` around \`Sampler.tick()\`, \`SessionMetrics.update()\`, \`registry.metrics()\` and a
+  \`fetch\` of /metrics, in the benchmark's own process; \`analyze --prometheus\` and its baseline as whole processes under
+  /usr/bin/time -v (user + system time, peak RSS), the answer served by the benchmark's own HTTP server.
 `;
 }
 

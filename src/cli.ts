@@ -74,8 +74,12 @@ async function main(): Promise<number> {
       return (await pytestCommand(inv, io)).exitCode;
     }
     case "analyze": {
+      if (inv.prometheus) {
+        const { analyzePrometheusCommand } = await import("./commands/analyze-prometheus.js");
+        return (await analyzePrometheusCommand({ ...inv, prometheus: inv.prometheus }, io)).exitCode;
+      }
       const { analyzeCommand } = await import("./commands/analyze.js");
-      return (await analyzeCommand(inv, io)).exitCode;
+      return (await analyzeCommand({ ...inv, file: inv.file ?? "" }, io)).exitCode;
     }
   }
 }

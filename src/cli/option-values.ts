@@ -63,3 +63,40 @@ export const percentOfCore: ValueParser<number> = (text, flag) => {
 
 /** A file or directory name, taken as given: whether it can be written or read is found out when it is used. */
 export const path: ValueParser<string> = (text) => text;
+
+/** Where `--metrics` listens: a host (127.0.0.1 unless given) and a port. */
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+/**
+ * `[host:]port`, as typed: `9464`, `0.0.0.0:9464`, `[::1]:9464`. Only the loopback address unless a host is named:
+ * memory figures and command names are not for the whole network by default.
+ */
+export const listenAddress: ValueParser<ListenAddress> = (text, flag) => {
+  const m = /^(?:(\[[0-9a-fA-F:.]+\]|[^:[\]\s]+):)?(\d{1,5})$/.exec(text.trim());
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || !(port >= 0 && port <= 65535)) {
+    throw usageError(`${flag}: "${text}" is not [host:]port (9464, 127.0.0.1:9464, 0.0.0.0:9464, [::1]:9464)`);
+  }
+  return { host: m[1]?.replace(/^\[|\]$/g, "") ?? "127.0.0.1", port };
+};
+
+/** An http(s) URL, the server's base (http://prometheus:9090); what is found there is found out when it is asked. */
+export const httpUrl: ValueParser<URL> = (text, flag) => {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw usageError(`${flag}: "${text}" is not a URL (http://prometheus:9090)`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw usageError(`${flag}: "${text}" is not an http:// or https:// URL`);
+  return url;
+};
+
+/** Text taken as typed, but not empty: an empty PromQL query would only come back as Prometheus's error. */
+export const nonEmpty: ValueParser<string> = (text, flag) => {
+  if (text.trim() === "") throw usageError(`${flag}: must not be empty`);
+  return text;
+};

@@ -7,7 +7,7 @@
 import { GATE_METRICS } from "../gate-spec.js";
 import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "../sampling-defaults.js";
 import type { OptionSpec } from "./option-spec.js";
-import { bytes, count, gateMetric, path, percentOfCore, rate, seconds, size, verdictKinds } from "./option-values.js";
+import { bytes, count, gateMetric, httpUrl, listenAddress, nonEmpty, path, percentOfCore, rate, seconds, size, verdictKinds } from "./option-values.js";
 
 /** The commands that sample: run launches what it watches (pytest is run with a plugin), watch attaches to it. */
 const SAMPLING = ["run", "watch", "pytest"] as const;
@@ -118,6 +118,44 @@ export const OPTIONS = {
     descriptionIn: { run: "stop the command (SIGTERM) after this long", pytest: "stop pytest (SIGTERM) after this long" },
     commands: SAMPLING,
     parse: seconds({ atLeast: 0.1 }),
+  },
+  metrics: {
+    flag: "--metrics",
+    placeholder: "<[host:]port>",
+    description:
+      "serve Prometheus/OpenMetrics text on http://host:port/metrics while sampling (127.0.0.1 unless a host is given: 0.0.0.0:9464 for a scraper on another machine or pod)",
+    commands: SAMPLING,
+    parse: listenAddress,
+  },
+  prometheus: {
+    flag: "--prometheus",
+    placeholder: "<url>",
+    description: "judge series from this Prometheus server instead of a recording (http://prometheus:9090; needs --query)",
+    commands: ["analyze"],
+    parse: httpUrl,
+  },
+  query: {
+    flag: "--query",
+    placeholder: "<promql>",
+    description: "with --prometheus: the PromQL whose series to judge, one finding each (container_memory_working_set_bytes{namespace=\"ml\"})",
+    commands: ["analyze"],
+    parse: nonEmpty,
+  },
+  range: {
+    flag: "--range",
+    placeholder: "<duration>",
+    description: "with --prometheus: how far back from now to read",
+    default: "1h",
+    commands: ["analyze"],
+    parse: seconds({ atLeast: 1 }),
+  },
+  step: {
+    flag: "--step",
+    placeholder: "<duration>",
+    description: "with --prometheus: time between the points read (raised to keep 2,000 points per series)",
+    default: "15s",
+    commands: ["analyze"],
+    parse: seconds({ atLeast: 0.001 }),
   },
   inject: {
     flag: "--no-inject",

@@ -12,6 +12,7 @@ import type { PytestFlags } from "../commands/pytest.js";
 import { VERSION } from "../version.js";
 import { MemleakError, usageError } from "../errors.js";
 import type { GateOptions } from "../gate-spec.js";
+import type { ListenAddress } from "./option-values.js";
 
 export interface SessionFlags {
   interval: number;
@@ -26,6 +27,18 @@ export interface SessionFlags {
   /** Target age of PSS/USS, seconds (--pss-every). */
   pssEvery: number;
   html: string | undefined;
+  /** --metrics: where to serve /metrics while sampling. */
+  metrics: ListenAddress | undefined;
+}
+
+/** `analyze --prometheus URL --query PROMQL`: range data from a Prometheus server instead of a recording. */
+export interface PrometheusSource {
+  url: URL;
+  query: string;
+  /** Seconds back from now. */
+  range: number;
+  /** Seconds between points. */
+  step: number;
 }
 
 export type Invocation =
@@ -33,7 +46,7 @@ export type Invocation =
   | ({ kind: "watch"; pid: number; root: string | undefined; inject: boolean } & SessionFlags)
   | ({ kind: "run"; command: string[]; isolate: boolean; agent: boolean; tracePython: boolean; trimProbe: boolean } & SessionFlags)
   | ({ kind: "pytest"; pytestArgs: string[]; python: string; isolate: boolean } & PytestFlags & SessionFlags)
-  | { kind: "analyze"; file: string; json: boolean; warmup: number | undefined; gates: GateOptions; html: string | undefined }
+  | { kind: "analyze"; file: string | undefined; prometheus: PrometheusSource | undefined; json: boolean; warmup: number | undefined; gates: GateOptions; html: string | undefined }
   | { kind: "print"; text: string; exitCode: 0 }
   | { kind: "error"; message: string; exitCode: 2 };
 
@@ -57,7 +70,25 @@ function sessionFlags(read: OptionReader<"run" | "watch" | "pytest">): SessionFl
     smapsBudget,
     pssEvery: read("pssEvery"),
     html: read("html"),
+    metrics: read("metrics"),
   };
+}
+
+/** A recording or a Prometheus query, exactly one of them. */
+function analyzeSource(file: string | undefined, read: OptionReader<"analyze">): PrometheusSource | undefined {
+  const url = read("prometheus");
+  const query = read("query");
+  const range = read("range");
+  const step = read("step");
+  if (url === undefined) {
+    if (query !== undefined) throw usageError("--query needs --prometheus <url>: the server to ask");
+    if (file === undefined) throw usageError("analyze needs a recording (memleak analyze run.jsonl) or --prometheus <url> --query <promql>");
+    return undefined;
+  }
+  if (file !== undefined) throw usageError(`analyze reads a recording or --prometheus, not both: drop ${file} or --prometheus`);
+  if (query === undefined) throw usageError("--prometheus needs --query <promql>: the series to judge");
+  if (step > range) throw usageError(`--step ${step}s is longer than --range ${range}s: no two points to judge`);
+  return { url, query, range, step };
 }
 
 /** `failFast`: only the sampling commands have --fail-fast (a recording cannot be stopped). */
@@ -142,11 +173,13 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
     });
 
   addOptions(quiet(program.command("analyze"), output), "analyze")
-    .description("re-analyse a recording made with --record, offline")
-    .argument("<recording.jsonl>", "the recording")
-    .action((file: string, o: Collected) => {
+    .description("re-analyse a recording made with --record, offline; or judge series from Prometheus (--prometheus)")
+    .argument("[recording.jsonl]", "the recording (not with --prometheus)")
+    .action((file: string | undefined, o: Collected) => {
       const read = optionReader<"analyze">(o);
-      onAction({ kind: "analyze", file, json: read("json"), warmup: read("warmup"), gates: gateOptions(read), html: read("html") });
+      const prometheus = analyzeSource(file, read);
+      if (prometheus && read("html") !== undefined) throw usageError("--html draws a recording's series: not with --prometheus (Grafana draws those)");
+      onAction({ kind: "analyze", file, prometheus, json: read("json"), warmup: read("warmup"), gates: gateOptions(read), html: read("html") });
     });
 
   return program;

@@ -63,6 +63,8 @@ export type MakeAnalyst = (onResult: (r: InterimResult, at: number) => void, onE
 export class InterimVerdicts {
   /** The latest verdict so far, for the live view (as facts: it words them its own way). */
   soFar: JudgedFinding | undefined;
+  /** The same verdict as its document (every finding), for --metrics. */
+  soFarDoc: VerdictDocument | undefined;
   private readonly history: { t: number; key: string }[] = [];
   private readonly failFast: FailFast | undefined;
   private readonly analyst: Analyst;
@@ -118,6 +120,7 @@ export class InterimVerdicts {
     // Sampling is over: a verdict still in flight must not fire a gate the final verdict did not fail.
     if (this.wakeup.stopped) return;
     this.soFar = r.verdict;
+    this.soFarDoc = r.doc;
     this.history.push({ t: at, key: verdictKey(r.doc) });
     this.lastCost = r.costMs / 1000 + this.preparedCost;
     const failed = this.failFast?.check(at, r.gates);

@@ -24,6 +24,8 @@ import { agentEnv } from "../agent/inject.js";
 import { forwardSignals, killTree } from "./command-signals.js";
 import { FailFastStop, hostProcesses } from "./fail-fast-stop.js";
 import { gatesExitCode, runExitCode, type CommandExit } from "./exit-policy.js";
+import { openMetricsExport, type MetricsExport } from "./metrics-export.js";
+import type { ListenAddress } from "../cli/option-values.js";
 
 export interface RunOptions extends SessionOptions {
   command: string[];
@@ -33,6 +35,8 @@ export interface RunOptions extends SessionOptions {
   trimProbe: boolean;
   /** Added to the command's environment (memleak pytest: the plugin's settings). */
   extraEnv?: Record<string, string> | undefined;
+  /** --metrics: serve /metrics here while sampling. */
+  metrics?: ListenAddress | undefined;
 }
 
 interface CgroupChoice {
@@ -71,8 +75,19 @@ export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandR
   checkOutputPath(o.record, "--record", !o.overwrite);
   checkOutputPath(o.html, "--html");
   resolveCommand(o.command[0] ?? "", io.env); // "command not found" before anything is created
+  // Listening next: a port in use is said before a cgroup is made or the command started.
+  const exporter = await openMetricsExport(o.metrics, io);
+  try {
+    return await runWith(o, io, exporter);
+  } finally {
+    await exporter?.close();
+  }
+}
+
+async function runWith(o: RunOptions, io: CommandIO, exporter: MetricsExport | undefined): Promise<CommandResult & { doc: VerdictDocument; targetExit: CommandExit }> {
   const fs = new HostFs();
   const cg = chooseCgroup(fs, o, io);
+  if (exporter && cg.read) exporter.sink.cgroupPath = cg.read.path;
   const region = io.isTTY && !o.json ? new LiveRegion(io) : undefined;
   const wakeup = new Wakeup();
   const { child, agent } = await launchCommand(o, io, fs, cg, region);
@@ -83,7 +98,7 @@ export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandR
   // Like timeout(1): when the duration is up, ask the command to stop, and keep sampling until it has.
   const durationTimer = o.duration !== undefined ? setTimeout(() => killTree(fs, child.pid!, "SIGTERM"), o.duration * 1000) : undefined;
   try {
-    return await sampleAndReport(o, io, fs, cg, region, wakeup, { child, agent, exited });
+    return await sampleAndReport(o, io, fs, cg, region, wakeup, { child, agent, exited }, exporter);
   } finally {
     unsubscribe();
     clearTimeout(durationTimer);
@@ -139,12 +154,12 @@ function followCommand(child: ChildProcess, o: RunOptions, io: CommandIO, region
 }
 
 /** Samples the command until it exits, then reports, and ends with the exit code exit-policy.ts chooses. */
-async function sampleAndReport(o: RunOptions, io: CommandIO, fs: HostFs, cg: CgroupChoice, region: LiveRegion | undefined, wakeup: Wakeup, run: Launched) {
+async function sampleAndReport(o: RunOptions, io: CommandIO, fs: HostFs, cg: CgroupChoice, region: LiveRegion | undefined, wakeup: Wakeup, run: Launched, exporter: MetricsExport | undefined) {
   const { child, agent, exited } = run;
   if (child.pid === undefined) await exited;
   let targetExit: CommandExit = { code: null, signal: null };
   const { doc, stopReason, set, commands, settledAt } = await runSession(
-    { mode: "run", rootPid: child.pid ?? -1, command: o.command, cgroup: cg.read, cgroupInfo: cg.info, agent },
+    { mode: "run", rootPid: child.pid ?? -1, command: o.command, cgroup: cg.read, cgroupInfo: cg.info, agent, metrics: exporter?.sink },
     { ...o, duration: undefined },
     io,
     fs,

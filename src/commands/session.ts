@@ -33,6 +33,7 @@ import { INTERIM_POINTS, InterimVerdicts } from "./interim-verdicts.js";
 import { liveNames, SessionPresenter } from "./session-presenter.js";
 import { openRecorder, type SessionRecorder } from "./session-recorder.js";
 import type { StopReason, Wakeup } from "./wakeup.js";
+import type { MetricsSink } from "./metrics-export.js";
 
 export interface SessionOptions {
   /** Seconds between samples. */
@@ -61,6 +62,8 @@ export interface SessionTarget {
   agent?: AgentChannel | undefined;
   /** `watch`: loads the agent into each Python process of the tree as it is first seen. */
   attacher?: Attacher | undefined;
+  /** --metrics: told every sample and the verdict so far, then the final verdict. */
+  metrics?: MetricsSink | undefined;
 }
 
 export interface SessionResult {
@@ -159,6 +162,7 @@ class Session {
       this.interim.consider(elapsed, this.builder.set, () => this.classifyInput());
       const { builder, latest, interim, sampler } = this;
       this.presenter.tick(elapsed, () => ({ set: builder.set, latest, soFar: interim.soFar, commands: liveNames(sample, sampler.totals.seen), pssAge: sampler.totals.pssAgeNow }));
+      this.target.metrics?.update(sample, interim.soFarDoc);
       if (o.duration !== undefined && elapsed >= o.duration) {
         wakeup.stop("duration");
         break;
@@ -204,6 +208,7 @@ class Session {
     const gates = [...this.interim.finalGates(evaluateGates(doc, builder.set, o.gates)), ...(testGate ? [testGate] : [])];
     if (gates.length) doc.gates = gates;
     doc.sampling = this.samplingFacts();
+    target.metrics?.setVerdict(doc);
     this.recorder.verdict(doc);
     return { doc, stopReason: wakeup.stopped ?? "exited", set: builder.set, commands: this.commands(), settledAt: this.interim.settledAt(doc) };
   }

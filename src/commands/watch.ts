@@ -16,12 +16,16 @@ import { stopText, Wakeup } from "./wakeup.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { AgentChannel } from "../agent/channel.js";
 import { Attacher } from "../agent/attach/attacher.js";
+import { openMetricsExport, type MetricsExport } from "./metrics-export.js";
+import type { ListenAddress } from "../cli/option-values.js";
 
 export interface WatchOptions extends SessionOptions {
   pid: number;
   root?: string | undefined;
   /** Load the agent into the tree's Python processes (default); false with --no-inject. */
   inject?: boolean;
+  /** --metrics: serve /metrics here while sampling. */
+  metrics?: ListenAddress | undefined;
 }
 
 export async function watchCommand(o: WatchOptions, io: CommandIO): Promise<CommandResult & { doc: VerdictDocument }> {
@@ -30,7 +34,18 @@ export async function watchCommand(o: WatchOptions, io: CommandIO): Promise<Comm
   checkOutputPath(o.html, "--html");
   const fs = new HostFs(o.root ?? "/");
   assertObservable(fs, o.pid);
+  // Listening first: a port in use is said before anything is attached to.
+  const exporter = await openMetricsExport(o.metrics, io);
+  try {
+    return await watchWith(o, io, fs, exporter);
+  } finally {
+    await exporter?.close();
+  }
+}
+
+async function watchWith(o: WatchOptions, io: CommandIO, fs: HostFs, exporter: MetricsExport | undefined): Promise<CommandResult & { doc: VerdictDocument }> {
   const loc = locateMemoryCgroup(fs, o.pid);
+  if (exporter && loc.ok) exporter.sink.cgroupPath = loc.location.path;
   if (!loc.ok) io.stderr(`memleak: no memory cgroup (${loc.reason}); watching the processes only\n`);
   const wakeup = new Wakeup();
   const unsubscribe = io.onSignal(() => wakeup.stop("interrupted"));
@@ -50,6 +65,7 @@ export async function watchCommand(o: WatchOptions, io: CommandIO): Promise<Comm
         cgroupInfo: loc.ok ? { path: loc.location.path, version: loc.location.version, isolated: false } : { error: loc.reason },
         agent,
         attacher,
+        metrics: exporter?.sink,
       },
       o,
       io,

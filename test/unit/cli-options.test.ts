@@ -20,6 +20,9 @@ const MALFORMED: Record<string, string> = {
   "<metric>": "heap",
   "<percent>": "0",
   "<count>": "1.5",
+  "<[host:]port>": "host:",
+  "<url>": "prom:9090",
+  "<promql>": " ",
 };
 /** Names of files and directories: any text is one, until it is opened. */
 const FREE_TEXT = ["<file.jsonl>", "<report.html>", "<dir>", "<interpreter>"];
@@ -113,9 +116,11 @@ describe("the options' table", () => {
 
   describe.each(ROWS.filter(([, o]) => o.default !== undefined))("%s's default", (name, option) => {
     it.each(option.commands)("%s: when not given, the value is the default's, parsed", (command) => {
-      const r = parseCLI(argv(command, []));
-      const fields = r as unknown as Record<string, unknown> & { gates?: Record<string, unknown> };
-      expect(fields[name] ?? fields.gates?.[name]).toEqual(option.parse!(option.default!, option.flag));
+      // --range and --step belong to a Prometheus source: read with one.
+      const source = name === "range" || name === "step" ? ["--prometheus", "http://p:9090", "--query", "up"] : [];
+      const r = parseCLI(source.length ? ["analyze", ...source] : argv(command, []));
+      const fields = r as unknown as Record<string, unknown> & { gates?: Record<string, unknown>; prometheus?: Record<string, unknown> };
+      expect(fields[name] ?? fields.gates?.[name] ?? fields.prometheus?.[name]).toEqual(option.parse!(option.default!, option.flag));
     });
   });
 });

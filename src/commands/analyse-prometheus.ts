@@ -1,0 +1,97 @@
+/**
+ * Series read from Prometheus → one verdict document: each subject (a container, a pod, one of memleak's watched
+ * processes) judged on its own by the same engine as a recording (classify), then its findings gathered, most serious
+ * first. Pure: the series come in, nothing is printed (the command, analyze-prometheus.ts, fetches and reports).
+ */
+import { compareFindings } from "../analysis/classify.js";
+import { classify } from "../report/verdict.js";
+import { warmupFor } from "../analysis/context.js";
+import { SeriesBuilder } from "../analysis/series.js";
+import type { Finding, VerdictDocument } from "../analysis/types.js";
+import { subjectsOf, labelText, type SubjectSamples } from "../prometheus/series-samples.js";
+import type { RangeSeries } from "../prometheus/range-response.js";
+
+/** One subject's verdict, beside what it was read from: for the per-subject table. */
+export interface JudgedSubject {
+  subject: SubjectSamples;
+  /** Its most serious finding. */
+  verdict: Finding;
+  samples: number;
+}
+
+export interface PrometheusAnalysis {
+  doc: VerdictDocument;
+  subjects: JudgedSubject[];
+}
+
+/** Metric names that say where a cgroup's memory is (anon against page cache): without them the rules cannot tell. */
+const BREAKDOWN = /^(container_memory_(rss|cache)|memleak_cgroup_(anon|file)_bytes)$/;
+
+/**
+ * A cgroup judged on its level alone (working set or usage, no rss and cache beside it): the rules then read all
+ * growth as anonymous, and page cache could be it. Said, with the query that would decide it.
+ */
+/** Said of every cgroup read from Prometheus: the rules weigh its anon against its cache, not its processes. */
+const NO_PROCESSES = "read from Prometheus: the container's processes are not in these series, so the cgroup rules weigh its anonymous memory (rss) against its page cache and kernel memory, not its processes' PSS";
+
+function levelOnlyCaveat(s: SubjectSamples): string | undefined {
+  if (s.kind !== "cgroup" || s.metrics.some((m) => BREAKDOWN.test(m))) return undefined;
+  return "only the level was read (no container_memory_rss and container_memory_cache beside it): page cache cannot be told from anonymous memory here; query them together, by container, to apply the cgroup-artefact rule";
+}
+
+/** Everything a finding says about where it came from: the series' labels, and which of its metrics were read. */
+function tagged(f: Finding, s: SubjectSamples): Finding {
+  const subject = f.subject.type === "cgroup" ? { ...f.subject, path: s.name } : f.subject;
+  const judged = f.subject.type === "cgroup" && f.kind !== "stable" && f.kind !== "insufficient-data";
+  const caveats = judged ? [NO_PROCESSES, levelOnlyCaveat(s)].filter((c): c is string => c !== undefined) : [];
+  return {
+    ...f,
+    subject,
+    evidence: { ...f.evidence, source: "prometheus", series: labelText(s.labels), metrics: s.metrics.map((m) => m || "(aggregated)").join(",") },
+    caveats: [...f.caveats, ...caveats],
+  };
+}
+
+/** What a watched process is called in its finding: its command's name, and the memleak that exported it. */
+const processName = (labels: Record<string, string>) => `${labels.comm ?? "process"}${labels.instance ? ` on ${labels.instance}` : ""}`;
+
+function judge(s: SubjectSamples, warmup: number | undefined): { doc: VerdictDocument; samples: number } {
+  const builder = new SeriesBuilder();
+  for (const sample of s.samples) builder.add(sample);
+  const set = builder.set;
+  // A container's series carry no process: the tree's sums over none are 0 at every point, which the cgroup rules
+  // would read as "its processes did not grow (0 B)". Unknown is what they are.
+  if (s.kind === "cgroup") set.tree = {};
+  // A container has no process to find the warm-up on: it is found on the level judged, the cgroup's usage.
+  const options = { warmup: s.kind === "cgroup" ? warmupFor(set.cgroup.cgroup, { warmup }) : warmup };
+  const doc = classify({
+    set,
+    options,
+    commands: s.kind === "process" ? new Map([[s.pid, [processName(s.labels)]]]) : undefined,
+    // The cgroup version is not in cAdvisor's series; the rules read the figures, not the version.
+    cgroup: s.kind === "cgroup" ? { path: s.name, version: 2 } : undefined,
+    target: { pid: s.pid },
+  });
+  return { doc, samples: set.samples };
+}
+
+export function analysePrometheus(series: RangeSeries[], options: { warmup?: number | undefined } = {}): PrometheusAnalysis {
+  const subjects: JudgedSubject[] = [];
+  const findings: Finding[] = [];
+  let windowDoc: VerdictDocument | undefined;
+  for (const s of subjectsOf(series)) {
+    const { doc, samples } = judge(s, options.warmup);
+    const own = doc.findings.filter((f) => !f.outsideWatchedTree).map((f) => tagged(f, s));
+    const verdict = own[0] ?? tagged(doc.verdict, s);
+    findings.push(...(own.length > 0 ? own : [verdict]));
+    subjects.push({ subject: s, verdict, samples });
+    if (!windowDoc || doc.window.samples > windowDoc.window.samples) windowDoc = doc;
+  }
+  findings.sort(compareFindings);
+  const verdict = findings[0];
+  if (!verdict || !windowDoc) throw new Error("analysePrometheus: no series (the command checks for an empty result first)");
+  return {
+    doc: { schema: "memleak.verdict/1", verdict, findings, target: { pid: verdict.pid ?? 0 }, window: windowDoc.window },
+    subjects,
+  };
+}

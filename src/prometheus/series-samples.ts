@@ -1,0 +1,146 @@
+/**
+ * Prometheus series → memleak's Samples, one stream per subject, so that the verdict engine judges them as it judges
+ * a recording. Series that differ only in their metric's name describe one subject (cAdvisor's
+ * container_memory_usage_bytes, _working_set_bytes, _rss and _cache of one container; memleak's own
+ * memleak_process_*_bytes of one pid): they become the fields of one subject's samples, so the cgroup rules can weigh
+ * usage against rss and cache as they do memory.stat.
+ */
+import type { CgroupSample, ProcessSample, Sample } from "../sample.js";
+import type { RangeSeries } from "./range-response.js";
+
+type Put = (s: SubjectSample, v: number) => void;
+interface SubjectSample {
+  process?: ProcessSample;
+  cgroup?: CgroupSample;
+  agent?: Record<string, Record<string, number>>;
+}
+
+const cg = (s: SubjectSample) => (s.cgroup ??= {});
+const stat = (s: SubjectSample) => (cg(s).stat ??= {});
+const proc = (s: SubjectSample) => (s.process ??= { pid: 0, ppid: 0, starttime: 0, comm: "" });
+const agent = (s: SubjectSample, group: string, field: string, v: number) => (((s.agent ??= {})[group] ??= {})[field] = v);
+
+/**
+ * What each known metric is in a Sample. cAdvisor's (google/cadvisor metrics/prometheus.go): usage is the cgroup's
+ * memory.current / usage_in_bytes, rss its anon, cache its page cache (shmem included on v1), working set usage −
+ * inactive_file. memleak's own are what `--metrics` serves (src/export/metric-table.ts).
+ */
+export const KNOWN_METRICS: Record<string, Put> = {
+  container_memory_usage_bytes: (s, v) => (cg(s).usage = v),
+  container_memory_working_set_bytes: (s, v) => (cg(s).workingSet = v),
+  container_memory_rss: (s, v) => (stat(s).anon = v),
+  container_memory_cache: (s, v) => (stat(s).file = v),
+  container_memory_kernel_usage: (s, v) => (cg(s).kernel = v),
+  container_spec_memory_limit_bytes: (s, v) => (cg(s).limit = v > 0 ? v : null),
+  memleak_cgroup_usage_bytes: (s, v) => (cg(s).usage = v),
+  memleak_cgroup_working_set_bytes: (s, v) => (cg(s).workingSet = v),
+  memleak_cgroup_anon_bytes: (s, v) => (stat(s).anon = v),
+  memleak_cgroup_file_bytes: (s, v) => (stat(s).file = v),
+  memleak_cgroup_shmem_bytes: (s, v) => (stat(s).shmem = v),
+  memleak_cgroup_kernel_bytes: (s, v) => (cg(s).kernel = v),
+  memleak_cgroup_limit_bytes: (s, v) => (cg(s).limit = v),
+  memleak_process_rss_bytes: (s, v) => (proc(s).rss = v),
+  memleak_process_pss_bytes: (s, v) => (proc(s).pss = v),
+  memleak_process_uss_bytes: (s, v) => (proc(s).uss = v),
+  memleak_process_anon_bytes: (s, v) => (proc(s).anon = v),
+  memleak_process_file_bytes: (s, v) => (proc(s).file = v),
+  memleak_process_shmem_bytes: (s, v) => (proc(s).shmem = v),
+  memleak_process_swap_bytes: (s, v) => (proc(s).swap = v),
+  memleak_process_malloc_in_use_bytes: (s, v) => agent(s, "malloc", "inUse", v),
+  memleak_process_malloc_free_bytes: (s, v) => agent(s, "malloc", "free", v),
+  memleak_process_malloc_arenas: (s, v) => agent(s, "malloc", "arenas", v),
+  memleak_process_python_blocks: (s, v) => agent(s, "py", "allocatedBlocks", v),
+  memleak_process_torch_cuda_allocated_bytes: (s, v) => agent(s, "torch", "cudaAllocated", v),
+  memleak_process_torch_cuda_reserved_bytes: (s, v) => agent(s, "torch", "cudaReserved", v),
+};
+
+/**
+ * memleak's own series that are not memory figures (its verdict, its cost, its counts): a query such as
+ * `{__name__=~"memleak_.*"}` returns them too, and judged as a level they would be subjects of their own.
+ */
+export const isOwnBookkeeping = (s: RangeSeries) => s.labels.__name__?.startsWith("memleak_") === true && !(s.labels.__name__ in KNOWN_METRICS);
+
+/** One subject's series, as samples, and what it is called. */
+export interface SubjectSamples {
+  /** The labels its series share (all but `__name__`). */
+  labels: Record<string, string>;
+  /** What a person calls it: namespace/pod/container, a cgroup path, or the labels. */
+  name: string;
+  /** A process (memleak's per-pid series), or a cgroup (a container's, or one aggregated by the query). */
+  kind: "process" | "cgroup";
+  pid: number;
+  /** Metric names of its series, as they came ("" for a series the query aggregated the name away from). */
+  metrics: string[];
+  samples: Sample[];
+}
+
+/** `{a="1", b="x"}`, sorted: the key that groups series of one subject, and its name when nothing better is found. */
+export function labelText(labels: Record<string, string>): string {
+  const parts = Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${JSON.stringify(labels[k])}`);
+  return `{${parts.join(", ")}}`;
+}
+
+function subjectName(labels: Record<string, string>): string {
+  const { namespace, pod, container, cgroup, id, pid, comm, instance } = labels;
+  if (pod !== undefined) return [namespace, pod, container].filter((x) => x).join("/");
+  if (pid !== undefined) return `${comm ?? "pid"} ${pid}${instance ? ` on ${instance}` : ""}`;
+  if (cgroup !== undefined) return `${cgroup}${instance ? ` on ${instance}` : ""}`;
+  if (id !== undefined) return id;
+  return Object.keys(labels).length > 0 ? labelText(labels) : "the query's result";
+}
+
+/**
+ * @returns one SubjectSamples per subject, in the order their first series came. A series whose name is none of
+ * KNOWN_METRICS (or was aggregated away: `sum by (pod) (…)`) is read as its subject's usage: the level a dashboard
+ * plots, judged as the cgroup's.
+ */
+export function subjectsOf(series: RangeSeries[]): SubjectSamples[] {
+  const groups = new Map<string, { labels: Record<string, string>; series: RangeSeries[] }>();
+  for (const s of series) {
+    const { __name__: _, ...labels } = s.labels;
+    const key = labelText(labels);
+    const g = groups.get(key) ?? { labels, series: [] };
+    g.series.push(s);
+    groups.set(key, g);
+  }
+  return [...groups.values()].map(({ labels, series: group }) => toSamples(labels, group));
+}
+
+function toSamples(labels: Record<string, string>, group: RangeSeries[]): SubjectSamples {
+  const byTime = new Map<number, SubjectSample>();
+  const metrics: string[] = [];
+  for (const s of group) {
+    const name = s.labels.__name__ ?? "";
+    metrics.push(name);
+    const put = KNOWN_METRICS[name] ?? ((x: SubjectSample, v: number) => (cg(x).usage = v));
+    for (let i = 0; i < s.ts.length; i++) {
+      const t = s.ts[i]!;
+      let at = byTime.get(t);
+      if (!at) byTime.set(t, (at = {}));
+      put(at, s.values[i]!);
+    }
+  }
+  const pid = Number(labels.pid);
+  const isProcess = group.some((s) => s.labels.__name__?.startsWith("memleak_process_"));
+  const comm = labels.comm ?? "";
+  const samples: Sample[] = [...byTime.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([t, at]) => {
+      const cgroup = at.cgroup && withUsage(at.cgroup);
+      const processes = at.process ? [{ ...at.process, pid: Number.isSafeInteger(pid) ? pid : 0, comm }] : [];
+      const agentData = at.agent && processes[0] ? { [String(processes[0].pid)]: at.agent } : undefined;
+      return { t: Math.round(t * 1000), processes, ...(cgroup && { cgroup }), ...(agentData && { agent: agentData }) };
+    });
+  return { labels, name: subjectName(labels), kind: isProcess ? "process" : "cgroup", pid: Number.isSafeInteger(pid) ? pid : 0, metrics, samples };
+}
+
+/**
+ * The cgroup rules judge usage. Without a usage series, the working set is the level judged (what Kubernetes evicts
+ * on), and without either, anon (cAdvisor's rss): the level the query gave is the level judged.
+ */
+function withUsage(c: CgroupSample): CgroupSample | undefined {
+  const usage = c.usage ?? c.workingSet ?? c.stat?.anon;
+  return usage === undefined ? undefined : { ...c, usage };
+}

@@ -232,8 +232,13 @@ describe("memleak run: exit codes, signals, recordings, clean-up", () => {
     const killed = child.pid!;
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));
-    // The command by its parent-death signal (setpriv), the worker through its agent: SIGTERM, then SIGKILL.
-    expect(await eventually(() => !alive(root) && !alive(worker), 15_000), `root ${alive(root)}, worker ${alive(worker)}`).toBe(true);
+    try {
+      // The command by its parent-death signal (setpriv), the worker through its agent: SIGTERM, then SIGKILL.
+      expect(await eventually(() => !alive(root) && !alive(worker), 15_000), `root ${alive(root)}, worker ${alive(worker)}`).toBe(true);
+    } finally {
+      // Never left behind by a failure here: the worker allocates 5 MiB/s until it is stopped.
+      for (const pid of [root, worker]) if (alive(pid)) process.kill(pid, "SIGKILL");
+    }
     expect(err).toContain(`memleak: the memleak that launched this process is gone (killed); stopping PID ${worker}`);
     const r = await memleak(["analyze", rec]);
     expect(r.code).toBe(0);

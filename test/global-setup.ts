@@ -23,7 +23,12 @@ export default function setup(): () => void {
   const base = tmpdir();
   for (const name of readdirSync(base)) {
     const pid = Number(name.startsWith(PREFIX) ? name.slice(PREFIX.length) : NaN);
-    if (Number.isInteger(pid) && gone(pid)) rmSync(join(base, name), { recursive: true, force: true });
+    if (!Number.isInteger(pid) || !gone(pid)) continue;
+    try {
+      rmSync(join(base, name), { recursive: true, force: true });
+    } catch {
+      /* another user's run: theirs to remove */
+    }
   }
   const own = join(base, `${PREFIX}${process.pid}`);
   mkdirSync(own, { recursive: true });

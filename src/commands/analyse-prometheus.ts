@@ -6,7 +6,7 @@
 import { compareFindings } from "../analysis/classify.js";
 import { classify } from "../report/verdict.js";
 import { warmupFor } from "../analysis/context.js";
-import { SeriesBuilder } from "../analysis/series.js";
+import { SeriesBuilder, type SeriesSet } from "../analysis/series.js";
 import type { Finding, VerdictDocument } from "../analysis/types.js";
 import { subjectsOf, labelText, type SubjectSamples } from "../prometheus/series-samples.js";
 import type { RangeSeries } from "../prometheus/range-response.js";
@@ -17,6 +17,8 @@ export interface JudgedSubject {
   /** Its most serious finding. */
   verdict: Finding;
   samples: number;
+  /** The series it was judged on (a container's with no process sums): what its gates measure. */
+  set: SeriesSet;
 }
 
 export interface PrometheusAnalysis {
@@ -55,7 +57,7 @@ function tagged(f: Finding, s: SubjectSamples): Finding {
 /** What a watched process is called in its finding: its command's name, and the memleak that exported it. */
 const processName = (labels: Record<string, string>) => `${labels.comm ?? "process"}${labels.instance ? ` on ${labels.instance}` : ""}`;
 
-function judge(s: SubjectSamples, warmup: number | undefined): { doc: VerdictDocument; samples: number } {
+function judge(s: SubjectSamples, warmup: number | undefined): { doc: VerdictDocument; set: SeriesSet } {
   const builder = new SeriesBuilder();
   for (const sample of s.samples) builder.add(sample);
   const set = builder.set;
@@ -72,7 +74,7 @@ function judge(s: SubjectSamples, warmup: number | undefined): { doc: VerdictDoc
     cgroup: s.kind === "cgroup" ? { path: s.name, version: 2 } : undefined,
     target: { pid: s.pid },
   });
-  return { doc, samples: set.samples };
+  return { doc, set };
 }
 
 export function analysePrometheus(series: RangeSeries[], options: { warmup?: number | undefined } = {}): PrometheusAnalysis {
@@ -80,11 +82,11 @@ export function analysePrometheus(series: RangeSeries[], options: { warmup?: num
   const findings: Finding[] = [];
   let windowDoc: VerdictDocument | undefined;
   for (const s of subjectsOf(series)) {
-    const { doc, samples } = judge(s, options.warmup);
+    const { doc, set } = judge(s, options.warmup);
     const own = doc.findings.filter((f) => !f.outsideWatchedTree).map((f) => tagged(f, s));
     const verdict = own[0] ?? tagged(doc.verdict, s);
     findings.push(...(own.length > 0 ? own : [verdict]));
-    subjects.push({ subject: s, verdict, samples });
+    subjects.push({ subject: s, verdict, samples: set.samples, set });
     if (!windowDoc || doc.window.samples > windowDoc.window.samples) windowDoc = doc;
   }
   findings.sort(compareFindings);

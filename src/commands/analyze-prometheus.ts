@@ -16,7 +16,6 @@ import { analysePrometheus } from "./analyse-prometheus.js";
 import { gatesExitCode } from "./exit-policy.js";
 import { report } from "./finish.js";
 import type { CommandIO, CommandResult } from "./io.js";
-import { buildSeries } from "../analysis/series.js";
 
 export interface AnalyzePrometheusOptions {
   prometheus: { url: URL; query: string; range: number; step: number };
@@ -54,8 +53,11 @@ export async function analyzePrometheusCommand(
   const { doc, subjects } = analysePrometheus(series, { warmup: o.warmup });
   // Growth and rate gates measure the headline subject's series; --fail-on reads every finding.
   const headline = subjects.find((s) => s.verdict === doc.verdict) ?? subjects[0]!;
-  const set = buildSeries(headline.subject.samples);
-  const gates = evaluateGates(doc, set, o.gates);
+  const set = headline.set;
+  // A container's series have no processes to sum: its growth and rate gates measure its usage (the gate's message
+  // says "cgroup usage"), never an empty Σ that would pass as 0 B.
+  const onContainer = headline.subject.kind === "cgroup" && o.gates.metric !== "cgroup" && o.gates.metric !== "working-set";
+  const gates = evaluateGates(doc, set, onContainer ? { ...o.gates, metric: "cgroup" } : o.gates);
   if (gates.length) doc.gates = gates;
   if (!o.json) io.stdout(renderSeriesVerdicts(subjects.map((s) => ({ name: s.subject.name, verdict: s.verdict })), io.color, Math.max(60, io.columns ?? 80)));
   // Then the headline's report, about its own subject (the table has the rest), drawn from its series; the gate lines

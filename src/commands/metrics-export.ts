@@ -23,7 +23,7 @@ export async function openMetricsExport(at: ListenAddress | undefined, io: Comma
   if (!at) return undefined;
   const [{ SessionMetrics }, { startMetricsServer }] = await Promise.all([import("../export/session-metrics.js"), import("../export/metrics-server.js")]);
   const sink = new SessionMetrics();
-  const server = await startMetricsServer(sink, at.host, at.port);
+  const server = await startMetricsServer(sink, at.host, at.port, (line) => io.stderr(line));
   const host = server.address.host.includes(":") ? `[${server.address.host}]` : server.address.host;
   io.stderr(`memleak: serving metrics on http://${host}:${server.address.port}/metrics\n`);
   return { sink, close: () => server.close() };

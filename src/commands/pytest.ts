@@ -9,6 +9,9 @@ import { crashedTest } from "../analysis/test-verdicts.js";
 import { safeText } from "../safe-text.js";
 import type { CommandIO, CommandResult } from "./io.js";
 import { runCommand, type RunOptions } from "./run.js";
+
+/** Bytes as the plugin's int() reads them: String(1e32) is "1e+32", which int() refuses (pytest's INTERNALERROR). */
+const integerText = (bytes: number) => BigInt(Math.round(bytes)).toString();
 import type { SessionOptions } from "./session.js";
 
 /** How the plugin measures each test (it reads them from MEMLEAK_PYTEST_* variables). */
@@ -34,8 +37,8 @@ export function pluginEnv(o: PytestFlags): Record<string, string> {
   return {
     MEMLEAK_PYTEST_REPEAT: String(o.repeat),
     MEMLEAK_PYTEST_WARMUP_CALLS: String(o.warmupCalls),
-    ...(o.maxTestGrowth !== undefined && { MEMLEAK_PYTEST_MAX_GROWTH: String(o.maxTestGrowth) }),
-    ...(o.maxLeakPerCall !== undefined && { MEMLEAK_PYTEST_MAX_LEAK_PER_CALL: String(o.maxLeakPerCall) }),
+    ...(o.maxTestGrowth !== undefined && { MEMLEAK_PYTEST_MAX_GROWTH: integerText(o.maxTestGrowth) }),
+    ...(o.maxLeakPerCall !== undefined && { MEMLEAK_PYTEST_MAX_LEAK_PER_CALL: integerText(o.maxLeakPerCall) }),
   };
 }
 

@@ -48,7 +48,11 @@ function listenError(err: NodeJS.ErrnoException, host: string, port: number): Me
   return new MemleakError(`--metrics ${at}: cannot listen: ${why}`, EXIT.cannotObserve);
 }
 
-export function startMetricsServer(registries: MetricsRegistries, host: string, port: number): Promise<MetricsServer> {
+/**
+ * @param warn a line for the user about an error once listening (EMFILE on accept, …): said, never thrown — the
+ *        watch goes on without its metrics rather than end with an internal error
+ */
+export function startMetricsServer(registries: MetricsRegistries, host: string, port: number, warn: (line: string) => void = () => {}): Promise<MetricsServer> {
   const server: Server = createServer((req, res) => {
     handle(req, res, registries).catch((err: unknown) => {
       res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });
@@ -60,6 +64,11 @@ export function startMetricsServer(registries: MetricsRegistries, host: string, 
   return new Promise((resolve, reject) => {
     server.once("error", (err: NodeJS.ErrnoException) => reject(listenError(err, host, port)));
     server.listen({ host, port }, () => {
+      let said = false;
+      server.on("error", (err: Error) => {
+        if (!said) warn(`memleak: warning: --metrics: ${err.message}; sampling goes on\n`);
+        said = true;
+      });
       const a = server.address() as AddressInfo;
       resolve({
         address: { host, port: a.port },

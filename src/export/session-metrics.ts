@@ -8,6 +8,7 @@ import { Counter, Gauge, Registry } from "prom-client";
 import type { Finding, VerdictDocument } from "../analysis/types.js";
 import type { ProcessSample, Sample } from "../sample.js";
 import { VERDICT_KINDS } from "../verdict-kinds.js";
+import { processKey } from "../process-key.js";
 import { CGROUP_GAUGES, PROCESS_GAUGES, type AgentReport } from "./metric-table.js";
 
 /**
@@ -43,6 +44,11 @@ export class SessionMetrics {
   private readonly unexported: Gauge;
   /** The pids exported at the last sample. */
   private exported: ReadonlySet<number> = new Set();
+  /**
+   * Each process's PSS and USS as last read: smaps_rollup is read under a budget, on some ticks only, and a gauge set
+   * only on those would vanish from every other scrape (a gappy series for Prometheus and for analyze --prometheus).
+   */
+  private readonly lastSmaps = new Map<string, { pss: number; uss: number | undefined }>();
 
   /** The memory cgroup read, once known (`run` chooses it after the server is listening). */
   cgroupPath: string | undefined;
@@ -89,7 +95,10 @@ export class SessionMetrics {
     this.watched.set(sample.processes.length);
     this.unexported.set(sample.processes.length - chosen.length);
     this.processGauges.forEach((g) => g.reset());
-    for (const p of chosen) {
+    this.rememberSmaps(sample.processes);
+    for (const read of chosen) {
+      const last = read.pss === undefined ? this.lastSmaps.get(processKey(read)) : undefined;
+      const p = last ? { ...read, pss: last.pss, ...(last.uss !== undefined && { uss: last.uss }) } : read;
       const agent = sample.agent?.[String(p.pid)] as AgentReport | undefined;
       const labels = { pid: String(p.pid), comm: p.comm };
       PROCESS_GAUGES.forEach((row, i) => {
@@ -108,6 +117,17 @@ export class SessionMetrics {
     }
     this.exported = new Set(chosen.map((p) => p.pid));
     if (soFar) this.setVerdict(soFar);
+  }
+
+  /** Keeps the PSS/USS of the processes read this tick, and forgets the processes gone. */
+  private rememberSmaps(processes: readonly ProcessSample[]): void {
+    const live = new Set<string>();
+    for (const p of processes) {
+      const key = processKey(p);
+      live.add(key);
+      if (p.pss !== undefined) this.lastSmaps.set(key, { pss: p.pss, uss: p.uss });
+    }
+    for (const key of this.lastSmaps.keys()) if (!live.has(key)) this.lastSmaps.delete(key);
   }
 
   /** The verdict document's figures (the final one too, once sampling is over); process findings only for the processes exported. */

@@ -37,6 +37,9 @@ export function settledLine(line: string): string {
  * An unfinished line without what a later "\r" overwrote: a progress bar redrawn 10 times a second for an hour must
  * not pile up in memory, nor be split again at every draw. Its settled text stays the same.
  */
+/** The most of an unfinished line without "\r" held back (and redrawn) before it is written out as it stands. */
+export const MAX_HELD_LINE = 64 * 1024;
+
 function latest(partial: string): string {
   if (!partial.includes("\r")) return partial;
   return `\r${settledLine(partial)}${partial.endsWith("\r") ? "\r" : ""}`;
@@ -60,6 +63,11 @@ export class LiveRegion {
    * above the block (its last state, cut to the width) until its newline comes, when it is written out for real.
    */
   private partial: Record<Stream, string> = { stdout: "", stderr: "" };
+  /**
+   * A stream whose unfinished line grew past MAX_HELD_LINE without a "\r" was written out as it stands: until its
+   * newline the cursor is in the middle of that line, so no block is drawn (it would land inside it).
+   */
+  private midLine: Record<Stream, boolean> = { stdout: false, stderr: false };
 
   constructor(private readonly terminal: LiveTerminal) {
     // log-update writes to a stream; this one is the terminal's stderr (memleak's own output), sized as the terminal.
@@ -86,6 +94,7 @@ export class LiveRegion {
 
   /** The command's unfinished lines, as they stand now, then the block. */
   private draw(): void {
+    if (this.midLine.stdout || this.midLine.stderr) return;
     const pending = (["stdout", "stderr"] as const).map((s) => settledLine(this.partial[s])).filter((l) => l !== "");
     const lines = [...pending.map((l) => clip(drawable(l), this.width - 1)), ...(this.block ? [this.block] : [])];
     if (lines.length > 0) this.frame(lines.join("\n"));
@@ -106,9 +115,28 @@ export class LiveRegion {
       this.terminal[stream](chunk); // no block left to keep clear of
       return;
     }
+    if (this.midLine[stream]) {
+      const end = chunk.lastIndexOf("\n") + 1;
+      this.terminal[stream](chunk.slice(0, end || chunk.length));
+      if (end === 0) return;
+      this.midLine[stream] = false;
+      chunk = chunk.slice(end);
+      if (chunk === "") {
+        this.draw(); // the line is done: the block can come back below it
+        return;
+      }
+    }
     const text = this.partial[stream] + chunk;
     const cut = text.lastIndexOf("\n") + 1;
     this.partial[stream] = latest(text.slice(cut));
+    if (this.partial[stream].length > MAX_HELD_LINE && !this.partial[stream].includes("\r")) {
+      // Megabytes with no newline (dots, print(end="")) are never held (or re-scanned at every chunk): out they go.
+      this.frame.clear();
+      this.terminal[stream](text.slice(0, cut).split("\n").map(settledLine).join("\n") + this.partial[stream]);
+      this.partial[stream] = "";
+      this.midLine[stream] = true;
+      return;
+    }
     if (cut === 0) return;
     const complete = text
       .slice(0, cut - 1)
@@ -142,7 +170,9 @@ export class LiveRegion {
     this.block = "";
     for (const stream of ["stdout", "stderr"] as const) {
       if (this.partial[stream]) this.terminal[stream](settledLine(this.partial[stream]) + "\n");
+      else if (this.midLine[stream]) this.terminal[stream]("\n");
       this.partial[stream] = "";
+      this.midLine[stream] = false;
     }
   }
 }

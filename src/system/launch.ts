@@ -4,7 +4,7 @@
  * instead of an asynchronous spawn error.
  */
 import { accessSync, constants, statSync } from "node:fs";
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { delimiter, join } from "node:path";
 import { observeError } from "../errors.js";
 
@@ -52,11 +52,17 @@ export const PARENT_DEATH_SIGNAL = "TERM";
  * with memleak through the agent (memleak_agent.py `_die_with_memleak`).
  */
 export function parentDeathWrapper(env: NodeJS.ProcessEnv): string[] {
+  let setpriv: string;
   try {
-    return [resolveCommand("setpriv", { PATH: `${env.PATH ?? ""}${delimiter}/usr/bin${delimiter}/bin` }), "--pdeathsig", PARENT_DEATH_SIGNAL, "--"];
+    setpriv = resolveCommand("setpriv", { PATH: `${env.PATH ?? ""}${delimiter}/usr/bin${delimiter}/bin` });
   } catch {
     return [];
   }
+  const wrapper = [setpriv, "--pdeathsig", PARENT_DEATH_SIGNAL, "--"];
+  // --pdeathsig came in util-linux 2.33 (RHEL 8 and Ubuntu 18.04 ship setpriv without it; busybox's applet lacks it):
+  // tried once on `true`, or every command would fail with setpriv's usage error as its own exit status.
+  const probe = spawnSync(setpriv, [...wrapper.slice(1), "true"], { stdio: "ignore", timeout: 2000 });
+  return probe.status === 0 ? wrapper : [];
 }
 
 export function launch(command: string[], env: NodeJS.ProcessEnv, output: LaunchOutput = { stdout: "inherit", stderr: "inherit" }): ChildProcess {

@@ -459,8 +459,10 @@ def _send(message):
     try:
         with _send_lock:
             sock.sendall(data)
+    except socket.timeout:
+        _stop()  # memleak is there but not reading (stopped, or swamped): stop reporting to it
     except OSError:
-        _stop()  # memleak went away: stop quietly
+        pass  # the connection ended: the reporting thread sees it too, and decides what that means (_loop)
 
 
 def connected():
@@ -615,6 +617,13 @@ def _launcher_dead(wait=3.0):
     return True
 
 
+def _killed_not_closed(path):
+    """memleak's close() removes its socket's directory before it exits; a memleak killed by SIGKILL cannot (the next
+    run does). So a connection that ended without a goodbye, from a memleak that has exited, with the directory still
+    there, is a killed memleak — not a connection it dropped, or one it never accepted as it ended normally."""
+    return bool(path) and os.path.isdir(os.path.dirname(path))
+
+
 def _die_with_memleak():
     """`memleak run` was killed (SIGKILL: it could not stop the program itself). A program memleak launched must not
     go on unsupervised — allocating, holding its cgroup — so it stops as memleak would have stopped it: SIGTERM,
@@ -638,7 +647,7 @@ def _loop(interval, stop, sock):
         if gone:
             if _state["sock"] is sock:  # not a connection a later attach() already replaced
                 _stop()
-                if gone == "eof" and not _state["attached"] and _launcher_dead():
+                if gone == "eof" and not _state["attached"] and _launcher_dead() and _killed_not_closed(_state["path"]):
                     _die_with_memleak()
             return
         if stop.is_set():

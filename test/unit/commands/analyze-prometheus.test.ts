@@ -38,6 +38,13 @@ describe("analyze --prometheus", () => {
     expect(io.err.join("")).toContain("memleak: gate fail-on failed: leak found");
   });
 
+  it("--max-growth on a container measures its usage, not an empty Σ of processes that would pass as 0 B", async () => {
+    const io = fakeIO();
+    const r = await analyzePrometheusCommand(options(await serving("prometheus/cadvisor-containers.json"), { gates: { metric: "pss", perProcess: false, maxGrowth: { bytes: 2 ** 20, text: "1 MiB" } } }), io);
+    expect(r.exitCode).toBe(1);
+    expect(r.doc.gates).toEqual([expect.objectContaining({ name: "max-growth", result: "fail", subject: "cgroup usage" })]);
+  });
+
   it("--json prints every finding in the verdict document", async () => {
     const io = fakeIO();
     await analyzePrometheusCommand(options(await serving("prometheus/cadvisor-containers.json"), { json: true }), io);

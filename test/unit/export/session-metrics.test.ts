@@ -71,6 +71,23 @@ describe("SessionMetrics", () => {
     expect(v.get(`memleak_finding{kind="leak",subject="process",pid="${pid}"}`)).toBe(1);
   });
 
+  it("PSS and USS stay at their last reading on the ticks the smaps budget skipped: no gaps in the series", async () => {
+    const samples = await samplesOf("bytes_leak_torch.jsonl");
+    const m = new SessionMetrics();
+    let lastPss: number | undefined;
+    let skipped = 0;
+    for (const s of samples) {
+      m.update(s, undefined);
+      const root = s.processes[0]!;
+      if (root.pss !== undefined) lastPss = root.pss;
+      else if (lastPss !== undefined) skipped++;
+      if (lastPss === undefined) continue;
+      const v = values(await m.prometheus.metrics());
+      expect(v.get(`memleak_process_pss_bytes{pid="${root.pid}",comm="${root.comm}"}`)).toBe(lastPss);
+    }
+    expect(skipped).toBeGreaterThan(5); // the recording has ticks without a PSS reading: the case under test
+  });
+
   it("a process that exited loses its series at the next sample: a pool's workers do not pile up", async () => {
     const samples = await samplesOf("fork_cow.jsonl");
     const m = new SessionMetrics();

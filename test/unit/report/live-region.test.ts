@@ -4,7 +4,7 @@
  * than the terminal. What this output looks like on a real terminal is test/e2e/live-view.test.ts (tmux).
  */
 import { describe, expect, it } from "vitest";
-import { LiveRegion, settledLine } from "../../../src/report/live-region.js";
+import { LiveRegion, MAX_HELD_LINE, settledLine } from "../../../src/report/live-region.js";
 import { displayWidth } from "../../../src/report/text-width.js";
 
 // eslint-disable-next-line no-control-regex
@@ -137,4 +137,22 @@ describe("settledLine: what a terminal leaves of a line rewritten with \\r", () 
     ["\r", ""],
     ["", ""],
   ])("%j → %j", (line, settled) => expect(settledLine(line)).toBe(settled));
+
+  it("writes out a line that grows past MAX_HELD_LINE with no newline, byte for byte, and draws no block inside it", () => {
+    const t = terminal();
+    const r = new LiveRegion(t.term);
+    r.update("BLOCK");
+    const chunk = ".".repeat(4096);
+    const chunks = Math.ceil(MAX_HELD_LINE / chunk.length) + 40; // 160 KiB of dots in 4 KiB reads
+    for (let i = 0; i < chunks; i++) r.passthrough("stdout", chunk);
+    r.update("BLOCK"); // a tick while the command is mid-line: nothing drawn
+    r.passthrough("stdout", "end\nnext\n");
+    r.clear();
+    const stdout = t.out.filter((w) => w.stream === "stdout").map((w) => w.text).join("");
+    expect(stdout).toBe(`${chunk.repeat(chunks)}end\nnext\n`);
+    // Held at most MAX_HELD_LINE: everything after went straight out, chunk by chunk.
+    expect(t.out.filter((w) => w.stream === "stdout").length).toBeGreaterThan(30);
+    const stderr = t.out.filter((w) => w.stream === "stderr").map((w) => w.text).join("");
+    expect(stderr.split("BLOCK").length - 1).toBe(2); // the first frame, and once after "end\n"; none mid-line
+  });
 });

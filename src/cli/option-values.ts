@@ -64,11 +64,8 @@ export const percentOfCore: ValueParser<number> = (text, flag) => {
 /** A file or directory name, taken as given: whether it can be written or read is found out when it is used. */
 export const path: ValueParser<string> = (text) => text;
 
-/** Where `--metrics` listens: a host (127.0.0.1 unless given) and a port. */
-export interface ListenAddress {
-  host: string;
-  port: number;
-}
+import type { ListenAddress } from "../listen-address.js";
+export type { ListenAddress };
 
 /**
  * `[host:]port`, as typed: `9464`, `0.0.0.0:9464`, `[::1]:9464`. Only the loopback address unless a host is named:

@@ -4,7 +4,8 @@
  * command's part; the analysis gets samples and events, never a path.
  */
 import { parseAgentMessage } from "../agent/messages.js";
-import { testLimitsGate, testResults } from "../analysis/test-verdicts.js";
+import { testResults } from "../analysis/test-verdicts.js";
+import { testLimitsGate } from "../test-limits-gate.js";
 import type { TestMark } from "../test-results.js";
 import type { TraceResult, TrimResult } from "../analysis/agent-results.js";
 import { readRecording, type RecordingContents } from "../recording.js";

@@ -12,7 +12,7 @@ import { renderSeriesVerdicts } from "../report/series-verdicts.js";
 import { safeText } from "../safe-text.js";
 import { formatDuration } from "../units.js";
 import type { VerdictDocument } from "../analysis/types.js";
-import { analysePrometheus } from "./analyse-prometheus.js";
+import { analysePrometheus } from "./prometheus-verdicts.js";
 import { gatesExitCode } from "./exit-policy.js";
 import { report } from "./finish.js";
 import type { CommandIO, CommandResult } from "./io.js";

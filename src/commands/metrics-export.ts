@@ -2,7 +2,7 @@
  * `--metrics [host:]port` for run and watch: the exporter's gauges and its HTTP server, loaded only when asked for
  * (prom-client and node:http stay out of every other command, and out of --help).
  */
-import type { ListenAddress } from "../cli/option-values.js";
+import type { ListenAddress } from "../listen-address.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import type { Sample } from "../sample.js";
 import type { CommandIO } from "./io.js";

@@ -25,7 +25,7 @@ import { forwardSignals, killTree } from "./command-signals.js";
 import { FailFastStop, hostProcesses } from "./fail-fast-stop.js";
 import { gatesExitCode, runExitCode, type CommandExit } from "./exit-policy.js";
 import { openMetricsExport, type MetricsExport } from "./metrics-export.js";
-import type { ListenAddress } from "../cli/option-values.js";
+import type { ListenAddress } from "../listen-address.js";
 
 export interface RunOptions extends SessionOptions {
   command: string[];

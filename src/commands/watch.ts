@@ -17,7 +17,7 @@ import type { VerdictDocument } from "../analysis/types.js";
 import { AgentChannel } from "../agent/channel.js";
 import { Attacher } from "../agent/attach/attacher.js";
 import { openMetricsExport, type MetricsExport } from "./metrics-export.js";
-import type { ListenAddress } from "../cli/option-values.js";
+import type { ListenAddress } from "../listen-address.js";
 
 export interface WatchOptions extends SessionOptions {
   pid: number;

@@ -3,7 +3,8 @@
  * process, a start with no end read as the test the interpreter died in, and the gate absent without limits.
  */
 import { describe, expect, it } from "vitest";
-import { crashedTest, testLimitsGate, testResults } from "../../../src/analysis/test-verdicts.js";
+import { crashedTest, testResults } from "../../../src/analysis/test-verdicts.js";
+import { testLimitsGate } from "../../../src/test-limits-gate.js";
 import { parseAgentMessage } from "../../../src/agent/messages.js";
 import type { TestMark, TestResult } from "../../../src/test-results.js";
 

@@ -2,8 +2,9 @@
 
 Loaded by `memleak pytest -- <pytest args>` (which runs `python -m pytest -p memleak_pytest …` under the same
 machinery as `memleak run`, with memleak's agent already connected by sitecustomize). Around every call of a test
-function it reads malloc's in-use bytes (mallinfo2), Python's allocated blocks (sys.getallocatedblocks, after a full
-collection) and the process's anonymous RSS (RssAnon). With repeats (MEMLEAK_PYTEST_REPEAT after
+function it reads malloc's in-use bytes (mallinfo2), Python's allocated blocks (sys.getallocatedblocks, after a
+collection of the young generations; a full one where it decides, see _Reader.read) and the process's anonymous RSS
+(RssAnon). With repeats (MEMLEAK_PYTEST_REPEAT after
 MEMLEAK_PYTEST_WARMUP_CALLS warm-up calls, as CPython's `-R` refleak hunt does) a test that grows on every call
 after the warm-up is told from one that fills a cache once. Growth that malloc_trim(0) gives back is the
 allocator's retention (fragmentation), not a leak. Each test's start and end, and its result, go to memleak over

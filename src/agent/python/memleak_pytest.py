@@ -29,7 +29,16 @@ import pytest
 
 # The marker's arguments; anything else is a typo that would silently measure nothing.
 _MARKER_ARGS = ("max_growth", "max_leak_per_call")
-_MAX_NODEID = 500  # memleak drops longer messages; a parametrized id can be long
+_MAX_NODEID = 500  # memleak drops longer ids (counted in UTF-16 units, as JavaScript does); a parametrized id can be long
+
+
+def _short_nodeid(nodeid):
+    """The id cut to what memleak takes: _MAX_NODEID UTF-16 units, so a character outside the BMP (two units in
+    JavaScript, one in Python) cannot push a cut id over memleak's limit and lose the test's marks."""
+    cut = nodeid[:_MAX_NODEID]
+    while len(cut.encode("utf-16-le")) // 2 > _MAX_NODEID:
+        cut = cut[:-1]
+    return cut
 
 # Units as memleak reads them (src/units.ts): decimal kB/MB/GB, binary KiB/MiB/GiB, and K/M/G alone read as binary.
 _SIZE_UNITS = {
@@ -263,10 +272,10 @@ class MemleakPlugin:
     def pytest_runtest_protocol(self, item):
         # Marked around the whole protocol (setup, calls, teardown): the boundaries memleak draws on the timeline,
         # and the test memleak names if the interpreter dies meanwhile.
-        self.send({"type": "test-start", "nodeid": item.nodeid[:_MAX_NODEID]})
+        self.send({"type": "test-start", "nodeid": _short_nodeid(item.nodeid)})
         item._memleak_result = None
         yield
-        message = {"type": "test-end", "nodeid": item.nodeid[:_MAX_NODEID]}
+        message = {"type": "test-end", "nodeid": _short_nodeid(item.nodeid)}
         result = getattr(item, "_memleak_result", None)
         if result is not None:
             message.update(result)

@@ -123,3 +123,18 @@ for v in ["50MX", "10%", "", "-5", True, -1]:
     ]);
   });
 });
+
+describe("a test's id as the plugin sends it", () => {
+  it("is cut to memleak's limit in UTF-16 units, so an id of emoji is cut short enough, not dropped by memleak", async () => {
+    const { parseTestMark } = await import("../../../src/agent/test-messages.js");
+    const ids = ["t.py::test[" + "😀".repeat(400) + "]", "t.py::test[" + "a".repeat(600) + "]", "t.py::plain"];
+    const code = `
+import json, sys
+sys.path.insert(0, ${JSON.stringify(`${REPO}src/agent/python`)})
+import memleak_pytest as p
+print(json.dumps([p._short_nodeid(i) for i in json.loads(sys.stdin.read())]))`;
+    const cut = JSON.parse(execFileSync(SYSTEM_PYTHON, ["-c", code], { input: JSON.stringify(ids), encoding: "utf8" })) as string[];
+    expect(cut[2]).toBe("t.py::plain");
+    for (const nodeid of cut) expect(parseTestMark({ type: "test-start", nodeid }, 1, 0), nodeid.slice(0, 40)).toBeDefined();
+  });
+});

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { analysePrometheus } from "../../../src/commands/prometheus-verdicts.js";
+import { analysePrometheus, MAX_SUBJECTS } from "../../../src/commands/prometheus-verdicts.js";
 import { parseRangeResponse } from "../../../src/prometheus/range-response.js";
 import { isOwnBookkeeping, subjectsOf } from "../../../src/prometheus/series-samples.js";
 import { fixture, REPO } from "../../helpers/fixtures.js";
@@ -114,5 +114,16 @@ describe("the document", () => {
     const { doc } = analysePrometheus(seriesOf(file));
     const ok = validate(JSON.parse(JSON.stringify(doc)));
     expect(ok, ajv.errorsText(validate.errors)).toBe(true);
+  });
+});
+
+describe("a query that returns more subjects than memleak judges", () => {
+  it("judges the first MAX_SUBJECTS and counts the rest", () => {
+    const one = seriesOf("cadvisor-containers.json").find((x) => x.labels.__name__ === "container_memory_working_set_bytes")!;
+    const short = { ...one, ts: one.ts.slice(0, 5), values: one.values.slice(0, 5) };
+    const many = Array.from({ length: MAX_SUBJECTS + 7 }, (_, i) => ({ ...short, labels: { ...short.labels, pod: `p-${i}` } }));
+    const r = analysePrometheus(many);
+    expect(r.subjects).toHaveLength(MAX_SUBJECTS);
+    expect(r.omitted).toBe(7);
   });
 });

@@ -7,23 +7,15 @@
 import { chmodSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { alive } from "../src/system/isolate.js";
 
 const PREFIX = "memleak-tests-";
-
-function gone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "ESRCH";
-  }
-}
 
 export default function setup(): () => void {
   const base = tmpdir();
   for (const name of readdirSync(base)) {
     const pid = Number(name.startsWith(PREFIX) ? name.slice(PREFIX.length) : NaN);
-    if (!Number.isInteger(pid) || !gone(pid)) continue;
+    if (!Number.isInteger(pid) || alive(pid)) continue;
     try {
       rmSync(join(base, name), { recursive: true, force: true });
     } catch {

@@ -5,7 +5,7 @@
  */
 import type { TraceResult, TraceSite, TrimResult } from "../analysis/agent-results.js";
 import type { TestMark } from "../test-results.js";
-import { parseTestMark } from "./test-messages.js";
+import { isNum, parseTestMark } from "./test-messages.js";
 
 export interface AgentReport {
   type: "report";
@@ -24,7 +24,6 @@ export interface AgentReport {
 
 export type AgentMessage = { type: "hello"; pid: number; python?: string } | AgentReport | TraceResult | TrimResult | TestMark;
 
-const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 
 /** A flat object of numbers (and short strings where allowed), nothing nested, bounded in size. */
 function flat(v: unknown, allowStrings: boolean): Record<string, number | string> | undefined {

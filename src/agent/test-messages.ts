@@ -5,9 +5,11 @@
  */
 import { TEST_KINDS, TEST_RESULTS, type TestKind, type TestMark, type TestMetrics, type TestResultKind } from "../test-results.js";
 
+/** A finite number, as JSON can carry one (messages.ts reads the agent's reports with it too). */
+export const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+
 export const MAX_NODEID = 500;
 
-const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 const count = (v: unknown): number | undefined => (isNum(v) && Number.isInteger(v) && v >= 0 && v <= 1e6 ? v : undefined);
 
 function metrics(v: unknown): TestMetrics | undefined {

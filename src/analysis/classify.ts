@@ -13,7 +13,7 @@
  */
 import { safeText } from "../safe-text.js";
 import { shortCommand } from "../command-text.js";
-import { minGrowth, tooShortForShapes } from "./assess.js";
+import { levelPoints, minGrowth, tooShortForShapes } from "./assess.js";
 import { earlyCaveat } from "./evidence.js";
 import { warmupFor, type AnalysisOptions, type Context } from "./context.js";
 import type { SeriesSet } from "./series.js";
@@ -118,7 +118,7 @@ const meanInterval = (set: SeriesSet) => (set.samples > 1 ? set.duration / (set.
 /** When the level a run ends at begins: its last tenth of samples, 3 at least (assess.ts `levels`). */
 function lastLevelFrom(set: SeriesSet): number {
   const xs = set.treeCount.xs;
-  return xs[Math.max(0, xs.length - Math.max(3, Math.floor(xs.length / 10)))] ?? 0;
+  return xs[Math.max(0, xs.length - levelPoints(xs.length))] ?? 0;
 }
 
 /**

@@ -38,13 +38,13 @@ export const MAX_SUBJECTS = 1000;
 /** Metric names that say where a cgroup's memory is (anon against page cache): without them the rules cannot tell. */
 const BREAKDOWN = /^(container_memory_(rss|cache)|memleak_cgroup_(anon|file)_bytes)$/;
 
+/** Said of every cgroup read from Prometheus: the rules weigh its anon against its cache, not its processes. */
+const NO_PROCESSES = "read from Prometheus: the container's processes are not in these series, so the cgroup rules weigh its anonymous memory (rss) against its page cache and kernel memory, not its processes' PSS";
+
 /**
  * A cgroup judged on its level alone (working set or usage, no rss and cache beside it): the rules then read all
  * growth as anonymous, and page cache could be it. Said, with the query that would decide it.
  */
-/** Said of every cgroup read from Prometheus: the rules weigh its anon against its cache, not its processes. */
-const NO_PROCESSES = "read from Prometheus: the container's processes are not in these series, so the cgroup rules weigh its anonymous memory (rss) against its page cache and kernel memory, not its processes' PSS";
-
 function levelOnlyCaveat(s: SubjectSamples): string | undefined {
   if (s.kind !== "cgroup" || s.metrics.some((m) => BREAKDOWN.test(m))) return undefined;
   return "only the level was read (no container_memory_rss and container_memory_cache beside it): page cache cannot be told from anonymous memory here; query them together, by container, to apply the cgroup-artefact rule";

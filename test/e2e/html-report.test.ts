@@ -33,6 +33,24 @@ const ARGS = [
   "--disable-sync",
 ];
 
+/**
+ * The page in chromium, as a user opens it: written to `work`, loaded from its file:// URL, its charts drawn.
+ * `listen` attaches the page's listeners before it loads (dialogs, errors, requests).
+ */
+async function openInChromium(work: string, html: string, listen: (page: Page) => void): Promise<{ context: BrowserContext; page: Page }> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install chromium; .ci/run does) to run the HTML report test`);
+  }
+  const file = join(work, "report.html");
+  writeFileSync(file, html);
+  const context = await chromium.launchPersistentContext(join(work, "profile"), { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 } });
+  const page = context.pages()[0] ?? (await context.newPage());
+  listen(page);
+  await page.goto(pathToFileURL(file).href, { waitUntil: "load" });
+  await page.waitForSelector("figure.chart canvas");
+  return { context, page };
+}
+
 interface ChartDrawn {
   id: string;
   canvases: number;
@@ -54,9 +72,6 @@ describe("the HTML report in chromium", () => {
   let chartCount = 0;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install chromium; .ci/run does) to run the HTML report test`);
-    }
     const base = await analyse("leak_worker.jsonl");
     const a = withHostileProcess(base, base.doc.verdict.pid!, HOSTILE);
     verdictSummary = a.doc.verdict.summary;
@@ -66,29 +81,19 @@ describe("the HTML report in chromium", () => {
     const doc = { ...a.doc, verdict: { ...a.doc.verdict, sites }, gates };
     const html = renderHtml(doc, a.set, { commands: a.commands, settledAt: 12, about: { hostname: "ci-runner-7", kernel: "6.1.0" } });
     chartCount = (html.match(/"group":"/g) ?? []).length;
-    const file = join(work, "report.html");
-    writeFileSync(file, html);
-
-    context = await chromium.launchPersistentContext(join(work, "profile"), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-      viewport: { width: 1280, height: 900 },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.on("dialog", (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
-    });
-    page.on("pageerror", (e) => pageErrors.push(e.message));
-    page.on("console", (m) => {
-      if (m.type() === "error") consoleErrors.push(m.text());
-    });
-    page.on("request", (r) => {
-      if (!r.url().startsWith("file:")) requests.push(r.url());
-    });
-    await page.goto(pathToFileURL(file).href, { waitUntil: "load" });
-    await page.waitForSelector("figure.chart canvas");
+    ({ context, page } = await openInChromium(work, html, (p) => {
+      p.on("dialog", (d) => {
+        dialogs.push(d.message());
+        void d.dismiss();
+      });
+      p.on("pageerror", (e) => pageErrors.push(e.message));
+      p.on("console", (m) => {
+        if (m.type() === "error") consoleErrors.push(m.text());
+      });
+      p.on("request", (r) => {
+        if (!r.url().startsWith("file:")) requests.push(r.url());
+      });
+    }));
   });
 
   afterAll(async () => {
@@ -237,15 +242,8 @@ describe("the HTML report of a memleak pytest run, in chromium", () => {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium to run the HTML report test`);
     const { doc, set } = await analyseRecording(`${FIXTURES}pytest-runs/suite.repeat5-warmup2.jsonl`);
-    const file = join(work, "report.html");
-    writeFileSync(file, renderHtml(doc, set));
-    context = await chromium.launchPersistentContext(join(work, "profile"), { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 } });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.on("pageerror", (e) => pageErrors.push(e.message));
-    await page.goto(pathToFileURL(file).href, { waitUntil: "load" });
-    await page.waitForSelector("figure.chart canvas");
+    ({ context, page } = await openInChromium(work, renderHtml(doc, set), (p) => p.on("pageerror", (e) => pageErrors.push(e.message))));
   });
 
   afterAll(async () => {

@@ -56,6 +56,9 @@ export function formatBytes(bytes: number | undefined | null): string {
   return `${sign}${v.toFixed(digits)} ${units[i]}`;
 }
 
+/** A change in bytes: "+12.0 MiB" for growth, "-3.00 MiB" for a drop, "0 B" for none, "–" when unknown. */
+export const signedBytes = (n: number | undefined) => (n === undefined ? "–" : `${n > 0 ? "+" : ""}${formatBytes(n)}`);
+
 export function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds)) return "–";
   if (seconds < 1) return `${Math.round(seconds * 1000)}ms`;

@@ -7,7 +7,7 @@ import type { ChalkInstance } from "chalk";
 import type { Column } from "../analysis/column.js";
 import type { ProcessSeries, SeriesSet } from "../analysis/series.js";
 import type { Finding, MetricName, VerdictDocument } from "../analysis/types.js";
-import { formatBytes } from "../units.js";
+import { formatBytes, signedBytes } from "../units.js";
 import { memorySpan, sparkline } from "./sparkline.js";
 import { safeText } from "../safe-text.js";
 import { processKey } from "../process-key.js";
@@ -138,7 +138,6 @@ interface TableColumn {
   cell: (r: Row) => string;
 }
 
-const signed = (v: number | undefined) => (v === undefined ? "–" : `${v > 0 ? "+" : ""}${formatBytes(v)}`);
 
 function table(rows: Row[], c: ChalkInstance, columns: number, ascii: boolean): string[] {
   const cols: TableColumn[] = [
@@ -147,8 +146,8 @@ function table(rows: Row[], c: ChalkInstance, columns: number, ascii: boolean): 
     { head: "start", width: 8, right: true, drop: 2, cell: (r) => formatBytes(r.start) },
     { head: "end", width: 8, right: true, drop: 0, cell: (r) => formatBytes(r.end) },
     { head: "peak", width: 8, right: true, drop: 4, cell: (r) => formatBytes(r.peak) },
-    { head: "growth", width: 9, right: true, drop: 0, cell: (r) => signed(r.growth) },
-    { head: "per hour", width: 9, right: true, drop: 1, cell: (r) => signed(r.perHour) },
+    { head: "growth", width: 9, right: true, drop: 0, cell: (r) => signedBytes(r.growth) },
+    { head: "per hour", width: 9, right: true, drop: 1, cell: (r) => signedBytes(r.perHour) },
   ];
   const used = () => cols.reduce((s, col) => s + col.width + 1, -1);
   const hasSpark = rows.some((r) => r.values && r.values.length > 1);

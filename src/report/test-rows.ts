@@ -3,7 +3,7 @@
  * table, the step summary and the HTML, so that all three name the same tests the same way.
  */
 import type { TestKind, TestResult } from "../test-results.js";
-import { formatBytes } from "../units.js";
+import { signedBytes } from "../units.js";
 
 /** Most serious first: a leak before retention, retention before a cache filled once. */
 const KIND_ORDER: Record<TestKind, number> = { leak: 0, fragmentation: 1, "one-off": 2, "insufficient-data": 3, stable: 4 };
@@ -30,7 +30,6 @@ export function limitWord(t: TestResult): string {
   return t.limit ? "pass" : "–";
 }
 
-export const signedBytes = (n: number | undefined) => (n === undefined ? "–" : `${n > 0 ? "+" : ""}${formatBytes(n)}`);
 
 /** Per call: only a leak has one worth stating; otherwise the mean says little. */
 export function perCallText(t: TestResult): string {

@@ -3,11 +3,12 @@
  * limit and the test's id, most serious first, every line within `columns` (an id too long for its row goes on the
  * lines below it, whole).
  */
+import { signedBytes } from "../units.js";
 import type { ChalkInstance } from "chalk";
 import type { VerdictDocument } from "../analysis/types.js";
 import { safeText } from "../safe-text.js";
 import { displayWidth, wrap } from "./text-width.js";
-import { kindWord, limitWord, notableTests, perCallText, repeatsText, signedBytes, testsCensus } from "./test-rows.js";
+import { kindWord, limitWord, notableTests, perCallText, repeatsText, testsCensus } from "./test-rows.js";
 
 export const MAX_TEST_ROWS = 20;
 

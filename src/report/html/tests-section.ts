@@ -3,9 +3,10 @@
  * MAX_HTML_TESTS), and the test boundaries the charts draw on the timeline. Test ids come from the user's suite:
  * they reach the page escaped, or as JSON data the client puts on the canvas.
  */
+import { signedBytes } from "../../units.js";
 import type { VerdictDocument } from "../../analysis/types.js";
 import type { TestResult } from "../../test-results.js";
-import { kindWord, limitWord, perCallText, repeatsText, signedBytes, testsCensus } from "../test-rows.js";
+import { kindWord, limitWord, perCallText, repeatsText, testsCensus } from "../test-rows.js";
 import { escapeHtml as h } from "./escape.js";
 
 export const MAX_HTML_TESTS = 200;

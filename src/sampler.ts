@@ -6,7 +6,7 @@ import type { CgroupLocation } from "./system/cgroup-locate.js";
 import type { HostFs } from "./system/host-fs.js";
 import { processTree } from "./system/process-tree.js";
 import { readCgroup } from "./system/read-cgroup.js";
-import { readBasic, readCmdline, readSmaps, withSmaps } from "./system/read-process.js";
+import { addSmaps, readBasic, readCmdline, readSmaps } from "./system/read-process.js";
 import type { ProcessSample, Sample } from "./sample.js";
 import { SmapsBudget } from "./smaps-budget.js";
 import { MappedFilesReader } from "./mapped-files.js";
@@ -101,22 +101,25 @@ export class Sampler {
       if (!denied[i]) readable.push({ key: keyList[i]!, rss: basics[i]!.rss });
     }
     const toRead = new Set(this.budget.plan(t, readable, slack));
-    const processes = basics.map((basic, i) => {
+    // The samples are this tick's own (readBasic made them): what smaps adds is added in place.
+    for (let i = 0; i < basics.length; i++) {
+      const p = basics[i]!;
       const key = keyList[i]!;
-      const files = denied[i] ? undefined : this.files.read(key, basic.pid, basic.file);
-      const p = files ? { ...basic, files } : basic;
+      const files = denied[i] ? undefined : this.files.read(key, p.pid, p.file);
+      if (files) p.files = files;
       // The full smaps was just read (the kernel walked the page tables once already): the rollup waits a tick.
-      if (!toRead.has(key) || files) return p;
+      if (!toRead.has(key) || files) continue;
       const r = readSmaps(this.fs, p.pid, this.budget.timeNext(key));
       if (!r.ok) {
         if (r.reason === "denied") this.totals.smapsDenied.add(p.pid);
         this.budget.chargeFailed(key, t, 0.05);
-        return p;
+        continue;
       }
       this.totals.smapsReads++;
       this.totals.smapsMs += this.budget.charge(key, t, r.costMs);
-      return withSmaps(p, r.rollup);
-    });
+      addSmaps(p, r.rollup);
+    }
+    const processes = basics;
     this.totals.ticks++;
     let oldest: number | undefined;
     for (let i = 0; i < basics.length; i++) {

@@ -7,7 +7,7 @@ import { locateMemoryCgroup, type CgroupLocation } from "./system/cgroup-locate.
 import type { HostFs } from "./system/host-fs.js";
 import { processTree } from "./system/process-tree.js";
 import { readCgroup } from "./system/read-cgroup.js";
-import { readBasic, readCmdline, readSmaps, withSmaps } from "./system/read-process.js";
+import { addSmaps, readBasic, readCmdline, readSmaps } from "./system/read-process.js";
 
 export interface SnapshotProcess extends ProcessSample {
   cmdline?: string[];
@@ -74,13 +74,13 @@ export function takeSnapshot(fs: HostFs, rootPid: number, now = Date.now()): Sna
   for (const node of processTree(fs, rootPid)) {
     const basic = readBasic(fs, node.pid);
     if (!basic.ok) continue; // exited between the walk and the read
-    let p: SnapshotProcess = { ...basic.sample };
+    const p: SnapshotProcess = { ...basic.sample };
     const uid = basic.uids?.[0];
     if (uid !== undefined) p.uid = uid;
     const cmdline = readCmdline(fs, node.pid);
     if (cmdline !== undefined) p.cmdline = cmdline;
     const smaps = readSmaps(fs, node.pid);
-    if (smaps.ok) p = withSmaps(p, smaps.rollup);
+    if (smaps.ok) addSmaps(p, smaps.rollup);
     else p.smapsUnavailable = smaps.reason === "denied" ? "denied" : "missing";
     processes.push(p);
   }

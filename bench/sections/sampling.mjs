@@ -46,9 +46,10 @@ export async function startTree(args = [], script = "bench/py/torch_tree.py") {
 function loggingFs() {
   const fs = new HostFs();
   const log = [];
-  const read = fs.read.bind(fs);
+  // readWith is every file read's door (read and readOptional go through it).
+  const readWith = fs.readWith.bind(fs);
   const list = fs.list.bind(fs);
-  fs.read = (p) => (log.push(["read", p]), read(p));
+  fs.readWith = (p, parse) => (log.push(["read", p]), readWith(p, parse));
   fs.list = (p) => (log.push(["list", p]), list(p));
   return { fs, log };
 }

@@ -119,14 +119,13 @@ export class SeriesBuilder {
     s.duration = t;
     s.samples++;
     if (s.rootPid === undefined && sample.processes[0]) s.rootPid = sample.processes[0].pid;
-    const live = new Set<string>();
-    for (const p of sample.processes) {
-      live.add(key(p));
-      this.addProcess(p, t, sample);
-    }
+    // Each process's key is made once a sample: it is looked up in three maps.
+    const keys = sample.processes.map(key);
+    const live = new Set(keys);
+    for (let i = 0; i < keys.length; i++) this.addProcess(sample.processes[i]!, keys[i]!, t, sample);
     for (const k of this.lastSmaps.keys()) if (!live.has(k)) this.lastSmaps.delete(k);
     this.dropShortLived(live, t);
-    this.addTree(sample.processes, t);
+    this.addTree(sample.processes, keys, t);
     if (sample.cgroup) this.addCgroup(sample.cgroup, t);
     this.addAgent(sample, t);
   }
@@ -148,8 +147,7 @@ export class SeriesBuilder {
     }
   }
 
-  private addProcess(p: ProcessSample, t: number, sample: Sample): void {
-    const k = key(p);
+  private addProcess(p: ProcessSample, k: string, t: number, sample: Sample): void {
     let ps = this.set.processes.get(k);
     if (!ps) {
       const parent = sample.processes.find((q) => q.pid === p.ppid);
@@ -183,14 +181,14 @@ export class SeriesBuilder {
     }
   }
 
-  private addTree(processes: ProcessSample[], t: number): void {
+  private addTree(processes: ProcessSample[], keys: string[], t: number): void {
     this.set.treeCount.push(t, processes.length);
     for (const name of ["rss", "anon", "file", "swap"] as const) {
       if (processes.every((p) => p[name] !== undefined)) {
         this.column(this.set.tree, name).push(t, processes.reduce((sum, p) => sum + p[name]!, 0));
       }
     }
-    const known = processes.map((p) => this.lastSmaps.get(key(p)));
+    const known = keys.map((k) => this.lastSmaps.get(k));
     if (known.every((k) => k !== undefined)) {
       this.column(this.set.tree, "pss").push(t, known.reduce((sum, k) => sum + k!.pss, 0));
       if (known.every((k) => k!.uss !== undefined)) {

@@ -1,9 +1,9 @@
 /**
  * /proc/PID/smaps_rollup (kernel ≥ 4.14). Costs ~10 ms per GiB resident and takes the target's mmap lock, so the
  * sampler reads it under a CPU budget. Pss_Anon/Pss_File/Pss_Shmem appeared in 5.3 and Pss_Dirty in 6.0: on older
- * kernels they stay undefined.
+ * kernels they stay undefined. Parsed from the read buffer's bytes (colon-bytes.ts), like status.
  */
-import { colonFields, kibField } from "./key-value.js";
+import { KeyTable, scanColonLines } from "./colon-bytes.js";
 import { fail, ok, type Parsed } from "./parsed.js";
 
 export interface SmapsRollup {
@@ -29,35 +29,60 @@ export interface SmapsRollup {
 
 const SOURCE = "/proc/PID/smaps_rollup";
 
-export function parseSmapsRollup(text: string): Parsed<SmapsRollup> {
-  const f = colonFields(text);
-  const rss = kibField(f, "Rss");
-  const pss = kibField(f, "Pss");
+/** The lines read, in this order (uss is worked out from the Private_* ones). */
+const enum Key {
+  Rss,
+  Pss,
+  Pss_Anon,
+  Pss_File,
+  Pss_Shmem,
+  Pss_Dirty,
+  Shared_Clean,
+  Shared_Dirty,
+  Private_Clean,
+  Private_Dirty,
+  Private_Hugetlb,
+  Anonymous,
+  LazyFree,
+  AnonHugePages,
+  Swap,
+  SwapPss,
+}
+const KEYS = new KeyTable(["Rss", "Pss", "Pss_Anon", "Pss_File", "Pss_Shmem", "Pss_Dirty", "Shared_Clean", "Shared_Dirty", "Private_Clean", "Private_Dirty", "Private_Hugetlb", "Anonymous", "LazyFree", "AnonHugePages", "Swap", "SwapPss"]);
+
+/** Parses a smaps_rollup file's bytes. */
+export function parseSmapsRollupBytes(bytes: Uint8Array): Parsed<SmapsRollup> {
+  // To the end, as the text parser did: a later line of a key wins.
+  scanColonLines(bytes, KEYS, false);
+  const k = (key: Key) => KEYS.kib(bytes, key);
+  const rss = k(Key.Rss);
+  const pss = k(Key.Pss);
   if (rss === undefined || pss === undefined) return fail(SOURCE, "no Rss/Pss lines: not a smaps_rollup file, or empty");
-  const privateClean = kibField(f, "Private_Clean");
-  const privateDirty = kibField(f, "Private_Dirty");
-  const privateHugetlb = kibField(f, "Private_Hugetlb");
-  const uss =
-    privateClean !== undefined && privateDirty !== undefined
-      ? privateClean + privateDirty + (privateHugetlb ?? 0)
-      : undefined;
+  const privateClean = k(Key.Private_Clean);
+  const privateDirty = k(Key.Private_Dirty);
+  const privateHugetlb = k(Key.Private_Hugetlb);
+  const uss = privateClean !== undefined && privateDirty !== undefined ? privateClean + privateDirty + (privateHugetlb ?? 0) : undefined;
   return ok({
     rss,
     pss,
-    pssAnon: kibField(f, "Pss_Anon"),
-    pssFile: kibField(f, "Pss_File"),
-    pssShmem: kibField(f, "Pss_Shmem"),
-    pssDirty: kibField(f, "Pss_Dirty"),
-    sharedClean: kibField(f, "Shared_Clean"),
-    sharedDirty: kibField(f, "Shared_Dirty"),
+    pssAnon: k(Key.Pss_Anon),
+    pssFile: k(Key.Pss_File),
+    pssShmem: k(Key.Pss_Shmem),
+    pssDirty: k(Key.Pss_Dirty),
+    sharedClean: k(Key.Shared_Clean),
+    sharedDirty: k(Key.Shared_Dirty),
     privateClean,
     privateDirty,
     privateHugetlb,
-    anonymous: kibField(f, "Anonymous"),
-    lazyFree: kibField(f, "LazyFree"),
-    anonHugePages: kibField(f, "AnonHugePages"),
-    swap: kibField(f, "Swap"),
-    swapPss: kibField(f, "SwapPss"),
+    anonymous: k(Key.Anonymous),
+    lazyFree: k(Key.LazyFree),
+    anonHugePages: k(Key.AnonHugePages),
+    swap: k(Key.Swap),
+    swapPss: k(Key.SwapPss),
     uss,
   });
+}
+
+export function parseSmapsRollup(text: string): Parsed<SmapsRollup> {
+  return parseSmapsRollupBytes(Buffer.from(text, "utf8"));
 }

@@ -3,7 +3,8 @@
  * so splitting on the first ")" (as pidusage does) misreads every field after it.
  * Field numbers below are those of proc(5), counting pid as field 1.
  */
-import { fail, ok, parseBigCount, parseCount, type Parsed } from "./parsed.js";
+import { digitsAt } from "./colon-bytes.js";
+import { fail, ok, type Parsed } from "./parsed.js";
 
 export interface ProcStat {
   pid: number;
@@ -23,54 +24,65 @@ export interface ProcStat {
 const SOURCE = "/proc/PID/stat";
 
 const isSpace = (c: number) => c === 32 || c === 10 || c === 9 || c === 13;
+/** What a field's number may be padded with: the blanks String.prototype.trim removes (stat's separators are fewer). */
+const isBlank = (c: number) => c === 32 || (c >= 9 && c <= 13);
 
-/** The first `count` whitespace-separated words of text from `from` on. */
-function leadingWords(text: string, from: number, count: number): string[] {
-  const words: string[] = [];
-  let i = from;
-  while (words.length < count) {
-    while (i < text.length && isSpace(text.charCodeAt(i))) i++;
-    if (i >= text.length) break;
-    const start = i;
-    while (i < text.length && !isSpace(text.charCodeAt(i))) i++;
-    words.push(text.slice(start, i));
-  }
-  return words;
+/** A field as parsed.ts parseCount/parseBigCount read it: trimmed, then 1 to 20 digits. */
+function countIn(bytes: Uint8Array, start: number, end: number, exact: boolean): number | undefined {
+  while (start < end && isBlank(bytes[start]!)) start++;
+  while (end > start && isBlank(bytes[end - 1]!)) end--;
+  const n = digitsAt(bytes, start, end);
+  return n === undefined || (exact && !Number.isSafeInteger(n)) ? undefined : n;
 }
 
-export function parseStat(text: string): Parsed<ProcStat> {
-  const open = text.indexOf("(");
-  const close = text.lastIndexOf(")");
+/** One-letter states are most of them: no decoder call for those. */
+const text = (bytes: Buffer, start: number, end: number) =>
+  end === start + 1 && bytes[start]! < 128 ? String.fromCharCode(bytes[start]!) : bytes.toString("utf8", start, end);
+
+/** Fields 3..24: where each starts and ends in the line being parsed (reused: parsing is synchronous). */
+const WORDS = 22;
+const starts = new Int32Array(WORDS);
+const ends = new Int32Array(WORDS);
+
+/**
+ * Parses a stat file's bytes: from the sampler's read buffer, undecoded (it is read for every
+ * process at every tick). Only fields 3..24 are cut out: the line has 52.
+ */
+export function parseStatBytes(bytes: Buffer): Parsed<ProcStat> {
+  const length = bytes.length;
+  const open = bytes.indexOf(40);
+  const close = bytes.lastIndexOf(41);
   if (open < 0 || close < open) return fail(SOURCE, "no (comm) in stat line");
-  const pid = parseCount(text.slice(0, open));
+  const pid = countIn(bytes, 0, open, true);
   if (pid === undefined) return fail(SOURCE, "stat line does not start with a pid");
-  const comm = text.slice(open + 1, close);
-  // rest[0] is field 3 (state). Only fields 3..24 are cut out: the line has 52, and this runs for every process at
-  // every tick.
-  const rest = leadingWords(text, close + 1, 22);
-  // Fewer than 22 words: leadingWords took them all, so rest.length is the line's count after the comm.
-  if (rest.length < 22) return fail(SOURCE, `stat line has ${rest.length + 2} fields, expected at least 24`);
-  const field = (n: number) => rest[n - 3]!;
-  const nums = {
-    ppid: parseCount(field(4)),
-    utime: parseBigCount(field(14)),
-    stime: parseBigCount(field(15)),
-    numThreads: parseCount(field(20)),
-    starttime: parseBigCount(field(22)),
-    rssPages: parseBigCount(field(24)),
-  };
-  for (const [key, value] of Object.entries(nums)) {
-    if (value === undefined) return fail(SOURCE, `field ${key} is not a number`);
+  // Word n (0-based) after the comm is field n + 3.
+  let words = 0;
+  let i = close + 1;
+  while (words < WORDS) {
+    while (i < length && isSpace(bytes[i]!)) i++;
+    if (i >= length) break;
+    starts[words] = i;
+    while (i < length && !isSpace(bytes[i]!)) i++;
+    ends[words++] = i;
   }
-  return ok({
-    pid,
-    comm,
-    state: field(3),
-    ppid: nums.ppid!,
-    utime: nums.utime!,
-    stime: nums.stime!,
-    numThreads: nums.numThreads!,
-    starttime: nums.starttime!,
-    rssPages: nums.rssPages!,
-  });
+  // Fewer than 22 words: the loop took them all, so their count is the line's after the comm.
+  if (words < WORDS) return fail(SOURCE, `stat line has ${words + 2} fields, expected at least 24`);
+  const field = (n: number, exact: boolean) => countIn(bytes, starts[n - 3]!, ends[n - 3]!, exact);
+  const ppid = field(4, true);
+  if (ppid === undefined) return fail(SOURCE, "field ppid is not a number");
+  const utime = field(14, false);
+  if (utime === undefined) return fail(SOURCE, "field utime is not a number");
+  const stime = field(15, false);
+  if (stime === undefined) return fail(SOURCE, "field stime is not a number");
+  const numThreads = field(20, true);
+  if (numThreads === undefined) return fail(SOURCE, "field numThreads is not a number");
+  const starttime = field(22, false);
+  if (starttime === undefined) return fail(SOURCE, "field starttime is not a number");
+  const rssPages = field(24, false);
+  if (rssPages === undefined) return fail(SOURCE, "field rssPages is not a number");
+  return ok({ pid, comm: text(bytes, open + 1, close), state: text(bytes, starts[0]!, ends[0]!), ppid, utime, stime, numThreads, starttime, rssPages });
+}
+
+export function parseStat(line: string): Parsed<ProcStat> {
+  return parseStatBytes(Buffer.from(line, "utf8"));
 }

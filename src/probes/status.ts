@@ -1,9 +1,10 @@
 /**
  * /proc/PID/status: world-readable, cheap (~20 µs), read every tick.
  * VmRSS = RssAnon + RssFile + RssShmem on kernels ≥ 4.5; older kernels have no Rss* split (those stay undefined).
+ * Parsed from the file's bytes (colon-bytes.ts): the sampler hands over its read buffer, so the file is never decoded.
  */
-import { colonFields, kibField } from "./key-value.js";
-import { fail, ok, parseCount, type Parsed } from "./parsed.js";
+import { digitsAt, KeyTable, scanColonLines } from "./colon-bytes.js";
+import { fail, ok, type Parsed } from "./parsed.js";
 
 export interface ProcStatus {
   name: string;
@@ -22,27 +23,66 @@ export interface ProcStatus {
 
 const SOURCE = "/proc/PID/status";
 
-/** The lines memleak uses; the rest of the file is not even split. */
-const WANTED = new Set(["Name", "Pid", "PPid", "Uid", "VmRSS", "VmHWM", "RssAnon", "RssFile", "RssShmem", "VmSwap", "Threads"]);
+/** The lines memleak uses; the rest of the file is not even looked at past its key. */
+const KEYS = new KeyTable(["Name", "Pid", "PPid", "Uid", "VmRSS", "VmHWM", "RssAnon", "RssFile", "RssShmem", "VmSwap", "Threads"]);
+const enum K {
+  Name,
+  Pid,
+  PPid,
+  Uid,
+  VmRSS,
+  VmHWM,
+  RssAnon,
+  RssFile,
+  RssShmem,
+  VmSwap,
+  Threads,
+}
+
+/** A count that must be exact (a pid, a uid, a thread count): digits only, and at most 2^53 − 1. */
+function safeCountAt(bytes: Uint8Array, start: number, end: number): number | undefined {
+  const n = digitsAt(bytes, start, end);
+  return n !== undefined && Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** The blank-separated counts of a Uid line; undefined if there are none or any is not a count. */
+function uidsAt(bytes: Uint8Array, start: number, end: number): number[] | undefined {
+  const uids: number[] = [];
+  let i = start;
+  while (i < end) {
+    let j = i;
+    while (j < end && bytes[j] !== 32 && (bytes[j]! < 9 || bytes[j]! > 13)) j++;
+    const uid = safeCountAt(bytes, i, j);
+    if (uid === undefined) return undefined;
+    uids.push(uid);
+    i = j;
+    while (i < end && (bytes[i] === 32 || (bytes[i]! >= 9 && bytes[i]! <= 13))) i++;
+  }
+  return uids.length > 0 ? uids : undefined;
+}
+
+/** Parses a status file's bytes. */
+export function parseStatusBytes(bytes: Buffer): Parsed<ProcStatus> {
+  scanColonLines(bytes, KEYS);
+  const { starts, ends } = KEYS;
+  const count = (k: K) => (starts[k]! < 0 ? undefined : safeCountAt(bytes, starts[k]!, ends[k]!));
+  const pid = count(K.Pid);
+  if (starts[K.Name]! < 0 || pid === undefined) return fail(SOURCE, "no Name/Pid lines: not a status file, or truncated");
+  return ok({
+    name: bytes.toString("utf8", starts[K.Name], ends[K.Name]),
+    pid,
+    ppid: count(K.PPid),
+    uids: starts[K.Uid]! < 0 ? undefined : uidsAt(bytes, starts[K.Uid]!, ends[K.Uid]!),
+    vmRss: KEYS.kib(bytes, K.VmRSS),
+    vmHwm: KEYS.kib(bytes, K.VmHWM),
+    rssAnon: KEYS.kib(bytes, K.RssAnon),
+    rssFile: KEYS.kib(bytes, K.RssFile),
+    rssShmem: KEYS.kib(bytes, K.RssShmem),
+    vmSwap: KEYS.kib(bytes, K.VmSwap),
+    threads: count(K.Threads),
+  });
+}
 
 export function parseStatus(text: string): Parsed<ProcStatus> {
-  const f = colonFields(text, WANTED);
-  const name = f.get("Name");
-  const pid = parseCount(f.get("Pid") ?? "");
-  if (name === undefined || pid === undefined) return fail(SOURCE, "no Name/Pid lines: not a status file, or truncated");
-  const uidText = f.get("Uid");
-  const uids = uidText?.split(/\s+/).map(parseCount);
-  return ok({
-    name,
-    pid,
-    ppid: parseCount(f.get("PPid") ?? ""),
-    uids: uids && uids.every((u): u is number => u !== undefined) ? uids : undefined,
-    vmRss: kibField(f, "VmRSS"),
-    vmHwm: kibField(f, "VmHWM"),
-    rssAnon: kibField(f, "RssAnon"),
-    rssFile: kibField(f, "RssFile"),
-    rssShmem: kibField(f, "RssShmem"),
-    vmSwap: kibField(f, "VmSwap"),
-    threads: parseCount(f.get("Threads") ?? ""),
-  });
+  return parseStatusBytes(Buffer.from(text, "utf8"));
 }

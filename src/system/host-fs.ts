@@ -13,7 +13,8 @@ export type ReadFailure =
   | "denied"
   | "error";
 
-export type ReadResult = { ok: true; text: string } | { ok: false; reason: ReadFailure; message: string };
+export type ReadFailed = { ok: false; reason: ReadFailure; message: string };
+export type ReadResult = { ok: true; text: string } | ReadFailed;
 
 function classify(err: unknown): ReadFailure {
   const code = (err as NodeJS.ErrnoException).code;
@@ -32,12 +33,12 @@ const SCRATCH_BYTES = 64 * 1024;
 const scratch = Buffer.alloc(SCRATCH_BYTES);
 
 /**
- * The whole file as UTF-8: into the shared buffer, and, for a file that does not fit (a full smaps of a big process
- * runs to megabytes), into one buffer that doubles as it fills, decoded once at the end. /proc hands out at most a
- * page per read, so a fresh chunk per read (as this first did) held ~256 KiB for every 4 KiB read: ~300 MB of garbage
- * for one 5 MB smaps.
+ * The whole file's bytes: into the shared buffer, and, for a file that does not fit (a full smaps of a big process
+ * runs to megabytes), into one buffer that doubles as it fills. /proc hands out at most a page per read, so a fresh
+ * chunk per read (as this first did) held ~256 KiB for every 4 KiB read: ~300 MB of garbage for one 5 MB smaps.
+ * The bytes are a view of the shared buffer: valid until the next read.
  */
-function readWhole(path: string): string {
+function readWhole(path: string): Buffer {
   const fd = openSync(path, "r");
   try {
     let buffer = scratch;
@@ -49,13 +50,15 @@ function readWhole(path: string): string {
         buffer = bigger;
       }
       const n = readSync(fd, buffer, length, buffer.length - length, null);
-      if (n === 0) return buffer.toString("utf8", 0, length);
+      if (n === 0) return buffer.subarray(0, length);
       length += n;
     }
   } finally {
     closeSync(fd);
   }
 }
+
+const decode = (bytes: Buffer) => bytes.toString("utf8");
 
 export class HostFs {
   constructor(readonly root: string = "/") {}
@@ -64,12 +67,24 @@ export class HostFs {
     return this.root === "/" ? absolute : join(this.root, absolute);
   }
 
-  read(absolute: string): ReadResult {
+  /**
+   * The file's bytes, handed to `parse` undecoded: the files read for every process at every tick (stat, status,
+   * smaps_rollup) are parsed from the read buffer itself. The bytes are only valid during the call. Every read of a
+   * file goes through here (a benchmark logs the read set by wrapping it).
+   */
+  readWith<T>(absolute: string, parse: (bytes: Buffer) => T): { ok: true; value: T } | ReadFailed {
+    let bytes: Buffer;
     try {
-      return { ok: true, text: readWhole(this.path(absolute)) };
+      bytes = readWhole(this.path(absolute));
     } catch (err) {
       return { ok: false, reason: classify(err), message: (err as Error).message };
     }
+    return { ok: true, value: parse(bytes) };
+  }
+
+  read(absolute: string): ReadResult {
+    const r = this.readWith(absolute, decode);
+    return r.ok ? { ok: true, text: r.value } : r;
   }
 
   /** The text, or undefined for any failure. For optional files where the reason does not matter. */

@@ -3,12 +3,28 @@
  * Primary source: /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN, one read per thread; cheap). Fallback when that
  * file does not exist: scan every /proc/N/stat for its ppid. A process that vanishes mid-walk is simply skipped.
  */
-import { parseStat } from "../probes/stat.js";
+import { digitsAt } from "../probes/colon-bytes.js";
+import { parseStatBytes } from "../probes/stat.js";
 import type { HostFs } from "./host-fs.js";
 
 export interface TreeNode {
   pid: number;
   ppid: number;
+}
+
+/**
+ * The pids a children file lists ("123 456 "), pushed onto `kids`, read from its bytes (one file per thread of every
+ * process, every tick). A word that is not a positive count is skipped.
+ */
+function pushChildren(bytes: Uint8Array, kids: number[]): void {
+  let i = 0;
+  while (i < bytes.length) {
+    while (i < bytes.length && (bytes[i] === 32 || (bytes[i]! >= 9 && bytes[i]! <= 13))) i++;
+    const start = i;
+    while (i < bytes.length && bytes[i] !== 32 && (bytes[i]! < 9 || bytes[i]! > 13)) i++;
+    const n = digitsAt(bytes, start, i);
+    if (n !== undefined && n > 0 && Number.isSafeInteger(n)) kids.push(n);
+  }
 }
 
 function childrenViaTasks(fs: HostFs, pid: number): number[] | undefined {
@@ -17,13 +33,7 @@ function childrenViaTasks(fs: HostFs, pid: number): number[] | undefined {
   const kids: number[] = [];
   let sawFile = false;
   for (const tid of tasks) {
-    const text = fs.readOptional(`/proc/${pid}/task/${tid}/children`);
-    if (text === undefined) continue;
-    sawFile = true;
-    for (const word of text.split(/\s+/)) {
-      const n = Number(word);
-      if (word !== "" && Number.isSafeInteger(n) && n > 0) kids.push(n);
-    }
+    if (fs.readWith(`/proc/${pid}/task/${tid}/children`, (bytes) => pushChildren(bytes, kids)).ok) sawFile = true;
   }
   return sawFile ? kids : undefined;
 }
@@ -33,19 +43,17 @@ function scanParents(fs: HostFs): Map<number, number> {
   const parents = new Map<number, number>();
   for (const name of fs.list("/proc")) {
     if (!/^\d+$/.test(name)) continue;
-    const text = fs.readOptional(`/proc/${name}/stat`);
-    if (text === undefined) continue;
-    const st = parseStat(text);
-    if (st.ok) parents.set(st.value.pid, st.value.ppid);
+    const st = fs.readWith(`/proc/${name}/stat`, parseStatBytes);
+    if (st.ok && st.value.ok) parents.set(st.value.value.pid, st.value.value.ppid);
   }
   return parents;
 }
 
 /** Breadth-first from rootPid; root first. Returns [] if the root itself is gone. */
 export function processTree(fs: HostFs, rootPid: number): TreeNode[] {
-  const rootStat = fs.readOptional(`/proc/${rootPid}/stat`);
-  if (rootStat === undefined) return [];
-  const parsedRoot = parseStat(rootStat);
+  const rootStat = fs.readWith(`/proc/${rootPid}/stat`, parseStatBytes);
+  if (!rootStat.ok) return [];
+  const parsedRoot = rootStat.value;
   const nodes: TreeNode[] = [{ pid: rootPid, ppid: parsedRoot.ok ? parsedRoot.value.ppid : 0 }];
   const seen = new Set([rootPid]);
   let scanned: Map<number, number> | undefined;

@@ -14,6 +14,7 @@ import { parseMountinfo } from "../../../src/probes/mountinfo.js";
 import { parseMemoryStat } from "../../../src/probes/memory-stat.js";
 import { parseBytesFile, parseLimitFile, parseOomFile } from "../../../src/probes/cgroup-files.js";
 import { fixture } from "../../helpers/fixtures.js";
+import { mutated } from "../../helpers/damaged.js";
 
 type AnyParser = (text: string) => { ok: boolean };
 
@@ -31,19 +32,6 @@ const PARSERS: [string, AnyParser, string][] = [
   ["oom v1", (t) => parseOomFile(t, 1), "hybrid/memory.oom_control"],
   ["oom v2", (t) => parseOomFile(t, 2), "hybrid/memory.oom_control"],
 ];
-
-/** A real capture, damaged the way real reads get damaged. */
-function mutated(base: string) {
-  const lines = base.split("\n");
-  return fc.oneof(
-    fc.nat(base.length).map((n) => base.slice(0, n)), // truncated
-    fc.subarray(lines).map((ls) => ls.join("\n")), // lines dropped
-    fc.tuple(fc.nat(Math.max(0, base.length - 1)), fc.string({ minLength: 1, maxLength: 4 })).map(
-      ([i, s]) => base.slice(0, i) + s + base.slice(i + 1), // bytes replaced
-    ),
-    fc.shuffledSubarray(lines).map((ls) => ls.join("\n")),
-  );
-}
 
 const noise = fc.oneof(
   fc.string({ maxLength: 400 }),

@@ -2,6 +2,7 @@
  * Mann–Kendall trend test with tie corrections, O(n log n) by a Fenwick tree over value ranks.
  */
 import { erfc } from "./normal.js";
+import { float64Scratch, int32Scratch } from "./scratch.js";
 import { type NotEnoughData, type Series, cleanSeries, hasTimeSpan, lowerBound, notEnough } from "./window.js";
 
 /** Fewer than 3 samples cannot tell a trend from a single jump, so no trend statistic is computed below it. */
@@ -66,12 +67,20 @@ export interface KendallCounts {
  * samples (strictly earlier time) with a larger value — the discordant pairs. Concordant pairs follow from the
  * total minus the tied ones.
  */
+/** kendallCounts' working arrays (scratch.ts): each used by one call at a time, done with before it returns. */
+const sortedSpace = float64Scratch();
+const rankSpace = int32Scratch();
+const treeSpace = int32Scratch();
+
 export function kendallCounts(s: Series): KendallCounts {
   const { xs, ys } = s;
   const n = xs.length;
-  const ySorted = Float64Array.from(ys).sort();
+  const ySorted = sortedSpace(n);
+  for (let i = 0; i < n; i++) ySorted[i] = ys[i]!;
+  ySorted.sort();
   const distinctY = uniqueSorted(ySorted);
-  const ranks = Int32Array.from(ys, (y) => lowerBound(distinctY, y) + 1);
+  const ranks = rankSpace(n);
+  for (let i = 0; i < n; i++) ranks[i] = lowerBound(distinctY, ys[i]!) + 1;
   const xTies = tieSums(xs);
   const yTies = tieSums(ySorted);
   const total = (n * (n - 1)) / 2;
@@ -96,7 +105,7 @@ function uniqueSorted(sorted: Float64Array): number[] {
 
 /** Pairs (i, j) with x_i < x_j and y_i > y_j; ranks are 1-based dense ranks of y, xs sorted. */
 function discordantPairs(xs: readonly number[], ranks: Int32Array, rankCount: number): number {
-  const tree = new Int32Array(rankCount + 1);
+  const tree = treeSpace(rankCount + 1).fill(0);
   let inserted = 0;
   let dis = 0;
   let i = 0;

@@ -2,13 +2,17 @@
  * Order statistics: quantiles, median and MAD. Non-finite entries are ignored; an empty input gives undefined.
  */
 import { lerp, saturate } from "./saturating.js";
+import { float64Scratch } from "./scratch.js";
 
 /** Scale that makes the median absolute deviation estimate a Gaussian standard deviation (1 / Φ⁻¹(3/4)). */
 export const MAD_SCALE = 1.4826;
 
 
+/** quantile's copy of its input: reordered in place, and done with before quantile returns (scratch.ts). */
+const copySpace = float64Scratch();
+
 function finiteCopy(values: ArrayLike<number>): Float64Array {
-  const out = new Float64Array(values.length);
+  const out = copySpace(values.length);
   let k = 0;
   for (let i = 0; i < values.length; i++) {
     const v = values[i];

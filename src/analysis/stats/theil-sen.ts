@@ -7,6 +7,7 @@ import { DEFAULT_CONFIDENCE, confidenceLevel, twoSidedZ } from "./normal.js";
 import { median, quantileInPlace } from "./quantiles.js";
 import { mulberry32 } from "./random.js";
 import { saturate, slopeBetween } from "./saturating.js";
+import { float64Scratch } from "./scratch.js";
 import { type NotEnoughData, type Series, cleanSeries } from "./window.js";
 
 
@@ -55,9 +56,15 @@ function pairwiseSlopes(s: Series, distinctTimePairs: number): { slopes: Float64
   return { slopes: sampledSlopes(s, SAMPLED_PAIRS), sampled: true };
 }
 
+/**
+ * Where the slopes are put: used by one Theil–Sen fit at a time (theilSenOf is done with them before it returns),
+ * and the largest array a verdict needs (scratch.ts).
+ */
+const slopeSpace = float64Scratch();
+
 function allSlopes(s: Series, count: number): Float64Array {
   const { xs, ys } = s;
-  const out = new Float64Array(count);
+  const out = slopeSpace(count);
   let k = 0;
   for (let i = 0; i < xs.length; i++) {
     for (let j = i + 1; j < xs.length; j++) {
@@ -72,7 +79,7 @@ function sampledSlopes(s: Series, count: number): Float64Array {
   const n = xs.length;
   const [blockStart, blockEnd] = equalTimeBlocks(xs);
   const random = mulberry32(PAIR_SAMPLER_SEED);
-  const out = new Float64Array(count);
+  const out = slopeSpace(count);
   for (let k = 0; k < count; k++) {
     const i = Math.floor(random() * n);
     const lo = blockStart[i]!;

@@ -11,7 +11,8 @@
  *   e  watch: time to inject the agent, and the watched program's slowdown against the same program unwatched
  *   f  pure functions on their largest inputs: thinning a 72-hour series for drawing, each parser on a 1 MB line
  *   g  what a user pays: the whole `memleak watch` process's CPU, minute by minute, beside a bare reader of the same
- *      files and psutil, on 9 and 64 processes, at 1 Hz and 10 Hz (--whole-minutes N: 5 by default; 60 for the soak)
+ *      files and psutil, on 9 and 64 processes, at 1 Hz and 10 Hz (--whole-minutes N: 5 by default; 60 for the soak;
+ *      --trees small or torch: one of the two)
  *   h  the pytest plugin: a suite's time under `memleak pytest`, with and without repeats, against pytest alone
  *   i  Prometheus both ways: the exporter's cost per tick and per scrape against the tick itself, and
  *      `analyze --prometheus` on 1,000 series × 6 h at 15 s against fetching and parsing the same answer
@@ -37,14 +38,15 @@ const TARGET = { vsBare: 1.5, longVsDay: 1.25 };
 const ALL_SECTIONS = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
 
 function parseArgs(argv) {
-  const o = { quick: false, fpSeconds: undefined, sections: ALL_SECTIONS, wholeMinutes: undefined };
+  const o = { quick: false, fpSeconds: undefined, sections: ALL_SECTIONS, wholeMinutes: undefined, trees: undefined };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--quick") o.quick = true;
     else if (a === "--fp-seconds") o.fpSeconds = Number(argv[++i]);
     else if (a === "--sections") o.sections = String(argv[++i]).split(",");
     else if (a === "--whole-minutes") o.wholeMinutes = Number(argv[++i]);
-    else throw new Error(`unknown option ${a} (use --quick, --fp-seconds N, --whole-minutes N, --sections a,b,c,d,e,f,g,h)`);
+    else if (a === "--trees") o.trees = String(argv[++i]).split(",");
+    else throw new Error(`unknown option ${a} (use --quick, --fp-seconds N, --whole-minutes N, --trees small,torch, --sections a,b,c,d,e,f,g,h,i)`);
   }
   o.fpSeconds ??= o.quick ? 60 : 600;
   if (!(o.fpSeconds > 0)) throw new Error("--fp-seconds: expected a number of seconds");
@@ -63,7 +65,9 @@ async function sectionG(o, log) {
   // 0.92× alone. The hour-long soak runs its two 1 Hz configurations at once (any --whole-minutes over 5), so it fits in the hour.
   // psutil is measured at 1 Hz only: at 10 Hz it takes a third of a core.
   const together = o.wholeMinutes > 5;
-  const configs = Object.keys(TREES).flatMap((tree) => [
+  // --trees small,torch: section g on some of its trees (a change measured where it matters, in less than half an hour).
+  const trees = Object.keys(TREES).filter((tree) => !o.trees || o.trees.some((t) => (t === "small" ? tree.startsWith("64") : tree.includes(t))));
+  const configs = trees.flatMap((tree) => [
     { tree, hz: 1, minutes: o.wholeMinutes, psutil: true },
     ...(together ? [] : [{ tree, hz: 10, minutes: o.wholeMinutes, psutil: false }]),
   ]);

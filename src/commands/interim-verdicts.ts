@@ -24,14 +24,25 @@ import type { Wakeup } from "./wakeup.js";
  * one core (EARLY_ANALYSIS_SHARE in the early phase): on 64 processes a verdict on 600 samples cost ~0.5 s, and every
  * 5 s that was 10% of a core. A twin of capacity 240 holds 120–240 points (it halves when full): 120 gave the same
  * verdict as the full series on every recording in fixtures/ at every 10 s and on 42 synthetic 10–30 minute watches,
- * 60 lost a slow noisy leak. A verdict on 9 processes then costs 12–45 ms, every 12–45 s at 0.1% of a core. The final
- * verdict is worked out on the full series.
+ * 60 lost a slow noisy leak. The final verdict is worked out on the full series.
+ *
+ * Past the early phase the share is what the verdicts cost wherever one takes more than ANALYSE_EVERY_S × the share
+ * (a tree of more than a few processes): making them cheaper makes them fresher, not lighter. And a verdict costs more
+ * than the CPU it is seen to take: the garbage it leaves is collected after it, on V8's helper threads. Measured from
+ * outside on 64 small processes (bench g, its threads other than the sampling one, against the same build with no
+ * verdicts after the first 30 s), verdicts charged 0.1% and 0.05% of a core took 1.5 and 1.75 times that; so each is
+ * charged AFTERMATH times what it was seen to take. At 0.1% they were about a third of all memleak added to its reads
+ * there; now a verdict on one process (~2 ms) comes every 8 s, on 9 processes (12–45 ms) every 1–3 minutes, on 64
+ * (~60 ms) every 4. The sampling, the live view's numbers and sparklines are as fresh as ever: only the "so far"
+ * sentence and --metrics' memleak_verdict wait for it. Under --fail-fast the budget does not apply.
  */
 const ANALYSE_EVERY_S = 5;
 const EARLY_ANALYSE_EVERY_S = 1;
 const EARLY_PHASE_S = 30;
 export const INTERIM_POINTS = 240;
-const ANALYSIS_SHARE = 0.001;
+const ANALYSIS_SHARE = 0.0005;
+/** What a verdict is charged past the early phase, as a multiple of the CPU it was seen to take (see above). */
+export const AFTERMATH = 2;
 const EARLY_ANALYSIS_SHARE = 0.03;
 
 /**
@@ -41,7 +52,7 @@ const EARLY_ANALYSIS_SHARE = 0.03;
 export function nextAnalysisIn(duration: number, lastCost: number, failFast = false): number {
   const early = duration < EARLY_PHASE_S;
   const every = early ? EARLY_ANALYSE_EVERY_S : ANALYSE_EVERY_S;
-  return failFast ? every : Math.max(every, lastCost / (early ? EARLY_ANALYSIS_SHARE : ANALYSIS_SHARE));
+  return failFast ? every : Math.max(every, early ? lastCost / EARLY_ANALYSIS_SHARE : (lastCost * AFTERMATH) / ANALYSIS_SHARE);
 }
 
 /** From when on did the verdict so far agree with the final one? */

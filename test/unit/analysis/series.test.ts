@@ -114,9 +114,10 @@ describe("how often the verdict so far is worked out", () => {
   it.each([
     ["early, cheap: every second", 10, 0.002, 1],
     ["early, 60 ms: held to 3% of a core", 10, 0.06, 2],
-    ["later, cheap: every 5 s", 120, 0.002, 5],
-    ["later, 12 ms: held to 0.1% of a core", 120, 0.012, 12],
-    ["later, 85 ms (64 processes)", 600, 0.085, 85],
+    ["later, cheap (1 ms): every 5 s", 120, 0.001, 5],
+    ["later, 2 ms (one process): its garbage counted, every 8 s", 120, 0.002, 8],
+    ["later, 12 ms: held to 0.05% of a core, its garbage counted", 120, 0.012, 48],
+    ["later, 60 ms (64 processes): every 4 minutes", 600, 0.06, 240],
   ] as [string, number, number, number][])("%s", (_name, duration, cost, seconds) => {
     expect(nextAnalysisIn(duration, cost)).toBeCloseTo(seconds, 6);
   });

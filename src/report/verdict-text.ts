@@ -9,7 +9,7 @@
 import type { ChalkInstance } from "chalk";
 import type { SeriesSet } from "../analysis/series.js";
 import type { Finding, VerdictDocument } from "../analysis/types.js";
-import { formatRate } from "./wording/numbers.js";
+import { formatRate, samplingText } from "./wording/numbers.js";
 import { formatBytes, formatDuration } from "../units.js";
 import { markdownBlocks, plainInline } from "./html/markdown.js";
 import { palette } from "./style.js";
@@ -72,6 +72,8 @@ export function renderVerdict(doc: VerdictDocument, color: boolean, set?: Series
   const w = doc.window;
   const out: string[] = [];
   out.push(...wrap(`observed ${formatDuration(w.end - w.start)}, ${w.samples} samples every ${formatDuration(w.interval)}${w.warmup > 0 ? `, warm-up ${formatDuration(w.warmup)} left out` : ""}`, columns).map((l) => c.dim(l)));
+  // How fresh PSS/USS were and what memleak took: the numbers below are only as good as the readings.
+  if (doc.sampling) out.push(...wrap(samplingText(doc.sampling), columns).map((l) => c.dim(l)));
 
   out.push(...subjectsTable(doc, set, c, columns, ascii));
 

@@ -8,7 +8,8 @@
  */
 import { createHash } from "node:crypto";
 import type { SeriesSet } from "../../analysis/series.js";
-import type { VerdictDocument } from "../../analysis/types.js";
+import type { SamplingFacts, VerdictDocument } from "../../analysis/types.js";
+import { samplingText } from "../wording/numbers.js";
 import { KIND_LABEL } from "../vocabulary.js";
 import { uplotAssets } from "./assets.js";
 import { bannerHtml } from "./banner.js";
@@ -40,13 +41,17 @@ export interface ReportAbout {
   writtenAt?: number | undefined;
 }
 
-/** One line at the bottom: which memleak wrote the page, when, and on which machine the readings were taken. */
-function footer(a: ReportAbout = {}): string {
+/**
+ * One line at the bottom: which memleak wrote the page, when, and on which machine the readings were taken; and, for
+ * a session's own report, how they were taken (how old PSS/USS were, what memleak took).
+ */
+function footer(a: ReportAbout = {}, sampling?: SamplingFacts): string {
   const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
   const parts = [`memleak ${h(VERSION)}`, `written ${h(iso(a.writtenAt ?? Date.now()))}`];
   if (a.startedAt !== undefined) parts.push(`readings from ${h(iso(a.startedAt))}`);
   if (a.hostname) parts.push(`on ${h(a.hostname)}${a.kernel ? ` (Linux ${h(a.kernel)})` : ""}`);
   if (a.recordedBy && a.recordedBy !== VERSION) parts.push(`recorded by memleak ${h(a.recordedBy)}`);
+  if (sampling) parts.push(h(samplingText(sampling)));
   return `<footer class="about">${parts.join(" · ")}</footer>`;
 }
 
@@ -80,7 +85,7 @@ export function renderHtml(doc: VerdictDocument, set: SeriesSet, meta: HtmlMeta 
 <main>
 ${bannerHtml(doc, title)}
 <div id="charts"></div>
-${footer(meta.about)}
+${footer(meta.about, doc.sampling)}
 </main>
 <script type="application/json" id="memleak-data">${scriptJson(payload)}</script>
 <script>${uplotJs}</script>

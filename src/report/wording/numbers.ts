@@ -1,6 +1,6 @@
 /** Numbers as sentences and reports show them: a growth rate, a moment in the run. */
 import { formatBytes } from "../../units.js";
-import type { Rate } from "../../analysis/types.js";
+import type { Rate, SamplingFacts } from "../../analysis/types.js";
 
 /** "120 s", or, when it is not known, "the start". */
 export function sinceText(seconds: number | undefined): string {
@@ -18,3 +18,20 @@ export function formatRate(rate: Rate | undefined): string {
   return `${text} (${pctText})`;
 }
 
+
+const seconds = (s: number) => `${s < 10 ? s.toFixed(1) : s.toFixed(0)} s`;
+
+/**
+ * How the readings were taken, for the end of a report: ticks (and how many ran late), how old PSS/USS were, and what
+ * memleak itself took. A session's document has these facts; a re-analysed recording does not.
+ */
+export function samplingText(s: SamplingFacts): string {
+  const parts = [`${s.ticks} ticks${s.lateTicks > 0 ? `, ${s.lateTicks} late` : ", none late"}`];
+  parts.push(
+    s.pssAge
+      ? `PSS/USS at most ${seconds(s.pssAge.max)} old (median ${seconds(s.pssAge.median)}; --pss-every ${seconds(s.pssEvery)})`
+      : "no PSS/USS read (smaps_rollup refused or never due)",
+  );
+  parts.push(`memleak itself ${(s.cpuShare * 100).toFixed(s.cpuShare < 0.1 ? 1 : 0)}% of a core`);
+  return `sampling: ${parts.join("; ")}`;
+}

@@ -154,6 +154,13 @@ describe("the page reads as prose, not identifiers", () => {
     const html = renderHtml(a.doc, a.set, { about: { hostname: "gpu-<7>", kernel: "6.1.0", startedAt: Date.UTC(2026, 10, 24, 7, 0, 0), recordedBy: "0.0.9", writtenAt: Date.UTC(2026, 10, 24, 8, 0, 0) } });
     expect(html).toMatch(/<footer class="about">memleak \d+\.\d+\.\d+ · written 2026-11-24T08:00:00Z · readings from 2026-11-24T07:00:00Z · on gpu-&lt;7&gt; \(Linux 6\.1\.0\) · recorded by memleak 0\.0\.9<\/footer>/);
   });
+
+  it("and, for a session's own report, how fresh PSS/USS were and what memleak took", async () => {
+    const a = await analyse("leak_main.jsonl");
+    const sampling = { interval: 1, ticks: 60, lateTicks: 2, pssEvery: 2, pssAge: { median: 0.9, max: 2 }, cpuShare: 0.034 };
+    const html = renderHtml({ ...a.doc, sampling }, a.set, { about: { writtenAt: Date.UTC(2026, 10, 24, 8, 0, 0) } });
+    expect(html).toMatch(/ · sampling: 60 ticks, 2 late; PSS\/USS at most 2\.0 s old \(median 0\.9 s; --pss-every 2\.0 s\); memleak itself 3\.4% of a core<\/footer>/);
+  });
 });
 
 describe("the advice's markdown", () => {

@@ -95,3 +95,27 @@ describe("sparkline", () => {
     expect(row, row).toMatch(/ ▁+$/);
   });
 });
+
+describe("how the readings were taken (a session's own report)", () => {
+  const sampling = { interval: 1, ticks: 301, lateTicks: 0, pssEvery: 2, pssAge: { median: 0.1, max: 1 }, cpuShare: 0.0182 };
+
+  it("says how old PSS/USS were and what memleak took, under the first line, within 60 columns", async () => {
+    const { doc, set } = await analyse("leak_worker.jsonl");
+    const text = renderVerdict({ ...doc, sampling }, false, set, 60);
+    const head = text.split("\n").slice(0, 4).join(" ").replace(/\s+/g, " ");
+    expect(head).toContain("sampling: 301 ticks, none late; PSS/USS at most 1.0 s old (median 0.1 s; --pss-every 2.0 s); memleak itself 1.8% of a core");
+    expect(widest(text).width).toBeLessThanOrEqual(60);
+  });
+
+  it("counts late ticks, and says so when PSS/USS were never read", async () => {
+    const { doc } = await analyse("leak_worker.jsonl");
+    const text = renderVerdict({ ...doc, sampling: { ...sampling, lateTicks: 7, pssAge: undefined } }, false, undefined, 200);
+    expect(text).toContain("sampling: 301 ticks, 7 late; no PSS/USS read");
+  });
+
+  it("is not there for a re-analysed recording, which has no such facts", async () => {
+    const { doc, set } = await analyse("leak_worker.jsonl");
+    expect(doc.sampling).toBeUndefined();
+    expect(renderVerdict(doc, false, set)).not.toContain("sampling:");
+  });
+});

@@ -20,8 +20,8 @@ import type { Wakeup } from "./wakeup.js";
  * The verdict so far is worked out every ANALYSE_EVERY_S, and every EARLY_ANALYSE_EVERY_S during the first
  * EARLY_PHASE_S: that is when the early test (stats/sequential.ts) can call a leak, to the second.
  * It is worked out on the series' coarse twins (at most INTERIM_POINTS points per column, series.ts interimView), so
- * that its cost stops growing after the first minutes, and no more often than keeps its CPU under ANALYSIS_SHARE of
- * one core (EARLY_ANALYSIS_SHARE in the early phase): on 64 processes a verdict on 600 samples cost ~0.5 s, and every
+ * that its cost stops growing after the first minutes, and no more often than keeps what it is charged under
+ * ANALYSIS_SHARE of one core (EARLY_ANALYSIS_SHARE in the early phase): on 64 processes a verdict on 600 samples cost ~0.5 s, and every
  * 5 s that was 10% of a core. A twin of capacity 240 holds 120–240 points (it halves when full): 120 gave the same
  * verdict as the full series on every recording in fixtures/ at every 10 s and on 42 synthetic 10–30 minute watches,
  * 60 lost a slow noisy leak. The final verdict is worked out on the full series.
@@ -31,9 +31,10 @@ import type { Wakeup } from "./wakeup.js";
  * than the CPU it is seen to take: the garbage it leaves is collected after it, on V8's helper threads. Measured from
  * outside on 64 small processes (bench g, its threads other than the sampling one, against the same build with no
  * verdicts after the first 30 s), verdicts charged 0.1% and 0.05% of a core took 1.5 and 1.75 times that; so each is
- * charged AFTERMATH times what it was seen to take. At 0.1% they were about a third of all memleak added to its reads
- * there; now a verdict on one process (~2 ms) comes every 8 s, on 9 processes (12–45 ms) every 1–3 minutes, on 64
- * (~60 ms) every 4. The sampling, the live view's numbers and sparklines are as fresh as ever: only the "so far"
+ * charged AFTERMATH times what it was seen to take (its whole process's CPU meanwhile: the sampling thread's ticks in
+ * that window count too, as they did when AFTERMATH was measured). At 0.1% they were about a third of all memleak
+ * added to its reads there; now a verdict on one process (~2 ms) comes every 8 s, on 9 processes (12–45 ms) every
+ * 48–180 s, on 64 (~60 ms) every 4 minutes. The sampling, the live view's numbers and sparklines are as fresh as ever: only the "so far"
  * sentence and --metrics' memleak_verdict wait for it. Under --fail-fast the budget does not apply.
  */
 const ANALYSE_EVERY_S = 5;

@@ -25,7 +25,7 @@ export class KeyTable {
     keys.forEach((k, i) => (this.byLength[k.length] ??= []).push(i));
   }
 
-    /** A `kB` value of key i in the bytes last scanned, in bytes; undefined if missing or malformed. */
+  /** A `kB` value of key i in the bytes last scanned, in bytes; undefined if missing or malformed. */
   kib(bytes: Uint8Array, i: number): number | undefined {
     return this.starts[i]! < 0 ? undefined : kibAt(bytes, this.starts[i]!, this.ends[i]!);
   }

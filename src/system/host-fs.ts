@@ -27,21 +27,24 @@ function classify(err: unknown): ReadFailure {
  * One buffer for every read: a tick reads stat and status of every process (128 files on a 64-process tree, ten
  * times a second at 10 Hz), and readFileSync's option handling, fstat and fresh buffer per file cost ~1.8 µs a file
  * more than the open/read/close the kernel needs (bench/lib/bare-reads.mjs, the baseline memleak is measured
- * against). Reads are synchronous and the text is copied out before returning, so sharing it is safe.
+ * against). Reads are synchronous, and a parser is done with the bytes (it keeps numbers and copied strings) before
+ * readWith returns; a parser that reads another file meanwhile gets a buffer of its own (see readWith).
  */
 const SCRATCH_BYTES = 64 * 1024;
 const scratch = Buffer.alloc(SCRATCH_BYTES);
+/** Whether a parser is looking at `scratch` now. */
+let scratchInUse = false;
 
 /**
  * The whole file's bytes: into the shared buffer, and, for a file that does not fit (a full smaps of a big process
  * runs to megabytes), into one buffer that doubles as it fills. /proc hands out at most a page per read, so a fresh
  * chunk per read (as this first did) held ~256 KiB for every 4 KiB read: ~300 MB of garbage for one 5 MB smaps.
- * The bytes are a view of the shared buffer: valid until the next read.
+ * The bytes are a view of the shared buffer (of a fresh one when `own`): valid until the next read.
  */
-function readWhole(path: string): Buffer {
+function readWhole(path: string, own: boolean): Buffer {
   const fd = openSync(path, "r");
   try {
-    let buffer = scratch;
+    let buffer = own ? Buffer.allocUnsafe(4096) : scratch;
     let length = 0;
     for (;;) {
       if (length === buffer.length) {
@@ -73,13 +76,21 @@ export class HostFs {
    * file goes through here (a benchmark logs the read set by wrapping it).
    */
   readWith<T>(absolute: string, parse: (bytes: Buffer) => T): { ok: true; value: T } | ReadFailed {
+    // A read made while a parse holds the shared buffer (no parser does today) must not overwrite its bytes.
+    const nested = scratchInUse;
     let bytes: Buffer;
     try {
-      bytes = readWhole(this.path(absolute));
+      bytes = readWhole(this.path(absolute), nested);
     } catch (err) {
       return { ok: false, reason: classify(err), message: (err as Error).message };
     }
-    return { ok: true, value: parse(bytes) };
+    scratchInUse = true;
+    try {
+      // `parse` must not keep `bytes`: they are the next read's.
+      return { ok: true, value: parse(bytes) };
+    } finally {
+      scratchInUse = nested;
+    }
   }
 
   read(absolute: string): ReadResult {

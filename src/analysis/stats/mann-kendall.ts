@@ -61,17 +61,17 @@ export interface KendallCounts {
   readonly distinctTimePairs: number;
 }
 
+/** kendallCounts' working arrays (scratch.ts): each used by one call at a time, done with before it returns. */
+const sortedSpace = float64Scratch();
+const rankSpace = int32Scratch();
+const treeSpace = int32Scratch();
+
 /**
  * S and its null variance in O(n log n) (Knight's algorithm, as in SciPy's kendalltau), so 260,000 samples need
  * no subsampling: xs are sorted, ys become dense ranks, and a Fenwick tree counts, for each sample, the earlier
  * samples (strictly earlier time) with a larger value — the discordant pairs. Concordant pairs follow from the
  * total minus the tied ones.
  */
-/** kendallCounts' working arrays (scratch.ts): each used by one call at a time, done with before it returns. */
-const sortedSpace = float64Scratch();
-const rankSpace = int32Scratch();
-const treeSpace = int32Scratch();
-
 export function kendallCounts(s: Series): KendallCounts {
   const { xs, ys } = s;
   const n = xs.length;

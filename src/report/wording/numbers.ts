@@ -32,6 +32,7 @@ export function samplingText(s: SamplingFacts): string {
       ? `PSS/USS at most ${seconds(s.pssAge.max)} old (median ${seconds(s.pssAge.median)}; --pss-every ${seconds(s.pssEvery)})`
       : "no PSS/USS read (smaps_rollup refused or never due)",
   );
-  parts.push(`memleak itself ${(s.cpuShare * 100).toFixed(s.cpuShare < 0.1 ? 1 : 0)}% of a core`);
+  const pct = s.cpuShare * 100;
+  parts.push(`memleak itself ${pct < 0.1 ? "<0.1" : pct.toFixed(pct < 10 ? 1 : 0)}% of a core`);
   return `sampling: ${parts.join("; ")}`;
 }

@@ -111,6 +111,8 @@ describe("how the readings were taken (a session's own report)", () => {
     const { doc } = await analyse("leak_worker.jsonl");
     const text = renderVerdict({ ...doc, sampling: { ...sampling, lateTicks: 7, pssAge: undefined } }, false, undefined, 200);
     expect(text).toContain("sampling: 301 ticks, 7 late; no PSS/USS read");
+    const idle = renderVerdict({ ...doc, sampling: { ...sampling, cpuShare: 0.0004 } }, false, undefined, 200);
+    expect(idle).toContain("memleak itself <0.1% of a core");
   });
 
   it("is not there for a re-analysed recording, which has no such facts", async () => {

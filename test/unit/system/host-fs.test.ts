@@ -36,6 +36,21 @@ describe("HostFs.read through the shared buffer", () => {
     if (r.ok) expect(r.text).not.toContain("\uFFFD");
   });
 
+  it("a file read while a parser looks at the shared buffer does not overwrite what it is looking at", () => {
+    const outer = fileOf("outer", 300);
+    const inner = fileOf("inner", 200);
+    const r = fs.readWith(outer, (bytes) => {
+      const before = bytes.toString("utf8");
+      const nested = fs.readWith(inner, (b) => b.toString("utf8"));
+      return { before, after: bytes.toString("utf8"), nested };
+    });
+    expect(r.ok && r.value.after).toBe(readFileSync(outer, "utf8"));
+    expect(r.ok && r.value.before).toBe(r.ok && r.value.after);
+    expect(r.ok && r.value.nested).toEqual({ ok: true, value: readFileSync(inner, "utf8") });
+    // And the next read after both is whole again, through the shared buffer.
+    expect(fs.read(inner)).toEqual({ ok: true, text: readFileSync(inner, "utf8") });
+  });
+
   it("a short read after a long one gives only the short file (the buffer is not leaked into it)", () => {
     fs.read(fileOf("long", 64 * 1024 + 1));
     const short = join(dir, "short");

@@ -322,6 +322,30 @@ def _census_stats(interval, force=False):
             gc.enable()
 
 
+def _tracked(containers, tensor_type):
+    """The objects the collector tracks that the census looks at: containers, and tensors when torch is loaded.
+    gc.get_objects() hands back every tracked object, a tuple another thread is still filling among them (tuple() of a
+    generator builds one, then resizes it, and the resize fails with "SystemError: bad argument to internal function"
+    when anything else holds a reference: a program importing typing while the census walked died of it). So the full
+    list is cut down to what the census needs, and dropped, before any other thread can run: the switch interval is
+    raised for those two C-speed passes (the collector is already held off, _census_stats), and put back after."""
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(10.0)
+    try:
+        # Let the others run once, and take the GIL back afresh: a switch one of them asked for before the interval
+        # was raised would otherwise happen at the next instruction, with the full list alive.
+        time.sleep(0)
+        everything = gc.get_objects()
+        if tensor_type is None:
+            wanted = [o for o in everything if type(o) in containers]
+        else:
+            wanted = [o for o in everything if type(o) in containers or issubclass(type(o), tensor_type)]
+        del everything
+        return wanted
+    finally:
+        sys.setswitchinterval(previous)
+
+
 def _census_walk(interval, force):
     """One walk over the objects the garbage collector tracks: how many items Python containers hold (a cache or a
     list that only grows shows here, whatever its items are), the one that gained most bytes since the walks started
@@ -351,7 +375,7 @@ def _census_walk(interval, force):
     # The walk's own containers are in the list too (big holds itself by the time the walk reaches it): once freed,
     # a program's new list can get the address and inherit their length.
     own = {id(big), id(storages), id(_census), id(_census["seen"])}
-    for o in gc.get_objects():
+    for o in _tracked(containers, tensor_type):
         kind = type(o)
         if kind in containers and id(o) not in own:
             n = len(o)

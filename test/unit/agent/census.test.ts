@@ -25,6 +25,39 @@ print(json.dumps(out))`;
 }
 
 describe("the agent's census of Python objects", () => {
+  it("never breaks a tuple another thread is building (gc.get_objects() holds every tracked object)", () => {
+    // tuple() of a generator fills a tuple, then resizes it, which fails with "SystemError: bad argument to internal
+    // function" while anything else holds a reference to it; the census's list of every object did, and a program
+    // importing pytest (typing's tuple(genexpr)) under memleak died of it. Before the fix: 20–116 such errors here.
+    const [result] = census(
+      "python3",
+      `import threading, time
+heap = [[i] for i in range(300_000)]   # a walk long enough for the program's thread to run in the middle of it
+done = False
+def walk():
+    while not done:
+        agent._census_stats(0.0, force=True)
+threading.Thread(target=walk, daemon=True).start()
+def slowly(n):
+    for i in range(n):
+        if i % 50 == 0:
+            time.sleep(0)   # lets the census run while the tuple is half built
+        yield i
+errors = built = 0
+end = time.monotonic() + 2
+while time.monotonic() < end:
+    try:
+        tuple(slowly(400))
+        built += 1
+    except SystemError:
+        errors += 1
+done = True
+out.append({"built": built, "errors": errors})`,
+    );
+    expect(result!.errors).toBe(0);
+    expect(result!.built as number).toBeGreaterThan(20);
+  });
+
   it("follows the container that gains items, not the largest, and samples what it holds", () => {
     const [, , last] = census(
       "python3",

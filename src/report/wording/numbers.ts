@@ -27,10 +27,14 @@ const seconds = (s: number) => `${s < 10 ? s.toFixed(1) : s.toFixed(0)} s`;
  */
 export function samplingText(s: SamplingFacts): string {
   const parts = [`${s.ticks} ticks${s.lateTicks > 0 ? `, ${s.lateTicks} late` : ", none late"}`];
+  // A short run reads PSS/USS at every tick (its first 30 s are read as often as the budget allows).
+  const age = s.pssAge;
   parts.push(
-    s.pssAge
-      ? `PSS/USS at most ${seconds(s.pssAge.max)} old (median ${seconds(s.pssAge.median)}; --pss-every ${seconds(s.pssEvery)})`
-      : "no PSS/USS read (smaps_rollup refused or never due)",
+    !age
+      ? "no PSS/USS read (smaps_rollup refused or never due)"
+      : age.max === 0
+        ? "PSS/USS read at every tick"
+        : `PSS/USS at most ${seconds(age.max)} old (median ${seconds(age.median)}; --pss-every ${seconds(s.pssEvery)})`,
   );
   const pct = s.cpuShare * 100;
   parts.push(`memleak itself ${pct < 0.1 ? "<0.1" : pct.toFixed(pct < 10 ? 1 : 0)}% of a core`);

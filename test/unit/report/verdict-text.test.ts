@@ -113,6 +113,8 @@ describe("how the readings were taken (a session's own report)", () => {
     expect(text).toContain("sampling: 301 ticks, 7 late; no PSS/USS read");
     const idle = renderVerdict({ ...doc, sampling: { ...sampling, cpuShare: 0.0004 } }, false, undefined, 200);
     expect(idle).toContain("memleak itself <0.1% of a core");
+    const short = renderVerdict({ ...doc, sampling: { ...sampling, pssAge: { median: 0, max: 0 } } }, false, undefined, 200);
+    expect(short).toContain("sampling: 301 ticks, none late; PSS/USS read at every tick; memleak itself 1.8% of a core");
   });
 
   it("is not there for a re-analysed recording, which has no such facts", async () => {

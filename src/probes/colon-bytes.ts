@@ -45,7 +45,7 @@ export class KeyTable {
 }
 
 /** Space, tab, newline, carriage return, vertical tab, form feed: what String.prototype.trim removes of ASCII. */
-const isBlank = (c: number | undefined) => c === 32 || (c !== undefined && c >= 9 && c <= 13);
+export const isBlank = (c: number | undefined) => c === 32 || (c !== undefined && c >= 9 && c <= 13);
 
 /**
  * Walks the "Key: value" lines of `bytes` and notes, for each line whose key (trimmed) is in `keys`, where its value
@@ -99,6 +99,12 @@ export function digitsAt(bytes: Uint8Array, start: number, end: number): number 
   }
   // Past 2^53 the running product rounds at each step; Number() of the text rounds once. Re-read those few.
   return n <= Number.MAX_SAFE_INTEGER ? n : Number(String.fromCharCode(...bytes.subarray(start, end)));
+}
+
+/** A count that must be exact (a pid, a uid, a thread count): digitsAt's, and at most 2^53 − 1. */
+export function exactCountAt(bytes: Uint8Array, start: number, end: number): number | undefined {
+  const n = digitsAt(bytes, start, end);
+  return n !== undefined && Number.isSafeInteger(n) ? n : undefined;
 }
 
 /** A "1234 kB" value in bytes, as key-value.ts kibField reads it (digits, optional blanks, "kB"); else undefined. */

@@ -3,7 +3,7 @@
  * so splitting on the first ")" (as pidusage does) misreads every field after it.
  * Field numbers below are those of proc(5), counting pid as field 1.
  */
-import { digitsAt } from "./colon-bytes.js";
+import { digitsAt, exactCountAt, isBlank } from "./colon-bytes.js";
 import { fail, ok, type Parsed } from "./parsed.js";
 
 export interface ProcStat {
@@ -24,20 +24,28 @@ export interface ProcStat {
 const SOURCE = "/proc/PID/stat";
 
 const isSpace = (c: number) => c === 32 || c === 10 || c === 9 || c === 13;
-/** What a field's number may be padded with: the blanks String.prototype.trim removes (stat's separators are fewer). */
-const isBlank = (c: number) => c === 32 || (c >= 9 && c <= 13);
-
 /** A field as parsed.ts parseCount/parseBigCount read it: trimmed, then 1 to 20 digits. */
 function countIn(bytes: Uint8Array, start: number, end: number, exact: boolean): number | undefined {
-  while (start < end && isBlank(bytes[start]!)) start++;
-  while (end > start && isBlank(bytes[end - 1]!)) end--;
-  const n = digitsAt(bytes, start, end);
-  return n === undefined || (exact && !Number.isSafeInteger(n)) ? undefined : n;
+  // Padded with what String.prototype.trim removes (stat's separators are fewer, so a word may keep \v or \f).
+  while (start < end && isBlank(bytes[start])) start++;
+  while (end > start && isBlank(bytes[end - 1])) end--;
+  return exact ? exactCountAt(bytes, start, end) : digitsAt(bytes, start, end);
 }
 
 /** One-letter states are most of them: no decoder call for those. */
 const text = (bytes: Buffer, start: number, end: number) =>
   end === start + 1 && bytes[start]! < 128 ? String.fromCharCode(bytes[start]!) : bytes.toString("utf8", start, end);
+
+type NumericField = "ppid" | "utime" | "stime" | "numThreads" | "starttime" | "rssPages";
+/** The numbers read, their field numbers in proc(5), and whether each must be exact (under 2^53), in checking order. */
+const NUMERIC_FIELDS: [NumericField, number, boolean][] = [
+  ["ppid", 4, true],
+  ["utime", 14, false],
+  ["stime", 15, false],
+  ["numThreads", 20, true],
+  ["starttime", 22, false],
+  ["rssPages", 24, false],
+];
 
 /** Fields 3..24: where each starts and ends in the line being parsed (reused: parsing is synchronous). */
 const WORDS = 22;
@@ -67,20 +75,13 @@ export function parseStatBytes(bytes: Buffer): Parsed<ProcStat> {
   }
   // Fewer than 22 words: the loop took them all, so their count is the line's after the comm.
   if (words < WORDS) return fail(SOURCE, `stat line has ${words + 2} fields, expected at least 24`);
-  const field = (n: number, exact: boolean) => countIn(bytes, starts[n - 3]!, ends[n - 3]!, exact);
-  const ppid = field(4, true);
-  if (ppid === undefined) return fail(SOURCE, "field ppid is not a number");
-  const utime = field(14, false);
-  if (utime === undefined) return fail(SOURCE, "field utime is not a number");
-  const stime = field(15, false);
-  if (stime === undefined) return fail(SOURCE, "field stime is not a number");
-  const numThreads = field(20, true);
-  if (numThreads === undefined) return fail(SOURCE, "field numThreads is not a number");
-  const starttime = field(22, false);
-  if (starttime === undefined) return fail(SOURCE, "field starttime is not a number");
-  const rssPages = field(24, false);
-  if (rssPages === undefined) return fail(SOURCE, "field rssPages is not a number");
-  return ok({ pid, comm: text(bytes, open + 1, close), state: text(bytes, starts[0]!, ends[0]!), ppid, utime, stime, numThreads, starttime, rssPages });
+  const nums: Partial<Record<NumericField, number>> = {};
+  for (const [name, n, exact] of NUMERIC_FIELDS) {
+    const value = countIn(bytes, starts[n - 3]!, ends[n - 3]!, exact);
+    if (value === undefined) return fail(SOURCE, `field ${name} is not a number`);
+    nums[name] = value;
+  }
+  return ok({ pid, comm: text(bytes, open + 1, close), state: text(bytes, starts[0]!, ends[0]!), ...(nums as Record<NumericField, number>) });
 }
 
 export function parseStat(line: string): Parsed<ProcStat> {

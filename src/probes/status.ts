@@ -3,7 +3,7 @@
  * VmRSS = RssAnon + RssFile + RssShmem on kernels ≥ 4.5; older kernels have no Rss* split (those stay undefined).
  * Parsed from the file's bytes (colon-bytes.ts): the sampler hands over its read buffer, so the file is never decoded.
  */
-import { digitsAt, KeyTable, scanColonLines } from "./colon-bytes.js";
+import { exactCountAt, isBlank, KeyTable, scanColonLines } from "./colon-bytes.js";
 import { fail, ok, type Parsed } from "./parsed.js";
 
 export interface ProcStatus {
@@ -39,24 +39,18 @@ const enum K {
   Threads,
 }
 
-/** A count that must be exact (a pid, a uid, a thread count): digits only, and at most 2^53 − 1. */
-function safeCountAt(bytes: Uint8Array, start: number, end: number): number | undefined {
-  const n = digitsAt(bytes, start, end);
-  return n !== undefined && Number.isSafeInteger(n) ? n : undefined;
-}
-
 /** The blank-separated counts of a Uid line; undefined if there are none or any is not a count. */
 function uidsAt(bytes: Uint8Array, start: number, end: number): number[] | undefined {
   const uids: number[] = [];
   let i = start;
   while (i < end) {
     let j = i;
-    while (j < end && bytes[j] !== 32 && (bytes[j]! < 9 || bytes[j]! > 13)) j++;
-    const uid = safeCountAt(bytes, i, j);
+    while (j < end && !isBlank(bytes[j])) j++;
+    const uid = exactCountAt(bytes, i, j);
     if (uid === undefined) return undefined;
     uids.push(uid);
     i = j;
-    while (i < end && (bytes[i] === 32 || (bytes[i]! >= 9 && bytes[i]! <= 13))) i++;
+    while (i < end && isBlank(bytes[i])) i++;
   }
   return uids.length > 0 ? uids : undefined;
 }
@@ -65,7 +59,7 @@ function uidsAt(bytes: Uint8Array, start: number, end: number): number[] | undef
 export function parseStatusBytes(bytes: Buffer): Parsed<ProcStatus> {
   scanColonLines(bytes, KEYS);
   const { starts, ends } = KEYS;
-  const count = (k: K) => (starts[k]! < 0 ? undefined : safeCountAt(bytes, starts[k]!, ends[k]!));
+  const count = (k: K) => (starts[k]! < 0 ? undefined : exactCountAt(bytes, starts[k]!, ends[k]!));
   const pid = count(K.Pid);
   if (starts[K.Name]! < 0 || pid === undefined) return fail(SOURCE, "no Name/Pid lines: not a status file, or truncated");
   return ok({

@@ -3,7 +3,7 @@
  * Primary source: /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN, one read per thread; cheap). Fallback when that
  * file does not exist: scan every /proc/N/stat for its ppid. A process that vanishes mid-walk is simply skipped.
  */
-import { digitsAt } from "../probes/colon-bytes.js";
+import { exactCountAt, isBlank } from "../probes/colon-bytes.js";
 import { parseStatBytes } from "../probes/stat.js";
 import type { HostFs } from "./host-fs.js";
 
@@ -19,11 +19,11 @@ export interface TreeNode {
 function pushChildren(bytes: Uint8Array, kids: number[]): void {
   let i = 0;
   while (i < bytes.length) {
-    while (i < bytes.length && (bytes[i] === 32 || (bytes[i]! >= 9 && bytes[i]! <= 13))) i++;
+    while (i < bytes.length && isBlank(bytes[i])) i++;
     const start = i;
-    while (i < bytes.length && bytes[i] !== 32 && (bytes[i]! < 9 || bytes[i]! > 13)) i++;
-    const n = digitsAt(bytes, start, i);
-    if (n !== undefined && n > 0 && Number.isSafeInteger(n)) kids.push(n);
+    while (i < bytes.length && !isBlank(bytes[i])) i++;
+    const n = exactCountAt(bytes, start, i);
+    if (n !== undefined && n > 0) kids.push(n);
   }
 }
 

@@ -36,11 +36,11 @@ export class MappedFilesReader {
       return undefined;
     }
     if (rssFile - base < Math.max(FILES_GROWTH_BYTES, FILES_GROWTH_SHARE * base) || !this.budget.canSpend()) return undefined;
-    const { r, costMs } = readCharged(this.fs, `/proc/${pid}/smaps`);
-    this.budget.spend(costMs);
+    const { r, costMs } = readCharged(this.fs, `/proc/${pid}/smaps`, (bytes) => parseMappedFiles(bytes.toString("utf8")));
+    this.budget.spend(costMs ?? 0);
     this.base.set(key, rssFile);
     if (!r.ok) return undefined;
-    const parsed = parseMappedFiles(r.text);
+    const parsed = r.value;
     return parsed.ok && parsed.value.length > 0 ? parsed.value : undefined;
   }
 

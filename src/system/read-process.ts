@@ -45,15 +45,11 @@ export function readBasic(fs: HostFs, pid: number): BasicRead {
 /** costMs: what the read cost in CPU time, when it was timed. */
 export type SmapsRead = { ok: true; rollup: SmapsRollup; costMs: number | undefined } | { ok: false; reason: ReadFailure };
 
-/** Reads a file and says what the read cost this process in CPU time (ms): what the smaps budget is charged. */
-export function readCharged(fs: HostFs, path: string): { r: ReturnType<HostFs["read"]>; costMs: number } {
-  const started = cpuMark();
-  const r = fs.read(path);
-  return { r, costMs: cpuMsSince(started) };
-}
-
-/** readCharged for a file parsed from its bytes. */
-function readParsedCharged<T>(fs: HostFs, path: string, parse: (bytes: Buffer) => T, timed: boolean): { r: ReturnType<typeof fs.readWith<T>>; costMs: number | undefined } {
+/**
+ * Reads and parses a file (HostFs.readWith) and, when `timed`, says what the read cost this process in CPU time (ms):
+ * what the smaps budget is charged.
+ */
+export function readCharged<T>(fs: HostFs, path: string, parse: (bytes: Buffer) => T, timed = true): { r: ReturnType<typeof fs.readWith<T>>; costMs: number | undefined } {
   if (!timed) return { r: fs.readWith(path, parse), costMs: undefined };
   const started = cpuMark();
   const r = fs.readWith(path, parse);
@@ -66,7 +62,7 @@ function readParsedCharged<T>(fs: HostFs, path: string, parse: (bytes: Buffer) =
  * scheduled, which charged 2-3x the real cost and starved PSS/USS freshness exactly when the machine was loaded.
  */
 export function readSmaps(fs: HostFs, pid: number, timed = true): SmapsRead {
-  const { r, costMs } = readParsedCharged(fs, `/proc/${pid}/smaps_rollup`, parseSmapsRollupBytes, timed);
+  const { r, costMs } = readCharged(fs, `/proc/${pid}/smaps_rollup`, parseSmapsRollupBytes, timed);
   if (!r.ok) return { ok: false, reason: r.reason };
   // An empty smaps_rollup is what a kernel thread or a zombie gives: nothing mapped.
   const parsed = r.value;

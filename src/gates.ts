@@ -15,6 +15,7 @@ import type { SeriesSet } from "./analysis/series.js";
 import { sliceByTime } from "./analysis/stats/window.js";
 import { trendTest } from "./analysis/stats/trend.js";
 import type { VerdictDocument } from "./analysis/types.js";
+import { everyFinding } from "./analysis/every-finding.js";
 import type { GateOptions } from "./gate-spec.js";
 import { formatBytes, type SizeSpec } from "./units.js";
 
@@ -112,7 +113,9 @@ export function evaluateGates(doc: VerdictDocument, set: SeriesSet, o: GateOptio
   if (o.failOn) {
     // Growth of a shared cgroup that the watched tree does not explain is someone else's: it is not the verdict, and
     // no gate judges it.
-    const hits = doc.findings.filter((f) => o.failOn!.includes(f.kind) && !f.outsideWatchedTree);
+    // A finding listed beside another of its subject counts too: a leak under fragmentation fails --fail-on leak,
+    // fragmentation under a leak --fail-on fragmentation.
+    const hits = everyFinding(doc.findings).filter((f) => o.failOn!.includes(f.kind) && !f.outsideWatchedTree);
     const kinds = o.failOn.join("/");
     if (hits.length > 0) {
       results.push(gate("fail-on", "fail", `${hits[0]!.kind} found: ${hits[0]!.summary}${hits.length > 1 ? ` (and ${hits.length - 1} more)` : ""}`, o.strict));

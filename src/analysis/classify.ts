@@ -65,16 +65,29 @@ function commandText(pid: number, comm: string, commands: Map<number, string[]> 
   return text.length > 80 ? text.slice(0, 79) + "…" : text;
 }
 
-/** A tree or cgroup leak that a process's leak accounts for says which process. */
+/**
+ * A tree or cgroup leak that a process's leak accounts for says which process. With no process leaking, the processes
+ * whose own growth explains it (TREE_EXPLAINS of it) are named even though another cause heads their findings: the
+ * holes of a fragmenting heap growing, or pages a worker copies — the user is told where the growth is, and that
+ * process's finding says why.
+ */
 function attributeLeaks(findings: JudgedFinding[]): JudgedFinding[] {
-  const leaking = findings.filter((f) => f.subject.type === "process" && f.kind === "leak");
-  if (leaking.length === 0) return findings;
-  const pids = leaking.map((f) => f.pid).join(", ");
-  return findings.map((f) =>
-    f.subject.type !== "process" && f.kind === "leak" && f.evidence.growthIn !== "shmem"
-      ? { ...f, summary: phrase("reconcile.attributed", { of: f.summary, pids }), evidence: { ...f.evidence, explainedByPids: pids } }
-      : f,
-  );
+  const processes = findings.filter((f) => f.subject.type === "process");
+  const leaking = processes.filter((f) => f.kind === "leak");
+  const growthOf = (f: JudgedFinding) => Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
+  const explaining = (f: JudgedFinding): { pids: string; as?: JudgedFinding["kind"] } | undefined => {
+    if (leaking.length > 0) return { pids: leaking.map((p) => p.pid).join(", ") };
+    const growers = processes.filter((p) => p.kind !== "stable" && p.kind !== "insufficient-data" && growthOf(p) > 0);
+    const grown = growers.reduce((sum, p) => sum + growthOf(p), 0);
+    if (growers.length === 0 || !(grown >= TREE_EXPLAINS * growthOf(f))) return undefined;
+    const kinds = [...new Set(growers.map((p) => p.kind))];
+    return { pids: growers.map((p) => p.pid).join(", "), ...(kinds.length === 1 && { as: kinds[0]! }) };
+  };
+  return findings.map((f) => {
+    if (f.subject.type === "process" || f.kind !== "leak" || f.evidence.growthIn === "shmem") return f;
+    const by = explaining(f);
+    return by ? { ...f, summary: phrase("reconcile.attributed", { of: f.summary, ...by }), evidence: { ...f.evidence, explainedByPids: by.pids } } : f;
+  });
 }
 
 /**
@@ -174,18 +187,21 @@ function reconcile(all: JudgedFinding[], copiers: Map<number, number>, set: Seri
   if (copiers.size === 0) return findings;
   const copied = [...copiers.values()].reduce((sum, g) => sum + g, 0);
   const cowFinding = findings.find((f) => f.subject.type === "process" && f.kind === "cow");
+  // A process that leaks while others copy: the tree's or cgroup's growth has both causes, and the leak heads it.
+  const processLeaks = findings.some((f) => f.subject.type === "process" && f.kind === "leak");
   return findings.map((f) => {
     if (f.subject.type === "process" || (f.kind !== "leak" && f.kind !== "plateau")) return f;
     const growth = Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
     if (!(growth > 0 && copied >= COW_EXPLAINS_SHARE * growth)) return f;
     const facts = { subject: f.subject.type === "tree" ? ("tree" as const) : ("cgroup" as const), growth, copiers: copiers.size, copied };
-    return {
+    const cow: JudgedFinding = {
       ...f,
       kind: "cow",
       summary: phrase("reconcile.cow", facts),
       advice: cowFinding?.advice ?? [phrase("advice.cow-tree", facts)],
       evidence: { ...f.evidence, copyOnWriteGrowth: Math.round(copied), copyOnWritePids: [...copiers.keys()].join(",") },
     };
+    return f.kind === "leak" && processLeaks ? { ...f, alsoFound: [...(f.alsoFound ?? []), cow] } : cow;
   });
 }
 

@@ -6,11 +6,12 @@ import type { Phrase } from "./phrases.js";
 import type { Finding, VerdictDocument } from "./types.js";
 
 /** A finding whose summary, caveats and advice are still facts. */
-export interface JudgedFinding extends Omit<Finding, "summary" | "caveats" | "advice"> {
+export interface JudgedFinding extends Omit<Finding, "summary" | "caveats" | "advice" | "alsoFound"> {
   summary: Phrase;
   /** Sections of advice, each from src/advice/<kind>.md: worded and joined by a blank line. */
   advice: Phrase[];
   caveats: Phrase[];
+  alsoFound?: JudgedFinding[];
 }
 
 export interface Judgement extends Omit<VerdictDocument, "verdict" | "findings" | "gates" | "sampling"> {

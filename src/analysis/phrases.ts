@@ -9,12 +9,12 @@
  * One interface holds every sentence, so that the wording module must word each one (report/wording/index.ts is
  * typed against it, and a sentence without words does not compile).
  */
-import type { MetricName, Rate, Subject } from "./types.js";
+import type { MetricName, Rate, Subject, VerdictKind } from "./types.js";
 
 export interface PhraseFacts {
   // classify.ts: findings that explain each other
   /** A tree's or cgroup's leak that processes' leaks account for. */
-  "reconcile.attributed": { of: Phrase; pids: string };
+  "reconcile.attributed": { of: Phrase; pids: string; /** the processes' own finding, when it is not a leak */ as?: VerdictKind };
   /** Tree or cgroup growth that processes' garbage backlog accounts for: undecided until the next full collection. */
   "reconcile.backlog-waiting": { subject: "tree" | "cgroup"; growth: number; pids: string };
   /** …or given back at one. */
@@ -32,7 +32,16 @@ export interface PhraseFacts {
   "process.insufficient": ProcessFacts & { reason: string | undefined; waiting?: GcWaitingFacts };
   "process.retention": ProcessFacts & { anon: number; live: number; mallocInUse: number; mallocFree: number; trimmed: number | undefined };
   "process.leak": ProcessFacts & LeakFacts;
-  "process.cow": ProcessFacts & { ussStart: number; ussEnd: number; bound: number | undefined; isRoot: boolean };
+  "process.hidden-leak": ProcessFacts & { start: number; end: number; rate: Rate; seconds: number; anon: number; free: number; layer: string | undefined };
+  "process.cow": ProcessFacts & {
+    ussStart: number;
+    ussEnd: number;
+    bound: number | undefined;
+    isRoot: boolean;
+    /** Set when resident memory grew too (its own allocations): what of the USS growth was copied, and the shared drop. */
+    copied?: number;
+    sharedDrop?: number | undefined;
+  };
   "process.plateau": ProcessFacts & { step: boolean; growth: number; end: number };
   "process.stable": ProcessFacts & { metric: MetricName; start: number; end: number };
   /** A leak called early (stats/sequential.ts): what that cannot know. */

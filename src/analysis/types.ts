@@ -43,7 +43,12 @@ export type MetricName =
   | "cgroup-inactive-file"
   | "cgroup-shmem"
   | "cgroup-dirty"
-  | "cgroup-kernel";
+  | "cgroup-kernel"
+  /**
+   * The live heap the agent measures: malloc's in-use bytes + Python's small objects (pymalloc blocks × 64 B). What
+   * a leak hidden in memory malloc already holds grows while resident memory stays flat (signals/live-heap.ts).
+   */
+  | "heap-live";
 
 export interface Rate {
   bytesPerSecond: number;
@@ -74,6 +79,11 @@ export interface Finding {
    * share the cgroup): it is reported, but it is never the verdict, and so never what the gates judge.
    */
   outsideWatchedTree?: boolean;
+  /**
+   * The other findings of the same subject, most serious first: a state (fragmentation, copy-on-write) beside a trend
+   * (leak, plateau), each with its own evidence. This finding is the most serious of them. Absent when there is none.
+   */
+  alsoFound?: Finding[];
   /** With --trace-python: the Python allocation sites that grew most after warm-up (tracemalloc). */
   sites?: { file: string; line: number; sizeDiff: number; countDiff: number; size: number }[];
 }

@@ -8,6 +8,7 @@ import { formatRate } from "./wording/numbers.js";
 import { formatDuration } from "../units.js";
 import { truncate } from "./style.js";
 import { safeText } from "../safe-text.js";
+import { everyFinding } from "../analysis/every-finding.js";
 
 /** %, CR and LF must be escaped in workflow command messages (actions/toolkit command.ts escapeData). */
 export function escapeData(s: string): string {
@@ -73,7 +74,7 @@ export function stepSummary(doc: VerdictDocument): string {
     "",
     "| finding | subject | metric | rate | confidence |",
     "| --- | --- | --- | --- | --- |",
-    ...doc.findings.map(
+    ...everyFinding(doc.findings).map(
       (f) =>
         `| ${f.kind} | ${f.subject.type === "process" ? `PID ${f.subject.pid}` : f.subject.type} | ${f.metric} | ${cell(f.rate ? formatRate(f.rate) : "–")} | ${Math.round(f.confidence * 100)}% |`,
     ),

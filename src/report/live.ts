@@ -64,8 +64,11 @@ export function soFarText(v: JudgedFinding | undefined): string {
   // A process's sentence in its short form, without "PID N (its command)", which the line already names: at 80
   // columns in tmux the command left no room for what the verdict says ("not enough data (garbage cycles may be
   // waiting…" was cut).
-  return `${v.kind}${v.pid !== undefined ? ` (PID ${v.pid})` : ""}: ${sayShort(v.summary)}`;
+  return `${v.kind}${v.pid !== undefined ? ` (PID ${v.pid})` : ""}${alsoText(v)}: ${sayShort(v.summary)}`;
 }
+
+/** " + fragmentation": the other findings of the verdict's subject, by kind (a leak under retained heap is both). */
+const alsoText = (v: JudgedFinding) => (v.alsoFound?.length ? ` + ${v.alsoFound.map((f) => f.kind).join(" + ")}` : "");
 
 /**
  * "memleak running PID 7784 python3 train.py — 7.4s, 38 samples": the command gives way to the time and the count
@@ -126,6 +129,6 @@ export function renderProgress(s: LiveState): string {
   if (pss?.length) parts.push(`Σ PSS ${formatBytes(pss[pss.length - 1])} (${delta(pss)}${s.pssAge !== undefined ? `, ${pssAgeText(s.pssAge)}` : ""})`);
   const usage = s.set.cgroup.cgroup?.ys;
   if (usage?.length) parts.push(`cgroup ${formatBytes(usage[usage.length - 1])} (${delta(usage)})`);
-  parts.push(`so far: ${s.soFar ? s.soFar.kind + (s.soFar.pid !== undefined ? ` (PID ${s.soFar.pid})` : "") : "collecting"}`);
+  parts.push(`so far: ${s.soFar ? s.soFar.kind + (s.soFar.pid !== undefined ? ` (PID ${s.soFar.pid})` : "") + alsoText(s.soFar) : "collecting"}`);
   return parts.join(", ");
 }

@@ -18,6 +18,7 @@ import { subjectsTable } from "./subjects-table.js";
 import { testsTable } from "./tests-table.js";
 import { clip, displayWidth, wrap } from "./text-width.js";
 import { evidenceValue, KIND_LABEL, kindColour, subjectText } from "./vocabulary.js";
+import { everyFinding } from "../analysis/every-finding.js";
 
 function evidenceLines(f: Finding, columns: number): string[] {
   const entries = Object.entries(f.evidence).map(([k, v]) => [safeText(k), safeText(evidenceValue(k, v))] as const);
@@ -85,7 +86,8 @@ export function renderVerdict(doc: VerdictDocument, color: boolean, set?: Series
   if (v.sites?.length) out.push("", c.bold("allocation sites that grew since warm-up (tracemalloc)"), ...siteLines(v.sites, columns));
   if (v.advice) out.push("", c.bold("what to do"), ...adviceLines(v.advice, columns));
   if (v.caveats.length) out.push("", c.bold("notes"), ...v.caveats.flatMap((x) => wrap(safeText(x), columns, "  - ", "    ")));
-  const others = doc.findings.filter((f) => f !== v && f.summary !== v.summary);
+  // The other findings of the verdict's own subject first (a state beside its trend), then the other subjects'.
+  const others = everyFinding([v, ...doc.findings.filter((f) => f !== v && f.summary !== v.summary)]).slice(1);
   if (others.length) {
     out.push("", c.bold("other findings"));
     const kw = Math.min(17, Math.max(...others.map((f) => f.kind.length)));

@@ -22,6 +22,14 @@ export const COW_RESIDENT_SHARE = 0.2;
  * rules/cow.test.ts (7 / 9.5 MiB on a small worker; 4.4% / 5.6% of a big one's RSS).
  */
 export const COW_MIN_BYTES = 8 * 2 ** 20;
+/**
+ * Copying beside growth of the process's own (a worker that leaks while it copies: issue 27): resident memory grows
+ * by what it allocates, USS by that plus what it copies. The copied part is USS growth − resident growth, and it is
+ * counted only when the pages shared with the relative fell by at least this share of it — proof that shared pages
+ * became private, which a leak alone (slow_leak: shared flat) never shows. 0.8: Shared_Clean/Shared_Dirty are read
+ * with PSS, up to --pss-every older than USS's own reading. Boundary tests: rules/cow.test.ts.
+ */
+export const COW_SHARED_DROP_SHARE = 0.8;
 export const COW_MIN_SHARE = 0.05;
 
 export type Copying = CowSignal & { residentStart: number; residentEnd: number };
@@ -34,6 +42,8 @@ export interface CowSignal {
   sharedDrop: number | undefined;
   /** What the copying is bounded by: the parent's anon when this child appeared (or its own anon, for the root). */
   bound: number | undefined;
+  /** The process's resident memory grew too (by its own allocations): `ussGrowth` is the copied part only. */
+  besideGrowth?: boolean;
 }
 
 
@@ -63,21 +73,25 @@ export function copying(ps: ProcessSeries, relativesAtEnd: boolean): Copying | u
   const r = levels(resident.ys);
   const ussGrowth = u.end - u.start;
   const residentGrowth = r.end - r.start;
-  if (!(ussGrowth > 0) || residentGrowth > COW_RESIDENT_SHARE * ussGrowth) return undefined;
+  const sharedDrop = ps.shared.length >= 2 ? ps.shared.first()! - ps.shared.last()! : undefined;
+  const signal = { ussStart: u.start, ussEnd: u.end, ussGrowth, residentGrowth, sharedDrop, bound: ps.parentAnonAtStart ?? resident.max(), residentStart: r.start, residentEnd: r.end };
+  if (!(ussGrowth > 0)) return undefined;
+  if (residentGrowth > COW_RESIDENT_SHARE * ussGrowth) return copyingBesideGrowth(signal);
   // Total RSS must stay flat too: loading libraries raises USS (private file pages) and RSS, but not anon.
   const rss = ps.metrics.rss;
   if (rss && rss.length >= 6) {
     const t = levels(rss.ys);
     if (t.end - t.start > COW_RESIDENT_SHARE * ussGrowth) return undefined;
   }
-  return {
-    ussStart: u.start,
-    ussEnd: u.end,
-    ussGrowth,
-    residentGrowth,
-    sharedDrop: ps.shared.length >= 2 ? ps.shared.first()! - ps.shared.last()! : undefined,
-    bound: ps.parentAnonAtStart ?? resident.max(),
-    residentStart: r.start,
-    residentEnd: r.end,
-  };
+  return signal;
+}
+
+/**
+ * A process whose resident memory grows while it copies: the copied part (USS growth − resident growth), when the
+ * shared pages fell by as much (COW_SHARED_DROP_SHARE). Undefined when nothing beyond its own growth was copied.
+ */
+function copyingBesideGrowth(s: Copying): Copying | undefined {
+  const copied = s.ussGrowth - Math.max(0, s.residentGrowth);
+  if (!(copied > 0) || s.residentGrowth <= 0 || s.sharedDrop === undefined || s.sharedDrop < COW_SHARED_DROP_SHARE * copied) return undefined;
+  return { ...s, ussGrowth: copied, besideGrowth: true };
 }

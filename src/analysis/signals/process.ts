@@ -15,9 +15,10 @@ import { confidenceFromP, growthConfidence, stableConfidence, trendEvidence } fr
 import type { JudgedFinding } from "../judgement.js";
 import { phrase, type GcWaitingFacts, type Phrase, type ProcessFacts } from "../phrases.js";
 import type { ProcessSeries } from "../series.js";
-import type { MetricName, Subject } from "../types.js";
+import { SEVERITY, type MetricName, type Subject } from "../types.js";
 import { copyOnWrite, type Copying, type CowSignal } from "./cow.js";
 import { retention, STATE_MIN_READINGS, type Retention } from "./fragmentation.js";
+import { liveHeapGrowth, liveHeapLeak } from "./live-heap.js";
 import { leakLayer, LAYER_MIN_SHARE, otherAllocator } from "./layer.js";
 import { noteMissingAgent } from "./unseen.js";
 import { noteMappedFiles } from "./mapped.js";
@@ -92,6 +93,12 @@ interface Decision {
 }
 
 /**
+ * A subject can carry more than one finding (issue 27): a *state* — memory malloc holds free (fragmentation), pages
+ * copied from a forked relative (cow) — and a *trend* — a leak, a plateau — are judged separately and both kept. The
+ * headline is the most serious (a leak first: the worst thing memleak can do is hide a leak behind a milder cause);
+ * the others go with it in `alsoFound`, each with its own evidence. Stable and insufficient-data are not listed
+ * beside another finding: they say nothing the other does not.
+ *
  * @param a the metric's assessment, memleak's own arrival taken out (own-footprint.ts)
  * @param waiting why it is insufficient when growth may be a garbage backlog (gc-backlog.ts)
  */
@@ -109,20 +116,38 @@ function decideProcess(
   const held = retention(ps, ctx.agentResults?.trims.get(ps.pid));
   if (a.shape === "insufficient" && !(held?.decided && held.readings >= STATE_MIN_READINGS)) return insufficientFinding(d, waiting);
 
-  // A process whose live bytes grow with it leaks (and may also fragment): the leak is the finding.
-  const liveGrows = a.shape === "growing" && held !== undefined && held.liveGrowth >= LAYER_MIN_SHARE * a.growth;
   // Retention is a state, read off malloc's numbers at the end: it needs no trend, only a few readings that agree
   // (a window too short for a trend still shows 600 MB resident with 12 MB in use).
-  if (held?.decided && !liveGrows) return retentionFinding(d, held);
-
-  if (a.shape === "growing") return leakFinding(d, ctx, held);
-
+  const states: JudgedFinding[] = [];
+  if (held?.decided) states.push(retentionFinding(d, held));
   const cow = copyOnWrite(ps, copy);
-  if (cow) return cowFinding(d, cow);
+  if (cow) states.push(cowFinding(d, cow));
 
+  const trend = trendFinding(d, ctx, held);
+  const [headline, ...rest] = [...states, ...(trend ? [trend] : [])].sort((x, y) => SEVERITY[y.kind] - SEVERITY[x.kind]);
+  if (!headline) return stableFinding(d);
+  if (rest.length > 0) headline.alsoFound = rest;
+  return headline;
+}
+
+/**
+ * The trend of a process: a leak, a plateau, or nothing to say (stable, or growth that is the allocator's holes).
+ *   - anon grows, and malloc's live bytes (or Python's objects) grow with it: a leak, whatever share of the heap is
+ *     free; anon grows while the live heap does not, under retention: the holes grow, no leak (the state says it);
+ *   - anon does not grow, but the live heap does, steadily: a leak filling memory malloc already held (live-heap.ts);
+ *   - grew, then levelled off, or one step: a plateau.
+ */
+function trendFinding(d: Decision, ctx: Context, held: Retention | undefined): JudgedFinding | undefined {
+  const { ps, a } = d;
+  if (a.shape === "growing") {
+    const live = held ? liveHeapGrowth(ps, a.from) : undefined;
+    const liveGrows = live !== undefined && live >= LAYER_MIN_SHARE * a.growth;
+    return held?.decided && !liveGrows ? undefined : leakFinding(d, ctx, held, live);
+  }
+  const hidden = held ? liveHeapLeak(ps, ctx.from) : undefined;
+  if (hidden) return hiddenLeakFinding(d, ctx, hidden, held!);
   if (a.shape === "plateau" || a.shape === "step") return plateauFinding(d);
-
-  return stableFinding(d);
+  return undefined;
 }
 
 function insufficientFinding({ ps, subject, metric, a, who }: Decision, waiting: GcWaitingFacts | undefined): JudgedFinding {
@@ -147,7 +172,7 @@ function retentionFinding({ ps, subject, metric, a, who }: Decision, held: Reten
   return f;
 }
 
-function leakFinding({ ps, subject, metric, a, who }: Decision, ctx: Context, held: Retention | undefined): JudgedFinding {
+function leakFinding({ ps, subject, metric, a, who }: Decision, ctx: Context, held: Retention | undefined, liveGrowth: number | undefined): JudgedFinding {
   // With --trace-python's sites in hand, the advice starts from them instead of telling the user to run it again.
   const traced = (ctx.agentResults?.traces.get(ps.pid)?.sites.length ?? 0) > 0;
   const variant = `${subject.isRoot ? "process" : "worker"}${traced ? "-traced" : ""}` as const;
@@ -163,12 +188,33 @@ function leakFinding({ ps, subject, metric, a, who }: Decision, ctx: Context, he
     f.evidence.mallocInUseGrowth = Math.round(held.liveGrowth);
     f.evidence.mallocInUseBytes = Math.round(held.mallocInUse);
   }
+  if (liveGrowth !== undefined) f.evidence.liveHeapGrowth = Math.round(liveGrowth);
+  return f;
+}
+
+/**
+ * A leak that fills memory malloc already held: resident memory is flat (or levelled off) while the live heap grows
+ * steadily. Judged on the live heap, whose growth is the leak's; resident memory climbs again once malloc's free
+ * memory is used up.
+ */
+function hiddenLeakFinding({ ps, subject, who }: Decision, ctx: Context, live: Assessment, held: Retention): JudgedFinding {
+  const layer = leakLayer(ps, live, ctx);
+  const facts = { ...who, start: live.start, end: live.end, rate: live.rate, seconds: live.to - live.from, anon: held.anon, free: held.mallocFree, layer: layer?.name };
+  const variant = subject.isRoot ? "process" : "worker";
+  const advice = phrase("advice.leak", { variant, rate: live.rate, ...who, ppid: ps.ppid });
+  const f = finding(ps, subject, "leak", "heap-live", live, phrase("process.hidden-leak", facts), growthConfidence(live), [advice]);
+  f.evidence.residentAnonBytes = Math.round(held.anon);
+  f.evidence.mallocFreeBytes = Math.round(held.mallocFree);
+  if (layer) {
+    f.evidence.layer = layer.name;
+    f.caveats.push(...layer.notes);
+  }
   return f;
 }
 
 function cowFinding({ ps, subject, who }: Decision, cow: CowSignal): JudgedFinding {
   const uss = assess(ps.metrics.uss!, ps.firstSeen);
-  const facts = { ...who, ussStart: cow.ussStart, ussEnd: cow.ussEnd, bound: cow.bound };
+  const facts = { ...who, ussStart: cow.ussStart, ussEnd: cow.ussEnd, bound: cow.bound, ...(cow.besideGrowth && { copied: cow.ussGrowth, sharedDrop: cow.sharedDrop }) };
   const advice = [phrase("advice.cow-process", facts)];
   const f = finding(ps, subject, "cow", "uss", uss, phrase("process.cow", { ...facts, isRoot: subject.isRoot }), uss.p < 1 ? confidenceFromP(uss.p) : 0.7, advice);
   Object.assign(f.evidence, { growth: Math.round(cow.ussGrowth), residentGrowth: Math.round(cow.residentGrowth) });

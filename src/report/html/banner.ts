@@ -11,6 +11,7 @@ import { evidenceLabel } from "../evidence-labels.js";
 import { escapeHtml as h } from "./escape.js";
 import { markdownToHtml } from "./markdown.js";
 import { testsSection } from "./tests-section.js";
+import { everyFinding } from "../../analysis/every-finding.js";
 
 /** CSS class of a kind; kinds are a closed set, but the class name is checked anyway as it lands in an attribute. */
 export function kindClass(kind: string): string {
@@ -62,7 +63,7 @@ function adviceBlock(v: Finding): string {
 
 function otherFindings(doc: VerdictDocument): string {
   const v = doc.verdict;
-  const others = doc.findings.filter((f) => f !== v && f.summary !== v.summary);
+  const others = everyFinding([v, ...doc.findings.filter((f) => f !== v && f.summary !== v.summary)]).slice(1);
   if (!others.length) return "";
   const rows = others.map(
     (f) =>

@@ -43,7 +43,8 @@ export const sayAdvice = (parts: readonly Phrase[]) => parts.map(say).filter(Boo
  * recordings' documents (fixtures/verdicts/) are compared byte for byte.
  */
 export function renderFinding(f: JudgedFinding): Finding {
-  const words = (k: string, v: unknown) => (k === "summary" ? say(f.summary) : k === "advice" ? sayAdvice(f.advice) : k === "caveats" ? f.caveats.map(say) : v);
+  const words = (k: string, v: unknown) =>
+    k === "summary" ? say(f.summary) : k === "advice" ? sayAdvice(f.advice) : k === "caveats" ? f.caveats.map(say) : k === "alsoFound" ? f.alsoFound!.map(renderFinding) : v;
   return Object.fromEntries(Object.entries(f).map(([k, v]) => [k, words(k, v)])) as unknown as Finding;
 }
 

@@ -8,7 +8,7 @@ import type { LeakFacts, PhraseFacts, ProcessFacts } from "../../analysis/phrase
 import { gcWaitingReason } from "./notes.js";
 import type { Say, Wordings } from "./words.js";
 
-type ProcessPhrase = "process.insufficient" | "process.retention" | "process.leak" | "process.cow" | "process.plateau" | "process.stable";
+type ProcessPhrase = "process.insufficient" | "process.retention" | "process.leak" | "process.hidden-leak" | "process.cow" | "process.plateau" | "process.stable";
 
 /** What the process does, and what joins it to the process's name (": " or " "). */
 type Predicate<N extends ProcessPhrase> = (facts: PhraseFacts[N]) => [joint: string, says: string];
@@ -44,10 +44,16 @@ const PREDICATES: { [N in ProcessPhrase]: Predicate<N> } = {
   "process.insufficient": (f) => [": ", `not enough data (${f.waiting ? gcWaitingReason(f.waiting) : f.reason})`],
   "process.retention": retention,
   "process.leak": (f) => [" ", leak(f)],
+  "process.hidden-leak": (f) => [
+    " ",
+    `leaks inside memory malloc already holds: its live heap (malloc in use + Python objects) grows steadily ${formatBytes(f.start)} → ${formatBytes(f.end)} at ${formatRate(f.rate)} over ${f.seconds.toFixed(0)} s${f.layer ? ` — in the ${f.layer}` : ""}, while resident anon memory stays near ${formatBytes(f.anon)}: the leak is filling the ${formatBytes(f.free)} malloc keeps free, and resident memory will grow again once that is used up`,
+  ],
   // The root shares its pages with the children it forked, a child with its parent.
   "process.cow": (f) => [
     ": ",
-    `private memory (USS) ${formatBytes(f.ussStart)} → ${formatBytes(f.ussEnd)} while RSS stays flat: copy-on-write of pages shared with ${f.isRoot ? "its forked children" : "its parent"}, bounded by ${formatBytes(f.bound)}`,
+    f.copied === undefined
+      ? `private memory (USS) ${formatBytes(f.ussStart)} → ${formatBytes(f.ussEnd)} while RSS stays flat: copy-on-write of pages shared with ${f.isRoot ? "its forked children" : "its parent"}, bounded by ${formatBytes(f.bound)}`
+      : `besides its own growth, it copies pages shared with ${f.isRoot ? "its forked children" : "its parent"}: ${formatBytes(f.copied)} of its private memory's rise (USS ${formatBytes(f.ussStart)} → ${formatBytes(f.ussEnd)}) is copy-on-write, as its shared memory fell by ${formatBytes(f.sharedDrop)}, bounded by ${formatBytes(f.bound)}`,
   ],
   "process.plateau": (f) => [" ", `${f.step ? `one step of ${formatBytes(f.growth)}` : `grew by ${formatBytes(f.growth)}`}, then levelled off at ${formatBytes(f.end)}`],
   "process.stable": (f) => [" ", `is stable: ${f.metric} ${formatBytes(f.start)} → ${formatBytes(f.end)}`],
@@ -57,6 +63,7 @@ export const PROCESS_WORDS: Wordings<ProcessPhrase> = {
   "process.insufficient": withProcess(PREDICATES["process.insufficient"]),
   "process.retention": withProcess(PREDICATES["process.retention"]),
   "process.leak": withProcess(PREDICATES["process.leak"]),
+  "process.hidden-leak": withProcess(PREDICATES["process.hidden-leak"]),
   "process.cow": withProcess(PREDICATES["process.cow"]),
   "process.plateau": withProcess(PREDICATES["process.plateau"]),
   "process.stable": withProcess(PREDICATES["process.stable"]),

@@ -8,7 +8,7 @@ const signed = (bytes: number) => `${bytes >= 0 ? "+" : ""}${formatBytes(bytes)}
 export const RECONCILE_WORDS: Wordings<
   "reconcile.attributed" | "reconcile.backlog-waiting" | "reconcile.backlog-released" | "reconcile.cow" | "reconcile.outside" | "cgroup.others" | "verdict.no-samples"
 > = {
-  "reconcile.attributed": (f, say) => `${say(f.of)} — because PID ${f.pids} grows`,
+  "reconcile.attributed": (f, say) => `${say(f.of)} — because PID ${f.pids} grows${f.as ? ` (whose own finding is ${f.as})` : ""}`,
   "reconcile.backlog-waiting": (f) =>
     `the ${groupName(f.subject)} grows by ${formatBytes(f.growth)} as PID ${f.pids} holds garbage cycles waiting for a full collection: the next one decides`,
   "reconcile.backlog-released": (f) =>

@@ -9,11 +9,11 @@ import { FIXTURES, fixture } from "../../helpers/fixtures.js";
 
 const recordings = readdirSync(`${FIXTURES}recordings`).filter((f) => f.endsWith(".jsonl"));
 
-function expectation(name: string): { kind: string; subject?: string; layer?: string } {
+function expectation(name: string): { kind: string; subject?: string; layer?: string; also?: string } {
   const text = fixture(`scenarios/${name}.py`);
   const kind = /^# expect: (\S+)/m.exec(text)?.[1];
   if (!kind) throw new Error(`${name}.py has no "# expect:" line`);
-  return { kind, subject: /^# subject: (\S+)/m.exec(text)?.[1], layer: /^# layer: (.+)$/m.exec(text)?.[1] };
+  return { kind, subject: /^# subject: (\S+)/m.exec(text)?.[1], layer: /^# layer: (.+)$/m.exec(text)?.[1], also: /^# also: (\S+)/m.exec(text)?.[1] };
 }
 
 
@@ -34,6 +34,8 @@ describe("verdicts on real recordings", () => {
     if (want.subject === "root") expect(doc.verdict.subject).toMatchObject({ type: "process", isRoot: true });
     if (want.subject === "worker") expect(doc.verdict.subject).toMatchObject({ type: "process", isRoot: false });
     if (want.layer) expect(doc.verdict.evidence.layer).toBe(want.layer);
+    // Two causes in one subject: the second is listed beside the verdict, not lost (issue 27).
+    if (want.also) expect((doc.verdict.alsoFound ?? []).map((f) => f.kind)).toContain(want.also);
     // Never a false leak where the scenario is not one.
     if (want.kind !== "leak") expect(doc.findings.filter((f) => f.kind === "leak")).toEqual([]);
   });

@@ -73,20 +73,28 @@ describe("copy-on-write explains tree and cgroup growth", () => {
     };
   }
 
+  // Process 103 leaks while 101 and 102 copy: the tree's and the cgroup's growth has both causes (issue 27). The leak
+  // heads them; copying that explains COW_EXPLAINS_SHARE of the growth is listed beside it, less is not.
+  const kinds = (f: { kind: string; alsoFound?: { kind: string }[] }) => [f.kind, ...(f.alsoFound ?? []).map((x) => x.kind)].join(" + ");
   it.each([
-    ["the tree: 74 MiB copied of ~120 MiB growth (62%)", 50 * MB, "cow"],
+    ["the tree: 74 MiB copied of ~120 MiB growth (62%)", 50 * MB, "leak + cow"],
     ["the tree: 74 MiB copied of ~180 MiB growth (41%)", 120 * MB, "leak"],
-  ] as [string, number, string][])("%s → %s", (_name, own, kind) => {
+  ] as [string, number, string][])("%s → %s", (_name, own, want) => {
     const tree = subjectFinding(judge(copying(own), { warmup: 0 }), "tree");
-    expect(tree.kind).toBe(kind);
-    if (kind === "cow") expect(tree.summary).toMatch(/^the process tree grows by .* because 2 processes copy pages shared after fork/);
+    expect(kinds(tree)).toBe(want);
+    if (want === "leak + cow") expect(tree.alsoFound![0]!.summary).toMatch(/^the process tree grows by .* because 2 processes copy pages shared after fork/);
   });
 
   it.each([
-    ["the cgroup: 74 MiB copied of ~110 MiB growth", 10 * MB, 100 * MB, "cow"],
+    ["the cgroup: 74 MiB copied of ~110 MiB growth", 10 * MB, 100 * MB, "leak + cow"],
     ["the cgroup: 74 MiB copied of ~210 MiB growth", 10 * MB, 200 * MB, "leak"],
-  ] as [string, number, number, string][])("%s → %s", (_name, own, extra, kind) => {
-    expect(subjectFinding(judge(copying(own, extra), { warmup: 0 }), "cgroup").kind).toBe(kind);
+  ] as [string, number, number, string][])("%s → %s", (_name, own, extra, want) => {
+    expect(kinds(subjectFinding(judge(copying(own, extra), { warmup: 0 }), "cgroup"))).toBe(want);
+  });
+
+  it("with no process leaking, copying that explains the tree's growth makes it cow", () => {
+    const tree = subjectFinding(judge(copying(0, 0), { warmup: 0 }), "tree");
+    expect(kinds(tree)).not.toMatch(/leak/);
   });
 });
 

@@ -100,24 +100,36 @@ function attributeLeaks(findings: JudgedFinding[]): JudgedFinding[] {
  */
 function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number): JudgedFinding[] {
   if (findings.some((f) => f.subject.type === "process" && f.kind === "leak")) return findings;
-  const explainable = (f: JudgedFinding) => f.subject.type !== "process" && f.kind === "leak" && f.evidence.growthIn !== "shmem" && !(Number(f.evidence.otherProcessesInCgroup ?? 0) > 0);
+  const settlingSeen = findings.some((f) => f.subject.type === "process" && f.evidence.settling === true);
+  // A shared cgroup's growth is judged by markOutside, except where settling processes account for it all (the
+  // floor check below): their growth is the watched tree's, and still undecided.
+  const explainable = (f: JudgedFinding) =>
+    f.subject.type !== "process" && f.kind === "leak" && f.evidence.growthIn !== "shmem" && (settlingSeen || !(Number(f.evidence.otherProcessesInCgroup ?? 0) > 0));
   if (!findings.some(explainable)) return findings;
   const backlogs = [...set.processes.values()]
     .filter((ps) => ps.lastSeen >= set.duration - RELATIVE_GRACE_INTERVALS * meanInterval(set) - 1e-9)
     .flatMap((ps) => {
       const b = backlogOf(ps, from);
-      return b ? [{ pid: ps.pid, ...b }] : [];
+      return b ? [{ pid: ps.pid, growth: b.growth, kind: b.judgement.kind }] : [];
     });
-  if (backlogs.length === 0) return findings;
-  const grown = backlogs.reduce((sum, b) => sum + Math.max(0, b.growth), 0);
-  const waiting = backlogs.some((b) => b.judgement.kind === "waiting");
-  const pids = backlogs.map((b) => b.pid).join(", ");
-  const processAdvice = findings.find((f) => f.subject.type === "process" && f.evidence.gcBacklog !== undefined)?.advice;
+  // Processes whose allocators are still filling to their working size (live-heap.ts allocatorSettling): their
+  // growth is undecided too, and so is the part of the tree's and the cgroup's that it accounts for.
+  const settling = findings.flatMap((f) => (f.subject.type === "process" && f.evidence.settling === true ? [{ pid: f.pid!, growth: Number(f.evidence.growth ?? 0), kind: "settling" as const }] : []));
+  const explainers = [...backlogs.filter((b) => !settling.some((s) => s.pid === b.pid)), ...settling];
+  if (explainers.length === 0) return findings;
+  const grown = explainers.reduce((sum, b) => sum + Math.max(0, b.growth), 0);
+  const waiting = explainers.some((b) => b.kind !== "released");
+  const pids = explainers.map((b) => b.pid).join(", ");
+  const processAdvice = findings.find((f) => f.subject.type === "process" && (f.evidence.gcBacklog !== undefined || f.evidence.settling === true))?.advice;
   return findings.map((f) => {
     if (!explainable(f)) return f;
     const growth = Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
     if (!(growth > 0) || growth - grown >= minGrowth(Number(f.evidence.start ?? 0))) return f;
     const facts = { subject: f.subject.type === "tree" ? ("tree" as const) : ("cgroup" as const), growth, pids };
+    if (settling.length > 0) {
+      const evidence = { ...f.evidence, settling: true, explainedByPids: pids };
+      return { ...f, kind: "insufficient-data", confidence: 0, evidence, advice: processAdvice ?? [phrase("advice.insufficient-data", { settlingPids: pids })], summary: phrase("reconcile.settling", facts) };
+    }
     const evidence = { ...f.evidence, gcBacklog: waiting ? "waiting" : "released", explainedByPids: pids };
     return waiting
       ? { ...f, kind: "insufficient-data", confidence: 0, evidence, advice: processAdvice ?? [phrase("advice.insufficient-data", { backlogPids: pids })], summary: phrase("reconcile.backlog-waiting", facts) }

@@ -10,6 +10,7 @@
  * typed against it, and a sentence without words does not compile).
  */
 import type { MetricName, Rate, Subject, VerdictKind } from "./types.js";
+import type { Settling } from "./signals/live-heap.js";
 
 export interface PhraseFacts {
   // classify.ts: findings that explain each other
@@ -19,6 +20,8 @@ export interface PhraseFacts {
   "reconcile.backlog-waiting": { subject: "tree" | "cgroup"; growth: number; pids: string };
   /** …or given back at one. */
   "reconcile.backlog-released": { subject: "tree" | "cgroup"; growth: number; pids: string };
+  /** …or by processes whose allocators are still filling to their working size (signals/live-heap.ts). */
+  "reconcile.settling": { subject: "tree" | "cgroup"; growth: number; pids: string };
   /** Tree or cgroup growth that copying after fork accounts for. */
   "reconcile.cow": { subject: "tree" | "cgroup"; growth: number; copiers: number; copied: number };
   /** A shared cgroup's growth that the watched tree does not explain; an artefact's own sentence follows. */
@@ -29,7 +32,7 @@ export interface PhraseFacts {
   "verdict.no-samples": Record<string, never>;
 
   // signals/process.ts: each sentence starts with the process (PID and command), which the live view leaves out
-  "process.insufficient": ProcessFacts & { reason: string | undefined; waiting?: GcWaitingFacts };
+  "process.insufficient": ProcessFacts & { reason: string | undefined; waiting?: GcWaitingFacts; settling?: Settling };
   "process.retention": ProcessFacts & { anon: number; live: number; mallocInUse: number; mallocFree: number; trimmed: number | undefined };
   "process.leak": ProcessFacts & LeakFacts;
   "process.hidden-leak": ProcessFacts & { start: number; end: number; rate: Rate; seconds: number; anon: number; free: number; layer: string | undefined };
@@ -84,7 +87,7 @@ export interface PhraseFacts {
   "cgroup.agents": { bytes: number; processes: number };
 
   // advice: src/advice/<kind>.md, one section per variant, filled with these facts
-  "advice.insufficient-data": { reason: string | undefined; waiting?: GcWaitingFacts } | { backlogPids: string };
+  "advice.insufficient-data": { reason: string | undefined; waiting?: GcWaitingFacts; settling?: Settling } | { backlogPids: string } | { settlingPids: string };
   "advice.fragmentation": { variant: "process" | "trim"; pid: number; anon: number; live: number; held: number; trimmed: number | undefined };
   "advice.fragmentation-actions": { arenas: number | undefined };
   "advice.cow-process": { pid: number; command: string; ussStart: number; ussEnd: number; bound: number | undefined };

@@ -7,24 +7,26 @@
  * program: RSS flat after ~80 s while malloc's in-use bytes between its 10–40 MB temporaries rose 3.8 → 11.0 MiB).
  */
 import { assess, levelChange, type Assessment } from "../assess.js";
+import { quantile } from "../stats/quantiles.js";
+import { sliceByTime } from "../stats/window.js";
 import { Column } from "../column.js";
 import type { ProcessSeries } from "../series.js";
 import { TYPICAL_BLOCK } from "./fragmentation.js";
-import { otherAllocator } from "./layer.js";
+import { LAYER_MIN_SHARE, otherAllocator } from "./layer.js";
 
 /**
  * malloc's in-use bytes + pymalloc blocks × TYPICAL_BLOCK, at the agent reports that carry malloc's numbers (both
  * fields come in the same report, so their times are the same; a report without the blocks counts none). Undefined
  * without the agent's malloc numbers, or under jemalloc/tcmalloc (glibc's counters see nothing there).
  */
-export function liveHeapColumn(ps: ProcessSeries): Column | undefined {
+export function liveHeapColumn(ps: ProcessSeries, blockBytes = TYPICAL_BLOCK): Column | undefined {
   if (otherAllocator(ps)) return undefined;
   const inUse = ps.agent["malloc.inUse"];
   if (!inUse || inUse.length === 0) return undefined;
   const blocks = ps.agent["py.allocatedBlocks"];
   const blocksAt = new Map<number, number>();
   if (blocks) for (let i = 0; i < blocks.xs.length; i++) blocksAt.set(blocks.xs[i]!, blocks.ys[i]!);
-  const ys = inUse.ys.map((y, i) => y + (blocksAt.get(inUse.xs[i]!) ?? 0) * TYPICAL_BLOCK);
+  const ys = inUse.ys.map((y, i) => y + (blocksAt.get(inUse.xs[i]!) ?? 0) * blockBytes);
   return Column.of([...inUse.xs], ys, undefined);
 }
 
@@ -37,6 +39,9 @@ export function liveHeapGrowth(ps: ProcessSeries, from: number): number | undefi
   return levelChange(liveHeapColumn(ps), from);
 }
 
+/** The lows of a live heap that leaks rise by at least this share of its growth (a steady climb: all of it). */
+export const LIVE_LOWS_SHARE = 0.5;
+
 /**
  * The live heap's trend over the analysed window, when it grows on its own terms: the shape rules say "growing"
  * (a robust trend over the growth floor, or rising lows under swings — not a plateau, not only the early test, whose
@@ -46,5 +51,70 @@ export function liveHeapLeak(ps: ProcessSeries, from: number): Assessment | unde
   const col = liveHeapColumn(ps);
   if (!col) return undefined;
   const a = assess(col, Math.max(from, ps.firstSeen), ps.firstSeen);
-  return a.shape === "growing" && !a.early ? a : undefined;
+  if (a.shape !== "growing" || a.early) return undefined;
+  // Its lows rise with it: what a program keeps stays at the bottom of its churn, while a sawtooth's medians can
+  // drift with the phase a window happens to end in (a GC-cycle program's live heap swings 4–22 MiB each few seconds).
+  return lowsChange(sliceByTime({ xs: col.xs, ys: col.ys }, a.from).ys) >= LIVE_LOWS_SHARE * a.growth ? a : undefined;
+}
+
+/**
+ * The live heap's swing (its 90th − 10th percentile over the window) must cover the anon growth for that growth to be
+ * the allocators settling: memory a program churns through (cycles freed at each young collection, buffers freed
+ * after each batch) is handed back to pymalloc's arenas and malloc's free lists, which keep it, and a process seen
+ * from mid-flight fills them up to the high-water mark of its churn before it levels off. Growth beyond what the
+ * churn can account for is not settling (a leak, or retention the fragmentation rule judges). 1: the whole swing, no
+ * margin — issue 27's GC-cycle program rose 16 MiB under a ~40 MiB swing.
+ */
+export const SETTLING_SWING_COVERS = 1;
+/** Agent readings in the window before the live heap's level and swing mean anything (levels: 3 at each end). */
+export const SETTLING_MIN_READINGS = 6;
+
+export interface Settling {
+  /** Growth of resident anon memory over the window. */
+  growth: number;
+  /** …and of the live heap's lows (10th percentile, last third against first third). */
+  liveGrowth: number;
+  /** The live heap's 90th − 10th percentile over the window. */
+  swing: number;
+}
+
+/**
+ * pymalloc serves requests up to 512 bytes: its blocks counted at that size bound Python's small objects from above.
+ * The settling rule counts them so, to lean toward a leak: a small-object leak under churn must show in the live
+ * heap's trend (issue 27's GC-cycle program: 70k–350k blocks of ~260 bytes, which 64 bytes a block made a swing of
+ * 16 MiB under an anon rise of 17.5 MiB, and a leak).
+ */
+const SMALL_OBJECT_MAX_BYTES = 512;
+
+/**
+ * Anon grows, but what the program uses does not: the live heap shows no growth of its own — no trend, no rising
+ * lows, by the same shape rules as anon, its small objects counted at their largest — while it swings by more than
+ * anon grew. That is the allocators filling to the program's working size (a process attached to mid-flight is still
+ * settling), not live memory kept: no leak is called on it while it lasts. Only with the agent's malloc numbers under
+ * glibc; a leak the live heap cannot see (thread stacks, a C extension's own mmap) leaves it flat without a swing,
+ * and stays a leak.
+ */
+export function allocatorSettling(ps: ProcessSeries, a: Assessment): Settling | undefined {
+  if (a.shape !== "growing" || !(a.growth > 0)) return undefined;
+  const col = liveHeapColumn(ps, SMALL_OBJECT_MAX_BYTES);
+  if (!col) return undefined;
+  const w = sliceByTime({ xs: col.xs, ys: col.ys }, a.from);
+  if (w.ys.length < SETTLING_MIN_READINGS) return undefined;
+  const live = assess(col, Math.max(a.from, ps.firstSeen), ps.firstSeen);
+  if (live.shape === "growing" || live.shape === "plateau" || live.shape === "step") return undefined;
+  // What the program keeps is what is left at the lows of its churn: with a leak under it they rise even where the
+  // shape rules see only swings (swing_leak: 100 MB temporaries, the lows of malloc's in-use bytes 2 → 33 MiB in
+  // 24 s). Counted at TYPICAL_BLOCK, the lows of a GC sawtooth move by noise only.
+  const typical = liveHeapColumn(ps)!;
+  const lowsRise = lowsChange(sliceByTime({ xs: typical.xs, ys: typical.ys }, a.from).ys);
+  if (lowsRise >= LAYER_MIN_SHARE * a.growth) return undefined;
+  const swing = (quantile(w.ys, 0.9) ?? 0) - (quantile(w.ys, 0.1) ?? 0);
+  if (swing < SETTLING_SWING_COVERS * a.growth) return undefined;
+  return { growth: a.growth, liveGrowth: lowsRise, swing };
+}
+
+/** The 10th percentile of the last third of a series minus that of its first third. */
+function lowsChange(ys: readonly number[]): number {
+  const third = Math.max(1, Math.floor(ys.length / 3));
+  return (quantile(ys.slice(-third), 0.1) ?? 0) - (quantile(ys.slice(0, third), 0.1) ?? 0);
 }

@@ -18,7 +18,7 @@ import type { ProcessSeries } from "../series.js";
 import { SEVERITY, type MetricName, type Subject } from "../types.js";
 import { copyOnWrite, type Copying, type CowSignal } from "./cow.js";
 import { retention, STATE_MIN_READINGS, type Retention } from "./fragmentation.js";
-import { liveHeapGrowth, liveHeapLeak } from "./live-heap.js";
+import { allocatorSettling, liveHeapGrowth, liveHeapLeak, type Settling } from "./live-heap.js";
 import { leakLayer, LAYER_MIN_SHARE, otherAllocator } from "./layer.js";
 import { noteMissingAgent } from "./unseen.js";
 import { noteMappedFiles } from "./mapped.js";
@@ -126,7 +126,8 @@ function decideProcess(
   const trend = trendFinding(d, ctx, held);
   const [headline, ...rest] = [...states, ...(trend ? [trend] : [])].sort((x, y) => SEVERITY[y.kind] - SEVERITY[x.kind]);
   if (!headline) return stableFinding(d);
-  if (rest.length > 0) headline.alsoFound = rest;
+  const also = rest.filter((f) => f.kind !== "insufficient-data");
+  if (also.length > 0) headline.alsoFound = also;
   return headline;
 }
 
@@ -142,7 +143,10 @@ function trendFinding(d: Decision, ctx: Context, held: Retention | undefined): J
   if (a.shape === "growing") {
     const live = held ? liveHeapGrowth(ps, a.from) : undefined;
     const liveGrows = live !== undefined && live >= LAYER_MIN_SHARE * a.growth;
-    return held?.decided && !liveGrows ? undefined : leakFinding(d, ctx, held, live);
+    if (held?.decided && !liveGrows) return undefined;
+    // Not live memory kept, but the allocators filling to the program's working size: undecided while it lasts.
+    const settling = held ? allocatorSettling(ps, a) : undefined;
+    return settling ? insufficientFinding(d, undefined, settling) : leakFinding(d, ctx, held, live);
   }
   const hidden = held ? liveHeapLeak(ps, ctx.from) : undefined;
   if (hidden) return hiddenLeakFinding(d, ctx, hidden, held!);
@@ -150,9 +154,11 @@ function trendFinding(d: Decision, ctx: Context, held: Retention | undefined): J
   return undefined;
 }
 
-function insufficientFinding({ ps, subject, metric, a, who }: Decision, waiting: GcWaitingFacts | undefined): JudgedFinding {
-  const why = { reason: a.reason, ...(waiting && { waiting }) };
-  return finding(ps, subject, "insufficient-data", metric, a, phrase("process.insufficient", { ...who, ...why }), 0, [phrase("advice.insufficient-data", why)]);
+function insufficientFinding({ ps, subject, metric, a, who }: Decision, waiting: GcWaitingFacts | undefined, settling?: Settling): JudgedFinding {
+  const why = { reason: a.reason, ...(waiting && { waiting }), ...(settling && { settling }) };
+  const f = finding(ps, subject, "insufficient-data", metric, a, phrase("process.insufficient", { ...who, ...why }), 0, [phrase("advice.insufficient-data", why)]);
+  if (settling) Object.assign(f.evidence, { settling: true, liveHeapGrowth: Math.round(settling.liveGrowth), liveHeapSwing: Math.round(settling.swing) });
+  return f;
 }
 
 function retentionFinding({ ps, subject, metric, a, who }: Decision, held: Retention): JudgedFinding {

@@ -6,7 +6,7 @@ import { advice } from "../../advice/load.js";
 import { formatBytes } from "../../units.js";
 import { formatRate, sinceText } from "./numbers.js";
 import type { PhraseName } from "../../analysis/phrases.js";
-import { gcWaitingReason } from "./notes.js";
+import { gcWaitingReason, settlingReason } from "./notes.js";
 import { groupName, type Wordings } from "./words.js";
 
 /** How stable.md names what did not grow. */
@@ -15,7 +15,16 @@ const STABLE_METRIC = { process: (m: string) => m, tree: (m: string) => `Σ ${m}
 export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
   "advice.insufficient-data": (f) =>
     advice("insufficient-data", "any", {
-      reason: "backlogPids" in f ? `PID ${f.backlogPids} holds garbage cycles waiting for a full collection` : f.waiting ? gcWaitingReason(f.waiting) : f.reason,
+      reason:
+        "backlogPids" in f
+          ? `PID ${f.backlogPids} holds garbage cycles waiting for a full collection`
+          : "settlingPids" in f
+            ? `the memory of PID ${f.settlingPids} grows while its live heap does not: its allocators are still filling up`
+            : f.waiting
+              ? gcWaitingReason(f.waiting)
+              : f.settling
+                ? settlingReason(f.settling)
+                : f.reason,
     }),
   "advice.cow-tree": (f) => advice("cow", "tree", { subject: groupName(f.subject), growth: formatBytes(f.growth), copiers: f.copiers, copied: formatBytes(f.copied) }),
   "advice.leak": (f) => advice("leak", f.variant, { ...f, rate: formatRate(f.rate) }),

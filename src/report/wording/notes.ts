@@ -4,12 +4,18 @@
  */
 import { formatBytes } from "../../units.js";
 import type { GcFreedFacts, GcWaitingFacts } from "../../analysis/phrases.js";
+import type { Settling } from "../../analysis/signals/live-heap.js";
 import type { Wordings } from "./words.js";
 
 const freed = (f: GcFreedFacts) =>
   `the older generations' collections freed ${f.olderFreed.toLocaleString("en-US")} objects in this window, ${f.releases === 1 ? "once" : `${f.releases} times`} as memory fell by up to ${formatBytes(f.largestRelease)}`;
 
 /** Why growth cannot be judged yet when it may be garbage waiting for a full collection (signals/gc-backlog.ts). */
+/** Anon that grows while the live heap does not (analysis/signals/live-heap.ts allocatorSettling). */
+export function settlingReason(f: Settling): string {
+  return `the allocators may still be filling up: anon +${formatBytes(f.growth)}, while the live heap (malloc in use + Python objects) does not grow and swings by up to ${formatBytes(f.swing)} as the program frees what it uses; waiting for anon to level off — growth beyond that swing is a leak`;
+}
+
 export function gcWaitingReason(f: GcWaitingFacts): string {
   const due = f.dueIn === 0 ? "a full collection is due now" : `a full collection comes due after ${f.dueIn} more generation-1 run${f.dueIn === 1 ? "" : "s"}`;
   // What it may be comes first: the live view cuts the line at the terminal's width.

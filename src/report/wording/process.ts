@@ -5,7 +5,7 @@
 import { formatBytes } from "../../units.js";
 import { formatRate } from "./numbers.js";
 import type { LeakFacts, PhraseFacts, ProcessFacts } from "../../analysis/phrases.js";
-import { gcWaitingReason } from "./notes.js";
+import { gcWaitingReason, settlingReason } from "./notes.js";
 import type { Say, Wordings } from "./words.js";
 
 type ProcessPhrase = "process.insufficient" | "process.retention" | "process.leak" | "process.hidden-leak" | "process.cow" | "process.plateau" | "process.stable";
@@ -41,7 +41,7 @@ const retention: Predicate<"process.retention"> = ({ anon, live, mallocInUse, ma
 ];
 
 const PREDICATES: { [N in ProcessPhrase]: Predicate<N> } = {
-  "process.insufficient": (f) => [": ", `not enough data (${f.waiting ? gcWaitingReason(f.waiting) : f.reason})`],
+  "process.insufficient": (f) => [": ", `not enough data (${f.waiting ? gcWaitingReason(f.waiting) : f.settling ? settlingReason(f.settling) : f.reason})`],
   "process.retention": retention,
   "process.leak": (f) => [" ", leak(f)],
   "process.hidden-leak": (f) => [

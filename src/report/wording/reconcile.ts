@@ -6,13 +6,15 @@ import { groupName, pidList, processCount, type Wordings } from "./words.js";
 const signed = (bytes: number) => `${bytes >= 0 ? "+" : ""}${formatBytes(bytes)}`;
 
 export const RECONCILE_WORDS: Wordings<
-  "reconcile.attributed" | "reconcile.backlog-waiting" | "reconcile.backlog-released" | "reconcile.cow" | "reconcile.outside" | "cgroup.others" | "verdict.no-samples"
+  "reconcile.attributed" | "reconcile.backlog-waiting" | "reconcile.backlog-released" | "reconcile.settling" | "reconcile.cow" | "reconcile.outside" | "cgroup.others" | "verdict.no-samples"
 > = {
   "reconcile.attributed": (f, say) => `${say(f.of)} — because PID ${f.pids} grows${f.as ? ` (whose own finding is ${f.as})` : ""}`,
   "reconcile.backlog-waiting": (f) =>
     `the ${groupName(f.subject)} grows by ${formatBytes(f.growth)} as PID ${f.pids} holds garbage cycles waiting for a full collection: the next one decides`,
   "reconcile.backlog-released": (f) =>
     `the ${groupName(f.subject)} rose by ${formatBytes(f.growth)} and came back down when PID ${f.pids} ran a full garbage collection`,
+  "reconcile.settling": (f) =>
+    `the ${groupName(f.subject)} grows by ${formatBytes(f.growth)} as the allocators of PID ${f.pids} fill up to its working size (its live heap does not grow): waiting for it to level off`,
   "reconcile.cow": (f) =>
     `the ${groupName(f.subject)} grows by ${formatBytes(f.growth)} because ${processCount(f.copiers)} ${f.copiers === 1 ? "copies" : "copy"} pages shared after fork (copy-on-write, +${formatBytes(f.copied)} private): bounded, not a leak`,
   "reconcile.outside": (f, say) => {

@@ -97,3 +97,49 @@ describe("the gates judge every finding", () => {
     expect(gateOn(["cow"]).result).toBe("pass");
   });
 });
+
+describe("no false leak while the allocators settle (signals/live-heap.ts allocatorSettling)", () => {
+  /**
+   * Anon rising `rise` bytes over 120 s, while the live heap is a GC sawtooth: `blocks(t)` pymalloc blocks (a 5 s
+   * period between `low` and `low + 300k`), malloc in use flat at 3 MiB — issue 27's GC-cycle program, attached to
+   * mid-flight.
+   */
+  const churning = (rise: number, lows: (t: number) => number, anon = linear(30 * MB, rise / 120, 0.3 * MB)) =>
+    alone(
+      {
+        anon,
+        agent: (t) => ({ malloc: { inUse: 3 * MB, free: 2 * MB, arenas: 1 }, py: { allocatedBlocks: lows(t) + ((t % 5) / 5) * 300_000 } }),
+      },
+      120,
+    );
+  const flatLows = () => 70_000;
+  const verdictOf = (sc: ReturnType<typeof churning>) => processFinding(judge(sc, { warmup: 0, noCgroup: true }), 100);
+
+  it("anon +18 MiB under a live heap that churns by ~18–150 MiB with flat lows → not enough data, saying it waits", () => {
+    const f = verdictOf(churning(18 * MB, flatLows));
+    expect(f.kind).toBe("insufficient-data");
+    expect(f.evidence.settling).toBe(true);
+    expect(f.summary).toMatch(/allocators may still be filling up/);
+  });
+
+  it("the same churn with its lows rising 40k blocks a minute (a small-object leak under it) → leak", () => {
+    expect(verdictOf(churning(18 * MB, (t) => 70_000 + (t / 60) * 40_000)).kind).toBe("leak");
+  });
+
+  it("anon growing with a live heap that does not churn (thread stacks, a C extension's mmap) → leak", () => {
+    const still = alone({ anon: linear(30 * MB, 0.15 * MB, 0.3 * MB), agent: () => ({ malloc: { inUse: 3 * MB, free: 2 * MB, arenas: 1 }, py: { allocatedBlocks: 70_000 } }) }, 120);
+    expect(verdictOf(still).kind).toBe("leak");
+  });
+
+  it("anon growing by more than the churn's whole swing (300 MiB under a ≤150 MiB swing) → leak", () => {
+    expect(verdictOf(churning(300 * MB, flatLows)).kind).toBe("leak");
+  });
+
+  it("the tree and the cgroup growth it accounts for waits too, and --fail-on leak does not fail", () => {
+    const sc = churning(18 * MB, flatLows);
+    const doc = judge(sc, { warmup: 0 });
+    expect(doc.findings.filter((f) => f.kind === "leak")).toEqual([]);
+    const gates = evaluateGates(doc, buildSeries(synthesize(sc)), { metric: "pss", failOn: ["leak"], perProcess: false });
+    expect(gates.find((g) => g.name === "fail-on")!.result).not.toBe("fail");
+  });
+});

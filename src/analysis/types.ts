@@ -21,7 +21,12 @@ export const SEVERITY: Record<VerdictKind, number> = {
 export type Subject =
   | { type: "process"; pid: number; starttime: number; command: string; ppid: number; isRoot: boolean }
   | { type: "tree"; processes: number }
-  | { type: "cgroup"; path: string; version: 1 | 2 };
+  | { type: "cgroup"; path: string; version: 1 | 2 }
+  /**
+   * One CUDA device's memory of one process (signals/gpu.ts): from the agent's torch.cuda.memory_stats (`torch`,
+   * the device as the process numbers it), or from the driver's per-process accounting (`driver`, nvidia-smi's).
+   */
+  | { type: "gpu"; pid: number; starttime: number; command: string; device: string; source: "torch" | "driver" };
 
 export type MetricName =
   // per process, and summed over the tree
@@ -43,7 +48,14 @@ export type MetricName =
   | "cgroup-inactive-file"
   | "cgroup-shmem"
   | "cgroup-dirty"
-  | "cgroup-kernel";
+  | "cgroup-kernel"
+  // one process on one GPU (signals/gpu.ts)
+  /** Bytes in live CUDA tensors (torch.cuda.memory_stats allocated_bytes). */
+  | "gpu-allocated"
+  /** Bytes PyTorch's caching allocator holds from the driver (reserved_bytes). */
+  | "gpu-reserved"
+  /** The process's GPU memory as the driver counts it (nvidia-smi used_memory: its CUDA context included). */
+  | "gpu-used";
 
 export interface Rate {
   bytesPerSecond: number;
@@ -56,7 +68,7 @@ export interface Finding {
   /** 0–1: how sure the rule is, from the strength of the trend test and how much data it had. */
   confidence: number;
   subject: Subject;
-  /** Present when subject is a process: the pid, at top level, as the contract promises. */
+  /** Present when subject is a process (or a process's GPU): the pid, at top level, as the contract promises. */
   pid?: number;
   /** The metric that decided it, and its robust growth rate over the analysed window. */
   metric: MetricName;

@@ -20,6 +20,7 @@ export const KIND_LABEL: Record<Finding["kind"], string> = {
 export function subjectText(f: Finding): string {
   if (f.subject.type === "process") return `PID ${f.subject.pid}${f.subject.isRoot ? "" : ` (child of ${f.subject.ppid})`}`;
   if (f.subject.type === "tree") return "process tree";
+  if (f.subject.type === "gpu") return `PID ${f.subject.pid} on ${f.subject.source === "driver" ? "GPU " : ""}${f.subject.device}`;
   return `cgroup ${f.subject.path}`;
 }
 

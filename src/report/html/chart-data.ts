@@ -217,7 +217,7 @@ export function buildCharts(doc: VerdictDocument, set: SeriesSet, commands?: Map
   const cgroup = cgroupChart(set, doc);
   // The group holding the verdict's subject comes first: that is the chart that explains the verdict.
   const groups: ChartSpec[][] = [processCharts, tree ? [tree] : [], cgroup ? [cgroup] : []];
-  const first = { process: 0, tree: 1, cgroup: 2 }[doc.verdict.subject.type];
+  const first = { process: 0, gpu: 0, tree: 1, cgroup: 2 }[doc.verdict.subject.type];
   const charts = [groups[first]!, ...groups.filter((_, i) => i !== first)].flat();
   return {
     duration: set.duration,

@@ -6,7 +6,7 @@
 import type { TraceResult, TraceSite, TrimResult } from "../analysis/agent-results.js";
 import type { TestMark } from "../test-results.js";
 import { isNum, parseTestMark } from "./test-messages.js";
-import { GPU_MAX_FIELDS } from "./gpu-fields.js";
+import { GPU_MAX_FIELDS } from "../gpu-fields.js";
 
 export interface AgentReport {
   type: "report";
@@ -20,7 +20,7 @@ export interface AgentReport {
     torch?: Record<string, number | string>;
     /** The agent's walk over the objects the GC tracks: container items, the largest container, live CPU tensors. */
     census?: Record<string, number | string>;
-    /** The CUDA caching allocator's bytes and counters per device the process uses ("cuda0Allocated"): gpu-fields.ts. */
+    /** The CUDA caching allocator's bytes and counters per device the process uses ("cuda0Allocated"): src/gpu-fields.ts. */
     gpu?: Record<string, number>;
   };
 }

@@ -16,14 +16,17 @@
  * grow, its allocator never retries, so it is stable however far reserved is above what a sample caught allocated.
  * Without the agent the driver's per-process number (gpu-driver.ts) is judged for growth only.
  */
-import { assess, stoppedAt, stoppedGrowth, type Assessment } from "../assess.js";
+import { assess, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
-import { confidenceFromP, growthConfidence, stableConfidence, trendEvidence } from "../evidence.js";
+import { growthConfidence } from "../evidence.js";
 import type { JudgedFinding } from "../judgement.js";
-import { phrase, type GpuFacts, type Phrase } from "../phrases.js";
+import { phrase } from "../phrases.js";
 import type { ProcessSeries, SeriesSet } from "../series.js";
-import type { MetricName, Subject } from "../types.js";
-import { cudaLabel, gpuDevices, gpuFieldName, type GpuField } from "../../agent/gpu-fields.js";
+import { gpuFacts, gpuFinding, gpuSubject, shapeFinding, type GpuSubject } from "./gpu-finding.js";
+import { gpuFieldName, type GpuField } from "../../gpu-fields.js";
+import type { Column } from "../column.js";
+import { processGpuSeries } from "../gpu-series.js";
+import { decideDriver } from "./gpu-driver.js";
 import { gpuState, type GpuColumns, type GpuState } from "./gpu-state.js";
 
 /**
@@ -58,85 +61,57 @@ const FIELDS: Record<keyof GpuColumns, GpuField> = {
   ooms: "Ooms",
 };
 
-function columnsOf(ps: ProcessSeries, device: number): GpuColumns | undefined {
-  const col = (f: GpuField) => ps.agent[`gpu.${gpuFieldName(device, f)}`];
-  const allocated = col("Allocated");
-  if (!allocated || allocated.length === 0) return undefined;
-  return Object.fromEntries(Object.entries(FIELDS).map(([k, f]) => [k, col(f)])) as unknown as GpuColumns;
+function columnsOf(ps: ProcessSeries, index: number, allocated: Column): GpuColumns {
+  const col = (f: GpuField) => ps.agent[`gpu.${gpuFieldName(index, f)}`];
+  return { ...(Object.fromEntries(Object.entries(FIELDS).map(([k, f]) => [k, col(f)])) as unknown as GpuColumns), allocated };
 }
-
-export function gpuSubject(ps: ProcessSeries, command: string, device: string, source: "torch" | "driver"): Subject & { type: "gpu" } {
-  return { type: "gpu", pid: ps.pid, starttime: ps.starttime, command, device, source };
-}
-
-export function gpuFinding(subject: Subject & { type: "gpu" }, kind: JudgedFinding["kind"], metric: MetricName, a: Assessment, summary: Phrase, confidence: number, advice: Phrase[]): JudgedFinding {
-  return { kind, confidence, subject, pid: subject.pid, metric, rate: a.rate, summary, evidence: { device: subject.device, source: subject.source, ...trendEvidence(a) }, advice, caveats: [] };
-}
-
-/** Where a device's series is judged from: the analysis window, or its first reading when CUDA came up later. */
-export const gpuFrom = (first: number | undefined, ctx: Context) => Math.max(ctx.from, first ?? 0);
 
 /** The GPU findings of every process of the set (`commandOf`: its command as subjects show it). */
 export function judgeGpus(set: SeriesSet, ctx: Context, commandOf: (ps: ProcessSeries) => string): JudgedFinding[] {
   return [...set.processes.values()].flatMap((ps) => analyzeGpus(ps, commandOf(ps), ctx));
 }
 
-/** One finding per CUDA device the process's agent reported. */
+/** One finding per GPU series of the process (gpu-series.ts): the agent's devices, or else the driver's. */
 export function analyzeGpus(ps: ProcessSeries, command: string, ctx: Context): JudgedFinding[] {
-  return gpuDevices(Object.keys(ps.agent)).flatMap((device) => {
-    const cols = columnsOf(ps, device);
-    if (!cols) return [];
-    const subject = gpuSubject(ps, command, cudaLabel(device), "torch");
-    const first = cols.allocated.xs[0];
-    const from = gpuFrom(first, ctx);
-    const a = assess(cols.allocated, from, first ?? from);
+  return processGpuSeries(ps).map((g) => {
+    const subject = gpuSubject(ps, command, g.device, g.source);
+    // From the analysis window, or from the device's first reading when CUDA came up later.
+    const first = g.col.xs[0];
+    const from = Math.max(ctx.from, first ?? 0);
+    const a = assess(g.col, from, first ?? from);
+    if (g.index === undefined) return decideDriver(subject, a);
+    const cols = columnsOf(ps, g.index, g.col);
     // The state over the whole series: a reserve left behind by a load that the warm-up cut is still held.
-    return [decideGpu(subject, a, gpuState(cols, first ?? from), cols)];
+    return decideGpu(subject, a, gpuState(cols, first ?? from), cols);
   });
 }
 
 /** Why the allocator's reserve is more than slack, when it is: the facts retention and fragmentation rest on. */
-function heldWhy(s: GpuState, cols: GpuColumns, a: Assessment, from: number): "fell" | "reserve-grows" | "retries" | undefined {
+function heldWhy(s: GpuState, cols: GpuColumns, from: number): "fell" | "reserve-grows" | "retries" | undefined {
   if (s.held === undefined || s.reserved === undefined) return undefined;
   if (s.held < GPU_HELD_MIN_BYTES || s.held < GPU_HELD_SHARE * s.reserved) return undefined;
   if (s.fell >= GPU_FELL_SHARE * s.held) return "fell";
   if ((s.retries ?? 0) > 0) return "retries";
-  if (cols.reserved && a.shape !== "growing" && assess(cols.reserved, from).shape === "growing") return "reserve-grows";
+  if (cols.reserved && assess(cols.reserved, from).shape === "growing") return "reserve-grows";
   return undefined;
 }
 
-function decideGpu(subject: Subject & { type: "gpu" }, a: Assessment, s: GpuState, cols: GpuColumns): JudgedFinding {
-  const who: GpuFacts = { pid: subject.pid, command: subject.command, device: subject.device, source: subject.source };
-  const from = a.from;
-  const why = a.shape === "insufficient" ? undefined : heldWhy(s, cols, a, from);
+function decideGpu(subject: GpuSubject, a: Assessment, s: GpuState, cols: GpuColumns): JudgedFinding {
+  const who = gpuFacts(subject);
+  const why = a.shape === "insufficient" || a.shape === "growing" ? undefined : heldWhy(s, cols, a.from);
   let f: JudgedFinding;
-  if (a.shape === "insufficient") {
-    f = gpuFinding(subject, "insufficient-data", "gpu-allocated", a, phrase("gpu.insufficient", { ...who, reason: a.reason }), 0, [phrase("advice.insufficient-data", { reason: a.reason })]);
-  } else if (a.shape === "growing") {
+  if (a.shape === "growing") {
     const facts = { ...who, start: a.start, end: a.end, rate: a.rate, reserved: s.reserved };
     f = gpuFinding(subject, "leak", "gpu-allocated", a, phrase("gpu.leak", facts), growthConfidence(a), [phrase("advice.gpu", { variant: "leak", ...who })]);
     f.evidence.layer = "CUDA tensors";
   } else if (why) {
     const split = (s.split ?? 0) >= GPU_SPLIT_COVERS * s.held!;
     const facts = { ...who, allocated: s.allocated, reserved: s.reserved!, held: s.held!, split: s.split, highest: s.highest, why, retries: s.retries, ooms: s.ooms };
-    f = gpuFinding(
-      subject,
-      "fragmentation",
-      "gpu-reserved",
-      a,
-      phrase(split ? "gpu.fragmentation" : "gpu.retention", facts),
-      why === "retries" || split ? 0.9 : 0.8,
-      [phrase("advice.gpu", { variant: split ? "fragmentation" : "retention", ...who, held: s.held!, split: s.split })],
-    );
+    const advice = phrase("advice.gpu", { variant: split ? "fragmentation" : "retention", ...who, held: s.held!, split: s.split });
+    f = gpuFinding(subject, "fragmentation", "gpu-reserved", a, phrase(split ? "gpu.fragmentation" : "gpu.retention", facts), why === "retries" || split ? 0.9 : 0.8, [advice]);
     f.evidence.gpuHeldAs = split ? "inactive-split" : "cached";
-  } else if (a.shape === "plateau" || a.shape === "step") {
-    const growth = stoppedGrowth(a);
-    const levelFrom = stoppedAt(a);
-    f = gpuFinding(subject, "plateau", "gpu-allocated", a, phrase("gpu.plateau", { ...who, growth, end: a.end }), confidenceFromP(a.plateau?.p ?? a.p), [phrase("advice.plateau", { growth, level: a.end, levelFrom })]);
-    if (levelFrom !== undefined) f.evidence.levelFromSeconds = Number(levelFrom.toFixed(1));
   } else {
-    const advice = phrase("advice.stable", { subject: "gpu", metric: "gpu-allocated", growth: a.growth, seconds: a.to - a.from, noise: a.plateau?.noise });
-    f = gpuFinding(subject, "stable", "gpu-allocated", a, phrase("gpu.stable", { ...who, start: a.start, end: a.end, reserved: s.reserved }), stableConfidence(a.to - a.from), [advice]);
+    f = shapeFinding(subject, "gpu-allocated", a, s.reserved);
   }
   Object.assign(f.evidence, stateEvidence(s));
   return f;

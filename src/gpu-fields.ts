@@ -30,11 +30,16 @@ export const GPU_MAX_FIELDS = GPU_MAX_DEVICES * Object.keys(GPU_FIELDS).length;
 /** The field's name in a report ("cuda0Allocated"). */
 export const gpuFieldName = (device: number, field: GpuField) => `cuda${device}${field}`;
 
+/** The devices named by a report's fields ("cuda<index>Allocated"), in order. */
+export const gpuDevicesOf = (fieldNames: Iterable<string>) => devicesMatching(fieldNames, /^cuda(\d+)Allocated$/);
+
 /** The devices a process's agent columns name (from "gpu.cuda<index>Allocated"), in order. */
-export function gpuDevices(columnNames: Iterable<string>): number[] {
+export const gpuDevices = (columnNames: Iterable<string>) => devicesMatching(columnNames, /^gpu\.cuda(\d+)Allocated$/);
+
+function devicesMatching(names: Iterable<string>, pattern: RegExp): number[] {
   const out = new Set<number>();
-  for (const name of columnNames) {
-    const m = /^gpu\.cuda(\d+)Allocated$/.exec(name);
+  for (const name of names) {
+    const m = pattern.exec(name);
     if (m) out.add(Number(m[1]));
   }
   return [...out].sort((a, b) => a - b);

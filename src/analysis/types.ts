@@ -140,4 +140,9 @@ export interface SamplingFacts {
   pssAge?: { median: number; max: number };
   /** memleak's own CPU over the session (user + system), as a share of one core. */
   cpuShare: number;
+  /**
+   * The driver's per-process GPU memory (nvidia-smi, system/gpu-driver.ts): read, or why not, in one line. A machine
+   * without an NVIDIA driver says so here and nowhere else.
+   */
+  gpu?: { driver: "read" | "unavailable"; note: string; reads: number };
 }

@@ -1,0 +1,74 @@
+/**
+ * The driver reader (src/system/gpu-driver.ts) running a real program: a STAND-IN nvidia-smi (a shell script this
+ * test writes, NOT NVIDIA's: no GPU machine was available) that answers what the test gives it, or fails as
+ * nvidia-smi does without a driver; and a name that is on no PATH, as on every machine without NVIDIA's driver.
+ */
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { DRIVER_MIN_SECONDS, GpuDriver } from "../../../src/system/gpu-driver.js";
+import { fixture } from "../../helpers/fixtures.js";
+import { tempDir } from "../../helpers/temp.js";
+
+const MiB = 2 ** 20;
+
+/** A stand-in nvidia-smi: `--query-gpu` prints `gpus`, `--query-compute-apps` prints `apps`; `exit` for both. */
+function standIn(o: { gpus: string; apps: string; exit?: number }): string {
+  const dir = tempDir("nvidia-smi");
+  writeFileSync(join(dir, "gpus"), o.gpus);
+  writeFileSync(join(dir, "apps"), o.apps);
+  const path = join(dir, "nvidia-smi");
+  writeFileSync(
+    path,
+    `#!/bin/sh
+# STAND-IN for nvidia-smi, written by test/unit/system/gpu-driver.test.ts: not NVIDIA's.
+echo "$@" >> "${dir}/calls"
+case "$1" in
+  --query-gpu=*) cat "${dir}/gpus" ;;
+  --query-compute-apps=*) cat "${dir}/apps" ;;
+esac
+exit ${o.exit ?? 0}
+`,
+  );
+  chmodSync(path, 0o755);
+  return path;
+}
+
+describe("GpuDriver", () => {
+  it("reads each process's memory per GPU index through nvidia-smi, and hands it over once", async () => {
+    const driver = new GpuDriver(standIn({ gpus: fixture("nvidia-smi/gpu-indices.two-gpus"), apps: fixture("nvidia-smi/compute-apps.two-gpus") }));
+    await driver.poll();
+    const got = driver.take();
+    expect(got && Object.fromEntries(got)).toEqual({ 4242: { "0": 1536 * MiB, "1": 22018 * MiB }, 4243: { "0": 812 * MiB } });
+    expect(driver.take()).toBeUndefined();
+    expect(driver.facts()).toMatchObject({ driver: "read", reads: 1 });
+  });
+
+  it(`reads again no sooner than ${DRIVER_MIN_SECONDS} s after the last read`, async () => {
+    let now = 1_000_000;
+    const driver = new GpuDriver(standIn({ gpus: fixture("nvidia-smi/gpu-indices.two-gpus"), apps: fixture("nvidia-smi/compute-apps.two-gpus") }), () => now);
+    await driver.poll();
+    now += (DRIVER_MIN_SECONDS - 0.5) * 1000;
+    expect(driver.poll()).toBeUndefined();
+    now += 1000;
+    await driver.poll();
+    expect(driver.facts().reads).toBe(2);
+  });
+
+  it("with no nvidia-smi on the machine: nothing read, tried once, and one line saying why", async () => {
+    const driver = new GpuDriver(join(tempDir("no-nvidia-smi"), "nvidia-smi"));
+    await driver.poll();
+    expect(driver.take()).toBeUndefined();
+    expect(driver.poll()).toBeUndefined();
+    expect(driver.facts()).toEqual({ driver: "unavailable", note: "GPU memory per process not read from the driver: nvidia-smi is not installed (no NVIDIA driver here)", reads: 0 });
+  });
+
+  it("with nvidia-smi but no driver behind it: nothing read, and nvidia-smi's own words", async () => {
+    const complaint = fixture("nvidia-smi/no-driver.stdout");
+    const driver = new GpuDriver(standIn({ gpus: complaint, apps: complaint, exit: 9 }));
+    await driver.poll();
+    expect(driver.take()).toBeUndefined();
+    expect(driver.poll()).toBeUndefined();
+    expect(driver.facts().note).toBe("GPU memory per process not read from the driver: nvidia-smi failed: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.");
+  });
+});

@@ -4,8 +4,8 @@
  * TensorFlow. Asynchronous, so a tick never waits on it: `poll()` starts a read when one is due, and `take()` hands
  * the readings that arrived since the last take to the next sample.
  *
- * Cheap by rate: nvidia-smi loads NVML and asks every GPU, 50-300 ms of a core, so a read is due no sooner than
- * DRIVER_MIN_SECONDS after the last, and no sooner than its own cost allows under DRIVER_CPU_SHARE of a core.
+ * Cheap by rate: nvidia-smi loads NVML and asks every GPU, 100-300 ms, so a read is due no sooner than
+ * DRIVER_MIN_SECONDS after the last, and no sooner than its own time allows under DRIVER_CPU_SHARE.
  * No nvidia-smi, or no driver behind it: nothing is read, and `facts()` says why in one line (the JSON's sampling).
  */
 import { execFile } from "node:child_process";
@@ -13,8 +13,12 @@ import { gpuMemoryByPid, parseComputeApps, parseGpuIndices } from "../probes/nvi
 
 /** At least this long between reads: GPU memory leaks over minutes, and a 5 s series still gives a trend in 2 minutes. */
 export const DRIVER_MIN_SECONDS = 5;
-/** And no more often than keeps nvidia-smi (wall time, an upper bound on its CPU) under 0.5% of a core, as mallinfo2. */
-export const DRIVER_CPU_SHARE = 0.005;
+/**
+ * And no more often than keeps nvidia-smi's wall time under 2% of the time: its wall time is what memleak can measure,
+ * and an upper bound on its CPU, most of which is spent waiting on the driver. At the 100-300 ms a read takes, that is
+ * a read every 5-15 s: a GPU leak is seen within minutes, and memleak stays a small cost on the machine.
+ */
+export const DRIVER_CPU_SHARE = 0.02;
 /** A read that takes longer is abandoned (a driver stuck in a GPU reset): the sampling must not hang on it. */
 export const NVIDIA_SMI_TIMEOUT_MS = 5000;
 
@@ -93,7 +97,6 @@ export class GpuDriver {
   }
 
   private async read(): Promise<void> {
-    const started = this.now();
     if (!this.indices) {
       const ran = await nvidiaSmi(INDEX_ARGS, this.command);
       const parsed = ran.failed === undefined ? parseGpuIndices(ran.stdout) : undefined;
@@ -101,6 +104,8 @@ export class GpuDriver {
       if (!parsed || !parsed.ok) return this.giveUp(ran.failed ?? (parsed && !parsed.ok ? `nvidia-smi's answer: ${parsed.message}` : "no answer"));
       this.indices = parsed.value;
     }
+    // The cost of a read is the query of processes alone: the GPUs' indices are asked once.
+    const started = this.now();
     const ran = await nvidiaSmi(APPS_ARGS, this.command);
     const cost = this.now() - started;
     this.lastCostMs = cost;

@@ -46,6 +46,14 @@ export const GPU_HELD_SHARE = 0.25;
  */
 export const GPU_FELL_SHARE = 0.5;
 /**
+ * …and by at least this many noise widths of allocated (gpu-state.ts: the readings' spread around their tenths'
+ * medians): with a tenth of 3 readings, the highest median of a loop swinging between 1 and 3 GiB lands up to 1.4 GiB
+ * above its last (a 14 s run at 2 Hz under `memleak run`, test/e2e/gpu.test.ts), while a level that came down and
+ * stayed has next to no spread. 3, the project's usual multiple for "clear of the noise" (stats/shape.ts).
+ * Boundary tests: rules/gpu.test.ts (falls of 2.6 / 3.4 noise widths as estimated).
+ */
+export const GPU_FELL_NOISE_MULTIPLE = 3;
+/**
  * Inactive split bytes must be at least half of what is held for it to be fragmentation: then most of the reserve
  * sits in segments pinned by live blocks, which empty_cache() cannot release and a larger request cannot use.
  * Boundary tests: 45% / 55%.
@@ -90,7 +98,7 @@ export function analyzeGpus(ps: ProcessSeries, command: string, ctx: Context): J
 function heldWhy(s: GpuState, cols: GpuColumns, from: number): "fell" | "reserve-grows" | "retries" | undefined {
   if (s.held === undefined || s.reserved === undefined) return undefined;
   if (s.held < GPU_HELD_MIN_BYTES || s.held < GPU_HELD_SHARE * s.reserved) return undefined;
-  if (s.fell >= GPU_FELL_SHARE * s.held) return "fell";
+  if (s.fell >= GPU_FELL_SHARE * s.held && s.fell >= GPU_FELL_NOISE_MULTIPLE * s.noise) return "fell";
   if ((s.retries ?? 0) > 0) return "retries";
   if (cols.reserved && assess(cols.reserved, from).shape === "growing") return "reserve-grows";
   return undefined;

@@ -1,37 +1,28 @@
 /**
- * The driver reader (src/system/gpu-driver.ts) running a real program: a STAND-IN nvidia-smi (a shell script this
- * test writes, NOT NVIDIA's: no GPU machine was available) that answers what the test gives it, or fails as
+ * The driver reader (src/system/gpu-driver.ts) running a real program: a STAND-IN nvidia-smi
+ * (test/support/stand-in-nvidia-smi, a shell script, NOT NVIDIA's: no GPU machine was available) that answers what the test gives it, or fails as
  * nvidia-smi does without a driver; and a name that is on no PATH, as on every machine without NVIDIA's driver.
  */
-import { chmodSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DRIVER_MIN_SECONDS, GpuDriver } from "../../../src/system/gpu-driver.js";
-import { fixture } from "../../helpers/fixtures.js";
+import { fixture, REPO } from "../../helpers/fixtures.js";
 import { tempDir } from "../../helpers/temp.js";
 
 const MiB = 2 ** 20;
 
-/** A stand-in nvidia-smi: `--query-gpu` prints `gpus`, `--query-compute-apps` prints `apps`; `exit` for both. */
+const STAND_IN = `${REPO}test/support/stand-in-nvidia-smi/nvidia-smi`;
+
+/** The stand-in's answers for this test: `--query-gpu` prints `gpus`, `--query-compute-apps` prints `apps`; `exit` for both. */
 function standIn(o: { gpus: string; apps: string; exit?: number }): string {
   const dir = tempDir("nvidia-smi");
   writeFileSync(join(dir, "gpus"), o.gpus);
   writeFileSync(join(dir, "apps"), o.apps);
-  const path = join(dir, "nvidia-smi");
-  writeFileSync(
-    path,
-    `#!/bin/sh
-# STAND-IN for nvidia-smi, written by test/unit/system/gpu-driver.test.ts: not NVIDIA's.
-echo "$@" >> "${dir}/calls"
-case "$1" in
-  --query-gpu=*) cat "${dir}/gpus" ;;
-  --query-compute-apps=*) cat "${dir}/apps" ;;
-esac
-exit ${o.exit ?? 0}
-`,
-  );
-  chmodSync(path, 0o755);
-  return path;
+  writeFileSync(join(dir, "exit"), String(o.exit ?? 0));
+  // GpuDriver runs it with memleak's environment, as it runs the real one.
+  process.env.STAND_IN_NVIDIA_SMI_DIR = dir;
+  return STAND_IN;
 }
 
 describe("GpuDriver", () => {

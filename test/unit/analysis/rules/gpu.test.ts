@@ -56,6 +56,16 @@ describe("GPU findings: what each shape of the allocator's numbers is called", (
     expect(doc.verdict.kind).toBe("stable");
   });
 
+  it("a steady training loop read only 28 times (14 s at 2 Hz) is stable too: its tenths' medians differ within its swings", () => {
+    const seconds = 14;
+    // steps of ~1.3 s between 1 and 3 GiB read at 2 Hz: each reading catches a step at a phase of its own
+    const loop: SynthDevice = { allocated: { shape: { kind: "sawtooth", period: 1.3, amplitude: 2 * GB, jitter: 0.5 }, baseline: 1 * GB, noise: 5 * MB }, reserved: flat(3.2 * GB, 0), inactiveSplit: flat(200 * MB, 0) };
+    for (let seed = 1; seed <= 20; seed++) {
+      const sc = alone({ anon: flat(600 * MB), agent: gpuReports({ 0: loop }, seconds, 2, seed) }, seconds, { noCgroup: true, hz: 2 });
+      expect(gpuFinding(judge(sc), "cuda:0").kind, `seed ${seed}`).toBe("stable");
+    }
+  });
+
   it("allocated that came down while the reserve stayed is retention: reusable by this process, empty_cache for others", () => {
     const f = gpuFinding(judge(onGpu({ 0: cameDown(4 * GB, 1 * GB, 4.2 * GB, 100 * MB) })));
     expect([f.kind, f.metric, f.evidence.gpuHeldAs]).toEqual(["fragmentation", "gpu-reserved", "cached"]);
@@ -136,6 +146,16 @@ describe("GPU boundaries", () => {
   });
 
   /** 3 GiB held (reserved 4, allocated down from 4 to 1 GiB), `share` of it in split blocks. */
+  /** Allocated down by `drop` at 60 s, to 1 GiB, with 200 MiB of noise; the reserve 100 MiB above where it was. */
+  const noisyDrop = (drop: number): SynthDevice => ({
+    allocated: { shape: { kind: "step", at: 60, height: -drop }, baseline: 1 * GB + drop, noise: 200 * MB },
+    reserved: flat(1 * GB + drop + 100 * MB, 0),
+  });
+  it("allocated down by 2.6 noise widths is no fall (a loop's swing); by 3.4, it is (200 MiB of Gaussian noise, estimated at 186)", () => {
+    expect(gpuFinding(judge(onGpu({ 0: noisyDrop(440 * MB) }))).kind).toBe("stable");
+    expect(gpuFinding(judge(onGpu({ 0: noisyDrop(600 * MB) }))).kind).toBe("fragmentation");
+  });
+
   const split = (share: number) => cameDown(4 * GB, 1 * GB, 4 * GB, share * 3 * GB);
   it("inactive split blocks holding 45% of what is held is retention; 55%, fragmentation", () => {
     expect(gpuFinding(judge(onGpu({ 0: split(0.45) }))).evidence.gpuHeldAs).toBe("cached");

@@ -25,7 +25,10 @@ async function drive(mode: string, extra: string[] = [], env: NodeJS.ProcessEnv 
 
 describe.concurrent("GPU memory under `memleak run` (stand-in torch.cuda, no GPU)", () => {
   it("CUDA tensors kept alive are a leak on cuda:0 while host memory is flat; --metric gpu and --fail-on fail the step", async () => {
-    const { doc, code } = await drive("leak", ["--metric", "gpu", "--max-growth", "100MiB", "--fail-on", "leak"]);
+    const dir = tempDir("gpu-leak");
+    const html = join(dir, "report.html");
+    const summary = join(dir, "summary.md");
+    const { doc, code } = await drive("leak", ["--metric", "gpu", "--max-growth", "100MiB", "--fail-on", "leak", "--html", html], { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary });
     expect(doc.verdict, show(gpuFindings(doc))).toMatchObject({ kind: "leak", metric: "gpu-allocated", subject: { type: "gpu", device: "cuda:0", source: "torch" }, evidence: { layer: "CUDA tensors" } });
     expect(doc.findings.find((f) => f.subject.type === "process")!.kind).not.toBe("leak");
     expect(doc.gates!.map((g) => [g.name, g.result])).toEqual([
@@ -34,6 +37,9 @@ describe.concurrent("GPU memory under `memleak run` (stand-in torch.cuda, no GPU
     ]);
     expect(doc.gates![0]!.subject).toMatch(/^PID \d+ cuda:0 allocated$/);
     expect(code).toBe(1);
+    // the HTML report charts the device; the step summary names it
+    expect(readFileSync(html, "utf8")).toMatch(/"group":"gpu","title":"PID \d+ cuda:0"/);
+    expect(readFileSync(summary, "utf8")).toMatch(/^\| leak \| PID \d+ cuda:0 \| gpu-allocated \|/m);
   });
 
   it("allocated that came down while the caching allocator kept its reserve is retention, with its advice", async () => {

@@ -16,6 +16,8 @@ import { stepSummary } from "../../../src/report/github.js";
 import { buildCharts } from "../../../src/report/html/chart-data.js";
 import { classify } from "../../../src/report/verdict.js";
 import { renderVerdict } from "../../../src/report/verdict-text.js";
+import { renderLive } from "../../../src/report/live.js";
+import { displayWidth } from "../../../src/report/text-width.js";
 import { gpuReports } from "../../support/synthetic-gpu.js";
 import { MB, synthesize } from "../../support/synthetic-samples.js";
 import { REPO } from "../../helpers/fixtures.js";
@@ -70,6 +72,18 @@ describe("GPU findings in memleak's outputs", () => {
     // each under its process's row, the metric clipped to the column as pss-anon is
     expect(text).toMatch(/^PID 100 +anon .*\n  cuda:0 +gpu-a… +1\.03 GiB +1\.45 GiB .*\n└ 101 +anon .*\n  GPU 1 +gpu-u… +520 MiB +720 MiB/m);
     expect(text).toContain("PID 100 (python3) on cuda:0: allocated CUDA memory grows steadily");
+  });
+
+  it("the live view has a line per live process's GPU, within the terminal's width", () => {
+    for (const columns of [80, 120]) {
+      const lines = renderLive({ mode: "run", rootPid: 100, command: "python3 train.py", elapsed: SECONDS, set, latest: samples.at(-1), soFar: undefined, commands: new Map(), pssAge: undefined }, false, columns).split("\n");
+      // at 80 columns the reserve gives way ("reserved …"), the change and the sparkline stay
+      expect(lines.filter((l) => l.startsWith("gpu "))).toEqual([
+        expect.stringMatching(columns > 80 ? /^gpu +PID 100 cuda:0 allocated 1\.4\d GiB  reserved 1\.5\d GiB +\+\d+ MiB/ : /^gpu +PID 100 cuda:0 allocated 1\.4\d GiB  reserved … +\+\d+ MiB/),
+        expect.stringMatching(/^gpu +PID 101 GPU 1 used 7\d\d MiB +\+\d+ MiB/),
+      ]);
+      for (const l of lines) expect(displayWidth(l), l).toBeLessThan(columns);
+    }
   });
 
   it("the step summary lists the GPU findings by process and device", () => {

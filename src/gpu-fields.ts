@@ -47,3 +47,21 @@ function devicesMatching(names: Iterable<string>, pattern: RegExp): number[] {
 
 /** The device as users name it. */
 export const cudaLabel = (device: number) => `cuda:${device}`;
+
+/**
+ * The GPU series `--metrics` serves (export/gpu-gauges.ts), labelled by `device`, and what each is: an agent field,
+ * or the driver's reading. `analyze --prometheus` reads them back into the process's samples (prometheus/series-samples.ts).
+ */
+export const GPU_METRICS: Readonly<Record<string, GpuField | "driver">> = {
+  memleak_process_gpu_allocated_bytes: "Allocated",
+  memleak_process_gpu_reserved_bytes: "Reserved",
+  memleak_process_gpu_active_bytes: "Active",
+  memleak_process_gpu_inactive_split_bytes: "InactiveSplit",
+  memleak_process_gpu_used_bytes: "driver",
+};
+
+/** "cuda:3" → 3: a device label as cudaLabel writes it; undefined for anything else (a driver's GPU index). */
+export function cudaIndex(label: string): number | undefined {
+  const m = /^cuda:(\d{1,3})$/.exec(label);
+  return m ? Number(m[1]) : undefined;
+}

@@ -18,7 +18,7 @@ export function gpuSubject(ps: ProcessSeries, command: string, device: string, s
 export const gpuFacts = (subject: GpuSubject): GpuFacts => ({ pid: subject.pid, command: subject.command, device: subject.device, source: subject.source });
 
 export function gpuFinding(subject: GpuSubject, kind: JudgedFinding["kind"], metric: MetricName, a: Assessment, summary: Phrase, confidence: number, advice: Phrase[]): JudgedFinding {
-  return { kind, confidence, subject, pid: subject.pid, metric, rate: a.rate, summary, evidence: { device: subject.device, source: subject.source, ...trendEvidence(a) }, advice, caveats: [] };
+  return { kind, confidence, subject, pid: subject.pid, metric, rate: a.rate, summary, evidence: { device: subject.device, gpuSource: subject.source, ...trendEvidence(a) }, advice, caveats: [] };
 }
 
 /** insufficient-data, plateau or stable, by the shape of `a` alone (`reserved`: the allocator's, for the sentence). */

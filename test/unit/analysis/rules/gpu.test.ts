@@ -41,7 +41,7 @@ describe("GPU findings: what each shape of the allocator's numbers is called", (
   it("allocated CUDA memory growing steadily is a leak (of CUDA tensors), and the verdict, while host memory is flat", () => {
     const doc = judge(onGpu({ 0: { allocated: linear(1 * GB, 2 * MB, 1 * MB) } }));
     const f = gpuFinding(doc);
-    expect([f.kind, f.metric, f.evidence.layer, f.evidence.device, f.evidence.source]).toEqual(["leak", "gpu-allocated", "CUDA tensors", "cuda:0", "torch"]);
+    expect([f.kind, f.metric, f.evidence.layer, f.evidence.device, f.evidence.gpuSource]).toEqual(["leak", "gpu-allocated", "CUDA tensors", "cuda:0", "torch"]);
     expect(doc.verdict).toBe(doc.findings[0]);
     expect(doc.verdict.subject).toMatchObject({ type: "gpu", pid: 100, device: "cuda:0", source: "torch" });
     expect(f.pid).toBe(100);

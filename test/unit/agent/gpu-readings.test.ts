@@ -103,4 +103,19 @@ for i in range(17):
     const parsed = parseAgentMessage(JSON.stringify({ type: "report", pid: 7, t: 1, gpu: r.gpu }));
     expect(parsed?.type === "report" && parsed.data.gpu).toEqual(r.gpu);
   });
+
+  it("against the real PyTorch (Debian's, a CPU build): every call the agent makes exists, and nothing initialises CUDA", () => {
+    // The stand-in's names are PyTorch's: were one renamed, the agent would read nothing on a real GPU, silently.
+    const code = `
+import json, sys
+sys.path.insert(0, ${JSON.stringify(AGENT_DIR)})
+import memleak_agent as agent
+import torch
+names = [n for n in ("is_initialized", "is_available", "device_count", "memory_stats", "memory_allocated", "memory_reserved", "max_memory_allocated", "max_memory_reserved") if not callable(getattr(torch.cuda, n, None))]
+gpu = agent._cuda_stats()
+t = agent._torch_stats()
+print(json.dumps({"missing": names, "gpu": gpu, "cuda": [k for k in t if k.startswith("cuda")], "initialized": torch.cuda.is_initialized()}))`;
+    const r = JSON.parse(execFileSync("/usr/bin/python3", ["-c", code], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })) as Record<string, unknown>;
+    expect(r).toEqual({ missing: [], gpu: null, cuda: [], initialized: false });
+  });
 });

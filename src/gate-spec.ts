@@ -6,7 +6,8 @@
 import type { SizeSpec } from "./units.js";
 import { VERDICT_KINDS, type VerdictKind } from "./verdict-kinds.js";
 
-export const GATE_METRICS = ["uss", "pss", "rss", "anon", "cgroup", "working-set"] as const;
+/** `gpu`: each process's allocated CUDA memory per device (the agent's), or its GPU memory as the driver counts it. */
+export const GATE_METRICS = ["uss", "pss", "rss", "anon", "cgroup", "working-set", "gpu"] as const;
 export type GateMetric = (typeof GATE_METRICS)[number];
 
 export interface GateOptions {

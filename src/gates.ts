@@ -12,6 +12,7 @@ import { levels, MIN_SAMPLES, MIN_SECONDS, tooShortForShapes } from "./analysis/
 import { earlyGrowth } from "./analysis/stats/sequential.js";
 import type { Column } from "./analysis/column.js";
 import type { SeriesSet } from "./analysis/series.js";
+import { gpuSeries } from "./analysis/gpu-series.js";
 import { sliceByTime } from "./analysis/stats/window.js";
 import { trendTest } from "./analysis/stats/trend.js";
 import type { VerdictDocument } from "./analysis/types.js";
@@ -52,17 +53,20 @@ interface Measured {
 }
 
 function subjects(set: SeriesSet, o: GateOptions): Measured[] {
+  // GPU memory is per process and device whatever --per-process says: devices' bytes do not add up to anything.
+  if (o.metric === "gpu") return gpuSeries(set).map((g) => ({ subject: `PID ${g.ps.pid} ${g.source === "driver" ? `GPU ${g.device} used` : `${g.device} allocated`}`, col: g.col }));
   if (o.metric === "cgroup" || o.metric === "working-set") {
     const col = set.cgroup[o.metric];
     return col ? [{ subject: `cgroup ${o.metric === "cgroup" ? "usage" : "working set"}`, col }] : [];
   }
+  const metric = o.metric;
   if (!o.perProcess) {
-    const col = set.tree[o.metric];
-    return col ? [{ subject: `tree Σ ${o.metric}`, col }] : [];
+    const col = set.tree[metric];
+    return col ? [{ subject: `tree Σ ${metric}`, col }] : [];
   }
   return [...set.processes.values()]
-    .filter((p) => p.metrics[o.metric])
-    .map((p) => ({ subject: `PID ${p.pid} ${o.metric}`, col: p.metrics[o.metric]! }));
+    .filter((p) => p.metrics[metric])
+    .map((p) => ({ subject: `PID ${p.pid} ${metric}`, col: p.metrics[metric]! }));
 }
 
 function growthGate(m: Measured, from: number, spec: SizeSpec, warmupText: string, strict?: boolean): GateResult {
@@ -102,7 +106,10 @@ export function evaluateGates(doc: VerdictDocument, set: SeriesSet, o: GateOptio
   const warmupText = from > 0 ? ` after ${from.toFixed(0)} s warm-up` : "";
   const measured = subjects(set, o);
   if ((o.maxGrowth || o.maxRate) && measured.length === 0) {
-    const what = `no ${o.metric} readings to check (is the cgroup readable, were PSS/USS permitted, did the process live to be sampled?)`;
+    const what =
+      o.metric === "gpu"
+        ? "no gpu readings to check (no process used CUDA through PyTorch with the agent, and no nvidia-smi reported one)"
+        : `no ${o.metric} readings to check (is the cgroup readable, were PSS/USS permitted, did the process live to be sampled?)`;
     if (o.maxGrowth) results.push(gate("max-growth", "inconclusive", what, o.strict));
     if (o.maxRate) results.push(gate("max-rate", "inconclusive", what, o.strict));
   }

@@ -128,6 +128,11 @@ export function impossibleSample(obj: Record<string, unknown>, memTotal: number)
   for (const p of obj.processes as Record<string, unknown>[]) {
     if (typeof p !== "object" || p === null || typeof p.pid !== "number" || !Number.isInteger(p.pid) || p.pid <= 0) return "a process without a valid pid";
     for (const f of SIZE_FIELDS) if (bad(p[f])) return `PID ${p.pid}: ${f} = ${JSON.stringify(p[f])} is not a possible size`;
+    // GPU memory is not bounded by the host's: only sizes that are numbers, finite and not negative.
+    const gpu = p.gpu;
+    if (gpu !== undefined && (typeof gpu !== "object" || gpu === null || Array.isArray(gpu) || Object.values(gpu).some((v) => typeof v !== "number" || !Number.isFinite(v) || v < 0))) {
+      return `PID ${p.pid}: gpu = ${JSON.stringify(gpu).slice(0, 80)} is not GPU memory by device`;
+    }
   }
   const cg = obj.cgroup as Record<string, unknown> | undefined;
   if (cg && typeof cg === "object") {

@@ -32,6 +32,11 @@ export interface ProcessSample {
    * files it has resident, largest first.
    */
   files?: MappedFile[];
+  /**
+   * The process's GPU memory by the driver's GPU index ("0"), from nvidia-smi (probes/nvidia-smi.ts), only on the
+   * ticks where it was read (not carried forward): its CUDA context, its framework's cache and its live arrays.
+   */
+  gpu?: Record<string, number>;
 }
 
 export interface CgroupSample {

@@ -7,9 +7,9 @@ import { ADVICE_TEXTS } from "./texts.js";
 import type { VerdictKind } from "../verdict-kinds.js";
 import { safeText } from "../safe-text.js";
 
-const cache = new Map<VerdictKind | "no-agent", Map<string, string>>();
+const cache = new Map<VerdictKind | "no-agent" | "gpu", Map<string, string>>();
 
-function sections(kind: VerdictKind | "no-agent"): Map<string, string> {
+function sections(kind: VerdictKind | "no-agent" | "gpu"): Map<string, string> {
   const hit = cache.get(kind);
   if (hit) return hit;
   const text = ADVICE_TEXTS[kind];
@@ -26,7 +26,7 @@ function sections(kind: VerdictKind | "no-agent"): Map<string, string> {
 }
 
 /** The advice for a kind and variant with placeholders filled; unknown placeholders are left visible as "?". */
-export function advice(kind: VerdictKind | "no-agent", variant: string, values: Record<string, string | number | undefined>): string {
+export function advice(kind: VerdictKind | "no-agent" | "gpu", variant: string, values: Record<string, string | number | undefined>): string {
   const all = sections(kind);
   const text = all.get(variant) ?? all.get("any") ?? "";
   return text.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {

@@ -6,6 +6,7 @@
 import type { TraceResult, TraceSite, TrimResult } from "../analysis/agent-results.js";
 import type { TestMark } from "../test-results.js";
 import { isNum, parseTestMark } from "./test-messages.js";
+import { GPU_MAX_FIELDS } from "../gpu-fields.js";
 
 export interface AgentReport {
   type: "report";
@@ -19,6 +20,8 @@ export interface AgentReport {
     torch?: Record<string, number | string>;
     /** The agent's walk over the objects the GC tracks: container items, the largest container, live CPU tensors. */
     census?: Record<string, number | string>;
+    /** The CUDA caching allocator's bytes and counters per device the process uses ("cuda0Allocated"): src/gpu-fields.ts. */
+    gpu?: Record<string, number>;
   };
 }
 
@@ -26,10 +29,10 @@ export type AgentMessage = { type: "hello"; pid: number; python?: string } | Age
 
 
 /** A flat object of numbers (and short strings where allowed), nothing nested, bounded in size. */
-function flat(v: unknown, allowStrings: boolean): Record<string, number | string> | undefined {
+function flat(v: unknown, allowStrings: boolean, maxFields = 40): Record<string, number | string> | undefined {
   if (!v || typeof v !== "object" || Array.isArray(v)) return undefined;
   const out: Record<string, number | string> = {};
-  for (const [k, x] of Object.entries(v as Record<string, unknown>).slice(0, 40)) {
+  for (const [k, x] of Object.entries(v as Record<string, unknown>).slice(0, maxFields)) {
     if (!/^[A-Za-z][A-Za-z0-9]{0,39}$/.test(k)) continue;
     if (isNum(x)) out[k] = x;
     else if (allowStrings && typeof x === "string" && x.length <= 200) out[k] = x;
@@ -67,6 +70,8 @@ export function parseAgentMessage(line: string): AgentMessage | undefined {
       if (torch) data.torch = torch;
       const census = flat(m.census, true);
       if (census) data.census = census;
+      const gpu = flat(m.gpu, false, GPU_MAX_FIELDS);
+      if (gpu) data.gpu = gpu as Record<string, number>;
       return { type: "report", pid, t, data };
     }
     case "trace": {

@@ -6,6 +6,7 @@
  *   2. the tree as a whole, when there was more than one process           → signals/tree.ts
  *   3. the memory cgroup                                                   → signals/cgroup.ts
  *   4. reconcile: tree/cgroup growth that copy-on-write in the workers explains is `cow`, not a leak
+ *   4b. each process's memory on each CUDA device it used                 → signals/gpu.ts
  *   5. verdict: highest SEVERITY; ties go to the most specific subject (process, then tree, then cgroup), then to
  *      the higher confidence
  * What each finding says is facts (phrases.ts): report/wording/ words them, and report/verdict.ts `classify` is the
@@ -23,6 +24,7 @@ import { analyzeTree } from "./signals/tree.js";
 import { copying } from "./signals/cow.js";
 import { ownArrival } from "./signals/own-footprint.js";
 import { backlogOf } from "./signals/gc-backlog.js";
+import { judgeGpus } from "./signals/gpu.js";
 import { SEVERITY, type AnalysisWindow, type Finding, type VerdictDocument } from "./types.js";
 import type { JudgedFinding, Judgement } from "./judgement.js";
 import { phrase } from "./phrases.js";
@@ -45,7 +47,7 @@ export interface ClassifyInput {
   agentResults?: AgentResults | undefined;
 }
 
-const SUBJECT_ORDER = { process: 0, tree: 1, cgroup: 2 } as const;
+const SUBJECT_ORDER = { process: 0, gpu: 1, tree: 2, cgroup: 3 } as const;
 
 export function compareFindings(a: Pick<Finding, "kind" | "subject" | "confidence" | "rate">, b: Pick<Finding, "kind" | "subject" | "confidence" | "rate">): number {
   return (
@@ -328,8 +330,11 @@ export function judge(input: ClassifyInput): Judgement {
     if (early) f.caveats.push(early);
   }
   const treeGrows = findings.some((f) => f.subject.type !== "cgroup" && f.kind === "leak");
+  // GPU memory is no part of the host's: its findings take no part in reconciling the host's with each other.
+  const gpus = judgeGpus(set, ctx, (ps) => commandText(ps.pid, ps.comm, input.commands));
   const reconciled = reconcile(findings, copiers, set, ctx.from)
     .map((f) => (f.subject.type === "cgroup" && input.cgroup ? markOutside(f, input.cgroup.others ?? [], input.cgroup.othersAnonGrowth, treeGrows) : f))
+    .concat(gpus)
     .sort(compareFindings);
   // The verdict is about the watched processes: growth of a shared cgroup they do not explain never heads it.
   const verdict = reconciled.find((f) => !f.outsideWatchedTree) ?? noSamples(set);

@@ -86,6 +86,16 @@ export interface PhraseFacts {
   /** memleak's agents' memory, taken out of the usage judged. */
   "cgroup.agents": { bytes: number; processes: number };
 
+  // signals/gpu.ts, gpu-driver.ts: each sentence starts with the process and its device
+  "gpu.insufficient": GpuFacts & { reason: string | undefined };
+  "gpu.leak": GpuFacts & { start: number; end: number; rate: Rate; reserved: number | undefined };
+  "gpu.retention": GpuFacts & GpuHeldFacts;
+  "gpu.fragmentation": GpuFacts & GpuHeldFacts;
+  "gpu.plateau": GpuFacts & { growth: number; end: number };
+  "gpu.stable": GpuFacts & { start: number; end: number; reserved: number | undefined };
+  /** The driver's number counts the CUDA context and the allocator's cache with the tensors. */
+  "gpu.driver-counts-all": Record<string, never>;
+
   // advice: src/advice/<kind>.md, one section per variant, filled with these facts
   "advice.insufficient-data": { reason: string | undefined; waiting?: GcWaitingFacts; settling?: Settling } | { backlogPids: string } | { settlingPids: string };
   "advice.fragmentation": { variant: "process" | "trim"; pid: number; anon: number; live: number; held: number; trimmed: number | undefined };
@@ -103,6 +113,27 @@ export interface PhraseFacts {
   "advice.plateau": { growth: number; level: number; levelFrom: number | undefined };
   "advice.stable": { subject: Subject["type"]; metric: MetricName; growth: number; seconds: number; noise: number | undefined };
   "advice.cow-tree": { subject: "tree" | "cgroup"; growth: number; copiers: number; copied: number };
+  "advice.gpu": GpuFacts & { variant: "leak" | "retention" | "fragmentation" | "driver-leak"; held?: number; split?: number | undefined };
+}
+
+/** The process and device a GPU sentence is about. */
+export interface GpuFacts extends ProcessFacts {
+  /** "cuda:0", as the process numbers its devices (torch), or the driver's index (driver). */
+  device: string;
+  source: "torch" | "driver";
+}
+
+/** What the caching allocator holds beyond live tensors at the end (gpu-state.ts), and why it is more than slack. */
+export interface GpuHeldFacts {
+  allocated: number;
+  reserved: number;
+  held: number;
+  split: number | undefined;
+  /** Allocated's highest level over the watch. */
+  highest: number;
+  why: "fell" | "reserve-grows" | "retries";
+  retries: number | undefined;
+  ooms: number | undefined;
 }
 
 /** The process a sentence is about. */

@@ -38,6 +38,8 @@ export interface ProcessSeries {
   injectionStarted?: number;
   /** When the agent first reported for this process (seconds), as it arrived: columns may be compacted since. */
   firstReport?: number;
+  /** The driver's count of the process's GPU memory, by GPU index (ProcessSample.gpu), when nvidia-smi was read. */
+  gpuUsed: Record<string, Column>;
 }
 
 export interface SeriesSet {
@@ -165,6 +167,7 @@ export class SeriesBuilder {
         agent: {},
         agentText: {},
         files: new Map(),
+        gpuUsed: {},
       };
       this.set.processes.set(k, ps);
     }
@@ -176,6 +179,7 @@ export class SeriesBuilder {
     }
     if (p.sharedClean !== undefined && p.sharedDirty !== undefined) ps.shared.push(t, p.sharedClean + p.sharedDirty);
     if (p.pss !== undefined) this.lastSmaps.set(k, { pss: p.pss, uss: p.uss, pssAnon: p.pssAnon });
+    for (const [gpu, used] of Object.entries(p.gpu ?? {})) (ps.gpuUsed[gpu] ??= new Column(this.capacity, this.coarseCapacity)).push(t, used);
     for (const f of p.files ?? []) {
       if ((ps.files.get(f.path)?.rss ?? -1) < f.rss) ps.files.set(f.path, f);
     }
@@ -281,7 +285,7 @@ export function buildSeries(samples: Iterable<Sample>, capacity?: number): Serie
 
 /** A series set whose columns are of type C: SeriesSet itself is SetOf<Column>; packed-set.ts's is of plain arrays. */
 export type SetOf<C> = Omit<SeriesSet, "processes" | "tree" | "treeCount" | "cgroup" | "cgroupOomKills"> & {
-  processes: Map<string, Omit<ProcessSeries, "metrics" | "shared" | "agent"> & { metrics: Partial<Record<MetricName, C>>; shared: C; agent: Record<string, C> }>;
+  processes: Map<string, Omit<ProcessSeries, "metrics" | "shared" | "agent" | "gpuUsed"> & { metrics: Partial<Record<MetricName, C>>; shared: C; agent: Record<string, C>; gpuUsed: Record<string, C> }>;
   tree: Partial<Record<MetricName, C>>;
   treeCount: C;
   cgroup: Partial<Record<MetricName, C>>;
@@ -295,7 +299,7 @@ export type SetOf<C> = Omit<SeriesSet, "processes" | "tree" | "treeCount" | "cgr
 export function mapColumns<A, B>(set: SetOf<A>, f: (col: A) => B): SetOf<B> {
   const each = <K extends string>(r: Partial<Record<K, A>>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, f(v as A)])) as Partial<Record<K, B>>;
   const processes: SetOf<B>["processes"] = new Map();
-  for (const [k, ps] of set.processes) processes.set(k, { ...ps, metrics: each(ps.metrics), shared: f(ps.shared), agent: each(ps.agent) as Record<string, B> });
+  for (const [k, ps] of set.processes) processes.set(k, { ...ps, metrics: each(ps.metrics), shared: f(ps.shared), agent: each(ps.agent) as Record<string, B>, gpuUsed: each(ps.gpuUsed) as Record<string, B> });
   return { ...set, processes, tree: each(set.tree), treeCount: f(set.treeCount), cgroup: each(set.cgroup), cgroupOomKills: f(set.cgroupOomKills) };
 }
 

@@ -21,7 +21,12 @@ export const SEVERITY: Record<VerdictKind, number> = {
 export type Subject =
   | { type: "process"; pid: number; starttime: number; command: string; ppid: number; isRoot: boolean }
   | { type: "tree"; processes: number }
-  | { type: "cgroup"; path: string; version: 1 | 2 };
+  | { type: "cgroup"; path: string; version: 1 | 2 }
+  /**
+   * One CUDA device's memory of one process (signals/gpu.ts): from the agent's torch.cuda.memory_stats (`torch`,
+   * the device as the process numbers it), or from the driver's per-process accounting (`driver`, nvidia-smi's).
+   */
+  | { type: "gpu"; pid: number; starttime: number; command: string; device: string; source: "torch" | "driver" };
 
 export type MetricName =
   // per process, and summed over the tree
@@ -48,7 +53,14 @@ export type MetricName =
    * The live heap the agent measures: malloc's in-use bytes + Python's small objects (pymalloc blocks × 64 B). What
    * a leak hidden in memory malloc already holds grows while resident memory stays flat (signals/live-heap.ts).
    */
-  | "heap-live";
+  | "heap-live"
+  // one process on one GPU (signals/gpu.ts)
+  /** Bytes in live CUDA tensors (torch.cuda.memory_stats allocated_bytes). */
+  | "gpu-allocated"
+  /** Bytes PyTorch's caching allocator holds from the driver (reserved_bytes). */
+  | "gpu-reserved"
+  /** The process's GPU memory as the driver counts it (nvidia-smi used_memory: its CUDA context included). */
+  | "gpu-used";
 
 export interface Rate {
   bytesPerSecond: number;
@@ -61,7 +73,7 @@ export interface Finding {
   /** 0–1: how sure the rule is, from the strength of the trend test and how much data it had. */
   confidence: number;
   subject: Subject;
-  /** Present when subject is a process: the pid, at top level, as the contract promises. */
+  /** Present when subject is a process (or a process's GPU): the pid, at top level, as the contract promises. */
   pid?: number;
   /** The metric that decided it, and its robust growth rate over the analysed window. */
   metric: MetricName;
@@ -138,4 +150,9 @@ export interface SamplingFacts {
   pssAge?: { median: number; max: number };
   /** memleak's own CPU over the session (user + system), as a share of one core. */
   cpuShare: number;
+  /**
+   * The driver's per-process GPU memory (nvidia-smi, system/gpu-driver.ts): read, or why not, in one line. A machine
+   * without an NVIDIA driver says so here and nowhere else.
+   */
+  gpu?: { driver: "read" | "unavailable"; note: string; reads: number };
 }

@@ -30,6 +30,7 @@ import type { Attacher } from "../agent/attach/attacher.js";
 import type { CommandIO } from "./io.js";
 import { cpuMark, cpuMsSince } from "../cpu-time.js";
 import { CgroupOutsiders } from "./cgroup-outsiders.js";
+import { GpuDriver } from "../system/gpu-driver.js";
 import { INTERIM_POINTS, InterimVerdicts } from "./interim-verdicts.js";
 import { liveNames, SessionPresenter } from "./session-presenter.js";
 import { openRecorder, type SessionRecorder } from "./session-recorder.js";
@@ -127,6 +128,9 @@ class Session {
   private latest: Sample | undefined;
   private readonly interim: InterimVerdicts;
   private readonly outsiders: CgroupOutsiders | undefined;
+  /** Each process's GPU memory from the driver, read every few seconds beside the ticks (never waited on by one). */
+  private readonly gpuDriver = new GpuDriver();
+  private gpuRead: Promise<void> | undefined;
 
   constructor(
     private readonly target: SessionTarget,
@@ -177,6 +181,7 @@ class Session {
   private async take(sample: Sample, tick: number): Promise<void> {
     const agentData = this.target.agent?.snapshot(sample.processes.map((p) => p.pid));
     if (agentData) sample.agent = agentData;
+    this.addGpuReadings(sample);
     this.latest = sample;
     this.builder.add(sample);
     this.presenter.sayDenied(this.sampler.totals.smapsDenied);
@@ -186,6 +191,18 @@ class Session {
     this.recordAttaches();
     this.recorder.sample(sample, this.sampler.totals.seen);
     if (this.target.agent) this.recorder.testMarks(this.target.agent.takeTestMarks());
+  }
+
+  /** The driver's readings that arrived since the last tick go into this sample; the next read starts when due. */
+  private addGpuReadings(sample: Sample): void {
+    const gpu = this.gpuDriver.take();
+    if (gpu) {
+      for (const p of sample.processes) {
+        const used = gpu.get(p.pid);
+        if (used) p.gpu = used;
+      }
+    }
+    this.gpuRead = this.gpuDriver.poll() ?? this.gpuRead;
   }
 
   /** After sampling: the last of the outsiders, the injections and the agent, then the verdict and the gates. */
@@ -215,6 +232,8 @@ class Session {
   }
 
   async close(): Promise<void> {
+    // An nvidia-smi still running is waited for (at most its timeout), so memleak leaves no child behind.
+    await this.gpuRead;
     this.recorder.close();
     await this.interim.close();
   }
@@ -269,6 +288,7 @@ class Session {
       pssEvery: o.pssEvery ?? DEFAULT_PSS_EVERY,
       ...(median !== undefined && max !== undefined && { pssAge: { median: round(median, 1), max: round(max, 1) } }),
       cpuShare: round(cpuShare, 5),
+      gpu: this.gpuDriver.facts(),
     };
   }
 }

@@ -10,6 +10,7 @@ import type { ProcessSample, Sample } from "../sample.js";
 import { VERDICT_KINDS } from "../verdict-kinds.js";
 import { processKey } from "../process-key.js";
 import { CGROUP_GAUGES, PROCESS_GAUGES, type AgentReport } from "./metric-table.js";
+import { GPU_GAUGES, gpuReadings } from "./gpu-gauges.js";
 
 /**
  * The most processes exported: a few hundred series (13 gauges each) per memleak, within what a Prometheus scrape of
@@ -18,7 +19,7 @@ import { CGROUP_GAUGES, PROCESS_GAUGES, type AgentReport } from "./metric-table.
 export const MAX_EXPORTED_PROCESSES = 50;
 
 const PROCESS_LABELS = ["pid", "comm"] as const;
-const SUBJECT_LABELS = ["subject", "pid"] as const;
+const SUBJECT_LABELS = ["subject", "pid", "device"] as const;
 
 /** Which processes get series: the root first, then the largest by RSS, MAX_EXPORTED_PROCESSES at most. */
 export function exportedProcesses(processes: readonly ProcessSample[], rootPid: number, max = MAX_EXPORTED_PROCESSES): ProcessSample[] {
@@ -27,13 +28,19 @@ export function exportedProcesses(processes: readonly ProcessSample[], rootPid: 
 }
 
 /** The labels a finding is exported under: its subject's type, and the pid when it is a process ("" otherwise). */
-const subjectLabels = (f: Finding) => ({ subject: f.subject.type, pid: f.subject.type === "process" ? String(f.subject.pid) : "" });
+const subjectLabels = (f: Finding) => ({
+  subject: f.subject.type,
+  pid: f.subject.type === "process" || f.subject.type === "gpu" ? String(f.subject.pid) : "",
+  // A process's GPU findings are one per device: the device tells them apart.
+  ...(f.subject.type === "gpu" && { device: f.subject.device }),
+});
 
 export class SessionMetrics {
   /** Prometheus's text format (0.0.4), and OpenMetrics 1.0 for scrapers that ask for it: the same gauges in both. */
   readonly prometheus = new Registry();
   readonly openMetrics = new Registry<"application/openmetrics-text; version=1.0.0; charset=utf-8">();
   private readonly processGauges: Gauge<(typeof PROCESS_LABELS)[number]>[];
+  private readonly gpuGauges: Gauge<(typeof PROCESS_LABELS)[number] | "device">[];
   private readonly cgroupGauges: Gauge<"cgroup">[];
   private readonly verdict: Gauge<"kind" | (typeof SUBJECT_LABELS)[number]>;
   private readonly confidence: Gauge<(typeof SUBJECT_LABELS)[number]>;
@@ -58,6 +65,7 @@ export class SessionMetrics {
     const registers = [this.prometheus, this.openMetrics];
     const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Gauge<L>({ name, help, labelNames, registers });
     this.processGauges = PROCESS_GAUGES.map((g) => gauge(g.name, g.help, PROCESS_LABELS));
+    this.gpuGauges = GPU_GAUGES.map((g) => gauge(g.name, g.help, [...PROCESS_LABELS, "device"] as const));
     this.cgroupGauges = CGROUP_GAUGES.map((g) => gauge(g.name, g.help, ["cgroup"] as const));
     this.verdict = gauge("memleak_verdict", "The verdict so far: 1 for its kind, 0 for the others, about its subject (process with its pid, tree, cgroup)", ["kind", ...SUBJECT_LABELS]);
     this.confidence = gauge("memleak_verdict_confidence", "How sure the verdict so far is, 0-1", SUBJECT_LABELS);
@@ -95,6 +103,7 @@ export class SessionMetrics {
     this.watched.set(sample.processes.length);
     this.unexported.set(sample.processes.length - chosen.length);
     this.processGauges.forEach((g) => g.reset());
+    this.gpuGauges.forEach((g) => g.reset());
     this.rememberSmaps(sample.processes);
     for (const read of chosen) {
       const last = read.pss === undefined ? this.lastSmaps.get(processKey(read)) : undefined;
@@ -104,6 +113,9 @@ export class SessionMetrics {
       PROCESS_GAUGES.forEach((row, i) => {
         const v = row.value(p, agent);
         if (v !== undefined) this.processGauges[i]!.set(labels, v);
+      });
+      GPU_GAUGES.forEach((row, i) => {
+        for (const { device, value } of gpuReadings(p, agent, row)) this.gpuGauges[i]!.set({ ...labels, device }, value);
       });
     }
     this.cgroupGauges.forEach((g) => g.reset());
@@ -143,7 +155,7 @@ export class SessionMetrics {
     if (v.rate) this.rate.set({ ...at, metric: v.metric }, v.rate.bytesPerSecond);
     this.findings.reset();
     for (const f of doc.findings) {
-      if (f.subject.type === "process" && !exported.has(f.subject.pid)) continue;
+      if ((f.subject.type === "process" || f.subject.type === "gpu") && !exported.has(f.subject.pid)) continue;
       this.findings.set({ kind: f.kind, ...subjectLabels(f) }, 1);
     }
   }

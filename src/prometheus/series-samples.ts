@@ -7,6 +7,7 @@
  */
 import type { CgroupSample, ProcessSample, Sample } from "../sample.js";
 import type { RangeSeries } from "./range-response.js";
+import { cudaIndex, GPU_METRICS, gpuFieldName } from "../gpu-fields.js";
 
 type Put = (s: SubjectSample, v: number) => void;
 interface SubjectSample {
@@ -58,7 +59,22 @@ export const KNOWN_METRICS: Record<string, Put> = {
  * memleak's own series that are not memory figures (its verdict, its cost, its counts): a query such as
  * `{__name__=~"memleak_.*"}` returns them too, and judged as a level they would be subjects of their own.
  */
-export const isOwnBookkeeping = (s: RangeSeries) => s.labels.__name__?.startsWith("memleak_") === true && !(s.labels.__name__ in KNOWN_METRICS);
+export const isOwnBookkeeping = (s: RangeSeries) => s.labels.__name__?.startsWith("memleak_") === true && !(s.labels.__name__ in KNOWN_METRICS) && !(s.labels.__name__ in GPU_METRICS);
+
+/**
+ * memleak's GPU series (`device`-labelled: gpu-fields.ts GPU_METRICS) into its process's sample: the agent's, by the
+ * device's index ("cuda:0"), as the agent reports them; the driver's, by GPU index, as the sampler records them.
+ */
+function putGpu(s: SubjectSample, name: string, device: string | undefined, v: number): void {
+  const from = GPU_METRICS[name];
+  if (from === undefined || device === undefined) return;
+  if (from === "driver") {
+    (proc(s).gpu ??= {})[device] = v;
+    return;
+  }
+  const index = cudaIndex(device);
+  if (index !== undefined) agent(s, "gpu", gpuFieldName(index, from), v);
+}
 
 /** One subject's series, as samples, and what it is called. */
 export interface SubjectSamples {
@@ -99,7 +115,9 @@ function subjectName(labels: Record<string, string>): string {
 export function subjectsOf(series: RangeSeries[]): SubjectSamples[] {
   const groups = new Map<string, { labels: Record<string, string>; series: RangeSeries[] }>();
   for (const s of series) {
-    const { __name__: _, ...labels } = s.labels;
+    const { __name__: name, ...labels } = s.labels;
+    // A process's GPU series are its own, one per device: they join its subject, the device told in the field.
+    if (name !== undefined && name in GPU_METRICS) delete labels.device;
     const key = labelText(labels);
     const g = groups.get(key) ?? { labels, series: [] };
     g.series.push(s);
@@ -114,7 +132,8 @@ function toSamples(labels: Record<string, string>, group: RangeSeries[]): Subjec
   for (const s of group) {
     const name = s.labels.__name__ ?? "";
     metrics.push(name);
-    const put = KNOWN_METRICS[name] ?? ((x: SubjectSample, v: number) => (cg(x).usage = v));
+    const device = s.labels.device;
+    const put = name in GPU_METRICS ? (x: SubjectSample, v: number) => putGpu(x, name, device, v) : (KNOWN_METRICS[name] ?? ((x: SubjectSample, v: number) => (cg(x).usage = v)));
     for (let i = 0; i < s.ts.length; i++) {
       const t = s.ts[i]!;
       let at = byTime.get(t);

@@ -9,6 +9,7 @@ import { formatDuration } from "../units.js";
 import { truncate } from "./style.js";
 import { safeText } from "../safe-text.js";
 import { everyFinding } from "../analysis/every-finding.js";
+import { subjectLabel } from "./vocabulary.js";
 
 /** %, CR and LF must be escaped in workflow command messages (actions/toolkit command.ts escapeData). */
 export function escapeData(s: string): string {
@@ -76,7 +77,7 @@ export function stepSummary(doc: VerdictDocument): string {
     "| --- | --- | --- | --- | --- |",
     ...everyFinding(doc.findings).map(
       (f) =>
-        `| ${f.kind} | ${f.subject.type === "process" ? `PID ${f.subject.pid}` : f.subject.type} | ${f.metric} | ${cell(f.rate ? formatRate(f.rate) : "–")} | ${Math.round(f.confidence * 100)}% |`,
+        `| ${f.kind} | ${subjectLabel(f)} | ${f.metric} | ${cell(f.rate ? formatRate(f.rate) : "–")} | ${Math.round(f.confidence * 100)}% |`,
     ),
   ];
   if (doc.gates?.length) {

@@ -11,6 +11,8 @@ import { memorySpan, sparkline } from "./sparkline.js";
 import { palette, truncate } from "./style.js";
 import { safeText } from "../safe-text.js";
 import { clip, displayWidth, fit } from "./text-width.js";
+import { gpuSeries } from "../analysis/gpu-series.js";
+import { gpuFieldName } from "../gpu-fields.js";
 
 export interface LiveState {
   mode: "run" | "watch";
@@ -106,6 +108,13 @@ export function renderLive(s: LiveState, color: boolean, columns = 100): string 
   const age = s.pssAge === undefined ? "" : ` (${pssAgeText(s.pssAge)})`;
   // The subject's text spans the command, RSS, USS and anon columns, so its change and sparkline line up below theirs.
   const textWidth = w.name + 30;
+  // Each live process's memory on each GPU it uses (analysis/gpu-series.ts), at most four lines of them.
+  for (const g of gpuSeries(s.set).filter((x) => live.has(x.ps.pid)).slice(0, 4)) {
+    const reserved = g.index === undefined ? undefined : g.ps.agent[`gpu.${gpuFieldName(g.index, "Reserved")}`]?.last();
+    const now = formatBytes(g.col.last());
+    const what = g.source === "driver" ? `GPU ${g.device} used ${now}` : `${g.device} allocated ${now}${reserved === undefined ? "" : `  reserved ${formatBytes(reserved)}`}`;
+    lines.push(`${"gpu".padEnd(8)}${truncate(`PID ${g.ps.pid} ${what}`, textWidth - 1).padEnd(textWidth)}${delta(g.col.ys).padStart(11)}  ${spark(g.col.ys, w.spark)}`);
+  }
   if (s.set.processes.size > 1 && pss) lines.push(`${"tree".padEnd(8)}${truncate(`Σ PSS ${formatBytes(pss[pss.length - 1])}${age}`, textWidth - 1).padEnd(textWidth)}${delta(pss).padStart(11)}  ${spark(pss, w.spark)}`);
   const cg = s.latest?.cgroup;
   const usage = s.set.cgroup.cgroup?.ys;

@@ -1,6 +1,6 @@
 /**
  * The terminal report's table of subjects — each process (as a tree: root first, children under their parent; at most
- * ten, the ones with something to say first), the tree and the cgroup — with the numbers of the metric that decided
+ * ten, the ones with something to say first), each process's GPUs, the tree and the cgroup — with the numbers of the metric that decided
  * each and a sparkline. Columns give way on a narrow terminal, the sparkline first.
  */
 import type { ChalkInstance } from "chalk";
@@ -12,7 +12,8 @@ import { memorySpan, sparkline } from "./sparkline.js";
 import { safeText } from "../safe-text.js";
 import { processKey } from "../process-key.js";
 import { clip, displayWidth } from "./text-width.js";
-import { kindColour } from "./vocabulary.js";
+import { gpuLabel, kindColour, subjectLabel } from "./vocabulary.js";
+import { gpuSeries } from "../analysis/gpu-series.js";
 
 interface Row {
   label: string;
@@ -24,6 +25,8 @@ interface Row {
   perHour?: number;
   values?: readonly number[];
   finding?: Finding;
+  /** A process's row: its processKey (its GPUs' rows go under it). */
+  key?: string;
 }
 
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
@@ -102,20 +105,40 @@ function processRows(doc: VerdictDocument, set: SeriesSet): { rows: Row[]; omitt
       const f = byKey.get(processKey(ps));
       const metric = f?.metric ?? (ps.metrics.anon ? "anon" : "rss");
       const label = depth === 0 ? `PID ${ps.pid}` : `${" ".repeat(Math.min(depth - 1, 3))}└ ${ps.pid}`;
-      return rowFor(label, metric, f, ps.metrics[metric], doc.window.warmup);
+      return { ...rowFor(label, metric, f, ps.metrics[metric], doc.window.warmup), key: processKey(ps) };
     });
   return { rows, omitted: ordered.length - rows.length };
+}
+
+/**
+ * One row per process and device that used a GPU (analysis/gpu-series.ts): right under its process's row, named by
+ * its device ("  cuda:0"); after the processes, with the pid, when its process's row was left out.
+ */
+function addGpuRows(rows: Row[], doc: VerdictDocument, set: SeriesSet): void {
+  for (const g of gpuSeries(set)) {
+    const f = doc.findings.find((x) => x.subject.type === "gpu" && x.subject.pid === g.ps.pid && x.subject.starttime === g.ps.starttime && x.subject.device === g.device);
+    const key = processKey(g.ps);
+    let at = rows.findIndex((r) => r.key === key);
+    const label = at < 0 ? gpuLabel(g.ps.pid, g.device, g.source) : `  ${g.source === "driver" ? `GPU ${g.device}` : g.device}`;
+    const row = { ...rowFor(label, f?.metric ?? g.metric, f, g.col, doc.window.warmup), key: `${key}:gpu` };
+    if (at < 0) {
+      rows.push(row);
+      continue;
+    }
+    while (rows[at + 1]?.key === `${key}:gpu`) at++;
+    rows.splice(at + 1, 0, row);
+  }
 }
 
 function subjectRows(doc: VerdictDocument, set: SeriesSet | undefined): { rows: Row[]; omitted: number } {
   if (!set) {
     const rows = doc.findings.map((f) => {
-      const label = f.subject.type === "process" ? `PID ${f.subject.pid}` : f.subject.type;
-      return rowFor(label, f.metric, f, undefined, doc.window.warmup);
+      return rowFor(subjectLabel(f), f.metric, f, undefined, doc.window.warmup);
     });
     return { rows, omitted: 0 };
   }
   const { rows, omitted } = processRows(doc, set);
+  addGpuRows(rows, doc, set);
   const tree = doc.findings.find((f) => f.subject.type === "tree");
   if (set.processes.size > 1) {
     const metric = tree?.metric ?? (set.tree.pss ? "pss" : "rss");

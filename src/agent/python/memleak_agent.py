@@ -1,7 +1,7 @@
 """memleak's in-process agent: every interval, one JSON line to memleak over a Unix socket with what only the
-process itself can see — glibc's allocator counters, Python's object and GC counters, PyTorch's settings and CUDA
-memory (only if the program imported torch; never imported here), and optionally tracemalloc growth sites and a
-malloc_trim probe at exit. Standard library only, Python 3.8+.
+process itself can see — glibc's allocator counters, Python's object and GC counters, PyTorch's settings and the CUDA
+caching allocator's memory per device (only if the program imported torch and initialised CUDA; neither is done
+here), and optionally tracemalloc growth sites and a malloc_trim probe at exit. Standard library only, Python 3.8+.
 
 Costs, by design: one daemon thread that sleeps between reports; /proc/self/status (~20 µs); mallinfo2() locks every
 arena and walks the bins, so it is rate-limited to ≤ 0.5% of one core by its own measured cost; /proc/self/maps is
@@ -447,7 +447,9 @@ def _torch_stats():
         pass
     try:
         cuda = torch.cuda
-        if cuda.is_available() and cuda.is_initialized():
+        # is_initialized() first: it is a flag, while is_available() asks the driver for its devices, which loads and
+        # initialises the driver in a program that never touched CUDA.
+        if cuda.is_initialized() and cuda.is_available():
             out["cudaAllocated"] = cuda.memory_allocated()
             out["cudaReserved"] = cuda.memory_reserved()
             out["cudaMaxAllocated"] = cuda.max_memory_allocated()
@@ -455,6 +457,51 @@ def _torch_stats():
     except Exception:
         pass
     return out
+
+
+# The caching allocator's numbers per device, as torch.cuda.memory_stats names them, and as the agent sends them
+# ("cuda0Allocated"): allocated = bytes in live tensors; reserved = bytes the allocator holds from the driver;
+# active = allocated plus blocks freed on one stream but still in use on another; inactive split = free space inside
+# segments that also hold live blocks (what empty_cache() cannot give back: fragmentation). The counters say when the
+# allocator had to free its cache and retry a cudaMalloc, and how many times it ran out.
+_CUDA_STATS = (
+    ("allocated_bytes.all.current", "Allocated"),
+    ("reserved_bytes.all.current", "Reserved"),
+    ("active_bytes.all.current", "Active"),
+    ("inactive_split_bytes.all.current", "InactiveSplit"),
+    ("num_alloc_retries", "AllocRetries"),
+    ("num_ooms", "Ooms"),
+)
+# memleak reads at most this many devices' fields from one report (src/gpu-fields.ts GPU_MAX_FIELDS).
+_CUDA_MAX_DEVICES = 16
+
+
+def _cuda_stats():
+    """Per CUDA device this process's allocator has used, its memory_stats; None when torch is not imported or CUDA
+    was never initialised by the program. Never initialises CUDA: is_initialized() is a flag, device_count() is
+    cached once CUDA is up, and memory_stats(i) reads the allocator's counters on the host (no CUDA call, so no
+    context is created on a device the program did not use). A device whose allocator never reserved a byte (its
+    reserved peak is 0) is one the process does not use, and is left out. Cost: one dict of ~100 entries per device
+    used, once a report."""
+    torch = sys.modules.get("torch")
+    cuda = getattr(torch, "cuda", None) if torch is not None else None
+    if cuda is None:
+        return None
+    try:
+        if not cuda.is_initialized():
+            return None
+        out = {}
+        for device in range(min(int(cuda.device_count()), _CUDA_MAX_DEVICES)):
+            stats = cuda.memory_stats(device)
+            if not stats or not stats.get("reserved_bytes.all.peak"):
+                continue
+            for key, name in _CUDA_STATS:
+                value = stats.get(key)
+                if isinstance(value, int):
+                    out["cuda%d%s" % (device, name)] = value
+        return out or None
+    except Exception:
+        return None
 
 
 # ------------------------------------------------------------------------------------------------------- transport
@@ -512,6 +559,9 @@ def _report_locked(interval, force, census):
     torch = _torch_stats()
     if torch is not None:
         message["torch"] = torch
+    gpu = _cuda_stats()
+    if gpu is not None:
+        message["gpu"] = gpu
     walked = _census_stats(interval, force) if census else None
     if walked is not None:
         message["census"] = walked

@@ -9,6 +9,7 @@ import type { Finding, MetricName, VerdictDocument } from "../../analysis/types.
 import { alignForDrawing, MAX_POINTS, unionXs, type Line } from "./downsample.js";
 import { processKey } from "../../process-key.js";
 import { chartTests, type ChartTest } from "./tests-section.js";
+import { gpuCharts } from "./gpu-charts.js";
 
 export interface ChartSeries {
   label: string;
@@ -29,7 +30,7 @@ export interface ChartSeries {
 
 export interface ChartSpec {
   id: string;
-  group: "process" | "tree" | "cgroup";
+  group: "process" | "tree" | "cgroup" | "gpu";
   title: string;
   /** Shown under the title; from the target (full command line). */
   detail?: string;
@@ -216,8 +217,8 @@ export function buildCharts(doc: VerdictDocument, set: SeriesSet, commands?: Map
   const tree = set.processes.size > 1 ? treeChart(set, doc) : undefined;
   const cgroup = cgroupChart(set, doc);
   // The group holding the verdict's subject comes first: that is the chart that explains the verdict.
-  const groups: ChartSpec[][] = [processCharts, tree ? [tree] : [], cgroup ? [cgroup] : []];
-  const first = { process: 0, tree: 1, cgroup: 2 }[doc.verdict.subject.type];
+  const groups: ChartSpec[][] = [processCharts, tree ? [tree] : [], cgroup ? [cgroup] : [], gpuCharts(doc, set, lineSeries)];
+  const first = { process: 0, tree: 1, cgroup: 2, gpu: 3 }[doc.verdict.subject.type];
   const charts = [groups[first]!, ...groups.filter((_, i) => i !== first)].flat();
   return {
     duration: set.duration,

@@ -189,7 +189,7 @@ export const CLIENT_SCRIPT = String.raw`(function () {
 
   var KINDS = /^[a-z-]+$/;
   var charts = [];
-  var groupTitles = { process: "Processes", tree: "Process tree", cgroup: "Memory cgroup" };
+  var groupTitles = { process: "Processes", tree: "Process tree", cgroup: "Memory cgroup", gpu: "GPU memory (per process and device)" };
   var lastGroup = null;
   var grid = null;
 

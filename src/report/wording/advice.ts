@@ -10,7 +10,7 @@ import { gcWaitingReason, settlingReason } from "./notes.js";
 import { groupName, type Wordings } from "./words.js";
 
 /** How stable.md names what did not grow. */
-const STABLE_METRIC = { process: (m: string) => m, tree: (m: string) => `Σ ${m}`, cgroup: () => "cgroup usage" };
+const STABLE_METRIC = { process: (m: string) => m, tree: (m: string) => `Σ ${m}`, cgroup: () => "cgroup usage", gpu: (m: string) => m };
 
 export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
   "advice.insufficient-data": (f) =>
@@ -50,5 +50,6 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
   "advice.fragmentation-actions": (f) => advice("fragmentation", "actions", { arenas: f.arenas ?? "an unknown number: the agent did not report malloc's" }),
   "advice.cow-process": (f) =>
     advice("cow", "process", { pid: f.pid, command: f.command, ussStart: formatBytes(f.ussStart), ussEnd: formatBytes(f.ussEnd), parentAnon: formatBytes(f.bound) }),
+  "advice.gpu": (f) => advice("gpu", f.variant, { pid: f.pid, command: f.command, device: f.device, held: formatBytes(f.held), split: formatBytes(f.split) }),
   "advice.no-agent": (f) => advice("no-agent", "any", { pid: f.pid, why: f.why, level: formatBytes(f.level) }),
 };

@@ -12,6 +12,7 @@ import { CGROUP_WORDS } from "./cgroup.js";
 import { PROCESS_WORDS } from "./process.js";
 import { NOTE_WORDS } from "./notes.js";
 import { LAYER_WORDS } from "./layer.js";
+import { GPU_WORDS } from "./gpu.js";
 import type { Say, Wordings } from "./words.js";
 
 const WORDS: Wordings<PhraseName> = {
@@ -22,6 +23,7 @@ const WORDS: Wordings<PhraseName> = {
   ...CGROUP_WORDS,
   ...RECONCILE_WORDS,
   ...ADVICE_WORDS,
+  ...GPU_WORDS,
 };
 
 function sayer(short: boolean): Say {

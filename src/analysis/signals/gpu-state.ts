@@ -1,0 +1,89 @@
+/**
+ * What the CUDA caching allocator holds that live tensors do not, read off the agent's per-device numbers
+ * (memleak_agent.py `_cuda_stats`) — pure numbers from columns, no verdict. signals/gpu.ts decides on them.
+ *
+ *   held  = reserved − allocated at the end (medians of the last tenth, assess.ts `levels`): freed blocks the
+ *           allocator keeps for this process's next allocations
+ *   split = the inactive-split bytes at the end: the part of held inside segments that also hold live blocks, which
+ *           empty_cache() cannot give back and a larger request cannot use (fragmentation)
+ *   fell  = how far allocated's level came down from its highest: the highest median of a tenth of the window
+ *           minus the end level. A steady training loop's allocated swings inside every tenth alike (fell ≈ 0, or
+ *           within its noise when few readings make a tenth) and its reserve is its own working set; a program that
+ *           once held more and let go leaves the reserve behind.
+ */
+import { endLevel, levels, levelPoints } from "../assess.js";
+import type { Column } from "../column.js";
+import { MAD_SCALE, median } from "../stats/quantiles.js";
+import { sliceByTime } from "../stats/window.js";
+
+export interface GpuColumns {
+  allocated: Column;
+  reserved: Column | undefined;
+  active: Column | undefined;
+  inactiveSplit: Column | undefined;
+  allocRetries: Column | undefined;
+  ooms: Column | undefined;
+}
+
+export interface GpuState {
+  allocated: number;
+  reserved: number | undefined;
+  held: number | undefined;
+  split: number | undefined;
+  active: number | undefined;
+  /** Allocated's highest level over the window, how far its end level is below it, and its noise (highestLevel). */
+  highest: number;
+  fell: number;
+  noise: number;
+  /** cudaMalloc retries after freeing the cache, and out-of-memory errors, in the window (counter growth). */
+  retries: number | undefined;
+  ooms: number | undefined;
+  readings: number;
+}
+
+/**
+ * The highest of the medians of consecutive tenths (levelPoints readings each) of ys, and the noise around them: the
+ * scaled MAD of every reading from its own tenth's median. A loop's swings are noise by this measure, however its
+ * phases fall into the tenths; a level that came down and stayed is not.
+ */
+function highestLevel(ys: readonly number[]): { highest: number; noise: number } {
+  const k = levelPoints(ys.length);
+  let best = -Infinity;
+  const residuals: number[] = [];
+  for (let i = 0; i + k <= ys.length; i += k) {
+    const block = ys.slice(i, i + k);
+    const m = median(block) ?? 0;
+    best = Math.max(best, m);
+    for (const y of block) residuals.push(Math.abs(y - m));
+  }
+  return { highest: Number.isFinite(best) ? best : (median(ys) ?? 0), noise: MAD_SCALE * (median(residuals) ?? 0) };
+}
+
+/** How much a counter rose over [from, end]; undefined without readings. */
+function counterRise(col: Column | undefined, from: number): number | undefined {
+  if (!col || col.length === 0) return undefined;
+  const w = sliceByTime({ xs: col.xs, ys: col.ys }, from);
+  const ys = w.ys.length > 0 ? w.ys : col.ys;
+  return Math.max(0, ys[ys.length - 1]! - ys[0]!);
+}
+
+export function gpuState(c: GpuColumns, from: number): GpuState {
+  const w = sliceByTime({ xs: c.allocated.xs, ys: c.allocated.ys }, from);
+  const ys = w.ys.length >= 3 ? w.ys : c.allocated.ys;
+  const allocated = levels(ys).end;
+  const reserved = endLevel(c.reserved);
+  const { highest, noise } = highestLevel(ys);
+  return {
+    allocated,
+    reserved,
+    held: reserved === undefined ? undefined : Math.max(0, reserved - allocated),
+    split: endLevel(c.inactiveSplit),
+    active: endLevel(c.active),
+    highest,
+    fell: Math.max(0, highest - allocated),
+    noise,
+    retries: counterRise(c.allocRetries, from),
+    ooms: c.ooms && c.ooms.length > 0 ? c.ooms.ys[c.ooms.length - 1] : undefined,
+    readings: ys.length,
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * One process's memory on one CUDA device → one finding (subject type "gpu"). The rule chain, first definite answer
+ * wins, with the same statistics as the host's (assess.ts on the allocated bytes):
+ *   too little data                                                        → insufficient-data
+ *   allocated grows and has not levelled off: tensors kept alive            → leak
+ *   the allocator holds much more than is allocated (GPU_HELD_MIN_BYTES, GPU_HELD_SHARE of reserved), and either
+ *   allocated came down from a higher level and stays there, or reserved grows while allocated does not, or the
+ *   allocator has had to free its cache and retry a cudaMalloc in the window:
+ *       most of what it holds is in inactive split blocks (GPU_SPLIT_COVERS) → fragmentation (the OOM-with-free-
+ *                                                                              memory case: empty_cache cannot help)
+ *       otherwise                                                          → fragmentation, as retention: reusable
+ *                                                                              by this process, not by others
+ *   allocated grew then levelled off / one step                            → plateau
+ *   otherwise                                                              → stable
+ * A steady training loop's reserve is its own working set: its allocated level does not fall, its reserve does not
+ * grow, its allocator never retries, so it is stable however far reserved is above what a sample caught allocated.
+ * Without the agent the driver's per-process number (gpu-driver.ts) is judged for growth only.
+ */
+import { assess, type Assessment } from "../assess.js";
+import type { Context } from "../context.js";
+import { growthConfidence } from "../evidence.js";
+import type { JudgedFinding } from "../judgement.js";
+import { phrase } from "../phrases.js";
+import type { ProcessSeries, SeriesSet } from "../series.js";
+import { gpuFacts, gpuFinding, gpuSubject, shapeFinding, type GpuSubject } from "./gpu-finding.js";
+import { gpuFieldName, type GpuField } from "../../gpu-fields.js";
+import type { Column } from "../column.js";
+import { processGpuSeries } from "../gpu-series.js";
+import { decideDriver } from "./gpu-driver.js";
+import { gpuState, type GpuColumns, type GpuState } from "./gpu-state.js";
+
+/**
+ * The allocator must hold at least 256 MiB more than is allocated for retention or fragmentation to be worth a
+ * finding. PyTorch's caching allocator rounds large requests to 2 MiB and carves them from segments of at least
+ * 20 MiB (kLargeBuffer, c10/cuda/CUDACachingAllocator.cpp), and keeps the last of each size it freed: a dozen
+ * segments of ordinary slack is a few hundred MiB on any model. A trade-off not yet measured on a real GPU.
+ * Boundary tests: rules/gpu.test.ts (240 / 270 MiB).
+ */
+export const GPU_HELD_MIN_BYTES = 256 * 2 ** 20;
+/** …and at least a quarter of what it reserved: less is slack around a working set, whatever its size. Boundary tests: 22% / 28%. */
+export const GPU_HELD_SHARE = 0.25;
+/**
+ * Allocated must have come down from its highest level by at least this share of what is held, for the reserve to be
+ * what an earlier, larger working set left behind (retention) rather than a loop's own peaks. Half: a loop sampled
+ * at random phases moves its tenths' medians by a small part of its swing. Boundary tests: 40% / 60%.
+ */
+export const GPU_FELL_SHARE = 0.5;
+/**
+ * …and by at least this many noise widths of allocated (gpu-state.ts: the readings' spread around their tenths'
+ * medians): with a tenth of 3 readings, the highest median of a loop swinging between 1 and 3 GiB lands up to 1.4 GiB
+ * above its last (a 14 s run at 2 Hz under `memleak run`, test/e2e/gpu.test.ts), while a level that came down and
+ * stayed has next to no spread. 3, the project's usual multiple for "clear of the noise" (stats/shape.ts).
+ * Boundary tests: rules/gpu.test.ts (falls of 2.6 / 3.4 noise widths as estimated).
+ */
+export const GPU_FELL_NOISE_MULTIPLE = 3;
+/**
+ * Inactive split bytes must be at least half of what is held for it to be fragmentation: then most of the reserve
+ * sits in segments pinned by live blocks, which empty_cache() cannot release and a larger request cannot use.
+ * Boundary tests: 45% / 55%.
+ */
+export const GPU_SPLIT_COVERS = 0.5;
+
+const FIELDS: Record<keyof GpuColumns, GpuField> = {
+  allocated: "Allocated",
+  reserved: "Reserved",
+  active: "Active",
+  inactiveSplit: "InactiveSplit",
+  allocRetries: "AllocRetries",
+  ooms: "Ooms",
+};
+
+function columnsOf(ps: ProcessSeries, index: number, allocated: Column): GpuColumns {
+  const col = (f: GpuField) => ps.agent[`gpu.${gpuFieldName(index, f)}`];
+  return { ...(Object.fromEntries(Object.entries(FIELDS).map(([k, f]) => [k, col(f)])) as unknown as GpuColumns), allocated };
+}
+
+/** The GPU findings of every process of the set (`commandOf`: its command as subjects show it). */
+export function judgeGpus(set: SeriesSet, ctx: Context, commandOf: (ps: ProcessSeries) => string): JudgedFinding[] {
+  return [...set.processes.values()].flatMap((ps) => analyzeGpus(ps, commandOf(ps), ctx));
+}
+
+/** One finding per GPU series of the process (gpu-series.ts): the agent's devices, or else the driver's. */
+export function analyzeGpus(ps: ProcessSeries, command: string, ctx: Context): JudgedFinding[] {
+  return processGpuSeries(ps).map((g) => {
+    const subject = gpuSubject(ps, command, g.device, g.source);
+    // From the analysis window, or from the device's first reading when CUDA came up later.
+    const first = g.col.xs[0];
+    const from = Math.max(ctx.from, first ?? 0);
+    const a = assess(g.col, from, first ?? from);
+    if (g.index === undefined) return decideDriver(subject, a);
+    const cols = columnsOf(ps, g.index, g.col);
+    // The state over the whole series: a reserve left behind by a load that the warm-up cut is still held.
+    return decideGpu(subject, a, gpuState(cols, first ?? from), cols);
+  });
+}
+
+/** Why the allocator's reserve is more than slack, when it is: the facts retention and fragmentation rest on. */
+function heldWhy(s: GpuState, cols: GpuColumns, from: number): "fell" | "reserve-grows" | "retries" | undefined {
+  if (s.held === undefined || s.reserved === undefined) return undefined;
+  if (s.held < GPU_HELD_MIN_BYTES || s.held < GPU_HELD_SHARE * s.reserved) return undefined;
+  if (s.fell >= GPU_FELL_SHARE * s.held && s.fell >= GPU_FELL_NOISE_MULTIPLE * s.noise) return "fell";
+  if ((s.retries ?? 0) > 0) return "retries";
+  if (cols.reserved && assess(cols.reserved, from).shape === "growing") return "reserve-grows";
+  return undefined;
+}
+
+function decideGpu(subject: GpuSubject, a: Assessment, s: GpuState, cols: GpuColumns): JudgedFinding {
+  const who = gpuFacts(subject);
+  const why = a.shape === "insufficient" || a.shape === "growing" ? undefined : heldWhy(s, cols, a.from);
+  let f: JudgedFinding;
+  if (a.shape === "growing") {
+    const facts = { ...who, start: a.start, end: a.end, rate: a.rate, reserved: s.reserved };
+    f = gpuFinding(subject, "leak", "gpu-allocated", a, phrase("gpu.leak", facts), growthConfidence(a), [phrase("advice.gpu", { variant: "leak", ...who })]);
+    f.evidence.layer = "CUDA tensors";
+  } else if (why) {
+    const split = (s.split ?? 0) >= GPU_SPLIT_COVERS * s.held!;
+    const facts = { ...who, allocated: s.allocated, reserved: s.reserved!, held: s.held!, split: s.split, highest: s.highest, why, retries: s.retries, ooms: s.ooms };
+    const advice = phrase("advice.gpu", { variant: split ? "fragmentation" : "retention", ...who, held: s.held!, split: s.split });
+    f = gpuFinding(subject, "fragmentation", "gpu-reserved", a, phrase(split ? "gpu.fragmentation" : "gpu.retention", facts), why === "retries" || split ? 0.9 : 0.8, [advice]);
+    f.evidence.gpuHeldAs = split ? "inactive-split" : "cached";
+  } else {
+    f = shapeFinding(subject, "gpu-allocated", a, s.reserved);
+  }
+  Object.assign(f.evidence, stateEvidence(s));
+  return f;
+}
+
+/** The allocator's numbers at the end, for every GPU finding. */
+function stateEvidence(s: GpuState): Record<string, number> {
+  const e: Record<string, number> = { allocatedBytes: Math.round(s.allocated) };
+  if (s.reserved !== undefined) e.reservedBytes = Math.round(s.reserved);
+  if (s.held !== undefined) e.heldBytes = Math.round(s.held);
+  if (s.split !== undefined) e.inactiveSplitBytes = Math.round(s.split);
+  if (s.active !== undefined) e.activeBytes = Math.round(s.active);
+  if (s.fell > 0) e.allocatedFellBytes = Math.round(s.fell);
+  if (s.retries !== undefined) e.allocRetries = s.retries;
+  if (s.ooms !== undefined) e.outOfMemoryErrors = s.ooms;
+  return e;
+}

@@ -1,0 +1,50 @@
+/**
+ * A process's sentences about one GPU (analysis/signals/gpu.ts, gpu-driver.ts): "PID n (command) on cuda:0: …"; the
+ * short form (the live view's line, which names the process already) keeps the device.
+ */
+import { formatBytes } from "../../units.js";
+import { formatRate } from "./numbers.js";
+import type { GpuFacts, GpuHeldFacts, PhraseFacts } from "../../analysis/phrases.js";
+import type { Say, Wordings } from "./words.js";
+
+type GpuPhrase = Extract<keyof PhraseFacts, `gpu.${string}`>;
+
+/** The process and device, then what its memory there does. */
+const onDevice =
+  <N extends Exclude<GpuPhrase, "gpu.driver-counts-all">>(says: (facts: PhraseFacts[N]) => string) =>
+  (facts: PhraseFacts[N], say: Say): string => {
+    const { pid, command, device, source } = facts as GpuFacts;
+    const where = source === "driver" ? `GPU ${device}` : device;
+    return say.short ? `${where}: ${says(facts)}` : `PID ${pid} (${command}) on ${where}: ${says(facts)}`;
+  };
+
+/** What allocated is called: live tensors (the agent's torch numbers), or the process's use (the driver's). */
+const what = (f: GpuFacts) => (f.source === "driver" ? "GPU memory used (driver)" : "allocated CUDA memory");
+
+const reservedNote = (reserved: number | undefined) => (reserved === undefined ? "" : `, ${formatBytes(reserved)} reserved by the caching allocator`);
+
+function held(f: GpuHeldFacts): string {
+  const since =
+    f.why === "fell"
+      ? `allocated came down from ${formatBytes(f.highest)} to ${formatBytes(f.allocated)}`
+      : f.why === "reserve-grows"
+        ? `the reserve grew while allocated did not`
+        : `the allocator had to free its cache and retry a cudaMalloc ${f.retries} time${f.retries === 1 ? "" : "s"}`;
+  return `${since}; ${formatBytes(f.reserved)} reserved for ${formatBytes(f.allocated)} allocated`;
+}
+
+export const GPU_WORDS: Wordings<GpuPhrase> = {
+  "gpu.insufficient": onDevice<"gpu.insufficient">((f) => `not enough data (${f.reason ?? "too few readings"})`),
+  "gpu.leak": onDevice<"gpu.leak">(
+    (f) => `${what(f)} grows steadily: ${formatBytes(f.start)} → ${formatBytes(f.end)} at ${formatRate(f.rate)}, no sign of levelling off${reservedNote(f.reserved)}`,
+  ),
+  "gpu.retention": onDevice<"gpu.retention">((f) => `the caching allocator keeps ${formatBytes(f.held)} of freed blocks (${held(f)}): reusable by this process, not a leak`),
+  "gpu.fragmentation": onDevice<"gpu.fragmentation">(
+    (f) =>
+      `the caching allocator holds ${formatBytes(f.held)} beyond live tensors, ${formatBytes(f.split)} of it in inactive split blocks that empty_cache() cannot release (${held(f)})${f.ooms ? `; ${f.ooms} out-of-memory error${f.ooms === 1 ? "" : "s"}` : ""}`,
+  ),
+  "gpu.plateau": onDevice<"gpu.plateau">((f) => `${what(f)} grew by ${formatBytes(f.growth)}, then levelled off at ${formatBytes(f.end)}`),
+  "gpu.stable": onDevice<"gpu.stable">((f) => `${what(f)} is stable: ${formatBytes(f.start)} → ${formatBytes(f.end)}${reservedNote(f.reserved)}`),
+  "gpu.driver-counts-all": () =>
+    "the driver's number holds the CUDA context and the framework's cache as well as live arrays: growth there may be a cache that grows (memleak's agent tells them apart for PyTorch)",
+};

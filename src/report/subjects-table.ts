@@ -3,6 +3,7 @@
  * ten, the ones with something to say first), each process's GPUs, the tree and the cgroup — with the numbers of the metric that decided
  * each and a sparkline. Columns give way on a narrow terminal, the sparkline first.
  */
+import { liveHeapColumn } from "../analysis/signals/live-heap.js";
 import type { ChalkInstance } from "chalk";
 import type { Column } from "../analysis/column.js";
 import type { ProcessSeries, SeriesSet } from "../analysis/series.js";
@@ -105,7 +106,9 @@ function processRows(doc: VerdictDocument, set: SeriesSet): { rows: Row[]; omitt
       const f = byKey.get(processKey(ps));
       const metric = f?.metric ?? (ps.metrics.anon ? "anon" : "rss");
       const label = depth === 0 ? `PID ${ps.pid}` : `${" ".repeat(Math.min(depth - 1, 3))}└ ${ps.pid}`;
-      return { ...rowFor(label, metric, f, ps.metrics[metric], doc.window.warmup), key: processKey(ps) };
+      // A leak hidden in retained heap is judged on the live heap, which is no sampled metric of its own.
+      const col = metric === "heap-live" ? liveHeapColumn(ps) : ps.metrics[metric];
+      return { ...rowFor(label, metric, f, col, doc.window.warmup), key: processKey(ps) };
     });
   return { rows, omitted: ordered.length - rows.length };
 }

@@ -123,3 +123,20 @@ describe("how the readings were taken (a session's own report)", () => {
     expect(renderVerdict(doc, false, set)).not.toContain("sampling:");
   });
 });
+
+describe("several causes in one subject (issue 27)", () => {
+  it("a leak hidden in retained heap: its row draws the live heap, and the fragmentation beside it is listed once", async () => {
+    const { doc, set } = await analyse("frag_and_leak.jsonl");
+    const text = renderVerdict(doc, false, set, 80);
+    const row = text.split("\n").find((l) => l.startsWith(`PID ${doc.verdict.pid}`))!;
+    expect(row).toMatch(/heap-… .*[▁▂▃▄▅▆▇█]{8,}/);
+    const others = text.slice(text.indexOf("other findings"));
+    expect(others.match(/^ {2}fragmentation /gm)).toHaveLength(1);
+  });
+
+  it("a leaking worker that copies: its copying is listed with the other findings, worded beside its growth", async () => {
+    const { doc, set } = await analyse("cow_and_leak.jsonl");
+    const text = renderVerdict(doc, false, set, 80).replace(/\s+/g, " ");
+    expect(text).toContain(`PID ${doc.verdict.pid} (python3 fixtures/scenarios/cow_and_leak.py 40): besides its own growth, it copies pages shared with its parent`);
+  });
+});

@@ -11,6 +11,7 @@ import { evidenceLabel } from "../evidence-labels.js";
 import { escapeHtml as h } from "./escape.js";
 import { markdownToHtml } from "./markdown.js";
 import { testsSection } from "./tests-section.js";
+import { nativeSection } from "./native-section.js";
 
 /** CSS class of a kind; kinds are a closed set, but the class name is checked anyway as it lands in an attribute. */
 export function kindClass(kind: string): string {
@@ -92,6 +93,7 @@ export function bannerHtml(doc: VerdictDocument, title: string): string {
 ${verdictBox(doc.verdict)}
 <div class="columns">${evidenceTable(doc.verdict)}${adviceBlock(doc.verdict)}</div>
 ${sitesTable(doc.verdict)}
+${nativeSection(doc.nativeTrace)}
 ${otherFindings(doc)}
 ${gatesTable(doc)}
 ${testsSection(doc)}`;

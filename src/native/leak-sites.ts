@@ -1,0 +1,111 @@
+/**
+ * Which of heaptrack's never-freed stacks to claim as a leak. Everything a process still holds when it exits counts
+ * as "leaked" to heaptrack, and a Python process holds plenty that is no leak: the interpreter's arenas and interned
+ * objects, the C library's locale tables, and whatever an extension module set up once at import (torch's operator
+ * registry: ~1 MB over hundreds of stacks). So a stack is claimed only when
+ *  - it reaches code other than the C library and the interpreter (its *site*: the extension's own function, or a
+ *    ctypes/cffi call through libffi), and
+ *  - its never-freed allocations grew after the cut (the end of warm-up): memory allocated once at start-up and kept
+ *    is not a leak, memory that keeps being allocated and never freed is.
+ * Stacks are grouped by their native part (allocator's caller up to the site): the interpreter frames above differ
+ * with every Python line that called in, and would split one leak into many. Pure.
+ */
+import type { NativeFrame, NativeLeakStack } from "../native-trace.js";
+import type { LeakBlock } from "./heaptrack-leaks.js";
+
+/** The C library, the C++ runtime, the unwinder and heaptrack itself: where every allocation passes. */
+const PLUMBING = /^(libc\.so|libc-|ld-linux|ld64\.so|libm\.so|libpthread|libdl|librt|libstdc\+\+|libgcc_s|libunwind|libheaptrack)/;
+/** CPython: the executable, libpython, and the standard library's own extension modules. */
+const INTERPRETER = /^(python\d[\d.]*[a-z]*|libpython\d)/;
+const FFI = /^libffi\./;
+
+const basename = (path: string) => path.slice(path.lastIndexOf("/") + 1);
+
+/** The C library's or CPython's own code: nothing a user can fix, so never a leak's site. */
+export function isRuntimeFrame(f: NativeFrame): boolean {
+  // A frame heaptrack could not place in any library is not claimed either: there is nothing to name.
+  if (f.module === undefined) return true;
+  const name = basename(f.module);
+  return PLUMBING.test(name) || INTERPRETER.test(name) || f.module.includes("/lib-dynload/");
+}
+
+/** Index of the first frame outside the runtime, from the allocator's caller outwards; -1 when there is none. */
+export function siteIndex(frames: NativeFrame[]): number {
+  return frames.findIndex((f) => !isRuntimeFrame(f));
+}
+
+const frameKey = (f: NativeFrame) => `${f.function}\u0000${f.module ?? ""}\u0000${f.file ?? ""}\u0000${f.line ?? ""}`;
+
+/** A group of stacks that share their native part. */
+export interface SiteGroup {
+  key: string;
+  bytes: number;
+  count: number;
+  /** The stack with the most bytes in the group: the one shown. */
+  frames: NativeFrame[];
+  site: number;
+  topBytes: number;
+}
+
+/** Groups the blocks that have a site by their frames up to it; the rest is the runtime's. */
+export function groupBySite(blocks: LeakBlock[]): { groups: Map<string, SiteGroup>; runtimeBytes: number } {
+  const groups = new Map<string, SiteGroup>();
+  let runtimeBytes = 0;
+  for (const b of blocks) {
+    const site = siteIndex(b.frames);
+    if (site < 0) {
+      runtimeBytes += b.bytes;
+      continue;
+    }
+    const key = b.frames.slice(0, site + 1).map(frameKey).join("\u0001");
+    const g = groups.get(key);
+    if (!g) groups.set(key, { key, bytes: b.bytes, count: b.count, frames: b.frames, site, topBytes: b.bytes });
+    else {
+      g.bytes += b.bytes;
+      g.count += b.count;
+      if (b.bytes > g.topBytes) Object.assign(g, { frames: b.frames, site, topBytes: b.bytes });
+    }
+  }
+  return { groups, runtimeBytes };
+}
+
+/** Callers shown past the site: enough to see which function called in, not the whole interpreter. */
+const CALLERS_SHOWN = 2;
+
+export interface ClaimInput {
+  pid: number;
+  command: string;
+  /** Never freed at exit. */
+  atExit: LeakBlock[];
+  /** Never freed at the cut (heaptrack_print on the data up to it); empty when the cut is at the start. */
+  atCut: LeakBlock[];
+}
+
+/**
+ * The stacks whose never-freed memory grew between the cut and exit, with the growth as their bytes and count.
+ * A group must have grown by at least two allocations: one block allocated late and kept is not a trend.
+ */
+export function claimLeaks(input: ClaimInput): NativeLeakStack[] {
+  const end = groupBySite(input.atExit).groups;
+  const before = groupBySite(input.atCut).groups;
+  const out: NativeLeakStack[] = [];
+  for (const g of end.values()) {
+    const b = before.get(g.key);
+    const bytes = g.bytes - (b?.bytes ?? 0);
+    const count = g.count - (b?.count ?? 0);
+    if (bytes <= 0 || count < 2) continue;
+    const site = g.frames[g.site]!;
+    const shown = g.frames.slice(0, g.site + 1 + CALLERS_SHOWN);
+    out.push({
+      pid: input.pid,
+      command: input.command,
+      bytes,
+      count,
+      site,
+      ...(FFI.test(basename(site.module ?? "")) && { viaFfi: true }),
+      frames: shown,
+      framesLeftOut: g.frames.length - shown.length,
+    });
+  }
+  return out.sort((x, y) => y.bytes - x.bytes);
+}

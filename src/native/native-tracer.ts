@@ -24,6 +24,7 @@ import { parseHeaptrackLeaks, type HeaptrackLeaks } from "./heaptrack-leaks.js";
 import { claimLeaks } from "./leak-sites.js";
 import { chooseCut, readClock } from "./trace-clock.js";
 import { resolveCommand } from "../system/launch.js";
+import { removeStaleTraceDirs, TRACE_DIR_PREFIX } from "./stale-traces.js";
 
 /** Stacks kept in the report: the first few are what a person reads; --json has no more room to be useful. */
 const STACKS_KEPT = 8;
@@ -40,7 +41,8 @@ export class NativeTracer {
   /** Finds heaptrack (or refuses, exit 2) and makes the directory the traces go to. */
   static open(env: NodeJS.ProcessEnv): NativeTracer {
     const tools = locateHeaptrack(env);
-    return new NativeTracer(tools, mkdtempSync(join(tmpdir(), "memleak-native-")));
+    removeStaleTraceDirs(tmpdir());
+    return new NativeTracer(tools, mkdtempSync(join(tmpdir(), `${TRACE_DIR_PREFIX}${process.pid}-`)));
   }
 
   /** heaptrack replaces `$$` with the pid of the process writing: one file per traced process. */

@@ -175,7 +175,7 @@ async function sampleAndReport(o: RunOptions, io: CommandIO, fs: HostFs, cg: Cgr
   if (child.pid === undefined) await exited;
   let targetExit: CommandExit = { code: null, signal: null };
   const { doc, stopReason, set, commands, settledAt } = await runSession(
-    { mode: "run", rootPid: child.pid ?? -1, command: o.command, cgroup: cg.read, cgroupInfo: cg.info, agent, metrics: exporter?.sink },
+    { mode: "run", rootPid: child.pid ?? -1, command: o.command, cgroup: cg.read, cgroupInfo: cg.info, agent, metrics: exporter?.sink, completeVerdict: tracer && addNativeTrace(tracer, io) },
     { ...o, duration: undefined },
     io,
     fs,
@@ -189,12 +189,16 @@ async function sampleAndReport(o: RunOptions, io: CommandIO, fs: HostFs, cg: Cgr
   );
   const how = targetExit.code !== null ? `exit code ${targetExit.code}` : `signal ${targetExit.signal}`;
   io.stderr(`memleak: stopped: ${stopText(stopReason, doc.target.pid)} (${how})\n`);
-  if (tracer) {
-    io.stderr("memleak: reading heaptrack's traces (--trace-native)…\n");
-    doc.nativeTrace = await tracer.finish(doc.window.warmup);
-  }
   report(doc, o.json, io, { set, html: o.html, commands, settledAt });
   return { exitCode: runExitCode(gatesExitCode(doc), targetExit), doc, targetExit };
+}
+
+/** After the command has exited: heaptrack's traces are read, cut at the verdict's warm-up, into the verdict. */
+function addNativeTrace(tracer: NativeTracer, io: CommandIO) {
+  return async (doc: VerdictDocument) => {
+    io.stderr("memleak: reading heaptrack's traces (--trace-native)…\n");
+    doc.nativeTrace = await tracer.finish(doc.window.warmup);
+  };
 }
 
 /** Without the agent, memleak's sitecustomize still goes on PYTHONPATH under --trace-native: it keeps the preload in Python. */

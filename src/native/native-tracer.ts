@@ -88,7 +88,10 @@ export class NativeTracer {
 
   private async readOne(name: string, pid: number, warmupMs: number) {
     const interpreted = join(this.dir, `${pid}.interpreted`);
-    await interpret(this.tools.interpret, join(this.dir, name), interpreted);
+    const raw = join(this.dir, name);
+    await interpret(this.tools.interpret, raw, interpreted);
+    // ~32 bytes per malloc and free: gone as soon as it is read, so a long run's traces are not on disk twice.
+    rmSync(raw, { force: true });
     const atExit = parseHeaptrackLeaks(await print(this.tools.print, interpreted));
     const cut = chooseCut(readClock(interpreted), warmupMs);
     let atCut: HeaptrackLeaks = { blocks: [] };

@@ -63,11 +63,12 @@ beforeAll(() => {
 }, 60_000);
 
 describe.concurrent("run --trace-native", () => {
-  it("names the C extension's leaky_fn, with its file and line, in --json and the HTML report; and cleans up its traces", async () => {
+  it("names the C extension's leaky_fn, with its file and line, in --json, the HTML report and the recording; and cleans up its traces", async () => {
     const html = `${dir}/c-extension.html`;
     const told = `${dir}/c-extension.output`;
     // The program writes down where its trace goes (memleak's directory), to check that it is gone afterwards.
-    const { trace } = await tracedJson(program("c_extension", `import leaky, os\nopen(${JSON.stringify(told)}, "w").write(os.environ["MEMLEAK_TRACE_NATIVE_OUTPUT"])\n${LOOP}    leaky.leaky_fn(65536)\n    time.sleep(0.005)`), ["--html", html]);
+    const record = `${dir}/c-extension.jsonl`;
+    const { trace } = await tracedJson(program("c_extension", `import leaky, os\nopen(${JSON.stringify(told)}, "w").write(os.environ["MEMLEAK_TRACE_NATIVE_OUTPUT"])\n${LOOP}    leaky.leaky_fn(65536)\n    time.sleep(0.005)`), ["--html", html, "--record", record]);
     expect(trace.tool).toMatch(/^heaptrack \d/);
     const top = trace.stacks[0]!;
     expect(top.site).toMatchObject({ function: "leaky_fn", line: 7 });
@@ -82,6 +83,9 @@ describe.concurrent("run --trace-native", () => {
     const traces = dirname(readFileSync(told, "utf8"));
     expect(traces).toMatch(new RegExp(`^${tmpdir()}/memleak-native-`));
     expect(existsSync(traces)).toBe(false);
+    // The recording's verdict line carries the stacks, and analyze shows them again (the traces are gone by then).
+    const again = await memleak(["analyze", record, "--json"]);
+    expect((JSON.parse(again.stdout) as VerdictDocument).nativeTrace).toEqual(trace);
   });
 
   it("says a ctypes malloc went through libffi, in the terminal report, and that the run was traced", async () => {

@@ -20,7 +20,7 @@ export interface NativeLeakStack {
   command: string;
   /** Bytes allocated from this stack and never freed (heaptrack_print rounds to 3 significant digits). */
   bytes: number;
-  /** Allocations from this stack never freed. */
+  /** Calls to the allocator from this stack since the cut, freed or not (heaptrack's "leaked over N calls"). */
   count: number;
   /** The first frame, from the allocator outwards, in code other than the C library and the Python interpreter. */
   site: NativeFrame;

@@ -5,8 +5,9 @@
  * registry: ~1 MB over hundreds of stacks). So a stack is claimed only when
  *  - it reaches code other than the C library and the interpreter (its *site*: the extension's own function, or a
  *    ctypes/cffi call through libffi), and
- *  - its never-freed allocations grew after the cut (the end of warm-up): memory allocated once at start-up and kept
- *    is not a leak, memory that keeps being allocated and never freed is.
+ *  - its never-freed allocations grew after the cut (the end of warm-up), and were still growing late in the
+ *    process's life (from three quarters to nine tenths of it, and after): memory allocated once at start-up and
+ *    kept is not a leak (however long the start-up took), memory that keeps being allocated and never freed is.
  * Stacks are grouped by their native part (allocator's caller up to the site): the interpreter frames above differ
  * with every Python line that called in, and would split one leak into many. Pure.
  */
@@ -69,6 +70,12 @@ export function groupBySite(blocks: LeakBlock[]): { groups: Map<string, SiteGrou
   return { groups, runtimeBytes };
 }
 
+/** Never-freed bytes at each late cut, then at exit: each more than the one before. */
+function grewInEachStretch(g: SiteGroup, late: Map<string, SiteGroup>[]): boolean {
+  const held = [...late.map((groups) => groups.get(g.key)?.bytes ?? 0), g.bytes];
+  return held.every((b, i) => i === 0 || b > held[i - 1]!);
+}
+
 /** Callers shown past the site: enough to see which function called in, not the whole interpreter. */
 const CALLERS_SHOWN = 2;
 
@@ -79,21 +86,30 @@ export interface ClaimInput {
   atExit: LeakBlock[];
   /** Never freed at the cut (heaptrack_print on the data up to it); empty when the cut is at the start. */
   atCut: LeakBlock[];
+  /**
+   * Never freed at each late cut, in order (trace-clock.ts LATE_FRACTIONS); the group must grow after each, up to the
+   * next one or exit. Empty: not checked (a trace without a clock).
+   */
+  atLate?: LeakBlock[][] | undefined;
 }
 
 /**
- * The stacks whose never-freed memory grew between the cut and exit, with the growth as their bytes and count.
- * A group must have grown by at least two allocations: one block allocated late and kept is not a trend.
+ * The stacks whose never-freed bytes grew between the cut and exit, called at least twice since (one block allocated
+ * late and kept is not a trend), and whose never-freed bytes grew again between each late cut and the next (or exit).
+ * heaptrack's count is of calls, freed or not ("leaked over N calls"): a loop that allocates a tensor and drops it
+ * calls often and holds one; only the bytes say what stayed.
  */
 export function claimLeaks(input: ClaimInput): NativeLeakStack[] {
   const end = groupBySite(input.atExit).groups;
   const before = groupBySite(input.atCut).groups;
+  const late = (input.atLate ?? []).map((blocks) => groupBySite(blocks).groups);
   const out: NativeLeakStack[] = [];
   for (const g of end.values()) {
     const b = before.get(g.key);
     const bytes = g.bytes - (b?.bytes ?? 0);
     const count = g.count - (b?.count ?? 0);
     if (bytes <= 0 || count < 2) continue;
+    if (!grewInEachStretch(g, late)) continue;
     const site = g.frames[g.site]!;
     const shown = g.frames.slice(0, g.site + 1 + CALLERS_SHOWN);
     out.push({

@@ -22,7 +22,7 @@ import type { NativeLeakStack, NativeTrace } from "../native-trace.js";
 import { locateHeaptrack, type HeaptrackTools } from "./heaptrack-tools.js";
 import { parseHeaptrackLeaks, type HeaptrackLeaks } from "./heaptrack-leaks.js";
 import { claimLeaks } from "./leak-sites.js";
-import { chooseCut, readClock } from "./trace-clock.js";
+import { chooseCut, cutAt, LATE_FRACTIONS, readClock } from "./trace-clock.js";
 import { resolveCommand } from "../system/launch.js";
 import { removeStaleTraceDirs, TRACE_DIR_PREFIX } from "./stale-traces.js";
 
@@ -86,6 +86,19 @@ export class NativeTracer {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
+  /** heaptrack_print on the trace up to a cut: what was never freed at that moment. */
+  private async printUpTo(interpreted: string, cut: { offset: number } | undefined): Promise<HeaptrackLeaks | undefined> {
+    if (!cut) return undefined;
+    const head = `${interpreted}.${cut.offset}`;
+    copyFileSync(interpreted, head);
+    truncateSync(head, cut.offset);
+    try {
+      return parseHeaptrackLeaks(await print(this.tools.print, head));
+    } finally {
+      rmSync(head, { force: true });
+    }
+  }
+
   private async readOne(name: string, pid: number, warmupMs: number) {
     const interpreted = join(this.dir, `${pid}.interpreted`);
     const raw = join(this.dir, name);
@@ -93,16 +106,15 @@ export class NativeTracer {
     // ~32 bytes per malloc and free: gone as soon as it is read, so a long run's traces are not on disk twice.
     rmSync(raw, { force: true });
     const atExit = parseHeaptrackLeaks(await print(this.tools.print, interpreted));
-    const cut = chooseCut(readClock(interpreted), warmupMs);
-    let atCut: HeaptrackLeaks = { blocks: [] };
-    if (cut) {
-      const head = join(this.dir, `${pid}.cut`);
-      copyFileSync(interpreted, head);
-      truncateSync(head, cut.offset);
-      atCut = parseHeaptrackLeaks(await print(this.tools.print, head));
+    const clock = readClock(interpreted);
+    const atCut = await this.printUpTo(interpreted, chooseCut(clock, warmupMs));
+    const atLate: HeaptrackLeaks["blocks"][] = [];
+    for (const fraction of LATE_FRACTIONS) {
+      const at = await this.printUpTo(interpreted, cutAt(clock, fraction));
+      if (at) atLate.push(at.blocks);
     }
     const command = atExit.command ?? "";
-    const stacks = claimLeaks({ pid, command, atExit: atExit.blocks, atCut: atCut.blocks });
+    const stacks = claimLeaks({ pid, command, atExit: atExit.blocks, atCut: atCut?.blocks ?? [], atLate });
     const listed = atExit.blocks.reduce((s, b) => s + b.bytes, 0);
     const neverFreed = atExit.totalLeaked ?? listed;
     // What is not claimed: the runtime's own, and what the claimed stacks held before the cut.

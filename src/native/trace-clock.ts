@@ -60,6 +60,20 @@ export function readClock(path: string): ClockMark[] {
 }
 
 /**
+ * The late cuts: at three quarters and nine tenths of the process's traced life. A leak is still growing in both
+ * stretches after them; an extension's import is over by then, however long it took (torch's takes many seconds
+ * under heaptrack, past any warm-up memleak can judge from memory alone).
+ */
+export const LATE_FRACTIONS = [0.75, 0.9] as const;
+
+export function cutAt(marks: ClockMark[], fraction: number): { offset: number; ms: number } | undefined {
+  const last = marks[marks.length - 1];
+  if (!last) return undefined;
+  const mark = marks.find((m) => m.ms >= last.ms * fraction);
+  return mark && { offset: mark.offset, ms: mark.ms };
+}
+
+/**
  * The cut for one process: the end of warm-up on its own clock, but at least a fifth of its traced life (imports and
  * set-up happen first, in every process, whatever memleak judged the warm-up) and at most half of it (a process
  * has a second half to grow in). 0 when the file has no clock yet: nothing is cut.

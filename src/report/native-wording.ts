@@ -19,9 +19,9 @@ export function frameText(f: NativeFrame): string {
   return where.length ? `${f.function} (${where.join(", ")})` : f.function;
 }
 
-/** "21.0 MiB in 336 allocations made after warm-up and never freed, PID 18699" */
+/** "21.0 MiB allocated after warm-up and never freed, over 336 calls, PID 18699" */
 export function amountText(s: NativeLeakStack): string {
-  return `${formatBytes(s.bytes)} in ${s.count.toLocaleString("en-US")} allocations made after warm-up and never freed, PID ${s.pid}`;
+  return `${formatBytes(s.bytes)} allocated after warm-up and never freed, over ${s.count.toLocaleString("en-US")} calls, PID ${s.pid}`;
 }
 
 /** The frames left out above those shown: CPython running Python code, which heaptrack can only name as C. */

@@ -103,6 +103,31 @@ describe("which stacks are claimed", () => {
     expect(claimLeaks({ pid: 1, command: "", atExit: r.blocks, atCut: oneLess })).toEqual([]);
   });
 
+  it("needs the stack's never-freed bytes to have grown again after each late cut: an import that outlasted the warm-up is not a leak", () => {
+    const r = capture("c-extension");
+    const top = r.blocks[0]!;
+    const at = (calls: number) => r.blocks.map((b) => (b === top ? { ...top, count: calls, bytes: calls * 65_536 } : b));
+    // 19.2 MB at exit: growing through both late stretches.
+    expect(claimLeaks({ pid: 1, command: "", atExit: r.blocks, atCut: [], atLate: [at(200), at(250)] })).toHaveLength(1);
+    // Done growing by the first late cut (all of this block held there already): not claimed.
+    expect(claimLeaks({ pid: 1, command: "", atExit: r.blocks, atCut: [], atLate: [r.blocks, r.blocks] })).toEqual([]);
+    // Grew up to nine tenths of the life, then stopped: not claimed either.
+    expect(claimLeaks({ pid: 1, command: "", atExit: r.blocks, atCut: [], atLate: [at(200), r.blocks] })).toEqual([]);
+  });
+
+  it("does not claim a loop that allocates a buffer and drops it: many calls, the same bytes held at every cut", () => {
+    // torch's c10::alloc_cpu under `while …: x = torch.randn(200, 200)`: one 160 KB tensor held, 1,242 calls.
+    const site = { function: "c10::alloc_cpu(unsigned long)", module: "/lib/x86_64-linux-gnu/libc10.so.1.13" };
+    const at = (count: number) => [{ bytes: 160_000, count, frames: [site] }];
+    // The warm-up cut fell inside the long import, before the loop's first tensor: only the late cuts can tell.
+    expect(claimLeaks({ pid: 1, command: "", atExit: at(1242), atCut: [], atLate: [at(900), at(1100)] })).toEqual([]);
+  });
+
+  it("leaves torch's import alone when the import ended before the late cuts", () => {
+    const r = capture("torch-import");
+    expect(claimLeaks({ pid: 1, command: "", atExit: r.blocks, atCut: [], atLate: [r.blocks, r.blocks] })).toEqual([]);
+  });
+
   it("groups stacks that differ only above the site (called from different Python lines)", () => {
     const top = capture("c-extension").blocks[0]!;
     const other = { bytes: 1000, count: 4, frames: [top.frames[0]!, { function: "somewhere_else", module: "/usr/bin/python3.11" }] };

@@ -1,7 +1,7 @@
 /** Finding the clock lines of an interpreted heaptrack trace (fixtures/heaptrack/trace.c-extension.interpreted) and the cut. */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { chooseCut, clockMarksIn, readClock } from "../../../src/native/trace-clock.js";
+import { chooseCut, clockMarksIn, cutAt, readClock } from "../../../src/native/trace-clock.js";
 import { FIXTURES } from "../../helpers/fixtures.js";
 
 const FILE = `${FIXTURES}heaptrack/trace.c-extension.interpreted`;
@@ -35,5 +35,10 @@ describe("chooseCut", () => {
   });
   it("has no cut for a trace without a clock line", () => {
     expect(chooseCut([], 10)).toBeUndefined();
+    expect(cutAt([], 0.75)).toBeUndefined();
+  });
+  it("cuts late at the first clock line at or past a fraction of the life", () => {
+    expect(cutAt(marks, 0.75)).toEqual({ offset: 240, ms: 80 });
+    expect(cutAt(marks, 0.9)).toEqual({ offset: 270, ms: 90 });
   });
 });

@@ -21,7 +21,7 @@ import { pipeline } from "node:stream/promises";
 import type { NativeLeakStack, NativeTrace } from "../native-trace.js";
 import { locateHeaptrack, type HeaptrackTools } from "./heaptrack-tools.js";
 import { parseHeaptrackLeaks, type HeaptrackLeaks } from "./heaptrack-leaks.js";
-import { claimLeaks } from "./leak-sites.js";
+import { claimLeaks, groupBySite } from "./leak-sites.js";
 import { chooseCut, cutAt, LATE_FRACTIONS, readClock } from "./trace-clock.js";
 import { resolveCommand } from "../system/launch.js";
 import { removeStaleTraceDirs, TRACE_DIR_PREFIX } from "./stale-traces.js";
@@ -106,6 +106,9 @@ export class NativeTracer {
     // ~32 bytes per malloc and free: gone as soon as it is read, so a long run's traces are not on disk twice.
     rmSync(raw, { force: true });
     const atExit = parseHeaptrackLeaks(await print(this.tools.print, interpreted));
+    const neverFreed = atExit.totalLeaked ?? atExit.blocks.reduce((s, b) => s + b.bytes, 0);
+    // No stack reaching code outside the C library and CPython: nothing could be claimed, so no cut to print.
+    if (groupBySite(atExit.blocks).groups.size === 0) return { stacks: [], neverFreed, runtime: neverFreed };
     const clock = readClock(interpreted);
     const atCut = await this.printUpTo(interpreted, chooseCut(clock, warmupMs));
     const atLate: HeaptrackLeaks["blocks"][] = [];
@@ -113,10 +116,7 @@ export class NativeTracer {
       const at = await this.printUpTo(interpreted, cutAt(clock, fraction));
       if (at) atLate.push(at.blocks);
     }
-    const command = atExit.command ?? "";
-    const stacks = claimLeaks({ pid, command, atExit: atExit.blocks, atCut: atCut?.blocks ?? [], atLate });
-    const listed = atExit.blocks.reduce((s, b) => s + b.bytes, 0);
-    const neverFreed = atExit.totalLeaked ?? listed;
+    const stacks = claimLeaks({ pid, command: atExit.command ?? "", atExit: atExit.blocks, atCut: atCut?.blocks ?? [], atLate });
     // What is not claimed: the runtime's own, and what the claimed stacks held before the cut.
     const claimed = stacks.reduce((s, x) => s + x.bytes, 0);
     return { stacks, neverFreed, runtime: Math.max(0, neverFreed - claimed) };

@@ -301,7 +301,7 @@ async function sectionI(o, log) {
 async function sectionJ(o, log) {
   const r = await traceNativeCost({ workloadRounds: o.quick ? 10 : 30, heavyRounds: o.quick ? 10 : 40, repeats: o.quick ? 2 : 3, log });
   const md = [
-    `Each workload (bench/py/workload.py, section b's; bench/py/alloc_heavy.py, every allocation a malloc: ${r.workloads[1]?.mallocs?.toLocaleString("en-US") ?? "?"} of them) under /usr/bin/python3, three variants interleaved ×${r.repeats}, medians. "Time" and "CPU" are the workload's own (measured inside the process: what heaptrack's recording of every allocation's stack costs the program); "wall incl. reading" is the whole command, memleak reading the trace afterwards (heaptrack_interpret, heaptrack_print twice) included.`,
+    `Each workload (bench/py/workload.py, section b's; bench/py/alloc_heavy.py, every allocation a malloc: ${r.workloads[1]?.mallocs?.toLocaleString("en-US") ?? "?"} of them) under /usr/bin/python3, three variants interleaved ×${r.repeats}, medians. "Time" and "CPU" are the workload's own (measured inside the process: what heaptrack's recording of every allocation's stack costs the program); "wall incl. reading" is the whole command, memleak reading the trace afterwards (heaptrack_interpret, heaptrack_print on the whole trace, and on its parts up to the three cuts when a stack outside the C library and CPython is in it) included.`,
     "",
     ...r.workloads.flatMap((w) => [
       `**${w.workload}**`,

@@ -4,7 +4,8 @@
  * and under `memleak run --no-agent --trace-native`. The workload times itself (wall and CPU, inside the process:
  * heaptrack's cost of recording each allocation's stack); "wall incl. reading" is the whole command, which under
  * --trace-native includes memleak running heaptrack_interpret and heaptrack_print on the trace after the command
- * exited. Variants interleaved round after round; medians.
+ * exited (heaptrack_print on the whole trace, and up to each cut when a stack could be claimed). Variants interleaved
+ * round after round; medians.
  */
 import { exec, median, MEMLEAK, SYSTEM_PYTHON } from "../lib/util.mjs";
 

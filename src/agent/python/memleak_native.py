@@ -39,7 +39,14 @@ def _stop_at_exit():
     stop = ctypes.CDLL(None).heaptrack_stop  # the preloaded library's own API (heaptrack_api.h)
     stop.restype = None
     stop.argtypes = []
-    atexit.register(stop)
+    traced = os.getpid()
+
+    def stop_here():
+        # A forked child inherits this handler but not the trace (heaptrack leaves it in the parent): nothing to stop.
+        if os.getpid() == traced:
+            stop()
+
+    atexit.register(stop_here)
 
 
 def arm():

@@ -26,7 +26,7 @@ export interface NativeLeakStack {
   site: NativeFrame;
   /** The allocator was called straight from a foreign-function call (ctypes or cffi through libffi). */
   viaFfi?: boolean;
-  /** From the caller of the allocator up to a few frames past the site; the interpreter frames above are left out. */
+  /** From the allocator's caller through the site's library's own frames, and two callers; the interpreter's are left out. */
   frames: NativeFrame[];
   /** Frames above those shown (the interpreter running Python code, then the program's start). */
   framesLeftOut: number;

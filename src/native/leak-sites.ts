@@ -3,8 +3,8 @@
  * as "leaked" to heaptrack, and a Python process holds plenty that is no leak: the interpreter's arenas and interned
  * objects, the C library's locale tables, and whatever an extension module set up once at import (torch's operator
  * registry: ~1 MB over hundreds of stacks). So a stack is claimed only when
- *  - it reaches code other than the C library and the interpreter (its *site*: the extension's own function, or a
- *    ctypes/cffi call through libffi), and
+ *  - it reaches code other than the C library, the C++ runtime and the interpreter (its *site*: the extension's own
+ *    function, or a ctypes/cffi call through libffi), and
  *  - its never-freed allocations grew after the cut (the end of warm-up), and were still growing late in the
  *    process's life (from three quarters to nine tenths of it, and after): memory allocated once at start-up and
  *    kept is not a leak (however long the start-up took), memory that keeps being allocated and never freed is.
@@ -76,8 +76,17 @@ function grewInEachStretch(g: SiteGroup, late: Map<string, SiteGroup>[]): boolea
   return held.every((b, i) => i === 0 || b > held[i - 1]!);
 }
 
-/** Callers shown past the site: enough to see which function called in, not the whole interpreter. */
+/** Callers shown past the site's library: enough to see what called into it, not the whole interpreter. */
 const CALLERS_SHOWN = 2;
+/** Frames of the site's own library shown at most (C++ templates inlined into it can run deep). */
+const LIBRARY_FRAMES_SHOWN = 16;
+
+/** The index of the last frame, from the site outwards, still in the site's library: the function that was called in. */
+function libraryEnd(frames: NativeFrame[], site: number): number {
+  let end = site;
+  while (end + 1 < frames.length && end + 1 < site + LIBRARY_FRAMES_SHOWN && frames[end + 1]!.module === frames[site]!.module) end++;
+  return end;
+}
 
 export interface ClaimInput {
   pid: number;
@@ -111,7 +120,9 @@ export function claimLeaks(input: ClaimInput): NativeLeakStack[] {
     if (bytes <= 0 || count < 2) continue;
     if (!grewInEachStretch(g, late)) continue;
     const site = g.frames[g.site]!;
-    const shown = g.frames.slice(0, g.site + 1 + CALLERS_SHOWN);
+    // The whole run of the library's own frames (a C++ leak's std::vector internals, then the function that made it),
+    // then a couple of callers.
+    const shown = g.frames.slice(0, libraryEnd(g.frames, g.site) + 1 + CALLERS_SHOWN);
     out.push({
       pid: input.pid,
       command: input.command,

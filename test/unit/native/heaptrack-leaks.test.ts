@@ -79,6 +79,26 @@ describe("which stacks are claimed", () => {
     expect(top!.framesLeftOut).toBe(r.blocks[0]!.frames.length - 3);
   });
 
+  it("names a C++ library's leaks at its own code, past libstdc++, and shows its frames up to the function called in", () => {
+    const r = capture("cpp-library");
+    const claimed = claimLeaks({ pid: 7, command: r.command!, atExit: r.blocks, atCut: [] });
+    // leak_cpp's `new std::vector<std::string>(4, std::string(n, 'x'))`, 300 times: the strings' buffers, the vector's
+    // array and the vector itself, each a stack of its own.
+    expect(claimed.map((c) => [c.bytes, c.count, c.site.function])).toEqual([
+      [4_800_000, 1200, "void std::_Construct<>(std::__cxx11::basic_string<>*, std::__cxx11::basic_string<> const&)"],
+      [38_400, 300, "std::__new_allocator<>::allocate(unsigned long, void const*)"],
+      [7_200, 300, "leak_cpp"],
+    ]);
+    for (const c of claimed) {
+      expect(c.site.module).toBe("/tmp/ht34/libleakpp.so");
+      expect(c.viaFfi).toBeUndefined();
+      const names = c.frames.map((f) => f.function);
+      expect(names.slice(names.indexOf("leak_cpp") + 1)).toHaveLength(2); // then two callers (libffi)
+    }
+    // libstdc++'s frame is the allocator's caller, shown, but not the site.
+    expect(claimed[0]!.frames[0]!.function).toMatch(/basic_string<>::_M_construct/);
+  });
+
   it("claims a ctypes malloc as called through libffi", () => {
     const r = capture("ctypes-malloc");
     const [top, ...rest] = claimLeaks({ pid: 7, command: r.command!, atExit: r.blocks, atCut: [] });

@@ -16,6 +16,8 @@
  *   h  the pytest plugin: a suite's time under `memleak pytest`, with and without repeats, against pytest alone
  *   i  Prometheus both ways: the exporter's cost per tick and per scrape against the tick itself, and
  *      `analyze --prometheus` on 1,000 series × 6 h at 15 s against fetching and parsing the same answer
+ *   j  run --trace-native: the target's wall and CPU time under heaptrack, on section b's workload and an
+ *      allocation-heavy one, against the same run untraced and the workload alone
  */
 import { PSS_EAGER_SECONDS } from "../dist/sampler.js";
 import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "../dist/sampling-defaults.js";
@@ -31,11 +33,12 @@ import { samplingCost } from "./sections/sampling.mjs";
 import { verdicts } from "./sections/verdicts.mjs";
 import { measureWhole, summarise, TREES } from "./sections/whole-process.mjs";
 import { prometheusBoth } from "./sections/prometheus.mjs";
+import { traceNativeCost } from "./sections/trace-native.mjs";
 import { machine, met, mib, num, ratio, REPO, secs, table } from "./lib/util.mjs";
 
 /** The targets this benchmark checks (from the project's issue 7, and DESIGN/METRICS for the smaps budget). */
 const TARGET = { vsBare: 1.5, longVsDay: 1.25 };
-const ALL_SECTIONS = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
+const ALL_SECTIONS = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
 
 function parseArgs(argv) {
   const o = { quick: false, fpSeconds: undefined, sections: ALL_SECTIONS, wholeMinutes: undefined, trees: undefined };
@@ -295,7 +298,25 @@ async function sectionI(o, log) {
   return { title: "i. Prometheus both ways: the exporter's cost, and analyze --prometheus on 1,000 series", md: md.join("\n"), data: r };
 }
 
-const SECTIONS = { a: sectionA, b: sectionB, c: sectionC, d: sectionD, e: sectionE, f: sectionF, g: sectionG, h: sectionH, i: sectionI };
+async function sectionJ(o, log) {
+  const r = await traceNativeCost({ workloadRounds: o.quick ? 10 : 30, heavyRounds: o.quick ? 10 : 40, repeats: o.quick ? 2 : 3, log });
+  const md = [
+    `Each workload (bench/py/workload.py, section b's; bench/py/alloc_heavy.py, every allocation a malloc: ${r.workloads[1]?.mallocs?.toLocaleString("en-US") ?? "?"} of them) under /usr/bin/python3, three variants interleaved ×${r.repeats}, medians. "Time" and "CPU" are the workload's own (measured inside the process: what heaptrack's recording of every allocation's stack costs the program); "wall incl. reading" is the whole command, memleak reading the trace afterwards (heaptrack_interpret, heaptrack_print on the whole trace, and on its parts up to the three cuts when a stack outside the C library and CPython is in it) included.`,
+    "",
+    ...r.workloads.flatMap((w) => [
+      `**${w.workload}**`,
+      "",
+      table(
+        ["variant", "time", "× alone", "× untraced run", "CPU", "CPU × alone", "wall incl. reading"],
+        w.rows.map((x) => [x.name, secs(x.seconds), ratio(x.vsAlone), ratio(x.vsUntraced), secs(x.cpu), ratio(x.cpuVsAlone), secs(x.wall)]),
+      ),
+      "",
+    ]),
+  ];
+  return { title: "j. run --trace-native: what heaptrack costs the target", md: md.join("\n"), data: r };
+}
+
+const SECTIONS = { a: sectionA, b: sectionB, c: sectionC, d: sectionD, e: sectionE, f: sectionF, g: sectionG, h: sectionH, i: sectionI, j: sectionJ };
 
 function document(o, m, done, started) {
   const when = started.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");

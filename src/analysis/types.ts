@@ -6,6 +6,7 @@
 export { VERDICT_KINDS, type VerdictKind } from "../verdict-kinds.js";
 import type { VerdictKind } from "../verdict-kinds.js";
 import type { TestResult } from "../test-results.js";
+import type { NativeTrace } from "../native-trace.js";
 
 /** Most serious first: the verdict of a run is its most serious finding. */
 export const SEVERITY: Record<VerdictKind, number> = {
@@ -136,6 +137,8 @@ export interface VerdictDocument {
   sampling?: SamplingFacts;
   /** Set when the pytest plugin ran (`memleak pytest`): each test's growth, per call, kind and limit. */
   tests?: TestResult[];
+  /** Set by `run --trace-native`: the C/C++ stacks heaptrack saw leak (the run was traced, so slower). */
+  nativeTrace?: NativeTrace;
 }
 
 export interface SamplingFacts {

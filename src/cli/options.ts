@@ -174,6 +174,11 @@ export const OPTIONS = {
     description: "agent: at interpreter exit, call malloc_trim(0) and report how much memory came back",
     commands: ["run"],
   },
+  traceNative: {
+    flag: "--trace-native",
+    description: "run the command under heaptrack (must be installed) and report the C/C++ call stacks that leaked (slows allocation-heavy code; run only)",
+    commands: ["run"],
+  },
   python: {
     flag: "--python",
     placeholder: "<interpreter>",

@@ -44,7 +44,7 @@ export interface PrometheusSource {
 export type Invocation =
   | { kind: "snapshot"; pid: number; json: boolean; root: string | undefined }
   | ({ kind: "watch"; pid: number; root: string | undefined; inject: boolean } & SessionFlags)
-  | ({ kind: "run"; command: string[]; isolate: boolean; agent: boolean; tracePython: boolean; trimProbe: boolean } & SessionFlags)
+  | ({ kind: "run"; command: string[]; isolate: boolean; agent: boolean; tracePython: boolean; trimProbe: boolean; traceNative: boolean } & SessionFlags)
   | ({ kind: "pytest"; pytestArgs: string[]; python: string; isolate: boolean } & PytestFlags & SessionFlags)
   | { kind: "analyze"; file: string | undefined; prometheus: PrometheusSource | undefined; json: boolean; warmup: number | undefined; gates: GateOptions; html: string | undefined }
   | { kind: "print"; text: string; exitCode: 0 }
@@ -141,6 +141,8 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
   addOptions(quiet(program.command("watch"), output), "watch")
     .description("attach to a running process and its descendants; sample until Ctrl-C, --duration or exit; give the verdict")
     .argument("<pid>", "the process to watch")
+    // heaptrack's own --help calls attaching to a running process UNSTABLE ("can lead to CRASHES"): not offered here.
+    .addHelpText("after", "\nNative (C/C++) leak stacks: `memleak run --trace-native -- <command>` only; watch does not offer them, because\nattaching heaptrack to a running process can crash it (heaptrack's own warning).")
     .action((pidText: string, o: Collected) => {
       const read = optionReader<"watch">(o);
       onAction({ kind: "watch", pid: parsePid(pidText), root: read("root"), inject: read("inject"), ...sessionFlags(read) });
@@ -157,7 +159,7 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
       const tracePython = read("tracePython");
       const trimProbe = read("trimProbe");
       if (!agent && (tracePython || trimProbe)) throw usageError("--trace-python and --trim-probe need the agent: drop --no-agent");
-      onAction({ kind: "run", command, isolate: read("isolate"), agent, tracePython, trimProbe, ...sessionFlags(read) });
+      onAction({ kind: "run", command, isolate: read("isolate"), agent, tracePython, trimProbe, traceNative: read("traceNative"), ...sessionFlags(read) });
     });
 
   addOptions(quiet(program.command("pytest"), output), "pytest")

@@ -12,6 +12,7 @@ import { readRecording, type RecordingContents } from "../recording.js";
 import { classify } from "../report/verdict.js";
 import { SeriesBuilder, type SeriesSet } from "../analysis/series.js";
 import type { VerdictDocument } from "../analysis/types.js";
+import { nativeTraceFrom } from "../native/native-trace-check.js";
 
 export interface AnalysedRecording {
   doc: VerdictDocument;
@@ -70,6 +71,9 @@ export async function analyseRecording(path: string, options: { warmup?: number 
     for (const k of ["exitCode", "signal", "stopReason"] as const) {
       if (rec.verdict.target[k] !== undefined) (doc.target as Record<string, unknown>)[k] = rec.verdict.target[k];
     }
+    // run --trace-native's stacks came from heaptrack's traces, which the recording does not hold: kept as run found them.
+    const native = nativeTraceFrom((rec.verdict as { nativeTrace?: unknown }).nativeTrace);
+    if (native) doc.nativeTrace = native;
   }
   return { doc, set: builder.set, commands, recording: rec, testGate: doc.tests && testLimitsGate(doc.tests) };
 }

@@ -10,6 +10,7 @@ import { renderHtml, type ReportAbout } from "../report/html/index.js";
 import { annotations, stepSummary } from "../report/github.js";
 import { renderVerdict } from "../report/verdict-text.js";
 import { testsStepSummary } from "../report/tests-summary.js";
+import { nativeStepSummary } from "../report/native-summary.js";
 import { safeText } from "../safe-text.js";
 import type { CommandIO } from "./io.js";
 import { EXIT, MemleakError } from "../errors.js";
@@ -43,7 +44,7 @@ export function report(doc: VerdictDocument, json: boolean, io: CommandIO, extra
     const file = io.env.GITHUB_STEP_SUMMARY;
     if (file) {
       try {
-        appendFileSync(file, stepSummary(doc) + testsStepSummary(doc));
+        appendFileSync(file, stepSummary(doc) + testsStepSummary(doc) + nativeStepSummary(doc));
       } catch (err) {
         io.stderr(`memleak: cannot append to GITHUB_STEP_SUMMARY (${(err as Error).message})\n`);
       }

@@ -20,12 +20,14 @@ import { runSession, type SessionOptions } from "./session.js";
 import { stopText, Wakeup } from "./wakeup.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { AgentChannel } from "../agent/channel.js";
-import { agentEnv } from "../agent/inject.js";
+import { agentDir, agentEnv } from "../agent/inject.js";
 import { forwardSignals, killTree } from "./command-signals.js";
 import { FailFastStop, hostProcesses } from "./fail-fast-stop.js";
 import { gatesExitCode, runExitCode, type CommandExit } from "./exit-policy.js";
 import { openMetricsExport, type MetricsExport } from "./metrics-export.js";
 import type { ListenAddress } from "../listen-address.js";
+import { delimiter } from "node:path";
+import { NativeTracer } from "../native/native-tracer.js";
 
 export interface RunOptions extends SessionOptions {
   command: string[];
@@ -33,6 +35,8 @@ export interface RunOptions extends SessionOptions {
   agent: boolean;
   tracePython: boolean;
   trimProbe: boolean;
+  /** --trace-native: the command runs under heaptrack's preload; the leaking C/C++ stacks join the report. */
+  traceNative?: boolean | undefined;
   /** Added to the command's environment (memleak pytest: the plugin's settings). */
   extraEnv?: Record<string, string> | undefined;
   /** --metrics: serve /metrics here while sampling. */
@@ -75,22 +79,32 @@ export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandR
   checkOutputPath(o.record, "--record", !o.overwrite);
   checkOutputPath(o.html, "--html");
   resolveCommand(o.command[0] ?? "", io.env); // "command not found" before anything is created
+  // heaptrack missing: one line and exit 2, before a port is opened, a cgroup made or the command started.
+  const tracer = o.traceNative ? NativeTracer.open(io.env) : undefined;
+  try {
+    return await runTraced(o, io, tracer);
+  } finally {
+    tracer?.close();
+  }
+}
+
+async function runTraced(o: RunOptions, io: CommandIO, tracer: NativeTracer | undefined): Promise<CommandResult & { doc: VerdictDocument; targetExit: CommandExit }> {
   // Listening next: a port in use is said before a cgroup is made or the command started.
   const exporter = await openMetricsExport(o.metrics, io);
   try {
-    return await runWith(o, io, exporter);
+    return await runWith(o, io, exporter, tracer);
   } finally {
     await exporter?.close();
   }
 }
 
-async function runWith(o: RunOptions, io: CommandIO, exporter: MetricsExport | undefined): Promise<CommandResult & { doc: VerdictDocument; targetExit: CommandExit }> {
+async function runWith(o: RunOptions, io: CommandIO, exporter: MetricsExport | undefined, tracer: NativeTracer | undefined): Promise<CommandResult & { doc: VerdictDocument; targetExit: CommandExit }> {
   const fs = new HostFs();
   const cg = chooseCgroup(fs, o, io);
   if (exporter && cg.read) exporter.sink.cgroupPath = cg.read.path;
   const region = io.isTTY && !o.json ? new LiveRegion(io) : undefined;
   const wakeup = new Wakeup();
-  const { child, agent } = await launchCommand(o, io, fs, cg, region);
+  const { child, agent } = await launchCommand(o, io, fs, cg, region, tracer);
   const exited = followCommand(child, o, io, region, wakeup);
   const unsubscribe = forwardSignals(io, fs, () => child.pid);
   // Only --fail-fast stops the command for a gate: without it, no watch (and no timer waking memleak twice a second).
@@ -98,7 +112,7 @@ async function runWith(o: RunOptions, io: CommandIO, exporter: MetricsExport | u
   // Like timeout(1): when the duration is up, ask the command to stop, and keep sampling until it has.
   const durationTimer = o.duration !== undefined ? setTimeout(() => killTree(fs, child.pid!, "SIGTERM"), o.duration * 1000) : undefined;
   try {
-    return await sampleAndReport(o, io, fs, cg, region, wakeup, { child, agent, exited }, exporter);
+    return await sampleAndReport(o, io, fs, cg, region, wakeup, { child, agent, exited }, exporter, tracer);
   } finally {
     unsubscribe();
     clearTimeout(durationTimer);
@@ -112,18 +126,20 @@ async function runWith(o: RunOptions, io: CommandIO, exporter: MetricsExport | u
 }
 
 /** Starts the command (with the agent's environment under --agent), in its own cgroup when there is one. */
-async function launchCommand(o: RunOptions, io: CommandIO, fs: HostFs, cg: CgroupChoice, region: LiveRegion | undefined): Promise<Omit<Launched, "exited">> {
+async function launchCommand(o: RunOptions, io: CommandIO, fs: HostFs, cg: CgroupChoice, region: LiveRegion | undefined, tracer: NativeTracer | undefined): Promise<Omit<Launched, "exited">> {
   let agent: AgentChannel | undefined;
   try {
     agent = o.agent ? await AgentChannel.open() : undefined;
     // With a live view the command's output goes through memleak so the view can stay below it.
     const base = { ...(region && { PYTHONUNBUFFERED: "1" }), ...io.env, ...o.extraEnv };
-    const env = agent
+    const withAgent = agent
       ? agentEnv(base, { socketPath: agent.socketPath, interval: o.interval, tracePython: o.tracePython, traceWarmup: o.warmup ?? 5, trimProbe: o.trimProbe, launcherPid: io.pid })
       : base;
+    const env = tracer ? tracer.env(tracedPythonPath(withAgent, agent !== undefined)) : withAgent;
+    const command = tracer ? tracer.wrap(o.command, withAgent) : o.command;
     // With --json, memleak's stdout carries only the verdict document: the command's stdout goes to stderr.
     const output = { stdout: region || o.json ? ("pipe" as const) : ("inherit" as const), stderr: region ? ("pipe" as const) : ("inherit" as const) };
-    const start = () => launch(o.command, env, output);
+    const start = () => launch(command, env, output);
     return { child: cg.iso ? spawnInside(fs, cg.iso, start) : start(), agent };
   } catch (err) {
     if (cg.iso) removeIsolatedCgroup(fs, cg.iso);
@@ -154,12 +170,12 @@ function followCommand(child: ChildProcess, o: RunOptions, io: CommandIO, region
 }
 
 /** Samples the command until it exits, then reports, and ends with the exit code exit-policy.ts chooses. */
-async function sampleAndReport(o: RunOptions, io: CommandIO, fs: HostFs, cg: CgroupChoice, region: LiveRegion | undefined, wakeup: Wakeup, run: Launched, exporter: MetricsExport | undefined) {
+async function sampleAndReport(o: RunOptions, io: CommandIO, fs: HostFs, cg: CgroupChoice, region: LiveRegion | undefined, wakeup: Wakeup, run: Launched, exporter: MetricsExport | undefined, tracer: NativeTracer | undefined) {
   const { child, agent, exited } = run;
   if (child.pid === undefined) await exited;
   let targetExit: CommandExit = { code: null, signal: null };
   const { doc, stopReason, set, commands, settledAt } = await runSession(
-    { mode: "run", rootPid: child.pid ?? -1, command: o.command, cgroup: cg.read, cgroupInfo: cg.info, agent, metrics: exporter?.sink },
+    { mode: "run", rootPid: child.pid ?? -1, command: o.command, cgroup: cg.read, cgroupInfo: cg.info, agent, metrics: exporter?.sink, completeVerdict: tracer && addNativeTrace(tracer, io) },
     { ...o, duration: undefined },
     io,
     fs,
@@ -175,4 +191,18 @@ async function sampleAndReport(o: RunOptions, io: CommandIO, fs: HostFs, cg: Cgr
   io.stderr(`memleak: stopped: ${stopText(stopReason, doc.target.pid)} (${how})\n`);
   report(doc, o.json, io, { set, html: o.html, commands, settledAt });
   return { exitCode: runExitCode(gatesExitCode(doc), targetExit), doc, targetExit };
+}
+
+/** After the command has exited: heaptrack's traces are read, cut at the verdict's warm-up, into the verdict. */
+function addNativeTrace(tracer: NativeTracer, io: CommandIO) {
+  return async (doc: VerdictDocument) => {
+    io.stderr("memleak: reading heaptrack's traces (--trace-native)…\n");
+    doc.nativeTrace = await tracer.finish(doc.window.warmup);
+  };
+}
+
+/** Without the agent, memleak's sitecustomize still goes on PYTHONPATH under --trace-native: it keeps the preload in Python. */
+function tracedPythonPath(env: NodeJS.ProcessEnv, hasAgent: boolean): NodeJS.ProcessEnv {
+  if (hasAgent) return env;
+  return { ...env, PYTHONPATH: env.PYTHONPATH ? `${agentDir()}${delimiter}${env.PYTHONPATH}` : agentDir() };
 }

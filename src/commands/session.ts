@@ -66,6 +66,8 @@ export interface SessionTarget {
   attacher?: Attacher | undefined;
   /** --metrics: told every sample and the verdict so far, then the final verdict. */
   metrics?: MetricsSink | undefined;
+  /** Adds to the final verdict before it is recorded and reported (run --trace-native: the leaking C stacks). */
+  completeVerdict?: ((doc: VerdictDocument) => Promise<void>) | undefined;
 }
 
 export interface SessionResult {
@@ -226,6 +228,7 @@ class Session {
     const gates = [...this.interim.finalGates(evaluateGates(doc, builder.set, o.gates)), ...(testGate ? [testGate] : [])];
     if (gates.length) doc.gates = gates;
     doc.sampling = this.samplingFacts();
+    await target.completeVerdict?.(doc);
     target.metrics?.setVerdict(doc);
     this.recorder.verdict(doc);
     return { doc, stopReason: wakeup.stopped ?? "exited", set: builder.set, commands: this.commands(), settledAt: this.interim.settledAt(doc) };

@@ -16,6 +16,7 @@ import { palette } from "./style.js";
 import { safeText } from "../safe-text.js";
 import { subjectsTable } from "./subjects-table.js";
 import { testsTable } from "./tests-table.js";
+import { nativeStackLines } from "./native-stacks-text.js";
 import { clip, displayWidth, wrap } from "./text-width.js";
 import { evidenceValue, KIND_LABEL, kindColour, subjectText } from "./vocabulary.js";
 import { everyFinding } from "../analysis/every-finding.js";
@@ -84,6 +85,7 @@ export function renderVerdict(doc: VerdictDocument, color: boolean, set?: Series
   if (v.rate && v.kind !== "stable" && v.kind !== "insufficient-data") out.push(...wrap(`rate: ${v.metric} ${formatRate(v.rate)}`, columns));
   out.push("", c.bold("evidence"), ...evidenceLines(v, columns));
   if (v.sites?.length) out.push("", c.bold("allocation sites that grew since warm-up (tracemalloc)"), ...siteLines(v.sites, columns));
+  out.push(...nativeStackLines(doc.nativeTrace, c, columns));
   if (v.advice) out.push("", c.bold("what to do"), ...adviceLines(v.advice, columns));
   if (v.caveats.length) out.push("", c.bold("notes"), ...v.caveats.flatMap((x) => wrap(safeText(x), columns, "  - ", "    ")));
   // The other findings of the verdict's own subject first (a state beside its trend), then the other subjects'.

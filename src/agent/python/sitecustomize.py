@@ -21,6 +21,15 @@ def _chain_to_next_sitecustomize():
 
 
 try:
+    # First: it may re-execute the interpreter, which must happen before the agent connects.
+    if os.environ.get("MEMLEAK_TRACE_NATIVE_PRELOAD"):
+        import memleak_native
+
+        memleak_native.arm()
+except Exception:  # tracing must never stop the program from starting
+    pass
+
+try:
     if os.environ.get("MEMLEAK_AGENT_SOCKET"):
         import memleak_agent
 

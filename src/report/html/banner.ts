@@ -12,6 +12,7 @@ import { escapeHtml as h } from "./escape.js";
 import { markdownToHtml } from "./markdown.js";
 import { testsSection } from "./tests-section.js";
 import { everyFinding } from "../../analysis/every-finding.js";
+import { nativeSection } from "./native-section.js";
 
 /** CSS class of a kind; kinds are a closed set, but the class name is checked anyway as it lands in an attribute. */
 export function kindClass(kind: string): string {
@@ -93,6 +94,7 @@ export function bannerHtml(doc: VerdictDocument, title: string): string {
 ${verdictBox(doc.verdict)}
 <div class="columns">${evidenceTable(doc.verdict)}${adviceBlock(doc.verdict)}</div>
 ${sitesTable(doc.verdict)}
+${nativeSection(doc.nativeTrace)}
 ${otherFindings(doc)}
 ${gatesTable(doc)}
 ${testsSection(doc)}`;

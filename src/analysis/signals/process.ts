@@ -24,6 +24,7 @@ import { noteMissingAgent } from "./unseen.js";
 import { noteMappedFiles } from "./mapped.js";
 import { injectedAt, withoutOwnStep } from "./own-footprint.js";
 import { withGcBacklog } from "./gc-backlog.js";
+import { withoutImports } from "./imports.js";
 
 export function processSubject(ps: ProcessSeries, rootPid: number | undefined, command: string): Subject {
   return { type: "process", pid: ps.pid, starttime: ps.starttime, command, ppid: ps.ppid, isRoot: ps.pid === rootPid };
@@ -58,7 +59,8 @@ export function analyzeProcess(ps: ProcessSeries, subject: Subject & { type: "pr
   const metric: MetricName = ps.metrics.anon ? "anon" : "rss";
   const injected = injectedAt(ps);
   const assessed = assess(ps.metrics[metric]!, Math.max(ctx.from, ps.firstSeen), ps.firstSeen);
-  const { a: judged, caveat: own } = withoutOwnStep(assessed, injected === undefined ? [] : [injected]);
+  const { a: owned, caveat: own } = withoutOwnStep(assessed, injected === undefined ? [] : [injected]);
+  const judged = withoutImports(owned, ps, ps.metrics[metric]!);
   const { a, judgement: backlog, waiting, note: released } = withGcBacklog(judged, ps, ps.metrics[metric]!);
   const f = decideProcess(ps, subject, ctx, copy, metric, a, waiting);
   if (own) f.caveats.push(own);

@@ -3,7 +3,8 @@
  * program, so its messages are data to validate, never to trust. The end-of-run results are the analysis's inputs and
  * are declared there (analysis/agent-results.ts).
  */
-import type { TraceResult, TraceSite, TrimResult } from "../analysis/agent-results.js";
+import type { HolderResult, TraceResult, TraceSite, TrimResult } from "../analysis/agent-results.js";
+import { parseHolder } from "./holder-message.js";
 import type { TestMark } from "../test-results.js";
 import { isNum, parseTestMark } from "./test-messages.js";
 
@@ -22,7 +23,7 @@ export interface AgentReport {
   };
 }
 
-export type AgentMessage = { type: "hello"; pid: number; python?: string } | AgentReport | TraceResult | TrimResult | TestMark;
+export type AgentMessage = { type: "hello"; pid: number; python?: string } | AgentReport | TraceResult | TrimResult | TestMark | HolderResult;
 
 
 /** A flat object of numbers (and short strings where allowed), nothing nested, bounded in size. */
@@ -80,6 +81,8 @@ export function parseAgentMessage(line: string): AgentMessage | undefined {
     case "test-start":
     case "test-end":
       return parseTestMark(m, pid, t);
+    case "holder":
+      return parseHolder(m, pid, t);
     default:
       return undefined;
   }

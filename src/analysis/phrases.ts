@@ -91,6 +91,14 @@ export interface PhraseFacts {
   "advice.plateau": { growth: number; level: number; levelFrom: number | undefined };
   "advice.stable": { subject: Subject["type"]; metric: MetricName; growth: number; seconds: number; noise: number | undefined };
   "advice.cow-tree": { subject: "tree" | "cgroup"; growth: number; copiers: number; copied: number };
+  /** signals/holder.ts: what holds the growing container, as leak.md's holder sections say it. */
+  "advice.holder": {
+    variant: "holder" | "holder-lru" | "holder-graphs" | "holder-frame" | "holder-not-found";
+    path: string | undefined;
+    container: string;
+    length: number;
+    why: string | undefined;
+  };
 }
 
 /** The process a sentence is about. */
@@ -113,6 +121,8 @@ export interface LeakFacts {
   early: boolean;
   /** The layer that grew (layer.ts), when one is named. */
   layer: string | undefined;
+  /** What holds the growing container (signals/holder.ts), when the agent found it. */
+  holder?: string;
 }
 
 /** What the older generations' collections freed in the window (signals/gc-backlog.ts). */

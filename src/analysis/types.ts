@@ -76,6 +76,21 @@ export interface Finding {
   outsideWatchedTree?: boolean;
   /** With --trace-python: the Python allocation sites that grew most after warm-up (tracemalloc). */
   sites?: { file: string; line: number; sizeDiff: number; countDiff: number; size: number }[];
+  /**
+   * On a leak of Python objects or tensors: what holds the container the agent saw grow — the chain of references
+   * from a root (module global, class, thread's running frame) to it, or why the bounded search found none — and what
+   * the search cost the program (signals/holder.ts).
+   */
+  holder?: {
+    container: string;
+    length: number;
+    found: boolean;
+    path?: string;
+    root?: string;
+    hops?: { kind: string; name: string }[];
+    why?: string;
+    search: { levels: number; calls: number; objects: number; ms: number; longestPauseMs: number };
+  };
 }
 
 export interface AnalysisWindow {

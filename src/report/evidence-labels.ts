@@ -63,6 +63,7 @@ const LABELS: Record<string, string> = {
   gcBacklog: "garbage collector backlog",
   gcFullCollections: "full collections",
   gcOlderFreedObjects: "objects a full collection freed",
+  holder: "what holds it",
 };
 
 /** "mallocInUseBytes" → "malloc in use"; an unknown key → its words ("someNewKey" → "some new key"). */

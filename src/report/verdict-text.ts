@@ -18,6 +18,7 @@ import { subjectsTable } from "./subjects-table.js";
 import { testsTable } from "./tests-table.js";
 import { clip, displayWidth, wrap } from "./text-width.js";
 import { evidenceValue, KIND_LABEL, kindColour, subjectText } from "./vocabulary.js";
+import { holderCost, holderHeadline, holderHops } from "./holder-lines.js";
 
 function evidenceLines(f: Finding, columns: number): string[] {
   const entries = Object.entries(f.evidence).map(([k, v]) => [safeText(k), safeText(evidenceValue(k, v))] as const);
@@ -66,6 +67,15 @@ function siteLines(sites: NonNullable<VerdictDocument["verdict"]["sites"]>, colu
   });
 }
 
+function holderLines(x: NonNullable<Finding["holder"]>, columns: number, c: ChalkInstance): string[] {
+  const hops = holderHops(x);
+  return [
+    ...wrap(safeText(holderHeadline(x)), columns, "  ", "    "),
+    ...(hops ? wrap(safeText(hops), columns, "  ", "    ").map((l) => c.dim(l)) : []),
+    ...wrap(holderCost(x), columns, "  ", "    ").map((l) => c.dim(l)),
+  ];
+}
+
 export function renderVerdict(doc: VerdictDocument, color: boolean, set?: SeriesSet, columns = 80, ascii = false): string {
   const c = palette(color);
   const v = doc.verdict;
@@ -83,6 +93,7 @@ export function renderVerdict(doc: VerdictDocument, color: boolean, set?: Series
   if (v.rate && v.kind !== "stable" && v.kind !== "insufficient-data") out.push(...wrap(`rate: ${v.metric} ${formatRate(v.rate)}`, columns));
   out.push("", c.bold("evidence"), ...evidenceLines(v, columns));
   if (v.sites?.length) out.push("", c.bold("allocation sites that grew since warm-up (tracemalloc)"), ...siteLines(v.sites, columns));
+  if (v.holder) out.push("", c.bold("what holds it"), ...holderLines(v.holder, columns, c));
   if (v.advice) out.push("", c.bold("what to do"), ...adviceLines(v.advice, columns));
   if (v.caveats.length) out.push("", c.bold("notes"), ...v.caveats.flatMap((x) => wrap(safeText(x), columns, "  - ", "    ")));
   const others = doc.findings.filter((f) => f !== v && f.summary !== v.summary);

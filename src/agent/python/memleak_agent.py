@@ -25,6 +25,7 @@ import sys
 import threading
 import time
 
+_ModuleType = type(sys)
 _MAX_MESSAGE = 60 * 1024  # memleak drops longer lines; stay under it
 _state = {"sock": None, "thread": None, "pid": None, "stop": None, "path": None, "interval": 1.0, "attached": False, "atexit": False}
 _malloc = {"fn": None, "kind": None, "last": 0.0, "cost": 0.0, "cached": None}
@@ -213,8 +214,17 @@ def _container_types():
     return frozenset(types)
 
 
-def _describe_items(container):
-    """The commonest type among a few items of a container, and their mean shallow size (sys.getsizeof)."""
+def _item_bytes(item, tensor_type):
+    """An item's size: sys.getsizeof (runs the item's __sizeof__: the program's code, which may raise), or for a
+    tensor the bytes of its elements, which getsizeof does not count (a 4 MB tensor is a 72-byte Python object)."""
+    if tensor_type is not None and issubclass(type(item), tensor_type):
+        return item.element_size() * item.nelement()
+    return sys.getsizeof(item, 0)
+
+
+def _describe_items(container, tensor_type=None):
+    """The commonest type among a few items of a container, their mean size (_item_bytes), and whether they are
+    tensors."""
     try:
         values = container.values() if isinstance(container, dict) else container
         picked = []
@@ -223,9 +233,9 @@ def _describe_items(container):
                 break
             picked.append(item)
     except Exception:  # changed size while we looked (another thread): describe nothing
-        return None, None
+        return None, None, False
     if not picked:
-        return None, None
+        return None, None, False
     names = {}
     for item in picked:
         name = type(item).__name__
@@ -233,10 +243,11 @@ def _describe_items(container):
     sizes = []
     for item in picked:
         try:
-            sizes.append(sys.getsizeof(item, 0))  # runs the item's __sizeof__: the program's code, which may raise
+            sizes.append(_item_bytes(item, tensor_type))
         except Exception:
             pass
-    return max(names, key=names.get), (sum(sizes) // len(sizes) if sizes else None)
+    tensors = tensor_type is not None and any(issubclass(type(item), tensor_type) for item in picked)
+    return max(names, key=names.get), (sum(sizes) // len(sizes) if sizes else None), tensors
 
 
 def _exe(pid):
@@ -320,6 +331,11 @@ def _census_stats(interval, force=False):
         if enabled:
             _census["gcHeld"] = False
             gc.enable()
+        try:
+            _holder_search()  # with the collector back on: the search runs for up to seconds, GIL released between passes
+        except Exception:
+            pass
+        _census.pop("suspect", None)
 
 
 def _tracked(containers, tensor_type):
@@ -341,9 +357,34 @@ def _tracked(containers, tensor_type):
         else:
             wanted = [o for o in everything if type(o) in containers or issubclass(type(o), tensor_type)]
         del everything
-        return wanted
     finally:
         sys.setswitchinterval(previous)
+    wanted.extend(_untracked_dicts())
+    return wanted
+
+
+def _untracked_dicts():
+    """Dicts the collector does not track, held by a module global or a class attribute. CPython stops tracking a
+    dict whose keys and values are all atomic (str, bytes, numbers): a module-level cache of rendered 6 KB strings is
+    such a dict, absent from gc.get_objects(), and without this its growth was put down to the native heap (strings
+    over 512 bytes live in malloc). Module globals and class attributes are where such caches live."""
+    found = []
+    for module in list(sys.modules.values()):
+        if not issubclass(type(module), _ModuleType):
+            continue
+        try:
+            values = list(module.__dict__.values())
+        except Exception:
+            continue
+        for value in values:
+            kind = type(value)
+            if kind is dict and not gc.is_tracked(value):
+                found.append(value)
+            elif issubclass(kind, type) and getattr(value, "__module__", None) == module.__name__:
+                for attr in list(value.__dict__.values()):
+                    if type(attr) is dict and not gc.is_tracked(attr):
+                        found.append(attr)
+    return found
 
 
 def _census_walk(interval, force):
@@ -409,21 +450,27 @@ def _census_walk(interval, force):
     _census["seen"] = base
     # Ranked by bytes added (items × their sampled size), not items: an import fills module dicts with thousands of
     # small functions, which must not hide a list of 4 KB buffers that grows by a few hundred a second.
-    grower = None
+    grower = tensor_grower = None
     for n, i, container in big:
         added = n - base[i]
         if added <= 0:
             continue
-        item_type, item_size = _describe_items(container)
+        item_type, item_size, of_tensors = _describe_items(container, tensor_type)
         added_bytes = added * (item_size or 0)
+        what = type(container).__name__ + (" of %s" % item_type if item_type else "")
         if grower is None or added_bytes > grower[0]:
-            grower = (added_bytes, n, added, type(container).__name__ + (" of %s" % item_type if item_type else ""), item_size)
+            grower = (added_bytes, n, added, what, item_size, container)
+        # Tensors that keep autograd graphs (kept losses) are a few bytes each by their elements, yet hold the graph:
+        # the container that gains most tensors is the one whose holder is looked for.
+        if of_tensors and (tensor_grower is None or added > tensor_grower[2]):
+            tensor_grower = (added_bytes, n, added, what, item_size, container)
+    _suspect((tensor_grower or grower), first)
     if grower is not None:
-        added_bytes, n, added, what, item_size = grower
+        added_bytes, n, added, what, item_size, _ = grower
         out.update(growingLen=n, growingAdded=added, growingAddedBytes=added_bytes, growing=what)
         if item_size is not None:
             out["growingItemBytes"] = item_size
-    big = container = None  # hold no reference to the program's objects
+    big = container = grower = tensor_grower = None  # hold no reference to the program's objects
     if tensor_type is not None:
         out["cpuTensors"] = tensors
         out["cpuTensorBytes"] = sum(storages.values())
@@ -433,6 +480,43 @@ def _census_walk(interval, force):
     _census["last"] = now
     _census["cached"] = out
     return out
+
+
+def _suspect(candidate, first):
+    """A leak is suspected when the same container grew at two walks in a row: it is handed to the holder search
+    (once per container: a new one, or another one growing, is searched again), which runs after the report, with
+    the collector back on (_report_locked)."""
+    previous = _census.get("candidate")
+    _census["candidate"] = None if candidate is None else id(candidate[5])
+    if candidate is None or first or id(candidate[5]) != previous or id(candidate[5]) == _census.get("searched"):
+        return
+    _census["searched"] = id(candidate[5])
+    _census["suspect"] = (candidate[5], candidate[3], candidate[1])
+
+
+def _holder_search():
+    """memleak_holder.py, loaded from beside this file under a private name (as `watch` loads this one), then the
+    search for what holds the suspected container; one 'holder' message with what it found and what it cost."""
+    suspect = _census.pop("suspect", None)
+    if suspect is None:
+        return
+    container, what, length = suspect
+    suspect = None
+    module = sys.modules.get("_memleak_holder")
+    if module is None:
+        import importlib.util
+
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "memleak_holder.py")
+        spec = importlib.util.spec_from_file_location("_memleak_holder", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules["_memleak_holder"] = module
+    found = module.find(container)
+    container = None
+    message = {"type": "holder", "pid": os.getpid(), "t": time.time(), "container": what, "length": length}
+    message.update(found)
+    _census["holder"] = message  # strings and numbers only: what the last search said, for the tests
+    _send(message)
 
 
 def _torch_stats():
@@ -761,6 +845,7 @@ def _after_fork_in_child():
         _census["cached"] = None
         _census["seen"] = {}
         _census["walked"] = None
+        _census["suspect"] = _census["candidate"] = _census["searched"] = None
         _state["forked"] = True
         parent_connected = _state["sock"] is not None
         if parent_connected:

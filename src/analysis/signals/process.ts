@@ -23,6 +23,7 @@ import { noteMissingAgent } from "./unseen.js";
 import { noteMappedFiles } from "./mapped.js";
 import { injectedAt, withoutOwnStep } from "./own-footprint.js";
 import { withGcBacklog } from "./gc-backlog.js";
+import { addHolder, holderFor } from "./holder.js";
 
 export function processSubject(ps: ProcessSeries, rootPid: number | undefined, command: string): Subject {
   return { type: "process", pid: ps.pid, starttime: ps.starttime, command, ppid: ps.ppid, isRoot: ps.pid === rootPid };
@@ -152,13 +153,15 @@ function leakFinding({ ps, subject, metric, a, who }: Decision, ctx: Context, he
   const traced = (ctx.agentResults?.traces.get(ps.pid)?.sites.length ?? 0) > 0;
   const variant = `${subject.isRoot ? "process" : "worker"}${traced ? "-traced" : ""}` as const;
   const layer = leakLayer(ps, a, ctx);
-  const facts = { ...who, metric, start: a.start, end: a.end, rate: a.rate, peak: a.peak, seconds: a.to - a.from, swings: Boolean(a.envelope), early: Boolean(a.early), layer: layer?.name };
+  const holder = holderFor(ps.pid, layer?.name, ctx);
+  const facts = { ...who, metric, start: a.start, end: a.end, rate: a.rate, peak: a.peak, seconds: a.to - a.from, swings: Boolean(a.envelope), early: Boolean(a.early), layer: layer?.name, ...(holder?.found && { holder: holder.path }) };
   const advice = phrase("advice.leak", { variant, rate: a.rate, ...who, ppid: ps.ppid });
   const f = finding(ps, subject, "leak", metric, a, phrase("process.leak", facts), growthConfidence(a), [advice]);
   if (layer) {
     f.evidence.layer = layer.name;
     f.caveats.push(...layer.notes);
   }
+  if (holder) addHolder(f, holder, layer!.name);
   if (held) {
     f.evidence.mallocInUseGrowth = Math.round(held.liveGrowth);
     f.evidence.mallocInUseBytes = Math.round(held.mallocInUse);

@@ -11,6 +11,7 @@ import { evidenceLabel } from "../evidence-labels.js";
 import { escapeHtml as h } from "./escape.js";
 import { markdownToHtml } from "./markdown.js";
 import { testsSection } from "./tests-section.js";
+import { holderPanel } from "./holder-panel.js";
 
 /** CSS class of a kind; kinds are a closed set, but the class name is checked anyway as it lands in an attribute. */
 export function kindClass(kind: string): string {
@@ -91,6 +92,7 @@ export function bannerHtml(doc: VerdictDocument, title: string): string {
   return `<header class="top"><h1>memleak report <span class="title">${h(title)}</span></h1>${targetList(doc)}</header>
 ${verdictBox(doc.verdict)}
 <div class="columns">${evidenceTable(doc.verdict)}${adviceBlock(doc.verdict)}</div>
+${holderPanel(doc.verdict)}
 ${sitesTable(doc.verdict)}
 ${otherFindings(doc)}
 ${gatesTable(doc)}

@@ -483,15 +483,20 @@ def _census_walk(interval, force):
 
 
 def _suspect(candidate, first):
-    """A leak is suspected when the same container grew at two walks in a row: it is handed to the holder search
-    (once per container: a new one, or another one growing, is searched again), which runs after the report, with
-    the collector back on (_report_locked)."""
-    previous = _census.get("candidate")
-    _census["candidate"] = None if candidate is None else id(candidate[5])
-    if candidate is None or first or id(candidate[5]) != previous or id(candidate[5]) == _census.get("searched"):
+    """A leak is suspected when the container that gained most since the walks started following it is the same at two
+    walks in a row and is longer at the second: it still grows (a bounded cache that filled up has gained as much, but
+    no more). It is handed to the holder search once (a new container, or another one growing, is searched again),
+    which runs after the walk, with the collector back on (_census_stats)."""
+    previous = _census.get("candidate")  # (id, length) of the last walk's candidate
+    if candidate is None:
+        _census["candidate"] = None
         return
-    _census["searched"] = id(candidate[5])
-    _census["suspect"] = (candidate[5], candidate[3], candidate[1])
+    container, length = candidate[5], candidate[1]
+    _census["candidate"] = (id(container), length)
+    if first or previous is None or previous[0] != id(container) or length <= previous[1] or id(container) == _census.get("searched"):
+        return
+    _census["searched"] = id(container)
+    _census["suspect"] = (container, candidate[3], length)
 
 
 def _holder_search():

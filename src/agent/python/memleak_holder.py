@@ -40,12 +40,14 @@ def _short_repr(key):
 
 
 def _module_dicts():
-    """id(module.__dict__) → module name, for every module loaded: a module global is the commonest root."""
+    """id(module.__dict__) → module name, for every module loaded: a module global is the commonest root. A module
+    loaded under two names keeps the first (sys.modules is in import order): multiprocessing, which torch imports,
+    adds __main__ again as __mp_main__."""
     out = {}
     for name, module in list(sys.modules.items()):
         if issubclass(type(module), types.ModuleType):
             try:
-                out[id(module.__dict__)] = name
+                out.setdefault(id(module.__dict__), name)
             except Exception:
                 pass
     return out
@@ -156,7 +158,7 @@ def _hop(nodes, i):
         return "item", "[%s]" % ("?" if at is None else at), 1
     if issubclass(kind, (set, frozenset)):
         return "member", "member", 1
-    if isinstance(parent, types.MethodType):
+    if isinstance(parent, (types.MethodType, types.BuiltinMethodType)):
         return "attribute", "__self__" if parent.__self__ is child else "__func__", 1
     return "reference", kind.__name__, 1
 
@@ -216,13 +218,6 @@ def find(target, skip_ident=None):
     try:
         while frontier and found is None and cost["levels"] < MAX_LEVELS:
             cost["levels"] += 1
-            for obj in frontier:  # a running frame's local, the one root get_referrers cannot see (3.11+)
-                where = frame_locals.get(id(obj))
-                if where is not None:
-                    found = (("thread frame", 'thread "%s": %s() local %s' % where), id(obj))
-                    break
-            if found is not None:
-                break
             following = []
             own.add(id(following))
             for start in range(0, len(frontier), PER_CALL):
@@ -257,6 +252,14 @@ def find(target, skip_ident=None):
                 if found is not None:
                     break
                 time.sleep(PAUSE)
+            if found is None:
+                # A running frame's local, the one root get_referrers cannot see (3.11+), at the same distance as the
+                # roots this pass met: those win (a module global says more than a loop's bound method of it).
+                for obj in frontier:
+                    where = frame_locals.get(id(obj))
+                    if where is not None:
+                        found = (("thread frame", 'thread "%s": %s() local %s' % where), id(obj))
+                        break
             frontier = following
             following = None
         result = {"found": found is not None}

@@ -204,3 +204,27 @@ print(json.dumps(out))`;
     expect(results.at(-2)!.growingItemBytes as number).toBeGreaterThan(6000);
   });
 });
+
+describe("the census does not suspect a container that stopped growing", () => {
+  it("a bounded cache that filled up is never searched", () => {
+    const code = `
+import json, sys, collections
+sys.path.insert(0, ${JSON.stringify(AGENT_DIR)})
+import memleak_agent as agent
+cache = collections.OrderedDict()
+def fill(n):
+    for i in range(n):
+        cache[object()] = [i]
+        if len(cache) > 300:
+            cache.popitem(last=False)
+agent._census_stats(1.0, force=True)
+fill(400)                              # full at 300: from now on it evicts as fast as it adds
+agent._census_stats(1.0, force=True)   # grew: the candidate
+fill(2000)
+agent._census_stats(1.0, force=True)   # gained since followed, but not since the last walk
+fill(2000)
+agent._census_stats(1.0, force=True)
+print(json.dumps({"holder": agent._census.get("holder"), "len": len(cache)}))`;
+    expect(JSON.parse(execFileSync("python3", ["-c", code], { encoding: "utf8" }))).toEqual({ holder: null, len: 300 });
+  });
+});

@@ -30,24 +30,11 @@ function leaking(layer: "objects" | "native" | "tensors" | "flat") {
   });
 }
 
+/** What the agent found: the chain, as the finding's field shows it too. */
+const CHAIN = { container: "list of bytes", length: 70_000, found: true, path: "app.handlers.EVENTS", root: "module global", hops: [{ kind: "module global", name: "app.handlers.EVENTS" }] };
+
 function holder(o: Partial<HolderResult> = {}): AgentResults {
-  const h: HolderResult = {
-    type: "holder",
-    pid: 100,
-    t: 200,
-    container: "list of bytes",
-    length: 70_000,
-    found: true,
-    path: "app.handlers.EVENTS",
-    root: "module global",
-    hops: [{ kind: "module global", name: "app.handlers.EVENTS" }],
-    levels: 1,
-    calls: 1,
-    objects: 1,
-    ms: 1.5,
-    longestMs: 1.2,
-    ...o,
-  };
+  const h: HolderResult = { type: "holder", pid: 100, t: 200, ...CHAIN, levels: 1, calls: 1, objects: 1, ms: 1.5, longestMs: 1.2, ...o };
   return { traces: new Map(), trims: new Map(), holders: new Map([[100, h]]) };
 }
 
@@ -59,15 +46,7 @@ describe("the holder on a leak's finding", () => {
     expect(f.kind).toBe("leak");
     expect(f.evidence).toMatchObject({ layer: "Python objects", holder: "app.handlers.EVENTS" });
     expect(f.summary).toMatch(/ — in the Python objects, held by app\.handlers\.EVENTS$/);
-    expect(f.holder).toEqual({
-      container: "list of bytes",
-      length: 70_000,
-      found: true,
-      path: "app.handlers.EVENTS",
-      root: "module global",
-      hops: [{ kind: "module global", name: "app.handlers.EVENTS" }],
-      search: { levels: 1, calls: 1, objects: 1, ms: 1.5, longestPauseMs: 1.2 },
-    });
+    expect(f.holder).toEqual({ ...CHAIN, search: { levels: 1, calls: 1, objects: 1, ms: 1.5, longestPauseMs: 1.2 } });
     expect(f.advice).toMatch(/^\*\*`app\.handlers\.EVENTS` holds it\*\*: the list of bytes there keeps growing \(70,000 items/);
     // The general advice's "run again with --trace-python to find what holds it" is answered: left out.
     expect(f.advice).not.toMatch(/run again with `memleak run --trace-python/);

@@ -44,6 +44,14 @@ function site(v: unknown): TraceSite | undefined {
   return { file: s.file, line: s.line, sizeDiff: s.sizeDiff, countDiff: s.countDiff, size: s.size };
 }
 
+/** watch --trace-python's window: four numbers, or nothing. */
+function traceWindow(v: unknown): TraceResult["window"] {
+  const w = v as Record<string, unknown> | null;
+  if (!w || typeof w !== "object") return undefined;
+  const { seconds, cpuShare, cpuShareBefore, overheadBytes } = w;
+  return isNum(seconds) && isNum(cpuShare) && isNum(cpuShareBefore) && isNum(overheadBytes) ? { seconds, cpuShare, cpuShareBefore, overheadBytes } : undefined;
+}
+
 export function parseAgentMessage(line: string): AgentMessage | undefined {
   let m: Record<string, unknown>;
   try {
@@ -73,7 +81,8 @@ export function parseAgentMessage(line: string): AgentMessage | undefined {
     case "trace": {
       if (!Array.isArray(m.sites) || !isNum(m.traced) || !isNum(m.tracedPeak)) return undefined;
       const sites = m.sites.slice(0, 20).map(site).filter((s): s is TraceSite => s !== undefined);
-      return { type: "trace", pid, t, sites, traced: m.traced, tracedPeak: m.tracedPeak };
+      const window = traceWindow(m.window);
+      return { type: "trace", pid, t, sites, traced: m.traced, tracedPeak: m.tracedPeak, ...(window && { window }) };
     }
     case "trim":
       if (!isNum(m.anonBefore) || !isNum(m.anonAfter)) return undefined;

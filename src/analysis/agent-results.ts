@@ -19,6 +19,11 @@ export interface TraceResult {
   sites: TraceSite[];
   traced: number;
   tracedPeak: number;
+  /**
+   * watch --trace-python: tracemalloc ran in the live program for a window, then was stopped. Its length, the
+   * program's CPU share (cores) during it and just before it, and tracemalloc's own memory at its end.
+   */
+  window?: { seconds: number; cpuShare: number; cpuShareBefore: number; overheadBytes: number };
 }
 
 export interface TrimResult {

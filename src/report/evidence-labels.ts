@@ -64,6 +64,10 @@ const LABELS: Record<string, string> = {
   gcFullCollections: "full collections",
   gcOlderFreedObjects: "objects a full collection freed",
   holder: "what holds it",
+  traceWindowSeconds: "tracemalloc ran for",
+  traceCpuShare: "CPU during it (cores)",
+  traceCpuShareBefore: "CPU just before (cores)",
+  tracemallocBytes: "tracemalloc's own memory",
 };
 
 /** "mallocInUseBytes" → "malloc in use"; an unknown key → its words ("someNewKey" → "some new key"). */

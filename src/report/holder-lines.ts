@@ -4,6 +4,7 @@
  * program (its variables, its dict keys): callers make them safe for where they go.
  */
 import type { Finding } from "../analysis/types.js";
+import { formatBytes } from "../units.js";
 
 type Holder = NonNullable<Finding["holder"]>;
 
@@ -16,6 +17,14 @@ export function holderHeadline(x: Holder): string {
 /** "module global __main__.service → attribute _history". */
 export function holderHops(x: Holder): string | undefined {
   return x.hops?.length ? x.hops.map((hop) => `${hop.kind} ${hop.name}`).join(" → ") : undefined;
+}
+
+/** watch --trace-python: what the window cost the program, from the finding's evidence; undefined without one. */
+export function traceWindowCost(f: Finding): string | undefined {
+  const e = f.evidence;
+  if (typeof e.traceWindowSeconds !== "number") return undefined;
+  const pct = (x: unknown) => `${Math.round(Number(x) * 1000) / 10}%`;
+  return `tracemalloc ran ${e.traceWindowSeconds} s in the program, then was stopped and its traces freed: the program used ${pct(e.traceCpuShare)} of a core meanwhile (${pct(e.traceCpuShareBefore)} just before), tracemalloc itself ${formatBytes(Number(e.tracemallocBytes))}`;
 }
 
 /** What the search cost the program: its wall time and the longest it held the GIL at once. */

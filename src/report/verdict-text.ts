@@ -18,7 +18,7 @@ import { subjectsTable } from "./subjects-table.js";
 import { testsTable } from "./tests-table.js";
 import { clip, displayWidth, wrap } from "./text-width.js";
 import { evidenceValue, KIND_LABEL, kindColour, subjectText } from "./vocabulary.js";
-import { holderCost, holderHeadline, holderHops } from "./holder-lines.js";
+import { holderCost, holderHeadline, holderHops, traceWindowCost } from "./holder-lines.js";
 
 function evidenceLines(f: Finding, columns: number): string[] {
   const entries = Object.entries(f.evidence).map(([k, v]) => [safeText(k), safeText(evidenceValue(k, v))] as const);
@@ -92,7 +92,9 @@ export function renderVerdict(doc: VerdictDocument, color: boolean, set?: Series
   out.push(...wrap(safeText(v.summary), columns));
   if (v.rate && v.kind !== "stable" && v.kind !== "insufficient-data") out.push(...wrap(`rate: ${v.metric} ${formatRate(v.rate)}`, columns));
   out.push("", c.bold("evidence"), ...evidenceLines(v, columns));
-  if (v.sites?.length) out.push("", c.bold("allocation sites that grew since warm-up (tracemalloc)"), ...siteLines(v.sites, columns));
+  const window = traceWindowCost(v);
+  if (v.sites?.length) out.push("", c.bold(window ? "allocation sites that grew during the trace window (tracemalloc)" : "allocation sites that grew since warm-up (tracemalloc)"), ...siteLines(v.sites, columns));
+  if (window) out.push(...wrap(window, columns, "  ", "    ").map((l) => c.dim(l)));
   if (v.holder) out.push("", c.bold("what holds it"), ...holderLines(v.holder, columns, c));
   if (v.advice) out.push("", c.bold("what to do"), ...adviceLines(v.advice, columns));
   if (v.caveats.length) out.push("", c.bold("notes"), ...v.caveats.flatMap((x) => wrap(safeText(x), columns, "  - ", "    ")));

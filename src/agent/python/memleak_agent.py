@@ -633,21 +633,66 @@ def _trace_report():
 
     if not tracemalloc.is_tracing() or _trace["baseline"] is None:
         return
-    now = tracemalloc.take_snapshot()
+    top = _grown_sites(_trace["baseline"], tracemalloc.take_snapshot())
+    current, peak = tracemalloc.get_traced_memory()
+    _send({"type": "trace", "pid": os.getpid(), "t": time.time(), "sites": top, "traced": current, "tracedPeak": peak})
+
+
+def _grown_sites(baseline, now):
+    """The ten lines whose live allocations grew most from one snapshot to the other, the agent's own left out."""
+    import tracemalloc
+
     filters = [
         tracemalloc.Filter(False, tracemalloc.__file__),
         tracemalloc.Filter(False, __file__, all_frames=True),
         tracemalloc.Filter(False, "<frozen importlib._bootstrap*>"),
     ]
-    stats = now.filter_traces(filters).compare_to(_trace["baseline"].filter_traces(filters), "lineno")
+    stats = now.filter_traces(filters).compare_to(baseline.filter_traces(filters), "lineno")
     top = []
     for st in stats[:10]:
         if st.size_diff <= 0:
             continue
         frame = st.traceback[0]
         top.append({"file": frame.filename, "line": frame.lineno, "sizeDiff": st.size_diff, "countDiff": st.count_diff, "size": st.size})
-    current, peak = tracemalloc.get_traced_memory()
-    _send({"type": "trace", "pid": os.getpid(), "t": time.time(), "sites": top, "traced": current, "tracedPeak": peak})
+    return top
+
+
+_TRACE_BEFORE = 5.0  # seconds of the program's CPU measured untraced before a window, to compare the window's with
+
+
+def _trace_window(seconds, stop):
+    """watch --trace-python: tracemalloc in a running program for `seconds`, then the sites that grew, what it cost
+    the program (its CPU share during the window against just before, and tracemalloc's own memory), and tracemalloc
+    stopped, which frees every trace. A program that traces itself is left alone: its tracemalloc is its own. Stops
+    early, freeing everything, when memleak leaves (`stop`)."""
+    import tracemalloc
+
+    if tracemalloc.is_tracing():
+        _send({"type": "trace", "pid": os.getpid(), "t": time.time(), "sites": [], "traced": 0, "tracedPeak": 0, "skipped": "the program runs tracemalloc itself"})
+        return
+    before = min(_TRACE_BEFORE, seconds / 4)
+    cpu0, wall0 = time.process_time(), time.monotonic()
+    if stop.wait(before):
+        return
+    share_before = (time.process_time() - cpu0) / max(time.monotonic() - wall0, 1e-3)
+    baseline = now = None
+    try:
+        tracemalloc.start(_TRACE_FRAMES)
+        cpu0, wall0 = time.process_time(), time.monotonic()
+        baseline = tracemalloc.take_snapshot()
+        if stop.wait(seconds):
+            return
+        now = tracemalloc.take_snapshot()
+        overhead = tracemalloc.get_tracemalloc_memory()
+        current, peak = tracemalloc.get_traced_memory()
+        wall = time.monotonic() - wall0
+        share = (time.process_time() - cpu0) / max(wall, 1e-3)
+        top = _grown_sites(baseline, now)
+    finally:
+        baseline = now = None
+        tracemalloc.stop()
+    window = {"seconds": round(wall, 1), "cpuShare": round(share, 4), "cpuShareBefore": round(share_before, 4), "overheadBytes": overhead}
+    _send({"type": "trace", "pid": os.getpid(), "t": time.time(), "sites": top, "traced": current, "tracedPeak": peak, "window": window})
 
 
 def _trim_probe():
@@ -824,10 +869,17 @@ def start(socket_path=None, interval=None):
         _trace_start()
 
 
-def attach(socket_path, interval):
+def _trace_window_quietly(seconds, stop):
+    try:
+        _trace_window(seconds, stop)
+    except Exception:  # never a traceback in the program's stderr
+        pass
+
+
+def attach(socket_path, interval, trace=None):
     """`memleak watch` injected us into a running interpreter (memleak_attach.py runs this on the main thread, with the
-    GIL, at a point where the interpreter runs Python code). The same reports as under `run`; no tracemalloc, no trim
-    probe; and the agent stops by itself when memleak's end of the socket closes. Attaching again (a later watch)
+    GIL, at a point where the interpreter runs Python code). The same reports as under `run`; tracemalloc only for
+    --trace-python's window (`trace` seconds, _trace_window), no trim probe; and the agent stops by itself when memleak's end of the socket closes. Attaching again (a later watch)
     reuses this module, so nothing accumulates."""
     if _state["sock"] is not None and _state["pid"] == os.getpid():
         if _state["path"] == socket_path:
@@ -835,6 +887,9 @@ def attach(socket_path, interval):
         _stop()  # a previous memleak's connection
     _state["attached"] = True
     start(socket_path, interval)
+    if trace and _state["sock"] is not None:
+        stop = _state["stop"]
+        threading.Thread(target=_trace_window_quietly, args=(float(trace), stop), name="memleak-trace-window", daemon=True).start()
 
 
 def _after_fork_in_child():

@@ -76,8 +76,15 @@ export function analyzeProcess(ps: ProcessSeries, subject: Subject & { type: "pr
     f.evidence.allocator = allocator.name;
     f.caveats.push(allocator.note);
   }
-  const sites = ctx.agentResults?.traces.get(ps.pid)?.sites;
-  if (sites && sites.length > 0) f.sites = sites;
+  const trace = ctx.agentResults?.traces.get(ps.pid);
+  if (trace && trace.sites.length > 0) f.sites = trace.sites;
+  if (trace?.window) {
+    // watch --trace-python: what tracemalloc cost the program while it ran.
+    f.evidence.traceWindowSeconds = trace.window.seconds;
+    f.evidence.traceCpuShare = trace.window.cpuShare;
+    f.evidence.traceCpuShareBefore = trace.window.cpuShareBefore;
+    f.evidence.tracemallocBytes = trace.window.overheadBytes;
+  }
   return f;
 }
 

@@ -81,3 +81,21 @@ describe("the agent's holder message", () => {
     expect(parseAgentMessage(JSON.stringify({ ...base, ...fields }))).toBeUndefined();
   });
 });
+
+describe("the pytest plugin's holder of a leaking test", () => {
+  const end = (holder: unknown) => parseAgentMessage(JSON.stringify({ type: "test-end", pid: 7, t: 1, nodeid: "t.py::t", kind: "leak", holder }));
+
+  it("keeps the container, its length and the path, bounded", () => {
+    expect(end({ container: "list of bytes", length: 7, found: true, path: "m._KEPT", evil: 1 })).toMatchObject({ holder: { container: "list of bytes", length: 7, found: true, path: "m._KEPT" } });
+    expect((end({ container: "x", length: 1, found: true, path: "p".repeat(900) }) as { holder: { path: string } }).holder.path).toHaveLength(500);
+  });
+
+  it.each([
+    ["found without a path", { container: "x", length: 1, found: true }],
+    ["no length", { container: "x", found: false }],
+  ])("drops a holder with %s, keeping the test's end", (_why, holder) => {
+    const m = end(holder) as Record<string, unknown>;
+    expect(m.type).toBe("test-end");
+    expect(m.holder).toBeUndefined();
+  });
+});

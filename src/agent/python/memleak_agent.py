@@ -499,14 +499,62 @@ def _suspect(candidate, first):
     _census["suspect"] = (container, candidate[3], length)
 
 
-def _holder_search():
-    """memleak_holder.py, loaded from beside this file under a private name (as `watch` loads this one), then the
-    search for what holds the suspected container; one 'holder' message with what it found and what it cost."""
-    suspect = _census.pop("suspect", None)
-    if suspect is None:
-        return
-    container, what, length = suspect
-    suspect = None
+def container_lengths():
+    """For the pytest plugin: id → length of every container of over 16 items, taken before a test's measured calls,
+    so that the one a leaking test kept filling can be found after them (grown_holder). None where the census would
+    not walk (a heap of over a million objects, pages shared with forked relatives). Integers only: it keeps nothing
+    of the program alive."""
+    if sys.getallocatedblocks() > _CENSUS_MAX_BLOCKS or _shares_pages_with_relatives():
+        return None
+    enabled = gc.isenabled()
+    gc.disable()  # as in the census: no collection may find the walk's list holding the program's garbage
+    try:
+        containers = _container_types()
+        return {id(o): len(o) for o in _tracked(containers, None) if type(o) in containers and len(o) > 16}
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def grown_holder(lengths):
+    """For the pytest plugin, after a test judged a leak: the container that gained most items since `lengths`
+    (container_lengths), described as the census does, and what holds it (memleak_holder.py). Strings and numbers."""
+    if lengths is None:
+        return None
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        containers = _container_types()
+        best = None
+        # Ranked by bytes added, as the census ranks (a new list of pytest's own small strings must not hide a list
+        # that gains 256 KB buffers); a container that was not followed (16 items or fewer) counts from 0.
+        for o in _tracked(containers, None):
+            if type(o) in containers:
+                added = len(o) - lengths.get(id(o), 0)
+                if added <= 0:
+                    continue
+                item_type, item_size, _ = _describe_items(o)
+                added_bytes = added * (item_size or 0)
+                if best is None or added_bytes > best[0]:
+                    best = (added_bytes, added, type(o).__name__ + (" of %s" % item_type if item_type else ""), o)
+        o = None
+    finally:
+        if enabled:
+            gc.enable()
+    if best is None:
+        return None
+    _, _, what, container = best
+    best = None
+    length = len(container)
+    found = _holder_module().find(container)
+    container = None
+    out = {"container": what, "length": length, "found": found["found"]}
+    out.update({k: found[k] for k in ("path", "why") if k in found})
+    return out
+
+
+def _holder_module():
+    """memleak_holder.py, loaded from beside this file under a private name (as `watch` loads this one)."""
     module = sys.modules.get("_memleak_holder")
     if module is None:
         import importlib.util
@@ -516,7 +564,17 @@ def _holder_search():
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         sys.modules["_memleak_holder"] = module
-    found = module.find(container)
+    return module
+
+
+def _holder_search():
+    """The search for what holds the suspected container; one 'holder' message with what it found and what it cost."""
+    suspect = _census.pop("suspect", None)
+    if suspect is None:
+        return
+    container, what, length = suspect
+    suspect = None
+    found = _holder_module().find(container)
     container = None
     message = {"type": "holder", "pid": os.getpid(), "t": time.time(), "container": what, "length": length}
     message.update(found)

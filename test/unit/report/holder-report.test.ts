@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { VerdictDocument } from "../../../src/analysis/types.js";
 import { stepSummary } from "../../../src/report/github.js";
 import { holderPanel } from "../../../src/report/html/holder-panel.js";
+import { bannerHtml } from "../../../src/report/html/banner.js";
 import { renderVerdict } from "../../../src/report/verdict-text.js";
 import { REPO } from "../../helpers/fixtures.js";
 
@@ -82,5 +83,20 @@ describe("what holds it, in the reports", () => {
     expect(validate(withHolder(found)), JSON.stringify(validate.errors)).toBe(true);
     const { search: _, ...noCost } = found;
     expect(validate(withHolder(noCost as typeof found))).toBe(false);
+  });
+});
+
+describe("watch --trace-python's window in the reports", () => {
+  it("the sites are those that grew during the window, with what it cost the program", () => {
+    const doc = withHolder(found);
+    doc.verdict.sites = [{ file: "/srv/app/views.py", line: 17, sizeDiff: 3 * 2 ** 20, countDiff: 500, size: 9 * 2 ** 20 }];
+    Object.assign(doc.verdict.evidence, { traceWindowSeconds: 15.1, traceCpuShare: 0.0262, traceCpuShareBefore: 0.009, tracemallocBytes: 1.41 * 2 ** 20 });
+    const cost = "tracemalloc ran 15.1 s in the program, then was stopped and its traces freed: the program used 2.6% of a core meanwhile (0.9% just before), tracemalloc itself 1.41 MiB";
+    const text = renderVerdict(doc, false, undefined, 400);
+    expect(text).toContain("allocation sites that grew during the trace window (tracemalloc)");
+    expect(text).toContain(`  ${cost}`);
+    const html = bannerHtml(doc, "t");
+    expect(html).toContain("<h2>Allocation sites that grew during the trace window</h2>");
+    expect(html).toContain(`${cost}.</p>`);
   });
 });

@@ -40,7 +40,7 @@ describe.concurrent("run: the holder of a leak, for each kind of root", { timeou
     expect(doc.verdict.holder, shown(doc)).toMatchObject({ found: true, path, root });
     expect(doc.verdict.evidence.holder).toBe(path);
     expect(doc.verdict.summary).toContain(`held by ${path}`);
-    expect(doc.verdict.advice).toContain(path.replace(/`/g, "'"));
+    expect(doc.verdict.advice).toContain(path.replace(/\u0060/g, "'"));
     // The search left the program to finish as it would have: its own exit, code 0.
     expect(doc.target).toMatchObject({ stopReason: "exited", exitCode: 0 });
   });

@@ -367,24 +367,35 @@ def _untracked_dicts():
     """Dicts the collector does not track, held by a module global or a class attribute. CPython stops tracking a
     dict whose keys and values are all atomic (str, bytes, numbers): a module-level cache of rendered 6 KB strings is
     such a dict, absent from gc.get_objects(), and without this its growth was put down to the native heap (strings
-    over 512 bytes live in malloc). Module globals and class attributes are where such caches live."""
+    over 512 bytes live in malloc). Module globals and class attributes are where such caches live. Every module's
+    globals are looked at; the classes only of the program's own modules (not the standard library's or installed
+    packages'): with torch loaded, its classes tripled the cost (17 ms against 6 ms, of a ~55 ms census)."""
     found = []
-    for module in list(sys.modules.values()):
+    is_tracked = gc.is_tracked
+    for name, module in list(sys.modules.items()):
         if not issubclass(type(module), _ModuleType):
             continue
         try:
             values = list(module.__dict__.values())
         except Exception:
             continue
-        for value in values:
-            kind = type(value)
-            if kind is dict and not gc.is_tracked(value):
-                found.append(value)
-            elif issubclass(kind, type) and getattr(value, "__module__", None) == module.__name__:
-                for attr in list(value.__dict__.values()):
-                    if type(attr) is dict and not gc.is_tracked(attr):
-                        found.append(attr)
+        found += [v for v in values if type(v) is dict and not is_tracked(v)]
+        if not _programs_own(module):
+            continue
+        for cls in [v for v in values if isinstance(v, type) and getattr(v, "__module__", None) == name]:
+            found += [x for x in list(cls.__dict__.values()) if type(x) is dict and not is_tracked(x)]
     return found
+
+
+_LIBRARY_DIRS = tuple({os.path.join(p, "lib") for p in (sys.base_prefix, sys.prefix, sys.exec_prefix)} | {"/usr/lib/python3/"})
+
+
+def _programs_own(module):
+    """A module of the program, not of the interpreter's library or of an installed package (by its file's path)."""
+    path = getattr(module, "__file__", None)
+    if not isinstance(path, str):
+        return getattr(module, "__name__", "") == "__main__"
+    return "-packages/" not in path and not path.startswith(_LIBRARY_DIRS)
 
 
 def _census_walk(interval, force):

@@ -41,6 +41,6 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
   "advice.fragmentation-actions": (f) => advice("fragmentation", "actions", { arenas: f.arenas ?? "an unknown number: the agent did not report malloc's" }),
   "advice.cow-process": (f) =>
     advice("cow", "process", { pid: f.pid, command: f.command, ussStart: formatBytes(f.ussStart), ussEnd: formatBytes(f.ussEnd), parentAnon: formatBytes(f.bound) }),
-  "advice.holder": (f) => advice("leak", f.variant, { path: f.path?.replace(/`/g, "'"), container: f.container, length: Math.round(f.length).toLocaleString("en-US"), why: f.why }),
+  "advice.holder": (f) => advice("leak", f.variant, { path: f.path?.replace(/\u0060/g, "'"), container: f.container, length: Math.round(f.length).toLocaleString("en-US"), why: f.why }),
   "advice.no-agent": (f) => advice("no-agent", "any", { pid: f.pid, why: f.why, level: formatBytes(f.level) }),
 };

@@ -203,6 +203,26 @@ print(json.dumps(out))`;
     expect(results.at(-2)).toMatchObject({ growing: "dict of str", growingAdded: 900 });
     expect(results.at(-2)!.growingItemBytes as number).toBeGreaterThan(6000);
   });
+
+  it("and such a dict as a class attribute of the program's own class", () => {
+    const code = `
+import json, sys
+sys.path.insert(0, ${JSON.stringify(AGENT_DIR)})
+import memleak_agent as agent
+class View:
+    pages = {}
+out = []
+agent._census_stats(1.0, force=True)
+for step in range(3):
+    for i in range(300):
+        View.pages["/page/%d/%d" % (step, i)] = "x" * 6000
+    out.append(agent._census_stats(1.0, force=True))
+out.append(agent._census.get("holder", {}).get("path"))
+print(json.dumps(out))`;
+    const results = JSON.parse(execFileSync("python3", ["-c", code], { encoding: "utf8" })) as unknown[];
+    expect(results.at(-1)).toBe("__main__.View.pages");
+    expect(results.at(-2)).toMatchObject({ growing: "dict of str", growingAdded: 900 });
+  });
 });
 
 describe("the census does not suspect a container that stopped growing", () => {

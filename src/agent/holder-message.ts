@@ -25,6 +25,7 @@ export function parseHolder(m: Record<string, unknown>, pid: number, t: number):
   const cost = { levels: m.levels, calls: m.calls, objects: m.objects, ms: m.ms, longestMs: m.longestMs };
   if (!Object.values(cost).every(isNum)) return undefined;
   const out: HolderResult = { type: "holder", pid, t, container, length: m.length, found: m.found, ...(cost as Record<keyof typeof cost, number>) };
+  if (isNum(m.itemsPerSecond) && m.itemsPerSecond >= 0) out.itemsPerSecond = m.itemsPerSecond;
   if (m.found) {
     const path = text(m.path, MAX_PATH);
     const hops = Array.isArray(m.hops) ? m.hops.slice(0, MAX_HOPS).map(hop) : [];

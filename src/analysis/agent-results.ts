@@ -53,6 +53,8 @@ export interface HolderResult {
   /** The container, as the census describes it ("list of dict"), and its length when it was searched. */
   container: string;
   length: number;
+  /** Items it gained a second between the two census walks that saw it grow. */
+  itemsPerSecond?: number;
   found: boolean;
   /** When found: the chain in one line (`app.handlers.EVENTS`), the root's kind, and each hop. */
   path?: string;

@@ -97,6 +97,7 @@ export interface PhraseFacts {
     path: string | undefined;
     container: string;
     length: number;
+    itemsPerSecond?: number | undefined;
     why: string | undefined;
   };
 }

@@ -85,6 +85,8 @@ export interface Finding {
     container: string;
     length: number;
     found: boolean;
+    /** Items it gained a second between the two census walks that saw it grow. */
+    itemsPerSecond?: number;
     path?: string;
     root?: string;
     hops?: { kind: string; name: string }[];

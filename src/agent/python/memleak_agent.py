@@ -498,16 +498,17 @@ def _suspect(candidate, first):
     walks in a row and is longer at the second: it still grows (a bounded cache that filled up has gained as much, but
     no more). It is handed to the holder search once (a new container, or another one growing, is searched again),
     which runs after the walk, with the collector back on (_census_stats)."""
-    previous = _census.get("candidate")  # (id, length) of the last walk's candidate
+    previous = _census.get("candidate")  # (id, length, when) of the last walk's candidate
     if candidate is None:
         _census["candidate"] = None
         return
-    container, length = candidate[5], candidate[1]
-    _census["candidate"] = (id(container), length)
+    container, length, now = candidate[5], candidate[1], time.monotonic()
+    _census["candidate"] = (id(container), length, now)
     if first or previous is None or previous[0] != id(container) or length <= previous[1] or id(container) == _census.get("searched"):
         return
     _census["searched"] = id(container)
-    _census["suspect"] = (container, candidate[3], length)
+    # How fast it grows: items a second between the two walks (what the advice says it gains).
+    _census["suspect"] = (container, candidate[3], length, (length - previous[1]) / max(now - previous[2], 1e-3))
 
 
 def container_lengths():
@@ -583,11 +584,11 @@ def _holder_search():
     suspect = _census.pop("suspect", None)
     if suspect is None:
         return
-    container, what, length = suspect
+    container, what, length, per_second = suspect
     suspect = None
     found = _holder_module().find(container)
     container = None
-    message = {"type": "holder", "pid": os.getpid(), "t": time.time(), "container": what, "length": length}
+    message = {"type": "holder", "pid": os.getpid(), "t": time.time(), "container": what, "length": length, "itemsPerSecond": round(per_second, 2)}
     message.update(found)
     _census["holder"] = message  # strings and numbers only: what the last search said, for the tests
     _send(message)

@@ -30,6 +30,7 @@ export function holderField(h: HolderResult): NonNullable<Finding["holder"]> {
     container: h.container,
     length: h.length,
     found: h.found,
+    ...(h.itemsPerSecond !== undefined && { itemsPerSecond: h.itemsPerSecond }),
     ...(h.path !== undefined && { path: h.path }),
     ...(h.root !== undefined && { root: h.root }),
     ...(h.hops !== undefined && { hops: h.hops }),
@@ -51,7 +52,7 @@ function variant(h: HolderResult, layer: string): "holder" | "holder-lru" | "hol
 export function addHolder(f: JudgedFinding, h: HolderResult, layer: string): void {
   f.holder = holderField(h);
   f.evidence.holder = h.found ? h.path! : "not found";
-  const advice: Phrase = phrase("advice.holder", { variant: variant(h, layer), path: h.path, container: h.container, length: h.length, why: h.why });
+  const advice: Phrase = phrase("advice.holder", { variant: variant(h, layer), path: h.path, container: h.container, length: h.length, itemsPerSecond: h.itemsPerSecond, why: h.why });
   // A process's general leak advice opens with how to find the holder: found, it is replaced. A worker's keeps its
   // stop-gap (recycling workers), and a search that found nothing keeps the ways to look further.
   const general = f.advice.findIndex((p) => p.say === "advice.leak" && (p.facts.variant === "process" || p.facts.variant === "process-traced"));

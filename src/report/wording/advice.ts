@@ -12,6 +12,12 @@ import { groupName, type Wordings } from "./words.js";
 /** How stable.md names what did not grow. */
 const STABLE_METRIC = { process: (m: string) => m, tree: (m: string) => `Σ ${m}`, cgroup: () => "cgroup usage" };
 
+/** Items a second as the advice says them: 2 significant digits, a fraction under 1 ("~0.5"). */
+function gainsText(perSecond: number): string {
+  if (perSecond >= 100) return Math.round(Number(perSecond.toPrecision(2))).toLocaleString("en-US");
+  return String(Number(perSecond.toPrecision(2)));
+}
+
 export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
   "advice.insufficient-data": (f) =>
     advice("insufficient-data", "any", {
@@ -41,6 +47,13 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
   "advice.fragmentation-actions": (f) => advice("fragmentation", "actions", { arenas: f.arenas ?? "an unknown number: the agent did not report malloc's" }),
   "advice.cow-process": (f) =>
     advice("cow", "process", { pid: f.pid, command: f.command, ussStart: formatBytes(f.ussStart), ussEnd: formatBytes(f.ussEnd), parentAnon: formatBytes(f.bound) }),
-  "advice.holder": (f) => advice("leak", f.variant, { path: f.path?.replace(/\u0060/g, "'"), container: f.container, length: Math.round(f.length).toLocaleString("en-US"), why: f.why }),
+  "advice.holder": (f) =>
+    advice("leak", f.variant, {
+      path: f.path?.replace(/\u0060/g, "'"),
+      container: f.container,
+      length: Math.round(f.length).toLocaleString("en-US"),
+      gains: f.itemsPerSecond === undefined ? "keeps growing" : `gains ~${gainsText(f.itemsPerSecond)} items a second`,
+      why: f.why,
+    }),
   "advice.no-agent": (f) => advice("no-agent", "any", { pid: f.pid, why: f.why, level: formatBytes(f.level) }),
 };

@@ -52,6 +52,12 @@ describe("the holder on a leak's finding", () => {
     expect(f.advice).not.toMatch(/run again with `memleak run --trace-python/);
   });
 
+  it("says how fast it gains items, as the agent measured between the two walks that saw it grow", () => {
+    expect(finding("objects", holder({ itemsPerSecond: 412.5 })).advice).toMatch(/^\*\*`app\.handlers\.EVENTS` holds it\*\*: the list of bytes there gains ~410 items a second \(70,000 items/);
+    expect(finding("objects", holder({ itemsPerSecond: 0.45 })).advice).toMatch(/gains ~0\.45 items a second/);
+    expect(finding("objects", holder({ itemsPerSecond: 412.5 })).holder!.itemsPerSecond).toBe(412.5);
+  });
+
   it("a leak of the native heap makes no holder claim, whatever the agent found", () => {
     const f = finding("native", holder());
     expect(f.evidence.layer).toBe("native heap (malloc)");

@@ -382,7 +382,7 @@ def _untracked_dicts():
         found += [v for v in values if type(v) is dict and not is_tracked(v)]
         if not _programs_own(module):
             continue
-        for cls in [v for v in values if isinstance(v, type) and getattr(v, "__module__", None) == name]:
+        for cls in [v for v in values if issubclass(type(v), type) and v.__dict__.get("__module__") == name]:
             found += [x for x in list(cls.__dict__.values()) if type(x) is dict and not is_tracked(x)]
     return found
 

@@ -122,10 +122,11 @@ def _function_hop(fn, nodes, i):
 
 
 def _hop(nodes, i):
-    """The hop from nodes[i] to the next object on the path: (kind, text, how many nodes it takes)."""
+    """The hop from nodes[i] to the next object on the path: (kind, text, how many nodes it takes). Types are read
+    with type(), never isinstance, which reads __class__: a property on some of the program's objects."""
     parent, child = nodes[i], nodes[i + 1]
     kind = type(parent)
-    if isinstance(parent, types.FunctionType):
+    if issubclass(kind, types.FunctionType):
         hop = _function_hop(parent, nodes, i)
         if hop is not None:
             return hop
@@ -135,10 +136,11 @@ def _hop(nodes, i):
         except Exception:
             bound = "?"
         return "lru_cache", "lru_cache(maxsize=%s) cache" % bound, 1
-    if isinstance(parent, type) or _instance_dict(parent) is not None:
+    is_class = issubclass(kind, type)
+    if is_class or _instance_dict(parent) is not None:
         # An object's attributes: its dict (the next node), then the value; or, on 3.11+, the value itself (inline).
-        attrs = parent.__dict__ if isinstance(parent, type) else _instance_dict(parent)
-        what = "class attribute" if isinstance(parent, type) else "attribute"
+        attrs = parent.__dict__ if is_class else _instance_dict(parent)
+        what = "class attribute" if is_class else "attribute"
         if type(child) is dict and i + 2 < len(nodes) and attrs is not None:
             key = _find_value(attrs, nodes[i + 2])
             if key is not None:
@@ -158,7 +160,7 @@ def _hop(nodes, i):
         return "item", "[%s]" % ("?" if at is None else at), 1
     if issubclass(kind, (set, frozenset)):
         return "member", "member", 1
-    if isinstance(parent, (types.MethodType, types.BuiltinMethodType)):
+    if issubclass(kind, (types.MethodType, types.BuiltinMethodType)):
         return "attribute", "__self__" if parent.__self__ is child else "__func__", 1
     return "reference", kind.__name__, 1
 
@@ -196,7 +198,7 @@ def _root_of(obj, modules):
     at = modules.get(id(obj))
     if at is not None and type(obj) is dict:
         return "module", at
-    if isinstance(obj, type):
+    if issubclass(type(obj), type):
         return "class", "%s.%s" % (getattr(obj, "__module__", "?"), getattr(obj, "__qualname__", obj.__name__))
     return None
 

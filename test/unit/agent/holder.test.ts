@@ -137,6 +137,24 @@ probe(deepest)`,
     expect(r!.levels).toBe(12);
   });
 
+  it("runs none of the program's code on the way: a __class__ property is never read", () => {
+    const [r, after] = run(
+      python,
+      `read = []
+class Proxy:
+    @property
+    def __class__(self):
+        read.append(1)
+        return dict
+proxy = Proxy()
+proxy.items = [object() for _ in range(20)]
+probe(lambda: proxy.items)
+out.append({"read": len(read)})`,
+    );
+    expect(r).toMatchObject({ found: true, path: "__main__.proxy.items" });
+    expect(after).toEqual({ read: 0 });
+  });
+
   it("keeps nothing of the program alive after it", () => {
     const [after] = run(
       python,

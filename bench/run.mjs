@@ -34,11 +34,12 @@ import { verdicts } from "./sections/verdicts.mjs";
 import { measureWhole, summarise, TREES } from "./sections/whole-process.mjs";
 import { prometheusBoth } from "./sections/prometheus.mjs";
 import { traceNativeCost } from "./sections/trace-native.mjs";
+import { holderPause } from "./sections/holder-pause.mjs";
 import { machine, met, mib, num, ratio, REPO, secs, table } from "./lib/util.mjs";
 
 /** The targets this benchmark checks (from the project's issue 7, and DESIGN/METRICS for the smaps budget). */
 const TARGET = { vsBare: 1.5, longVsDay: 1.25 };
-const ALL_SECTIONS = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
+const ALL_SECTIONS = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"];
 
 function parseArgs(argv) {
   const o = { quick: false, fpSeconds: undefined, sections: ALL_SECTIONS, wholeMinutes: undefined, trees: undefined };
@@ -49,7 +50,7 @@ function parseArgs(argv) {
     else if (a === "--sections") o.sections = String(argv[++i]).split(",");
     else if (a === "--whole-minutes") o.wholeMinutes = Number(argv[++i]);
     else if (a === "--trees") o.trees = String(argv[++i]).split(",");
-    else throw new Error(`unknown option ${a} (use --quick, --fp-seconds N, --whole-minutes N, --trees small,torch, --sections a,b,c,d,e,f,g,h,i)`);
+    else throw new Error(`unknown option ${a} (use --quick, --fp-seconds N, --whole-minutes N, --trees small,torch, --sections a,b,c,d,e,f,g,h,i,j,k)`);
   }
   o.fpSeconds ??= o.quick ? 60 : 600;
   if (!(o.fpSeconds > 0)) throw new Error("--fp-seconds: expected a number of seconds");
@@ -316,7 +317,34 @@ async function sectionJ(o, log) {
   return { title: "j. run --trace-native: what heaptrack costs the target", md: md.join("\n"), data: r };
 }
 
-const SECTIONS = { a: sectionA, b: sectionB, c: sectionC, d: sectionD, e: sectionE, f: sectionF, g: sectionG, h: sectionH, i: sectionI, j: sectionJ };
+/** k. The holder search's pause (issue 29). */
+async function sectionK(o, log) {
+  const runs = holderPause({ sizes: [100_000, 1_000_000], repeats: o.quick ? 3 : 7, log });
+  const ms = (x) => `${num(x, x < 10 ? 1 : 0)} ms`;
+  const rows = runs.flatMap((r) =>
+    Object.entries(r.cases).map(([name, c]) => [
+      r.objects.toLocaleString("en-US"),
+      name,
+      c.found ? `\`${c.path}\`` : c.path,
+      c.passes,
+      ms(c.ms),
+      ms(c.cpuMs),
+      ms(c.longestPassMs),
+      ms(c.programGapMs),
+      ms(c.idleGapMs),
+      ms(r.fullCollectionMs),
+      ratio(c.longestPassMs / r.fullCollectionMs),
+    ]),
+  );
+  const md = [
+    `The agent's holder search (src/agent/python/memleak_holder.py) in ${runs[0].python}, on a thread of its own as in the agent, while the program's thread wakes every millisecond; medians of ${o.quick ? 3 : 7} searches per chain. "Longest pass" is the longest single gc.get_referrers call (the GIL held throughout); "program's longest gap" is the longest the ticking thread waited between two wake-ups during the search, beside its longest gap over an idle window as long (the baseline: the tick's own jitter on this machine). A full \`gc.collect()\` of the same heap is the pause the interpreter takes anyway. The search runs once per growing container, only when the census has seen it grow at two walks in a row.`,
+    "",
+    table(["objects", "chain", "reported", "passes", "wall", "CPU", "longest pass", "program's longest gap", "idle gap (baseline)", "full gc.collect()", "longest pass ÷ gc.collect()"], rows),
+  ];
+  return { title: "k. The holder search's pause on the program", md: md.join("\n"), data: runs };
+}
+
+const SECTIONS = { a: sectionA, b: sectionB, c: sectionC, d: sectionD, e: sectionE, f: sectionF, g: sectionG, h: sectionH, i: sectionI, j: sectionJ, k: sectionK };
 
 function document(o, m, done, started) {
   const when = started.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
@@ -366,6 +394,8 @@ ${done.map((s) => `## ${s.title}\n\n${s.md}\n`).join("\n")}
   watch --no-inject\`), the bare reader (bench/lib/bare-reader.mjs, replaying the files 30 ticks of memleak's own
   Sampler read on the same tree, cycled) and psutil_cost.py. All configurations run at once. The first minute is
   left out (start-up); flatness compares 5-minute blocks, since a minute at 1% of a core is ~60 clock ticks.
+- **j.** \`time.perf_counter()\` around each gc.get_referrers pass and the whole search, \`time.thread_time()\` for its
+  CPU, and the gaps between a program thread's 1 ms sleeps (bench/py/holder_pause.py), all in one python3 process.
 - **i.** \`process.cpuUsage()\` around \`Sampler.tick()\`, \`SessionMetrics.update()\`, \`registry.metrics()\` and a
   \`fetch\` of /metrics, in the benchmark's own process; \`analyze --prometheus\` and its baseline as whole processes under
   /usr/bin/time -v (user + system time, peak RSS), the answer served by the benchmark's own HTTP server.

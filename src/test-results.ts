@@ -50,6 +50,8 @@ export interface TestMeasurement {
   result: TestResultKind;
   /** Why it failed its limit. */
   message?: string;
+  /** A leak with repeats: the container the test kept filling, its length after the calls, and what holds it. */
+  holder?: { container: string; length: number; found: boolean; path?: string; why?: string };
 }
 
 /** A test's boundary as the plugin sends it (and the recording keeps it): t in seconds since the epoch. */

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { alive } from "../system/isolate.js";
 import { join } from "node:path";
 import { parseAgentMessage, type AgentReport } from "./messages.js";
-import type { TraceResult, TrimResult } from "../analysis/agent-results.js";
+import type { HolderResult, TraceResult, TrimResult } from "../analysis/agent-results.js";
 import type { TestMark } from "../test-results.js";
 
 /** Test marks kept (the pytest plugin's, two per test): a suite of 50,000 tests, and no unbounded growth past it. */
@@ -33,6 +33,8 @@ export class AgentChannel {
   private readonly sampled = new Map<number, AgentReport>();
   readonly traces = new Map<number, TraceResult>();
   readonly trims = new Map<number, TrimResult>();
+  /** What holds the container each pid's agent saw grow: its latest search. */
+  readonly holders = new Map<number, HolderResult>();
   /** Pids that said hello: the agent runs in them. */
   readonly hello = new Set<number>();
   /** The pytest plugin's test-start and test-end marks, in the order they came. */
@@ -105,6 +107,7 @@ export class AgentChannel {
     else if (msg.type === "report") this.latest.set(msg.pid, msg);
     else if (msg.type === "trace") this.traces.set(msg.pid, msg);
     else if (msg.type === "trim") this.trims.set(msg.pid, msg);
+    else if (msg.type === "holder") this.holders.set(msg.pid, msg);
     else if (msg.type === "test-start" || msg.type === "test-end") {
       if (this.testMarks.length < MAX_TEST_MARKS) this.testMarks.push(msg);
       else this.dropped++;

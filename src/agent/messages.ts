@@ -3,7 +3,8 @@
  * program, so its messages are data to validate, never to trust. The end-of-run results are the analysis's inputs and
  * are declared there (analysis/agent-results.ts).
  */
-import type { TraceResult, TraceSite, TrimResult } from "../analysis/agent-results.js";
+import type { HolderResult, TraceResult, TraceSite, TrimResult } from "../analysis/agent-results.js";
+import { parseHolder } from "./holder-message.js";
 import type { TestMark } from "../test-results.js";
 import { isNum, parseTestMark } from "./test-messages.js";
 import { GPU_MAX_FIELDS } from "../gpu-fields.js";
@@ -25,7 +26,7 @@ export interface AgentReport {
   };
 }
 
-export type AgentMessage = { type: "hello"; pid: number; python?: string } | AgentReport | TraceResult | TrimResult | TestMark;
+export type AgentMessage = { type: "hello"; pid: number; python?: string } | AgentReport | TraceResult | TrimResult | TestMark | HolderResult;
 
 
 /** A flat object of numbers (and short strings where allowed), nothing nested, bounded in size. */
@@ -44,6 +45,14 @@ function site(v: unknown): TraceSite | undefined {
   const s = v as Record<string, unknown>;
   if (!s || typeof s.file !== "string" || s.file.length > 500 || !isNum(s.line) || !isNum(s.sizeDiff) || !isNum(s.countDiff) || !isNum(s.size)) return undefined;
   return { file: s.file, line: s.line, sizeDiff: s.sizeDiff, countDiff: s.countDiff, size: s.size };
+}
+
+/** watch --trace-python's window: four numbers, or nothing. */
+function traceWindow(v: unknown): TraceResult["window"] {
+  const w = v as Record<string, unknown> | null;
+  if (!w || typeof w !== "object") return undefined;
+  const { seconds, cpuShare, cpuShareBefore, overheadBytes } = w;
+  return isNum(seconds) && isNum(cpuShare) && isNum(cpuShareBefore) && isNum(overheadBytes) ? { seconds, cpuShare, cpuShareBefore, overheadBytes } : undefined;
 }
 
 export function parseAgentMessage(line: string): AgentMessage | undefined {
@@ -77,7 +86,8 @@ export function parseAgentMessage(line: string): AgentMessage | undefined {
     case "trace": {
       if (!Array.isArray(m.sites) || !isNum(m.traced) || !isNum(m.tracedPeak)) return undefined;
       const sites = m.sites.slice(0, 20).map(site).filter((s): s is TraceSite => s !== undefined);
-      return { type: "trace", pid, t, sites, traced: m.traced, tracedPeak: m.tracedPeak };
+      const window = traceWindow(m.window);
+      return { type: "trace", pid, t, sites, traced: m.traced, tracedPeak: m.tracedPeak, ...(window && { window }) };
     }
     case "trim":
       if (!isNum(m.anonBefore) || !isNum(m.anonAfter)) return undefined;
@@ -85,6 +95,8 @@ export function parseAgentMessage(line: string): AgentMessage | undefined {
     case "test-start":
     case "test-end":
       return parseTestMark(m, pid, t);
+    case "holder":
+      return parseHolder(m, pid, t);
     default:
       return undefined;
   }

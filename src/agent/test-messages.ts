@@ -3,7 +3,7 @@
  * runs inside the user's test suite, so what it sends is data to validate. A field of the wrong shape is dropped;
  * a message without a test id is not a test mark.
  */
-import { TEST_KINDS, TEST_RESULTS, type TestKind, type TestMark, type TestMetrics, type TestResultKind } from "../test-results.js";
+import { TEST_KINDS, TEST_RESULTS, type TestKind, type TestMark, type TestMeasurement, type TestMetrics, type TestResultKind } from "../test-results.js";
 
 /** A finite number, as JSON can carry one (messages.ts reads the agent's reports with it too). */
 export const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
@@ -23,6 +23,16 @@ function limits(v: unknown): { maxGrowth?: number; maxLeakPerCall?: number } | u
   if (!l || typeof l !== "object") return undefined;
   const out = { ...(isNum(l.maxGrowth) && l.maxGrowth >= 0 && { maxGrowth: l.maxGrowth }), ...(isNum(l.maxLeakPerCall) && l.maxLeakPerCall >= 0 && { maxLeakPerCall: l.maxLeakPerCall }) };
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** The container a leaking test kept filling and what holds it; names from the suite, bounded. */
+function testHolder(v: unknown): TestMeasurement["holder"] {
+  const h = v as Record<string, unknown> | null;
+  if (!h || typeof h !== "object" || typeof h.container !== "string" || typeof h.found !== "boolean" || !isNum(h.length)) return undefined;
+  const out: NonNullable<TestMeasurement["holder"]> = { container: h.container.slice(0, 200), length: h.length, found: h.found };
+  if (typeof h.path === "string") out.path = h.path.slice(0, 500);
+  if (typeof h.why === "string") out.why = h.why.slice(0, 200);
+  return h.found && out.path === undefined ? undefined : out;
 }
 
 /** A parsed JSON object (already known to carry a valid pid) → a test mark, or undefined. */
@@ -46,5 +56,7 @@ export function parseTestMark(m: Record<string, unknown>, pid: number, t: number
   const limit = limits(m.limit);
   if (limit) end.limit = limit;
   if (typeof m.message === "string") end.message = m.message.slice(0, 500);
+  const holder = testHolder(m.holder);
+  if (holder) end.holder = holder;
   return end;
 }

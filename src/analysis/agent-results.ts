@@ -19,6 +19,11 @@ export interface TraceResult {
   sites: TraceSite[];
   traced: number;
   tracedPeak: number;
+  /**
+   * watch --trace-python: tracemalloc ran in the live program for a window, then was stopped. Its length, the
+   * program's CPU share (cores) during it and just before it, and tracemalloc's own memory at its end.
+   */
+  window?: { seconds: number; cpuShare: number; cpuShareBefore: number; overheadBytes: number };
 }
 
 export interface TrimResult {
@@ -27,4 +32,40 @@ export interface TrimResult {
   t: number;
   anonBefore: number;
   anonAfter: number;
+}
+
+/** One hop of a holder's reference chain: what kind of reference it is, and its name. */
+export interface HolderHop {
+  /** module global, class, class attribute, attribute, item, closure cell, default argument, lru_cache, thread frame… */
+  kind: string;
+  name: string;
+}
+
+/**
+ * What holds the container the agent saw grow (memleak_holder.py): the chain of references from a root (a module
+ * global, a class, a thread's running frame) to it, or why none was found within the search's bounds, and what the
+ * search cost the program.
+ */
+export interface HolderResult {
+  type: "holder";
+  pid: number;
+  t: number;
+  /** The container, as the census describes it ("list of dict"), and its length when it was searched. */
+  container: string;
+  length: number;
+  /** Items it gained a second between the two census walks that saw it grow. */
+  itemsPerSecond?: number;
+  found: boolean;
+  /** When found: the chain in one line (`app.handlers.EVENTS`), the root's kind, and each hop. */
+  path?: string;
+  root?: string;
+  hops?: HolderHop[];
+  /** When not found: why (the bound that stopped it). */
+  why?: string;
+  /** The search: levels climbed, gc.get_referrers passes, objects met, wall time, longest single pause (GIL held). */
+  levels: number;
+  calls: number;
+  objects: number;
+  ms: number;
+  longestMs: number;
 }

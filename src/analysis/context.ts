@@ -1,11 +1,13 @@
 /** What every rule needs besides its own series. */
 import type { Column } from "./column.js";
-import type { TraceResult, TrimResult } from "./agent-results.js";
+import type { HolderResult, TraceResult, TrimResult } from "./agent-results.js";
 
 /** What the agent reports once, at the end of a process's life. */
 export interface AgentResults {
   traces: Map<number, TraceResult>;
   trims: Map<number, TrimResult>;
+  /** What holds the container each process's agent saw grow (the latest search). */
+  holders?: Map<number, HolderResult>;
 }
 import { minGrowth } from "./assess.js";
 import { median } from "./stats/quantiles.js";

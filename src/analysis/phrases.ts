@@ -114,6 +114,15 @@ export interface PhraseFacts {
   "advice.stable": { subject: Subject["type"]; metric: MetricName; growth: number; seconds: number; noise: number | undefined };
   "advice.cow-tree": { subject: "tree" | "cgroup"; growth: number; copiers: number; copied: number };
   "advice.gpu": GpuFacts & { variant: "leak" | "retention" | "fragmentation" | "driver-leak"; held?: number; split?: number | undefined };
+  /** signals/holder.ts: what holds the growing container, as leak.md's holder sections say it. */
+  "advice.holder": {
+    variant: "holder" | "holder-lru" | "holder-graphs" | "holder-frame" | "holder-not-found";
+    path: string | undefined;
+    container: string;
+    length: number;
+    itemsPerSecond?: number | undefined;
+    why: string | undefined;
+  };
 }
 
 /** The process and device a GPU sentence is about. */
@@ -156,6 +165,8 @@ export interface LeakFacts {
   early: boolean;
   /** The layer that grew (layer.ts), when one is named. */
   layer: string | undefined;
+  /** What holds the growing container (signals/holder.ts), when the agent found it. */
+  holder?: string;
 }
 
 /** What the older generations' collections freed in the window (signals/gc-backlog.ts). */

@@ -99,6 +99,23 @@ export interface Finding {
   alsoFound?: Finding[];
   /** With --trace-python: the Python allocation sites that grew most after warm-up (tracemalloc). */
   sites?: { file: string; line: number; sizeDiff: number; countDiff: number; size: number }[];
+  /**
+   * On a leak of Python objects or tensors: what holds the container the agent saw grow — the chain of references
+   * from a root (module global, class, thread's running frame) to it, or why the bounded search found none — and what
+   * the search cost the program (signals/holder.ts).
+   */
+  holder?: {
+    container: string;
+    length: number;
+    found: boolean;
+    /** Items it gained a second between the two census walks that saw it grow. */
+    itemsPerSecond?: number;
+    path?: string;
+    root?: string;
+    hops?: { kind: string; name: string }[];
+    why?: string;
+    search: { levels: number; calls: number; objects: number; ms: number; longestPauseMs: number };
+  };
 }
 
 export interface AnalysisWindow {

@@ -167,7 +167,18 @@ export const OPTIONS = {
   tracePython: {
     flag: "--trace-python",
     description: "agent: tracemalloc from the start, report the allocation sites that grew after warm-up (slows allocation-heavy code)",
-    commands: ["run"],
+    descriptionIn: {
+      watch: "agent: start tracemalloc in the running program for --trace-window, report the sites that grew, then stop it and free what it used (slows allocation-heavy code meanwhile)",
+    },
+    commands: ["run", "watch"],
+  },
+  traceWindow: {
+    flag: "--trace-window",
+    placeholder: "<duration>",
+    description: "with --trace-python: how long tracemalloc runs in the watched program (cut to end before --duration does)",
+    default: "60s",
+    commands: ["watch"],
+    parse: seconds({ atLeast: 1 }),
   },
   trimProbe: {
     flag: "--trim-probe",

@@ -43,7 +43,7 @@ export interface PrometheusSource {
 
 export type Invocation =
   | { kind: "snapshot"; pid: number; json: boolean; root: string | undefined }
-  | ({ kind: "watch"; pid: number; root: string | undefined; inject: boolean } & SessionFlags)
+  | ({ kind: "watch"; pid: number; root: string | undefined; inject: boolean; tracePython: boolean; traceWindow: number } & SessionFlags)
   | ({ kind: "run"; command: string[]; isolate: boolean; agent: boolean; tracePython: boolean; trimProbe: boolean; traceNative: boolean } & SessionFlags)
   | ({ kind: "pytest"; pytestArgs: string[]; python: string; isolate: boolean } & PytestFlags & SessionFlags)
   | { kind: "analyze"; file: string | undefined; prometheus: PrometheusSource | undefined; json: boolean; warmup: number | undefined; gates: GateOptions; html: string | undefined }
@@ -145,7 +145,10 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
     .addHelpText("after", "\nNative (C/C++) leak stacks: `memleak run --trace-native -- <command>` only; watch does not offer them, because\nattaching heaptrack to a running process can crash it (heaptrack's own warning).")
     .action((pidText: string, o: Collected) => {
       const read = optionReader<"watch">(o);
-      onAction({ kind: "watch", pid: parsePid(pidText), root: read("root"), inject: read("inject"), ...sessionFlags(read) });
+      const inject = read("inject");
+      const tracePython = read("tracePython");
+      if (!inject && tracePython) throw usageError("--trace-python needs the agent in the program: drop --no-inject");
+      onAction({ kind: "watch", pid: parsePid(pidText), root: read("root"), inject, tracePython, traceWindow: read("traceWindow"), ...sessionFlags(read) });
     });
 
   addOptions(quiet(program.command("run"), output), "run")

@@ -7,7 +7,7 @@ import { parseAgentMessage } from "../agent/messages.js";
 import { testResults } from "../analysis/test-verdicts.js";
 import { testLimitsGate } from "../test-limits-gate.js";
 import type { TestMark } from "../test-results.js";
-import type { TraceResult, TrimResult } from "../analysis/agent-results.js";
+import type { HolderResult, TraceResult, TrimResult } from "../analysis/agent-results.js";
 import { readRecording, type RecordingContents } from "../recording.js";
 import { classify } from "../report/verdict.js";
 import { SeriesBuilder, type SeriesSet } from "../analysis/series.js";
@@ -29,6 +29,7 @@ export async function analyseRecording(path: string, options: { warmup?: number 
   const commands = new Map<number, string[]>();
   const traces = new Map<number, TraceResult>();
   const trims = new Map<number, TrimResult>();
+  const holders = new Map<number, HolderResult>();
   const agentMissing = new Map<number, string>();
   let outsiders: { pids: number[]; anonGrowth?: number } | undefined;
   const testMarks: TestMark[] = [];
@@ -49,6 +50,7 @@ export async function analyseRecording(path: string, options: { warmup?: number 
     const m = e.event.startsWith("agent-") ? parseAgentMessage(JSON.stringify(e.detail ?? {})) : undefined;
     if (m?.type === "trace") traces.set(m.pid, m);
     if (m?.type === "trim") trims.set(m.pid, m);
+    if (m?.type === "holder") holders.set(m.pid, m);
     if (e.event === "test-start" || e.event === "test-end") {
       const mark = parseAgentMessage(JSON.stringify(e.detail ?? {}));
       if (mark?.type === e.event) testMarks.push(mark);
@@ -60,7 +62,7 @@ export async function analyseRecording(path: string, options: { warmup?: number 
     set: builder.set,
     options: { warmup: options.warmup, command: h.target.command },
     commands,
-    agentResults: traces.size + trims.size > 0 ? { traces, trims } : undefined,
+    agentResults: traces.size + trims.size + holders.size > 0 ? { traces, trims, holders } : undefined,
     cgroup: cg ? { path: cg.path, version: cg.version, others: outsiders?.pids, othersAnonGrowth: outsiders?.anonGrowth } : undefined,
     agentMissing: agentMissing.size > 0 ? agentMissing : undefined,
     target: { pid: h.target.pid, ...(h.target.command && { command: h.target.command }), ...(h.cgroup && { cgroup: h.cgroup }) },

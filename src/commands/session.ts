@@ -245,7 +245,7 @@ class Session {
   private async agentEnd(agent: AgentChannel): Promise<void> {
     await agent.drain(1000);
     this.recorder.testMarks(agent.takeTestMarks());
-    this.recorder.agentResults([...agent.traces.values(), ...agent.trims.values()]);
+    this.recorder.agentResults([...agent.traces.values(), ...agent.trims.values(), ...agent.holders.values()]);
     const lastWords = this.latest && agent.unsampled(this.latest.processes.map((p) => p.pid));
     if (lastWords) {
       const t = Date.now();
@@ -269,7 +269,7 @@ class Session {
   private classifyInput(): ClassifyInput {
     const { target, o, outsiders } = this;
     return {
-      agentResults: target.agent ? { traces: target.agent.traces, trims: target.agent.trims } : undefined,
+      agentResults: target.agent ? { traces: target.agent.traces, trims: target.agent.trims, holders: target.agent.holders } : undefined,
       agentMissing: target.attacher?.missing(),
       set: this.builder.set,
       options: { warmup: o.warmup, command: target.command },

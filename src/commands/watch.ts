@@ -26,6 +26,16 @@ export interface WatchOptions extends SessionOptions {
   inject?: boolean;
   /** --metrics: serve /metrics here while sampling. */
   metrics?: ListenAddress | undefined;
+  /** --trace-python: tracemalloc in the watched program for --trace-window seconds. */
+  tracePython?: boolean;
+  traceWindow?: number;
+}
+
+/** The tracemalloc window: --trace-window, ended a few seconds before --duration so its sites reach the verdict. */
+export function traceSeconds(o: WatchOptions): number | undefined {
+  if (!o.tracePython) return undefined;
+  const window = o.traceWindow ?? 60;
+  return o.duration === undefined ? window : Math.max(1, Math.min(window, o.duration - 5));
 }
 
 export async function watchCommand(o: WatchOptions, io: CommandIO): Promise<CommandResult & { doc: VerdictDocument }> {
@@ -54,7 +64,7 @@ async function watchWith(o: WatchOptions, io: CommandIO, fs: HostFs, exporter: M
   const inject = o.inject !== false && (o.root ?? "/") === "/";
   const agent = inject ? await AgentChannel.open() : undefined;
   const say = (line: string) => (region ? region.say(`memleak: ${line}\n`) : io.stderr(`memleak: ${line}\n`));
-  const attacher = agent ? new Attacher(agent, fs, { rootPid: o.pid, interval: o.interval, env: io.env, say }) : undefined;
+  const attacher = agent ? new Attacher(agent, fs, { rootPid: o.pid, interval: o.interval, env: io.env, say, traceSeconds: traceSeconds(o) }) : undefined;
   try {
     const { doc, stopReason, set, commands, settledAt } = await runSession(
       {

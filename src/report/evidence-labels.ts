@@ -63,6 +63,11 @@ const LABELS: Record<string, string> = {
   gcBacklog: "garbage collector backlog",
   gcFullCollections: "full collections",
   gcOlderFreedObjects: "objects a full collection freed",
+  holder: "what holds it",
+  traceWindowSeconds: "tracemalloc ran for",
+  traceCpuShare: "CPU during it (cores)",
+  traceCpuShareBefore: "CPU just before (cores)",
+  tracemallocBytes: "tracemalloc's own memory",
 };
 
 /** "mallocInUseBytes" → "malloc in use"; an unknown key → its words ("someNewKey" → "some new key"). */

@@ -31,6 +31,14 @@ export function limitWord(t: TestResult): string {
 }
 
 
+/** "held by app.CACHE (dict of str, 300 items)", for a leaking test whose holder the plugin looked for. */
+export function testHolderText(t: TestResult): string | undefined {
+  const h = t.holder;
+  if (!h) return undefined;
+  const what = `${h.container}, ${Math.round(h.length).toLocaleString("en-US")} items`;
+  return h.found ? `held by ${h.path} (${what})` : `holder not found (${what}): ${h.why ?? "no root within the search's bounds"}`;
+}
+
 /** Per call: only a leak has one worth stating; otherwise the mean says little. */
 export function perCallText(t: TestResult): string {
   return t.kind === "leak" ? `${signedBytes(t.perCallBytes)}` : "–";

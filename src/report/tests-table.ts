@@ -8,7 +8,7 @@ import type { ChalkInstance } from "chalk";
 import type { VerdictDocument } from "../analysis/types.js";
 import { safeText } from "../safe-text.js";
 import { displayWidth, wrap } from "./text-width.js";
-import { kindWord, limitWord, notableTests, perCallText, repeatsText, testsCensus } from "./test-rows.js";
+import { kindWord, limitWord, notableTests, perCallText, repeatsText, testHolderText, testsCensus } from "./test-rows.js";
 
 export const MAX_TEST_ROWS = 20;
 
@@ -34,6 +34,8 @@ export function testsTable(doc: VerdictDocument, c: ChalkInstance, columns: numb
     // The whole id, always: on the row when it fits, else on the lines below it.
     if (displayWidth(id) <= room) out.push(`  ${paint(word.padEnd(13))} ${cells} ${id}`);
     else out.push(`  ${paint(word.padEnd(13))} ${cells}`.trimEnd(), ...wrap(id, columns, "    ", "    "));
+    const holder = testHolderText(t);
+    if (holder) out.push(...wrap(safeText(holder), columns, "    ", "    ").map((l) => c.dim(l)));
   }
   if (rows.length > MAX_TEST_ROWS) out.push(c.dim(`  … and ${rows.length - MAX_TEST_ROWS} more (--json lists every test)`));
   return out;

@@ -20,6 +20,7 @@ import { nativeStackLines } from "./native-stacks-text.js";
 import { clip, displayWidth, wrap } from "./text-width.js";
 import { evidenceValue, KIND_LABEL, kindColour, subjectText } from "./vocabulary.js";
 import { everyFinding } from "../analysis/every-finding.js";
+import { holderCost, holderHeadline, holderHops, traceWindowCost } from "./holder-lines.js";
 
 function evidenceLines(f: Finding, columns: number): string[] {
   const entries = Object.entries(f.evidence).map(([k, v]) => [safeText(k), safeText(evidenceValue(k, v))] as const);
@@ -68,6 +69,15 @@ function siteLines(sites: NonNullable<VerdictDocument["verdict"]["sites"]>, colu
   });
 }
 
+function holderLines(x: NonNullable<Finding["holder"]>, columns: number, c: ChalkInstance): string[] {
+  const hops = holderHops(x);
+  return [
+    ...wrap(safeText(holderHeadline(x)), columns, "  ", "    "),
+    ...(hops ? wrap(safeText(hops), columns, "  ", "    ").map((l) => c.dim(l)) : []),
+    ...wrap(holderCost(x), columns, "  ", "    ").map((l) => c.dim(l)),
+  ];
+}
+
 export function renderVerdict(doc: VerdictDocument, color: boolean, set?: SeriesSet, columns = 80, ascii = false): string {
   const c = palette(color);
   const v = doc.verdict;
@@ -84,7 +94,10 @@ export function renderVerdict(doc: VerdictDocument, color: boolean, set?: Series
   out.push(...wrap(safeText(v.summary), columns));
   if (v.rate && v.kind !== "stable" && v.kind !== "insufficient-data") out.push(...wrap(`rate: ${v.metric} ${formatRate(v.rate)}`, columns));
   out.push("", c.bold("evidence"), ...evidenceLines(v, columns));
-  if (v.sites?.length) out.push("", c.bold("allocation sites that grew since warm-up (tracemalloc)"), ...siteLines(v.sites, columns));
+  const window = traceWindowCost(v);
+  if (v.sites?.length) out.push("", c.bold(window ? "allocation sites that grew during the trace window (tracemalloc)" : "allocation sites that grew since warm-up (tracemalloc)"), ...siteLines(v.sites, columns));
+  if (window) out.push(...wrap(window, columns, "  ", "    ").map((l) => c.dim(l)));
+  if (v.holder) out.push("", c.bold("what holds it"), ...holderLines(v.holder, columns, c));
   out.push(...nativeStackLines(doc.nativeTrace, c, columns));
   if (v.advice) out.push("", c.bold("what to do"), ...adviceLines(v.advice, columns));
   if (v.caveats.length) out.push("", c.bold("notes"), ...v.caveats.flatMap((x) => wrap(safeText(x), columns, "  - ", "    ")));

@@ -45,8 +45,11 @@ describe.concurrent("memleak pytest", () => {
     expect(leak.perCall!.mallocInUse!).toBeGreaterThanOrEqual(256 * KiB);
     expect(leak.perCall!.mallocInUse!).toBeLessThan(260 * KiB);
     expect(leak.perCallBytes!).toBeGreaterThanOrEqual(256 * KiB);
+    // What it kept filling, and what holds it: the module's list, 7 buffers after 7 calls.
+    expect(leak.holder).toEqual({ container: "list of bytearray", length: 7, found: true, path: "test_growth._KEPT" });
     const cache = tests.get("test_growth.py::test_fills_cache_once")!;
     expect(cache.kind).toBe("one-off");
+    expect(cache.holder).toBeUndefined(); // a one-off: no holder looked for
     expect(cache.growth!.mallocInUse!).toBeGreaterThan(4000 * KiB);
     expect(cache.perCall!.mallocInUse!).toBeLessThan(4 * KiB);
     expect(tests.get("test_steady.py::test_arithmetic")!.kind).toBe("stable");
@@ -54,8 +57,9 @@ describe.concurrent("memleak pytest", () => {
     for (const t of doc.tests!) expect(t.end!).toBeGreaterThanOrEqual(t.start);
     // The step summary lists the leaking test, and not the steady ones.
     const md = readFileSync(summary, "utf8");
-    expect(md).toMatch(/\| <code>test_growth.py::test_leaks_per_call<\/code> \| \*\*leak\*\* \| \+[\d.]+ MiB \| \+2[56]\d KiB \| 7 \| – \|/);
+    expect(md).toMatch(/\| <code>test_growth.py::test_leaks_per_call<\/code><br>held by test_growth._KEPT \(list of bytearray, 7 items\) \| \*\*leak\*\* \| \+[\d.]+ MiB \| \+2[56]\d KiB \| 7 \| – \|/);
     expect(md).not.toMatch(/test_arithmetic/);
+    expect(md).toContain("<code>test_growth.py::test_leaks_per_call</code><br>held by test_growth.\_KEPT (list of bytearray, 7 items)");
   });
 
   it("a per-test limit fails exactly the test over it, with pytest's own failure output, and memleak exits 1", async () => {
@@ -98,7 +102,7 @@ describe.concurrent("memleak pytest", () => {
     expect(replayed.tests).toEqual(live.tests);
     const page = readFileSync(html, "utf8");
     expect(page).toMatch(/<h2>Tests by growth<\/h2>/);
-    expect(page).toMatch(/<tr class="leak"><td><code>test_growth.py::test_leaks_per_call<\/code><\/td><td>leak<\/td>/);
+    expect(page).toMatch(/<tr class="leak"><td><code>test_growth.py::test_leaks_per_call<\/code><br><span class="note">held by test_growth._KEPT \(list of bytearray, \d+ items\)<\/span><\/td><td>leak<\/td>/);
     const data = JSON.parse(page.match(/<script type="application\/json" id="memleak-data">([^<]*)<\/script>/)![1]!) as { tests: { label: string; kind: string }[] };
     expect(data.tests.map((t) => [t.label, t.kind])).toEqual([
       ["test_leaks_per_call", "leak"],

@@ -54,3 +54,48 @@ describe("agent channel", () => {
     expect(existsSync(ch.dir)).toBe(false);
   });
 });
+
+describe("the agent's holder message", () => {
+  const base = { type: "holder", pid: 7, t: 1, container: "list of dict", length: 10, levels: 1, calls: 1, objects: 1, ms: 1, longestMs: 0.5 };
+
+  it("keeps the chain, each hop's kind and name, and what the search cost", () => {
+    const m = parseAgentMessage(JSON.stringify({ ...base, found: true, path: "app.EVENTS", root: "module global", hops: [{ kind: "module global", name: "app.EVENTS", extra: 1 }], evil: 1 }));
+    expect(m).toEqual({ ...base, found: true, path: "app.EVENTS", root: "module global", hops: [{ kind: "module global", name: "app.EVENTS" }] });
+  });
+
+  it("bounds what the program named: a path of 500 characters, 16 hops of 200", () => {
+    const hops = Array.from({ length: 40 }, () => ({ kind: "attribute", name: "x".repeat(1000) }));
+    const m = parseAgentMessage(JSON.stringify({ ...base, found: true, path: "p".repeat(5000), hops })) as { path: string; hops: { name: string }[] };
+    expect(m.path).toHaveLength(500);
+    expect(m.hops).toHaveLength(16);
+    expect(m.hops[0]!.name).toHaveLength(200);
+  });
+
+  it.each([
+    ["found without a path", { found: true, hops: [{ kind: "module global", name: "a" }] }],
+    ["found without hops", { found: true, path: "a", hops: [] }],
+    ["a hop without a name", { found: true, path: "a", hops: [{ kind: "item" }] }],
+    ["found that is not a boolean", { found: "yes" }],
+    ["a cost that is not a number", { found: false, ms: "1" }],
+  ])("drops a holder message with %s", (_why, fields) => {
+    expect(parseAgentMessage(JSON.stringify({ ...base, ...fields }))).toBeUndefined();
+  });
+});
+
+describe("the pytest plugin's holder of a leaking test", () => {
+  const end = (holder: unknown) => parseAgentMessage(JSON.stringify({ type: "test-end", pid: 7, t: 1, nodeid: "t.py::t", kind: "leak", holder }));
+
+  it("keeps the container, its length and the path, bounded", () => {
+    expect(end({ container: "list of bytes", length: 7, found: true, path: "m._KEPT", evil: 1 })).toMatchObject({ holder: { container: "list of bytes", length: 7, found: true, path: "m._KEPT" } });
+    expect((end({ container: "x", length: 1, found: true, path: "p".repeat(900) }) as { holder: { path: string } }).holder.path).toHaveLength(500);
+  });
+
+  it.each([
+    ["found without a path", { container: "x", length: 1, found: true }],
+    ["no length", { container: "x", found: false }],
+  ])("drops a holder with %s, keeping the test's end", (_why, holder) => {
+    const m = end(holder) as Record<string, unknown>;
+    expect(m.type).toBe("test-end");
+    expect(m.holder).toBeUndefined();
+  });
+});

@@ -71,6 +71,14 @@ describe("parseCLI", () => {
     expect(parseCLI(["pytest", "--", "--", "-n"])).toMatchObject({ kind: "pytest", pytestArgs: ["--", "-n"] });
   });
 
+  it("watch --trace-python: tracemalloc for --trace-window (60 s unless given), never without the agent", () => {
+    expect(parseCLI(["watch", "42", "--trace-python"])).toMatchObject({ kind: "watch", tracePython: true, traceWindow: 60 });
+    expect(parseCLI(["watch", "42", "--trace-python", "--trace-window", "2m"])).toMatchObject({ tracePython: true, traceWindow: 120 });
+    expect(parseCLI(["watch", "42"])).toMatchObject({ tracePython: false });
+    expect(parseCLI(["watch", "42", "--trace-python", "--no-inject"])).toMatchObject({ kind: "error", exitCode: 2, message: expect.stringContaining("--trace-python needs the agent in the program: drop --no-inject") });
+    expect(parseCLI(["watch", "42", "--trace-window", "0s"])).toMatchObject({ kind: "error", exitCode: 2, message: expect.stringMatching(/^--trace-window: /) });
+  });
+
   it("--pss-every is a duration, at least 50 ms", () => {
     expect(parseCLI(["watch", "42", "--pss-every", "10s"])).toMatchObject({ kind: "watch", pssEvery: 10 });
     expect(parseCLI(["watch", "42", "--pss-every", "500ms"])).toMatchObject({ pssEvery: 0.5 });

@@ -37,6 +37,8 @@ export interface AttacherOptions {
   helloTimeoutMs?: number;
   /** How long a process that appeared after the start may take to connect by itself (forked from an agent). */
   forkGraceMs?: number;
+  /** watch --trace-python: seconds of tracemalloc in each process the agent is loaded into. */
+  traceSeconds?: number | undefined;
 }
 
 interface Job {
@@ -164,7 +166,7 @@ export class Attacher {
     if (shared) return { pid, status: "failed", reason: shared };
 
     const started = Date.now();
-    const request = { pid, version: interp.version, socketPath: this.channel.socketPath, interval: this.o.interval, privateDir: this.channel.dir, env: this.o.env };
+    const request = { pid, version: interp.version, socketPath: this.channel.socketPath, interval: this.o.interval, privateDir: this.channel.dir, env: this.o.env, traceSeconds: this.o.traceSeconds };
     const outcome: InjectOutcome = await injectAgent(request);
     if (!outcome.ok) {
       if (this.channel.hello.has(pid)) return { pid, status: "inherited" };

@@ -32,6 +32,8 @@ export interface InjectRequest {
   socketPath: string;
   /** Seconds between the agent's reports. */
   interval: number;
+  /** watch --trace-python: seconds of tracemalloc, then its sites; undefined for none. */
+  traceSeconds?: number | undefined;
   /** Where a remote_exec script may be written: readable by the target, private to it and memleak. */
   privateDir: string;
   env: NodeJS.ProcessEnv;
@@ -54,14 +56,15 @@ export const GDB_MISSING =
  * reach the program (an exception in a pending call would surface in its code). `page`: the gdb path's mmap'd page,
  * unmapped first thing (the string has been compiled by then).
  */
-export function injectedCode(o: { socketPath: string; interval: number; page: boolean }): string {
+export function injectedCode(o: { socketPath: string; interval: number; page: boolean; traceSeconds?: number | undefined }): string {
   const boot = join(agentDir(), "memleak_attach.py");
   const agent = join(agentDir(), "memleak_agent.py");
   const lines = [];
   if (o.page) {
     lines.push("try:", "    __import__('ctypes').CDLL(None).munmap(__import__('ctypes').c_void_p(@PAGE@), 4096)", "except BaseException:", "    pass");
   }
-  const globals = `{'__name__': '__memleak_attach__', 'SOCKET': ${JSON.stringify(o.socketPath)}, 'INTERVAL': ${Number(o.interval)}, 'AGENT': ${JSON.stringify(agent)}}`;
+  const trace = o.traceSeconds === undefined ? "None" : String(Number(o.traceSeconds));
+  const globals = `{'__name__': '__memleak_attach__', 'SOCKET': ${JSON.stringify(o.socketPath)}, 'INTERVAL': ${Number(o.interval)}, 'AGENT': ${JSON.stringify(agent)}, 'TRACE': ${trace}}`;
   lines.push(
     "try:",
     `    exec(compile((lambda f: (f.read(), f.close())[0])(open(${JSON.stringify(boot)}, 'rb')), ${JSON.stringify(boot)}, 'exec'), ${globals})`,
@@ -146,7 +149,7 @@ async function viaGdb(r: InjectRequest, timeoutMs: number, mode: InjectMode): Pr
       "-p", String(r.pid),
       "-x", GDB_SCRIPT,
     ],
-    { ...r.env, MEMLEAK_INJECT_MODE: mode, MEMLEAK_INJECT_CODE: injectedCode({ socketPath: r.socketPath, interval: r.interval, page: true }) },
+    { ...r.env, MEMLEAK_INJECT_MODE: mode, MEMLEAK_INJECT_CODE: injectedCode({ socketPath: r.socketPath, interval: r.interval, page: true, traceSeconds: r.traceSeconds }) },
     timeoutMs,
   );
   const method = mode === "blocked" ? "gdb-blocked" : "gdb";
@@ -157,7 +160,7 @@ async function viaGdb(r: InjectRequest, timeoutMs: number, mode: InjectMode): Pr
 
 async function viaRemoteExec(r: InjectRequest, timeoutMs: number): Promise<InjectOutcome> {
   const script = join(r.privateDir, `attach-${r.pid}.py`);
-  writeFileSync(script, injectedCode({ socketPath: r.socketPath, interval: r.interval, page: false }), { mode: 0o600 });
+  writeFileSync(script, injectedCode({ socketPath: r.socketPath, interval: r.interval, page: false, traceSeconds: r.traceSeconds }), { mode: 0o600 });
   const started = Date.now();
   // The target's own binary, isolated (-I: no user site, no PYTHON* variables; -S: no site): only sys.remote_exec runs.
   const ran = await runHelper(

@@ -25,6 +25,7 @@ import sys
 import threading
 import time
 
+_ModuleType = type(sys)
 _MAX_MESSAGE = 60 * 1024  # memleak drops longer lines; stay under it
 _state = {"sock": None, "thread": None, "pid": None, "stop": None, "path": None, "interval": 1.0, "attached": False, "atexit": False}
 _malloc = {"fn": None, "kind": None, "last": 0.0, "cost": 0.0, "cached": None}
@@ -213,8 +214,17 @@ def _container_types():
     return frozenset(types)
 
 
-def _describe_items(container):
-    """The commonest type among a few items of a container, and their mean shallow size (sys.getsizeof)."""
+def _item_bytes(item, tensor_type):
+    """An item's size: sys.getsizeof (runs the item's __sizeof__: the program's code, which may raise), or for a
+    tensor the bytes of its elements, which getsizeof does not count (a 4 MB tensor is a 72-byte Python object)."""
+    if tensor_type is not None and issubclass(type(item), tensor_type):
+        return item.element_size() * item.nelement()
+    return sys.getsizeof(item, 0)
+
+
+def _describe_items(container, tensor_type=None):
+    """The commonest type among a few items of a container, their mean size (_item_bytes), and whether they are
+    tensors."""
     try:
         values = container.values() if isinstance(container, dict) else container
         picked = []
@@ -223,9 +233,9 @@ def _describe_items(container):
                 break
             picked.append(item)
     except Exception:  # changed size while we looked (another thread): describe nothing
-        return None, None
+        return None, None, False
     if not picked:
-        return None, None
+        return None, None, False
     names = {}
     for item in picked:
         name = type(item).__name__
@@ -233,10 +243,11 @@ def _describe_items(container):
     sizes = []
     for item in picked:
         try:
-            sizes.append(sys.getsizeof(item, 0))  # runs the item's __sizeof__: the program's code, which may raise
+            sizes.append(_item_bytes(item, tensor_type))
         except Exception:
             pass
-    return max(names, key=names.get), (sum(sizes) // len(sizes) if sizes else None)
+    tensors = tensor_type is not None and any(issubclass(type(item), tensor_type) for item in picked)
+    return max(names, key=names.get), (sum(sizes) // len(sizes) if sizes else None), tensors
 
 
 def _exe(pid):
@@ -320,6 +331,11 @@ def _census_stats(interval, force=False):
         if enabled:
             _census["gcHeld"] = False
             gc.enable()
+        try:
+            _holder_search()  # with the collector back on: the search runs for up to seconds, GIL released between passes
+        except Exception:
+            pass
+        _census.pop("suspect", None)
 
 
 def _tracked(containers, tensor_type):
@@ -341,9 +357,45 @@ def _tracked(containers, tensor_type):
         else:
             wanted = [o for o in everything if type(o) in containers or issubclass(type(o), tensor_type)]
         del everything
-        return wanted
     finally:
         sys.setswitchinterval(previous)
+    wanted.extend(_untracked_dicts())
+    return wanted
+
+
+def _untracked_dicts():
+    """Dicts the collector does not track, held by a module global or a class attribute. CPython stops tracking a
+    dict whose keys and values are all atomic (str, bytes, numbers): a module-level cache of rendered 6 KB strings is
+    such a dict, absent from gc.get_objects(), and without this its growth was put down to the native heap (strings
+    over 512 bytes live in malloc). Module globals and class attributes are where such caches live. Every module's
+    globals are looked at; the classes only of the program's own modules (not the standard library's or installed
+    packages'): with torch loaded, its classes tripled the cost (17 ms against 6 ms, of a ~55 ms census)."""
+    found = []
+    is_tracked = gc.is_tracked
+    for name, module in list(sys.modules.items()):
+        if not issubclass(type(module), _ModuleType):
+            continue
+        try:
+            values = list(module.__dict__.values())
+        except Exception:
+            continue
+        found += [v for v in values if type(v) is dict and not is_tracked(v)]
+        if not _programs_own(module):
+            continue
+        for cls in [v for v in values if issubclass(type(v), type) and v.__dict__.get("__module__") == name]:
+            found += [x for x in list(cls.__dict__.values()) if type(x) is dict and not is_tracked(x)]
+    return found
+
+
+_LIBRARY_DIRS = tuple({os.path.join(p, "lib") for p in (sys.base_prefix, sys.prefix, sys.exec_prefix)} | {"/usr/lib/python3/"})
+
+
+def _programs_own(module):
+    """A module of the program, not of the interpreter's library or of an installed package (by its file's path)."""
+    path = getattr(module, "__file__", None)
+    if not isinstance(path, str):
+        return getattr(module, "__name__", "") == "__main__"
+    return "-packages/" not in path and not path.startswith(_LIBRARY_DIRS)
 
 
 def _census_walk(interval, force):
@@ -409,21 +461,27 @@ def _census_walk(interval, force):
     _census["seen"] = base
     # Ranked by bytes added (items × their sampled size), not items: an import fills module dicts with thousands of
     # small functions, which must not hide a list of 4 KB buffers that grows by a few hundred a second.
-    grower = None
+    grower = tensor_grower = None
     for n, i, container in big:
         added = n - base[i]
         if added <= 0:
             continue
-        item_type, item_size = _describe_items(container)
+        item_type, item_size, of_tensors = _describe_items(container, tensor_type)
         added_bytes = added * (item_size or 0)
+        what = type(container).__name__ + (" of %s" % item_type if item_type else "")
         if grower is None or added_bytes > grower[0]:
-            grower = (added_bytes, n, added, type(container).__name__ + (" of %s" % item_type if item_type else ""), item_size)
+            grower = (added_bytes, n, added, what, item_size, container)
+        # Tensors that keep autograd graphs (kept losses) are a few bytes each by their elements, yet hold the graph:
+        # the container that gains most tensors is the one whose holder is looked for.
+        if of_tensors and (tensor_grower is None or added > tensor_grower[2]):
+            tensor_grower = (added_bytes, n, added, what, item_size, container)
+    _suspect((tensor_grower or grower), first)
     if grower is not None:
-        added_bytes, n, added, what, item_size = grower
+        added_bytes, n, added, what, item_size, _ = grower
         out.update(growingLen=n, growingAdded=added, growingAddedBytes=added_bytes, growing=what)
         if item_size is not None:
             out["growingItemBytes"] = item_size
-    big = container = None  # hold no reference to the program's objects
+    big = container = grower = tensor_grower = None  # hold no reference to the program's objects
     if tensor_type is not None:
         out["cpuTensors"] = tensors
         out["cpuTensorBytes"] = sum(storages.values())
@@ -433,6 +491,107 @@ def _census_walk(interval, force):
     _census["last"] = now
     _census["cached"] = out
     return out
+
+
+def _suspect(candidate, first):
+    """A leak is suspected when the container that gained most since the walks started following it is the same at two
+    walks in a row and is longer at the second: it still grows (a bounded cache that filled up has gained as much, but
+    no more). It is handed to the holder search once (a new container, or another one growing, is searched again),
+    which runs after the walk, with the collector back on (_census_stats)."""
+    previous = _census.get("candidate")  # (id, length, when) of the last walk's candidate
+    if candidate is None:
+        _census["candidate"] = None
+        return
+    container, length, now = candidate[5], candidate[1], time.monotonic()
+    _census["candidate"] = (id(container), length, now)
+    if first or previous is None or previous[0] != id(container) or length <= previous[1] or id(container) == _census.get("searched"):
+        return
+    _census["searched"] = id(container)
+    # How fast it grows: items a second between the two walks (what the advice says it gains).
+    _census["suspect"] = (container, candidate[3], length, (length - previous[1]) / max(now - previous[2], 1e-3))
+
+
+def container_lengths():
+    """For the pytest plugin: id → length of every container of over 16 items, taken before a test's measured calls,
+    so that the one a leaking test kept filling can be found after them (grown_holder). None where the census would
+    not walk (a heap of over a million objects, pages shared with forked relatives). Integers only: it keeps nothing
+    of the program alive."""
+    if sys.getallocatedblocks() > _CENSUS_MAX_BLOCKS or _shares_pages_with_relatives():
+        return None
+    enabled = gc.isenabled()
+    gc.disable()  # as in the census: no collection may find the walk's list holding the program's garbage
+    try:
+        containers = _container_types()
+        return {id(o): len(o) for o in _tracked(containers, None) if type(o) in containers and len(o) > 16}
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def grown_holder(lengths):
+    """For the pytest plugin, after a test judged a leak: the container that gained most items since `lengths`
+    (container_lengths), described as the census does, and what holds it (memleak_holder.py). Strings and numbers."""
+    if lengths is None:
+        return None
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        containers = _container_types()
+        best = None
+        # Ranked by bytes added, as the census ranks (a new list of pytest's own small strings must not hide a list
+        # that gains 256 KB buffers); a container that was not followed (16 items or fewer) counts from 0.
+        for o in _tracked(containers, None):
+            if type(o) in containers:
+                added = len(o) - lengths.get(id(o), 0)
+                if added <= 0:
+                    continue
+                item_type, item_size, _ = _describe_items(o)
+                added_bytes = added * (item_size or 0)
+                if best is None or added_bytes > best[0]:
+                    best = (added_bytes, added, type(o).__name__ + (" of %s" % item_type if item_type else ""), o)
+        o = None
+    finally:
+        if enabled:
+            gc.enable()
+    if best is None:
+        return None
+    _, _, what, container = best
+    best = None
+    length = len(container)
+    found = _holder_module().find(container)
+    container = None
+    out = {"container": what, "length": length, "found": found["found"]}
+    out.update({k: found[k] for k in ("path", "why") if k in found})
+    return out
+
+
+def _holder_module():
+    """memleak_holder.py, loaded from beside this file under a private name (as `watch` loads this one)."""
+    module = sys.modules.get("_memleak_holder")
+    if module is None:
+        import importlib.util
+
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "memleak_holder.py")
+        spec = importlib.util.spec_from_file_location("_memleak_holder", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules["_memleak_holder"] = module
+    return module
+
+
+def _holder_search():
+    """The search for what holds the suspected container; one 'holder' message with what it found and what it cost."""
+    suspect = _census.pop("suspect", None)
+    if suspect is None:
+        return
+    container, what, length, per_second = suspect
+    suspect = None
+    found = _holder_module().find(container)
+    container = None
+    message = {"type": "holder", "pid": os.getpid(), "t": time.time(), "container": what, "length": length, "itemsPerSecond": round(per_second, 2)}
+    message.update(found)
+    _census["holder"] = message  # strings and numbers only: what the last search said, for the tests
+    _send(message)
 
 
 def _torch_stats():
@@ -594,21 +753,66 @@ def _trace_report():
 
     if not tracemalloc.is_tracing() or _trace["baseline"] is None:
         return
-    now = tracemalloc.take_snapshot()
+    top = _grown_sites(_trace["baseline"], tracemalloc.take_snapshot())
+    current, peak = tracemalloc.get_traced_memory()
+    _send({"type": "trace", "pid": os.getpid(), "t": time.time(), "sites": top, "traced": current, "tracedPeak": peak})
+
+
+def _grown_sites(baseline, now):
+    """The ten lines whose live allocations grew most from one snapshot to the other, the agent's own left out."""
+    import tracemalloc
+
     filters = [
         tracemalloc.Filter(False, tracemalloc.__file__),
         tracemalloc.Filter(False, __file__, all_frames=True),
         tracemalloc.Filter(False, "<frozen importlib._bootstrap*>"),
     ]
-    stats = now.filter_traces(filters).compare_to(_trace["baseline"].filter_traces(filters), "lineno")
+    stats = now.filter_traces(filters).compare_to(baseline.filter_traces(filters), "lineno")
     top = []
     for st in stats[:10]:
         if st.size_diff <= 0:
             continue
         frame = st.traceback[0]
         top.append({"file": frame.filename, "line": frame.lineno, "sizeDiff": st.size_diff, "countDiff": st.count_diff, "size": st.size})
-    current, peak = tracemalloc.get_traced_memory()
-    _send({"type": "trace", "pid": os.getpid(), "t": time.time(), "sites": top, "traced": current, "tracedPeak": peak})
+    return top
+
+
+_TRACE_BEFORE = 5.0  # seconds of the program's CPU measured untraced before a window, to compare the window's with
+
+
+def _trace_window(seconds, stop):
+    """watch --trace-python: tracemalloc in a running program for `seconds`, then the sites that grew, what it cost
+    the program (its CPU share during the window against just before, and tracemalloc's own memory), and tracemalloc
+    stopped, which frees every trace. A program that traces itself is left alone: its tracemalloc is its own. Stops
+    early, freeing everything, when memleak leaves (`stop`)."""
+    import tracemalloc
+
+    if tracemalloc.is_tracing():
+        _send({"type": "trace", "pid": os.getpid(), "t": time.time(), "sites": [], "traced": 0, "tracedPeak": 0, "skipped": "the program runs tracemalloc itself"})
+        return
+    before = min(_TRACE_BEFORE, seconds / 4)
+    cpu0, wall0 = time.process_time(), time.monotonic()
+    if stop.wait(before):
+        return
+    share_before = (time.process_time() - cpu0) / max(time.monotonic() - wall0, 1e-3)
+    baseline = now = None
+    try:
+        tracemalloc.start(_TRACE_FRAMES)
+        cpu0, wall0 = time.process_time(), time.monotonic()
+        baseline = tracemalloc.take_snapshot()
+        if stop.wait(seconds):
+            return
+        now = tracemalloc.take_snapshot()
+        overhead = tracemalloc.get_tracemalloc_memory()
+        current, peak = tracemalloc.get_traced_memory()
+        wall = time.monotonic() - wall0
+        share = (time.process_time() - cpu0) / max(wall, 1e-3)
+        top = _grown_sites(baseline, now)
+    finally:
+        baseline = now = None
+        tracemalloc.stop()
+    window = {"seconds": round(wall, 1), "cpuShare": round(share, 4), "cpuShareBefore": round(share_before, 4), "overheadBytes": overhead}
+    _send({"type": "trace", "pid": os.getpid(), "t": time.time(), "sites": top, "traced": current, "tracedPeak": peak, "window": window})
 
 
 def _trim_probe():
@@ -785,10 +989,17 @@ def start(socket_path=None, interval=None):
         _trace_start()
 
 
-def attach(socket_path, interval):
+def _trace_window_quietly(seconds, stop):
+    try:
+        _trace_window(seconds, stop)
+    except Exception:  # never a traceback in the program's stderr
+        pass
+
+
+def attach(socket_path, interval, trace=None):
     """`memleak watch` injected us into a running interpreter (memleak_attach.py runs this on the main thread, with the
-    GIL, at a point where the interpreter runs Python code). The same reports as under `run`; no tracemalloc, no trim
-    probe; and the agent stops by itself when memleak's end of the socket closes. Attaching again (a later watch)
+    GIL, at a point where the interpreter runs Python code). The same reports as under `run`; tracemalloc only for
+    --trace-python's window (`trace` seconds, _trace_window), no trim probe; and the agent stops by itself when memleak's end of the socket closes. Attaching again (a later watch)
     reuses this module, so nothing accumulates."""
     if _state["sock"] is not None and _state["pid"] == os.getpid():
         if _state["path"] == socket_path:
@@ -796,6 +1007,9 @@ def attach(socket_path, interval):
         _stop()  # a previous memleak's connection
     _state["attached"] = True
     start(socket_path, interval)
+    if trace and _state["sock"] is not None:
+        stop = _state["stop"]
+        threading.Thread(target=_trace_window_quietly, args=(float(trace), stop), name="memleak-trace-window", daemon=True).start()
 
 
 def _after_fork_in_child():
@@ -811,6 +1025,7 @@ def _after_fork_in_child():
         _census["cached"] = None
         _census["seen"] = {}
         _census["walked"] = None
+        _census["suspect"] = _census["candidate"] = _census["searched"] = None
         _state["forked"] = True
         parent_connected = _state["sock"] is not None
         if parent_connected:

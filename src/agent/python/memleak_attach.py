@@ -22,4 +22,4 @@ def _agent():
     return module
 
 
-_agent().attach(SOCKET, INTERVAL)  # noqa: F821 (given by memleak)
+_agent().attach(SOCKET, INTERVAL, globals().get("TRACE"))  # noqa: F821 (given by memleak; TRACE: watch --trace-python's seconds)

@@ -299,6 +299,10 @@ class MemleakPlugin:
         full_at = warmup if repeat >= 2 else -1
         self.calling = True
         done = 0
+        # With repeats, the containers' lengths are taken before the first reading (so that no reading counts them,
+        # and every one includes them): a test judged a leak then names the container that gained most over its calls,
+        # warm-up included, and what holds it. One walk over the tracked objects per test with repeats.
+        lengths = self._lengths() if repeat >= 2 else None
         try:
             with self.agent.measure_lock:
                 self.reader.read(readings, 0, full=full_at == 0)
@@ -312,8 +316,22 @@ class MemleakPlugin:
             if done < calls:  # the test failed, or skipped itself: say how far it got, judge nothing
                 skipped = isinstance(sys.exc_info()[1], pytest.skip.Exception)
                 item._memleak_result = {"calls": done, "warmupCalls": warmup, "result": "unmeasured" if skipped else "error", "kind": "insufficient-data"}
-        self._conclude(item, readings, calls, warmup, limits)
+        self._conclude(item, readings, calls, warmup, limits, lengths)
         return True
+
+    def _lengths(self):
+        try:
+            with self.agent.measure_lock:
+                return self.agent.container_lengths()
+        except Exception:
+            return None
+
+    def _holder(self, lengths):
+        try:
+            with self.agent.measure_lock:
+                return self.agent.grown_holder(lengths)
+        except Exception:
+            return None
 
     def _trim(self):
         with self.agent.measure_lock:
@@ -321,7 +339,7 @@ class MemleakPlugin:
                 return None
             return _anon()
 
-    def _conclude(self, item, readings, calls, warmup, limits):
+    def _conclude(self, item, readings, calls, warmup, limits, lengths=None):
         has_malloc = self.reader.mallinfo2 is not None
         j = judge(readings, calls, warmup, has_malloc)
         if j["kind"] != "stable":
@@ -350,6 +368,10 @@ class MemleakPlugin:
         }
         if "anonAfterTrim" in j:
             result["anonAfterTrim"] = int(j["anonAfterTrim"])
+        if j["kind"] == "leak" and lengths is not None:
+            holder = self._holder(lengths)
+            if holder is not None:
+                result["holder"] = holder
         if limits.max_growth is not None or limits.max_leak_per_call is not None:
             result["limit"] = limits.as_json()
         if failures:

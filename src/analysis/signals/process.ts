@@ -25,6 +25,7 @@ import { noteMappedFiles } from "./mapped.js";
 import { injectedAt, withoutOwnStep } from "./own-footprint.js";
 import { withGcBacklog } from "./gc-backlog.js";
 import { withoutImports } from "./imports.js";
+import { addHolder, holderFor } from "./holder.js";
 
 export function processSubject(ps: ProcessSeries, rootPid: number | undefined, command: string): Subject {
   return { type: "process", pid: ps.pid, starttime: ps.starttime, command, ppid: ps.ppid, isRoot: ps.pid === rootPid };
@@ -78,8 +79,15 @@ export function analyzeProcess(ps: ProcessSeries, subject: Subject & { type: "pr
     f.evidence.allocator = allocator.name;
     f.caveats.push(allocator.note);
   }
-  const sites = ctx.agentResults?.traces.get(ps.pid)?.sites;
-  if (sites && sites.length > 0) f.sites = sites;
+  const trace = ctx.agentResults?.traces.get(ps.pid);
+  if (trace && trace.sites.length > 0) f.sites = trace.sites;
+  if (trace?.window) {
+    // watch --trace-python: what tracemalloc cost the program while it ran.
+    f.evidence.traceWindowSeconds = trace.window.seconds;
+    f.evidence.traceCpuShare = trace.window.cpuShare;
+    f.evidence.traceCpuShareBefore = trace.window.cpuShareBefore;
+    f.evidence.tracemallocBytes = trace.window.overheadBytes;
+  }
   return f;
 }
 
@@ -185,13 +193,15 @@ function leakFinding({ ps, subject, metric, a, who }: Decision, ctx: Context, he
   const traced = (ctx.agentResults?.traces.get(ps.pid)?.sites.length ?? 0) > 0;
   const variant = `${subject.isRoot ? "process" : "worker"}${traced ? "-traced" : ""}` as const;
   const layer = leakLayer(ps, a, ctx);
-  const facts = { ...who, metric, start: a.start, end: a.end, rate: a.rate, peak: a.peak, seconds: a.to - a.from, swings: Boolean(a.envelope), early: Boolean(a.early), layer: layer?.name };
+  const holder = holderFor(ps.pid, layer?.name, ctx);
+  const facts = { ...who, metric, start: a.start, end: a.end, rate: a.rate, peak: a.peak, seconds: a.to - a.from, swings: Boolean(a.envelope), early: Boolean(a.early), layer: layer?.name, ...(holder?.found && { holder: holder.path }) };
   const advice = phrase("advice.leak", { variant, rate: a.rate, ...who, ppid: ps.ppid });
   const f = finding(ps, subject, "leak", metric, a, phrase("process.leak", facts), growthConfidence(a), [advice]);
   if (layer) {
     f.evidence.layer = layer.name;
     f.caveats.push(...layer.notes);
   }
+  if (holder) addHolder(f, holder, layer!.name);
   if (held) {
     f.evidence.mallocInUseGrowth = Math.round(held.liveGrowth);
     f.evidence.mallocInUseBytes = Math.round(held.mallocInUse);

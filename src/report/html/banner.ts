@@ -13,6 +13,8 @@ import { markdownToHtml } from "./markdown.js";
 import { testsSection } from "./tests-section.js";
 import { everyFinding } from "../../analysis/every-finding.js";
 import { nativeSection } from "./native-section.js";
+import { holderPanel } from "./holder-panel.js";
+import { traceWindowCost } from "../holder-lines.js";
 
 /** CSS class of a kind; kinds are a closed set, but the class name is checked anyway as it lands in an attribute. */
 export function kindClass(kind: string): string {
@@ -86,13 +88,17 @@ function sitesTable(v: Finding): string {
   const rows = v.sites
     .slice(0, 20)
     .map((s) => `<tr><td class="num">+${h(formatBytes(s.sizeDiff))}</td><td class="num">${s.countDiff >= 0 ? "+" : ""}${h(s.countDiff)}</td><td class="num">${h(formatBytes(s.size))}</td><td><code>${h(s.file)}:${h(s.line)}</code></td></tr>`);
-  return `<section class="sites" id="sites"><h2>Allocation sites that grew since warm-up</h2><p class="note">From tracemalloc (--trace-python): the lines of Python whose live allocations grew most between the end of warm-up and the end of the run.</p><table><thead><tr><th class="num">grew by</th><th class="num">blocks</th><th class="num">now</th><th>where</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
+  const window = traceWindowCost(v);
+  const heading = window ? "Allocation sites that grew during the trace window" : "Allocation sites that grew since warm-up";
+  const note = window ? `From tracemalloc (watch --trace-python): the lines of Python whose live allocations grew most during the window. ${h(window)}.` : "From tracemalloc (--trace-python): the lines of Python whose live allocations grew most between the end of warm-up and the end of the run.";
+  return `<section class="sites" id="sites"><h2>${heading}</h2><p class="note">${note}</p><table><thead><tr><th class="num">grew by</th><th class="num">blocks</th><th class="num">now</th><th>where</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
 }
 
 export function bannerHtml(doc: VerdictDocument, title: string): string {
   return `<header class="top"><h1>memleak report <span class="title">${h(title)}</span></h1>${targetList(doc)}</header>
 ${verdictBox(doc.verdict)}
 <div class="columns">${evidenceTable(doc.verdict)}${adviceBlock(doc.verdict)}</div>
+${holderPanel(doc.verdict)}
 ${sitesTable(doc.verdict)}
 ${nativeSection(doc.nativeTrace)}
 ${otherFindings(doc)}

@@ -6,7 +6,7 @@
 import { signedBytes } from "../../units.js";
 import type { VerdictDocument } from "../../analysis/types.js";
 import type { TestResult } from "../../test-results.js";
-import { kindWord, limitWord, perCallText, repeatsText, testsCensus } from "../test-rows.js";
+import { kindWord, limitWord, perCallText, repeatsText, testHolderText, testsCensus } from "../test-rows.js";
 import { escapeHtml as h } from "./escape.js";
 
 export const MAX_HTML_TESTS = 200;
@@ -44,7 +44,8 @@ export function testsSection(doc: VerdictDocument): string {
   const sorted = [...tests].sort(byGrowth);
   const rows = sorted.slice(0, MAX_HTML_TESTS).map((t) => {
     const cls = t.result === "fail" || t.result === "crashed" ? "fail" : t.kind === "leak" ? "leak" : "";
-    return `<tr class="${cls}"><td><code>${h(t.nodeid)}</code></td><td>${h(kindWord(t))}</td><td>${h(signedBytes(t.growthBytes))}</td><td>${h(perCallText(t))}</td><td>${h(signedBytes(t.growth?.mallocInUse))}</td><td>${h(t.growth ? `${t.growth.allocatedBlocks > 0 ? "+" : ""}${t.growth.allocatedBlocks}` : "–")}</td><td>${h(signedBytes(t.growth?.rssAnon))}</td><td>${h(t.calls)}</td><td>${h(limitWord(t))}</td></tr>`;
+    const holder = testHolderText(t);
+    return `<tr class="${cls}"><td><code>${h(t.nodeid)}</code>${holder ? `<br><span class="note">${h(holder)}</span>` : ""}</td><td>${h(kindWord(t))}</td><td>${h(signedBytes(t.growthBytes))}</td><td>${h(perCallText(t))}</td><td>${h(signedBytes(t.growth?.mallocInUse))}</td><td>${h(t.growth ? `${t.growth.allocatedBlocks > 0 ? "+" : ""}${t.growth.allocatedBlocks}` : "–")}</td><td>${h(signedBytes(t.growth?.rssAnon))}</td><td>${h(t.calls)}</td><td>${h(limitWord(t))}</td></tr>`;
   });
   const more = tests.length > MAX_HTML_TESTS ? `<p>… and ${h(tests.length - MAX_HTML_TESTS)} more (the JSON document lists every test).</p>` : "";
   const repeats = repeatsText(tests);

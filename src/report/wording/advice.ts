@@ -12,6 +12,12 @@ import { groupName, type Wordings } from "./words.js";
 /** How stable.md names what did not grow. */
 const STABLE_METRIC = { process: (m: string) => m, tree: (m: string) => `Σ ${m}`, cgroup: () => "cgroup usage", gpu: (m: string) => m };
 
+/** Items a second as the advice says them: 2 significant digits, a fraction under 1 ("~0.5"). */
+function gainsText(perSecond: number): string {
+  if (perSecond >= 100) return Math.round(Number(perSecond.toPrecision(2))).toLocaleString("en-US");
+  return String(Number(perSecond.toPrecision(2)));
+}
+
 export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
   "advice.insufficient-data": (f) =>
     advice("insufficient-data", "any", {
@@ -51,5 +57,13 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
   "advice.cow-process": (f) =>
     advice("cow", "process", { pid: f.pid, command: f.command, ussStart: formatBytes(f.ussStart), ussEnd: formatBytes(f.ussEnd), parentAnon: formatBytes(f.bound) }),
   "advice.gpu": (f) => advice("gpu", f.variant, { pid: f.pid, command: f.command, device: f.device, held: formatBytes(f.held), split: formatBytes(f.split) }),
+  "advice.holder": (f) =>
+    advice("leak", f.variant, {
+      path: f.path?.replace(/\u0060/g, "'"),
+      container: f.container,
+      length: Math.round(f.length).toLocaleString("en-US"),
+      gains: f.itemsPerSecond === undefined ? "keeps growing" : `gains ~${gainsText(f.itemsPerSecond)} items a second`,
+      why: f.why,
+    }),
   "advice.no-agent": (f) => advice("no-agent", "any", { pid: f.pid, why: f.why, level: formatBytes(f.level) }),
 };

@@ -29,7 +29,8 @@ function leak(f: LeakFacts): string {
     : f.early
       ? `grows: ${metric} ${formatBytes(start)} → ${formatBytes(end)} at ${formatRate(rate)}, still growing at the end of ${seconds.toFixed(0)} s (called early)`
       : `grows steadily: ${metric} ${formatBytes(start)} → ${formatBytes(end)} at ${formatRate(rate)}, no sign of levelling off`;
-  return f.layer ? `${grows} — in the ${f.layer}` : grows;
+  const layered = f.layer ? `${grows} — in the ${f.layer}` : grows;
+  return f.holder ? `${layered}, held by ${f.holder}` : layered;
 }
 
 /** From malloc's numbers when the agent read them, else from what the trim probe gave back. */

@@ -68,3 +68,25 @@ describe("the tests of a memleak pytest recording", () => {
     expect(data.tests.filter((t) => t.shaded).map((t) => t.label)).toContain("test_leaks_per_call");
   });
 });
+
+describe("a leaking test's holder in the reports", () => {
+  /** The recording's leak, with the holder the plugin names now (the captured run predates it), under a hostile path. */
+  const withHolder = (path: string) => {
+    const d = JSON.parse(JSON.stringify(doc)) as VerdictDocument;
+    d.tests!.find((t) => t.nodeid === "test_growth.py::test_leaks_per_call")!.holder = { container: "list of bytearray", length: 7, found: true, path };
+    return d;
+  };
+
+  it("the terminal table says what holds it, on the line below the test, within the columns", () => {
+    const text = renderVerdict(withHolder("test_growth._KEPT"), false, set, 80);
+    expect(text).toMatch(/test_growth.py::test_leaks_per_call\n {4}held by test_growth._KEPT \(list of bytearray, 7 items\)\n/);
+  });
+
+  it("the step summary and the HTML show it escaped", () => {
+    const hostilePath = "m.CACHE['<img src=x>|`']";
+    const md = testsStepSummary(withHolder(hostilePath));
+    expect(md).toContain("<code>test_growth.py::test_leaks_per_call</code><br>held by m.CACHE&#91;'&lt;img src=x&gt;\\|&#96;'&#93; (list of bytearray, 7 items) |");
+    const page = renderHtml(withHolder(hostilePath), set, "t");
+    expect(page).toContain("<br><span class=\"note\">held by m.CACHE[&#39;&lt;img src=x&gt;|`&#39;] (list of bytearray, 7 items)</span>");
+  });
+});

@@ -1,0 +1,42 @@
+/**
+ * The agent's 'holder' message (memleak_holder.py via memleak_agent.py `_holder_search`), checked field by field like
+ * every other message: names and paths come from the watched program (its variable names, its dict keys), so they
+ * are bounded in length and count, and only strings and numbers are kept.
+ */
+import type { HolderHop, HolderResult } from "../analysis/agent-results.js";
+import { isNum } from "./test-messages.js";
+
+const MAX_HOPS = 16;
+const MAX_NAME = 200;
+const MAX_PATH = 500;
+
+const text = (v: unknown, max: number): string | undefined => (typeof v === "string" && v.length > 0 ? v.slice(0, max) : undefined);
+
+function hop(v: unknown): HolderHop | undefined {
+  const h = v as Record<string, unknown> | null;
+  const kind = text(h?.kind, 40);
+  const name = text(h?.name, MAX_NAME);
+  return kind !== undefined && name !== undefined ? { kind, name } : undefined;
+}
+
+export function parseHolder(m: Record<string, unknown>, pid: number, t: number): HolderResult | undefined {
+  const container = text(m.container, MAX_NAME);
+  if (container === undefined || typeof m.found !== "boolean" || !isNum(m.length)) return undefined;
+  const cost = { levels: m.levels, calls: m.calls, objects: m.objects, ms: m.ms, longestMs: m.longestMs };
+  if (!Object.values(cost).every(isNum)) return undefined;
+  const out: HolderResult = { type: "holder", pid, t, container, length: m.length, found: m.found, ...(cost as Record<keyof typeof cost, number>) };
+  if (isNum(m.itemsPerSecond) && m.itemsPerSecond >= 0) out.itemsPerSecond = m.itemsPerSecond;
+  if (m.found) {
+    const path = text(m.path, MAX_PATH);
+    const hops = Array.isArray(m.hops) ? m.hops.slice(0, MAX_HOPS).map(hop) : [];
+    if (path === undefined || hops.length === 0 || hops.some((h) => h === undefined)) return undefined;
+    out.path = path;
+    out.hops = hops as HolderHop[];
+    const root = text(m.root, 40);
+    if (root !== undefined) out.root = root;
+  } else {
+    const why = text(m.why, MAX_NAME);
+    if (why !== undefined) out.why = why;
+  }
+  return out;
+}

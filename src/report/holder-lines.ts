@@ -1,0 +1,34 @@
+/**
+ * What holds a leak (Finding.holder), as lines of text: the terminal's "what holds it" section and the step summary
+ * share them, so both name the chain, its hops and the search's cost the same way. The names come from the watched
+ * program (its variables, its dict keys): callers make them safe for where they go.
+ */
+import type { Finding } from "../analysis/types.js";
+import { formatBytes } from "../units.js";
+
+type Holder = NonNullable<Finding["holder"]>;
+
+/** "__main__.service._history (list of Item, 1,500 items)", or why the search found none. */
+export function holderHeadline(x: Holder): string {
+  const what = `${x.container}, ${Math.round(x.length).toLocaleString("en-US")} items`;
+  return x.found ? `${x.path} (${what})` : `not found (${what}): ${x.why ?? "no root within the search's bounds"}`;
+}
+
+/** "module global __main__.service → attribute _history". */
+export function holderHops(x: Holder): string | undefined {
+  return x.hops?.length ? x.hops.map((hop) => `${hop.kind} ${hop.name}`).join(" → ") : undefined;
+}
+
+/** watch --trace-python: what the window cost the program, from the finding's evidence; undefined without one. */
+export function traceWindowCost(f: Finding): string | undefined {
+  const e = f.evidence;
+  if (typeof e.traceWindowSeconds !== "number") return undefined;
+  const pct = (x: unknown) => `${Math.round(Number(x) * 1000) / 10}%`;
+  return `tracemalloc ran ${e.traceWindowSeconds} s in the program, then was stopped and its traces freed: the program used ${pct(e.traceCpuShare)} of a core meanwhile (${pct(e.traceCpuShareBefore)} just before), tracemalloc itself ${formatBytes(Number(e.tracemallocBytes))}`;
+}
+
+/** What the search cost the program: its wall time and the longest it held the GIL at once. */
+export function holderCost(x: Holder): string {
+  const s = x.search;
+  return `searched ${s.levels} level${s.levels === 1 ? "" : "s"} (${s.calls} pass${s.calls === 1 ? "" : "es"} over the heap) in ${s.ms} ms; longest pause ${s.longestPauseMs} ms`;
+}

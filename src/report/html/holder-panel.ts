@@ -1,0 +1,17 @@
+/** The HTML report's "What holds it" panel: the chain of references to the growing container, hop by hop. */
+import type { Finding } from "../../analysis/types.js";
+import { holderCost } from "../holder-lines.js";
+import { escapeHtml as h } from "./escape.js";
+
+export function holderPanel(v: Finding): string {
+  const x = v.holder;
+  if (!x) return "";
+  const what = `${h(x.container)}, ${h(Math.round(x.length).toLocaleString("en-US"))} items`;
+  const head = x.found
+    ? `<p class="holder-path"><code>${h(x.path ?? "")}</code> holds the growing ${what}.</p>`
+    : `<p class="holder-path">No root found for the growing ${what}: ${h(x.why ?? "no root within the search's bounds")}.</p>`;
+  const hops = x.hops?.length
+    ? `<ol class="hops">${x.hops.map((hop) => `<li><span class="hop-kind">${h(hop.kind)}</span> <code>${h(hop.name)}</code></li>`).join("")}</ol>`
+    : "";
+  return `<section class="sites holder" id="holder"><h2>What holds it</h2>${head}${hops}<p class="note">Found inside the process by memleak's agent (a bounded walk of the references toward the roots); ${h(holderCost(x))}.</p></section>`;
+}

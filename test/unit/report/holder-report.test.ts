@@ -1,0 +1,102 @@
+/**
+ * What holds the leak in every report: the terminal's "what holds it", the HTML's panel, the step summary, and the
+ * JSON schema. Names come from the watched program (its variables and dict keys), so each report escapes them as it
+ * must: no terminal control, no markup, no markdown.
+ */
+import { readFileSync } from "node:fs";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { describe, expect, it } from "vitest";
+import type { VerdictDocument } from "../../../src/analysis/types.js";
+import { stepSummary } from "../../../src/report/github.js";
+import { holderPanel } from "../../../src/report/html/holder-panel.js";
+import { bannerHtml } from "../../../src/report/html/banner.js";
+import { renderVerdict } from "../../../src/report/verdict-text.js";
+import { REPO } from "../../helpers/fixtures.js";
+
+const HOSTILE = "__main__.CACHE['<script>x</script>|`\u001b[31m']";
+
+function withHolder(holder: NonNullable<VerdictDocument["verdict"]["holder"]>): VerdictDocument {
+  const verdict = {
+    kind: "leak",
+    confidence: 0.9,
+    subject: { type: "process", pid: 42, starttime: 1, command: "python3 app.py", ppid: 1, isRoot: true },
+    pid: 42,
+    metric: "anon",
+    summary: "PID 42 (python3 app.py) grows",
+    evidence: { holder: holder.path ?? "not found" },
+    advice: "bound it",
+    caveats: [],
+    holder,
+  };
+  return { schema: "memleak.verdict/1", verdict, findings: [verdict], target: { pid: 42 }, window: { start: 0, end: 60, warmup: 0, samples: 60, interval: 1 } } as unknown as VerdictDocument;
+}
+
+const found = {
+  container: "list of dict",
+  length: 158_800,
+  found: true,
+  path: "app.state.service._history",
+  root: "module global",
+  hops: [
+    { kind: "module global", name: "app.state.service" },
+    { kind: "attribute", name: "_history" },
+  ],
+  search: { levels: 2, calls: 2, objects: 3, ms: 6.4, longestPauseMs: 2.01 },
+};
+
+describe("what holds it, in the reports", () => {
+  it("the terminal: the path, the hops and what the search cost", () => {
+    const text = renderVerdict(withHolder(found), false);
+    expect(text).toContain(
+      [
+        "what holds it",
+        "  app.state.service._history (list of dict, 158,800 items)",
+        "  module global app.state.service → attribute _history",
+        "  searched 2 levels (2 passes over the heap) in 6.4 ms; longest pause 2.01 ms",
+      ].join("\n"),
+    );
+  });
+
+  it("the terminal says when no root was found, and why", () => {
+    const text = renderVerdict(withHolder({ container: "dict of str", length: 900, found: false, why: "no root within 12 references", search: found.search }), false);
+    expect(text).toContain("  not found (dict of str, 900 items): no root within 12 references");
+  });
+
+  it("a hostile name reaches no report live", () => {
+    const x = { ...found, path: HOSTILE, hops: [{ kind: "module global", name: HOSTILE }] };
+    expect(renderVerdict(withHolder(x), false)).not.toContain("\u001b[31m");
+    const html = holderPanel(withHolder(x).verdict);
+    expect(html).toContain("&lt;script&gt;");
+    expect(html).not.toContain("<script>");
+    const md = stepSummary(withHolder(x));
+    expect(md).toContain("**What holds it:** __main__.CACHE&#91;'&lt;script&gt;x&lt;/script&gt;\\|&#96;");
+    expect(md).not.toContain("<script>");
+  });
+
+  it("the HTML panel lists each hop with its kind", () => {
+    expect(holderPanel(withHolder(found).verdict)).toContain('<ol class="hops"><li><span class="hop-kind">module global</span> <code>app.state.service</code></li><li><span class="hop-kind">attribute</span> <code>_history</code></li></ol>');
+  });
+
+  it("the JSON schema takes a finding's holder, and refuses one without its search's cost", () => {
+    const schema = JSON.parse(readFileSync(`${REPO}schema/verdict.schema.json`, "utf8")) as object;
+    const validate = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true }).compile(schema);
+    expect(validate(withHolder(found)), JSON.stringify(validate.errors)).toBe(true);
+    const { search: _, ...noCost } = found;
+    expect(validate(withHolder(noCost as typeof found))).toBe(false);
+  });
+});
+
+describe("watch --trace-python's window in the reports", () => {
+  it("the sites are those that grew during the window, with what it cost the program", () => {
+    const doc = withHolder(found);
+    doc.verdict.sites = [{ file: "/srv/app/views.py", line: 17, sizeDiff: 3 * 2 ** 20, countDiff: 500, size: 9 * 2 ** 20 }];
+    Object.assign(doc.verdict.evidence, { traceWindowSeconds: 15.1, traceCpuShare: 0.0262, traceCpuShareBefore: 0.009, tracemallocBytes: 1.41 * 2 ** 20 });
+    const cost = "tracemalloc ran 15.1 s in the program, then was stopped and its traces freed: the program used 2.6% of a core meanwhile (0.9% just before), tracemalloc itself 1.41 MiB";
+    const text = renderVerdict(doc, false, undefined, 400);
+    expect(text).toContain("allocation sites that grew during the trace window (tracemalloc)");
+    expect(text).toContain(`  ${cost}`);
+    const html = bannerHtml(doc, "t");
+    expect(html).toContain("<h2>Allocation sites that grew during the trace window</h2>");
+    expect(html).toContain(`${cost}.</p>`);
+  });
+});

@@ -15,7 +15,7 @@
 import { copyFileSync, mkdtempSync, readdirSync, rmSync, truncateSync } from "node:fs";
 import { execFile, spawn } from "node:child_process";
 import { createReadStream, createWriteStream } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { NativeLeakStack, NativeTrace } from "../native-trace.js";
@@ -31,6 +31,8 @@ const STACKS_KEPT = 8;
 /** Blocks heaptrack_print lists per file (its --peak-limit also limits the leak list; its default is 10). */
 const BLOCKS_LISTED = 500;
 const RAW_PREFIX = "heaptrack.";
+/** Traces read at once: the cores, up to four (each reader holds a trace's text in memory). */
+const READERS = Math.max(1, Math.min(4, availableParallelism()));
 
 export class NativeTracer {
   private constructor(
@@ -65,18 +67,26 @@ export class NativeTracer {
   async finish(warmup: number): Promise<NativeTrace> {
     const trace: NativeTrace = { tool: this.tools.version, processes: 0, stacks: [], neverFreedBytes: 0, runtimeBytes: 0, problems: [] };
     const stacks: NativeLeakStack[] = [];
-    for (const name of readdirSync(this.dir).filter((n) => n.startsWith(RAW_PREFIX) && /^\d+$/.test(n.slice(RAW_PREFIX.length)))) {
-      const pid = Number(name.slice(RAW_PREFIX.length));
-      try {
-        const one = await this.readOne(name, pid, warmup * 1000);
-        trace.processes++;
-        trace.neverFreedBytes += one.neverFreed;
-        trace.runtimeBytes += one.runtime;
-        stacks.push(...one.stacks);
-      } catch (err) {
-        trace.problems.push(`PID ${pid}: ${(err as Error).message}`);
+    const names = readdirSync(this.dir).filter((n) => n.startsWith(RAW_PREFIX) && /^\d+$/.test(n.slice(RAW_PREFIX.length)));
+    // heaptrack_interpret and heaptrack_print do the work, in processes of their own: a few traces at once use the
+    // cores while memleak waits (one after another, eight DataLoader workers' traces would take eight times one).
+    let next = 0;
+    const worker = async () => {
+      for (let name = names[next++]; name !== undefined; name = names[next++]) {
+        const pid = Number(name.slice(RAW_PREFIX.length));
+        try {
+          const one = await this.readOne(name, pid, warmup * 1000);
+          trace.processes++;
+          trace.neverFreedBytes += one.neverFreed;
+          trace.runtimeBytes += one.runtime;
+          stacks.push(...one.stacks);
+        } catch (err) {
+          trace.problems.push(`PID ${pid}: ${(err as Error).message}`);
+        }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(READERS, names.length) }, worker));
+    trace.problems.sort();
     trace.stacks = stacks.sort((a, b) => b.bytes - a.bytes).slice(0, STACKS_KEPT);
     return trace;
   }

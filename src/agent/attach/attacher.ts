@@ -14,6 +14,11 @@ import { identifyInterpreter, MIN_VERSION, versionAtLeast } from "./interpreter.
 import { injectAgent, type InjectOutcome } from "./inject.js";
 import { hasCapSysPtrace, ptraceRefusal, tracerFacts, type OwnFacts } from "./permission.js";
 import { processKey } from "../../process-key.js";
+import { ContainerViews } from "./container-view.js";
+import { pidInside } from "../../system/namespaces.js";
+import { FAILED_PREFIX } from "./inject.js";
+import { closeSync, constants, openSync, readSync } from "node:fs";
+import { join } from "node:path";
 
 export interface AttachRecord {
   pid: number;
@@ -63,12 +68,17 @@ export class Attacher {
   private decided: AttachRecord[] = [];
   private own: OwnFacts | undefined;
   readonly records = new Map<number, AttachRecord>();
+  /** The tree's pids at the last tick: where an agent's pid inside a container is looked for first. */
+  private current: number[] = [];
+  private readonly views: ContainerViews;
 
   constructor(
     private readonly channel: AgentChannel,
     private readonly fs: HostFs,
     private readonly o: AttacherOptions,
-  ) {}
+  ) {
+    this.views = new ContainerViews(fs, channel, () => this.current);
+  }
 
   /** Pid → why it has no agent, for the verdict. Processes that said hello late (after a timeout) count as having it. */
   missing(): Map<number, string> {
@@ -87,6 +97,7 @@ export class Attacher {
   /** Called every tick with the processes of the sample: new ones are queued. */
   consider(processes: { pid: number; starttime: number; comm: string }[]): void {
     const now = Date.now();
+    this.current = processes.map((p) => p.pid);
     for (const p of processes) {
       const key = processKey(p);
       if (this.seen.has(key)) continue;
@@ -160,11 +171,15 @@ export class Attacher {
     const target = tracerFacts(status);
     const refusal = ptraceRefusal(pid, target, this.ownFacts());
     if (refusal) return { pid, status: "failed", reason: refusal };
-    const shared = this.shareSocket(target.uid, target.gid);
+    const own = this.ownFacts().euid;
+    const seen = await this.views.viewFor(pid, target.uid ?? own, target.gid ?? target.uid ?? own);
+    if (!seen.ok) return { pid, status: "failed", reason: seen.reason };
+    const view = seen.view;
+    const shared = view ? undefined : this.shareSocket(target.uid, target.gid);
     if (shared) return { pid, status: "failed", reason: shared };
 
     const started = Date.now();
-    const request = { pid, version: interp.version, socketPath: this.channel.socketPath, interval: this.o.interval, privateDir: this.channel.dir, env: this.o.env };
+    const request = { pid, version: interp.version, socketPath: view?.socketPath ?? this.channel.socketPath, interval: this.o.interval, privateDir: this.channel.dir, placed: view?.placed, env: this.o.env };
     const outcome: InjectOutcome = await injectAgent(request);
     if (!outcome.ok) {
       if (this.channel.hello.has(pid)) return { pid, status: "inherited" };
@@ -179,16 +194,37 @@ export class Attacher {
     if (await this.channel.waitForHello(pid, blocked.ok ? timeout : Math.min(timeout, PENDING_WAIT_MS))) {
       return { pid, status: "attached", method: blocked.ok ? blocked.method : outcome.method, ms: Date.now() - started, startedAt: started };
     }
+    const failedNote = this.failedNote(pid, status, view?.placed?.hostDir ?? this.channel.dir);
     return {
       pid,
       status: "failed",
       method: outcome.method,
       // It may still report later ("it will report if it gets to it"): its memory then dates from here too.
       startedAt: started,
-      reason: blocked.ok
-        ? `the interpreter did not run the agent within ${((Date.now() - started) / 1000).toFixed(0)} s; it will report if it gets to it`
-        : `${blocked.reason} (busy in a long C call?); it will report if it gets to it`,
+      reason: failedNote
+        ? `the agent's loader ran in PID ${pid} but failed: ${failedNote}`
+        : blocked.ok
+          ? `the interpreter did not run the agent within ${((Date.now() - started) / 1000).toFixed(0)} s; it will report if it gets to it`
+          : `${blocked.reason} (busy in a long C call?); it will report if it gets to it`,
     };
+  }
+
+  /** What the loading code wrote when it ran and failed (inject.ts injectedCode), by the pid it knows itself by. */
+  private failedNote(pid: number, status: string, dir: string): string | undefined {
+    try {
+      // O_NOFOLLOW: the target writes this file, and a link it put there would be followed from memleak's root.
+      const fd = openSync(join(dir, `${FAILED_PREFIX}${pidInside(status) ?? pid}`), constants.O_RDONLY | constants.O_NOFOLLOW);
+      let text: string;
+      try {
+        const buf = Buffer.alloc(300);
+        text = buf.subarray(0, readSync(fd, buf, 0, 300, 0)).toString("utf8");
+      } finally {
+        closeSync(fd);
+      }
+      return text.replace(/[^\x20-\x7e]/g, "?").slice(0, 300) || "no message";
+    } catch {
+      return undefined;
+    }
   }
 
   /** Who this memleak is to the kernel's ptrace rules: the same for every process of the watch, so read once. */

@@ -19,7 +19,7 @@ export const SEVERITY: Record<VerdictKind, number> = {
 };
 
 export type Subject =
-  | { type: "process"; pid: number; starttime: number; command: string; ppid: number; isRoot: boolean }
+  | { type: "process"; pid: number; starttime: number; command: string; ppid: number; isRoot: boolean; pidInside?: number }
   | { type: "tree"; processes: number }
   | { type: "cgroup"; path: string; version: 1 | 2 };
 
@@ -103,6 +103,8 @@ export interface VerdictDocument {
     stopReason?: "exited" | "duration" | "interrupted" | "gate-failed";
     /** The memory cgroup read, and whether it was created for this run alone. */
     cgroup?: { path: string; version: 1 | 2; isolated: boolean } | { error: string };
+    /** `watch` of a process in a container (another PID namespace): its pid inside; `pid` is always the host's. */
+    pidInside?: number;
   };
   window: AnalysisWindow;
   /**

@@ -14,6 +14,7 @@ import { identifyInterpreter, MIN_VERSION, versionAtLeast } from "./interpreter.
 import { injectAgent, type InjectOutcome } from "./inject.js";
 import { hasCapSysPtrace, ptraceRefusal, tracerFacts, type OwnFacts } from "./permission.js";
 import { processKey } from "../../process-key.js";
+import { insideText } from "../../report/vocabulary.js";
 import { ContainerViews } from "./container-view.js";
 import { pidInside } from "../../system/namespaces.js";
 import { FAILED_PREFIX } from "./inject.js";
@@ -30,6 +31,8 @@ export interface AttachRecord {
   ms?: number;
   /** When the injection started (epoch ms): the agent's memory arrives from then on, before its first report. */
   startedAt?: number;
+  /** In a container (another PID namespace): the pid the process has there; `pid` is the host's. */
+  pidInside?: number;
 }
 
 export interface AttacherOptions {
@@ -68,6 +71,8 @@ export class Attacher {
   private decided: AttachRecord[] = [];
   private own: OwnFacts | undefined;
   readonly records = new Map<number, AttachRecord>();
+  /** Host pid → pid inside its container, for each process of the tree that is in another PID namespace (NSpid). */
+  readonly pidsInside = new Map<number, number>();
   /** The tree's pids at the last tick: where an agent's pid inside a container is looked for first. */
   private current: number[] = [];
   private readonly views: ContainerViews;
@@ -102,6 +107,8 @@ export class Attacher {
       const key = processKey(p);
       if (this.seen.has(key)) continue;
       this.seen.add(key);
+      const inside = pidInside(this.fs.readOptional(`/proc/${p.pid}/status`) ?? "");
+      if (inside !== undefined) this.pidsInside.set(p.pid, inside);
       this.queue.push({ ...p, notBefore: this.started ? now + (this.o.forkGraceMs ?? 2000) : now });
     }
     this.started = true;
@@ -127,8 +134,10 @@ export class Attacher {
         continue;
       }
       this.queue.shift();
-      const record = await this.attach(job);
-      if (!record) continue;
+      const attached = await this.attach(job);
+      if (!attached) continue;
+      const inside = this.pidsInside.get(job.pid);
+      const record = inside === undefined ? attached : { ...attached, pidInside: inside };
       this.records.set(job.pid, record);
       this.decided.push(record);
       this.tell(job, record);
@@ -136,7 +145,7 @@ export class Attacher {
   }
 
   private tell(job: Job, r: AttachRecord): void {
-    const who = `PID ${job.pid} (${job.comm})`;
+    const who = `PID ${job.pid} (${job.comm})${insideText(r.pidInside)}`;
     if (r.status === "attached") this.o.say(`agent attached to ${who} in ${((r.ms ?? 0) / 1000).toFixed(1)} s (${r.method})`);
     else if (r.status === "failed") {
       const again = this.reasonsSaid.has(r.reason ?? "");

@@ -72,12 +72,18 @@ export class AgentChannel {
    * pid inside the container; `toHost` turns it into the host pid everything else of memleak uses (undefined: no
    * such process, the message is dropped). `cleanup` runs at close, after the socket is closed.
    */
-  async listenInside(hostSocketPath: string, toHost: (pidInside: number) => number | undefined, cleanup: () => void): Promise<void> {
+  async listenInside(
+    hostSocketPath: string,
+    toHost: (pidInside: number) => number | undefined,
+    cleanup: () => void,
+    /** Who binds the socket (placement.ts asOwner): listen() creates the socket file before it returns. */
+    bindAs: (bind: () => void) => void = (bind) => bind(),
+  ): Promise<void> {
     const server = createServer((socket) => this.accept(socket, toHost));
     this.inside.push({ server, cleanup });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(hostSocketPath, () => resolve());
+      bindAs(() => server.listen(hostSocketPath, () => resolve()));
     });
     server.unref();
     server.maxConnections = MAX_AGENTS;

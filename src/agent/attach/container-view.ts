@@ -53,7 +53,10 @@ export class ContainerViews {
     const otherPid = pidNs !== namespaceOf(this.fs, "self", "pid");
     if (!otherMnt && !otherPid) return { ok: true, view: undefined };
     const key = `${mnt} ${pidNs} ${uid}`;
-    if (otherMnt) this.members.get(mnt)?.add(pid) ?? this.members.set(mnt, new Set([pid]));
+    if (otherMnt) {
+      const members = this.members.get(mnt) ?? new Set<number>();
+      this.members.set(mnt, members.add(pid));
+    }
     const known = this.views.get(key);
     if (known) return { ok: true, view: known };
 
@@ -75,8 +78,9 @@ export class ContainerViews {
     const { placement } = placed;
     const members = this.members.get(mnt)!;
     try {
-      await this.channel.listenInside(join(placement.hostDir, "agent.sock"), toHost, () => removePlacement(placement, members));
-      lchownSync(join(placement.hostDir, "agent.sock"), uid, gid);
+      const socket = join(placement.hostDir, "agent.sock");
+      await this.channel.listenInside(socket, toHost, () => removePlacement(placement, members), (bind) => placement.asOwner(bind));
+      placement.asOwner(() => lchownSync(socket, uid, gid));
     } catch (err) {
       removePlacement(placement, members);
       return { ok: false, reason: `memleak cannot listen on a socket in PID ${pid}'s container (${(err as Error).message})` };

@@ -42,6 +42,8 @@ export interface Placement {
   hostDir: string;
   /** The same directory as the target sees it: /tmp/memleak-placed-…. */
   innerDir: string;
+  /** Runs `fn` as the identity that may create files there: memleak's own, or the target's (a rootless container). */
+  asOwner: <T>(fn: () => T) => T;
 }
 
 export type PlaceResult = { ok: true; placement: Placement } | { ok: false; reason: string };
@@ -64,50 +66,80 @@ export function reachRoot(pid: number): { ok: true; root: string } | { ok: false
   }
 }
 
+const asSelf = <T>(fn: () => T): T => fn();
+
+/**
+ * Runs `fn` with the target's uid and gid as memleak's effective ids. A filesystem mounted inside a user namespace (a
+ * rootless container's /tmp) refuses files whose owner has no uid there (EOVERFLOW), and host root has none: they
+ * must be created by the uid the container's root is. Synchronous on purpose: nothing else of memleak runs meanwhile
+ * (the ids are the process's, every thread's).
+ */
+function asTarget(uid: number, gid: number): <T>(fn: () => T) => T {
+  return <T>(fn: () => T): T => {
+    process.setegid!(gid);
+    process.seteuid!(uid);
+    try {
+      return fn();
+    } finally {
+      process.seteuid!(0);
+      process.setegid!(0);
+    }
+  };
+}
+
 /** Makes the private directory in the target's view and copies the agent's files into it, owned by uid:gid. */
 export function placeAgentFiles(pid: number, uid: number, gid: number): PlaceResult {
   const reached = reachRoot(pid);
   if (!reached.ok) return reached;
+  const files = PLACED_FILES.map((file) => [file, readFileSync(join(agentDir(), file))] as const);
+  const asUser = process.geteuid?.() === 0 && uid !== 0 ? asTarget(uid, gid) : undefined;
   const tried: string[] = [];
   for (const tmp of CANDIDATES) {
-    const hostTmp = reached.root + tmp;
-    let dir: string;
-    try {
-      const before = lstatSync(hostTmp);
-      if (!before.isDirectory()) {
-        tried.push(`${tmp} is not a directory`);
-        continue;
-      }
-      dir = mkdtempSync(join(hostTmp, `${PREFIX}${process.pid}-`));
-      const made = lstatSync(dir);
-      const after = lstatSync(hostTmp);
-      if (!made.isDirectory() || made.dev !== before.dev || after.ino !== before.ino || after.dev !== before.dev) {
-        rmSync(dir, { recursive: true, force: true });
-        tried.push(`${tmp} changed while memleak used it`);
-        continue;
-      }
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      tried.push(code === "EROFS" ? `${tmp} is read-only` : code === "ENOENT" ? `no ${tmp}` : `${tmp}: ${errText(err)}`);
-      continue;
-    }
-    try {
-      for (const file of PLACED_FILES) {
-        writeFileSync(join(dir, file), readFileSync(join(agentDir(), file)), { mode: 0o600, flag: "wx" });
-        lchownSync(join(dir, file), uid, gid);
-      }
-      lchownSync(dir, uid, gid); // still 0700 (mkdtemp): the target's user and root only
-    } catch (err) {
-      rmSync(dir, { recursive: true, force: true });
-      tried.push(`${tmp}: ${errText(err)}`);
-      continue;
-    }
-    return { ok: true, placement: { hostDir: dir, innerDir: `${tmp}/${basename(dir)}` } };
+    let placed = placeIn(reached.root, tmp, files, uid, gid, asSelf);
+    // A rootless container's own /tmp: only its uid may own files there. Preferred to a /dev/shm shared with the host.
+    if (!placed.ok && placed.overflow && asUser) placed = placeIn(reached.root, tmp, files, uid, gid, asUser);
+    if (placed.ok) return placed;
+    tried.push(placed.why);
   }
   return {
     ok: false,
     reason: `memleak cannot place its agent's files in PID ${pid}'s container (${tried.join("; ")}): give it a writable /tmp (in Kubernetes an emptyDir volume at /tmp; in Docker --tmpfs /tmp)`,
   };
+}
+
+type Placed = { ok: true; placement: Placement } | { ok: false; why: string; overflow: boolean };
+
+function placeIn(root: string, tmp: string, files: (readonly [string, Buffer])[], uid: number, gid: number, asOwner: <T>(fn: () => T) => T): Placed {
+  const hostTmp = root + tmp;
+  let dir: string;
+  try {
+    const before = lstatSync(hostTmp);
+    if (!before.isDirectory()) return { ok: false, why: `${tmp} is not a directory`, overflow: false };
+    dir = asOwner(() => mkdtempSync(join(hostTmp, `${PREFIX}${process.pid}-`)));
+    const made = lstatSync(dir);
+    const after = lstatSync(hostTmp);
+    if (!made.isDirectory() || made.dev !== before.dev || after.ino !== before.ino || after.dev !== before.dev) {
+      rmSync(dir, { recursive: true, force: true });
+      return { ok: false, why: `${tmp} changed while memleak used it`, overflow: false };
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === "EROFS" ? `${tmp} is read-only` : code === "ENOENT" ? `no ${tmp}` : code === "EOVERFLOW" ? `${tmp} belongs to a user namespace where memleak's uid owns nothing` : `${tmp}: ${errText(err)}`;
+    return { ok: false, why, overflow: code === "EOVERFLOW" };
+  }
+  try {
+    asOwner(() => {
+      for (const [file, bytes] of files) {
+        writeFileSync(join(dir, file), bytes, { mode: 0o600, flag: "wx" });
+        lchownSync(join(dir, file), uid, gid);
+      }
+      lchownSync(dir, uid, gid); // still 0700 (mkdtemp): the target's user and root only
+    });
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    return { ok: false, why: `${tmp}: ${errText(err)}`, overflow: false };
+  }
+  return { ok: true, placement: { hostDir: dir, innerDir: `${tmp}/${basename(dir)}`, asOwner } };
 }
 
 /**

@@ -737,7 +737,8 @@ def start(socket_path=None, interval=None):
     path = socket_path if socket_path is not None else os.environ.get("MEMLEAK_AGENT_SOCKET")
     try:
         sock = _connect(path)
-    except OSError:
+    except OSError as e:
+        _state["error"] = repr(e)  # said by memleak_attach.py, for `watch` to tell
         sock = None
     if sock is None:
         return

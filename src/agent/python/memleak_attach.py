@@ -22,4 +22,11 @@ def _agent():
     return module
 
 
-_agent().attach(SOCKET, INTERVAL, globals().get("PLACED"))  # noqa: F821 (given by memleak)
+_module = _agent()
+try:
+    _module.attach(SOCKET, INTERVAL, globals().get("PLACED"))  # noqa: F821 (given by memleak)
+except TypeError:  # an agent an older memleak loaded into this process: the same, without `placed`
+    _module.attach(SOCKET, INTERVAL)  # noqa: F821
+# The loader's caller writes what is raised where memleak reads it: a socket the process cannot reach is said so.
+if not _module.connected():
+    raise OSError("cannot connect to memleak's socket %s: %s" % (SOCKET, _module._state.get("error")))  # noqa: F821

@@ -1,0 +1,117 @@
+/**
+ * `memleak watch <host pid>` of programs in containers made by `unshare` (no container runtime needed): their own
+ * mount namespace with a private /tmp, their own PID namespace, a user namespace, another uid inside, a shell as the
+ * container's init with Python below it. In each the agent's numbers must arrive (the verdict is the one only the
+ * agent can give: a leak's layer, or fragmentation), the report must use host pids and say the pid inside, and the
+ * container's /tmp must be clean afterwards — also after memleak is killed with SIGKILL.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { afterAll, describe, expect, it } from "vitest";
+import type { VerdictDocument } from "../../src/analysis/types.js";
+import { isRoot, memleakLeftovers, pidInsideOf, startContained, type Contained } from "../helpers/contained.js";
+import { MEMLEAK, memleak } from "../helpers/processes.js";
+import { eventually, threadNames } from "../helpers/watched.js";
+
+const MiB = 2 ** 20;
+const started: Contained[] = [];
+afterAll(async () => {
+  for (const s of started) await s.stop();
+});
+
+async function watch(target: Contained, seconds = 25) {
+  started.push(target);
+  const r = await memleak(["watch", String(target.target), "--duration", String(seconds), "--interval", "0.5", "--json"]);
+  expect(r.stdout, r.stderr).not.toBe("");
+  return { ...r, doc: JSON.parse(r.stdout) as VerdictDocument };
+}
+
+// Namespaces and mounts need root; CI runs as root.
+describe.skipIf(!isRoot).concurrent("watch: a target in a container", { timeout: 150_000 }, () => {
+  it("own mount and PID namespace, private /tmp: a growing dict is a leak with its layer, by host pid, pid 1 inside; /tmp clean", async () => {
+    const c = await startContained("dict_cache_leak", 90);
+    expect(pidInsideOf(c.target)).toBe(1);
+    const { doc, stderr } = await watch(c);
+    expect(stderr).toMatch(new RegExp(`agent attached to PID ${c.target} \\(python3\\) in a container \\(pid 1 inside\\)`));
+    expect(doc.verdict).toMatchObject({ kind: "leak", pid: c.target, subject: { pidInside: 1 } });
+    expect(doc.target).toMatchObject({ pid: c.target, pidInside: 1 });
+    expect(doc.verdict.evidence.layer).toBeDefined();
+    expect(doc.verdict.evidence.mallocInUseGrowth as number).toBeGreaterThan(10 * MiB);
+    expect(memleakLeftovers(c.target)).toEqual([]);
+  });
+
+  it("own mount and PID namespace: a fragmenting program is fragmentation (malloc's numbers came from inside)", async () => {
+    const { doc } = await watch(await startContained("frag_burst", 90));
+    expect(doc.verdict.kind).toBe("fragmentation");
+    expect(doc.verdict.evidence.mallocInUseBytes as number).toBeLessThan(30 * MiB);
+  });
+
+  it("a user namespace (rootless: uid 0 inside is 65534 outside): the agent arrives, /tmp clean", async () => {
+    const c = await startContained("dict_cache_leak", 90, { userNamespace: true });
+    const { doc, stderr } = await watch(c);
+    expect(stderr).toMatch(/agent attached to PID \d+ \(python3\) in a container \(pid 1 inside\)/);
+    expect(doc.verdict).toMatchObject({ kind: "leak", pid: c.target });
+    expect(doc.verdict.evidence.layer).toBeDefined();
+    expect(memleakLeftovers(c.target)).toEqual([]);
+  });
+
+  it("another uid inside the container (1000): the agent arrives, /tmp clean", async () => {
+    const c = await startContained("dict_cache_leak", 90, { uid: 1000 });
+    const { doc, stderr } = await watch(c);
+    expect(stderr).toMatch(/agent attached to PID \d+ \(python3\) in a container/);
+    expect(doc.verdict).toMatchObject({ kind: "leak", pid: c.target });
+    expect(doc.verdict.evidence.layer).toBeDefined();
+    expect(memleakLeftovers(c.target)).toEqual([]);
+  });
+
+  it("a shell as the container's init, Python below it with forked workers: each found and injected, the leak names the worker by host pid", async () => {
+    const c = await startContained("leak_worker", 90, { initShell: true }, /leaking worker: \d+/);
+    const workerInside = Number(/leaking worker: (\d+)/.exec(c.output())![1]);
+    const { doc, stderr } = await watch(c);
+    expect(stderr).toMatch(/no agent in PID \d+ \(sh\) in a container \(pid 1 inside\): not a Python process/);
+    expect(stderr).toMatch(new RegExp(`agent attached to PID \\d+ \\(python3\\) in a container \\(pid ${workerInside} inside\\)`));
+    expect(doc.verdict).toMatchObject({ kind: "leak", subject: { isRoot: false, pidInside: workerInside } });
+    expect(doc.verdict.pid).not.toBe(workerInside); // the host's pid, not the one inside
+    expect(pidInsideOf(doc.verdict.pid!)).toBe(workerInside);
+    expect(doc.verdict.evidence.mallocInUseGrowth as number).toBeGreaterThan(10 * MiB);
+    expect(memleakLeftovers(c.target)).toEqual([]);
+  });
+
+  it("`kubectl debug --target`: memleak shares the PID namespace but not /tmp: the agent arrives, /tmp clean", async () => {
+    const c = await startContained("dict_cache_leak", 90, { sharePids: true });
+    const { doc, stderr } = await watch(c);
+    expect(stderr).toMatch(new RegExp(`agent attached to PID ${c.target} \\(python3\\) in \\d`)); // no pid inside: the same
+    expect(doc.verdict).toMatchObject({ kind: "leak", pid: c.target });
+    expect(doc.target.pidInside).toBeUndefined();
+    expect(doc.verdict.evidence.layer).toBeDefined();
+    expect(memleakLeftovers(c.target)).toEqual([]);
+  });
+});
+
+describe.skipIf(!isRoot)("watch: what a killed memleak leaves in a container", { timeout: 120_000 }, () => {
+  it("kill -9 after the agent attached: the agent removes the placed directory", async () => {
+    const c = await startContained("dict_cache_leak", 90);
+    started.push(c);
+    const m = spawn(process.execPath, [MEMLEAK, "watch", String(c.target), "--duration", "60", "--interval", "0.5"], { stdio: ["ignore", "ignore", "pipe"] });
+    let err = "";
+    m.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    expect(await eventually(() => /agent attached/.test(err), 60_000), err).toBe(true);
+    expect(memleakLeftovers(c.target)).toHaveLength(1); // placed while it runs
+    m.kill("SIGKILL");
+    const removed = await eventually(() => memleakLeftovers(c.target).length === 0, 10_000);
+    expect(removed, `${memleakLeftovers(c.target).join(", ")}; threads ${threadNames(c.target).join(",")}; ${err}`).toBe(true);
+  });
+
+  it("a dead memleak's directory that no agent removed (killed before one attached) is removed by the next run", async () => {
+    const c = await startContained("dict_cache_leak", 90);
+    started.push(c);
+    // What a memleak killed between placing and attaching leaves: its directory, the agent's files, no listener.
+    const stale = `/proc/${c.target}/root/tmp/memleak-placed-99999999-abcdef`;
+    mkdirSync(stale, { mode: 0o700 });
+    writeFileSync(`${stale}/memleak_agent.py`, "");
+    expect(readdirSync(`/proc/${c.target}/root/tmp`)).toContain("memleak-placed-99999999-abcdef");
+    const { stderr } = await watch(c, 6);
+    expect(stderr).toMatch(/agent attached/);
+    expect(memleakLeftovers(c.target)).toEqual([]);
+  });
+});

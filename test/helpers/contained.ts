@@ -1,0 +1,80 @@
+/**
+ * Targets in containers, without a container runtime: `unshare` gives a Python program what `docker run` gives it —
+ * its own mount namespace with a private tmpfs /tmp (memleak's /tmp is not in its view), its own PID namespace (it is
+ * pid 1, or a child of an init shell) — and optionally a user namespace (a rootless container: uid 0 inside is an
+ * unprivileged uid outside) or another uid inside. Needs root (the tests skip without it) and util-linux's unshare
+ * and setpriv.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { REPO } from "./fixtures.js";
+import { startReady, type Started } from "./processes.js";
+
+export interface Containment {
+  /** A user namespace, started by an unprivileged uid (65534): root inside is that uid outside. */
+  userNamespace?: boolean;
+  /** Run the program as this uid (and gid) inside the container. */
+  uid?: number;
+  /** A shell (not Python) as the container's init, with the program as its child. */
+  initShell?: boolean;
+  python?: string;
+  /** Share memleak's PID namespace, as `kubectl debug --target` or shareProcessNamespace do: only /tmp differs. */
+  sharePids?: boolean;
+}
+
+export interface Contained extends Started {
+  /** The container's first process (the program, or the init shell), by its host pid: what `watch` is given. */
+  target: number;
+}
+
+/** Users other than root cannot read pyenv's pythons under /root; Debian's is world-readable. */
+export const WORLD_PYTHON = "/usr/bin/python3";
+
+export const isRoot = process.geteuid?.() === 0;
+
+/** Starts fixtures/scenarios/<script>.py in a container and resolves once it runs (or once `ready` is printed). */
+export async function startContained(script: string, seconds: number, c: Containment = {}, ready = /^ready$/m): Promise<Contained> {
+  const python = c.python ?? (c.uid !== undefined || c.userNamespace ? WORLD_PYTHON : "python3");
+  // Settings through the environment: no quoting of paths inside the shell's command.
+  const boot = "import os, runpy, sys; sys.argv = [os.environ['T_SCRIPT'], os.environ['T_SECONDS']]; print('ready', flush=True); runpy.run_path(sys.argv[0], run_name='__main__')";
+  const asUser = c.uid !== undefined ? `setpriv --reuid ${c.uid} --regid ${c.uid} --clear-groups ` : "";
+  const program = `${asUser}${python} -u -c "${boot}"`;
+  const inner = `mount -t tmpfs -o mode=1777 tmpfs /tmp && ${c.initShell ? `${program}; sleep 1` : `exec ${program}`}`;
+  const argv = [
+    ...(c.userNamespace ? ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"] : []),
+    "unshare",
+    ...(c.userNamespace ? ["--user", "--map-root-user"] : []),
+    "--mount",
+    ...(c.sharePids ? [] : ["--pid", "--fork", "--mount-proc"]),
+    "sh",
+    "-c",
+    inner,
+  ];
+  process.env.T_SCRIPT = `${REPO}fixtures/scenarios/${script}.py`;
+  process.env.T_SECONDS = String(seconds);
+  const started = await startReady(argv, ready);
+  // unshare --fork runs the shell as its child; without --fork, unshare itself execs it.
+  return { ...started, target: c.sharePids ? started.pid : childOf(started.pid) };
+}
+
+function childOf(pid: number): number {
+  const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).map(Number);
+  if (!kids[0]) throw new Error(`unshare (PID ${pid}) has no child`);
+  return kids[0];
+}
+
+/** What memleak left in the container's /tmp (and /dev/shm): names of its directories there. */
+export function memleakLeftovers(pid: number): string[] {
+  return ["/tmp", "/dev/shm"].flatMap((dir) => {
+    try {
+      return readdirSync(`/proc/${pid}/root${dir}`).filter((n) => n.startsWith("memleak")).map((n) => `${dir}/${n}`);
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The pid a host process has in its own PID namespace (the last of NSpid). */
+export function pidInsideOf(pid: number): number {
+  const line = /^NSpid:\s*(.*)$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]!.trim().split(/\s+/);
+  return Number(line[line.length - 1]);
+}

@@ -181,13 +181,14 @@ export class Attacher {
     const refusal = ptraceRefusal(pid, target, this.ownFacts());
     if (refusal) return { pid, status: "failed", reason: refusal };
     const own = this.ownFacts().euid;
+    // Timed from here: placing the files and listening in a container is part of what attaching there costs.
+    const started = Date.now();
     const seen = await this.views.viewFor(pid, target.uid ?? own, target.gid ?? target.uid ?? own);
     if (!seen.ok) return { pid, status: "failed", reason: seen.reason };
     const view = seen.view;
     const shared = view ? undefined : this.shareSocket(target.uid, target.gid);
     if (shared) return { pid, status: "failed", reason: shared };
 
-    const started = Date.now();
     const request = { pid, version: interp.version, socketPath: view?.socketPath ?? this.channel.socketPath, interval: this.o.interval, privateDir: this.channel.dir, placed: view?.placed, env: this.o.env };
     const outcome: InjectOutcome = await injectAgent(request);
     if (!outcome.ok) {

@@ -19,6 +19,8 @@ export interface Containment {
   python?: string;
   /** Share memleak's PID namespace, as `kubectl debug --target` or shareProcessNamespace do: only /tmp differs. */
   sharePids?: boolean;
+  /** /tmp, /dev/shm and /var/tmp read-only (a readOnlyRootFilesystem pod without an emptyDir at /tmp). */
+  readOnlyTmp?: boolean;
 }
 
 export interface Contained extends Started {
@@ -38,7 +40,8 @@ export async function startContained(script: string, seconds: number, c: Contain
   const boot = "import os, runpy, sys; sys.argv = [os.environ['T_SCRIPT'], os.environ['T_SECONDS']]; print('ready', flush=True); runpy.run_path(sys.argv[0], run_name='__main__')";
   const asUser = c.uid !== undefined ? `setpriv --reuid ${c.uid} --regid ${c.uid} --clear-groups ` : "";
   const program = `${asUser}${python} -u -c "${boot}"`;
-  const inner = `mount -t tmpfs -o mode=1777 tmpfs /tmp && ${c.initShell ? `${program}; sleep 1` : `exec ${program}`}`;
+  const mounts = c.readOnlyTmp ? ["/tmp", "/dev/shm", "/var/tmp"].map((d) => `mount -t tmpfs -o ro tmpfs ${d}`).join(" && ") : "mount -t tmpfs -o mode=1777 tmpfs /tmp";
+  const inner = `${mounts} && ${c.initShell ? `${program}; sleep 1` : `exec ${program}`}`;
   const argv = [
     ...(c.userNamespace ? ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"] : []),
     "unshare",

@@ -11,7 +11,7 @@ import { colonFields } from "../probes/key-value.js";
 import { parseCount } from "../probes/parsed.js";
 import type { HostFs } from "./host-fs.js";
 
-export type NamespaceKind = "mnt" | "pid" | "user";
+export type NamespaceKind = "mnt" | "pid" | "user" | "cgroup";
 
 /** The namespace's identity (`pid:[4026532301]`), or undefined when it may not be read (or PID is gone). */
 export function namespaceOf(fs: HostFs, pid: number | "self", kind: NamespaceKind): string | undefined {
@@ -23,6 +23,14 @@ export function inOtherNamespace(fs: HostFs, pid: number, kind: NamespaceKind): 
   const theirs = namespaceOf(fs, pid, kind);
   const ours = namespaceOf(fs, "self", kind);
   return theirs === undefined || ours === undefined ? undefined : theirs !== ours;
+}
+
+/**
+ * Whether PID runs in a container, as far as its memory cgroup goes: another cgroup or mount namespace than memleak's.
+ * Its /proc/PID/cgroup, read from here, names its own cgroup (the container's), which is what memleak reads then.
+ */
+export function inContainer(fs: HostFs, pid: number): boolean {
+  return inOtherNamespace(fs, pid, "cgroup") === true || inOtherNamespace(fs, pid, "mnt") === true;
 }
 
 const NSPID = new Set(["NSpid"]);

@@ -6,12 +6,16 @@
  * container's /tmp must be clean afterwards — also after memleak is killed with SIGKILL.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { REPO } from "../helpers/fixtures.js";
 import { afterAll, describe, expect, it } from "vitest";
 import type { VerdictDocument } from "../../src/analysis/types.js";
 import { isRoot, memleakLeftovers, pidInsideOf, startContained, type Contained } from "../helpers/contained.js";
 import { MEMLEAK, memleak } from "../helpers/processes.js";
 import { eventually, threadNames } from "../helpers/watched.js";
+import { createTestCgroup, HOST_TEST_CGROUP, skipNote } from "../helpers/cgroup.js";
+import { HostFs } from "../../src/system/host-fs.js";
 
 const MiB = 2 ** 20;
 const started: Contained[] = [];
@@ -19,11 +23,18 @@ afterAll(async () => {
   for (const s of started) await s.stop();
 });
 
+// Every document is held to the published schema: pidInside and the container's cgroup are part of it.
+const validate = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true }).compile(
+  JSON.parse(readFileSync(`${REPO}schema/verdict.schema.json`, "utf8")) as Record<string, unknown>,
+);
+
 async function watch(target: Contained, seconds = 25) {
   started.push(target);
   const r = await memleak(["watch", String(target.target), "--duration", String(seconds), "--interval", "0.5", "--json"]);
   expect(r.stdout, r.stderr).not.toBe("");
-  return { ...r, doc: JSON.parse(r.stdout) as VerdictDocument };
+  const doc = JSON.parse(r.stdout) as VerdictDocument;
+  expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
+  return { ...r, doc };
 }
 
 // Namespaces and mounts need root; CI runs as root.
@@ -85,6 +96,24 @@ describe.skipIf(!isRoot).concurrent("watch: a target in a container", { timeout:
     expect(doc.target.pidInside).toBeUndefined();
     expect(doc.verdict.evidence.layer).toBeDefined();
     expect(memleakLeftovers(c.target)).toEqual([]);
+  });
+});
+
+describe.skipIf(!isRoot || !HOST_TEST_CGROUP.ok)(`watch: the container's own memory cgroup${skipNote(HOST_TEST_CGROUP)}`, { timeout: 120_000 }, () => {
+  it("a target in a memory cgroup of its own: that cgroup is read, from its /proc/PID/cgroup, and said to be the container's", async () => {
+    const c = await startContained("dict_cache_leak", 60);
+    started.push(c);
+    const cgroup = createTestCgroup(new HostFs(), HOST_TEST_CGROUP);
+    try {
+      cgroup.add(c.target);
+      const r = await memleak(["watch", String(c.target), "--duration", "4", "--interval", "0.5", "--json"]);
+      const doc = JSON.parse(r.stdout) as VerdictDocument;
+      expect(doc.target.cgroup).toEqual({ path: cgroup.location.path, version: cgroup.location.version, isolated: false, container: true });
+      expect(r.stderr).toContain(`PID ${c.target} is in a container: reading the container's memory cgroup ${cgroup.location.path}`);
+    } finally {
+      await c.stop();
+      cgroup.remove();
+    }
   });
 });
 

@@ -657,15 +657,20 @@ def _remove_placed():
     path = _state["path"]
     if not placed or not path or os.path.dirname(path) != placed:
         return
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    probe.settimeout(1.0)
-    try:
-        probe.connect(path)
-        return  # memleak still listens: it closed this connection on purpose, and removes its directory itself
-    except OSError:
-        pass
-    finally:
-        probe.close()
+    # A process being killed closes its descriptors one by one: this connection can end while its listening socket
+    # still takes connections for a moment. So memleak counts as there only if it still answers over ~1.5 s.
+    for attempt in range(6):
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        probe.settimeout(1.0)
+        try:
+            probe.connect(path)
+        except OSError:
+            break  # nobody listens: memleak is gone
+        finally:
+            probe.close()
+        if attempt == 5:
+            return  # memleak still listens: it closed this connection on purpose, and removes its directory itself
+        time.sleep(0.3)
     try:
         import shutil
 

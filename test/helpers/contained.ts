@@ -36,8 +36,10 @@ export const isRoot = process.geteuid?.() === 0;
 /** Starts fixtures/scenarios/<script>.py in a container and resolves once it runs (or once `ready` is printed). */
 export async function startContained(script: string, seconds: number, c: Containment = {}, ready = /^ready$/m): Promise<Contained> {
   const python = c.python ?? (c.uid !== undefined || c.userNamespace ? WORLD_PYTHON : "python3");
-  // Settings through the environment: no quoting of paths inside the shell's command.
-  const boot = "import os, runpy, sys; sys.argv = [os.environ['T_SCRIPT'], os.environ['T_SECONDS']]; print('ready', flush=True); runpy.run_path(sys.argv[0], run_name='__main__')";
+  // Settings through the environment: no quoting of paths inside the shell's command. The script's source too, and the
+  // container starts in /: a checkout under /tmp (a CI clone may be there) is hidden by the container's own /tmp.
+  const boot =
+    "import os, sys; p = os.environ['T_SCRIPT']; sys.argv = [p, os.environ['T_SECONDS']]; print('ready', flush=True); exec(compile(os.environ['T_SOURCE'], p, 'exec'), {'__name__': '__main__', '__file__': p})";
   const asUser = c.uid !== undefined ? `setpriv --reuid ${c.uid} --regid ${c.uid} --clear-groups ` : "";
   const program = `${asUser}${python} -u -c "${boot}"`;
   const mounts = c.readOnlyTmp ? ["/tmp", "/dev/shm", "/var/tmp"].map((d) => `mount -t tmpfs -o ro tmpfs ${d}`).join(" && ") : "mount -t tmpfs -o mode=1777 tmpfs /tmp";
@@ -52,9 +54,9 @@ export async function startContained(script: string, seconds: number, c: Contain
     "-c",
     inner,
   ];
-  process.env.T_SCRIPT = `${REPO}fixtures/scenarios/${script}.py`;
-  process.env.T_SECONDS = String(seconds);
-  const started = await startReady(argv, ready);
+  const path = `${REPO}fixtures/scenarios/${script}.py`;
+  const env = { ...process.env, T_SCRIPT: path, T_SOURCE: readFileSync(path, "utf8"), T_SECONDS: String(seconds) };
+  const started = await startReady(argv, ready, 1, 30_000, { cwd: "/", env });
   // unshare --fork runs the shell as its child; without --fork, unshare itself execs it.
   return { ...started, target: c.sharePids ? started.pid : childOf(started.pid) };
 }

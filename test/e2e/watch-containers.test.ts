@@ -88,6 +88,18 @@ describe.skipIf(!isRoot).concurrent("watch: a target in a container", { timeout:
     expect(memleakLeftovers(c.target)).toEqual([]);
   });
 
+  it("a worker forked during the watch brings the agent with it: its pid inside is mapped to the host's, the leak names it", async () => {
+    const c = await startContained("scripts/fork_after_agent", 60);
+    const { doc, stderr } = await watch(c, 25);
+    const inside = Number(/forked worker: (\d+)/.exec(c.output())?.[1]);
+    expect(inside, c.output()).toBeGreaterThan(1);
+    expect(doc.verdict, stderr).toMatchObject({ kind: "leak", subject: { isRoot: false, pidInside: inside } });
+    expect(pidInsideOf(doc.verdict.pid!)).toBe(inside);
+    expect(stderr).not.toMatch(new RegExp(`agent attached to PID ${doc.verdict.pid}`)); // connected by itself, not by gdb
+    expect(doc.verdict.evidence.mallocInUseGrowth as number).toBeGreaterThan(10 * MiB);
+    expect(memleakLeftovers(c.target)).toEqual([]);
+  });
+
   it("`kubectl debug --target`: memleak shares the PID namespace but not /tmp: the agent arrives, /tmp clean", async () => {
     const c = await startContained("dict_cache_leak", 90, { sharePids: true });
     const { doc, stderr } = await watch(c);

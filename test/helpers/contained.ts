@@ -33,7 +33,7 @@ export const WORLD_PYTHON = "/usr/bin/python3";
 
 export const isRoot = process.geteuid?.() === 0;
 
-/** Starts fixtures/scenarios/<script>.py in a container and resolves once it runs (or once `ready` is printed). */
+/** Starts fixtures/scenarios/<script>.py (or fixtures/<script>.py for a path) in a container and resolves once it runs (or once `ready` is printed). */
 export async function startContained(script: string, seconds: number, c: Containment = {}, ready = /^ready$/m): Promise<Contained> {
   const python = c.python ?? (c.uid !== undefined || c.userNamespace ? WORLD_PYTHON : "python3");
   // Settings through the environment: no quoting of paths inside the shell's command. The script's source too, and the
@@ -54,7 +54,8 @@ export async function startContained(script: string, seconds: number, c: Contain
     "-c",
     inner,
   ];
-  const path = `${REPO}fixtures/scenarios/${script}.py`;
+  // A scenario by name, or a fixture script by its path under fixtures/ ("scripts/x").
+  const path = `${REPO}fixtures/${script.includes("/") ? script : `scenarios/${script}`}.py`;
   const env = { ...process.env, T_SCRIPT: path, T_SOURCE: readFileSync(path, "utf8"), T_SECONDS: String(seconds) };
   const started = await startReady(argv, ready, 1, 30_000, { cwd: "/", env });
   // unshare --fork runs the shell as its child; without --fork, unshare itself execs it.

@@ -58,6 +58,7 @@ async function watchWith(o: WatchOptions, io: CommandIO, fs: HostFs, exporter: M
   const agent = inject ? await AgentChannel.open() : undefined;
   const say = (line: string) => (region ? region.say(`memleak: ${line}\n`) : io.stderr(`memleak: ${line}\n`));
   const attacher = agent ? new Attacher(agent, fs, { rootPid: o.pid, interval: o.interval, env: io.env, say }) : undefined;
+  if (exporter && attacher) exporter.sink.pidsInside = attacher.pidsInside;
   try {
     const { doc, stopReason, set, commands, settledAt } = await runSession(
       {

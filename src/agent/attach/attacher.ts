@@ -183,7 +183,7 @@ export class Attacher {
     const own = this.ownFacts().euid;
     // Timed from here: placing the files and listening in a container is part of what attaching there costs.
     const started = Date.now();
-    const seen = await this.views.viewFor(pid, target.uid ?? own, target.gid ?? target.uid ?? own);
+    const seen = await this.views.viewFor(pid, target.fsUid ?? target.uid ?? own, target.fsGid ?? target.gid ?? own);
     if (!seen.ok) return { pid, status: "failed", reason: seen.reason };
     const view = seen.view;
     const shared = view ? undefined : this.shareSocket(target.uid, target.gid);

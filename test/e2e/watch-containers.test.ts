@@ -9,6 +9,8 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { REPO } from "../helpers/fixtures.js";
+import { tempDir } from "../helpers/temp.js";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { VerdictDocument } from "../../src/analysis/types.js";
 import { isRoot, memleakLeftovers, pidInsideOf, startContained, type Contained } from "../helpers/contained.js";
@@ -28,9 +30,9 @@ const validate = new Ajv2020({ allErrors: true, strict: true, strictRequired: fa
   JSON.parse(readFileSync(`${REPO}schema/verdict.schema.json`, "utf8")) as Record<string, unknown>,
 );
 
-async function watch(target: Contained, seconds = 25) {
+async function watch(target: Contained, seconds = 25, more: string[] = []) {
   started.push(target);
-  const r = await memleak(["watch", String(target.target), "--duration", String(seconds), "--interval", "0.5", "--json"]);
+  const r = await memleak(["watch", String(target.target), "--duration", String(seconds), "--interval", "0.5", "--json", ...more]);
   expect(r.stdout, r.stderr).not.toBe("");
   const doc = JSON.parse(r.stdout) as VerdictDocument;
   expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
@@ -78,7 +80,8 @@ describe.skipIf(!isRoot).concurrent("watch: a target in a container", { timeout:
   it("a shell as the container's init, Python below it with forked workers: each found and injected, the leak names the worker by host pid", async () => {
     const c = await startContained("leak_worker", 90, { initShell: true }, /leaking worker: \d+/);
     const workerInside = Number(/leaking worker: (\d+)/.exec(c.output())![1]);
-    const { doc, stderr } = await watch(c);
+    const recording = join(tempDir("memleak-containers-"), "watch.jsonl");
+    const { doc, stderr } = await watch(c, 25, ["--record", recording]);
     expect(stderr).toMatch(/no agent in PID \d+ \(sh\) in a container \(pid 1 inside\): not a Python process/);
     expect(stderr).toMatch(new RegExp(`agent attached to PID \\d+ \\(python3\\) in a container \\(pid ${workerInside} inside\\)`));
     expect(doc.verdict).toMatchObject({ kind: "leak", subject: { isRoot: false, pidInside: workerInside } });
@@ -86,6 +89,11 @@ describe.skipIf(!isRoot).concurrent("watch: a target in a container", { timeout:
     expect(pidInsideOf(doc.verdict.pid!)).toBe(workerInside);
     expect(doc.verdict.evidence.mallocInUseGrowth as number).toBeGreaterThan(10 * MiB);
     expect(memleakLeftovers(c.target)).toEqual([]);
+    // The recording keeps the pids inside (attach events): analysed again, the verdict still says them.
+    const again = await memleak(["analyze", recording, "--json"]);
+    const re = JSON.parse(again.stdout) as VerdictDocument;
+    expect(re.verdict).toMatchObject({ pid: doc.verdict.pid, subject: { pidInside: workerInside } });
+    expect(re.target.pidInside).toBe(1);
   });
 
   it("a worker forked during the watch brings the agent with it: its pid inside is mapped to the host's, the leak names it", async () => {

@@ -151,6 +151,8 @@ export async function removeStalePlacedDirs(pid: number): Promise<void> {
     const hostTmp = `/proc/${pid}/root${tmp}`;
     let names: string[];
     try {
+      // A link would be followed from memleak's root: only the container's own directory is looked in.
+      if (!lstatSync(hostTmp).isDirectory()) continue;
       names = readdirSync(hostTmp);
     } catch {
       continue;

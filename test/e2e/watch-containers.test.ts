@@ -13,7 +13,7 @@ import { tempDir } from "../helpers/temp.js";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { VerdictDocument } from "../../src/analysis/types.js";
-import { isRoot, memleakLeftovers, pidInsideOf, startContained, type Contained } from "../helpers/contained.js";
+import { isRoot, USER_NAMESPACES, memleakLeftovers, pidInsideOf, startContained, type Contained } from "../helpers/contained.js";
 import { MEMLEAK, memleak } from "../helpers/processes.js";
 import { eventually, threadNames } from "../helpers/watched.js";
 import { createTestCgroup, HOST_TEST_CGROUP, skipNote } from "../helpers/cgroup.js";
@@ -59,7 +59,7 @@ describe.skipIf(!isRoot).concurrent("watch: a target in a container", { timeout:
     expect(doc.verdict.evidence.mallocInUseBytes as number).toBeLessThan(30 * MiB);
   });
 
-  it("a user namespace (rootless: uid 0 inside is 65534 outside): the agent arrives, /tmp clean", async () => {
+  it.skipIf(!USER_NAMESPACES.ok)(`a user namespace (rootless: uid 0 inside is 65534 outside): the agent arrives, /tmp clean${skipNote(USER_NAMESPACES)}`, async () => {
     const c = await startContained("dict_cache_leak", 90, { userNamespace: true });
     const { doc, stderr } = await watch(c);
     expect(stderr).toMatch(/agent attached to PID \d+ \(python3\) in a container \(pid 1 inside\)/);

@@ -5,6 +5,7 @@
  * unprivileged uid outside) or another uid inside. Needs root (the tests skip without it) and util-linux's unshare
  * and setpriv.
  */
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { REPO } from "./fixtures.js";
 import { startReady, type Started } from "./processes.js";
@@ -32,6 +33,17 @@ export interface Contained extends Started {
 export const WORLD_PYTHON = "/usr/bin/python3";
 
 export const isRoot = process.geteuid?.() === 0;
+
+/** Whether an unprivileged user may make a user namespace here (some kernels and distributions forbid it); why not. */
+export const USER_NAMESPACES: { ok: true } | { ok: false; reason: string } = (() => {
+  if (!isRoot) return { ok: false, reason: "needs root (to start the container as uid 65534)" };
+  try {
+    execFileSync("setpriv", ["--reuid", "65534", "--regid", "65534", "--clear-groups", "unshare", "--user", "--map-root-user", "true"], { stdio: "pipe" });
+    return { ok: true };
+  } catch (err) {
+    return { ok: false, reason: `an unprivileged user cannot make a user namespace here (${String((err as { stderr?: Buffer }).stderr ?? err).trim().slice(0, 120)})` };
+  }
+})();
 
 /** Starts fixtures/scenarios/<script>.py (or fixtures/<script>.py for a path) in a container and resolves once it runs (or once `ready` is printed). */
 export async function startContained(script: string, seconds: number, c: Containment = {}, ready = /^ready$/m): Promise<Contained> {

@@ -9,7 +9,7 @@ import { createConnection, createServer, type Server, type Socket } from "node:n
 import { tmpdir } from "node:os";
 import { alive } from "../system/isolate.js";
 import { join } from "node:path";
-import { parseAgentMessage, type AgentReport } from "./messages.js";
+import { parseAgentMessage, type AgentMessage, type AgentReport } from "./messages.js";
 import type { HolderResult, TraceResult, TrimResult } from "../analysis/agent-results.js";
 import type { TestMark } from "../test-results.js";
 
@@ -27,6 +27,10 @@ export class AgentChannel {
   readonly dir: string;
   readonly socketPath: string;
   private server: Server | undefined;
+  /** Sockets placed in containers' views (listenInside), each with what to remove when memleak ends. */
+  private readonly inside: { server: Server; cleanup: () => void }[] = [];
+  /** Host pid → its pid inside its container's PID namespace, for agents that connected from one. */
+  readonly pidsInside = new Map<number, number>();
   private readonly sockets = new Set<Socket>();
   readonly latest = new Map<number, AgentReport>();
   /** The report of each pid a sample last carried (snapshot), so the ones that came after are known. */
@@ -54,7 +58,7 @@ export class AgentChannel {
   static async open(): Promise<AgentChannel> {
     await removeStaleAgentDirs(tmpdir());
     const ch = new AgentChannel();
-    ch.server = createServer((socket) => ch.accept(socket));
+    ch.server = createServer((socket) => ch.accept(socket, undefined));
     await new Promise<void>((resolve, reject) => {
       ch.server!.once("error", reject);
       ch.server!.listen(ch.socketPath, () => resolve());
@@ -65,7 +69,29 @@ export class AgentChannel {
     return ch;
   }
 
-  private accept(socket: Socket): void {
+  /**
+   * Listens on a socket file placed in a container's view as well (agent/attach/placement.ts). Its agents say their
+   * pid inside the container; `toHost` turns it into the host pid everything else of memleak uses (undefined: no
+   * such process, the message is dropped). `cleanup` runs at close, after the socket is closed.
+   */
+  async listenInside(
+    hostSocketPath: string,
+    toHost: (pidInside: number) => number | undefined,
+    cleanup: () => void,
+    /** Who binds the socket (placement.ts asOwner): listen() creates the socket file before it returns. */
+    bindAs: (bind: () => void) => void = (bind) => bind(),
+  ): Promise<void> {
+    const server = createServer((socket) => this.accept(socket, toHost));
+    this.inside.push({ server, cleanup });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      bindAs(() => server.listen(hostSocketPath, () => resolve()));
+    });
+    server.unref();
+    server.maxConnections = MAX_AGENTS;
+  }
+
+  private accept(socket: Socket, toHost: ((pidInside: number) => number | undefined) | undefined): void {
     this.sockets.add(socket);
     socket.unref();
     let buffer = "";
@@ -77,7 +103,7 @@ export class AgentChannel {
       buffer += chunk;
       let nl: number;
       while ((nl = buffer.indexOf("\n")) >= 0) {
-        pid = this.handle(buffer.slice(0, nl), pid);
+        pid = this.handle(buffer.slice(0, nl), pid, toHost);
         buffer = buffer.slice(nl + 1);
       }
       if (buffer.length > MAX_LINE) {
@@ -90,12 +116,12 @@ export class AgentChannel {
   }
 
   /** @returns the pid the connection speaks for, once known */
-  private handle(line: string, bound: number | undefined): number | undefined {
+  private handle(line: string, bound: number | undefined, toHost: ((pidInside: number) => number | undefined) | undefined): number | undefined {
     if (line.length > MAX_LINE) {
       this.dropped++;
       return bound;
     }
-    const msg = parseAgentMessage(line);
+    const msg = toHost ? this.fromInside(parseAgentMessage(line), toHost) : parseAgentMessage(line);
     if (!msg || (bound !== undefined && msg.pid !== bound)) {
       this.dropped++;
       return bound;
@@ -113,6 +139,15 @@ export class AgentChannel {
       else this.dropped++;
     }
     return msg.pid;
+  }
+
+  /** The message with its pid inside a container replaced by the host pid (mapped once per connection's pid). */
+  private fromInside(msg: AgentMessage | undefined, toHost: (pidInside: number) => number | undefined): AgentMessage | undefined {
+    if (!msg) return undefined;
+    const host = toHost(msg.pid);
+    if (host === undefined) return undefined;
+    this.pidsInside.set(host, msg.pid);
+    return { ...msg, pid: host };
   }
 
   /** The test marks that came since the last call: the recording writes them as they come. */
@@ -187,6 +222,14 @@ export class AgentChannel {
     for (const s of this.sockets) s.end("bye\n");
     this.server?.close();
     rmSync(this.dir, { recursive: true, force: true });
+    for (const { server, cleanup } of this.inside.splice(0)) {
+      server.close();
+      try {
+        cleanup();
+      } catch {
+        /* the container is gone, and its files with it */
+      }
+    }
   }
 }
 
@@ -217,7 +260,7 @@ export async function removeStaleAgentDirs(dir: string): Promise<void> {
 }
 
 /** Whether a server listens on this Unix socket (a live memleak), within 200 ms. */
-function answers(socketPath: string): Promise<boolean> {
+export function answers(socketPath: string): Promise<boolean> {
   return new Promise((resolve) => {
     const s = createConnection(socketPath);
     const done = (ok: boolean) => {

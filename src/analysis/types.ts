@@ -20,7 +20,7 @@ export const SEVERITY: Record<VerdictKind, number> = {
 };
 
 export type Subject =
-  | { type: "process"; pid: number; starttime: number; command: string; ppid: number; isRoot: boolean }
+  | { type: "process"; pid: number; starttime: number; command: string; ppid: number; isRoot: boolean; pidInside?: number }
   | { type: "tree"; processes: number }
   | { type: "cgroup"; path: string; version: 1 | 2 }
   /**
@@ -142,7 +142,9 @@ export interface VerdictDocument {
     /** Why sampling stopped: the target exited, --duration passed, or memleak was interrupted. */
     stopReason?: "exited" | "duration" | "interrupted" | "gate-failed";
     /** The memory cgroup read, and whether it was created for this run alone. */
-    cgroup?: { path: string; version: 1 | 2; isolated: boolean } | { error: string };
+    cgroup?: { path: string; version: 1 | 2; isolated: boolean; container?: true } | { error: string };
+    /** `watch` of a process in a container (another PID namespace): its pid inside; `pid` is always the host's. */
+    pidInside?: number;
   };
   window: AnalysisWindow;
   /**

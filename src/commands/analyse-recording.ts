@@ -3,6 +3,7 @@
  * `memleak analyze` shows, without printing anything (tests and benchmarks use it too). Reading the file is the
  * command's part; the analysis gets samples and events, never a path.
  */
+import { markPidsInside } from "./pids-inside.js";
 import { parseAgentMessage } from "../agent/messages.js";
 import { testResults } from "../analysis/test-verdicts.js";
 import { testLimitsGate } from "../test-limits-gate.js";
@@ -31,6 +32,8 @@ export async function analyseRecording(path: string, options: { warmup?: number 
   const trims = new Map<number, TrimResult>();
   const holders = new Map<number, HolderResult>();
   const agentMissing = new Map<number, string>();
+  /** From `watch`'s attach events: the pid inside a container of each process that has one. */
+  const pidsInside = new Map<number, number>();
   let outsiders: { pids: number[]; anonGrowth?: number } | undefined;
   const testMarks: TestMark[] = [];
   for (const e of rec.events) {
@@ -38,6 +41,8 @@ export async function analyseRecording(path: string, options: { warmup?: number 
       const a = e.detail as { pid?: unknown; status?: unknown; reason?: unknown; startedAt?: unknown } | undefined;
       if (typeof a?.pid === "number" && a.status === "failed") agentMissing.set(a.pid, typeof a.reason === "string" ? a.reason.slice(0, 300) : "");
       if (typeof a?.pid === "number" && typeof a.startedAt === "number") builder.addInjection(a.pid, a.startedAt);
+      const inside = (e.detail as { pidInside?: unknown } | undefined)?.pidInside;
+      if (typeof a?.pid === "number" && Number.isSafeInteger(inside) && (inside as number) > 0) pidsInside.set(a.pid, inside as number);
     }
     if (e.event === "cgroup-outsiders") {
       const o = e.detail as { pids?: unknown; anonGrowth?: unknown } | undefined;
@@ -67,6 +72,7 @@ export async function analyseRecording(path: string, options: { warmup?: number 
     agentMissing: agentMissing.size > 0 ? agentMissing : undefined,
     target: { pid: h.target.pid, ...(h.target.command && { command: h.target.command }), ...(h.cgroup && { cgroup: h.cgroup }) },
   });
+  markPidsInside(doc, pidsInside);
   if (testMarks.length > 0) doc.tests = testResults(testMarks, builder.set.t0);
   // How the command ended is only known from the run itself.
   if (rec.verdict) {

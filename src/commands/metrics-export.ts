@@ -12,6 +12,8 @@ export interface MetricsSink {
   update(sample: Sample, soFar: VerdictDocument | undefined): void;
   setVerdict(doc: VerdictDocument): void;
   cgroupPath: string | undefined;
+  /** `watch` of a container: host pid → pid inside, exported beside the host pid. */
+  pidsInside: ReadonlyMap<number, number> | undefined;
 }
 
 export interface MetricsExport {

@@ -26,6 +26,7 @@ import type { HostFs } from "../system/host-fs.js";
 import { VERSION } from "../version.js";
 import { describeMachine } from "../system/machine.js";
 import type { AgentChannel } from "../agent/channel.js";
+import { markPidsInside } from "./pids-inside.js";
 import type { Attacher } from "../agent/attach/attacher.js";
 import type { CommandIO } from "./io.js";
 import { cpuMark, cpuMsSince } from "../cpu-time.js";
@@ -222,6 +223,7 @@ class Session {
     if (target.agent) await this.agentEnd(target.agent);
     const doc = classify(this.classifyInput());
     doc.target = { ...doc.target, stopReason: wakeup.stopped ?? "exited", ...(target.cgroupInfo && { cgroup: target.cgroupInfo }), ...extra };
+    markPidsInside(doc, target.attacher?.pidsInside);
     const tests = target.agent && target.agent.testMarks.length > 0 ? testResults(target.agent.testMarks, builder.set.t0) : undefined;
     if (tests) doc.tests = tests;
     const testGate = tests && testLimitsGate(tests);

@@ -16,6 +16,7 @@ import { stopText, Wakeup } from "./wakeup.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { AgentChannel } from "../agent/channel.js";
 import { Attacher } from "../agent/attach/attacher.js";
+import { inContainer } from "../system/namespaces.js";
 import { openMetricsExport, type MetricsExport } from "./metrics-export.js";
 import type { ListenAddress } from "../listen-address.js";
 
@@ -57,6 +58,8 @@ async function watchWith(o: WatchOptions, io: CommandIO, fs: HostFs, exporter: M
   const loc = locateMemoryCgroup(fs, o.pid);
   if (exporter && loc.ok) exporter.sink.cgroupPath = loc.location.path;
   if (!loc.ok) io.stderr(`memleak: no memory cgroup (${loc.reason}); watching the processes only\n`);
+  const container = loc.ok && inContainer(fs, o.pid);
+  if (container) io.stderr(`memleak: PID ${o.pid} is in a container: reading the container's memory cgroup ${loc.location.path}\n`);
   const wakeup = new Wakeup();
   const unsubscribe = io.onSignal(() => wakeup.stop("interrupted"));
   const region = io.isTTY && !o.json ? new LiveRegion(io) : undefined;
@@ -65,6 +68,7 @@ async function watchWith(o: WatchOptions, io: CommandIO, fs: HostFs, exporter: M
   const agent = inject ? await AgentChannel.open() : undefined;
   const say = (line: string) => (region ? region.say(`memleak: ${line}\n`) : io.stderr(`memleak: ${line}\n`));
   const attacher = agent ? new Attacher(agent, fs, { rootPid: o.pid, interval: o.interval, env: io.env, say, traceSeconds: traceSeconds(o) }) : undefined;
+  if (exporter && attacher) exporter.sink.pidsInside = attacher.pidsInside;
   try {
     const { doc, stopReason, set, commands, settledAt } = await runSession(
       {
@@ -72,7 +76,7 @@ async function watchWith(o: WatchOptions, io: CommandIO, fs: HostFs, exporter: M
         rootPid: o.pid,
         command: readCmdline(fs, o.pid),
         cgroup: loc.ok ? loc.location : undefined,
-        cgroupInfo: loc.ok ? { path: loc.location.path, version: loc.location.version, isolated: false } : { error: loc.reason },
+        cgroupInfo: loc.ok ? { path: loc.location.path, version: loc.location.version, isolated: false, ...(container && { container: true as const }) } : { error: loc.reason },
         agent,
         attacher,
         metrics: exporter?.sink,

@@ -59,6 +59,9 @@ export class SessionMetrics {
 
   /** The memory cgroup read, once known (`run` chooses it after the server is listening). */
   cgroupPath: string | undefined;
+  /** `watch` of a container: host pid → its pid inside (the attacher's, kept up to date as processes appear). */
+  pidsInside: ReadonlyMap<number, number> | undefined;
+  private readonly pidInside: Gauge<(typeof PROCESS_LABELS)[number]>;
 
   constructor() {
     this.openMetrics.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
@@ -73,6 +76,7 @@ export class SessionMetrics {
     this.findings = gauge("memleak_finding", "Each finding so far (one per judged process, the tree and the cgroup): 1 for its kind", ["kind", ...SUBJECT_LABELS]);
     this.samples = new Counter({ name: "memleak_samples_total", help: "Samples memleak has taken", registers });
     this.watched = gauge("memleak_watched_processes", "Processes in the watched tree at the last sample");
+    this.pidInside = gauge("memleak_process_pid_inside", "For a process in a container (another PID namespace): its pid there; the pid label is the host's", PROCESS_LABELS);
     this.unexported = gauge("memleak_unexported_processes", `Processes alive but not exported (only the root and the ${MAX_EXPORTED_PROCESSES - 1} largest are)`);
     // memleak's own cost, read when scraped.
     new Counter({
@@ -104,6 +108,7 @@ export class SessionMetrics {
     this.unexported.set(sample.processes.length - chosen.length);
     this.processGauges.forEach((g) => g.reset());
     this.gpuGauges.forEach((g) => g.reset());
+    this.pidInside.reset();
     this.rememberSmaps(sample.processes);
     for (const read of chosen) {
       const last = read.pss === undefined ? this.lastSmaps.get(processKey(read)) : undefined;
@@ -117,6 +122,8 @@ export class SessionMetrics {
       GPU_GAUGES.forEach((row, i) => {
         for (const { device, value } of gpuReadings(p, agent, row)) this.gpuGauges[i]!.set({ ...labels, device }, value);
       });
+      const inside = this.pidsInside?.get(p.pid);
+      if (inside !== undefined) this.pidInside.set(labels, inside);
     }
     this.cgroupGauges.forEach((g) => g.reset());
     const path = this.cgroupPath;

@@ -18,7 +18,7 @@ export const KIND_LABEL: Record<Finding["kind"], string> = {
 
 /** "PID 42 (child of 7)", "process tree", "cgroup /a/b" — from the target, so pass it through safeText/escape. */
 export function subjectText(f: Finding): string {
-  if (f.subject.type === "process") return `PID ${f.subject.pid}${f.subject.isRoot ? "" : ` (child of ${f.subject.ppid})`}`;
+  if (f.subject.type === "process") return `PID ${f.subject.pid}${f.subject.isRoot ? "" : ` (child of ${f.subject.ppid})`}${insideText(f.subject.pidInside)}`;
   if (f.subject.type === "tree") return "process tree";
   if (f.subject.type === "gpu") return gpuLabel(f.subject.pid, f.subject.device, f.subject.source);
   return `cgroup ${f.subject.path}`;
@@ -32,6 +32,11 @@ export function subjectLabel(f: Finding): string {
   if (f.subject.type === "process") return `PID ${f.subject.pid}`;
   if (f.subject.type === "gpu") return gpuLabel(f.subject.pid, f.subject.device, f.subject.source);
   return f.subject.type;
+}
+
+/** " in a container (pid 1 inside)" for a host pid that has another pid in its own PID namespace; "" otherwise. */
+export function insideText(pidInside: number | undefined): string {
+  return pidInside === undefined ? "" : ` in a container (pid ${pidInside} inside)`;
 }
 
 const BYTES_KEY = /(start|end|peak|growth|Growth|Bytes|bytes|noise|limit|bound|Drop)$/;

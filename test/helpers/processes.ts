@@ -19,9 +19,9 @@ export interface Started {
 }
 
 /** Spawns argv and resolves once `readyLines` lines matching `ready` have been printed. */
-export function startReady(argv: string[], ready: RegExp, readyLines = 1, timeoutMs = 30_000): Promise<Started> {
+export function startReady(argv: string[], ready: RegExp, readyLines = 1, timeoutMs = 30_000, where: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Started> {
   // detached: the script and its descendants get a process group of their own, so stop() can kill them all.
-  const child = spawn(argv[0]!, argv.slice(1), { cwd: REPO, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child = spawn(argv[0]!, argv.slice(1), { cwd: where.cwd ?? REPO, env: where.env ?? process.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let out = "";
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) {

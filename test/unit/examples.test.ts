@@ -84,3 +84,19 @@ describe("the manifests", () => {
     for (const argv of calls) expect(argv[argv.indexOf("--metrics") + 1]).toBe("0.0.0.0:9464");
   });
 });
+
+describe("examples/kubernetes/README.md", () => {
+  const text = readFileSync(join(EXAMPLES, "kubernetes/README.md"), "utf8");
+  // The shell blocks' memleak command lines; `<host pid>` and the like are placeholders for a pid.
+  const shell = [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.replace(/<[^>]+>/g, "1")).join("\n");
+  const calls = [...shell.matchAll(new RegExp(`\\bmemleak\\s+((?:${COMMANDS.join("|")})\\b[^;&|\\n#]*)`, "g"))].map((m) => m[1]!.trim().split(/\s+/));
+
+  it("has a command line for each direction (node, debug container)", () => {
+    expect(calls.filter((c) => c[0] === "watch").length).toBeGreaterThanOrEqual(3);
+  });
+
+  it.each(calls.map((c) => [c.join(" "), c] as const))("memleak %s parses", (_text, argv) => {
+    for (const flag of argv.filter((w) => w.startsWith("--"))) expect(takes(Object.values(OPTIONS).find((o) => o.flag === flag)!, argv[0] as CommandName)).toBe(true);
+    expect(parseCLI(argv)).toMatchObject({ kind: argv[0] });
+  });
+});

@@ -14,6 +14,12 @@ import { identifyInterpreter, MIN_VERSION, versionAtLeast } from "./interpreter.
 import { injectAgent, type InjectOutcome } from "./inject.js";
 import { hasCapSysPtrace, ptraceRefusal, tracerFacts, type OwnFacts } from "./permission.js";
 import { processKey } from "../../process-key.js";
+import { insideText } from "../../report/vocabulary.js";
+import { ContainerViews } from "./container-view.js";
+import { pidInside } from "../../system/namespaces.js";
+import { FAILED_PREFIX } from "./inject.js";
+import { closeSync, constants, openSync, readSync } from "node:fs";
+import { join } from "node:path";
 
 export interface AttachRecord {
   pid: number;
@@ -25,6 +31,8 @@ export interface AttachRecord {
   ms?: number;
   /** When the injection started (epoch ms): the agent's memory arrives from then on, before its first report. */
   startedAt?: number;
+  /** In a container (another PID namespace): the pid the process has there; `pid` is the host's. */
+  pidInside?: number;
 }
 
 export interface AttacherOptions {
@@ -65,12 +73,19 @@ export class Attacher {
   private decided: AttachRecord[] = [];
   private own: OwnFacts | undefined;
   readonly records = new Map<number, AttachRecord>();
+  /** Host pid → pid inside its container, for each process of the tree that is in another PID namespace (NSpid). */
+  readonly pidsInside = new Map<number, number>();
+  /** The tree's pids at the last tick: where an agent's pid inside a container is looked for first. */
+  private current: number[] = [];
+  private readonly views: ContainerViews;
 
   constructor(
     private readonly channel: AgentChannel,
     private readonly fs: HostFs,
     private readonly o: AttacherOptions,
-  ) {}
+  ) {
+    this.views = new ContainerViews(fs, channel, () => this.current);
+  }
 
   /** Pid → why it has no agent, for the verdict. Processes that said hello late (after a timeout) count as having it. */
   missing(): Map<number, string> {
@@ -89,10 +104,13 @@ export class Attacher {
   /** Called every tick with the processes of the sample: new ones are queued. */
   consider(processes: { pid: number; starttime: number; comm: string }[]): void {
     const now = Date.now();
+    this.current = processes.map((p) => p.pid);
     for (const p of processes) {
       const key = processKey(p);
       if (this.seen.has(key)) continue;
       this.seen.add(key);
+      const inside = pidInside(this.fs.readOptional(`/proc/${p.pid}/status`) ?? "");
+      if (inside !== undefined) this.pidsInside.set(p.pid, inside);
       this.queue.push({ ...p, notBefore: this.started ? now + (this.o.forkGraceMs ?? 2000) : now });
     }
     this.started = true;
@@ -118,8 +136,10 @@ export class Attacher {
         continue;
       }
       this.queue.shift();
-      const record = await this.attach(job);
-      if (!record) continue;
+      const attached = await this.attach(job);
+      if (!attached) continue;
+      const inside = this.pidsInside.get(job.pid);
+      const record = inside === undefined ? attached : { ...attached, pidInside: inside };
       this.records.set(job.pid, record);
       this.decided.push(record);
       this.tell(job, record);
@@ -127,7 +147,7 @@ export class Attacher {
   }
 
   private tell(job: Job, r: AttachRecord): void {
-    const who = `PID ${job.pid} (${job.comm})`;
+    const who = `PID ${job.pid} (${job.comm})${insideText(r.pidInside)}`;
     if (r.status === "attached") this.o.say(`agent attached to ${who} in ${((r.ms ?? 0) / 1000).toFixed(1)} s (${r.method})`);
     else if (r.status === "failed") {
       const again = this.reasonsSaid.has(r.reason ?? "");
@@ -162,11 +182,16 @@ export class Attacher {
     const target = tracerFacts(status);
     const refusal = ptraceRefusal(pid, target, this.ownFacts());
     if (refusal) return { pid, status: "failed", reason: refusal };
-    const shared = this.shareSocket(target.uid, target.gid);
+    const own = this.ownFacts().euid;
+    // Timed from here: placing the files and listening in a container is part of what attaching there costs.
+    const started = Date.now();
+    const seen = await this.views.viewFor(pid, target.fsUid ?? target.uid ?? own, target.fsGid ?? target.gid ?? own);
+    if (!seen.ok) return { pid, status: "failed", reason: seen.reason };
+    const view = seen.view;
+    const shared = view ? undefined : this.shareSocket(target.uid, target.gid);
     if (shared) return { pid, status: "failed", reason: shared };
 
-    const started = Date.now();
-    const request = { pid, version: interp.version, socketPath: this.channel.socketPath, interval: this.o.interval, privateDir: this.channel.dir, env: this.o.env, traceSeconds: this.o.traceSeconds };
+    const request = { pid, version: interp.version, socketPath: view?.socketPath ?? this.channel.socketPath, interval: this.o.interval, privateDir: this.channel.dir, placed: view?.placed, env: this.o.env, traceSeconds: this.o.traceSeconds };
     const outcome: InjectOutcome = await injectAgent(request);
     if (!outcome.ok) {
       if (this.channel.hello.has(pid)) return { pid, status: "inherited" };
@@ -181,16 +206,37 @@ export class Attacher {
     if (await this.channel.waitForHello(pid, blocked.ok ? timeout : Math.min(timeout, PENDING_WAIT_MS))) {
       return { pid, status: "attached", method: blocked.ok ? blocked.method : outcome.method, ms: Date.now() - started, startedAt: started };
     }
+    const failedNote = this.failedNote(pid, status, view?.placed?.hostDir ?? this.channel.dir);
     return {
       pid,
       status: "failed",
       method: outcome.method,
       // It may still report later ("it will report if it gets to it"): its memory then dates from here too.
       startedAt: started,
-      reason: blocked.ok
-        ? `the interpreter did not run the agent within ${((Date.now() - started) / 1000).toFixed(0)} s; it will report if it gets to it`
-        : `${blocked.reason} (busy in a long C call?); it will report if it gets to it`,
+      reason: failedNote
+        ? `the agent's loader ran in PID ${pid} but failed: ${failedNote}`
+        : blocked.ok
+          ? `the interpreter did not run the agent within ${((Date.now() - started) / 1000).toFixed(0)} s; it will report if it gets to it`
+          : `${blocked.reason} (busy in a long C call?); it will report if it gets to it`,
     };
+  }
+
+  /** What the loading code wrote when it ran and failed (inject.ts injectedCode), by the pid it knows itself by. */
+  private failedNote(pid: number, status: string, dir: string): string | undefined {
+    try {
+      // O_NOFOLLOW: the target writes this file, and a link it put there would be followed from memleak's root.
+      const fd = openSync(join(dir, `${FAILED_PREFIX}${pidInside(status) ?? pid}`), constants.O_RDONLY | constants.O_NOFOLLOW);
+      let text: string;
+      try {
+        const buf = Buffer.alloc(300);
+        text = buf.subarray(0, readSync(fd, buf, 0, 300, 0)).toString("utf8");
+      } finally {
+        closeSync(fd);
+      }
+      return text.replace(/[^\x20-\x7e]/g, "?").slice(0, 300) || "no message";
+    } catch {
+      return undefined;
+    }
   }
 
   /** Who this memleak is to the kernel's ptrace rules: the same for every process of the watch, so read once. */

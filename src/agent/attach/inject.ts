@@ -10,8 +10,8 @@
  * interpreter stuck in a long C call simply answers later (or never) — nothing here waits on the target or kills it.
  */
 import { spawn } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, lchownSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolveCommand } from "../../system/launch.js";
 import { agentDir } from "../inject.js";
@@ -36,6 +36,8 @@ export interface InjectRequest {
   traceSeconds?: number | undefined;
   /** Where a remote_exec script may be written: readable by the target, private to it and memleak. */
   privateDir: string;
+  /** The directory placed in the target's view (a container): the agent's files, the script, its failure note. */
+  placed?: { hostDir: string; innerDir: string } | undefined;
   env: NodeJS.ProcessEnv;
   /** How long gdb (or remote_exec) may take before it is interrupted. */
   timeoutMs?: number;
@@ -51,26 +53,45 @@ const GDB_SCRIPT = [new URL("../../../src/agent/attach/gdb-inject.py", import.me
 export const GDB_MISSING =
   "gdb is not installed; memleak needs it to load its agent into a running Python before 3.14 (apt-get install gdb, dnf install gdb, apk add gdb)";
 
+/** A failure of the loading code, written where memleak finds it: `failed-<pid inside>` in the request's directory. */
+export const FAILED_PREFIX = "failed-";
+
 /**
  * The Python that runs in the target: memleak_attach.py with its settings, inside try/except so that nothing can
  * reach the program (an exception in a pending call would surface in its code). `page`: the gdb path's mmap'd page,
- * unmapped first thing (the string has been compiled by then).
+ * unmapped first thing (the string has been compiled by then). `dir`: where the target finds the agent's files
+ * (memleak's installation, or the directory placed in a container's view) and writes why loading failed, if it does:
+ * "did not run the agent" is then said only of code that really did not run. `placed`: that directory was placed,
+ * and is the agent's to remove if memleak is killed.
  */
-export function injectedCode(o: { socketPath: string; interval: number; page: boolean; traceSeconds?: number | undefined }): string {
-  const boot = join(agentDir(), "memleak_attach.py");
-  const agent = join(agentDir(), "memleak_agent.py");
+export function injectedCode(o: {
+  socketPath: string;
+  interval: number;
+  page: boolean;
+  traceSeconds?: number | undefined;
+  dir?: string | undefined;
+  failedDir?: string | undefined;
+  placed?: boolean;
+}): string {
+  const from = o.dir ?? agentDir();
+  const boot = join(from, "memleak_attach.py");
+  const agent = join(from, "memleak_agent.py");
   const lines = [];
   if (o.page) {
     lines.push("try:", "    __import__('ctypes').CDLL(None).munmap(__import__('ctypes').c_void_p(@PAGE@), 4096)", "except BaseException:", "    pass");
   }
   const trace = o.traceSeconds === undefined ? "None" : String(Number(o.traceSeconds));
-  const globals = `{'__name__': '__memleak_attach__', 'SOCKET': ${JSON.stringify(o.socketPath)}, 'INTERVAL': ${Number(o.interval)}, 'AGENT': ${JSON.stringify(agent)}, 'TRACE': ${trace}}`;
+  const placed = o.placed ? `, 'PLACED': ${JSON.stringify(from)}` : "";
+  const globals = `{'__name__': '__memleak_attach__', 'SOCKET': ${JSON.stringify(o.socketPath)}, 'INTERVAL': ${Number(o.interval)}, 'AGENT': ${JSON.stringify(agent)}, 'TRACE': ${trace}${placed}}`;
   lines.push(
     "try:",
     `    exec(compile((lambda f: (f.read(), f.close())[0])(open(${JSON.stringify(boot)}, 'rb')), ${JSON.stringify(boot)}, 'exec'), ${globals})`,
-    "except BaseException:",
-    "    pass",
+    "except BaseException as e:",
   );
+  if (o.failedDir) {
+    const failed = JSON.stringify(`${o.failedDir}/${FAILED_PREFIX}`);
+    lines.push("    try:", `        f = open(${failed} + str(__import__('os').getpid()), 'w'); f.write(repr(e)[:300]); f.close()`, "    except BaseException:", "        pass");
+  } else lines.push("    pass");
   return lines.join("\n") + "\n";
 }
 
@@ -126,6 +147,11 @@ export function gdbFailure(pid: number, out: string, err: string): string {
   return `gdb failed${last ? `: ${last.slice(0, 200)}` : ""}`;
 }
 
+/** The loading code's settings for this request: where the target finds the files and notes a failure. */
+function codeSettings(r: InjectRequest) {
+  return { socketPath: r.socketPath, interval: r.interval, traceSeconds: r.traceSeconds, dir: r.placed?.innerDir, failedDir: r.placed?.innerDir ?? r.privateDir, placed: r.placed !== undefined };
+}
+
 async function viaGdb(r: InjectRequest, timeoutMs: number, mode: InjectMode): Promise<InjectOutcome> {
   let gdb: string;
   try {
@@ -149,7 +175,7 @@ async function viaGdb(r: InjectRequest, timeoutMs: number, mode: InjectMode): Pr
       "-p", String(r.pid),
       "-x", GDB_SCRIPT,
     ],
-    { ...r.env, MEMLEAK_INJECT_MODE: mode, MEMLEAK_INJECT_CODE: injectedCode({ socketPath: r.socketPath, interval: r.interval, page: true, traceSeconds: r.traceSeconds }) },
+    { ...r.env, MEMLEAK_INJECT_MODE: mode, MEMLEAK_INJECT_CODE: injectedCode({ ...codeSettings(r), page: true }) },
     timeoutMs,
   );
   const method = mode === "blocked" ? "gdb-blocked" : "gdb";
@@ -159,13 +185,17 @@ async function viaGdb(r: InjectRequest, timeoutMs: number, mode: InjectMode): Pr
 }
 
 async function viaRemoteExec(r: InjectRequest, timeoutMs: number): Promise<InjectOutcome> {
-  const script = join(r.privateDir, `attach-${r.pid}.py`);
-  writeFileSync(script, injectedCode({ socketPath: r.socketPath, interval: r.interval, page: false, traceSeconds: r.traceSeconds }), { mode: 0o600 });
+  const name = `attach-${r.pid}.py`;
+  const script = join(r.placed?.hostDir ?? r.privateDir, name);
+  writeFileSync(script, injectedCode({ ...codeSettings(r), page: false }), { mode: 0o600 });
+  // The target reads it: its owner is the directory's (the target's user, when memleak shared or placed it).
+  const owner = statSync(dirname(script));
+  lchownSync(script, owner.uid, owner.gid);
   const started = Date.now();
   // The target's own binary, isolated (-I: no user site, no PYTHON* variables; -S: no site): only sys.remote_exec runs.
   const ran = await runHelper(
     `/proc/${r.pid}/exe`,
-    ["-I", "-S", "-c", "import sys; sys.remote_exec(int(sys.argv[1]), sys.argv[2])", String(r.pid), script],
+    ["-I", "-S", "-c", "import sys; sys.remote_exec(int(sys.argv[1]), sys.argv[2])", String(r.pid), r.placed ? join(r.placed.innerDir, name) : script],
     r.env,
     timeoutMs,
   );

@@ -17,6 +17,9 @@ export interface TracerFacts {
   gid: number | undefined;
   /** Non-zero when a debugger (or strace) already traces it. */
   tracerPid: number | undefined;
+  /** The uid and gid it opens files with (the fourth of status's Uid and Gid): who must own what is placed for it. */
+  fsUid: number | undefined;
+  fsGid: number | undefined;
 }
 
 export interface OwnFacts {
@@ -28,10 +31,11 @@ export interface OwnFacts {
 
 const STATUS_KEYS = new Set(["Uid", "Gid", "TracerPid", "CapEff"]);
 const first = (field: string | undefined) => parseCount((field ?? "").split(/\s+/)[0] ?? "");
+const fourth = (field: string | undefined) => parseCount((field ?? "").split(/\s+/)[3] ?? "");
 
 export function tracerFacts(statusText: string): TracerFacts {
   const f = colonFields(statusText, STATUS_KEYS);
-  return { uid: first(f.get("Uid")), gid: first(f.get("Gid")), tracerPid: parseCount(f.get("TracerPid") ?? "") };
+  return { uid: first(f.get("Uid")), gid: first(f.get("Gid")), tracerPid: parseCount(f.get("TracerPid") ?? ""), fsUid: fourth(f.get("Uid")), fsGid: fourth(f.get("Gid")) };
 }
 
 /** CapEff is a hex mask; bit 19 is CAP_SYS_PTRACE. */

@@ -27,7 +27,7 @@ import time
 
 _ModuleType = type(sys)
 _MAX_MESSAGE = 60 * 1024  # memleak drops longer lines; stay under it
-_state = {"sock": None, "thread": None, "pid": None, "stop": None, "path": None, "interval": 1.0, "attached": False, "atexit": False}
+_state = {"sock": None, "thread": None, "pid": None, "stop": None, "path": None, "interval": 1.0, "attached": False, "atexit": False, "placed": None}
 _malloc = {"fn": None, "kind": None, "last": 0.0, "cost": 0.0, "cached": None}
 # One message on the socket at a time: the reporting thread and the program's thread (the pytest plugin) both send.
 _send_lock = threading.Lock()
@@ -902,6 +902,37 @@ def _killed_not_closed(path):
     return bool(path) and os.path.isdir(os.path.dirname(path))
 
 
+def _remove_placed():
+    """In a container, memleak placed the agent's files and its socket in a directory of this process's /tmp
+    (agent/attach/placement.ts), which memleak removes as it ends. A memleak killed by SIGKILL cannot: the first agent
+    to see its connection end without a goodbye removes the directory, once nothing answers on the socket any more
+    (memleak's listener is gone, not just this connection). The module is loaded by then: nothing here needs the files."""
+    placed = _state["placed"]
+    path = _state["path"]
+    if not placed or not path or os.path.dirname(path) != placed:
+        return
+    # A process being killed closes its descriptors one by one: this connection can end while its listening socket
+    # still takes connections for a moment. So memleak counts as there only if it still answers over ~1.5 s.
+    for attempt in range(6):
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        probe.settimeout(1.0)
+        try:
+            probe.connect(path)
+        except OSError:
+            break  # nobody listens: memleak is gone
+        finally:
+            probe.close()
+        if attempt == 5:
+            return  # memleak still listens: it closed this connection on purpose, and removes its directory itself
+        time.sleep(0.3)
+    try:
+        import shutil
+
+        shutil.rmtree(placed, ignore_errors=True)
+    except Exception:
+        pass
+
+
 def _die_with_memleak():
     """`memleak run` was killed (SIGKILL: it could not stop the program itself). A program memleak launched must not
     go on unsupervised — allocating, holding its cgroup — so it stops as memleak would have stopped it: SIGTERM,
@@ -925,6 +956,8 @@ def _loop(interval, stop, sock):
         if gone:
             if _state["sock"] is sock:  # not a connection a later attach() already replaced
                 _stop()
+                if gone == "eof" and _state["attached"]:
+                    _remove_placed()
                 if gone == "eof" and not _state["attached"] and _launcher_dead() and _killed_not_closed(_state["path"]):
                     _die_with_memleak()
             return
@@ -963,7 +996,8 @@ def start(socket_path=None, interval=None):
     path = socket_path if socket_path is not None else os.environ.get("MEMLEAK_AGENT_SOCKET")
     try:
         sock = _connect(path)
-    except OSError:
+    except OSError as e:
+        _state["error"] = repr(e)  # said by memleak_attach.py, for `watch` to tell
         sock = None
     if sock is None:
         return
@@ -996,11 +1030,13 @@ def _trace_window_quietly(seconds, stop):
         pass
 
 
-def attach(socket_path, interval, trace=None):
+def attach(socket_path, interval, trace=None, placed=None):
     """`memleak watch` injected us into a running interpreter (memleak_attach.py runs this on the main thread, with the
     GIL, at a point where the interpreter runs Python code). The same reports as under `run`; tracemalloc only for
-    --trace-python's window (`trace` seconds, _trace_window), no trim probe; and the agent stops by itself when memleak's end of the socket closes. Attaching again (a later watch)
-    reuses this module, so nothing accumulates."""
+    --trace-python's window (`trace` seconds, _trace_window), no trim probe; and the agent stops by itself when
+    memleak's end of the socket closes. Attaching again (a later watch) reuses this module, so nothing accumulates.
+    `placed`: the directory memleak placed in this process's view (a container), to remove if memleak is killed."""
+    _state["placed"] = placed
     if _state["sock"] is not None and _state["pid"] == os.getpid():
         if _state["path"] == socket_path:
             return  # already reporting to this memleak

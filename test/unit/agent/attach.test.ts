@@ -45,7 +45,9 @@ describe("may memleak ptrace it", () => {
   it("reads CAP_SYS_PTRACE from captured CapEff masks", () => {
     expect(hasCapSysPtrace(root)).toBe(true);
     expect(hasCapSysPtrace(rootNoCap)).toBe(false);
-    expect(tracerFacts(root)).toEqual({ uid: 0, gid: 0, tracerPid: 0 });
+    expect(tracerFacts(root)).toEqual({ uid: 0, gid: 0, tracerPid: 0, fsUid: 0, fsGid: 0 });
+    // The uid files are opened with is the fourth of four (real, effective, saved, filesystem).
+    expect(tracerFacts("Uid:\t1000\t1000\t1000\t1001\nGid:\t5\t5\t5\t6\n")).toMatchObject({ uid: 1000, fsUid: 1001, gid: 5, fsGid: 6 });
   });
 
   // target uid, tracer, who we are, yama → refusal (undefined = allowed)

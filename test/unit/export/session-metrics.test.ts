@@ -54,6 +54,16 @@ describe("SessionMetrics", () => {
     expect(v.get("memleak_self_resident_bytes")).toBeGreaterThan(10 * 2 ** 20);
   });
 
+  it("a process in a container: its pid inside beside the host pid, only for processes that have one", async () => {
+    const last = (await samplesOf("frag_burst.jsonl")).at(-1)!;
+    const m = new SessionMetrics();
+    const p = last.processes[0]!;
+    m.pidsInside = new Map([[p.pid, 1]]);
+    m.update(last, undefined);
+    const inside = [...values(await m.prometheus.metrics())].filter(([k]) => k.startsWith("memleak_process_pid_inside"));
+    expect(inside).toEqual([[`memleak_process_pid_inside{pid="${p.pid}",comm="${p.comm}"}`, 1]]);
+  });
+
   it("the verdict is a stateset over the seven kinds, with its confidence and rate", async () => {
     const { doc } = await analyseRecording(join(FIXTURES, "recordings", "dict_cache_leak.jsonl"));
     const samples = await samplesOf("dict_cache_leak.jsonl");

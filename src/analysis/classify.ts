@@ -26,6 +26,7 @@ import { backlogOf } from "./signals/gc-backlog.js";
 import { SEVERITY, type AnalysisWindow, type Finding, type VerdictDocument } from "./types.js";
 import type { JudgedFinding, Judgement } from "./judgement.js";
 import { phrase } from "./phrases.js";
+import { withTimeToLimit } from "./limit-countdowns.js";
 import type { AgentResults } from "./context.js";
 
 export interface ClassifyInput {
@@ -300,9 +301,12 @@ export function judge(input: ClassifyInput): Judgement {
     if (early) f.caveats.push(early);
   }
   const treeGrows = findings.some((f) => f.subject.type !== "cgroup" && f.kind === "leak");
-  const reconciled = reconcile(findings, copiers, set, ctx.from)
-    .map((f) => (f.subject.type === "cgroup" && input.cgroup ? markOutside(f, input.cgroup.others ?? [], input.cgroup.othersAnonGrowth, treeGrows) : f))
-    .sort(compareFindings);
+  const reconciled = withTimeToLimit(
+    reconcile(findings, copiers, set, ctx.from).map((f) => (f.subject.type === "cgroup" && input.cgroup ? markOutside(f, input.cgroup.others ?? [], input.cgroup.othersAnonGrowth, treeGrows) : f)),
+    set,
+    ctx.from,
+    input.cgroup?.version,
+  ).sort(compareFindings);
   // The verdict is about the watched processes: growth of a shared cgroup they do not explain never heads it.
   const verdict = reconciled.find((f) => !f.outsideWatchedTree) ?? noSamples(set);
   return { schema: "memleak.verdict/1", verdict, findings: reconciled, target: input.target, window: windowOf(set, ctx.warmup) };

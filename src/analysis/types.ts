@@ -43,7 +43,9 @@ export type MetricName =
   | "cgroup-inactive-file"
   | "cgroup-shmem"
   | "cgroup-dirty"
-  | "cgroup-kernel";
+  | "cgroup-kernel"
+  /** anon + shmem + unreclaimable kernel memory (series.ts `unreclaimable`): what the time to the limit counts. */
+  | "cgroup-unreclaimable";
 
 export interface Rate {
   bytesPerSecond: number;
@@ -76,6 +78,47 @@ export interface Finding {
   outsideWatchedTree?: boolean;
   /** With --trace-python: the Python allocation sites that grew most after warm-up (tracemalloc). */
   sites?: { file: string; line: number; sizeDiff: number; countDiff: number; size: number }[];
+  /** A leak under a limit: when the subject reaches it at the measured trend, with the range (analysis/time-to-limit.ts). */
+  timeToLimit?: TimeToLimit;
+}
+
+/** Which limit a subject's memory grows towards: the cgroup's, or the machine's memory when none is nearer. */
+export interface MemoryLimit {
+  kind: "container" | "machine";
+  /** The file it was read from: memory.max / memory.high (v2), memory.limit_in_bytes (v1), MemAvailable. */
+  source: "memory.max" | "memory.high" | "memory.limit_in_bytes" | "MemAvailable";
+  /** The level of the counted memory at which it is reached, bytes (for the machine: the level now + MemAvailable). */
+  bytes: number;
+}
+
+/**
+ * The time until the nearest limit at the trend measured on what the kernel cannot reclaim, with the range the
+ * slope's confidence interval gives. Only for a leak: a plateau, bounded growth or page cache gets none.
+ */
+export interface TimeToLimit {
+  limit: MemoryLimit;
+  /** The other limits considered, nearest first (memory.max when memory.high is nearer; the machine's memory). */
+  otherLimits: MemoryLimit[];
+  /** The series it is counted on, and in words ("anon + shmem + kernel", "anon"). */
+  metric: MetricName;
+  counted: string;
+  /** The counted memory now (the trend line at the last reading), and the limit less it, bytes. */
+  level: number;
+  headroom: number;
+  /** Theil–Sen slope of the counted memory and its confidence interval, bytes per second. */
+  bytesPerSecond: number;
+  slopeLow: number;
+  slopeHigh: number;
+  confidence: number;
+  /** Seconds from `at` to the limit at the slope; the range from the interval (max null: the slow end may not grow). */
+  seconds: number;
+  secondsMin: number;
+  secondsMax: number | null;
+  /** The reading the projection starts from: seconds since the first sample, and Unix time in seconds when known. */
+  at: number;
+  atUnix?: number;
+  /** One sentence: "container limit 2.00 GiB, anon + shmem 1.41 GiB, growing 1.9 MiB/s: ~5 min (4–7 min)". */
+  summary: string;
 }
 
 export interface AnalysisWindow {

@@ -13,6 +13,7 @@ import { PROCESS_WORDS } from "./process.js";
 import { NOTE_WORDS } from "./notes.js";
 import { LAYER_WORDS } from "./layer.js";
 import type { Say, Wordings } from "./words.js";
+import { renderTimeToLimit } from "./time-to-limit.js";
 
 const WORDS: Wordings<PhraseName> = {
   ...PROCESS_WORDS,
@@ -43,7 +44,8 @@ export const sayAdvice = (parts: readonly Phrase[]) => parts.map(say).filter(Boo
  * recordings' documents (fixtures/verdicts/) are compared byte for byte.
  */
 export function renderFinding(f: JudgedFinding): Finding {
-  const words = (k: string, v: unknown) => (k === "summary" ? say(f.summary) : k === "advice" ? sayAdvice(f.advice) : k === "caveats" ? f.caveats.map(say) : v);
+  const words = (k: string, v: unknown) =>
+    k === "summary" ? say(f.summary) : k === "advice" ? sayAdvice(f.advice) : k === "caveats" ? f.caveats.map(say) : k === "timeToLimit" ? renderTimeToLimit(f.timeToLimit!) : v;
   return Object.fromEntries(Object.entries(f).map(([k, v]) => [k, words(k, v)])) as unknown as Finding;
 }
 

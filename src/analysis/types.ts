@@ -105,6 +105,8 @@ export interface TimeToLimit {
   /** The counted memory now (the trend line at the last reading), and the limit less it, bytes. */
   level: number;
   headroom: number;
+  /** How far the readings rise above the trend line (95th percentile), bytes: the OOM comes at a peak. */
+  swing: number;
   /** Theil–Sen slope of the counted memory and its confidence interval, bytes per second. */
   bytesPerSecond: number;
   slopeLow: number;

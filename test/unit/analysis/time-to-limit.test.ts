@@ -97,7 +97,7 @@ describe("which findings count down, towards which limit", () => {
     expect(t.secondsMax).toBeGreaterThanOrEqual(truth);
     expect(t.at).toBe(299);
     expect(t.atUnix).toBe(1_700_000_000 + 299);
-    expect(t.summary).toMatch(/^container limit 1\.00 GiB, anon \+ shmem \+ kernel 40\d MiB, growing \d+ KiB\/s: ~10 min \(\d+–\d+ s\)$/);
+    expect(t.summary).toMatch(/^container limit 1\.00 GiB, anon \+ shmem \+ kernel 40\d MiB, growing \d+ KiB\/s: ~10 min \(\d+(\.\d)?–\d+(\.\d)? min\)$/);
   });
 
   it("memory.high nearer than memory.max says both", () => {
@@ -160,6 +160,22 @@ describe("projectToLimit", () => {
     expect(b.secondsMax! - b.secondsMin).toBeGreaterThan(3 * (a.secondsMax! - a.secondsMin));
   });
 
+  it("temporaries riding above the trend: the OOM comes at a peak, and the range holds it", () => {
+    // 2 MiB/s kept, and a sawtooth of temporaries 0–18 MiB above it every 10 s (a batch's working memory).
+    const xs = Array.from({ length: 300 }, (_, i) => i);
+    const ys = xs.map((x) => 1 * GiB + 2 * MB * x + (x % 10) * 2 * MB);
+    const limit = 2 * GiB;
+    const t = projectToLimit({ xs, ys, from: 0, metric: "anon", counted: "anon", limits: [{ kind: "container", source: "memory.max", bytes: limit }] })!;
+    // From the last reading (t = 299 s), when the line and when the peaks reach 2 GiB.
+    const lineAt = (limit - 1 * GiB - 9 * MB) / (2 * MB) - 299;
+    const peaksAt = (limit - 1 * GiB - 18 * MB) / (2 * MB) - 299;
+    expect(t.swing / MB).toBeGreaterThan(7);
+    expect(t.seconds).toBeLessThan(lineAt - 2);
+    expect(t.secondsMin).toBeLessThanOrEqual(peaksAt);
+    expect(t.secondsMax!).toBeGreaterThanOrEqual(peaksAt);
+    expect(timeToLimitText(t)).toMatch(/^container limit 2\.00 GiB, anon 1\.\d+ GiB \(peaks \+\d+(\.\d+)? MiB\), growing 2\.00 MiB\/s: /);
+  });
+
   it("past the limit already (memory.high is soft): zero headroom, at the limit now", () => {
     const s = line(2 * MB, 5 * MB);
     const t = projectToLimit({ xs: s.xs, ys: s.ys, from: 0, metric: "anon", counted: "anon", limits: [{ kind: "container", source: "memory.high", bytes: 1 * GiB }] })!;
@@ -178,6 +194,7 @@ describe("the sentence", () => {
       counted: "anon + shmem",
       level: 1.41 * GiB,
       headroom: 0.59 * GiB,
+      swing: 0,
       bytesPerSecond: 1.9 * MB,
       slopeLow: 1.5 * MB,
       slopeHigh: 2.5 * MB,
@@ -211,6 +228,7 @@ describe("the sentence", () => {
       counted: "anon",
       level: 1 * GiB,
       headroom: 2 * GiB,
+      swing: 512 * 1024,
       bytesPerSecond: 10 * 1024,
       slopeLow: 8 * 1024,
       slopeHigh: 12 * 1024,

@@ -81,6 +81,7 @@ export function renderVerdict(doc: VerdictDocument, color: boolean, set?: Series
   out.push(...headed(`verdict: ${KIND_LABEL[v.kind]}`, kindColour(c, v.kind), ` — ${safeText(subjectText(v))}, confidence ${Math.round(v.confidence * 100)}%`, c, columns));
   out.push(...wrap(safeText(v.summary), columns));
   if (v.rate && v.kind !== "stable" && v.kind !== "insufficient-data") out.push(...wrap(`rate: ${v.metric} ${formatRate(v.rate)}`, columns));
+  if (v.timeToLimit) out.push(...wrap(`time to the limit: ${safeText(v.timeToLimit.summary)}`, columns));
   out.push("", c.bold("evidence"), ...evidenceLines(v, columns));
   if (v.sites?.length) out.push("", c.bold("allocation sites that grew since warm-up (tracemalloc)"), ...siteLines(v.sites, columns));
   if (v.advice) out.push("", c.bold("what to do"), ...adviceLines(v.advice, columns));

@@ -23,9 +23,9 @@ export function cgroupLimits(set: Pick<SeriesSet, "cgroupLimit" | "cgroupHigh">,
   return out;
 }
 
-/** What the cgroup's counted series holds, in words: the kernel part only where it was read. */
+/** What the cgroup's counted series holds, in words: shmem and the kernel part only where they were read. */
 function cgroupCounted(set: SeriesSet): string {
-  return set.cgroup["cgroup-kernel"] ? "anon + shmem + kernel" : "anon + shmem";
+  return ["anon", set.cgroup["cgroup-shmem"] && "shmem", set.cgroup["cgroup-kernel"] && "kernel"].filter(Boolean).join(" + ");
 }
 
 export function cgroupCountdown(set: SeriesSet, version: 1 | 2, from: number): TimeToLimitFacts | undefined {

@@ -87,14 +87,14 @@ const CGROUP_METRICS: [MetricName, (c: CgroupSample) => number | undefined][] = 
  * What the kernel cannot give back before it OOM-kills: anon + shmem (tmpfs, shared memory: in `file` but not
  * droppable without swap), plus kernel memory where it is read (v2: less its reclaimable slab; v1's kmem usage has no
  * split and is counted whole). Never page cache: clean cache is reclaimed first, so it does not bring the OOM nearer.
- * Undefined unless anon and shmem were both read (a silent 0 would pull the limit further away).
+ * Undefined without anon. Shmem and kernel memory are added where they were read (cAdvisor's series have no shmem):
+ * the time to the limit says what it counted (limit-countdowns.ts `cgroupCounted`), so a part left out is said.
  */
 export function unreclaimable(c: CgroupSample): number | undefined {
   const anon = c.stat?.anon;
-  const shmem = c.stat?.shmem;
-  if (anon === undefined || shmem === undefined) return undefined;
+  if (anon === undefined) return undefined;
   const kernel = c.kernel === undefined ? 0 : Math.max(0, c.kernel - (c.stat?.slabReclaimable ?? 0));
-  return anon + shmem + kernel;
+  return anon + (c.stat?.shmem ?? 0) + kernel;
 }
 
 /**

@@ -85,8 +85,8 @@ export interface Finding {
 /** Which limit a subject's memory grows towards: the cgroup's, or the machine's memory when none is nearer. */
 export interface MemoryLimit {
   kind: "container" | "machine";
-  /** The file it was read from: memory.max / memory.high (v2), memory.limit_in_bytes (v1), MemAvailable. */
-  source: "memory.max" | "memory.high" | "memory.limit_in_bytes" | "MemAvailable";
+  /** Where it was read: memory.max / memory.high (v2), memory.limit_in_bytes (v1), MemAvailable, or the Prometheus series. */
+  source: "memory.max" | "memory.high" | "memory.limit_in_bytes" | "MemAvailable" | "container_spec_memory_limit_bytes" | "memleak_cgroup_limit_bytes";
   /** The level of the counted memory at which it is reached, bytes (for the machine: the level now + MemAvailable). */
   bytes: number;
 }

@@ -12,6 +12,7 @@ import { stepSummary } from "../../../src/report/github.js";
 import type { Sample } from "../../../src/sample.js";
 import { MB, synthesize, type SynthScenario } from "../../support/synthetic-samples.js";
 import { buildCharts } from "../../../src/report/html/chart-data.js";
+import { renderHtml } from "../../../src/report/html/index.js";
 import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { REPO } from "../../helpers/fixtures.js";
@@ -22,7 +23,7 @@ function reports(sc: SynthScenario, high?: number) {
   const judged = judge({ set, options: {}, cgroup: { path: "/ci/job", version: high === undefined ? 1 : 2 }, target: { pid: 100, command: ["python3", "serve.py"] } });
   const doc = wordJudgement(judged);
   const live: LiveState = { mode: "run", rootPid: 100, command: "python3 serve.py", elapsed: 300, set, latest: samples.at(-1), soFar: judged.verdict, commands: new Map() };
-  return { doc, charts: buildCharts(doc, set), terminal: renderVerdict(doc, false, set, 200), live: renderLive(live, false, 200), progress: renderProgress(live), summary: stepSummary(doc) };
+  return { doc, charts: buildCharts(doc, set), html: renderHtml(doc, set), terminal: renderVerdict(doc, false, set, 200), live: renderLive(live, false, 200), progress: renderProgress(live), summary: stepSummary(doc) };
 }
 
 const SENTENCE = /container limit 1\.00 GiB, anon \+ shmem \+ kernel \d+ MiB( \(peaks \+[\d.]+ MiB\))?, growing \d+ KiB\/s: ~\d+(\.\d)? min \(/;
@@ -34,11 +35,12 @@ describe("time to the limit in the reports", () => {
     expect(r.live).toMatch(new RegExp(`\\nlimit: ${SENTENCE.source}`));
     expect(r.progress).toMatch(/, limit in ~\d+(\.\d)? min \([\d.]+–[\d.]+ min\)$/);
     expect(r.summary).toMatch(new RegExp(`\\nTime to the memory limit: ${SENTENCE.source}`));
+    expect(r.html).toMatch(new RegExp(`<p class="rate">time to the limit: ${SENTENCE.source}`));
   });
 
   it("a steady process: none does", () => {
     const r = reports({ seconds: 300, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "stable" }, noise: 3 * MB } }] });
-    for (const text of [r.terminal, r.live, r.progress, r.summary]) expect(text).not.toMatch(/limit in|time to the limit|Time to the memory limit|\nlimit:/);
+    for (const text of [r.terminal, r.live, r.progress, r.summary, r.html]) expect(text).not.toMatch(/limit in|time to the limit|Time to the memory limit|\nlimit:/);
   });
 });
 

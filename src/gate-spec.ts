@@ -15,6 +15,8 @@ export interface GateOptions {
   /** Bytes per second. */
   maxRate?: { bytesPerSecond: number; text: string };
   failOn?: VerdictKind[];
+  /** Fail when a leak reaches its memory limit sooner than this, at the far end of the range (time-to-limit-gate.ts). */
+  minTimeToLimit?: { seconds: number; text: string };
   metric: GateMetric;
   /** Apply growth/rate limits to each process instead of the tree total. */
   perProcess: boolean;

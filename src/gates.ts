@@ -6,6 +6,8 @@
  *   --max-rate SIZE/TIME   robust slope of --metric after --warmup, when the trend test says it is increasing (on a
  *                          window too short for it, the early test of stats/sequential.ts)
  *   --fail-on KINDS        any finding of these kinds; inconclusive when the verdict is insufficient-data
+ *   --min-time-to-limit D  a leak reaches its memory limit sooner than D even at its range's far end
+ *                          (time-to-limit-gate.ts)
  * An inconclusive gate passes the step unless --strict; `passed` says whether the gate lets the step pass.
  */
 import { levels, MIN_SAMPLES, MIN_SECONDS, tooShortForShapes } from "./analysis/assess.js";
@@ -18,6 +20,7 @@ import { trendTest } from "./analysis/stats/trend.js";
 import type { VerdictDocument } from "./analysis/types.js";
 import { everyFinding } from "./analysis/every-finding.js";
 import type { GateOptions } from "./gate-spec.js";
+import { timeToLimitGate } from "./time-to-limit-gate.js";
 import { formatBytes, type SizeSpec } from "./units.js";
 
 export type GateOutcome = "pass" | "fail" | "inconclusive";
@@ -132,6 +135,7 @@ export function evaluateGates(doc: VerdictDocument, set: SeriesSet, o: GateOptio
       results.push(gate("fail-on", "pass", `no ${kinds} found`, o.strict));
     }
   }
+  if (o.minTimeToLimit) results.push(timeToLimitGate(doc, o.minTimeToLimit, o.strict));
   return results;
 }
 

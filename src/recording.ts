@@ -138,6 +138,11 @@ export function impossibleSample(obj: Record<string, unknown>, memTotal: number)
   if (cg && typeof cg === "object") {
     for (const f of CGROUP_FIELDS) if (bad(cg[f])) return `cgroup ${f} = ${JSON.stringify(cg[f])} is not a possible size`;
   }
+  // The machine's memory is the limit of what no cgroup limits: a made-up MemAvailable would move that limit.
+  const machine = obj.machine as Record<string, unknown> | undefined;
+  if (machine && typeof machine === "object") {
+    for (const f of ["memTotal", "memAvailable"]) if (bad(machine[f])) return `machine ${f} = ${JSON.stringify(machine[f])} is not a possible size`;
+  }
   return undefined;
 }
 

@@ -50,6 +50,8 @@ export interface CgroupSample {
   /** v1: memory.kmem.usage_in_bytes; v2: memory.stat kernel. */
   kernel?: number;
   stat?: Partial<MemoryBreakdown>;
+  /** v2 memory.high, where reclaim and throttling start below memory.max; null = not set ("max"). v1 has none. */
+  high?: number | null;
 }
 
 export interface Sample {
@@ -59,4 +61,6 @@ export interface Sample {
   cgroup?: CgroupSample;
   /** Reported by the in-process agent, keyed by pid (see src/agent). */
   agent?: Record<string, unknown>;
+  /** /proc/meminfo: the limit of memory no cgroup limits (time-to-limit). Absent in recordings made before it. */
+  machine?: { memTotal: number; memAvailable?: number };
 }

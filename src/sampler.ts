@@ -6,6 +6,7 @@ import type { CgroupLocation } from "./system/cgroup-locate.js";
 import type { HostFs } from "./system/host-fs.js";
 import { processTree } from "./system/process-tree.js";
 import { readCgroup } from "./system/read-cgroup.js";
+import { readMachineMemory } from "./system/read-machine-memory.js";
 import { addSmaps, readBasic, readCmdline, readSmaps } from "./system/read-process.js";
 import type { ProcessSample, Sample } from "./sample.js";
 import { SmapsBudget } from "./smaps-budget.js";
@@ -131,6 +132,8 @@ export class Sampler {
     this.totals.pssAgeNow = oldest === undefined ? undefined : oldest / 1000;
     const sample: Sample = { t, processes };
     if (this.opts.cgroup) sample.cgroup = readCgroup(this.fs, this.opts.cgroup);
+    const machine = readMachineMemory(this.fs);
+    if (machine) sample.machine = machine;
     return sample;
   }
 

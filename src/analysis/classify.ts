@@ -28,6 +28,7 @@ import { judgeGpus } from "./signals/gpu.js";
 import { SEVERITY, type AnalysisWindow, type Finding, type VerdictDocument } from "./types.js";
 import type { JudgedFinding, Judgement } from "./judgement.js";
 import { phrase } from "./phrases.js";
+import { withTimeToLimit } from "./limit-countdowns.js";
 import type { AgentResults } from "./context.js";
 
 export interface ClassifyInput {
@@ -332,8 +333,12 @@ export function judge(input: ClassifyInput): Judgement {
   const treeGrows = findings.some((f) => f.subject.type !== "cgroup" && f.kind === "leak");
   // GPU memory is no part of the host's: its findings take no part in reconciling the host's with each other.
   const gpus = judgeGpus(set, ctx, (ps) => commandText(ps.pid, ps.comm, input.commands));
-  const reconciled = reconcile(findings, copiers, set, ctx.from)
-    .map((f) => (f.subject.type === "cgroup" && input.cgroup ? markOutside(f, input.cgroup.others ?? [], input.cgroup.othersAnonGrowth, treeGrows) : f))
+  const reconciled = withTimeToLimit(
+    reconcile(findings, copiers, set, ctx.from).map((f) => (f.subject.type === "cgroup" && input.cgroup ? markOutside(f, input.cgroup.others ?? [], input.cgroup.othersAnonGrowth, treeGrows) : f)),
+    set,
+    ctx.from,
+    input.cgroup?.version,
+  )
     .concat(gpus)
     .sort(compareFindings);
   // The verdict is about the watched processes: growth of a shared cgroup they do not explain never heads it.

@@ -3,10 +3,12 @@
  * analysis/classify.ts `judge` makes it; report/wording/ renders it into the VerdictDocument users see.
  */
 import type { Phrase } from "./phrases.js";
-import type { Finding, VerdictDocument } from "./types.js";
+import type { Finding, TimeToLimit, VerdictDocument } from "./types.js";
 
 /** A finding whose summary, caveats and advice are still facts. */
-export interface JudgedFinding extends Omit<Finding, "summary" | "caveats" | "advice" | "alsoFound"> {
+export interface JudgedFinding extends Omit<Finding, "summary" | "caveats" | "advice" | "alsoFound" | "timeToLimit"> {
+  /** The projection's numbers: its sentence is worded with the rest (report/wording/time-to-limit.ts). */
+  timeToLimit?: Omit<TimeToLimit, "summary">;
   summary: Phrase;
   /** Sections of advice, each from src/advice/<kind>.md: worded and joined by a blank line. */
   advice: Phrase[];

@@ -54,6 +54,11 @@ export interface SeriesSet {
   cgroup: Partial<Record<MetricName, Column>>;
   cgroupLimit: number | null | undefined;
   cgroupOomKills: Column;
+  /** v2 memory.high as last read; null = not set; undefined = never read (v1, or no cgroup). */
+  cgroupHigh?: number | null | undefined;
+  /** The machine's MemAvailable and MemTotal as last read (/proc/meminfo); undefined in recordings made before it. */
+  machineAvailable?: number | undefined;
+  machineTotal?: number | undefined;
   /** Processes that exited too young to be judged, dropped to keep a long watch's memory bounded. */
   shortLivedDropped: number;
 }
@@ -77,7 +82,22 @@ const CGROUP_METRICS: [MetricName, (c: CgroupSample) => number | undefined][] = 
   ["cgroup-shmem", (c) => c.stat?.shmem],
   ["cgroup-dirty", (c) => c.stat?.fileDirty],
   ["cgroup-kernel", (c) => c.kernel],
+  ["cgroup-unreclaimable", (c) => unreclaimable(c)],
 ];
+
+/**
+ * What the kernel cannot give back before it OOM-kills: anon + shmem (tmpfs, shared memory: in `file` but not
+ * droppable without swap), plus kernel memory where it is read (v2: less its reclaimable slab; v1's kmem usage has no
+ * split and is counted whole). Never page cache: clean cache is reclaimed first, so it does not bring the OOM nearer.
+ * Undefined without anon. Shmem and kernel memory are added where they were read (cAdvisor's series have no shmem):
+ * the time to the limit says what it counted (limit-countdowns.ts `cgroupCounted`), so a part left out is said.
+ */
+export function unreclaimable(c: CgroupSample): number | undefined {
+  const anon = c.stat?.anon;
+  if (anon === undefined) return undefined;
+  const kernel = c.kernel === undefined ? 0 : Math.max(0, c.kernel - (c.stat?.slabReclaimable ?? 0));
+  return anon + (c.stat?.shmem ?? 0) + kernel;
+}
 
 /**
  * How long a process too short-lived to judge is kept after its last sample: longer than the window a run's last
@@ -129,6 +149,10 @@ export class SeriesBuilder {
     this.dropShortLived(live, t);
     this.addTree(sample.processes, keys, t);
     if (sample.cgroup) this.addCgroup(sample.cgroup, t);
+    if (sample.machine) {
+      this.set.machineTotal = sample.machine.memTotal;
+      this.set.machineAvailable = sample.machine.memAvailable;
+    }
     this.addAgent(sample, t);
   }
 
@@ -210,6 +234,7 @@ export class SeriesBuilder {
       if (v !== undefined) this.column(this.set.cgroup, name).push(t, v);
     }
     if (c.limit !== undefined) this.set.cgroupLimit = c.limit;
+    if (c.high !== undefined) this.set.cgroupHigh = c.high;
     if (c.oomKills !== undefined) this.set.cgroupOomKills.push(t, c.oomKills);
   }
 

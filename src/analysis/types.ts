@@ -61,7 +61,9 @@ export type MetricName =
   /** Bytes PyTorch's caching allocator holds from the driver (reserved_bytes). */
   | "gpu-reserved"
   /** The process's GPU memory as the driver counts it (nvidia-smi used_memory: its CUDA context included). */
-  | "gpu-used";
+  | "gpu-used"
+  /** anon + shmem + unreclaimable kernel memory (series.ts `unreclaimable`): what the time to the limit counts. */
+  | "cgroup-unreclaimable";
 
 export interface Rate {
   bytesPerSecond: number;
@@ -116,6 +118,49 @@ export interface Finding {
     why?: string;
     search: { levels: number; calls: number; objects: number; ms: number; longestPauseMs: number };
   };
+  /** A leak under a limit: when the subject reaches it at the measured trend, with the range (analysis/time-to-limit.ts). */
+  timeToLimit?: TimeToLimit;
+}
+
+/** Which limit a subject's memory grows towards: the cgroup's, or the machine's memory when none is nearer. */
+export interface MemoryLimit {
+  kind: "container" | "machine";
+  /** Where it was read: memory.max / memory.high (v2), memory.limit_in_bytes (v1), MemAvailable, or the Prometheus series. */
+  source: "memory.max" | "memory.high" | "memory.limit_in_bytes" | "MemAvailable" | "container_spec_memory_limit_bytes" | "memleak_cgroup_limit_bytes";
+  /** The level of the counted memory at which it is reached, bytes (for the machine: the level now + MemAvailable). */
+  bytes: number;
+}
+
+/**
+ * The time until the nearest limit at the trend measured on what the kernel cannot reclaim, with the range the
+ * slope's confidence interval gives. Only for a leak: a plateau, bounded growth or page cache gets none.
+ */
+export interface TimeToLimit {
+  limit: MemoryLimit;
+  /** The other limits considered, nearest first (memory.max when memory.high is nearer; the machine's memory). */
+  otherLimits: MemoryLimit[];
+  /** The series it is counted on, and in words ("anon + shmem + kernel", "anon"). */
+  metric: MetricName;
+  counted: string;
+  /** The counted memory now (the trend line at the last reading), and the limit less it, bytes. */
+  level: number;
+  headroom: number;
+  /** How far the readings rise above the trend line (95th percentile), bytes: the OOM comes at a peak. */
+  swing: number;
+  /** Theil–Sen slope of the counted memory and its confidence interval, bytes per second. */
+  bytesPerSecond: number;
+  slopeLow: number;
+  slopeHigh: number;
+  confidence: number;
+  /** Seconds from `at` to the limit at the slope; the range from the interval (max null: the slow end may not grow). */
+  seconds: number;
+  secondsMin: number;
+  secondsMax: number | null;
+  /** The reading the projection starts from: seconds since the first sample, and Unix time in seconds when known. */
+  at: number;
+  atUnix?: number;
+  /** One sentence: "container limit 2.00 GiB, anon + shmem 1.41 GiB, growing 1.9 MiB/s: ~5 min (4–7 min)". */
+  summary: string;
 }
 
 export interface AnalysisWindow {

@@ -24,6 +24,9 @@ export const seconds =
     return v;
   };
 
+/** Seconds, and the text as typed (a gate quotes its limit the way the user wrote it). */
+export const durationText: ValueParser<{ seconds: number; text: string }> = (text, flag) => ({ seconds: orThrow(parseDuration(text), flag), text });
+
 export const size: ValueParser<SizeSpec> = (text, flag) => orThrow(parseSize(text), flag);
 
 /** A size in bytes, for limits where a percentage has nothing to be a percentage of (one test's growth). */

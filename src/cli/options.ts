@@ -7,7 +7,7 @@
 import { GATE_METRICS } from "../gate-spec.js";
 import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "../sampling-defaults.js";
 import type { OptionSpec } from "./option-spec.js";
-import { bytes, count, gateMetric, httpUrl, listenAddress, nonEmpty, path, percentOfCore, rate, seconds, size, verdictKinds } from "./option-values.js";
+import { bytes, count, durationText, gateMetric, httpUrl, listenAddress, nonEmpty, path, percentOfCore, rate, seconds, size, verdictKinds } from "./option-values.js";
 
 /** The commands that sample: run launches what it watches (pytest is run with a plugin), watch attaches to it. */
 const SAMPLING = ["run", "watch", "pytest"] as const;
@@ -88,6 +88,13 @@ export const OPTIONS = {
     description: "gate: fail if any finding is of these kinds (e.g. leak,fragmentation)",
     commands: JUDGING,
     parse: verdictKinds,
+  },
+  minTimeToLimit: {
+    flag: "--min-time-to-limit",
+    placeholder: "<duration>",
+    description: "gate: fail if a leak would reach its memory limit sooner than this, even at the slow end of its range (30m, 2h)",
+    commands: JUDGING,
+    parse: durationText,
   },
   metric: {
     flag: "--metric",

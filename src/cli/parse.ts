@@ -103,11 +103,13 @@ function gateOptions(read: OptionReader<"run" | "watch" | "analyze" | "pytest">,
   if (maxRate !== undefined) g.maxRate = maxRate;
   const failOn = read("failOn");
   if (failOn !== undefined) g.failOn = failOn;
+  const minTimeToLimit = read("minTimeToLimit");
+  if (minTimeToLimit !== undefined) g.minTimeToLimit = minTimeToLimit;
   const warmup = read("warmup");
   if (warmup !== undefined) g.warmup = warmup;
   if (read("strict")) g.strict = true;
   if (failFast) {
-    if (!g.maxGrowth && !g.maxRate && !g.failOn) throw usageError("--fail-fast stops at the first failed gate: give one (--fail-on, --max-growth or --max-rate)");
+    if (!g.maxGrowth && !g.maxRate && !g.failOn && !g.minTimeToLimit) throw usageError("--fail-fast stops at the first failed gate: give one (--fail-on, --max-growth, --max-rate or --min-time-to-limit)");
     g.failFast = true;
   }
   if (perProcess && (metric === "cgroup" || metric === "working-set")) {

@@ -7,7 +7,7 @@ import { compareFindings } from "../analysis/classify.js";
 import { classify } from "../report/verdict.js";
 import { warmupFor } from "../analysis/context.js";
 import { SeriesBuilder, type SeriesSet } from "../analysis/series.js";
-import type { Finding, VerdictDocument } from "../analysis/types.js";
+import type { Finding, MemoryLimit, VerdictDocument } from "../analysis/types.js";
 import { subjectsOf, labelText, type SubjectSamples } from "../prometheus/series-samples.js";
 import type { RangeSeries } from "../prometheus/range-response.js";
 
@@ -55,13 +55,20 @@ function tagged(f: Finding, s: SubjectSamples): Finding {
   const subject = f.subject.type === "cgroup" ? { ...f.subject, path: s.name } : f.subject;
   const judged = f.subject.type === "cgroup" && f.kind !== "stable" && f.kind !== "insufficient-data";
   const caveats = judged ? [NO_PROCESSES, levelOnlyCaveat(s)].filter((c): c is string => c !== undefined) : [];
+  // The limit came from a series, not a cgroup file: its countdown names the series (the version is not known).
+  const limitSeries = s.metrics.find((m) => LIMIT_SERIES.has(m));
+  const timeToLimit = f.timeToLimit && limitSeries && f.timeToLimit.limit.kind === "container" ? { ...f.timeToLimit, limit: { ...f.timeToLimit.limit, source: limitSeries as MemoryLimit["source"] } } : f.timeToLimit;
   return {
     ...f,
+    ...(timeToLimit && { timeToLimit }),
     subject,
     evidence: { ...f.evidence, source: "prometheus", series: labelText(s.labels), metrics: s.metrics.map((m) => m || "(aggregated)").join(",") },
     caveats: [...f.caveats, ...caveats],
   };
 }
+
+/** The series a container's limit is read from (series-samples.ts KNOWN_METRICS). */
+const LIMIT_SERIES = new Set(["container_spec_memory_limit_bytes", "memleak_cgroup_limit_bytes"]);
 
 /** What a watched process is called in its finding: its command's name, and the memleak that exported it. */
 const processName = (labels: Record<string, string>) => `${labels.comm ?? "process"}${labels.instance ? ` on ${labels.instance}` : ""}`;

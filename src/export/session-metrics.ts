@@ -46,6 +46,8 @@ export class SessionMetrics {
   private readonly confidence: Gauge<(typeof SUBJECT_LABELS)[number]>;
   private readonly rate: Gauge<(typeof SUBJECT_LABELS)[number] | "metric">;
   private readonly findings: Gauge<"kind" | (typeof SUBJECT_LABELS)[number]>;
+  /** Time to the memory limit of each leaking subject: the estimate, and the range's two ends (time-to-limit.ts). */
+  private readonly toLimit: Gauge<(typeof SUBJECT_LABELS)[number] | "limit">[];
   private readonly samples: Counter;
   private readonly watched: Gauge;
   private readonly unexported: Gauge;
@@ -74,6 +76,11 @@ export class SessionMetrics {
     this.confidence = gauge("memleak_verdict_confidence", "How sure the verdict so far is, 0-1", SUBJECT_LABELS);
     this.rate = gauge("memleak_verdict_growth_rate_bytes_per_second", "Robust growth rate of the metric that decided the verdict so far", [...SUBJECT_LABELS, "metric"]);
     this.findings = gauge("memleak_finding", "Each finding so far (one per judged process, the tree and the cgroup): 1 for its kind", ["kind", ...SUBJECT_LABELS]);
+    this.toLimit = [
+      gauge("memleak_seconds_to_limit", "Seconds until a leaking subject reaches its memory limit at its trend (limit: memory.max, memory.high, memory.limit_in_bytes or MemAvailable), counted on what the kernel cannot reclaim", [...SUBJECT_LABELS, "limit"]),
+      gauge("memleak_seconds_to_limit_soonest", "The soonest end of memleak_seconds_to_limit's range (the slope's confidence interval, the highest peaks)", [...SUBJECT_LABELS, "limit"]),
+      gauge("memleak_seconds_to_limit_latest", "The latest end of memleak_seconds_to_limit's range; absent when that end does not grow", [...SUBJECT_LABELS, "limit"]),
+    ];
     this.samples = new Counter({ name: "memleak_samples_total", help: "Samples memleak has taken", registers });
     this.watched = gauge("memleak_watched_processes", "Processes in the watched tree at the last sample");
     this.pidInside = gauge("memleak_process_pid_inside", "For a process in a container (another PID namespace): its pid there; the pid label is the host's", PROCESS_LABELS);
@@ -164,6 +171,15 @@ export class SessionMetrics {
     for (const f of doc.findings) {
       if ((f.subject.type === "process" || f.subject.type === "gpu") && !exported.has(f.subject.pid)) continue;
       this.findings.set({ kind: f.kind, ...subjectLabels(f) }, 1);
+    }
+    this.toLimit.forEach((g) => g.reset());
+    for (const f of doc.findings) {
+      const t = f.timeToLimit;
+      if (!t || (f.subject.type === "process" && !exported.has(f.subject.pid))) continue;
+      const labels = { ...subjectLabels(f), limit: t.limit.source };
+      this.toLimit[0]!.set(labels, t.seconds);
+      this.toLimit[1]!.set(labels, t.secondsMin);
+      if (t.secondsMax !== null) this.toLimit[2]!.set(labels, t.secondsMax);
     }
   }
 }

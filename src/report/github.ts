@@ -72,6 +72,7 @@ export function stepSummary(doc: VerdictDocument): string {
     "",
     `**${cell(v.summary)}**`,
     "",
+    ...(v.timeToLimit ? [`Time to the memory limit: ${cell(v.timeToLimit.summary)}`, ""] : []),
     `Observed ${formatDuration(doc.window.end - doc.window.start)}, ${doc.window.samples} samples.`,
     "",
     "| finding | subject | metric | rate | confidence |",

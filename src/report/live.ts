@@ -4,6 +4,7 @@
  */
 import type { SeriesSet } from "../analysis/series.js";
 import type { JudgedFinding } from "../analysis/judgement.js";
+import { rangeText, spanText, timeToLimitText } from "./wording/time-to-limit.js";
 import { sayShort } from "./wording/index.js";
 import type { Sample } from "../sample.js";
 import { formatBytes, formatDuration } from "../units.js";
@@ -124,6 +125,8 @@ export function renderLive(s: LiveState, color: boolean, columns = 100): string 
     );
   }
   lines.push(`${c.bold("so far:")} ${truncate(safeText(soFarText(s.soFar)), Math.max(20, columns - 9))}`);
+  // When will it fall over, on its own line: the verdict's sentence above is cut to the terminal's width.
+  if (s.soFar?.timeToLimit) lines.push(`${c.bold("limit:")} ${truncate(timeToLimitText(s.soFar.timeToLimit), Math.max(20, columns - 8))}`);
   // Every line one column short of the terminal, measured as the terminal does (string-width: colour takes none, CJK
   // two): a line that fills the last column wraps on some terminals, and a wrapped line is a row the redraw misses.
   return lines.map((l) => clip(l, columns - 1)).join("\n");
@@ -139,5 +142,7 @@ export function renderProgress(s: LiveState): string {
   const usage = s.set.cgroup.cgroup?.ys;
   if (usage?.length) parts.push(`cgroup ${formatBytes(usage[usage.length - 1])} (${delta(usage)})`);
   parts.push(`so far: ${s.soFar ? s.soFar.kind + (s.soFar.pid !== undefined ? ` (PID ${s.soFar.pid})` : "") + alsoText(s.soFar) : "collecting"}`);
+  const t = s.soFar?.timeToLimit;
+  if (t) parts.push(`${t.limit.kind === "machine" ? "machine memory" : "limit"} in ~${spanText(t.seconds)} (${rangeText(t.secondsMin, t.secondsMax)})`);
   return parts.join(", ");
 }

@@ -93,6 +93,7 @@ export function renderVerdict(doc: VerdictDocument, color: boolean, set?: Series
   out.push(...headed(`verdict: ${KIND_LABEL[v.kind]}`, kindColour(c, v.kind), ` — ${safeText(subjectText(v))}, confidence ${Math.round(v.confidence * 100)}%`, c, columns));
   out.push(...wrap(safeText(v.summary), columns));
   if (v.rate && v.kind !== "stable" && v.kind !== "insufficient-data") out.push(...wrap(`rate: ${v.metric} ${formatRate(v.rate)}`, columns));
+  if (v.timeToLimit) out.push(...wrap(`time to the limit: ${safeText(v.timeToLimit.summary)}`, columns));
   out.push("", c.bold("evidence"), ...evidenceLines(v, columns));
   const window = traceWindowCost(v);
   if (v.sites?.length) out.push("", c.bold(window ? "allocation sites that grew during the trace window (tracemalloc)" : "allocation sites that grew since warm-up (tracemalloc)"), ...siteLines(v.sites, columns));

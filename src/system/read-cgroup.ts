@@ -1,5 +1,5 @@
 /**
- * One reading of a memory cgroup: usage, working set, limit, peak, OOM kills, kernel memory and the memory.stat
+ * One reading of a memory cgroup: usage, working set, limit (and v2 memory.high), peak, OOM kills, kernel memory and the memory.stat
  * breakdown. Files a kernel does not have (memory.peak < 5.19, kmem on v1 kernels built without it) stay absent.
  */
 import { parseBytesFile, parseLimitFile, parseOomFile } from "../probes/cgroup-files.js";
@@ -42,6 +42,11 @@ export function readCgroup(fs: HostFs, loc: CgroupLocation): CgroupSample {
   if (limitText !== undefined) {
     const r = parseLimitFile(limitText, names.limit);
     if (r.ok) out.limit = r.value;
+  }
+  const highText = loc.version === 2 ? file("memory.high") : undefined;
+  if (highText !== undefined) {
+    const r = parseLimitFile(highText, "memory.high");
+    if (r.ok) out.high = r.value;
   }
   const peak = bytes(names.peak);
   if (peak !== undefined) out.peak = peak;

@@ -47,6 +47,7 @@ function verdictBox(v: Finding): string {
 <div class="subject">${h(subjectText(v))} · confidence ${h(Math.round(v.confidence * 100))}%${v.subject.type === "process" ? ` · <code>${h(v.subject.command)}</code>` : ""}</div>
 <p class="summary">${h(v.summary)}</p>
 ${rate}
+${v.timeToLimit ? `<p class="rate">time to the limit: ${h(v.timeToLimit.summary)}</p>` : ""}
 </section>`;
 }
 

@@ -10,6 +10,7 @@ import { alignForDrawing, MAX_POINTS, unionXs, type Line } from "./downsample.js
 import { processKey } from "../../process-key.js";
 import { chartTests, type ChartTest } from "./tests-section.js";
 import { gpuCharts } from "./gpu-charts.js";
+import { cgroupCountdown, withLimitProjection } from "./limit-projection.js";
 
 export interface ChartSeries {
   label: string;
@@ -38,6 +39,8 @@ export interface ChartSpec {
   finding?: { kind: Finding["kind"]; metric: MetricName; isVerdict: boolean };
   xs: number[];
   series: ChartSeries[];
+  /** Where this chart's time axis ends when it runs past the run (the projection to the limit); the run's end if unset. */
+  xMax?: number;
 }
 
 export interface ChartPayload {
@@ -174,7 +177,8 @@ function cgroupChart(set: SeriesSet, doc: VerdictDocument): ChartSpec | undefine
     { label: "working set", color: "#000000", line: set.cgroup["working-set"] },
   ].filter((l) => l.line && l.line.xs.length > 0);
   if (lines.length === 0) return undefined;
-  const a = alignForDrawing(lines.map((l) => l.line), MAX_POINTS);
+  // One point fewer when the projection to the limit adds its end past the run (limit-projection.ts).
+  const a = alignForDrawing(lines.map((l) => l.line), cgroupCountdown(doc) ? MAX_POINTS - 1 : MAX_POINTS);
   const series: ChartSeries[] = lines.map((l, i) => {
     const s: ChartSeries = { label: l.label, color: l.color, values: a.ys[i]!.map(round) };
     if (i < stack.length) {
@@ -198,7 +202,7 @@ function cgroupChart(set: SeriesSet, doc: VerdictDocument): ChartSpec | undefine
   }
   const finding = findingOf(doc, "cgroup");
   const path = doc.target.cgroup && "path" in doc.target.cgroup ? doc.target.cgroup.path : doc.verdict.subject.type === "cgroup" ? doc.verdict.subject.path : undefined;
-  return {
+  return withLimitProjection<ChartSeries, ChartSpec>({
     id: "cgroup",
     group: "cgroup",
     title: "Memory cgroup (stacked breakdown; usage and working set as lines)",
@@ -206,7 +210,7 @@ function cgroupChart(set: SeriesSet, doc: VerdictDocument): ChartSpec | undefine
     ...(finding && { finding }),
     xs: a.xs.map(roundX),
     series,
-  };
+  }, set, doc);
 }
 
 export function buildCharts(doc: VerdictDocument, set: SeriesSet, commands?: Map<number, string[]>, settledAt?: number): ChartPayload {

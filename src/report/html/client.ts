@@ -170,7 +170,7 @@ export const CLIENT_SCRIPT = String.raw`(function () {
       plugins: [marksPlugin()],
       cursor: { sync: { key: "memleak" } },
       scales: {
-        x: { time: false, range: function () { return [0, Math.max(payload.duration, 1e-3)]; } },
+        x: { time: false, range: function () { return [0, Math.max(spec.xMax || payload.duration, 1e-3)]; } },
         y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.08 : 1]; } },
       },
       axes: [

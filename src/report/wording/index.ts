@@ -14,6 +14,7 @@ import { NOTE_WORDS } from "./notes.js";
 import { LAYER_WORDS } from "./layer.js";
 import { GPU_WORDS } from "./gpu.js";
 import type { Say, Wordings } from "./words.js";
+import { renderTimeToLimit } from "./time-to-limit.js";
 
 const WORDS: Wordings<PhraseName> = {
   ...PROCESS_WORDS,
@@ -46,7 +47,17 @@ export const sayAdvice = (parts: readonly Phrase[]) => parts.map(say).filter(Boo
  */
 export function renderFinding(f: JudgedFinding): Finding {
   const words = (k: string, v: unknown) =>
-    k === "summary" ? say(f.summary) : k === "advice" ? sayAdvice(f.advice) : k === "caveats" ? f.caveats.map(say) : k === "alsoFound" ? f.alsoFound!.map(renderFinding) : v;
+    k === "summary"
+      ? say(f.summary)
+      : k === "advice"
+        ? sayAdvice(f.advice)
+        : k === "caveats"
+          ? f.caveats.map(say)
+          : k === "alsoFound"
+            ? f.alsoFound!.map(renderFinding)
+            : k === "timeToLimit"
+              ? renderTimeToLimit(f.timeToLimit!)
+              : v;
   return Object.fromEntries(Object.entries(f).map(([k, v]) => [k, words(k, v)])) as unknown as Finding;
 }
 

@@ -10,7 +10,6 @@
  * typed against it, and a sentence without words does not compile).
  */
 import type { MetricName, Rate, Subject, VerdictKind } from "./types.js";
-import type { Settling } from "./signals/live-heap.js";
 
 export interface PhraseFacts {
   // classify.ts: findings that explain each other
@@ -218,3 +217,13 @@ export type Phrase = { [K in PhraseName]: { say: K; facts: PhraseFacts[K] } }[Ph
 
 /** A phrase, typed by its name. */
 export const phrase = <K extends PhraseName>(say: K, facts: PhraseFacts[K]): Phrase => ({ say, facts }) as Phrase;
+
+/** Anon that grows while the live heap does not: the allocators settling (signals/live-heap.ts allocatorSettling). */
+export interface Settling {
+  /** Growth of resident anon memory over the window. */
+  growth: number;
+  /** …and of the live heap's lows (10th percentile, last third against first third). */
+  liveGrowth: number;
+  /** The live heap's 90th − 10th percentile over the window. */
+  swing: number;
+}

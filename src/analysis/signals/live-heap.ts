@@ -13,6 +13,7 @@ import { Column } from "../column.js";
 import type { ProcessSeries } from "../series.js";
 import { TYPICAL_BLOCK } from "./fragmentation.js";
 import { LAYER_MIN_SHARE, otherAllocator } from "./layer.js";
+import type { Settling } from "../phrases.js";
 
 /**
  * malloc's in-use bytes + pymalloc blocks × TYPICAL_BLOCK, at the agent reports that carry malloc's numbers (both
@@ -69,14 +70,6 @@ export const SETTLING_SWING_COVERS = 1;
 /** Agent readings in the window before the live heap's level and swing mean anything (levels: 3 at each end). */
 export const SETTLING_MIN_READINGS = 6;
 
-export interface Settling {
-  /** Growth of resident anon memory over the window. */
-  growth: number;
-  /** …and of the live heap's lows (10th percentile, last third against first third). */
-  liveGrowth: number;
-  /** The live heap's 90th − 10th percentile over the window. */
-  swing: number;
-}
 
 /**
  * pymalloc serves requests up to 512 bytes: its blocks counted at that size bound Python's small objects from above.

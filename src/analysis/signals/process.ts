@@ -13,12 +13,12 @@ import { assess, stoppedAt, stoppedGrowth, type Assessment } from "../assess.js"
 import type { Context } from "../context.js";
 import { confidenceFromP, growthConfidence, stableConfidence, trendEvidence } from "../evidence.js";
 import type { JudgedFinding } from "../judgement.js";
-import { phrase, type GcWaitingFacts, type Phrase, type ProcessFacts } from "../phrases.js";
+import { phrase, type GcWaitingFacts, type Phrase, type ProcessFacts, type Settling } from "../phrases.js";
 import type { ProcessSeries } from "../series.js";
 import { SEVERITY, type MetricName, type Subject } from "../types.js";
 import { copyOnWrite, type Copying, type CowSignal } from "./cow.js";
 import { retention, STATE_MIN_READINGS, type Retention } from "./fragmentation.js";
-import { allocatorSettling, liveHeapGrowth, liveHeapLeak, type Settling } from "./live-heap.js";
+import { allocatorSettling, liveHeapGrowth, liveHeapLeak } from "./live-heap.js";
 import { leakLayer, LAYER_MIN_SHARE, otherAllocator } from "./layer.js";
 import { noteMissingAgent } from "./unseen.js";
 import { noteMappedFiles } from "./mapped.js";

@@ -4,7 +4,7 @@
  */
 import { formatBytes } from "../../units.js";
 import type { GcFreedFacts, GcWaitingFacts } from "../../analysis/phrases.js";
-import type { Settling } from "../../analysis/signals/live-heap.js";
+import type { Settling } from "../../analysis/phrases.js";
 import type { Wordings } from "./words.js";
 
 const freed = (f: GcFreedFacts) =>

@@ -100,7 +100,7 @@ export interface PhraseFacts {
   "advice.insufficient-data": { reason: string | undefined; waiting?: GcWaitingFacts; settling?: Settling } | { backlogPids: string } | { settlingPids: string };
   "advice.fragmentation": { variant: "process" | "trim"; pid: number; anon: number; live: number; held: number; trimmed: number | undefined };
   "advice.fragmentation-actions": { arenas: number | undefined };
-  "advice.cow-process": { pid: number; command: string; ussStart: number; ussEnd: number; bound: number | undefined };
+  "advice.cow-process": { pid: number; command: string; ussStart: number; ussEnd: number; bound: number | undefined; isRoot?: boolean };
   "advice.no-agent": { pid: number; why: string; level: number };
   "advice.leak": LeakAdviceFacts;
   "advice.cgroup-artefact": Omit<ArtefactFacts, "cache" | "processesMetric"> & {

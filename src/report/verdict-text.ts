@@ -19,9 +19,12 @@ import { testsTable } from "./tests-table.js";
 import { clip, displayWidth, wrap } from "./text-width.js";
 import { evidenceValue, KIND_LABEL, kindColour, subjectText } from "./vocabulary.js";
 import { everyFinding } from "../analysis/every-finding.js";
+import { evidenceLabel } from "./evidence-labels.js";
+import { rateShown } from "./rate-shown.js";
 
 function evidenceLines(f: Finding, columns: number): string[] {
-  const entries = Object.entries(f.evidence).map(([k, v]) => [safeText(k), safeText(evidenceValue(k, v))] as const);
+  const entries = Object.entries(f.evidence).map(([k, v]) => [safeText(evidenceLabel(k)), safeText(evidenceValue(k, v))] as const);
+  // The JSON keeps the raw keys (scripts read them); a person reads what each is called (evidence-labels.ts).
   const keyW = 20;
   const valW = 15;
   const cellW = 2 + keyW + 1 + valW;
@@ -37,8 +40,14 @@ function evidenceLines(f: Finding, columns: number): string[] {
     }
     return lines;
   }
+  // One column, keys as wide as the widest label (a third of the line at most, so the values keep room).
   // wrap() re-flows whitespace, so the padded key goes in as the first line's prefix, not as text.
-  return entries.flatMap(([k, v]) => wrap(v, columns, `  ${k.padEnd(keyW)} `, " ".repeat(keyW + 3)));
+  const oneW = Math.min(Math.max(keyW, ...entries.map(([k]) => displayWidth(k))), Math.floor(columns / 3));
+  const indent = " ".repeat(oneW + 3);
+  return entries.flatMap(([k, v]) =>
+    // A label wider than that has a line of its own, its value indented below it.
+    displayWidth(k) <= oneW ? wrap(v, columns, `  ${k.padEnd(oneW)} `, indent) : [...wrap(k, columns, "  ", "  "), ...wrap(v, columns, indent, indent)],
+  );
 }
 
 function adviceLines(md: string, columns: number): string[] {
@@ -81,7 +90,7 @@ export function renderVerdict(doc: VerdictDocument, color: boolean, set?: Series
   out.push("");
   out.push(...headed(`verdict: ${KIND_LABEL[v.kind]}`, kindColour(c, v.kind), ` — ${safeText(subjectText(v))}, confidence ${Math.round(v.confidence * 100)}%`, c, columns));
   out.push(...wrap(safeText(v.summary), columns));
-  if (v.rate && v.kind !== "stable" && v.kind !== "insufficient-data") out.push(...wrap(`rate: ${v.metric} ${formatRate(v.rate)}`, columns));
+  if (v.rate && rateShown(v.kind)) out.push(...wrap(`rate: ${v.metric} ${formatRate(v.rate)}`, columns));
   out.push("", c.bold("evidence"), ...evidenceLines(v, columns));
   if (v.sites?.length) out.push("", c.bold("allocation sites that grew since warm-up (tracemalloc)"), ...siteLines(v.sites, columns));
   if (v.advice) out.push("", c.bold("what to do"), ...adviceLines(v.advice, columns));

@@ -221,7 +221,8 @@ function hiddenLeakFinding({ ps, subject, who }: Decision, ctx: Context, live: A
 function cowFinding({ ps, subject, who }: Decision, cow: CowSignal): JudgedFinding {
   const uss = assess(ps.metrics.uss!, ps.firstSeen);
   const facts = { ...who, ussStart: cow.ussStart, ussEnd: cow.ussEnd, bound: cow.bound, ...(cow.besideGrowth && { copied: cow.ussGrowth, sharedDrop: cow.sharedDrop }) };
-  const advice = [phrase("advice.cow-process", facts)];
+  // The root forked the others: its pages are copied by its children, not copied from a parent (advice per role).
+  const advice = [phrase("advice.cow-process", { ...facts, isRoot: subject.isRoot })];
   const f = finding(ps, subject, "cow", "uss", uss, phrase("process.cow", { ...facts, isRoot: subject.isRoot }), uss.p < 1 ? confidenceFromP(uss.p) : 0.7, advice);
   Object.assign(f.evidence, { growth: Math.round(cow.ussGrowth), residentGrowth: Math.round(cow.residentGrowth) });
   if (cow.sharedDrop !== undefined) f.evidence.sharedDrop = Math.round(cow.sharedDrop);

@@ -49,7 +49,7 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
     advice("fragmentation", f.variant, { pid: f.pid, rss: formatBytes(f.anon), live: formatBytes(f.live), held: formatBytes(f.held), trimmed: formatBytes(f.trimmed) }),
   "advice.fragmentation-actions": (f) => advice("fragmentation", "actions", { arenas: f.arenas ?? "an unknown number: the agent did not report malloc's" }),
   "advice.cow-process": (f) =>
-    advice("cow", "process", { pid: f.pid, command: f.command, ussStart: formatBytes(f.ussStart), ussEnd: formatBytes(f.ussEnd), parentAnon: formatBytes(f.bound) }),
+    advice("cow", f.isRoot ? "parent" : "process", { pid: f.pid, command: f.command, ussStart: formatBytes(f.ussStart), ussEnd: formatBytes(f.ussEnd), parentAnon: formatBytes(f.bound) }),
   "advice.gpu": (f) => advice("gpu", f.variant, { pid: f.pid, command: f.command, device: f.device, held: formatBytes(f.held), split: formatBytes(f.split) }),
   "advice.no-agent": (f) => advice("no-agent", "any", { pid: f.pid, why: f.why, level: formatBytes(f.level) }),
 };

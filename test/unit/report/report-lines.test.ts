@@ -1,0 +1,32 @@
+/**
+ * Sentences of the report that must fit their subject, on real recordings (fixtures/recordings): copy-on-write advice
+ * worded for the parent or for a worker, and no hourly rate for a bounded change.
+ */
+import { describe, expect, it } from "vitest";
+import { renderVerdict } from "../../../src/report/verdict-text.js";
+import { renderHtml } from "../../../src/report/html/index.js";
+import { analyse } from "./analyse.js";
+
+describe("report lines right for their subject", () => {
+  it("copy-on-write advice: the forking parent is not called a worker copying from its parent", async () => {
+    const { doc } = await analyse("fork_cow.jsonl");
+    const cow = doc.findings.filter((f) => f.kind === "cow" && f.subject.type === "process");
+    const root = cow.find((f) => f.pid === doc.target.pid)!;
+    const workers = cow.filter((f) => f.pid !== doc.target.pid);
+    expect(root.advice).toMatch(/^Parent PID \d+/);
+    expect(root.advice).not.toMatch(/Forked worker|shares with its parent/);
+    expect(workers.length).toBeGreaterThan(0);
+    for (const w of workers) expect(w.advice).toMatch(/^Forked worker PID \d+[\s\S]*shares with its parent/);
+  });
+
+  it.each(["fork_cow.jsonl", "bounded_cache.jsonl"])("%s: a bounded change (copy-on-write, plateau) has no hourly rate", async (name) => {
+    const { doc, set, commands } = await analyse(name);
+    expect(["cow", "plateau"]).toContain(doc.verdict.kind);
+    const text = renderVerdict(doc, false, set, 80);
+    expect(text).not.toMatch(/^rate: /m);
+    expect(text).not.toMatch(/%\/h/);
+    // The subjects table's "per hour" column shows a dash for each row judged bounded.
+    expect(text).not.toMatch(/ [+-][\d.]+ [KMG]iB +[▁-█]/);
+    expect(renderHtml(doc, set, { commands })).not.toMatch(/class="rate"/);
+  });
+});

@@ -18,6 +18,7 @@ import { AgentChannel } from "../agent/channel.js";
 import { Attacher } from "../agent/attach/attacher.js";
 import { openMetricsExport, type MetricsExport } from "./metrics-export.js";
 import type { ListenAddress } from "../listen-address.js";
+import { nextSteps, startLine } from "./session-feedback.js";
 
 export interface WatchOptions extends SessionOptions {
   pid: number;
@@ -55,12 +56,16 @@ async function watchWith(o: WatchOptions, io: CommandIO, fs: HostFs, exporter: M
   const agent = inject ? await AgentChannel.open() : undefined;
   const say = (line: string) => (region ? region.say(`memleak: ${line}\n`) : io.stderr(`memleak: ${line}\n`));
   const attacher = agent ? new Attacher(agent, fs, { rootPid: o.pid, interval: o.interval, env: io.env, say }) : undefined;
+  const command = readCmdline(fs, o.pid);
+  const line = startLine({ mode: "watch", pid: o.pid, command, interval: o.interval, duration: o.duration }, region?.width);
+  if (region) region.say(line);
+  else io.stderr(line);
   try {
     const { doc, stopReason, set, commands, settledAt } = await runSession(
       {
         mode: "watch",
         rootPid: o.pid,
-        command: readCmdline(fs, o.pid),
+        command,
         cgroup: loc.ok ? loc.location : undefined,
         cgroupInfo: loc.ok ? { path: loc.location.path, version: loc.location.version, isolated: false } : { error: loc.reason },
         agent,
@@ -75,6 +80,7 @@ async function watchWith(o: WatchOptions, io: CommandIO, fs: HostFs, exporter: M
     );
     io.stderr(`memleak: stopped: ${stopText(stopReason, o.pid, o.duration)}\n`);
     report(doc, o.json, io, { set, html: o.html, commands, settledAt });
+    for (const next of nextSteps(doc, o, region?.width)) io.stderr(next);
     return { exitCode: gatesExitCode(doc), doc };
   } finally {
     unsubscribe();

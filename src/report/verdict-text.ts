@@ -81,9 +81,10 @@ export function renderVerdict(doc: VerdictDocument, color: boolean, set?: Series
   const v = doc.verdict;
   const w = doc.window;
   const out: string[] = [];
-  out.push(...wrap(`observed ${formatDuration(w.end - w.start)}, ${w.samples} samples every ${formatDuration(w.interval)}${w.warmup > 0 ? `, warm-up ${formatDuration(w.warmup)} left out` : ""}`, columns).map((l) => c.dim(l)));
+  // A run too short for any sample says so (the verdict's reason), not "observed 0ms, 0 samples every 0ms".
+  if (w.samples > 0) out.push(...wrap(`observed ${formatDuration(w.end - w.start)}, ${w.samples} samples every ${formatDuration(w.interval)}${w.warmup > 0 ? `, warm-up ${formatDuration(w.warmup)} left out` : ""}`, columns).map((l) => c.dim(l)));
   // How fresh PSS/USS were and what memleak took: the numbers below are only as good as the readings.
-  if (doc.sampling) out.push(...wrap(samplingText(doc.sampling), columns).map((l) => c.dim(l)));
+  if (doc.sampling && doc.sampling.ticks > 0) out.push(...wrap(samplingText(doc.sampling), columns).map((l) => c.dim(l)));
 
   out.push(...subjectsTable(doc, set, c, columns, ascii));
 

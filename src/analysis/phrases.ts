@@ -103,6 +103,8 @@ export interface PhraseFacts {
   "advice.cow-process": { pid: number; command: string; ussStart: number; ussEnd: number; bound: number | undefined; isRoot?: boolean };
   "advice.no-agent": { pid: number; why: string; level: number };
   "advice.leak": LeakAdviceFacts;
+  /** Appended to a process's leak advice only where the agent saw torch imported. */
+  "advice.leak-torch": Record<string, never>;
   "advice.cgroup-artefact": Omit<ArtefactFacts, "cache" | "processesMetric"> & {
     /** Page cache growth, when memory.stat reports it; the processes' mapped files' growth; dirty pages at the end. */
     cache: number | undefined;

@@ -80,10 +80,15 @@ function smallObjectLayer(ps: ProcessSeries, from: number): Candidate | undefine
   return { name: "small Python objects (pymalloc)", bytes: blocks * PYMALLOC_MAX_BLOCK, notes: [phrase("layer.small-objects", { blocks })] };
 }
 
+/** Whether the agent saw the program import torch (it reports torch's version and threads then, and never imports it). */
+export function torchImported(ps: ProcessSeries): boolean {
+  return ps.agent["torch.threads"] !== undefined || ps.agentText["torch.version"] !== undefined;
+}
+
 /** Notes on what malloc's in-use bytes say, and on PyTorch when it is loaded but its tensors did not grow. */
 function mallocNotes(native: number, growth: number, ps: ProcessSeries, traced: boolean, from: number): Phrase[] {
   const notes = [phrase("layer.malloc", { native, growth, nearlyAll: native / growth >= NEARLY_ALL_SHARE })];
-  const torchLoaded = ps.agent["torch.threads"] !== undefined || ps.agentText["torch.version"] !== undefined;
+  const torchLoaded = torchImported(ps);
   const tensors = grew(ps, "census.cpuTensorBytes", from);
   if (torchLoaded && tensors !== undefined && tensors > 0) notes.push(phrase("layer.torch-tensors-grew", { bytes: tensors }));
   else if (torchLoaded && tensors !== undefined) notes.push(phrase("layer.torch-tensors-flat", {}));

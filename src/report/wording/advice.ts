@@ -27,6 +27,7 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
                 : f.reason,
     }),
   "advice.cow-tree": (f) => advice("cow", "tree", { subject: groupName(f.subject), growth: formatBytes(f.growth), copiers: f.copiers, copied: formatBytes(f.copied) }),
+  "advice.leak-torch": () => advice("leak", "torch", {}),
   "advice.leak": (f) => advice("leak", f.variant, { ...f, rate: formatRate(f.rate) }),
   "advice.plateau": (f) => advice("plateau", "any", { growth: formatBytes(f.growth), level: formatBytes(f.level), levelFrom: sinceText(f.levelFrom) }),
   "advice.stable": (f) =>

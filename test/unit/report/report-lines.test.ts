@@ -1,6 +1,7 @@
 /**
  * Sentences of the report that must fit their subject, on real recordings (fixtures/recordings): copy-on-write advice
- * worded for the parent or for a worker, and no hourly rate for a bounded change.
+ * worded for the parent or for a worker, no hourly rate for a bounded change, PyTorch's usual leaks only where the
+ * agent saw torch imported.
  */
 import { describe, expect, it } from "vitest";
 import { renderVerdict } from "../../../src/report/verdict-text.js";
@@ -28,5 +29,16 @@ describe("report lines right for their subject", () => {
     // The subjects table's "per hour" column shows a dash for each row judged bounded.
     expect(text).not.toMatch(/ [+-][\d.]+ [KMG]iB +[▁-█]/);
     expect(renderHtml(doc, set, { commands })).not.toMatch(/class="rate"/);
+  });
+
+  it("torch advice only where torch was loaded: a leak in a PyTorch program gets it, a plain Python leak does not", async () => {
+    const torch = (await analyse("torch_losses_leak.jsonl")).doc;
+    expect(torch.verdict.kind).toBe("leak");
+    expect(torch.verdict.advice).toMatch(/PyTorch is loaded in this process[\s\S]*losses\.append\(loss\)/);
+    for (const name of ["leak_main.jsonl", "dict_cache_leak.jsonl", "leak_worker.jsonl"]) {
+      const { doc } = await analyse(name);
+      expect(doc.verdict.kind).toBe("leak");
+      for (const f of [doc.verdict, ...doc.findings]) expect(f.advice ?? "", `${name}: ${f.summary}`).not.toMatch(/torch|losses\.append|autograd/);
+    }
   });
 });

@@ -163,16 +163,16 @@ export const OPTIONS = {
     commands: ["watch"],
   },
   isolate: { flag: "--no-isolate", description: "do not put the command in a memory cgroup of its own", commands: ["run", "pytest"] },
-  agent: { flag: "--no-agent", description: "do not load memleak's agent into the command's Python processes", commands: ["run"] },
+  agent: { flag: "--no-agent", description: "do not load memleak's agent into the command's Python processes", commands: ["run", "pytest"] },
   tracePython: {
     flag: "--trace-python",
     description: "agent: tracemalloc from the start, report the allocation sites that grew after warm-up (slows allocation-heavy code)",
-    commands: ["run"],
+    commands: ["run", "pytest"],
   },
   trimProbe: {
     flag: "--trim-probe",
     description: "agent: at interpreter exit, call malloc_trim(0) and report how much memory came back",
-    commands: ["run"],
+    commands: ["run", "pytest"],
   },
   python: {
     flag: "--python",

@@ -45,7 +45,7 @@ export type Invocation =
   | { kind: "snapshot"; pid: number; json: boolean; root: string | undefined }
   | ({ kind: "watch"; pid: number; root: string | undefined; inject: boolean } & SessionFlags)
   | ({ kind: "run"; command: string[]; isolate: boolean; agent: boolean; tracePython: boolean; trimProbe: boolean } & SessionFlags)
-  | ({ kind: "pytest"; pytestArgs: string[]; python: string; isolate: boolean } & PytestFlags & SessionFlags)
+  | ({ kind: "pytest"; pytestArgs: string[]; python: string; isolate: boolean; tracePython: boolean; trimProbe: boolean } & PytestFlags & SessionFlags)
   | { kind: "analyze"; file: string | undefined; prometheus: PrometheusSource | undefined; json: boolean; warmup: number | undefined; gates: GateOptions; html: string | undefined }
   | { kind: "print"; text: string; exitCode: 0 }
   | { kind: "error"; message: string; exitCode: 2 };
@@ -169,7 +169,9 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
       const read = optionReader<"pytest">(o);
       const flags: PytestFlags = { repeat: read("repeat"), warmupCalls: read("warmupCalls"), maxTestGrowth: read("maxTestGrowth"), maxLeakPerCall: read("maxLeakPerCall") };
       refuseXdist(pytestArgs);
-      onAction({ kind: "pytest", pytestArgs, python: read("python"), isolate: read("isolate"), ...flags, ...sessionFlags(read) });
+      // The plugin is loaded from the agent's directory and reports each test through the agent's socket.
+      if (!read("agent")) throw usageError("memleak pytest needs the agent (its plugin reports each test through it): drop --no-agent, or use memleak run --no-agent -- python -m pytest … for the run's verdict alone");
+      onAction({ kind: "pytest", pytestArgs, python: read("python"), isolate: read("isolate"), tracePython: read("tracePython"), trimProbe: read("trimProbe"), ...flags, ...sessionFlags(read) });
     });
 
   addOptions(quiet(program.command("analyze"), output), "analyze")

@@ -44,13 +44,17 @@ export const OPTIONS = {
     placeholder: "<percent>",
     description: "most of one core that PSS/USS reads (smaps_rollup) may use; a big tree gets older PSS rather than more CPU",
     // A percentage, as the user types it (3, not 0.03); toFixed drops the float noise of 0.03 * 100.
-    default: String(Number((DEFAULT_SMAPS_BUDGET * 100).toFixed(3))),
+    default: String(Number((DEFAULT_SMAPS_BUDGET * 100).toFixed(3))) + "%",
     commands: SAMPLING,
     parse: percentOfCore,
   },
   failFast: {
     flag: "--fail-fast",
-    description: "stop as soon as a gate has failed and kept failing for 8 s (run: the command gets SIGTERM, then SIGKILL), still writing every report",
+    description: "stop as soon as a gate has failed and kept failing for 8 s, still writing every report",
+    descriptionIn: {
+      run: "stop the command (SIGTERM, then SIGKILL) as soon as a gate has failed and kept failing for 8 s, still writing every report",
+      pytest: "stop pytest (SIGTERM, then SIGKILL) as soon as a gate has failed and kept failing for 8 s, still writing every report",
+    },
     // Not analyze's: a recording cannot be stopped.
     commands: SAMPLING,
   },

@@ -13,6 +13,7 @@ import { VERSION } from "../version.js";
 import { MemleakError, usageError } from "../errors.js";
 import type { GateOptions } from "../gate-spec.js";
 import type { ListenAddress } from "./option-values.js";
+import { helpAfter } from "./help-text.js";
 
 export interface SessionFlags {
   interval: number;
@@ -126,11 +127,14 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
       .description("Why does the memory of your Python/PyTorch process or container keep growing?")
       .version(VERSION)
       .showSuggestionAfterError(true)
+      // The command list shows each command's own usage: `run [options] -- <command> [args...]`, with the -- it needs.
+      .configureHelp({ subcommandTerm: (cmd) => `${cmd.name()} ${cmd.usage().replace("[options] ", "")}` })
       .enablePositionalOptions(),
     output,
   );
 
   addOptions(quiet(program.command("snapshot"), output), "snapshot")
+    .addHelpText("after", helpAfter("snapshot"))
     .description("one reading of a process tree: RSS/PSS/USS/anon/file/shmem/swap per process, and its memory cgroup")
     .argument("<pid>", "the process to read (its descendants are included)")
     .action((pidText: string, o: Collected) => {
@@ -139,6 +143,7 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
     });
 
   addOptions(quiet(program.command("watch"), output), "watch")
+    .addHelpText("after", helpAfter("watch"))
     .description("attach to a running process and its descendants; sample until Ctrl-C, --duration or exit; give the verdict")
     .argument("<pid>", "the process to watch")
     .action((pidText: string, o: Collected) => {
@@ -147,6 +152,7 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
     });
 
   addOptions(quiet(program.command("run"), output), "run")
+    .addHelpText("after", helpAfter("run"))
     .description("launch a command, follow it and its children until it exits, give the verdict; exit 1 when a gate fails")
     .usage("[options] -- <command> [args...]")
     .argument("<command...>", "the command and its arguments (after --)")
@@ -161,6 +167,7 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
     });
 
   addOptions(quiet(program.command("pytest"), output), "pytest")
+    .addHelpText("after", helpAfter("pytest"))
     .description("run pytest with memleak's plugin: each test's memory growth, per call with --repeat, per-test limits; the run's verdict too")
     .usage("[options] -- [pytest arguments...]")
     .argument("[pytest-args...]", "pytest's arguments (after --)")
@@ -175,6 +182,7 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
     });
 
   addOptions(quiet(program.command("analyze"), output), "analyze")
+    .addHelpText("after", helpAfter("analyze"))
     .description("re-analyse a recording made with --record, offline; or judge series from Prometheus (--prometheus)")
     .argument("[recording.jsonl]", "the recording (not with --prometheus)")
     .action((file: string | undefined, o: Collected) => {

@@ -60,7 +60,7 @@ export interface PhraseFacts {
   "agent.missing": { why: string; level: number };
   /** signals/layer.ts: which layer a leak grows in, and what the agent measured. */
   "layer.tensors": { bytes: number; count: number };
-  "layer.container": { what: string; length: number; itemBytes: number; bytes: number };
+  "layer.container": { what: string; length: number; itemBytes: number; bytes: number; growth?: number };
   "layer.small-objects": { blocks: number };
   "layer.graphs": { graphs: number };
   "layer.malloc": { native: number; growth: number; nearlyAll: boolean };

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { renderVerdict } from "../../../src/report/verdict-text.js";
 import { renderHtml } from "../../../src/report/html/index.js";
 import { analyse } from "./analyse.js";
+import { formatBytes } from "../../../src/units.js";
 
 describe("report lines right for their subject", () => {
   it("copy-on-write advice: the forking parent is not called a worker copying from its parent", async () => {
@@ -40,5 +41,13 @@ describe("report lines right for their subject", () => {
       expect(doc.verdict.kind).toBe("leak");
       for (const f of [doc.verdict, ...doc.findings]) expect(f.advice ?? "", `${name}: ${f.summary}`).not.toMatch(/torch|losses\.append|autograd/);
     }
+  });
+
+  it("the list-census note says how its bytes stand against the headline growth", async () => {
+    const { doc } = await analyse("bytes_leak_torch.jsonl");
+    const note = doc.verdict.caveats.find((c) => c.includes("added over the window"));
+    const growth = doc.verdict.evidence.growth as number;
+    expect(note).toMatch(/added over the window, \d+% of the [\d.]+ [KMG]iB growth: the items' sizes are shallow/);
+    expect(note).toContain(`of the ${formatBytes(growth)} growth`);
   });
 });

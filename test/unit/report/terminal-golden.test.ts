@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { renderVerdict } from "../../../src/report/verdict-text.js";
 import { displayWidth } from "../../../src/report/text-width.js";
-import { FIXTURES } from "../../helpers/fixtures.js";
+import { readFileSync } from "node:fs";
+import { FIXTURES, REPO } from "../../helpers/fixtures.js";
 import { analyse } from "./analyse.js";
 
 const BY_KIND = [
@@ -27,5 +28,17 @@ describe("the terminal report at 80 columns, one recording per verdict kind", ()
     const text = renderVerdict(doc, false, set, 80);
     expect(text.split("\n").filter((l) => displayWidth(l) > 80)).toEqual([]);
     await expect(text).toMatchFileSnapshot(`${FIXTURES}terminal/${name.replace(/\.jsonl$/, ".txt")}`);
+  });
+});
+
+describe("the README's quick start", () => {
+  // The README shows these reports as the terminal prints them: a change to the words must change the README too.
+  it.each([
+    ["leak_main.jsonl", Infinity],
+    ["steady_noisy.jsonl", 10],
+  ] as const)("shows %s's report as memleak prints it", async (name, lines) => {
+    const { doc, set } = await analyse(name);
+    const shown = renderVerdict(doc, false, set, 80).split("\n").slice(0, lines).join("\n").trimEnd();
+    expect(readFileSync(`${REPO}README.md`, "utf8")).toContain("```\n" + shown + "\n```");
   });
 });

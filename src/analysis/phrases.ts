@@ -59,7 +59,7 @@ export interface PhraseFacts {
   "agent.missing": { why: string; level: number };
   /** signals/layer.ts: which layer a leak grows in, and what the agent measured. */
   "layer.tensors": { bytes: number; count: number };
-  "layer.container": { what: string; length: number; itemBytes: number; bytes: number };
+  "layer.container": { what: string; length: number; itemBytes: number; bytes: number; growth?: number };
   "layer.small-objects": { blocks: number };
   "layer.graphs": { graphs: number };
   "layer.malloc": { native: number; growth: number; nearlyAll: boolean };
@@ -99,9 +99,11 @@ export interface PhraseFacts {
   "advice.insufficient-data": { reason: string | undefined; waiting?: GcWaitingFacts; settling?: Settling } | { backlogPids: string } | { settlingPids: string };
   "advice.fragmentation": { variant: "process" | "trim"; pid: number; anon: number; live: number; held: number; trimmed: number | undefined };
   "advice.fragmentation-actions": { arenas: number | undefined };
-  "advice.cow-process": { pid: number; command: string; ussStart: number; ussEnd: number; bound: number | undefined };
+  "advice.cow-process": { pid: number; command: string; ussStart: number; ussEnd: number; bound: number | undefined; isRoot?: boolean };
   "advice.no-agent": { pid: number; why: string; level: number };
   "advice.leak": LeakAdviceFacts;
+  /** Appended to a process's leak advice only where the agent saw torch imported. */
+  "advice.leak-torch": Record<string, never>;
   "advice.cgroup-artefact": Omit<ArtefactFacts, "cache" | "processesMetric"> & {
     /** Page cache growth, when memory.stat reports it; the processes' mapped files' growth; dirty pages at the end. */
     cache: number | undefined;

@@ -7,6 +7,7 @@
 import { Option, type Command } from "commander";
 import { descriptionIn, optionValue, takes, type CommandName, type OptionSpec, type OptionValue } from "./option-spec.js";
 import { OPTIONS, type OptionName } from "./options.js";
+import { HELP_GROUP, SHORT_FLAG } from "./help-text.js";
 
 type Table = typeof OPTIONS;
 
@@ -18,8 +19,12 @@ export type OptionReader<C extends CommandName> = <K extends OptionOf<C>>(name: 
 
 const NAMES = Object.keys(OPTIONS) as OptionName[];
 
-function commanderOption(option: OptionSpec, command: CommandName): Option {
-  const o = new Option(option.placeholder ? `${option.flag} ${option.placeholder}` : option.flag, descriptionIn(option, command));
+function commanderOption(name: OptionName, option: OptionSpec, command: CommandName): Option {
+  const short = SHORT_FLAG[name];
+  const flags = `${short ? `${short}, ` : ""}${option.flag}`;
+  const o = new Option(option.placeholder ? `${flags} ${option.placeholder}` : flags, descriptionIn(option, command));
+  const group = HELP_GROUP[name];
+  if (group) o.helpGroup(group);
   if (option.default !== undefined) o.default(option.default);
   if (option.choices) o.choices(option.choices);
   if (option.hidden) o.hideHelp();
@@ -30,7 +35,7 @@ function commanderOption(option: OptionSpec, command: CommandName): Option {
 const attributeName = (option: OptionSpec) => new Option(option.flag).attributeName();
 
 export function addOptions(cmd: Command, command: CommandName): Command {
-  for (const name of NAMES) if (takes(OPTIONS[name], command)) cmd.addOption(commanderOption(OPTIONS[name], command));
+  for (const name of NAMES) if (takes(OPTIONS[name], command)) cmd.addOption(commanderOption(name, OPTIONS[name], command));
   return cmd;
 }
 

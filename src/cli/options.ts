@@ -44,13 +44,17 @@ export const OPTIONS = {
     placeholder: "<percent>",
     description: "most of one core that PSS/USS reads (smaps_rollup) may use; a big tree gets older PSS rather than more CPU",
     // A percentage, as the user types it (3, not 0.03); toFixed drops the float noise of 0.03 * 100.
-    default: String(Number((DEFAULT_SMAPS_BUDGET * 100).toFixed(3))),
+    default: String(Number((DEFAULT_SMAPS_BUDGET * 100).toFixed(3))) + "%",
     commands: SAMPLING,
     parse: percentOfCore,
   },
   failFast: {
     flag: "--fail-fast",
-    description: "stop as soon as a gate has failed and kept failing for 8 s (run: the command gets SIGTERM, then SIGKILL), still writing every report",
+    description: "stop as soon as a gate has failed and kept failing for 8 s, still writing every report",
+    descriptionIn: {
+      run: "stop the command (SIGTERM, then SIGKILL) as soon as a gate has failed and kept failing for 8 s, still writing every report",
+      pytest: "stop pytest (SIGTERM, then SIGKILL) as soon as a gate has failed and kept failing for 8 s, still writing every report",
+    },
     // Not analyze's: a recording cannot be stopped.
     commands: SAMPLING,
   },
@@ -170,14 +174,14 @@ export const OPTIONS = {
     commands: ["watch"],
   },
   isolate: { flag: "--no-isolate", description: "do not put the command in a memory cgroup of its own", commands: ["run", "pytest"] },
-  agent: { flag: "--no-agent", description: "do not load memleak's agent into the command's Python processes", commands: ["run"] },
+  agent: { flag: "--no-agent", description: "do not load memleak's agent into the command's Python processes", commands: ["run", "pytest"] },
   tracePython: {
     flag: "--trace-python",
     description: "agent: tracemalloc from the start, report the allocation sites that grew after warm-up (slows allocation-heavy code)",
     descriptionIn: {
       watch: "agent: start tracemalloc in the running program for --trace-window, report the sites that grew, then stop it and free what it used (slows allocation-heavy code meanwhile)",
     },
-    commands: ["run", "watch"],
+    commands: ["run", "watch", "pytest"],
   },
   traceWindow: {
     flag: "--trace-window",
@@ -190,7 +194,7 @@ export const OPTIONS = {
   trimProbe: {
     flag: "--trim-probe",
     description: "agent: at interpreter exit, call malloc_trim(0) and report how much memory came back",
-    commands: ["run"],
+    commands: ["run", "pytest"],
   },
   traceNative: {
     flag: "--trace-native",

@@ -13,6 +13,7 @@ import { VERSION } from "../version.js";
 import { MemleakError, usageError } from "../errors.js";
 import type { GateOptions } from "../gate-spec.js";
 import type { ListenAddress } from "./option-values.js";
+import { helpAfter } from "./help-text.js";
 
 export interface SessionFlags {
   interval: number;
@@ -45,7 +46,7 @@ export type Invocation =
   | { kind: "snapshot"; pid: number; json: boolean; root: string | undefined }
   | ({ kind: "watch"; pid: number; root: string | undefined; inject: boolean; tracePython: boolean; traceWindow: number } & SessionFlags)
   | ({ kind: "run"; command: string[]; isolate: boolean; agent: boolean; tracePython: boolean; trimProbe: boolean; traceNative: boolean } & SessionFlags)
-  | ({ kind: "pytest"; pytestArgs: string[]; python: string; isolate: boolean } & PytestFlags & SessionFlags)
+  | ({ kind: "pytest"; pytestArgs: string[]; python: string; isolate: boolean; tracePython: boolean; trimProbe: boolean } & PytestFlags & SessionFlags)
   | { kind: "analyze"; file: string | undefined; prometheus: PrometheusSource | undefined; json: boolean; warmup: number | undefined; gates: GateOptions; html: string | undefined }
   | { kind: "print"; text: string; exitCode: 0 }
   | { kind: "error"; message: string; exitCode: 2 };
@@ -128,11 +129,14 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
       .description("Why does the memory of your Python/PyTorch process or container keep growing?")
       .version(VERSION)
       .showSuggestionAfterError(true)
+      // The command list shows each command's own usage: `run [options] -- <command> [args...]`, with the -- it needs.
+      .configureHelp({ subcommandTerm: (cmd) => `${cmd.name()} ${cmd.usage().replace("[options] ", "")}` })
       .enablePositionalOptions(),
     output,
   );
 
   addOptions(quiet(program.command("snapshot"), output), "snapshot")
+    .addHelpText("after", helpAfter("snapshot"))
     .description("one reading of a process tree: RSS/PSS/USS/anon/file/shmem/swap per process, and its memory cgroup")
     .argument("<pid>", "the process to read (its descendants are included)")
     .action((pidText: string, o: Collected) => {
@@ -141,6 +145,7 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
     });
 
   addOptions(quiet(program.command("watch"), output), "watch")
+    .addHelpText("after", helpAfter("watch"))
     .description("attach to a running process and its descendants; sample until Ctrl-C, --duration or exit; give the verdict")
     .argument("<pid>", "the process to watch")
     // heaptrack's own --help calls attaching to a running process UNSTABLE ("can lead to CRASHES"): not offered here.
@@ -154,6 +159,7 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
     });
 
   addOptions(quiet(program.command("run"), output), "run")
+    .addHelpText("after", helpAfter("run"))
     .description("launch a command, follow it and its children until it exits, give the verdict; exit 1 when a gate fails")
     .usage("[options] -- <command> [args...]")
     .argument("<command...>", "the command and its arguments (after --)")
@@ -168,6 +174,7 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
     });
 
   addOptions(quiet(program.command("pytest"), output), "pytest")
+    .addHelpText("after", helpAfter("pytest"))
     .description("run pytest with memleak's plugin: each test's memory growth, per call with --repeat, per-test limits; the run's verdict too")
     .usage("[options] -- [pytest arguments...]")
     .argument("[pytest-args...]", "pytest's arguments (after --)")
@@ -176,10 +183,13 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
       const read = optionReader<"pytest">(o);
       const flags: PytestFlags = { repeat: read("repeat"), warmupCalls: read("warmupCalls"), maxTestGrowth: read("maxTestGrowth"), maxLeakPerCall: read("maxLeakPerCall") };
       refuseXdist(pytestArgs);
-      onAction({ kind: "pytest", pytestArgs, python: read("python"), isolate: read("isolate"), ...flags, ...sessionFlags(read) });
+      // The plugin is loaded from the agent's directory and reports each test through the agent's socket.
+      if (!read("agent")) throw usageError("memleak pytest needs the agent (its plugin reports each test through it): drop --no-agent, or use memleak run --no-agent -- python -m pytest … for the run's verdict alone");
+      onAction({ kind: "pytest", pytestArgs, python: read("python"), isolate: read("isolate"), tracePython: read("tracePython"), trimProbe: read("trimProbe"), ...flags, ...sessionFlags(read) });
     });
 
   addOptions(quiet(program.command("analyze"), output), "analyze")
+    .addHelpText("after", helpAfter("analyze"))
     .description("re-analyse a recording made with --record, offline; or judge series from Prometheus (--prometheus)")
     .argument("[recording.jsonl]", "the recording (not with --prometheus)")
     .action((file: string | undefined, o: Collected) => {

@@ -27,6 +27,9 @@ export interface PytestOptions extends PytestFlags, SessionOptions {
   pytestArgs: string[];
   python: string;
   isolate: boolean;
+  /** The agent options run takes (--no-agent is refused: the plugin needs the agent). */
+  tracePython: boolean;
+  trimProbe: boolean;
 }
 
 /** The plugin's module name: src/agent/python/memleak_pytest.py, on PYTHONPATH with the agent. */
@@ -47,7 +50,7 @@ export function pytestArgv(o: Pick<PytestOptions, "python" | "pytestArgs">): str
 }
 
 export async function pytestCommand(o: PytestOptions, io: CommandIO): Promise<CommandResult> {
-  const run: RunOptions = { ...o, command: pytestArgv(o), agent: true, tracePython: false, trimProbe: false, extraEnv: pluginEnv(o) };
+  const run: RunOptions = { ...o, command: pytestArgv(o), agent: true, extraEnv: pluginEnv(o) };
   const { exitCode, doc, targetExit } = await runCommand(run, io);
   const crashed = doc.tests && crashedTest(doc.tests);
   if (crashed) {

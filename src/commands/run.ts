@@ -28,6 +28,7 @@ import { openMetricsExport, type MetricsExport } from "./metrics-export.js";
 import type { ListenAddress } from "../listen-address.js";
 import { delimiter } from "node:path";
 import { NativeTracer } from "../native/native-tracer.js";
+import { nextSteps, startLine } from "./session-feedback.js";
 
 export interface RunOptions extends SessionOptions {
   command: string[];
@@ -173,6 +174,11 @@ function followCommand(child: ChildProcess, o: RunOptions, io: CommandIO, region
 async function sampleAndReport(o: RunOptions, io: CommandIO, fs: HostFs, cg: CgroupChoice, region: LiveRegion | undefined, wakeup: Wakeup, run: Launched, exporter: MetricsExport | undefined, tracer: NativeTracer | undefined) {
   const { child, agent, exited } = run;
   if (child.pid === undefined) await exited;
+  else {
+    const line = startLine({ mode: "run", pid: child.pid, command: o.command, interval: o.interval, duration: o.duration }, region?.width);
+    if (region) region.say(line);
+    else io.stderr(line);
+  }
   let targetExit: CommandExit = { code: null, signal: null };
   const { doc, stopReason, set, commands, settledAt } = await runSession(
     { mode: "run", rootPid: child.pid ?? -1, command: o.command, cgroup: cg.read, cgroupInfo: cg.info, agent, metrics: exporter?.sink, completeVerdict: tracer && addNativeTrace(tracer, io) },
@@ -190,6 +196,7 @@ async function sampleAndReport(o: RunOptions, io: CommandIO, fs: HostFs, cg: Cgr
   const how = targetExit.code !== null ? `exit code ${targetExit.code}` : `signal ${targetExit.signal}`;
   io.stderr(`memleak: stopped: ${stopText(stopReason, doc.target.pid)} (${how})\n`);
   report(doc, o.json, io, { set, html: o.html, commands, settledAt });
+  for (const line of nextSteps(doc, o, region?.width)) io.stderr(line);
   return { exitCode: runExitCode(gatesExitCode(doc), targetExit), doc, targetExit };
 }
 

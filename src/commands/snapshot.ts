@@ -23,7 +23,8 @@ export async function snapshotCommand(opts: SnapshotOptions, io: CommandIO): Pro
   if (platform === "linux") {
     const fs = new HostFs(opts.root ?? "/");
     assertObservable(fs, opts.pid);
-    snap = takeSnapshot(fs, opts.pid);
+    // memleak's own process is in the tree only on this machine's /proc, not in a captured one (--root).
+    snap = takeSnapshot(fs, opts.pid, Date.now(), (opts.root ?? "/") === "/" ? io.pid : undefined);
   } else {
     snap = await portableSnapshot(opts.pid, platform);
   }

@@ -19,6 +19,7 @@ import { Attacher } from "../agent/attach/attacher.js";
 import { inContainer } from "../system/namespaces.js";
 import { openMetricsExport, type MetricsExport } from "./metrics-export.js";
 import type { ListenAddress } from "../listen-address.js";
+import { nextSteps, startLine } from "./session-feedback.js";
 
 export interface WatchOptions extends SessionOptions {
   pid: number;
@@ -69,12 +70,16 @@ async function watchWith(o: WatchOptions, io: CommandIO, fs: HostFs, exporter: M
   const say = (line: string) => (region ? region.say(`memleak: ${line}\n`) : io.stderr(`memleak: ${line}\n`));
   const attacher = agent ? new Attacher(agent, fs, { rootPid: o.pid, interval: o.interval, env: io.env, say, traceSeconds: traceSeconds(o) }) : undefined;
   if (exporter && attacher) exporter.sink.pidsInside = attacher.pidsInside;
+  const command = readCmdline(fs, o.pid);
+  const line = startLine({ mode: "watch", pid: o.pid, command, interval: o.interval, duration: o.duration }, region?.width);
+  if (region) region.say(line);
+  else io.stderr(line);
   try {
     const { doc, stopReason, set, commands, settledAt } = await runSession(
       {
         mode: "watch",
         rootPid: o.pid,
-        command: readCmdline(fs, o.pid),
+        command,
         cgroup: loc.ok ? loc.location : undefined,
         cgroupInfo: loc.ok ? { path: loc.location.path, version: loc.location.version, isolated: false, ...(container && { container: true as const }) } : { error: loc.reason },
         agent,
@@ -89,6 +94,7 @@ async function watchWith(o: WatchOptions, io: CommandIO, fs: HostFs, exporter: M
     );
     io.stderr(`memleak: stopped: ${stopText(stopReason, o.pid, o.duration)}\n`);
     report(doc, o.json, io, { set, html: o.html, commands, settledAt });
+    for (const next of nextSteps(doc, o, region?.width)) io.stderr(next);
     return { exitCode: gatesExitCode(doc), doc };
   } finally {
     unsubscribe();

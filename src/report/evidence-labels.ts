@@ -1,5 +1,5 @@
 /**
- * What each evidence key is called where a person reads it (the HTML report's evidence table). The JSON document
+ * What each evidence key is called where a person reads it (the terminal's and the HTML report's evidence). The JSON document
  * keeps the raw keys — scripts read those — and the page shows them on hover. Units are in the values
  * (vocabulary.ts `evidenceValue`), so labels name the quantity only.
  */
@@ -12,7 +12,7 @@ const LABELS: Record<string, string> = {
   pValue: "p-value of the trend test",
   windowSeconds: "window judged",
   samples: "samples judged",
-  noise: "noise (spread around the trend)",
+  noise: "noise around the trend",
   trendOn: "trend fitted on",
   calledEarly: "called early by",
   earlyAlpha: "early test's error rate",
@@ -68,7 +68,27 @@ const LABELS: Record<string, string> = {
   traceCpuShare: "CPU during it (cores)",
   traceCpuShareBefore: "CPU just before (cores)",
   tracemallocBytes: "tracemalloc's own memory",
+  residentAnonBytes: "resident anonymous memory",
+  liveHeapGrowth: "live heap growth",
+  liveHeapSwing: "live heap swing",
+  settling: "allocators still settling",
+  device: "GPU",
+  gpuSource: "GPU figures from",
+  gpuHeldAs: "GPU memory held as",
+  allocatedBytes: "allocated (tensors)",
+  reservedBytes: "reserved by the caching allocator",
+  inactiveSplitBytes: "inactive split blocks",
+  activeBytes: "active blocks",
+  allocatedFellBytes: "allocated, fall",
+  allocRetries: "allocation retries",
+  outOfMemoryErrors: "out-of-memory errors",
+  command: "command",
 };
+
+/** Whether `key` has a label of its own (test/unit/report/evidence-labels.test.ts wants one for every key in use). */
+export function hasEvidenceLabel(key: string): boolean {
+  return Object.hasOwn(LABELS, key);
+}
 
 /** "mallocInUseBytes" → "malloc in use"; an unknown key → its words ("someNewKey" → "some new key"). */
 export function evidenceLabel(key: string): string {

@@ -11,6 +11,7 @@ import type { Finding, MetricName, VerdictDocument } from "../analysis/types.js"
 import { formatBytes, signedBytes } from "../units.js";
 import { memorySpan, sparkline } from "./sparkline.js";
 import { safeText } from "../safe-text.js";
+import { rateShown } from "./rate-shown.js";
 import { processKey } from "../process-key.js";
 import { clip, displayWidth } from "./text-width.js";
 import { gpuLabel, kindColour, subjectLabel } from "./vocabulary.js";
@@ -58,9 +59,7 @@ function rowFor(label: string, metric: MetricName, f: Finding | undefined, col: 
     row.peak = num(e.peak) ?? row.peak;
     row.growth = num(e.growth) ?? row.end! - row.start!;
   }
-  // A rate is shown only where the finding stands on it: the slope of a stable or undecided series is noise, and
-  // "+24.0 MiB per hour" beside a process judged stable (76 KiB of growth) read as an alarm.
-  if (f?.rate && f.kind !== "stable" && f.kind !== "insufficient-data") row.perHour = f.rate.bytesPerSecond * 3600;
+  if (f?.rate && rateShown(f.kind)) row.perHour = f.rate.bytesPerSecond * 3600;
   return row;
 }
 

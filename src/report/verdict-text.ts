@@ -21,9 +21,12 @@ import { clip, displayWidth, wrap } from "./text-width.js";
 import { evidenceValue, KIND_LABEL, kindColour, subjectText } from "./vocabulary.js";
 import { everyFinding } from "../analysis/every-finding.js";
 import { holderCost, holderHeadline, holderHops, traceWindowCost } from "./holder-lines.js";
+import { evidenceLabel } from "./evidence-labels.js";
+import { rateShown } from "./rate-shown.js";
 
 function evidenceLines(f: Finding, columns: number): string[] {
-  const entries = Object.entries(f.evidence).map(([k, v]) => [safeText(k), safeText(evidenceValue(k, v))] as const);
+  const entries = Object.entries(f.evidence).map(([k, v]) => [safeText(evidenceLabel(k)), safeText(evidenceValue(k, v))] as const);
+  // The JSON keeps the raw keys (scripts read them); a person reads what each is called (evidence-labels.ts).
   const keyW = 20;
   const valW = 15;
   const cellW = 2 + keyW + 1 + valW;
@@ -39,8 +42,14 @@ function evidenceLines(f: Finding, columns: number): string[] {
     }
     return lines;
   }
+  // One column, keys as wide as the widest label (a third of the line at most, so the values keep room).
   // wrap() re-flows whitespace, so the padded key goes in as the first line's prefix, not as text.
-  return entries.flatMap(([k, v]) => wrap(v, columns, `  ${k.padEnd(keyW)} `, " ".repeat(keyW + 3)));
+  const oneW = Math.min(Math.max(keyW, ...entries.map(([k]) => displayWidth(k))), Math.floor(columns / 3));
+  const indent = " ".repeat(oneW + 3);
+  return entries.flatMap(([k, v]) =>
+    // A label wider than that has a line of its own, its value indented below it.
+    displayWidth(k) <= oneW ? wrap(v, columns, `  ${k.padEnd(oneW)} `, indent) : [...wrap(k, columns, "  ", "  "), ...wrap(v, columns, indent, indent)],
+  );
 }
 
 function adviceLines(md: string, columns: number): string[] {
@@ -83,16 +92,17 @@ export function renderVerdict(doc: VerdictDocument, color: boolean, set?: Series
   const v = doc.verdict;
   const w = doc.window;
   const out: string[] = [];
-  out.push(...wrap(`observed ${formatDuration(w.end - w.start)}, ${w.samples} samples every ${formatDuration(w.interval)}${w.warmup > 0 ? `, warm-up ${formatDuration(w.warmup)} left out` : ""}`, columns).map((l) => c.dim(l)));
+  // A run too short for any sample says so (the verdict's reason), not "observed 0ms, 0 samples every 0ms".
+  if (w.samples > 0) out.push(...wrap(`observed ${formatDuration(w.end - w.start)}, ${w.samples} samples every ${formatDuration(w.interval)}${w.warmup > 0 ? `, warm-up ${formatDuration(w.warmup)} left out` : ""}`, columns).map((l) => c.dim(l)));
   // How fresh PSS/USS were and what memleak took: the numbers below are only as good as the readings.
-  if (doc.sampling) out.push(...wrap(samplingText(doc.sampling), columns).map((l) => c.dim(l)));
+  if (doc.sampling && doc.sampling.ticks > 0) out.push(...wrap(samplingText(doc.sampling), columns).map((l) => c.dim(l)));
 
   out.push(...subjectsTable(doc, set, c, columns, ascii));
 
   out.push("");
   out.push(...headed(`verdict: ${KIND_LABEL[v.kind]}`, kindColour(c, v.kind), ` — ${safeText(subjectText(v))}, confidence ${Math.round(v.confidence * 100)}%`, c, columns));
   out.push(...wrap(safeText(v.summary), columns));
-  if (v.rate && v.kind !== "stable" && v.kind !== "insufficient-data") out.push(...wrap(`rate: ${v.metric} ${formatRate(v.rate)}`, columns));
+  if (v.rate && rateShown(v.kind)) out.push(...wrap(`rate: ${v.metric} ${formatRate(v.rate)}`, columns));
   if (v.timeToLimit) out.push(...wrap(`time to the limit: ${safeText(v.timeToLimit.summary)}`, columns));
   out.push("", c.bold("evidence"), ...evidenceLines(v, columns));
   const window = traceWindowCost(v);

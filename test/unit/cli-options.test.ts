@@ -7,9 +7,10 @@ import { describe, expect, it } from "vitest";
 import { MemleakError } from "../../src/errors.js";
 import { parseCLI } from "../../src/cli/parse.js";
 import { COMMANDS, descriptionIn, takes, type CommandName, type OptionSpec } from "../../src/cli/option-spec.js";
-import { OPTIONS } from "../../src/cli/options.js";
+import { OPTIONS, type OptionName } from "../../src/cli/options.js";
+import { SHORT_FLAG } from "../../src/cli/help-text.js";
 
-const ROWS = Object.entries(OPTIONS) as [string, OptionSpec][];
+const ROWS = Object.entries(OPTIONS) as [OptionName, OptionSpec][];
 
 /** A value each kind of placeholder refuses. A new kind of value must say here how it can be malformed. */
 const MALFORMED: Record<string, string> = {
@@ -47,21 +48,24 @@ function argv(command: CommandName, extra: string[]): string[] {
 function helpEntries(command: CommandName): string[] {
   const r = parseCLI([command, "--help"]);
   if (r.kind !== "print") throw new Error(`${command} --help gave ${r.kind}`);
-  const options = r.text.split(/^Options:\n/m)[1]!;
+  // The options stand in groups (help-text.ts), after the arguments and before the examples; headings left out.
+  const options = r.text.slice(r.text.search(/^(?!Usage|Arguments)[A-Z][^\n]*:\n {2}-/m), r.text.indexOf("\nExamples:\n"));
   return options
+    .replace(/^[A-Z][^\n]*:$/gm, "")
     .split(/\n(?= {2}-)/)
     .map((entry) => entry.trim().replace(/\s+/g, " "))
-    .filter((entry) => !entry.startsWith("-h, --help"));
+    .filter((entry) => entry !== "" && !entry.startsWith("-h, --help"));
 }
 
 /** The entry commander writes for a row: flags, description, then what it lists of the choices and the default. */
-function expectedEntry(option: OptionSpec, command: CommandName): string {
+function expectedEntry(name: OptionName, option: OptionSpec, command: CommandName): string {
   const extras = [
     ...(option.choices ? [`choices: ${option.choices.map((c) => JSON.stringify(c)).join(", ")}`] : []),
     ...(option.default !== undefined ? [`default: ${JSON.stringify(option.default)}`] : []),
   ];
   const described = descriptionIn(option, command) + (extras.length ? ` (${extras.join(", ")})` : "");
-  return [option.flag, option.placeholder, described].filter(Boolean).join(" ").replace(/\s+/g, " ");
+  const short = SHORT_FLAG[name];
+  return [short ? `${short}, ${option.flag}` : option.flag, option.placeholder, described].filter(Boolean).join(" ").replace(/\s+/g, " ");
 }
 
 describe("the options' table", () => {
@@ -70,8 +74,9 @@ describe("the options' table", () => {
   });
 
   it.each(COMMANDS)("%s --help lists the table's options for it, in order, with their descriptions, choices and defaults", (command) => {
-    const listed = ROWS.filter(([, o]) => takes(o, command) && !o.hidden).map(([, o]) => expectedEntry(o, command));
-    expect(helpEntries(command)).toEqual(listed);
+    // In the table's order within each group: compared sorted, the groups' order being help-text.ts's.
+    const listed = ROWS.filter(([, o]) => takes(o, command) && !o.hidden).map(([name, o]) => expectedEntry(name, o, command));
+    expect(helpEntries(command).sort()).toEqual(listed.sort());
   });
 
   it("a hidden option is accepted where it belongs though --help does not list it", () => {

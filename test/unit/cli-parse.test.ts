@@ -60,11 +60,16 @@ describe("parseCLI", () => {
     [["pytest", "--", "-n", "4"], "pytest -n: pytest-xdist workers are not supported"],
     [["pytest", "--", "-nauto"], "pytest -nauto: pytest-xdist workers are not supported"],
     [["pytest", "--", "--dist=loadscope", "tests/"], "pytest --dist=loadscope: pytest-xdist workers are not supported"],
-    [["pytest", "--trace-python", "--", "tests/"], "unknown option '--trace-python'"],
+    [["pytest", "--no-agent", "--", "tests/"], "memleak pytest needs the agent (its plugin reports each test through it): drop --no-agent"],
   ])("pytest %j is a usage error", (args, message) => {
     const r = parseCLI(args);
     expect(r).toMatchObject({ kind: "error", exitCode: 2 });
     if (r.kind === "error") expect(r.message).toContain(message);
+  });
+
+  it("pytest takes the agent options run takes", () => {
+    expect(parseCLI(["pytest", "--trace-python", "--trim-probe", "--", "tests/"])).toMatchObject({ kind: "pytest", tracePython: true, trimProbe: true, pytestArgs: ["tests/"] });
+    expect(parseCLI(["pytest"])).toMatchObject({ kind: "pytest", tracePython: false, trimProbe: false });
   });
 
   it("pytest: a file named -n after pytest's own -- is a file, not xdist", () => {

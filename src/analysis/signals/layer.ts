@@ -62,7 +62,7 @@ function tensorLayer(ps: ProcessSeries, from: number): Candidate | undefined {
  * The Python container that gained most items (the agent's census follows the largest ones from walk to walk), times
  * the shallow size of a few of its items: what a cache or a list that only grows holds, whatever its items are.
  */
-function containerLayer(ps: ProcessSeries, from: number): Candidate | undefined {
+function containerLayer(ps: ProcessSeries, from: number, growth: number): Candidate | undefined {
   // Bytes over the window; the rest is what the last walk saw (which container grows fastest may have changed).
   const bytes = grew(ps, "census.growingAddedBytes", from);
   // Label, length and item size from the same (last) walk, as the text is: a median could mix two containers.
@@ -70,7 +70,7 @@ function containerLayer(ps: ProcessSeries, from: number): Candidate | undefined 
   if (bytes === undefined || bytes <= 0 || itemBytes === undefined) return undefined;
   const what = ps.agentText["census.growing"] ?? "container";
   const length = ps.agent["census.growingLen"]?.ys.at(-1) ?? 0;
-  return { name: "Python objects", bytes, notes: [phrase("layer.container", { what, length, itemBytes, bytes })] };
+  return { name: "Python objects", bytes, notes: [phrase("layer.container", { what, length, itemBytes, bytes, growth })] };
 }
 
 /** pymalloc's blocks (objects of up to 512 bytes), which malloc does not see: count × 512 bounds their bytes. */
@@ -80,10 +80,15 @@ function smallObjectLayer(ps: ProcessSeries, from: number): Candidate | undefine
   return { name: "small Python objects (pymalloc)", bytes: blocks * PYMALLOC_MAX_BLOCK, notes: [phrase("layer.small-objects", { blocks })] };
 }
 
+/** Whether the agent saw the program import torch (it reports torch's version and threads then, and never imports it). */
+export function torchImported(ps: ProcessSeries): boolean {
+  return ps.agent["torch.threads"] !== undefined || ps.agentText["torch.version"] !== undefined;
+}
+
 /** Notes on what malloc's in-use bytes say, and on PyTorch when it is loaded but its tensors did not grow. */
 function mallocNotes(native: number, growth: number, ps: ProcessSeries, traced: boolean, from: number): Phrase[] {
   const notes = [phrase("layer.malloc", { native, growth, nearlyAll: native / growth >= NEARLY_ALL_SHARE })];
-  const torchLoaded = ps.agent["torch.threads"] !== undefined || ps.agentText["torch.version"] !== undefined;
+  const torchLoaded = torchImported(ps);
   const tensors = grew(ps, "census.cpuTensorBytes", from);
   if (torchLoaded && tensors !== undefined && tensors > 0) notes.push(phrase("layer.torch-tensors-grew", { bytes: tensors }));
   else if (torchLoaded && tensors !== undefined) notes.push(phrase("layer.torch-tensors-flat", {}));
@@ -124,7 +129,7 @@ export function leakLayer(ps: ProcessSeries, a: Assessment, ctx: Context): Layer
     return { name: "PyTorch autograd graphs", notes: [because, ...measuredBy] };
   }
   if (enough(tensors)) return { name: tensors!.name, notes: tensors!.notes };
-  const objects = enough(containerLayer(ps, a.from));
+  const objects = enough(containerLayer(ps, a.from, growth));
   if (objects) return { name: objects.name, notes: objects.notes };
   const small = enough(smallObjectLayer(ps, a.from));
   const heap = native !== undefined && native >= LAYER_MIN_SHARE * growth ? native : undefined;

@@ -19,7 +19,7 @@ import { SEVERITY, type MetricName, type Subject } from "../types.js";
 import { copyOnWrite, type Copying, type CowSignal } from "./cow.js";
 import { retention, STATE_MIN_READINGS, type Retention } from "./fragmentation.js";
 import { allocatorSettling, liveHeapGrowth, liveHeapLeak } from "./live-heap.js";
-import { leakLayer, LAYER_MIN_SHARE, otherAllocator } from "./layer.js";
+import { leakLayer, LAYER_MIN_SHARE, otherAllocator, torchImported } from "./layer.js";
 import { noteMissingAgent } from "./unseen.js";
 import { noteMappedFiles } from "./mapped.js";
 import { injectedAt, withoutOwnStep } from "./own-footprint.js";
@@ -188,6 +188,11 @@ function retentionFinding({ ps, subject, metric, a, who }: Decision, held: Reten
   return f;
 }
 
+/** A process's leak advice, with PyTorch's usual leaks only where torch was loaded (not for every Python program). */
+function leakAdvice(ps: ProcessSeries, advice: Phrase): Phrase[] {
+  return torchImported(ps) ? [advice, phrase("advice.leak-torch", {})] : [advice];
+}
+
 function leakFinding({ ps, subject, metric, a, who }: Decision, ctx: Context, held: Retention | undefined, liveGrowth: number | undefined): JudgedFinding {
   // With --trace-python's sites in hand, the advice starts from them instead of telling the user to run it again.
   const traced = (ctx.agentResults?.traces.get(ps.pid)?.sites.length ?? 0) > 0;
@@ -195,8 +200,8 @@ function leakFinding({ ps, subject, metric, a, who }: Decision, ctx: Context, he
   const layer = leakLayer(ps, a, ctx);
   const holder = holderFor(ps.pid, layer?.name, ctx);
   const facts = { ...who, metric, start: a.start, end: a.end, rate: a.rate, peak: a.peak, seconds: a.to - a.from, swings: Boolean(a.envelope), early: Boolean(a.early), layer: layer?.name, ...(holder?.found && { holder: holder.path }) };
-  const advice = phrase("advice.leak", { variant, rate: a.rate, ...who, ppid: ps.ppid });
-  const f = finding(ps, subject, "leak", metric, a, phrase("process.leak", facts), growthConfidence(a), [advice]);
+  const advice = leakAdvice(ps, phrase("advice.leak", { variant, rate: a.rate, ...who, ppid: ps.ppid }));
+  const f = finding(ps, subject, "leak", metric, a, phrase("process.leak", facts), growthConfidence(a), advice);
   if (layer) {
     f.evidence.layer = layer.name;
     f.caveats.push(...layer.notes);
@@ -219,8 +224,8 @@ function hiddenLeakFinding({ ps, subject, who }: Decision, ctx: Context, live: A
   const layer = leakLayer(ps, live, ctx);
   const facts = { ...who, start: live.start, end: live.end, rate: live.rate, seconds: live.to - live.from, anon: held.anon, free: held.mallocFree, layer: layer?.name };
   const variant = subject.isRoot ? "process" : "worker";
-  const advice = phrase("advice.leak", { variant, rate: live.rate, ...who, ppid: ps.ppid });
-  const f = finding(ps, subject, "leak", "heap-live", live, phrase("process.hidden-leak", facts), growthConfidence(live), [advice]);
+  const advice = leakAdvice(ps, phrase("advice.leak", { variant, rate: live.rate, ...who, ppid: ps.ppid }));
+  const f = finding(ps, subject, "leak", "heap-live", live, phrase("process.hidden-leak", facts), growthConfidence(live), advice);
   f.evidence.residentAnonBytes = Math.round(held.anon);
   f.evidence.mallocFreeBytes = Math.round(held.mallocFree);
   if (layer) {
@@ -233,7 +238,8 @@ function hiddenLeakFinding({ ps, subject, who }: Decision, ctx: Context, live: A
 function cowFinding({ ps, subject, who }: Decision, cow: CowSignal): JudgedFinding {
   const uss = assess(ps.metrics.uss!, ps.firstSeen);
   const facts = { ...who, ussStart: cow.ussStart, ussEnd: cow.ussEnd, bound: cow.bound, ...(cow.besideGrowth && { copied: cow.ussGrowth, sharedDrop: cow.sharedDrop }) };
-  const advice = [phrase("advice.cow-process", facts)];
+  // The root forked the others: its pages are copied by its children, not copied from a parent (advice per role).
+  const advice = [phrase("advice.cow-process", { ...facts, isRoot: subject.isRoot })];
   const f = finding(ps, subject, "cow", "uss", uss, phrase("process.cow", { ...facts, isRoot: subject.isRoot }), uss.p < 1 ? confidenceFromP(uss.p) : 0.7, advice);
   Object.assign(f.evidence, { growth: Math.round(cow.ussGrowth), residentGrowth: Math.round(cow.residentGrowth) });
   if (cow.sharedDrop !== undefined) f.evidence.sharedDrop = Math.round(cow.sharedDrop);

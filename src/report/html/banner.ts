@@ -8,6 +8,7 @@ import { formatRate } from "../wording/numbers.js";
 import { formatBytes, formatDuration } from "../../units.js";
 import { evidenceValue, KIND_LABEL, subjectText } from "../vocabulary.js";
 import { evidenceLabel } from "../evidence-labels.js";
+import { rateShown } from "../rate-shown.js";
 import { escapeHtml as h } from "./escape.js";
 import { markdownToHtml } from "./markdown.js";
 import { testsSection } from "./tests-section.js";
@@ -41,7 +42,7 @@ function targetList(doc: VerdictDocument): string {
 }
 
 function verdictBox(v: Finding): string {
-  const rate = v.rate && v.kind !== "stable" && v.kind !== "insufficient-data" ? `<p class="rate">rate: ${h(v.metric)} ${h(formatRate(v.rate))}</p>` : "";
+  const rate = v.rate && rateShown(v.kind) ? `<p class="rate">rate: ${h(v.metric)} ${h(formatRate(v.rate))}</p>` : "";
   return `<section class="banner ${kindClass(v.kind)}" id="verdict" aria-label="verdict">
 <div class="kind">${h(KIND_LABEL[v.kind] ?? v.kind)}</div>
 <div class="subject">${h(subjectText(v))} · confidence ${h(Math.round(v.confidence * 100))}%${v.subject.type === "process" ? ` · <code>${h(v.subject.command)}</code>` : ""}</div>
@@ -71,7 +72,7 @@ function otherFindings(doc: VerdictDocument): string {
   if (!others.length) return "";
   const rows = others.map(
     (f) =>
-      `<tr><td><span class="badge ${kindClass(f.kind)}">${h(f.kind)}</span></td><td>${h(subjectText(f))}</td><td>${h(f.metric)}</td><td class="num">${h(f.rate ? formatRate(f.rate) : "–")}</td><td class="num">${h(Math.round(f.confidence * 100))}%</td><td>${h(f.summary)}</td></tr>`,
+      `<tr><td><span class="badge ${kindClass(f.kind)}">${h(f.kind)}</span></td><td>${h(subjectText(f))}</td><td>${h(f.metric)}</td><td class="num">${h(f.rate && rateShown(f.kind) ? formatRate(f.rate) : "–")}</td><td class="num">${h(Math.round(f.confidence * 100))}%</td><td>${h(f.summary)}</td></tr>`,
   );
   return `<section class="others"><h2>Other findings</h2><table><thead><tr><th>kind</th><th>subject</th><th>metric</th><th class="num">rate</th><th class="num">confidence</th><th>why</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
 }

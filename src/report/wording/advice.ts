@@ -33,6 +33,7 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
                 : f.reason,
     }),
   "advice.cow-tree": (f) => advice("cow", "tree", { subject: groupName(f.subject), growth: formatBytes(f.growth), copiers: f.copiers, copied: formatBytes(f.copied) }),
+  "advice.leak-torch": () => advice("leak", "torch", {}),
   "advice.leak": (f) => advice("leak", f.variant, { ...f, rate: formatRate(f.rate) }),
   "advice.plateau": (f) => advice("plateau", "any", { growth: formatBytes(f.growth), level: formatBytes(f.level), levelFrom: sinceText(f.levelFrom) }),
   "advice.stable": (f) =>
@@ -55,7 +56,7 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
     advice("fragmentation", f.variant, { pid: f.pid, rss: formatBytes(f.anon), live: formatBytes(f.live), held: formatBytes(f.held), trimmed: formatBytes(f.trimmed) }),
   "advice.fragmentation-actions": (f) => advice("fragmentation", "actions", { arenas: f.arenas ?? "an unknown number: the agent did not report malloc's" }),
   "advice.cow-process": (f) =>
-    advice("cow", "process", { pid: f.pid, command: f.command, ussStart: formatBytes(f.ussStart), ussEnd: formatBytes(f.ussEnd), parentAnon: formatBytes(f.bound) }),
+    advice("cow", f.isRoot ? "parent" : "process", { pid: f.pid, command: f.command, ussStart: formatBytes(f.ussStart), ussEnd: formatBytes(f.ussEnd), parentAnon: formatBytes(f.bound) }),
   "advice.gpu": (f) => advice("gpu", f.variant, { pid: f.pid, command: f.command, device: f.device, held: formatBytes(f.held), split: formatBytes(f.split) }),
   "advice.holder": (f) =>
     advice("leak", f.variant, {

@@ -5,10 +5,22 @@ import type { Wordings } from "./words.js";
 
 const pct = (part: number, whole: number) => (part >= whole ? "all" : `${Math.round((100 * part) / whole)}%`);
 
+/**
+ * How the container's bytes stand against the headline's growth, which is usually more: the census counts each item's
+ * own (shallow) size, not what the item refers to, and memory outside the container grew too.
+ */
+function containerShare(bytes: number, growth: number | undefined): string {
+  if (growth === undefined || !(growth > 0)) return "";
+  if (bytes >= growth) return ", all of the growth";
+  const share = `, ${pct(bytes, growth)} of the ${formatBytes(growth)} growth`;
+  // Within a tenth, the sampling's own error: no explanation owed.
+  return bytes >= 0.9 * growth ? share : `${share}: the items' sizes are shallow (what they refer to is not counted), and memory outside this container grew too`;
+}
+
 export const LAYER_WORDS: Wordings<Extract<PhraseName, `layer.${string}`>> = {
   "layer.tensors": (f) => `live CPU tensor storage grew ${formatBytes(f.bytes)} (${f.count >= 0 ? "+" : ""}${Math.round(f.count)} tensors)`,
   "layer.container": (f) =>
-    `a ${f.what} grows (${Math.round(f.length).toLocaleString("en-US")} items now, ~${formatBytes(f.itemBytes)} each, sampled): ~${formatBytes(f.bytes)} added over the window`,
+    `a ${f.what} grows (${Math.round(f.length).toLocaleString("en-US")} items now, ~${formatBytes(f.itemBytes)} each, sampled): ~${formatBytes(f.bytes)} added over the window${containerShare(f.bytes, f.growth)}`,
   "layer.small-objects": (f) => `${Math.round(f.blocks)} more Python objects allocated over the window`,
   "layer.graphs": (f) =>
     `${Math.round(f.graphs)} more tensors keep a grad_fn: each keeps its autograd graph and the activations it saved (e.g. losses.append(loss) where loss.item() was meant)`,

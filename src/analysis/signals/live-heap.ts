@@ -6,7 +6,7 @@
  * leak hidden in retained memory, which the anon trend alone would call a plateau or stable (issue 27's second
  * program: RSS flat after ~80 s while malloc's in-use bytes between its 10–40 MB temporaries rose 3.8 → 11.0 MiB).
  */
-import { assess, levelChange, type Assessment } from "../assess.js";
+import { assess, levelChange, levels, type Assessment } from "../assess.js";
 import { quantile } from "../stats/quantiles.js";
 import { sliceByTime } from "../stats/window.js";
 import { Column } from "../column.js";
@@ -94,16 +94,31 @@ export function allocatorSettling(ps: ProcessSeries, a: Assessment): Settling | 
   const w = sliceByTime({ xs: col.xs, ys: col.ys }, a.from);
   if (w.ys.length < SETTLING_MIN_READINGS) return undefined;
   const live = assess(col, Math.max(a.from, ps.firstSeen), ps.firstSeen);
-  if (live.shape === "growing" || live.shape === "plateau" || live.shape === "step") return undefined;
+  // Too few readings for the live heap's own shape is no evidence that it does not grow (a 16 s run, one reading a
+  // second: a thread's steady leak of small objects was taken for settling).
+  if (live.shape !== "flat" && live.shape !== "falling") return undefined;
   // What the program keeps is what is left at the lows of its churn: with a leak under it they rise even where the
   // shape rules see only swings (swing_leak: 100 MB temporaries, the lows of malloc's in-use bytes 2 → 33 MiB in
   // 24 s). Counted at TYPICAL_BLOCK, the lows of a GC sawtooth move by noise only.
   const typical = liveHeapColumn(ps)!;
   const lowsRise = lowsChange(sliceByTime({ xs: typical.xs, ys: typical.ys }, a.from).ys);
   if (lowsRise >= LAYER_MIN_SHARE * a.growth) return undefined;
-  const swing = (quantile(w.ys, 0.9) ?? 0) - (quantile(w.ys, 0.1) ?? 0);
+  const swing = detrendedSwing(w);
   if (swing < SETTLING_SWING_COVERS * a.growth) return undefined;
   return { growth: a.growth, liveGrowth: lowsRise, swing };
+}
+
+/**
+ * The 90th − 10th percentile of a series once the straight line from its first tenth's level to its last tenth's is
+ * taken out: how far it swings about its course, not how far it went (a growing series' percentiles span its growth).
+ */
+function detrendedSwing(w: { xs: readonly number[]; ys: readonly number[] }): number {
+  const n = w.xs.length;
+  const { start, end } = levels(w.ys);
+  const x0 = w.xs[0]!;
+  const span = Math.max(1e-9, w.xs[n - 1]! - x0);
+  const rest = w.ys.map((y, i) => y - (start + ((end - start) * (w.xs[i]! - x0)) / span));
+  return (quantile(rest, 0.9) ?? 0) - (quantile(rest, 0.1) ?? 0);
 }
 
 /** The 10th percentile of the last third of a series minus that of its first third. */

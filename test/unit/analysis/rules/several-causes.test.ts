@@ -143,3 +143,17 @@ describe("no false leak while the allocators settle (signals/live-heap.ts alloca
     expect(gates.find((g) => g.name === "fail-on")!.result).not.toBe("fail");
   });
 });
+
+describe("settling needs evidence that the live heap does not grow", () => {
+  it("a thread's steady leak of small objects, 16 s at one reading a second (too few for the live heap's own shape) → leak", () => {
+    // anon +1.8 MiB/s; 6,000 blocks a second (≈ 0.37 MiB/s at 64 B, under a quarter; 2.9 MiB/s at 512 B: the raw
+    // series' 90th − 10th percentile spans its own growth and would "cover" anon's — the thread case of holder.test.ts)
+    const steady = alone({ anon: linear(20 * MB, 1.8 * MB, 0.2 * MB), agent: (t) => ({ malloc: { inUse: 3 * MB, free: 1 * MB, arenas: 1 }, py: { allocatedBlocks: 50_000 + 6_000 * t } }) }, 16);
+    expect(processFinding(judge(steady, { warmup: 0, noCgroup: true }), 100).kind).toBe("leak");
+  });
+
+  it("the same leak read for 120 s (enough for the live heap's shape): its swing about its course is noise → leak", () => {
+    const steady = alone({ anon: linear(20 * MB, 1.6 * MB, 0.2 * MB), agent: (t) => ({ malloc: { inUse: 3 * MB, free: 1 * MB, arenas: 1 }, py: { allocatedBlocks: 50_000 + 3_000 * t } }) }, 120);
+    expect(processFinding(judge(steady, { warmup: 0, noCgroup: true }), 100).kind).toBe("leak");
+  });
+});

@@ -39,7 +39,7 @@ export function insideText(pidInside: number | undefined): string {
   return pidInside === undefined ? "" : ` in a container (pid ${pidInside} inside)`;
 }
 
-const BYTES_KEY = /(start|end|peak|growth|Growth|Bytes|bytes|noise|limit|bound|Drop)$/;
+const BYTES_KEY = /(start|end|peak|growth|Growth|Bytes|bytes|noise|limit|bound|Drop|Swing)$/;
 
 /** An evidence number as a person reads it: sizes in binary units, seconds as durations, rates per second. */
 export function evidenceValue(key: string, v: number | string | boolean): string {

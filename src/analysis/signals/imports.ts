@@ -24,15 +24,28 @@ export const IMPORT_BURST_MODULES = 20;
  */
 export const IMPORTS_EXPLAIN_SHARE = 0.75;
 
-/** When the module count last rose at or after `from` (seconds), if it rose by IMPORT_BURST_MODULES since `from`. */
+/**
+ * Seconds over which IMPORT_BURST_MODULES must load to count as a burst: importing a framework loads its hundreds in
+ * seconds, even on a loaded machine (torch: ~600 in 8 s here under load 10), while a program's later lazy imports —
+ * the agent's own holder search loading importlib.util, a first request importing json — come a few at a time.
+ */
+export const IMPORT_BURST_SECONDS = 10;
+
+/**
+ * When the last burst of imports in the window ended: the last reading at or after `from` by which the module count
+ * had risen by IMPORT_BURST_MODULES over the IMPORT_BURST_SECONDS before it. A few modules imported later do not move
+ * it (bytes_leak_torch under load: torch's imports, then the holder search's, 10 s later, cut the window to nothing).
+ */
 export function lastImportBurst(modules: Column | undefined, from: number): { at: number; loaded: number; modules: number } | undefined {
   if (!modules || modules.length < 2) return undefined;
   const i0 = Math.max(1, lowerBound(modules.xs, from));
-  let last: number | undefined;
-  for (let i = i0; i < modules.length; i++) if (modules.ys[i]! > modules.ys[i - 1]!) last = i;
-  if (last === undefined) return undefined;
-  const loaded = modules.ys[last]! - modules.ys[i0 - 1]!;
-  return loaded >= IMPORT_BURST_MODULES ? { at: modules.xs[last]!, loaded, modules: modules.ys[last]! } : undefined;
+  for (let i = modules.length - 1; i >= i0; i--) {
+    if (!(modules.ys[i]! > modules.ys[i - 1]!)) continue;
+    const before = Math.max(i0 - 1, lowerBound(modules.xs, modules.xs[i]! - IMPORT_BURST_SECONDS) - 1, 0);
+    const loaded = modules.ys[i]! - modules.ys[before]!;
+    if (loaded >= IMPORT_BURST_MODULES) return { at: modules.xs[i]!, loaded, modules: modules.ys[i]! };
+  }
+  return undefined;
 }
 
 /**

@@ -29,3 +29,12 @@ describe("growth while importing", () => {
     expect(processFinding(judge(alone({ anon: linear(40 * MB, 0.2 * MB), agent: modules(125, 10) }, 300), { warmup: 0, noCgroup: true }), 100).kind).toBe("leak");
   });
 });
+
+describe("a burst, not any import", () => {
+  it("a few modules loaded 10 s after a framework's import do not move the cut: the leak after the import stays a leak", () => {
+    // 600 modules from 2 s to 17 s, then 3 more at 36 s (the holder search's importlib.util); anon grows 1 MiB/s from 17 s
+    const agent = (t: number) => ({ py: { modules: 130 + 40 * Math.max(0, Math.min(t, 17) - 2) + (t >= 36 ? 3 : 0), allocatedBlocks: 50_000 } });
+    const anon = { shape: { kind: "linear" as const, bytesPerSecond: 1 * MB }, baseline: 40 * MB, noise: 0.2 * MB };
+    expect(processFinding(judge(alone({ anon, agent }, 40), { warmup: 0, noCgroup: true }), 100).kind).toBe("leak");
+  });
+});

@@ -4,10 +4,10 @@
  * longer than MAX_LINE closes that connection. Reports are kept per pid: the latest one, plus the end-of-run
  * trace and trim results.
  */
-import { chmodSync, chownSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
-import { alive } from "../system/isolate.js";
+import { deadOwnersDirs } from "../system/stale-dirs.js";
 import { join } from "node:path";
 import { parseAgentMessage, type AgentMessage, type AgentReport } from "./messages.js";
 import type { HolderResult, TraceResult, TrimResult } from "../analysis/agent-results.js";
@@ -239,18 +239,8 @@ export class AgentChannel {
  * container sharing this /tmp has a pid this one cannot see. A pid reused since is taken as alive: the directory waits.
  */
 export async function removeStaleAgentDirs(dir: string): Promise<void> {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = /^memleak-agent-(\d+)-/.exec(name);
-    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
-    const path = join(dir, name);
+  for (const path of deadOwnersDirs(dir, "memleak-agent-")) {
     try {
-      if (statSync(path).uid !== process.geteuid?.()) continue;
       if (await answers(join(path, "agent.sock"))) continue;
       rmSync(path, { recursive: true, force: true });
     } catch {

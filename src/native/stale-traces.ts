@@ -6,26 +6,15 @@
  */
 import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { alive } from "../system/isolate.js";
+import { deadOwnersDirs } from "../system/stale-dirs.js";
 
 export const TRACE_DIR_PREFIX = "memleak-native-";
 const QUIET_MS = 10 * 60_000;
 
 export function removeStaleTraceDirs(dir: string, now = Date.now()): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = new RegExp(`^${TRACE_DIR_PREFIX}(\\d+)-`).exec(name);
-    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
-    const path = join(dir, name);
+  for (const path of deadOwnersDirs(dir, TRACE_DIR_PREFIX)) {
     try {
-      const st = statSync(path);
-      if (st.uid !== process.geteuid?.()) continue;
-      const newest = Math.max(st.mtimeMs, ...readdirSync(path).map((f) => statSync(join(path, f)).mtimeMs));
+      const newest = Math.max(statSync(path).mtimeMs, ...readdirSync(path).map((f) => statSync(join(path, f)).mtimeMs));
       if (now - newest < QUIET_MS) continue;
       rmSync(path, { recursive: true, force: true });
     } catch {

@@ -6,7 +6,7 @@ import { defineConfig } from "vitest/config";
  */
 export default defineConfig({
   test: {
-    include: ["test/unit/analysis/**/*.test.ts", "test/unit/gates.test.ts"],
+    include: ["test/unit/analysis/**/*.test.ts", "test/unit/gates/gates.test.ts"],
     // Seconds each uninstrumented, minutes under instrumentation, and they pin scale, not rules.
     // The calibration recordings are left to `npm test` under Stryker (recordings.test.ts already runs real ones per
     // mutant); scripts/threshold-mutation.mjs, which runs the suite once per threshold move, keeps them (CALIBRATION=1).

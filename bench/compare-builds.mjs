@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { locateMemoryCgroup } from "../dist/system/cgroup-locate.js";
 import { HostFs } from "../dist/system/host-fs.js";
-import { PSS_EAGER_SECONDS } from "../dist/sampler.js";
+import { PSS_EAGER_SECONDS } from "../dist/sampling/sampler.js";
 import { REPO, sleep, sum } from "./lib/util.mjs";
 import { loggingSampler, startTree } from "./sections/sampling.mjs";
 import { TREES } from "./sections/whole-process.mjs";

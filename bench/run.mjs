@@ -19,8 +19,8 @@
  *   j  run --trace-native: the target's wall and CPU time under heaptrack, on section b's workload and an
  *      allocation-heavy one, against the same run untraced and the workload alone
  */
-import { PSS_EAGER_SECONDS } from "../dist/sampler.js";
-import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "../dist/sampling-defaults.js";
+import { PSS_EAGER_SECONDS } from "../dist/sampling/sampler.js";
+import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "../dist/sampling/defaults.js";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { scenarioTable } from "./scenarios.mjs";
@@ -153,7 +153,7 @@ async function sectionC(o, log) {
     "",
     scenarioTable(r.leakRuns),
     "",
-    `Synthetic leak (test/support/synthetic.ts: 1 MB/s on a 10 MB baseline, ±5 MB Gaussian noise, 1 Hz, 600 s; classify() after every sample for 120 s, then every 5 s): says \`leak\` for the process and keeps saying it after **median ${secs(s.median)}, max ${s.max === undefined ? `— (${s.seeds - s.found} of ${s.seeds} seeds never settled)` : secs(s.max)}** over ${s.seeds} seeds (per seed: ${s.each.map((t) => (t === undefined ? "never" : t)).join(", ")} s).`,
+    `Synthetic leak (test/helpers/synthetic.ts: 1 MB/s on a 10 MB baseline, ±5 MB Gaussian noise, 1 Hz, 600 s; classify() after every sample for 120 s, then every 5 s): says \`leak\` for the process and keeps saying it after **median ${secs(s.median)}, max ${s.max === undefined ? `— (${s.seeds - s.found} of ${s.seeds} seeds never settled)` : secs(s.max)}** over ${s.seeds} seeds (per seed: ${s.each.map((t) => (t === undefined ? "never" : t)).join(", ")} s).`,
     "",
     `A CI step (${r.ci.runs.length} runs): \`memleak run --fail-on leak --fail-fast\` at the default 1 s interval on a Python program keeping 1 MiB/s for 120 s. Leak called (for good, judging the recording after every sample) **median ${secs(r.ci.called.median)}, max ${secs(r.ci.called.max)} after the warm-up** (warm-ups: ${r.ci.runs.map((c) => num(c.warmup, 1)).join(", ")} s); the job stopped after **median ${secs(r.ci.stopped.median)}, max ${secs(r.ci.stopped.max)}** of wall time, exit 1 every time: ${r.ci.allFailed ? "yes" : "**no**"}.`,
     "",
@@ -375,7 +375,7 @@ python3-torch and python3-psutil under /usr/bin/python3, and GNU time.
 ${done.map((s) => `## ${s.title}\n\n${s.md}\n`).join("\n")}
 ## How the figures are taken
 
-- **a.** \`Sampler.tick()\` from dist/sampler.js at the given rate, \`process.cpuUsage()\` around each tick (the whole
+- **a.** \`Sampler.tick()\` from dist/sampling/sampler.js at the given rate, \`process.cpuUsage()\` around each tick (the whole
   Node process: parsing, the smaps budget, GC). Its HostFs is wrapped to log every path a tick reads or lists; half a
   period later (so both run after a sleep, with cold caches) a bare loop opens, reads to the end and closes exactly
   those files — what the kernel charges for the same information. psutil runs in its own /usr/bin/python3 at the same

@@ -1,7 +1,7 @@
 /**
  * The advice texts are written as markdown (src/advice/<kind>.md) and read by the analysis as data: this writes them
  * into src/advice/texts.ts, so that the analysis reads no file at run time (it is pure: samples in, verdict out) and
- * the package needs no path back to src/. `npm run build` runs it first; test/unit/advice-texts.test.ts fails when
+ * the package needs no path back to src/. `npm run build` runs it first; test/unit/advice/texts.test.ts fails when
  * texts.ts is not what the .md files say.
  * Usage: node scripts/inline-advice.mjs
  */

@@ -12,7 +12,7 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { analyseRecording } from "../dist/commands/analyse-recording.js";
+import { analyseRecording } from "../dist/recording/replay.js";
 import { levels, minGrowth } from "../dist/analysis/assess.js";
 import { retention } from "../dist/analysis/signals/fragmentation.js";
 import { breakdownChange } from "../dist/analysis/signals/cgroup.js";

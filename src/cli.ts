@@ -4,10 +4,10 @@
  * modules are imported lazily so `memleak --help` does not load the whole tool.
  */
 import { parseCLI } from "./cli/parse.js";
-import type { CommandIO } from "./commands/io.js";
-import { EXIT, MemleakError } from "./errors.js";
-import { terminalPolicy } from "./terminal-policy.js";
-import { INTERNAL_ERROR_EXIT, reportInternalError } from "./internal-error.js";
+import type { CommandIO } from "./base/command-io.js";
+import { EXIT, MemleakError } from "./base/errors.js";
+import { terminalPolicy } from "./cli/terminal-policy.js";
+import { INTERNAL_ERROR_EXIT, reportInternalError } from "./base/internal-error.js";
 
 const SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 
@@ -104,7 +104,7 @@ main().then(
       process.exitCode = EXIT.cannotObserve;
       return;
     }
-    // A bug, not bad input: one line, and the stack in a file to report (internal-error.ts).
+    // A bug, not bad input: one line, and the stack in a file to report (base/internal-error.ts).
     process.stderr.write(reportInternalError(err, process.argv.slice(2)));
     process.exitCode = INTERNAL_ERROR_EXIT;
   },

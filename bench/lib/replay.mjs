@@ -6,9 +6,9 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { classify } from "../../dist/report/verdict.js";
-import { analyseRecording } from "../../dist/commands/analyse-recording.js";
-import { SeriesBuilder } from "../../dist/analysis/series.js";
-import { readRecording } from "../../dist/recording.js";
+import { analyseRecording } from "../../dist/recording/replay.js";
+import { SeriesBuilder } from "../../dist/series/series.js";
+import { readRecording } from "../../dist/recording/format.js";
 
 /** What must stay the same for a verdict to count as "the same": the kind, and for a leak, which process. */
 export const verdictKey = (doc) => (doc.verdict.kind === "leak" ? `leak:${doc.verdict.pid ?? doc.verdict.subject.type}` : doc.verdict.kind);

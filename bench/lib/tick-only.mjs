@@ -9,10 +9,10 @@ import { pathToFileURL } from "node:url";
 
 const [dir, pid, hz, seconds] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4]), Number(process.argv[5])];
 const load = (path) => import(pathToFileURL(join(dir, "dist", path)).href);
-const { Sampler } = await load("sampler.js");
-const { SeriesBuilder } = await load("analysis/series.js");
-const { DEFAULT_CAPACITY } = await load("analysis/column.js");
-const { INTERIM_POINTS } = await load("commands/interim-verdicts.js");
+const { Sampler } = await load("sampling/sampler.js");
+const { SeriesBuilder } = await load("series/series.js");
+const { DEFAULT_CAPACITY } = await load("series/column.js");
+const { INTERIM_POINTS } = await load("session/interim/verdicts.js");
 const { HostFs } = await load("system/host-fs.js");
 const { locateMemoryCgroup } = await load("system/cgroup-locate.js");
 

@@ -9,9 +9,9 @@
 import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_CAPACITY } from "../../dist/analysis/column.js";
-import { analyseRecording } from "../../dist/commands/analyse-recording.js";
-import { generate, MB } from "../../build/support/test/support/synthetic.js";
+import { DEFAULT_CAPACITY } from "../../dist/series/column.js";
+import { analyseRecording } from "../../dist/recording/replay.js";
+import { generate, MB } from "../../build/support/test/helpers/synthetic.js";
 import { renderHtml } from "../../dist/report/html/index.js";
 import { exec, median, MEMLEAK } from "../lib/util.mjs";
 

@@ -16,7 +16,7 @@
 import { createServer } from "node:http";
 import { SessionMetrics } from "../../dist/export/session-metrics.js";
 import { startMetricsServer } from "../../dist/export/metrics-server.js";
-import { Sampler } from "../../dist/sampler.js";
+import { Sampler } from "../../dist/sampling/sampler.js";
 import { HostFs } from "../../dist/system/host-fs.js";
 import { startTree } from "./sampling.mjs";
 import { exec, median, MEMLEAK, sleep } from "../lib/util.mjs";

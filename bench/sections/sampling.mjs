@@ -7,7 +7,7 @@
  * paired measurements taken seconds apart share its noise.
  */
 import { spawn } from "node:child_process";
-import { Sampler } from "../../dist/sampler.js";
+import { Sampler } from "../../dist/sampling/sampler.js";
 import { locateMemoryCgroup } from "../../dist/system/cgroup-locate.js";
 import { HostFs } from "../../dist/system/host-fs.js";
 import { bareReads } from "../lib/bare-reads.mjs";

@@ -8,14 +8,14 @@
  *     when the leak was first called (after its warm-up) and when the job was stopped.
  */
 import { classify } from "../../dist/report/verdict.js";
-import { SeriesBuilder } from "../../dist/analysis/series.js";
+import { SeriesBuilder } from "../../dist/series/series.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { discoverScenarios, runScenario } from "../lib/scenarios.mjs";
 import { replay, timeToVerdict } from "../lib/replay.mjs";
-import { MB } from "../../build/support/test/support/synthetic.js";
-import { synthesize } from "../../build/support/test/support/synthetic-samples.js";
+import { MB } from "../../build/support/test/helpers/synthetic.js";
+import { synthesize } from "../../build/support/test/helpers/synthetic-samples.js";
 import { exec, median, MEMLEAK, pool } from "../lib/util.mjs";
 
 const LEAK_PID = 100;

@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { locateMemoryCgroup } from "../../dist/system/cgroup-locate.js";
 import { HostFs } from "../../dist/system/host-fs.js";
-import { PSS_EAGER_SECONDS } from "../../dist/sampler.js";
+import { PSS_EAGER_SECONDS } from "../../dist/sampling/sampler.js";
 import { killGroup, MEMLEAK, REPO, sleep, sum, SYSTEM_PYTHON } from "../lib/util.mjs";
 import { loggingSampler, startTree } from "./sampling.mjs";
 

@@ -4,8 +4,8 @@
  * the analysis that asks for them reads no file.
  */
 import { ADVICE_TEXTS } from "./texts.js";
-import type { VerdictKind } from "../verdict-kinds.js";
-import { safeText } from "../safe-text.js";
+import type { VerdictKind } from "../base/verdict-kinds.js";
+import { safeText } from "../base/safe-text.js";
 
 const cache = new Map<VerdictKind | "no-agent" | "gpu", Map<string, string>>();
 

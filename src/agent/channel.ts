@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { deadOwnersDirs } from "../system/stale-dirs.js";
 import { join } from "node:path";
 import { parseAgentMessage, type AgentMessage, type AgentReport } from "./messages.js";
-import type { HolderResult, TraceResult, TrimResult } from "../analysis/agent-results.js";
-import type { TestMark } from "../test-results.js";
+import type { HolderResult, TraceResult, TrimResult } from "./agent-results.js";
+import type { TestMark } from "./pytest-results.js";
 
 /** Test marks kept (the pytest plugin's, two per test): a suite of 50,000 tests, and no unbounded growth past it. */
 export const MAX_TEST_MARKS = 100_000;

@@ -3,8 +3,8 @@
  * every other message: names and paths come from the watched program (its variable names, its dict keys), so they
  * are bounded in length and count, and only strings and numbers are kept.
  */
-import type { HolderHop, HolderResult } from "../analysis/agent-results.js";
-import { isNum } from "./test-messages.js";
+import type { HolderHop, HolderResult } from "./agent-results.js";
+import { isNum } from "./pytest-messages.js";
 
 const MAX_HOPS = 16;
 const MAX_NAME = 200;

@@ -1,13 +1,13 @@
 /**
  * What the agent may send, checked field by field. Anything else is dropped: the agent runs inside someone else's
  * program, so its messages are data to validate, never to trust. The end-of-run results are the analysis's inputs and
- * are declared there (analysis/agent-results.ts).
+ * are declared there (agent/agent-results.ts).
  */
-import type { HolderResult, TraceResult, TraceSite, TrimResult } from "../analysis/agent-results.js";
+import type { HolderResult, TraceResult, TraceSite, TrimResult } from "./agent-results.js";
 import { parseHolder } from "./holder-message.js";
-import type { TestMark } from "../test-results.js";
-import { isNum, parseTestMark } from "./test-messages.js";
-import { GPU_MAX_FIELDS } from "../gpu-fields.js";
+import type { TestMark } from "./pytest-results.js";
+import { isNum, parseTestMark } from "./pytest-messages.js";
+import { GPU_MAX_FIELDS } from "../sampling/gpu-fields.js";
 
 export interface AgentReport {
   type: "report";
@@ -21,7 +21,7 @@ export interface AgentReport {
     torch?: Record<string, number | string>;
     /** The agent's walk over the objects the GC tracks: container items, the largest container, live CPU tensors. */
     census?: Record<string, number | string>;
-    /** The CUDA caching allocator's bytes and counters per device the process uses ("cuda0Allocated"): src/gpu-fields.ts. */
+    /** The CUDA caching allocator's bytes and counters per device the process uses ("cuda0Allocated"): src/sampling/gpu-fields.ts. */
     gpu?: Record<string, number>;
   };
 }

@@ -2,7 +2,7 @@
  * The shape of one metric over the analysed window, in the terms every rule uses: did it grow (robust trend), did it
  * level off (plateau), was it one step, by how much and how fast. Pure: a Column in, numbers out.
  */
-import type { Column } from "./column.js";
+import type { Column } from "../series/column.js";
 import { lowerEnvelope, type Envelope } from "./stats/envelope.js";
 import { detectPlateau, type Plateau } from "./stats/plateau.js";
 import { median } from "./stats/quantiles.js";
@@ -11,7 +11,7 @@ import { trendTest, type Trend } from "./stats/trend.js";
 import { lowerBound, sliceByTime, type Series } from "./stats/window.js";
 import { earlyGrowth, type EarlyGrowth } from "./stats/sequential.js";
 import type { Rate } from "./types.js";
-import { minGrowth } from "../growth-floor.js";
+import { minGrowth } from "./growth-floor.js";
 
 /**
  * Below these there is no verdict, only insufficient-data. 20 samples: the shape detectors' own minimum

@@ -12,12 +12,12 @@
  * What each finding says is facts (phrases.ts): report/wording/ words them, and report/verdict.ts `classify` is the
  * document users see.
  */
-import { safeText } from "../safe-text.js";
-import { shortCommand } from "../command-text.js";
+import { safeText } from "../base/safe-text.js";
+import { shortCommand } from "../base/command-text.js";
 import { levelPoints, minGrowth, tooShortForShapes } from "./assess.js";
 import { earlyCaveat } from "./evidence.js";
 import { warmupFor, type AnalysisOptions, type Context } from "./context.js";
-import type { SeriesSet } from "./series.js";
+import type { SeriesSet } from "../series/series.js";
 import { analyzeCgroup } from "./signals/cgroup.js";
 import { analyzeProcess, processSubject } from "./signals/process.js";
 import { analyzeTree } from "./signals/tree.js";

@@ -1,6 +1,6 @@
 /** What every rule needs besides its own series. */
-import type { Column } from "./column.js";
-import type { HolderResult, TraceResult, TrimResult } from "./agent-results.js";
+import type { Column } from "../series/column.js";
+import type { HolderResult, TraceResult, TrimResult } from "../agent/agent-results.js";
 
 /** What the agent reports once, at the end of a process's life. */
 export interface AgentResults {

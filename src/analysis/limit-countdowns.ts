@@ -9,9 +9,9 @@
  *   the tree     and the OOM killer acts when the cgroup reaches it); otherwise its own RssAnon (the tree's Σ) towards
  *                the machine's available memory
  */
-import { processKey } from "../process-key.js";
+import { processKey } from "../sampling/process-key.js";
 import type { JudgedFinding } from "./judgement.js";
-import type { SeriesSet } from "./series.js";
+import type { SeriesSet } from "../series/series.js";
 import { projectToLimit, type TimeToLimitFacts } from "./time-to-limit.js";
 import type { MemoryLimit } from "./types.js";
 

@@ -3,10 +3,10 @@
  * Versioned as memleak.verdict/1: add fields freely, never change the meaning of one.
  */
 
-export { VERDICT_KINDS, type VerdictKind } from "../verdict-kinds.js";
-import type { VerdictKind } from "../verdict-kinds.js";
-import type { TestResult } from "../test-results.js";
-import type { NativeTrace } from "../native-trace.js";
+export { VERDICT_KINDS, type VerdictKind } from "../base/verdict-kinds.js";
+import type { VerdictKind } from "../base/verdict-kinds.js";
+import type { TestResult } from "../agent/pytest-results.js";
+import type { NativeTrace } from "../native/native-trace.js";
 
 /** Most serious first: the verdict of a run is its most serious finding. */
 export const SEVERITY: Record<VerdictKind, number> = {

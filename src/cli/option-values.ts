@@ -3,10 +3,10 @@
  * flag, so that the user sees which of several options was wrong. The flag is passed in rather than written here:
  * the options' table (options.ts) says each flag once, and several options share a kind of value.
  */
-import { usageError } from "../errors.js";
-import { GATE_METRICS, parseKinds, type GateMetric, type GateOptions } from "../gate-spec.js";
-import { parseDuration, parseRate, parseSize, type SizeSpec, type UnitParse } from "../units.js";
-import type { VerdictKind } from "../verdict-kinds.js";
+import { usageError } from "../base/errors.js";
+import { GATE_METRICS, parseKinds, type GateMetric, type GateOptions } from "../gates/spec.js";
+import { parseDuration, parseRate, parseSize, type SizeSpec, type UnitParse } from "../base/units.js";
+import type { VerdictKind } from "../base/verdict-kinds.js";
 
 export type ValueParser<T> = (text: string, flag: string) => T;
 
@@ -67,7 +67,7 @@ export const percentOfCore: ValueParser<number> = (text, flag) => {
 /** A file or directory name, taken as given: whether it can be written or read is found out when it is used. */
 export const path: ValueParser<string> = (text) => text;
 
-import type { ListenAddress } from "../listen-address.js";
+import type { ListenAddress } from "../export/listen-address.js";
 export type { ListenAddress };
 
 /**

@@ -4,8 +4,8 @@
  * Invocation from the values, and a unit test walks the table against --help and the parsers.
  * The rows' order is --help's order in every command; the keys are the Invocation's field names.
  */
-import { GATE_METRICS } from "../gate-spec.js";
-import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "../sampling-defaults.js";
+import { GATE_METRICS } from "../gates/spec.js";
+import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "../sampling/defaults.js";
 import type { OptionSpec } from "./option-spec.js";
 import { bytes, count, durationText, gateMetric, httpUrl, listenAddress, nonEmpty, path, percentOfCore, rate, seconds, size, verdictKinds } from "./option-values.js";
 

@@ -9,9 +9,9 @@ import { addOptions, optionReader, type OptionReader } from "./commander-options
 import { parsePid } from "./pid-argument.js";
 import { refuseXdist } from "./pytest-args.js";
 import type { PytestFlags } from "../commands/pytest.js";
-import { VERSION } from "../version.js";
-import { MemleakError, usageError } from "../errors.js";
-import type { GateOptions } from "../gate-spec.js";
+import { VERSION } from "../base/version.js";
+import { MemleakError, usageError } from "../base/errors.js";
+import type { GateOptions } from "../gates/spec.js";
 import type { ListenAddress } from "./option-values.js";
 import { helpAfter } from "./help-text.js";
 

@@ -1,5 +1,5 @@
 /** The PID argument of `snapshot` and `watch`: a usage error (exit 2) for anything but a positive whole number. */
-import { usageError } from "../errors.js";
+import { usageError } from "../base/errors.js";
 
 export function parsePid(text: string | undefined): number {
   if (text === undefined || text.trim() === "") throw usageError("missing PID: memleak snapshot <pid>");

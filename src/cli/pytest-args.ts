@@ -3,7 +3,7 @@
  * --dist, --tx) run tests in other processes, several at once: a test's growth could not be told from its
  * neighbours', so they are refused until each worker reports for itself.
  */
-import { usageError } from "../errors.js";
+import { usageError } from "../base/errors.js";
 
 const XDIST = /^(-n.*|--numprocesses(=.*)?|--dist(=.*)?|--tx(=.*)?|--maxprocesses(=.*)?)$/;
 

@@ -3,19 +3,19 @@
  * from Prometheus, judge each subject with the same engine as a recording, and report the verdict per subject and the
  * most serious one, with the same gates and exit codes as `analyze` of a recording.
  */
-import { EXIT, MemleakError } from "../errors.js";
-import { evaluateGates } from "../gates.js";
-import type { GateOptions } from "../gate-spec.js";
+import { EXIT, MemleakError } from "../base/errors.js";
+import { evaluateGates } from "../gates/gates.js";
+import type { GateOptions } from "../gates/spec.js";
 import { chooseStep, queryRange, serverText } from "../prometheus/query-range.js";
 import { isOwnBookkeeping } from "../prometheus/series-samples.js";
 import { renderSeriesVerdicts } from "../report/series-verdicts.js";
-import { safeText } from "../safe-text.js";
-import { formatDuration } from "../units.js";
+import { safeText } from "../base/safe-text.js";
+import { formatDuration } from "../base/units.js";
 import type { VerdictDocument } from "../analysis/types.js";
-import { analysePrometheus, MAX_SUBJECTS } from "./prometheus-verdicts.js";
-import { gatesExitCode } from "./exit-policy.js";
-import { report } from "./finish.js";
-import type { CommandIO, CommandResult } from "./io.js";
+import { analysePrometheus, MAX_SUBJECTS } from "../prometheus/verdicts.js";
+import { gatesExitCode } from "../gates/exit-policy.js";
+import { report } from "../session/finish.js";
+import type { CommandIO, CommandResult } from "../base/command-io.js";
 
 export interface AnalyzePrometheusOptions {
   prometheus: { url: URL; query: string; range: number; step: number };

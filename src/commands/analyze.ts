@@ -2,13 +2,13 @@
  * `memleak analyze recording.jsonl`: re-run the verdict engine on a recording, offline (a newer memleak may judge
  * an old recording better), with the same gates and reports as run/watch.
  */
-import { analyseRecording } from "./analyse-recording.js";
+import { analyseRecording } from "../recording/replay.js";
 import type { VerdictDocument } from "../analysis/types.js";
-import { evaluateGates } from "../gates.js";
-import type { GateOptions } from "../gate-spec.js";
-import { report } from "./finish.js";
-import { gatesExitCode } from "./exit-policy.js";
-import type { CommandIO, CommandResult } from "./io.js";
+import { evaluateGates } from "../gates/gates.js";
+import type { GateOptions } from "../gates/spec.js";
+import { report } from "../session/finish.js";
+import { gatesExitCode } from "../gates/exit-policy.js";
+import type { CommandIO, CommandResult } from "../base/command-io.js";
 
 export interface AnalyzeOptions {
   file: string;

@@ -5,14 +5,14 @@
  * document and whose limits make the test-limits gate. pytest's own exit code passes through as run's does, and a
  * failed test-limits gate makes it 1.
  */
-import { crashedTest } from "../analysis/test-verdicts.js";
-import { safeText } from "../safe-text.js";
-import type { CommandIO, CommandResult } from "./io.js";
+import { crashedTest } from "../analysis/pytest-verdicts.js";
+import { safeText } from "../base/safe-text.js";
+import type { CommandIO, CommandResult } from "../base/command-io.js";
 import { runCommand, type RunOptions } from "./run.js";
 
 /** Bytes as the plugin's int() reads them: String(1e32) is "1e+32", which int() refuses (pytest's INTERNALERROR). */
 const integerText = (bytes: number) => BigInt(Math.round(bytes)).toString();
-import type { SessionOptions } from "./session.js";
+import type { SessionOptions } from "../session/session.js";
 
 /** How the plugin measures each test (it reads them from MEMLEAK_PYTEST_* variables). */
 export interface PytestFlags {

@@ -12,23 +12,23 @@ import { locateMemoryCgroup, type CgroupLocation } from "../system/cgroup-locate
 import { HostFs } from "../system/host-fs.js";
 import { createIsolatedCgroup, removeIsolatedCgroup, spawnInside, type Isolation } from "../system/isolate.js";
 import { launch, resolveCommand } from "../system/launch.js";
-import { checkOutputPath } from "./output-paths.js";
+import { checkOutputPath } from "../session/output-paths.js";
 import { requireLinux } from "../system/target.js";
-import { report } from "./finish.js";
-import type { CommandIO, CommandResult } from "./io.js";
-import { runSession, type SessionOptions } from "./session.js";
-import { stopText, Wakeup } from "./wakeup.js";
+import { report } from "../session/finish.js";
+import type { CommandIO, CommandResult } from "../base/command-io.js";
+import { runSession, type SessionOptions } from "../session/session.js";
+import { stopText, Wakeup } from "../session/wakeup.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { AgentChannel } from "../agent/channel.js";
 import { agentDir, agentEnv } from "../agent/inject.js";
-import { forwardSignals, killTree } from "./command-signals.js";
-import { FailFastStop, hostProcesses } from "./fail-fast-stop.js";
-import { gatesExitCode, runExitCode, type CommandExit } from "./exit-policy.js";
-import { openMetricsExport, type MetricsExport } from "./metrics-export.js";
-import type { ListenAddress } from "../listen-address.js";
+import { forwardSignals, killTree } from "../session/command-signals.js";
+import { FailFastStop, hostProcesses } from "../session/fail-fast/stop.js";
+import { gatesExitCode, runExitCode, type CommandExit } from "../gates/exit-policy.js";
+import { openMetricsExport, type MetricsExport } from "../session/metrics-export.js";
+import type { ListenAddress } from "../export/listen-address.js";
 import { delimiter } from "node:path";
 import { NativeTracer } from "../native/native-tracer.js";
-import { nextSteps, startLine } from "./session-feedback.js";
+import { nextSteps, startLine } from "../session/feedback.js";
 
 export interface RunOptions extends SessionOptions {
   command: string[];

@@ -3,12 +3,12 @@
  * Exit 3 when the process cannot be observed, or when part of it (smaps of another user's process) could not be read.
  */
 import { HostFs } from "../system/host-fs.js";
-import { portableSnapshot } from "../portable-snapshot.js";
+import { portableSnapshot } from "../sampling/portable-snapshot.js";
 import { assertObservable } from "../system/target.js";
 import { renderSnapshot } from "../report/snapshot-table.js";
-import { takeSnapshot, type Snapshot } from "../snapshot.js";
-import type { CommandIO, CommandResult } from "./io.js";
-import { EXIT } from "../errors.js";
+import { takeSnapshot, type Snapshot } from "../sampling/snapshot.js";
+import type { CommandIO, CommandResult } from "../base/command-io.js";
+import { EXIT } from "../base/errors.js";
 
 export interface SnapshotOptions {
   pid: number;

@@ -5,21 +5,21 @@
 import { LiveRegion } from "../report/live-region.js";
 import { locateMemoryCgroup } from "../system/cgroup-locate.js";
 import { HostFs } from "../system/host-fs.js";
-import { checkOutputPath } from "./output-paths.js";
+import { checkOutputPath } from "../session/output-paths.js";
 import { assertObservable, requireLinux } from "../system/target.js";
 import { readCmdline } from "../system/read-process.js";
-import { report } from "./finish.js";
-import { gatesExitCode } from "./exit-policy.js";
-import type { CommandIO, CommandResult } from "./io.js";
-import { runSession, type SessionOptions } from "./session.js";
-import { stopText, Wakeup } from "./wakeup.js";
+import { report } from "../session/finish.js";
+import { gatesExitCode } from "../gates/exit-policy.js";
+import type { CommandIO, CommandResult } from "../base/command-io.js";
+import { runSession, type SessionOptions } from "../session/session.js";
+import { stopText, Wakeup } from "../session/wakeup.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { AgentChannel } from "../agent/channel.js";
 import { Attacher } from "../agent/attach/attacher.js";
 import { inContainer } from "../system/namespaces.js";
-import { openMetricsExport, type MetricsExport } from "./metrics-export.js";
-import type { ListenAddress } from "../listen-address.js";
-import { nextSteps, startLine } from "./session-feedback.js";
+import { openMetricsExport, type MetricsExport } from "../session/metrics-export.js";
+import type { ListenAddress } from "../export/listen-address.js";
+import { nextSteps, startLine } from "../session/feedback.js";
 
 export interface WatchOptions extends SessionOptions {
   pid: number;

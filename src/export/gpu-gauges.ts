@@ -3,8 +3,8 @@
  * memleak's agent (torch.cuda.memory_stats, `device="cuda:0"` as the process numbers it), and the driver's count of
  * each process's memory per GPU (nvidia-smi, `device` the driver's GPU index).
  */
-import type { ProcessSample } from "../sample.js";
-import { cudaLabel, GPU_FIELDS, GPU_METRICS, gpuDevicesOf, type GpuField } from "../gpu-fields.js";
+import type { ProcessSample } from "../sampling/sample.js";
+import { cudaLabel, GPU_FIELDS, GPU_METRICS, gpuDevicesOf, type GpuField } from "../sampling/gpu-fields.js";
 import type { AgentReport } from "./metric-table.js";
 
 export interface GpuGauge {

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { EXIT, MemleakError } from "../errors.js";
+import { EXIT, MemleakError } from "../base/errors.js";
 import type { Registry } from "prom-client";
 
 export interface MetricsRegistries {

@@ -6,9 +6,9 @@
  */
 import { Counter, Gauge, Registry } from "prom-client";
 import type { Finding, VerdictDocument } from "../analysis/types.js";
-import type { ProcessSample, Sample } from "../sample.js";
-import { VERDICT_KINDS } from "../verdict-kinds.js";
-import { processKey } from "../process-key.js";
+import type { ProcessSample, Sample } from "../sampling/sample.js";
+import { VERDICT_KINDS } from "../base/verdict-kinds.js";
+import { processKey } from "../sampling/process-key.js";
 import { CGROUP_GAUGES, PROCESS_GAUGES, type AgentReport } from "./metric-table.js";
 import { GPU_GAUGES, gpuReadings } from "./gpu-gauges.js";
 

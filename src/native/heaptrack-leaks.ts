@@ -13,7 +13,7 @@
  * instruction address; the frames inlined into it follow without one and are in the same library. Sizes are
  * heaptrack's own formatting: decimal units (K = 1000), two decimals. Pure: text in, stacks out.
  */
-import type { NativeFrame } from "../native-trace.js";
+import type { NativeFrame } from "./native-trace.js";
 
 export interface LeakBlock {
   bytes: number;

@@ -7,7 +7,7 @@ import { existsSync, realpathSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { resolveCommand } from "../system/launch.js";
-import { usageError } from "../errors.js";
+import { usageError } from "../base/errors.js";
 
 export interface HeaptrackTools {
   /** "heaptrack 1.4.0" */

@@ -11,7 +11,7 @@
  * Stacks are grouped by their native part (allocator's caller up to the site): the interpreter frames above differ
  * with every Python line that called in, and would split one leak into many. Pure.
  */
-import type { NativeFrame, NativeLeakStack } from "../native-trace.js";
+import type { NativeFrame, NativeLeakStack } from "./native-trace.js";
 import type { LeakBlock } from "./heaptrack-leaks.js";
 
 /** The C library, the C++ runtime, the unwinder and heaptrack itself: where every allocation passes. */

@@ -3,7 +3,7 @@
  * bounded before a report renders it; anything out of shape drops the whole trace (analyze says nothing rather than
  * something wrong). Pure.
  */
-import type { NativeFrame, NativeLeakStack, NativeTrace } from "../native-trace.js";
+import type { NativeFrame, NativeLeakStack, NativeTrace } from "./native-trace.js";
 
 const MAX_STACKS = 8;
 const MAX_FRAMES = 64;

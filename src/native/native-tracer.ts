@@ -18,7 +18,7 @@ import { createReadStream, createWriteStream } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
-import type { NativeLeakStack, NativeTrace } from "../native-trace.js";
+import type { NativeLeakStack, NativeTrace } from "./native-trace.js";
 import { locateHeaptrack, type HeaptrackTools } from "./heaptrack-tools.js";
 import { parseHeaptrackLeaks, type HeaptrackLeaks } from "./heaptrack-leaks.js";
 import { claimLeaks, groupBySite } from "./leak-sites.js";

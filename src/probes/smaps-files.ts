@@ -1,6 +1,6 @@
 /**
  * /proc/PID/smaps, per mapping: which files a process has resident, and how much of each. Only read when a process's
- * file-backed resident memory (RssFile) grew (sampler.ts): it costs what smaps_rollup costs plus the text of every
+ * file-backed resident memory (RssFile) grew (sampling/sampler.ts): it costs what smaps_rollup costs plus the text of every
  * mapping (~3,000 lines for a Python process, ~20,000 with PyTorch loaded), so it is paid from the smaps budget.
  *
  * A mapping's header is `start-end perms offset dev inode [pathname]`; the pathname may contain spaces and ends in

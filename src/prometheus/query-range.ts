@@ -2,8 +2,8 @@
  * Asks a Prometheus server for a range query (/api/v1/query_range) with Node's own fetch, and reads the answer
  * (range-response.ts). Errors are one line each: the server cannot be reached, it refused the query, it took too long.
  */
-import { EXIT, MemleakError } from "../errors.js";
-import { safeText } from "../safe-text.js";
+import { EXIT, MemleakError } from "../base/errors.js";
+import { safeText } from "../base/safe-text.js";
 import { parseRangeResponse, type RangeResult } from "./range-response.js";
 
 /**

@@ -5,8 +5,8 @@
  * {"resultType":"matrix","result":[{"metric":{labels},"values":[[1700000000.123,"42"],…]}]}}`, or
  * `{"status":"error","errorType":"bad_data","error":"…"}` with a 4xx/5xx status.
  */
-import { MemleakError, EXIT } from "../errors.js";
-import { safeText } from "../safe-text.js";
+import { MemleakError, EXIT } from "../base/errors.js";
+import { safeText } from "../base/safe-text.js";
 
 export interface RangeSeries {
   /** The series' labels, `__name__` (the metric's name) included when the query kept it. */

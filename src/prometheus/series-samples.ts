@@ -5,9 +5,9 @@
  * memleak_process_*_bytes of one pid): they become the fields of one subject's samples, so the cgroup rules can weigh
  * usage against rss and cache as they do memory.stat.
  */
-import type { CgroupSample, ProcessSample, Sample } from "../sample.js";
+import type { CgroupSample, ProcessSample, Sample } from "../sampling/sample.js";
 import type { RangeSeries } from "./range-response.js";
-import { cudaIndex, GPU_METRICS, gpuFieldName } from "../gpu-fields.js";
+import { cudaIndex, GPU_METRICS, gpuFieldName } from "../sampling/gpu-fields.js";
 
 type Put = (s: SubjectSample, v: number) => void;
 interface SubjectSample {
@@ -62,7 +62,7 @@ export const KNOWN_METRICS: Record<string, Put> = {
 export const isOwnBookkeeping = (s: RangeSeries) => s.labels.__name__?.startsWith("memleak_") === true && !(s.labels.__name__ in KNOWN_METRICS) && !(s.labels.__name__ in GPU_METRICS);
 
 /**
- * memleak's GPU series (`device`-labelled: gpu-fields.ts GPU_METRICS) into its process's sample: the agent's, by the
+ * memleak's GPU series (`device`-labelled: sampling/gpu-fields.ts GPU_METRICS) into its process's sample: the agent's, by the
  * device's index ("cuda:0"), as the agent reports them; the driver's, by GPU index, as the sampler records them.
  */
 function putGpu(s: SubjectSample, name: string, device: string | undefined, v: number): void {

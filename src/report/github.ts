@@ -5,9 +5,9 @@
  */
 import type { VerdictDocument } from "../analysis/types.js";
 import { formatRate } from "./wording/numbers.js";
-import { formatDuration } from "../units.js";
+import { formatDuration } from "../base/units.js";
 import { truncate } from "./style.js";
-import { safeText } from "../safe-text.js";
+import { safeText } from "../base/safe-text.js";
 import { everyFinding } from "../analysis/every-finding.js";
 import { subjectLabel } from "./vocabulary.js";
 import { holderCost, holderHeadline, holderHops } from "./holder-lines.js";

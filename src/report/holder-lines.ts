@@ -4,7 +4,7 @@
  * program (its variables, its dict keys): callers make them safe for where they go.
  */
 import type { Finding } from "../analysis/types.js";
-import { formatBytes } from "../units.js";
+import { formatBytes } from "../base/units.js";
 
 type Holder = NonNullable<Finding["holder"]>;
 

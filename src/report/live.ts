@@ -2,18 +2,18 @@
  * What `run` and `watch` show while they sample: on a terminal, a block redrawn in place (the tree, a sparkline per
  * subject, the verdict so far); in a log, one progress line every few seconds.
  */
-import type { SeriesSet } from "../analysis/series.js";
+import type { SeriesSet } from "../series/series.js";
 import type { JudgedFinding } from "../analysis/judgement.js";
 import { rangeText, spanText, timeToLimitText } from "./wording/time-to-limit.js";
 import { sayShort } from "./wording/index.js";
-import type { Sample } from "../sample.js";
-import { formatBytes, formatDuration } from "../units.js";
+import type { Sample } from "../sampling/sample.js";
+import { formatBytes, formatDuration } from "../base/units.js";
 import { memorySpan, sparkline } from "./sparkline.js";
 import { palette, truncate } from "./style.js";
-import { safeText } from "../safe-text.js";
+import { safeText } from "../base/safe-text.js";
 import { clip, displayWidth, fit } from "./text-width.js";
-import { gpuSeries } from "../analysis/gpu-series.js";
-import { gpuFieldName } from "../gpu-fields.js";
+import { gpuSeries } from "../series/gpu-series.js";
+import { gpuFieldName } from "../sampling/gpu-fields.js";
 
 export interface LiveState {
   mode: "run" | "watch";
@@ -22,7 +22,7 @@ export interface LiveState {
   elapsed: number;
   set: SeriesSet;
   latest: Sample | undefined;
-  /** The verdict so far, as facts (commands/interim.ts). */
+  /** The verdict so far, as facts (session/interim/job.ts). */
   soFar: JudgedFinding | undefined;
   commands: Map<number, string>;
   /** The oldest PSS/USS of the latest sample, seconds (read under --pss-every and --smaps-budget). */
@@ -109,7 +109,7 @@ export function renderLive(s: LiveState, color: boolean, columns = 100): string 
   const age = s.pssAge === undefined ? "" : ` (${pssAgeText(s.pssAge)})`;
   // The subject's text spans the command, RSS, USS and anon columns, so its change and sparkline line up below theirs.
   const textWidth = w.name + 30;
-  // Each live process's memory on each GPU it uses (analysis/gpu-series.ts), at most four lines of them.
+  // Each live process's memory on each GPU it uses (series/gpu-series.ts), at most four lines of them.
   for (const g of gpuSeries(s.set).filter((x) => live.has(x.ps.pid)).slice(0, 4)) {
     const reserved = g.index === undefined ? undefined : g.ps.agent[`gpu.${gpuFieldName(g.index, "Reserved")}`]?.last();
     const now = formatBytes(g.col.last());

@@ -4,7 +4,7 @@
  * alarm), and a bounded change (copy-on-write stops at what the parent held, a plateau has levelled off) has no
  * hourly rate to extrapolate ("+12.9 GiB per hour" for a copy-on-write bounded by 123 MiB).
  */
-import type { VerdictKind } from "../verdict-kinds.js";
+import type { VerdictKind } from "../base/verdict-kinds.js";
 
 const NO_RATE: ReadonlySet<string> = new Set<VerdictKind>(["stable", "insufficient-data", "cow", "plateau"]);
 

@@ -4,8 +4,8 @@
  */
 import type { Finding } from "../analysis/types.js";
 import { compareFindings } from "../analysis/classify.js";
-import { formatBytes } from "../units.js";
-import { safeText } from "../safe-text.js";
+import { formatBytes } from "../base/units.js";
+import { safeText } from "../base/safe-text.js";
 import { palette } from "./style.js";
 import { clip } from "./text-width.js";
 import { kindColour } from "./vocabulary.js";

@@ -1,4 +1,4 @@
-import { minGrowth } from "../growth-floor.js";
+import { minGrowth } from "../analysis/growth-floor.js";
 
 /** A series as one line of block characters, scaled to its own min..max (or an ASCII ramp for terminals without Unicode). */
 const BLOCKS = "▁▂▃▄▅▆▇█";
@@ -33,7 +33,7 @@ export function sparkline(values: readonly number[], width = 24, ascii = false, 
 }
 
 /**
- * The smallest range a memory sparkline's height stands for: the growth floor at the series' peak (growth-floor.ts,
+ * The smallest range a memory sparkline's height stands for: the growth floor at the series' peak (analysis/growth-floor.ts,
  * 2 MiB or 2% of the level). Growth the analysis would not call growth stays on the bottom row: scaled to its own
  * min..max, or to 4% of a 4 MiB level, 76 KiB of noise on a process judged stable drew a hill.
  */

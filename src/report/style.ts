@@ -1,7 +1,7 @@
 /**
  * Colour and text hygiene shared by the terminal reporters.
  * Colour only when the caller says so (a TTY without NO_COLOR): logs and pipes get plain text.
- * Process names and command lines come from the target and may hold escape sequences: safe-text.ts escapes them.
+ * Process names and command lines come from the target and may hold escape sequences: base/safe-text.ts escapes them.
  */
 import { Chalk, type ChalkInstance } from "chalk";
 

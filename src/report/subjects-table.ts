@@ -5,17 +5,17 @@
  */
 import { liveHeapColumn } from "../analysis/signals/live-heap.js";
 import type { ChalkInstance } from "chalk";
-import type { Column } from "../analysis/column.js";
-import type { ProcessSeries, SeriesSet } from "../analysis/series.js";
+import type { Column } from "../series/column.js";
+import type { ProcessSeries, SeriesSet } from "../series/series.js";
 import type { Finding, MetricName, VerdictDocument } from "../analysis/types.js";
-import { formatBytes, signedBytes } from "../units.js";
+import { formatBytes, signedBytes } from "../base/units.js";
 import { memorySpan, sparkline } from "./sparkline.js";
-import { safeText } from "../safe-text.js";
+import { safeText } from "../base/safe-text.js";
 import { rateShown } from "./rate-shown.js";
-import { processKey } from "../process-key.js";
+import { processKey } from "../sampling/process-key.js";
 import { clip, displayWidth } from "./text-width.js";
 import { gpuLabel, kindColour, subjectLabel } from "./vocabulary.js";
-import { gpuSeries } from "../analysis/gpu-series.js";
+import { gpuSeries } from "../series/gpu-series.js";
 
 interface Row {
   label: string;
@@ -113,7 +113,7 @@ function processRows(doc: VerdictDocument, set: SeriesSet): { rows: Row[]; omitt
 }
 
 /**
- * One row per process and device that used a GPU (analysis/gpu-series.ts): right under its process's row, named by
+ * One row per process and device that used a GPU (series/gpu-series.ts): right under its process's row, named by
  * its device ("  cuda:0"); after the processes, with the pid, when its process's row was left out.
  */
 function addGpuRows(rows: Row[], doc: VerdictDocument, set: SeriesSet): void {

@@ -7,15 +7,15 @@
  * safeText so it cannot move the cursor or recolour the terminal.
  */
 import type { ChalkInstance } from "chalk";
-import type { SeriesSet } from "../analysis/series.js";
+import type { SeriesSet } from "../series/series.js";
 import type { Finding, VerdictDocument } from "../analysis/types.js";
 import { formatRate, samplingText } from "./wording/numbers.js";
-import { formatBytes, formatDuration } from "../units.js";
+import { formatBytes, formatDuration } from "../base/units.js";
 import { markdownBlocks, plainInline } from "./html/markdown.js";
 import { palette } from "./style.js";
-import { safeText } from "../safe-text.js";
+import { safeText } from "../base/safe-text.js";
 import { subjectsTable } from "./subjects-table.js";
-import { testsTable } from "./tests-table.js";
+import { testsTable } from "./pytest-table.js";
 import { nativeStackLines } from "./native-stacks-text.js";
 import { clip, displayWidth, wrap } from "./text-width.js";
 import { evidenceValue, KIND_LABEL, kindColour, subjectText } from "./vocabulary.js";

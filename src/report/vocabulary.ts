@@ -4,7 +4,7 @@
  */
 import type { ChalkInstance } from "chalk";
 import type { Finding } from "../analysis/types.js";
-import { formatBytes, formatDuration } from "../units.js";
+import { formatBytes, formatDuration } from "../base/units.js";
 
 export const KIND_LABEL: Record<Finding["kind"], string> = {
   leak: "LEAK",

@@ -6,7 +6,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { delimiter, join } from "node:path";
-import { observeError } from "../errors.js";
+import { observeError } from "../base/errors.js";
 
 export function resolveCommand(command: string, env: NodeJS.ProcessEnv): string {
   const candidates = command.includes("/")

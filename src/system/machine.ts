@@ -5,7 +5,7 @@
  */
 import { cpus, hostname, release, totalmem } from "node:os";
 
-/** What a recording's header says of the machine (recording.ts RecordingHeader.machine). */
+/** What a recording's header says of the machine (recording/format.ts RecordingHeader.machine). */
 export interface MachineInfo {
   hostname: string;
   kernel: string;

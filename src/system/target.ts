@@ -1,7 +1,7 @@
 /**
  * Checks that a PID names a live process we can observe, with a message a person can act on when not.
  */
-import { observeError } from "../errors.js";
+import { observeError } from "../base/errors.js";
 import type { HostFs } from "./host-fs.js";
 import { readBasic } from "./read-process.js";
 

@@ -1,5 +1,5 @@
 /**
- * What run and watch tell the user beside the report (src/commands/session-feedback.ts), end to end on real
+ * What run and watch tell the user beside the report (src/session/feedback.ts), end to end on real
  * processes: the line at once when sampling starts, the next step after the verdict, and a run too short for any
  * sample saying so instead of printing figures.
  */

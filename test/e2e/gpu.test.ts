@@ -1,7 +1,7 @@
 /**
  * GPU memory end to end, on a machine without a GPU: real Python programs under `memleak run`, whose torch is a
- * STAND-IN (test/support/stand-in-torch: NOT PyTorch) that reports CUDA allocator numbers the program drives, and
- * whose nvidia-smi, where one is used, is a STAND-IN too (test/support/stand-in-nvidia-smi). What is real: the agent
+ * STAND-IN (test/helpers/stand-in-torch: NOT PyTorch) that reports CUDA allocator numbers the program drives, and
+ * whose nvidia-smi, where one is used, is a STAND-IN too (test/helpers/stand-in-nvidia-smi). What is real: the agent
  * in the program, its socket, the sampler, the driver reader running a program, the verdict, the gates and the
  * outputs. No real GPU has checked any of this yet.
  */
@@ -13,7 +13,7 @@ import { memleak } from "../helpers/processes.js";
 import { REPO } from "../helpers/fixtures.js";
 import { tempDir } from "../helpers/temp.js";
 
-const DRIVE = "test/support/stand-in-torch/drive_cuda.py";
+const DRIVE = "test/helpers/stand-in-torch/drive_cuda.py";
 const gpuFindings = (doc: VerdictDocument) => doc.findings.filter((f) => f.subject.type === "gpu");
 const show = (fs: Finding[]) => JSON.stringify(fs.map((f) => [f.kind, f.summary, f.evidence]), null, 1);
 
@@ -60,7 +60,7 @@ describe.concurrent("GPU memory under `memleak run` (stand-in torch.cuda, no GPU
   it("without the agent's CUDA numbers, the driver's: nvidia-smi is read beside the ticks and each reading recorded", async () => {
     const dir = tempDir("gpu-driver");
     const record = join(dir, "run.jsonl");
-    const env = { PATH: `${REPO}test/support/stand-in-nvidia-smi:${process.env.PATH}`, STAND_IN_NVIDIA_SMI_DIR: dir };
+    const env = { PATH: `${REPO}test/helpers/stand-in-nvidia-smi:${process.env.PATH}`, STAND_IN_NVIDIA_SMI_DIR: dir };
     oneGpu(dir);
     const { doc } = await drive("driver", ["--record", record], env, "16");
     expect(doc.sampling?.gpu).toMatchObject({ driver: "read" });

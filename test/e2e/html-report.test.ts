@@ -12,9 +12,9 @@ import { pathToFileURL } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderHtml } from "../../src/report/html/index.js";
-import { analyse, withHostileProcess } from "../unit/report/analyse.js";
+import { analyse, withHostileProcess } from "../helpers/analyze.js";
 import { decodePng } from "../helpers/png.js";
-import { analyseRecording } from "../../src/commands/analyse-recording.js";
+import { analyseRecording } from "../../src/recording/replay.js";
 import { FIXTURES } from "../helpers/fixtures.js";
 import { tempDir } from "../helpers/temp.js";
 

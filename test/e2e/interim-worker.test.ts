@@ -4,13 +4,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { classify } from "../../src/report/verdict.js";
-import { interimView, SeriesBuilder } from "../../src/analysis/series.js";
-import { MB, synthesize } from "../support/synthetic-samples.js";
+import { interimView, SeriesBuilder } from "../../src/series/series.js";
+import { MB, synthesize } from "../helpers/synthetic-samples.js";
 
 describe("interim verdicts on a worker thread", () => {
   it("answers asynchronously, with the same verdict as in line", async () => {
-    const { InterimAnalyst } = await import("../../dist/commands/interim-analyst.js");
-    const { packSet } = await import("../../dist/analysis/packed-set.js");
+    const { InterimAnalyst } = await import("../../dist/session/interim/analyst.js");
+    const { packSet } = await import("../../dist/series/packed-set.js");
     const b = new SeriesBuilder(undefined, 120);
     for (const s of synthesize({ seconds: 600, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: 0.2 * MB }, baseline: 200 * MB, noise: 2 * MB } }] })) b.add(s);
     const view = interimView(b.set);

@@ -3,10 +3,10 @@
  * smaps_rollup reads stay within their CPU budget while every process still gets PSS/USS.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { Sampler } from "../../src/sampler.js";
+import { Sampler } from "../../src/sampling/sampler.js";
 import { HostFs } from "../../src/system/host-fs.js";
 import { locateMemoryCgroup } from "../../src/system/cgroup-locate.js";
-import type { Sample } from "../../src/sample.js";
+import type { Sample } from "../../src/sampling/sample.js";
 import { startReady, type Started } from "../helpers/processes.js";
 import { OWN_MEMORY_CGROUP, skipNote } from "../helpers/cgroup.js";
 

@@ -3,7 +3,7 @@
  * while it reads) is left out, so its tens of MiB are not counted as the user's memory.
  */
 import { describe, expect, it } from "vitest";
-import type { Snapshot } from "../../src/snapshot.js";
+import type { Snapshot } from "../../src/sampling/snapshot.js";
 import { execFileP, MEMLEAK } from "../helpers/processes.js";
 import { REPO } from "../helpers/fixtures.js";
 

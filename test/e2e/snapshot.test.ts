@@ -6,7 +6,7 @@ import { chmodSync, cpSync, readFileSync, rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseSmapsRollup } from "../../src/probes/smaps-rollup.js";
 import { parseStatus } from "../../src/probes/status.js";
-import type { Snapshot } from "../../src/snapshot.js";
+import type { Snapshot } from "../../src/sampling/snapshot.js";
 import { snapshotCommand } from "../../src/commands/snapshot.js";
 import { execFileP, memleak, startReady, SYSTEM_PYTHON, type Started } from "../helpers/processes.js";
 import { REPO, value } from "../helpers/fixtures.js";

@@ -1,5 +1,5 @@
 /** A CommandIO for tests: output kept in arrays, no terminal, no signals, Linux, and this process's pid. */
-import type { CommandIO } from "../../src/commands/io.js";
+import type { CommandIO } from "../../src/base/command-io.js";
 
 export function fakeIO(overrides: Partial<CommandIO> = {}): CommandIO & { out: string[]; err: string[] } {
   const out: string[] = [];

@@ -13,7 +13,7 @@ import type { AgentChannel } from "../channel.js";
 import { identifyInterpreter, MIN_VERSION, versionAtLeast } from "./interpreter.js";
 import { injectAgent, type InjectOutcome } from "./inject.js";
 import { hasCapSysPtrace, ptraceRefusal, tracerFacts, type OwnFacts } from "./permission.js";
-import { processKey } from "../../process-key.js";
+import { processKey } from "../../sampling/process-key.js";
 import { insideText } from "../../report/vocabulary.js";
 import { ContainerViews } from "./container-view.js";
 import { pidInside } from "../../system/namespaces.js";

@@ -631,7 +631,7 @@ _CUDA_STATS = (
     ("num_alloc_retries", "AllocRetries"),
     ("num_ooms", "Ooms"),
 )
-# memleak reads at most this many devices' fields from one report (src/gpu-fields.ts GPU_MAX_FIELDS).
+# memleak reads at most this many devices' fields from one report (src/sampling/gpu-fields.ts GPU_MAX_FIELDS).
 _CUDA_MAX_DEVICES = 16
 
 

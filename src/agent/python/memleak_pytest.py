@@ -40,7 +40,7 @@ def _short_nodeid(nodeid):
         cut = cut[:-1]
     return cut
 
-# Units as memleak reads them (src/units.ts): decimal kB/MB/GB, binary KiB/MiB/GiB, and K/M/G alone read as binary.
+# Units as memleak reads them (src/base/units.ts): decimal kB/MB/GB, binary KiB/MiB/GiB, and K/M/G alone read as binary.
 _SIZE_UNITS = {
     "b": 1,
     "k": 1024, "kb": 1000, "kib": 1024, "ki": 1024,
@@ -390,7 +390,7 @@ def _metrics(values, has_malloc):
 
 
 def _fmt(n):
-    """Bytes as memleak prints them (src/units.ts formatBytes): binary units, 3 significant digits."""
+    """Bytes as memleak prints them (src/base/units.ts formatBytes): binary units, 3 significant digits."""
     sign = "-" if n < 0 else "+" if n > 0 else ""
     v = abs(float(n))
     units = ["B", "KiB", "MiB", "GiB", "TiB"]

@@ -10,7 +10,7 @@ import { confidenceFromP, growthConfidence, stableConfidence, trendEvidence } fr
 import type { JudgedFinding } from "../judgement.js";
 import { phrase, type ArtefactFacts, type CgroupUsageFacts } from "../phrases.js";
 import { sliceByTime } from "../stats/window.js";
-import type { SeriesSet } from "../series.js";
+import type { SeriesSet } from "../../series/series.js";
 import type { Finding, Subject } from "../types.js";
 import { treeMetric } from "./tree.js";
 import { setMappedFilesText } from "./mapped.js";

@@ -5,7 +5,7 @@
  * not a leak. Both are measured over the process's whole life, so a warm-up that grew both is not mistaken for it.
  */
 import { levels, minGrowth } from "../assess.js";
-import type { ProcessSeries } from "../series.js";
+import type { ProcessSeries } from "../../series/series.js";
 
 /**
  * Resident growth (anon, and RSS) may be at most this share of the USS growth. Measured by

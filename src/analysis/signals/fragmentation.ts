@@ -10,9 +10,9 @@
  *   cover at least FREE_COVERS of it — without that, the difference is live memory malloc does not count (a big
  *   Python list of ints), not retention. Or when the trim probe gives ≥ TRIM_SHARE of anon back: proof on its own.
  */
-import type { ProcessSeries } from "../series.js";
+import type { ProcessSeries } from "../../series/series.js";
 import { endLevel, levels } from "../assess.js";
-import type { TrimResult } from "../agent-results.js";
+import type { TrimResult } from "../../agent/agent-results.js";
 import { otherAllocator } from "./layer.js";
 
 /**

@@ -20,8 +20,8 @@
  * judgement (undefined), and are judged as before.
  */
 import { levelChange, levels, minGrowth, startupEnd, type Assessment } from "../assess.js";
-import type { Column } from "../column.js";
-import type { ProcessSeries } from "../series.js";
+import type { Column } from "../../series/column.js";
+import type { ProcessSeries } from "../../series/series.js";
 import { lowerBound } from "../stats/window.js";
 import { phrase, type GcFreedFacts, type GcWaitingFacts, type Phrase } from "../phrases.js";
 

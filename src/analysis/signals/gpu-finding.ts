@@ -6,7 +6,7 @@ import { stoppedAt, stoppedGrowth, type Assessment } from "../assess.js";
 import { confidenceFromP, stableConfidence, trendEvidence } from "../evidence.js";
 import type { JudgedFinding } from "../judgement.js";
 import { phrase, type GpuFacts, type Phrase } from "../phrases.js";
-import type { ProcessSeries } from "../series.js";
+import type { ProcessSeries } from "../../series/series.js";
 import type { MetricName, Subject } from "../types.js";
 
 export type GpuSubject = Subject & { type: "gpu" };

@@ -12,7 +12,7 @@
  *           once held more and let go leaves the reserve behind.
  */
 import { endLevel, levels, levelPoints } from "../assess.js";
-import type { Column } from "../column.js";
+import type { Column } from "../../series/column.js";
 import { MAD_SCALE, median } from "../stats/quantiles.js";
 import { sliceByTime } from "../stats/window.js";
 

@@ -21,11 +21,11 @@ import type { Context } from "../context.js";
 import { growthConfidence } from "../evidence.js";
 import type { JudgedFinding } from "../judgement.js";
 import { phrase } from "../phrases.js";
-import type { ProcessSeries, SeriesSet } from "../series.js";
+import type { ProcessSeries, SeriesSet } from "../../series/series.js";
 import { gpuFacts, gpuFinding, gpuSubject, shapeFinding, type GpuSubject } from "./gpu-finding.js";
-import { gpuFieldName, type GpuField } from "../../gpu-fields.js";
-import type { Column } from "../column.js";
-import { processGpuSeries } from "../gpu-series.js";
+import { gpuFieldName, type GpuField } from "../../sampling/gpu-fields.js";
+import type { Column } from "../../series/column.js";
+import { processGpuSeries } from "../../series/gpu-series.js";
 import { decideDriver } from "./gpu-driver.js";
 import { gpuState, type GpuColumns, type GpuState } from "./gpu-state.js";
 

@@ -4,7 +4,7 @@
  * tensors, never on a leak of the native heap, where a container that grew meanwhile is a bystander; for tensors and
  * graphs only a container of tensors is named (the census follows the container that gains most tensors then).
  */
-import type { HolderResult } from "../agent-results.js";
+import type { HolderResult } from "../../agent/agent-results.js";
 import type { Context } from "../context.js";
 import type { JudgedFinding } from "../judgement.js";
 import { phrase, type Phrase } from "../phrases.js";

@@ -7,8 +7,8 @@
  * waits for (too little since the imports) or what the memory did after them.
  */
 import { assess, levels, type Assessment } from "../assess.js";
-import type { Column } from "../column.js";
-import type { ProcessSeries } from "../series.js";
+import type { Column } from "../../series/column.js";
+import type { ProcessSeries } from "../../series/series.js";
 import { lowerBound, sliceByTime } from "../stats/window.js";
 
 /**

@@ -15,7 +15,7 @@
 import { levelChange, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
 import { phrase, type Phrase } from "../phrases.js";
-import type { ProcessSeries } from "../series.js";
+import type { ProcessSeries } from "../../series/series.js";
 
 /**
  * A layer is named when it explains at least a quarter of the anonymous-memory growth: the rest of a leak's growth

@@ -9,8 +9,8 @@
 import { assess, levelChange, levels, type Assessment } from "../assess.js";
 import { quantile } from "../stats/quantiles.js";
 import { sliceByTime } from "../stats/window.js";
-import { Column } from "../column.js";
-import type { ProcessSeries } from "../series.js";
+import { Column } from "../../series/column.js";
+import type { ProcessSeries } from "../../series/series.js";
 import { TYPICAL_BLOCK } from "./fragmentation.js";
 import { LAYER_MIN_SHARE, otherAllocator } from "./layer.js";
 import type { Settling } from "../phrases.js";

@@ -3,12 +3,12 @@
  * dataset, its libraries). They are page cache — a copy of the file the kernel drops under pressure and reads back
  * on the next access — so their growth is reported beside a finding, never as a leak (the rules judge anon).
  */
-import { formatBytes } from "../../units.js";
+import { formatBytes } from "../../base/units.js";
 import type { MappedFile } from "../../probes/smaps-files.js";
-import { safeText } from "../../safe-text.js";
+import { safeText } from "../../base/safe-text.js";
 import { levelChange, minGrowth } from "../assess.js";
-import { FILES_GROWTH_BYTES } from "../../mapped-files.js";
-import type { ProcessSeries, SeriesSet } from "../series.js";
+import { FILES_GROWTH_BYTES } from "../../sampling/mapped-files.js";
+import type { ProcessSeries, SeriesSet } from "../../series/series.js";
 import type { JudgedFinding } from "../judgement.js";
 import { phrase } from "../phrases.js";
 

@@ -6,10 +6,10 @@
  * pages). That growth is memleak's doing; a rule that saw it would call the program's memory a plateau, or a step.
  * Under `run` the agent loads at start-up, inside the start-up the rules already leave out.
  */
-import { Column } from "../column.js";
+import { Column } from "../../series/column.js";
 import { median } from "../stats/quantiles.js";
 import { stoppedAt, stoppedGrowth, type Assessment } from "../assess.js";
-import type { ProcessSeries } from "../series.js";
+import type { ProcessSeries } from "../../series/series.js";
 import { phrase, type Phrase } from "../phrases.js";
 
 /** The agent arrived mid-watch (injected) when its first report came this long after the process was first seen. */

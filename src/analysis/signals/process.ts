@@ -14,7 +14,7 @@ import type { Context } from "../context.js";
 import { confidenceFromP, growthConfidence, stableConfidence, trendEvidence } from "../evidence.js";
 import type { JudgedFinding } from "../judgement.js";
 import { phrase, type GcWaitingFacts, type Phrase, type ProcessFacts, type Settling } from "../phrases.js";
-import type { ProcessSeries } from "../series.js";
+import type { ProcessSeries } from "../../series/series.js";
 import { SEVERITY, type MetricName, type Subject } from "../types.js";
 import { copyOnWrite, type Copying, type CowSignal } from "./cow.js";
 import { retention, STATE_MIN_READINGS, type Retention } from "./fragmentation.js";

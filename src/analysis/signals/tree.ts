@@ -8,7 +8,7 @@ import type { Context } from "../context.js";
 import { confidenceFromP, growthConfidence, stableConfidence, trendEvidence } from "../evidence.js";
 import type { JudgedFinding } from "../judgement.js";
 import { phrase } from "../phrases.js";
-import type { SeriesSet } from "../series.js";
+import type { SeriesSet } from "../../series/series.js";
 import type { Finding, MetricName } from "../types.js";
 import { injectedAt, withoutOwnStep, type Injection } from "./own-footprint.js";
 
@@ -21,7 +21,7 @@ export const TREE_PSS_SHARE = 0.5;
  * can drop. Σ PSS where the kernel reports no Pss_Anon (before 5.3), then Σ anon, Σ RSS.
  */
 export function treeMetric(set: SeriesSet): MetricName {
-  // PSS is read under a budget (smaps-budget.ts): use it when at least half the ticks have a complete total, so the
+  // PSS is read under a budget (sampling/smaps-budget.ts): use it when at least half the ticks have a complete total, so the
   // trend is fitted on the sum the window mostly has, not on a few late ticks.
   for (const metric of ["pss-anon", "pss"] as const) {
     const col = set.tree[metric];

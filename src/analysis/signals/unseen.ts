@@ -9,7 +9,7 @@ import { endLevel } from "../assess.js";
 import type { Context } from "../context.js";
 import type { JudgedFinding } from "../judgement.js";
 import { phrase } from "../phrases.js";
-import type { ProcessSeries } from "../series.js";
+import type { ProcessSeries } from "../../series/series.js";
 import { HELD_MIN_BYTES } from "./fragmentation.js";
 
 /**

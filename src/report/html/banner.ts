@@ -5,13 +5,13 @@
  */
 import type { Finding, VerdictDocument } from "../../analysis/types.js";
 import { formatRate } from "../wording/numbers.js";
-import { formatBytes, formatDuration } from "../../units.js";
+import { formatBytes, formatDuration } from "../../base/units.js";
 import { evidenceValue, KIND_LABEL, subjectText } from "../vocabulary.js";
 import { evidenceLabel } from "../evidence-labels.js";
 import { rateShown } from "../rate-shown.js";
 import { escapeHtml as h } from "./escape.js";
 import { markdownToHtml } from "./markdown.js";
-import { testsSection } from "./tests-section.js";
+import { testsSection } from "./pytest-section.js";
 import { everyFinding } from "../../analysis/every-finding.js";
 import { nativeSection } from "./native-section.js";
 import { holderPanel } from "./holder-panel.js";

@@ -3,12 +3,12 @@
  * that come from the target (process names, command lines) travel here as data and are put on the page with
  * textContent only.
  */
-import type { ProcessSeries, SeriesSet } from "../../analysis/series.js";
-import type { Column } from "../../analysis/column.js";
+import type { ProcessSeries, SeriesSet } from "../../series/series.js";
+import type { Column } from "../../series/column.js";
 import type { Finding, MetricName, VerdictDocument } from "../../analysis/types.js";
 import { alignForDrawing, MAX_POINTS, unionXs, type Line } from "./downsample.js";
-import { processKey } from "../../process-key.js";
-import { chartTests, type ChartTest } from "./tests-section.js";
+import { processKey } from "../../sampling/process-key.js";
+import { chartTests, type ChartTest } from "./pytest-section.js";
 import { gpuCharts } from "./gpu-charts.js";
 import { cgroupCountdown, withLimitProjection } from "./limit-projection.js";
 

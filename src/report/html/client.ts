@@ -9,7 +9,7 @@ export const CLIENT_SCRIPT = String.raw`(function () {
   var payload = JSON.parse(document.getElementById("memleak-data").textContent);
   var root = document.getElementById("charts");
 
-  // Same rule as formatBytes in src/units.ts: binary units, 3 significant digits.
+  // Same rule as formatBytes in src/base/units.ts: binary units, 3 significant digits.
   function formatBytes(b) {
     if (b === null || b === undefined || !isFinite(b)) return "\u2013";
     var sign = b < 0 ? "-" : "";

@@ -5,7 +5,7 @@
  *   - as data: scriptJson, inside <script type="application/json">, read back by the page with JSON.parse and
  *     shown with textContent only.
  */
-import { safeText } from "../../safe-text.js";
+import { safeText } from "../../base/safe-text.js";
 
 const HTML_ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 

@@ -1,13 +1,13 @@
 /**
- * The HTML report's GPU charts: one per process and device that used a GPU (analysis/gpu-series.ts), with the
+ * The HTML report's GPU charts: one per process and device that used a GPU (series/gpu-series.ts), with the
  * caching allocator's allocated, reserved and inactive-split bytes where the agent read them, or the driver's count
  * of the process's memory where it did not.
  */
-import type { Column } from "../../analysis/column.js";
-import { gpuSeries, type GpuSeries } from "../../analysis/gpu-series.js";
-import type { SeriesSet } from "../../analysis/series.js";
+import type { Column } from "../../series/column.js";
+import { gpuSeries, type GpuSeries } from "../../series/gpu-series.js";
+import type { SeriesSet } from "../../series/series.js";
 import type { Finding, VerdictDocument } from "../../analysis/types.js";
-import { gpuFieldName } from "../../gpu-fields.js";
+import { gpuFieldName } from "../../sampling/gpu-fields.js";
 import { gpuLabel } from "../vocabulary.js";
 
 /** chart-data.ts's ChartSpec, as this module fills it (declared here, so that it need not import that module back). */
@@ -21,7 +21,7 @@ interface GpuChart<S> {
   finding?: { kind: Finding["kind"]; metric: Finding["metric"]; isVerdict: boolean };
 }
 
-/** What each chart draws: the agent's fields (by gpu-fields.ts name), or the driver's reading. */
+/** What each chart draws: the agent's fields (by sampling/gpu-fields.ts name), or the driver's reading. */
 const TORCH_LINES = [
   { field: "Reserved", label: "reserved (caching allocator)", color: "#f28e2b" },
   { field: "Allocated", label: "allocated (live tensors)", color: "#e15759" },

@@ -7,7 +7,7 @@
  * a tag that slipped through could neither run a handler nor load anything.
  */
 import { createHash } from "node:crypto";
-import type { SeriesSet } from "../../analysis/series.js";
+import type { SeriesSet } from "../../series/series.js";
 import type { SamplingFacts, VerdictDocument } from "../../analysis/types.js";
 import { samplingText } from "../wording/numbers.js";
 import { KIND_LABEL } from "../vocabulary.js";
@@ -17,7 +17,7 @@ import { buildCharts } from "./chart-data.js";
 import { CLIENT_SCRIPT } from "./client.js";
 import { escapeHtml as h, inlineSafe, scriptJson } from "./escape.js";
 import { PAGE_CSS } from "./styles.js";
-import { VERSION } from "../../version.js";
+import { VERSION } from "../../base/version.js";
 
 export interface HtmlMeta {
   /** Shown at the top and in the tab; the target's command line by default. */

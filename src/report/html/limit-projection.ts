@@ -3,7 +3,7 @@
  * where set, and the projection from the last reading to the limit at the trend, drawn past the end of the run.
  * Pure: a chart spec in, the same chart with these added.
  */
-import type { SeriesSet } from "../../analysis/series.js";
+import type { SeriesSet } from "../../series/series.js";
 import type { TimeToLimit, VerdictDocument } from "../../analysis/types.js";
 import { lowerBound } from "../../analysis/stats/window.js";
 

@@ -3,7 +3,7 @@
  * in words.
  */
 import { advice } from "../../advice/load.js";
-import { formatBytes } from "../../units.js";
+import { formatBytes } from "../../base/units.js";
 import { formatRate, sinceText } from "./numbers.js";
 import type { PhraseName } from "../../analysis/phrases.js";
 import { gcWaitingReason, settlingReason } from "./notes.js";

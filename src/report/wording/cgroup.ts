@@ -1,5 +1,5 @@
 /** The memory cgroup's sentences (analysis/signals/cgroup.ts). */
-import { formatBytes } from "../../units.js";
+import { formatBytes } from "../../base/units.js";
 import { formatRate } from "./numbers.js";
 import type { ArtefactFacts, CgroupUsageFacts } from "../../analysis/phrases.js";
 import type { Wordings } from "./words.js";

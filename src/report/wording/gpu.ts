@@ -2,7 +2,7 @@
  * A process's sentences about one GPU (analysis/signals/gpu.ts, gpu-driver.ts): "PID n (command) on cuda:0: …"; the
  * short form (the live view's line, which names the process already) keeps the device.
  */
-import { formatBytes } from "../../units.js";
+import { formatBytes } from "../../base/units.js";
 import { formatRate } from "./numbers.js";
 import type { GpuFacts, GpuHeldFacts, PhraseFacts } from "../../analysis/phrases.js";
 import type { Say, Wordings } from "./words.js";

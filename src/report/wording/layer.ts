@@ -1,5 +1,5 @@
 /** What the agent measured of a leak's layer (analysis/signals/layer.ts), as notes beside the leak. */
-import { formatBytes } from "../../units.js";
+import { formatBytes } from "../../base/units.js";
 import type { PhraseName } from "../../analysis/phrases.js";
 import type { Wordings } from "./words.js";
 

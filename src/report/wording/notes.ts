@@ -2,7 +2,7 @@
  * Notes beside a finding's verdict (its caveats): what an early call cannot know, memleak's own footprint, garbage a
  * full collection gave back, file pages, a process the agent did not see inside.
  */
-import { formatBytes } from "../../units.js";
+import { formatBytes } from "../../base/units.js";
 import type { GcFreedFacts, GcWaitingFacts } from "../../analysis/phrases.js";
 import type { Settling } from "../../analysis/phrases.js";
 import type { Wordings } from "./words.js";

@@ -1,5 +1,5 @@
 /** Numbers as sentences and reports show them: a growth rate, a moment in the run. */
-import { formatBytes } from "../../units.js";
+import { formatBytes } from "../../base/units.js";
 import type { Rate, SamplingFacts } from "../../analysis/types.js";
 
 /** "120 s", or, when it is not known, "the start". */

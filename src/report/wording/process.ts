@@ -2,7 +2,7 @@
  * A process's sentences (analysis/signals/process.ts). Each starts with the process, "PID n (command)", then says
  * what it does; the short form (the live view, whose line already names the process) says only what it does.
  */
-import { formatBytes } from "../../units.js";
+import { formatBytes } from "../../base/units.js";
 import { formatRate } from "./numbers.js";
 import type { LeakFacts, PhraseFacts, ProcessFacts } from "../../analysis/phrases.js";
 import { gcWaitingReason, settlingReason } from "./notes.js";

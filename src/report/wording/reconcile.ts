@@ -1,5 +1,5 @@
 /** The sentences of findings that explain each other (analysis/classify.ts reconcile, markOutside). */
-import { formatBytes } from "../../units.js";
+import { formatBytes } from "../../base/units.js";
 import { formatRate } from "./numbers.js";
 import { groupName, pidList, processCount, type Wordings } from "./words.js";
 

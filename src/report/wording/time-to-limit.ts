@@ -5,7 +5,7 @@
  */
 import type { TimeToLimitFacts } from "../../analysis/time-to-limit.js";
 import type { MemoryLimit, TimeToLimit } from "../../analysis/types.js";
-import { formatBytes } from "../../units.js";
+import { formatBytes } from "../../base/units.js";
 
 /** A span as an operator says it: seconds under 90 s, minutes under 90 min, hours under 48 h, then days. */
 const UNITS: [limit: number, size: number, name: string][] = [

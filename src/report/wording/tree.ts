@@ -1,5 +1,5 @@
 /** The process tree's sentences (analysis/signals/tree.ts). */
-import { formatBytes } from "../../units.js";
+import { formatBytes } from "../../base/units.js";
 import { formatRate } from "./numbers.js";
 import type { Wordings } from "./words.js";
 

@@ -1,6 +1,6 @@
 /**
  * The agent's GPU readings (src/agent/python/memleak_agent.py `_cuda_stats`), run in a real interpreter against a
- * STAND-IN torch.cuda (test/support/stand-in-torch: NOT PyTorch; no real GPU has checked this code path yet). What is
+ * STAND-IN torch.cuda (test/helpers/stand-in-torch: NOT PyTorch; no real GPU has checked this code path yet). What is
  * under test is the agent: which calls it makes (never one that initialises CUDA), which devices it reports, and
  * that what it sends is what memleak's parser (src/agent/messages.ts) keeps.
  */
@@ -10,7 +10,7 @@ import { parseAgentMessage } from "../../../src/agent/messages.js";
 import { REPO } from "../../helpers/fixtures.js";
 
 const AGENT_DIR = `${REPO}src/agent/python`;
-const STAND_IN = `${REPO}test/support/stand-in-torch`;
+const STAND_IN = `${REPO}test/helpers/stand-in-torch`;
 
 interface Read {
   gpu: Record<string, number> | null;

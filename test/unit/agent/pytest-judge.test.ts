@@ -1,11 +1,11 @@
 /**
  * The pytest plugin's judgement (src/agent/python/memleak_pytest.py `judge`) as a decision table, in a real
  * interpreter: per-call readings of [blocks, malloc in-use, RSS anon] → leak, one-off, fragmentation, stable or
- * insufficient-data; and its size parser, which must read sizes the way memleak's units.ts does.
+ * insufficient-data; and its size parser, which must read sizes the way memleak's base/units.ts does.
  */
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { parseSize } from "../../../src/units.js";
+import { parseSize } from "../../../src/base/units.js";
 import { REPO } from "../../helpers/fixtures.js";
 import { SYSTEM_PYTHON } from "../../helpers/processes.js";
 
@@ -126,7 +126,7 @@ for v in ["50MX", "10%", "", "-5", True, -1]:
 
 describe("a test's id as the plugin sends it", () => {
   it("is cut to memleak's limit in UTF-16 units, so an id of emoji is cut short enough, not dropped by memleak", async () => {
-    const { parseTestMark } = await import("../../../src/agent/test-messages.js");
+    const { parseTestMark } = await import("../../../src/agent/pytest-messages.js");
     const ids = ["t.py::test[" + "😀".repeat(400) + "]", "t.py::test[" + "a".repeat(600) + "]", "t.py::plain"];
     const code = `
 import json, sys

@@ -13,7 +13,7 @@
  */
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { analyseRecording } from "../../../src/commands/analyse-recording.js";
+import { analyseRecording } from "../../../src/recording/replay.js";
 import type { VerdictDocument } from "../../../src/analysis/types.js";
 import { FIXTURES, fixture } from "../../helpers/fixtures.js";
 

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { classify } from "../../../src/report/verdict.js";
-import { buildSeries } from "../../../src/analysis/series.js";
+import { buildSeries } from "../../../src/series/series.js";
 import type { VerdictDocument } from "../../../src/analysis/types.js";
-import { MB, synthesize, type SynthScenario } from "../../support/synthetic-samples.js";
+import { MB, synthesize, type SynthScenario } from "../../helpers/synthetic-samples.js";
 
 const CG = { path: "/test", version: 1 as const };
 

@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { classify } from "../../../src/report/verdict.js";
-import { buildSeries } from "../../../src/analysis/series.js";
-import { report } from "../../../src/commands/finish.js";
+import { buildSeries } from "../../../src/series/series.js";
+import { report } from "../../../src/session/finish.js";
 import { fakeIO } from "../../helpers/command-io.js";
-import { MB, synthesize } from "../../support/synthetic-samples.js";
+import { MB, synthesize } from "../../helpers/synthetic-samples.js";
 
 describe("a hostile process name", () => {
   const samples = synthesize({ seconds: 60, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 0.1 * MB } }] });

@@ -4,7 +4,7 @@
  */
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { analyseRecording } from "../../../src/commands/analyse-recording.js";
+import { analyseRecording } from "../../../src/recording/replay.js";
 import { FIXTURES, fixture } from "../../helpers/fixtures.js";
 
 const recordings = readdirSync(`${FIXTURES}recordings`).filter((f) => f.endsWith(".jsonl"));

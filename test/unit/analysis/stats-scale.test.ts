@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_ALPHA, detectPlateau, detectStep, detectWarmup, mannKendall, median, theilSen, trendTest } from "../../../src/analysis/stats/index.js";
-import { generate, MB, SCENARIOS } from "../../support/synthetic.js";
+import { generate, MB, SCENARIOS } from "../../helpers/synthetic.js";
 
 const leak = (mbPerSecond: number) => ({ ...SCENARIOS.linearLeak, shape: { kind: "linear" as const, bytesPerSecond: mbPerSecond * MB } });
 

@@ -20,7 +20,7 @@ import {
 } from "../../../src/analysis/stats/index.js";
 import { quantileOfSorted } from "../../../src/analysis/stats/quantiles.js";
 import { runningAbsoluteDeviations } from "../../../src/analysis/stats/step.js";
-import { generate, MB, SCENARIOS, type GenerateOptions, type Shape } from "../../support/synthetic.js";
+import { generate, MB, SCENARIOS, type GenerateOptions, type Shape } from "../../helpers/synthetic.js";
 
 const SEEDS = [1, 2, 3, 4, 5];
 

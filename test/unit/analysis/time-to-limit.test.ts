@@ -4,13 +4,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { classify } from "../../../src/report/verdict.js";
-import { buildSeries } from "../../../src/analysis/series.js";
+import { buildSeries } from "../../../src/series/series.js";
 import { projectToLimit } from "../../../src/analysis/time-to-limit.js";
 import { rangeText, spanText, timeToLimitText } from "../../../src/report/wording/time-to-limit.js";
 import type { Finding, VerdictDocument } from "../../../src/analysis/types.js";
-import type { Sample } from "../../../src/sample.js";
-import { MB, synthesize, type SynthScenario } from "../../support/synthetic-samples.js";
-import { generate } from "../../support/synthetic.js";
+import type { Sample } from "../../../src/sampling/sample.js";
+import { MB, synthesize, type SynthScenario } from "../../helpers/synthetic-samples.js";
+import { generate } from "../../helpers/synthetic.js";
 
 const GiB = 1024 * MB;
 

@@ -7,7 +7,7 @@
 import { execSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { analyseRecording } from "../../../src/commands/analyse-recording.js";
+import { analyseRecording } from "../../../src/recording/replay.js";
 import { FIXTURES, REPO } from "../../helpers/fixtures.js";
 
 const recordings = execSync("find recordings calibration -name '*.jsonl' | sort", { cwd: FIXTURES }).toString().trim().split("\n");

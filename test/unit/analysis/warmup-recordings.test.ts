@@ -5,7 +5,7 @@
  */
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { analyseRecording } from "../../../src/commands/analyse-recording.js";
+import { analyseRecording } from "../../../src/recording/replay.js";
 import { WARMUP_MAX_FRACTION } from "../../../src/analysis/stats/warmup.js";
 import { FIXTURES } from "../../helpers/fixtures.js";
 

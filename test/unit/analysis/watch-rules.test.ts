@@ -6,10 +6,10 @@
 import { describe, expect, it } from "vitest";
 import { TREE_EXPLAINS } from "../../../src/analysis/classify.js";
 import { classify } from "../../../src/report/verdict.js";
-import { buildSeries } from "../../../src/analysis/series.js";
+import { buildSeries } from "../../../src/series/series.js";
 import { UNSEEN_STABLE_CONFIDENCE } from "../../../src/analysis/signals/unseen.js";
 import type { VerdictDocument } from "../../../src/analysis/types.js";
-import { MB, synthesize, type SynthScenario } from "../../support/synthetic-samples.js";
+import { MB, synthesize, type SynthScenario } from "../../helpers/synthetic-samples.js";
 
 const CG = { path: "/shared", version: 1 as const };
 

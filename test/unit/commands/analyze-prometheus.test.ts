@@ -1,7 +1,7 @@
 /** `analyze --prometheus` end to end over a socket serving Prometheus's captured answers: output, gates, exit codes. */
 import { afterEach, describe, expect, it } from "vitest";
 import { analyzePrometheusCommand } from "../../../src/commands/analyze-prometheus.js";
-import { MemleakError } from "../../../src/errors.js";
+import { MemleakError } from "../../../src/base/errors.js";
 import { fakeIO } from "../../helpers/command-io.js";
 import { replayServer } from "../../helpers/replay-server.js";
 

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startMetricsServer, type MetricsServer } from "../../../src/export/metrics-server.js";
 import { SessionMetrics } from "../../../src/export/session-metrics.js";
-import { MemleakError } from "../../../src/errors.js";
+import { MemleakError } from "../../../src/base/errors.js";
 
 const servers: MetricsServer[] = [];
 afterEach(async () => {

@@ -4,10 +4,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { readRecording } from "../../../src/recording.js";
-import type { Sample } from "../../../src/sample.js";
+import { readRecording } from "../../../src/recording/format.js";
+import type { Sample } from "../../../src/sampling/sample.js";
 import { exportedProcesses, MAX_EXPORTED_PROCESSES, SessionMetrics } from "../../../src/export/session-metrics.js";
-import { analyseRecording } from "../../../src/commands/analyse-recording.js";
+import { analyseRecording } from "../../../src/recording/replay.js";
 import { FIXTURES } from "../../helpers/fixtures.js";
 
 async function samplesOf(name: string): Promise<Sample[]> {

@@ -4,10 +4,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { SessionMetrics } from "../../../src/export/session-metrics.js";
-import { buildSeries } from "../../../src/analysis/series.js";
+import { buildSeries } from "../../../src/series/series.js";
 import { classify } from "../../../src/report/verdict.js";
-import type { Sample } from "../../../src/sample.js";
-import { MB, synthesize, type SynthScenario } from "../../support/synthetic-samples.js";
+import type { Sample } from "../../../src/sampling/sample.js";
+import { MB, synthesize, type SynthScenario } from "../../helpers/synthetic-samples.js";
 
 function metricsOf(sc: SynthScenario): Promise<Map<string, number>> {
   const samples: Sample[] = synthesize(sc).map((s) => ({ ...s, cgroup: { ...s.cgroup!, limit: 1024 * MB } }));

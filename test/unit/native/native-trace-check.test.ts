@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { nativeTraceFrom } from "../../../src/native/native-trace-check.js";
 import { parseHeaptrackLeaks } from "../../../src/native/heaptrack-leaks.js";
 import { claimLeaks } from "../../../src/native/leak-sites.js";
-import type { NativeTrace } from "../../../src/native-trace.js";
+import type { NativeTrace } from "../../../src/native/native-trace.js";
 import { FIXTURES } from "../../helpers/fixtures.js";
 
 // The trace run would write for the captured C extension leak (fixtures/heaptrack/leaks.c-extension.txt).

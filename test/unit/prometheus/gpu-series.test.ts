@@ -3,7 +3,7 @@
  * `analyze --prometheus`: each joins its process's subject, and the process's GPU gets its finding as in a session.
  */
 import { describe, expect, it } from "vitest";
-import { analysePrometheus } from "../../../src/commands/prometheus-verdicts.js";
+import { analysePrometheus } from "../../../src/prometheus/verdicts.js";
 import { isOwnBookkeeping, subjectsOf } from "../../../src/prometheus/series-samples.js";
 import type { RangeSeries } from "../../../src/prometheus/range-response.js";
 

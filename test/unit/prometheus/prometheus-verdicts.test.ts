@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { analysePrometheus, MAX_SUBJECTS } from "../../../src/commands/prometheus-verdicts.js";
+import { analysePrometheus, MAX_SUBJECTS } from "../../../src/prometheus/verdicts.js";
 import { parseRangeResponse } from "../../../src/prometheus/range-response.js";
 import { isOwnBookkeeping, subjectsOf } from "../../../src/prometheus/series-samples.js";
 import { fixture, REPO } from "../../helpers/fixtures.js";

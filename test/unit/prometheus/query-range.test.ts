@@ -1,6 +1,6 @@
 /** memleak's Prometheus client on a real socket: what it asks, and what it says when the server cannot be read. */
 import { afterEach, describe, expect, it } from "vitest";
-import { MemleakError } from "../../../src/errors.js";
+import { MemleakError } from "../../../src/base/errors.js";
 import { chooseStep, MAX_POINTS_PER_SERIES, queryRange, queryRangeUrl, serverText } from "../../../src/prometheus/query-range.js";
 import { closedPort, replayServer } from "../../helpers/replay-server.js";
 

@@ -3,7 +3,7 @@
  * fixtures/README.md): what is read from a success, and the one-line message and exit code of each failure.
  */
 import { describe, expect, it } from "vitest";
-import { MemleakError } from "../../../src/errors.js";
+import { MemleakError } from "../../../src/base/errors.js";
 import { parseRangeResponse } from "../../../src/prometheus/range-response.js";
 import { fixture } from "../../helpers/fixtures.js";
 

@@ -4,7 +4,7 @@
  * no limit series; each test adds one as cAdvisor exports it: a constant per container, with the container's labels.
  */
 import { describe, expect, it } from "vitest";
-import { analysePrometheus } from "../../../src/commands/prometheus-verdicts.js";
+import { analysePrometheus } from "../../../src/prometheus/verdicts.js";
 import { parseRangeResponse, type RangeSeries } from "../../../src/prometheus/range-response.js";
 import { fixture } from "../../helpers/fixtures.js";
 

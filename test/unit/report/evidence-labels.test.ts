@@ -8,7 +8,7 @@ import { renderVerdict } from "../../../src/report/verdict-text.js";
 import { renderHtml } from "../../../src/report/html/index.js";
 import { evidenceLabel, hasEvidenceLabel } from "../../../src/report/evidence-labels.js";
 import { everyFinding } from "../../../src/analysis/every-finding.js";
-import { analyse, RECORDINGS } from "./analyse.js";
+import { analyse, RECORDINGS } from "../../helpers/analyze.js";
 
 /** A raw identifier: a lower-case letter or digit followed by a capital ("pValue", "slopeBytesPerSecond"). */
 const CAMEL = /[a-z0-9][A-Z]/;

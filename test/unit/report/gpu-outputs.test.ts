@@ -1,25 +1,25 @@
 /**
  * GPU findings in everything memleak writes: the JSON document (schema/verdict.schema.json), the terminal report,
  * the step summary, the HTML report's charts, the gates (`--metric gpu`, `--fail-on`) and `--metrics`, each labelled
- * by device. Fed synthetic allocator series as the agent reports them (test/support/synthetic-gpu.ts) and the
+ * by device. Fed synthetic allocator series as the agent reports them (test/helpers/synthetic-gpu.ts) and the
  * driver's per-process readings as nvidia-smi gives them (ProcessSample.gpu).
  */
 import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { buildSeries } from "../../../src/analysis/series.js";
+import { buildSeries } from "../../../src/series/series.js";
 import type { VerdictDocument } from "../../../src/analysis/types.js";
-import type { Sample } from "../../../src/sample.js";
+import type { Sample } from "../../../src/sampling/sample.js";
 import { SessionMetrics } from "../../../src/export/session-metrics.js";
-import { evaluateGates } from "../../../src/gates.js";
+import { evaluateGates } from "../../../src/gates/gates.js";
 import { stepSummary } from "../../../src/report/github.js";
 import { buildCharts } from "../../../src/report/html/chart-data.js";
 import { classify } from "../../../src/report/verdict.js";
 import { renderVerdict } from "../../../src/report/verdict-text.js";
 import { renderLive } from "../../../src/report/live.js";
 import { displayWidth } from "../../../src/report/text-width.js";
-import { gpuReports } from "../../support/synthetic-gpu.js";
-import { MB, synthesize } from "../../support/synthetic-samples.js";
+import { gpuReports } from "../../helpers/synthetic-gpu.js";
+import { MB, synthesize } from "../../helpers/synthetic-samples.js";
 import { REPO } from "../../helpers/fixtures.js";
 
 const SECONDS = 120;

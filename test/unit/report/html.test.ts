@@ -4,12 +4,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { classify } from "../../../src/report/verdict.js";
-import { SeriesBuilder } from "../../../src/analysis/series.js";
+import { SeriesBuilder } from "../../../src/series/series.js";
 import { renderHtml } from "../../../src/report/html/index.js";
 import type { ChartPayload } from "../../../src/report/html/chart-data.js";
 import { markdownToHtml } from "../../../src/report/html/markdown.js";
 import { scriptJson } from "../../../src/report/html/escape.js";
-import { analyse, RECORDINGS, withHostileProcess } from "./analyse.js";
+import { analyse, RECORDINGS, withHostileProcess } from "../../helpers/analyze.js";
 
 const HOSTILE = `<img src=x onerror=alert(1)>`;
 

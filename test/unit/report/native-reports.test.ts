@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { VerdictDocument } from "../../../src/analysis/types.js";
-import type { NativeTrace } from "../../../src/native-trace.js";
+import type { NativeTrace } from "../../../src/native/native-trace.js";
 import { parseHeaptrackLeaks } from "../../../src/native/heaptrack-leaks.js";
 import { claimLeaks } from "../../../src/native/leak-sites.js";
 import { nativeStepSummary } from "../../../src/report/native-summary.js";

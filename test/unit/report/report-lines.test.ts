@@ -6,8 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { renderVerdict } from "../../../src/report/verdict-text.js";
 import { renderHtml } from "../../../src/report/html/index.js";
-import { analyse } from "./analyse.js";
-import { formatBytes } from "../../../src/units.js";
+import { analyse } from "../../helpers/analyze.js";
+import { formatBytes } from "../../../src/base/units.js";
 
 describe("report lines right for their subject", () => {
   it("copy-on-write advice: the forking parent is not called a worker copying from its parent", async () => {

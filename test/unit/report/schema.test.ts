@@ -7,11 +7,11 @@ import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { VERDICT_KINDS, type VerdictDocument } from "../../../src/analysis/types.js";
-import { evaluateGates } from "../../../src/gates.js";
-import { readRecording } from "../../../src/recording.js";
-import { analyseRecording } from "../../../src/commands/analyse-recording.js";
+import { evaluateGates } from "../../../src/gates/gates.js";
+import { readRecording } from "../../../src/recording/format.js";
+import { analyseRecording } from "../../../src/recording/replay.js";
 import { FIXTURES, REPO } from "../../helpers/fixtures.js";
-import { analyse, RECORDINGS, recordingPath } from "./analyse.js";
+import { analyse, RECORDINGS, recordingPath } from "../../helpers/analyze.js";
 
 const schema = JSON.parse(readFileSync(`${REPO}schema/verdict.schema.json`, "utf8")) as Record<string, unknown>;
 // Strict, to catch a typo in the schema; but `then: { required: ["pid"] }` names a property defined one level up,

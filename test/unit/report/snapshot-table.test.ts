@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { renderProcessTable } from "../../../src/report/snapshot-table.js";
-import type { Snapshot, SnapshotProcess } from "../../../src/snapshot.js";
+import type { Snapshot, SnapshotProcess } from "../../../src/sampling/snapshot.js";
 
 const MiB = 2 ** 20;
 const proc = (pid: number, ppid: number, argv: string[]): SnapshotProcess => ({

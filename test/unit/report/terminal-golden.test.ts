@@ -8,7 +8,7 @@ import { renderVerdict } from "../../../src/report/verdict-text.js";
 import { displayWidth } from "../../../src/report/text-width.js";
 import { readFileSync } from "node:fs";
 import { FIXTURES, REPO } from "../../helpers/fixtures.js";
-import { analyse } from "./analyse.js";
+import { analyse } from "../../helpers/analyze.js";
 
 const BY_KIND = [
   ["leak", "leak_main.jsonl"],

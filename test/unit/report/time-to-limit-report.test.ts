@@ -3,14 +3,14 @@
  * the log's progress line (the verdict so far), and the GitHub step summary. None says it for a steady process.
  */
 import { describe, expect, it } from "vitest";
-import { buildSeries } from "../../../src/analysis/series.js";
+import { buildSeries } from "../../../src/series/series.js";
 import { judge } from "../../../src/analysis/classify.js";
 import { renderVerdict as wordJudgement } from "../../../src/report/wording/index.js";
 import { renderVerdict } from "../../../src/report/verdict-text.js";
 import { renderLive, renderProgress, type LiveState } from "../../../src/report/live.js";
 import { stepSummary } from "../../../src/report/github.js";
-import type { Sample } from "../../../src/sample.js";
-import { MB, synthesize, type SynthScenario } from "../../support/synthetic-samples.js";
+import type { Sample } from "../../../src/sampling/sample.js";
+import { MB, synthesize, type SynthScenario } from "../../helpers/synthetic-samples.js";
 import { buildCharts } from "../../../src/report/html/chart-data.js";
 import { renderHtml } from "../../../src/report/html/index.js";
 import { readFileSync } from "node:fs";

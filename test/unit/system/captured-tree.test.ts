@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { HostFs } from "../../../src/system/host-fs.js";
 import { processTree } from "../../../src/system/process-tree.js";
 import { cgroupDir, locateMemoryCgroup, pickMount } from "../../../src/system/cgroup-locate.js";
-import { takeSnapshot } from "../../../src/snapshot.js";
+import { takeSnapshot } from "../../../src/sampling/snapshot.js";
 import { parseMountinfo } from "../../../src/probes/mountinfo.js";
 import { FIXTURES, value } from "../../helpers/fixtures.js";
 import { tempDir } from "../../helpers/temp.js";

@@ -1,6 +1,6 @@
 /**
  * The driver reader (src/system/gpu-driver.ts) running a real program: a STAND-IN nvidia-smi
- * (test/support/stand-in-nvidia-smi, a shell script, NOT NVIDIA's: no GPU machine was available) that answers what the test gives it, or fails as
+ * (test/helpers/stand-in-nvidia-smi, a shell script, NOT NVIDIA's: no GPU machine was available) that answers what the test gives it, or fails as
  * nvidia-smi does without a driver; and a name that is on no PATH, as on every machine without NVIDIA's driver.
  */
 import { writeFileSync } from "node:fs";
@@ -12,7 +12,7 @@ import { tempDir } from "../../helpers/temp.js";
 
 const MiB = 2 ** 20;
 
-const STAND_IN = `${REPO}test/support/stand-in-nvidia-smi/nvidia-smi`;
+const STAND_IN = `${REPO}test/helpers/stand-in-nvidia-smi/nvidia-smi`;
 
 /** The stand-in's answers for this test: `--query-gpu` prints `gpus`, `--query-compute-apps` prints `apps`; `exit` for both. */
 function standIn(o: { gpus: string; apps: string; exit?: number }): string {

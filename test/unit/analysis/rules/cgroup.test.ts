@@ -7,7 +7,7 @@
  * that memleak was not told about (as in a container whose other processes it does not list).
  */
 import { describe, expect, it } from "vitest";
-import type { SynthScenario } from "../../../support/synthetic-samples.js";
+import type { SynthScenario } from "../../../helpers/synthetic-samples.js";
 import { flat, judge, linear, MB, subjectFinding } from "./judge.js";
 
 interface Growth {

@@ -4,7 +4,7 @@
  * Below it the worker is stable (or a plateau, when its own anon grew).
  */
 import { describe, expect, it } from "vitest";
-import type { SynthProcess } from "../../../support/synthetic-samples.js";
+import type { SynthProcess } from "../../../helpers/synthetic-samples.js";
 import { fill, flat, judge, MB, processFinding, type Row, type Series } from "./judge.js";
 
 interface Worker {

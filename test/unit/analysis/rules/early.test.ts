@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { assess } from "../../../../src/analysis/assess.js";
-import { Column } from "../../../../src/analysis/column.js";
+import { Column } from "../../../../src/series/column.js";
 import { earlyGrowth } from "../../../../src/analysis/stats/sequential.js";
-import { generate } from "../../../support/synthetic.js";
+import { generate } from "../../../helpers/synthetic.js";
 import { mulberry32 } from "../../../../src/analysis/stats/random.js";
 import { alone, fill, flat, judge, linear, MB, processFinding, type Row } from "./judge.js";
 

@@ -7,9 +7,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { classify } from "../../../../src/report/verdict.js";
-import { buildSeries } from "../../../../src/analysis/series.js";
+import { buildSeries } from "../../../../src/series/series.js";
 import { gcBacklog, judgeBacklog } from "../../../../src/analysis/signals/gc-backlog.js";
-import { synthesize, type SynthScenario } from "../../../support/synthetic-samples.js";
+import { synthesize, type SynthScenario } from "../../../helpers/synthetic-samples.js";
 import { alone, judge, linear, MB, processFinding, subjectFinding } from "./judge.js";
 import type { Series } from "./judge.js";
 

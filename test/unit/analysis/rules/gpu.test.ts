@@ -1,11 +1,11 @@
 /**
  * Decision tables of the GPU rules (signals/gpu.ts) on synthetic CUDA allocator series, as the agent reports them
- * (test/support/synthetic-gpu.ts), run through the whole verdict engine. Each threshold gets a case just inside and
+ * (test/helpers/synthetic-gpu.ts), run through the whole verdict engine. Each threshold gets a case just inside and
  * just outside it; the host memory stays flat throughout, so whatever is found is the GPU's.
  */
 import { describe, expect, it } from "vitest";
 import type { Finding, VerdictDocument } from "../../../../src/analysis/types.js";
-import { gpuReports, type SynthDevice } from "../../../support/synthetic-gpu.js";
+import { gpuReports, type SynthDevice } from "../../../helpers/synthetic-gpu.js";
 import { alone, fill, flat, judge, linear, MB, processFinding} from "./judge.js";
 
 const GB = 1024 * MB;

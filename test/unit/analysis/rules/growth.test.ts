@@ -7,10 +7,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { assess } from "../../../../src/analysis/assess.js";
-import { Column } from "../../../../src/analysis/column.js";
+import { Column } from "../../../../src/series/column.js";
 import { warmupFor } from "../../../../src/analysis/context.js";
 import { alone, fill, flat, judge, linear, MB, processFinding, type Row, type Series } from "./judge.js";
-import { generate } from "../../../support/synthetic.js";
+import { generate } from "../../../helpers/synthetic.js";
 
 /** The process's own finding. */
 const kindOf = (...[sc, options]: Parameters<typeof judge>) => processFinding(judge(sc, options), 100).kind;

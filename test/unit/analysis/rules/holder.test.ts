@@ -4,7 +4,7 @@
  * meanwhile is a bystander), nor on a finding that is no leak. The advice then starts from the path.
  */
 import { describe, expect, it } from "vitest";
-import type { HolderResult } from "../../../../src/analysis/agent-results.js";
+import type { HolderResult } from "../../../../src/agent/agent-results.js";
 import type { AgentResults } from "../../../../src/analysis/context.js";
 import { alone, judge, linear, MB, processFinding } from "./judge.js";
 

@@ -6,10 +6,10 @@
 import { expect } from "vitest";
 import type { AgentResults } from "../../../../src/analysis/context.js";
 import { classify } from "../../../../src/report/verdict.js";
-import { buildSeries } from "../../../../src/analysis/series.js";
+import { buildSeries } from "../../../../src/series/series.js";
 import type { Finding, VerdictDocument } from "../../../../src/analysis/types.js";
-import type { GenerateOptions, Shape } from "../../../support/synthetic.js";
-import { MB, synthesize, type SynthProcess, type SynthScenario } from "../../../support/synthetic-samples.js";
+import type { GenerateOptions, Shape } from "../../../helpers/synthetic.js";
+import { MB, synthesize, type SynthProcess, type SynthScenario } from "../../../helpers/synthetic-samples.js";
 
 export { MB };
 export type Series = Partial<GenerateOptions> & { shape: Shape };

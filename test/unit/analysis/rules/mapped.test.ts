@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { mappedFilesText } from "../../../../src/analysis/signals/mapped.js";
-import type { ProcessSeries } from "../../../../src/analysis/series.js";
+import type { ProcessSeries } from "../../../../src/series/series.js";
 import type { MappedFile } from "../../../../src/probes/smaps-files.js";
 import { MB } from "./judge.js";
 

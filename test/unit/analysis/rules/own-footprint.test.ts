@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { classify } from "../../../../src/report/verdict.js";
-import { SeriesBuilder } from "../../../../src/analysis/series.js";
-import { synthesize } from "../../../support/synthetic-samples.js";
+import { SeriesBuilder } from "../../../../src/series/series.js";
+import { synthesize } from "../../../helpers/synthetic-samples.js";
 import { alone, judge, MB, processFinding } from "./judge.js";
 
 /** A quiet 70 MiB process, its agent injected at `injected` s, with an anon step of `height` at `at` s. */

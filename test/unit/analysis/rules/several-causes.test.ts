@@ -5,9 +5,9 @@
  * are fixtures/scenarios/{frag_and_leak,leak_under_temporaries,cow_and_leak,plateau_then_leak}.py.
  */
 import { describe, expect, it } from "vitest";
-import { evaluateGates } from "../../../../src/gates.js";
-import { buildSeries } from "../../../../src/analysis/series.js";
-import { synthesize } from "../../../support/synthetic-samples.js";
+import { evaluateGates } from "../../../../src/gates/gates.js";
+import { buildSeries } from "../../../../src/series/series.js";
+import { synthesize } from "../../../helpers/synthetic-samples.js";
 import { alone, fill, flat, judge, linear, MB, processFinding } from "./judge.js";
 
 const kinds = (f: { kind: string; alsoFound?: { kind: string }[] }) => [f.kind, ...(f.alsoFound ?? []).map((x) => x.kind)];

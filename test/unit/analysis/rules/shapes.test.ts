@@ -10,7 +10,7 @@ import { detectPlateau } from "../../../../src/analysis/stats/plateau.js";
 import { detectStep } from "../../../../src/analysis/stats/step.js";
 import { LOWS_CHANGE_SHARE } from "../../../../src/analysis/stats/shape.js";
 import { trendTest } from "../../../../src/analysis/stats/trend.js";
-import { gaussian } from "../../../support/synthetic.js";
+import { gaussian } from "../../../helpers/synthetic.js";
 import { mulberry32 } from "../../../../src/analysis/stats/random.js";
 import { MB } from "./judge.js";
 

@@ -7,10 +7,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { assess } from "../../../../src/analysis/assess.js";
-import { Column } from "../../../../src/analysis/column.js";
+import { Column } from "../../../../src/series/column.js";
 import { blockMinima, ENVELOPE_ALPHA, lowerEnvelope } from "../../../../src/analysis/stats/envelope.js";
 import { mulberry32 } from "../../../../src/analysis/stats/random.js";
-import { gaussian } from "../../../support/synthetic.js";
+import { gaussian } from "../../../helpers/synthetic.js";
 import { MB } from "./judge.js";
 
 interface Swings {

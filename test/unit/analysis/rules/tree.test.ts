@@ -9,9 +9,9 @@
 import { describe, expect, it } from "vitest";
 import { compareFindings } from "../../../../src/analysis/classify.js";
 import { classify } from "../../../../src/report/verdict.js";
-import { buildSeries } from "../../../../src/analysis/series.js";
+import { buildSeries } from "../../../../src/series/series.js";
 import type { Finding, VerdictDocument } from "../../../../src/analysis/types.js";
-import { synthesize, type SynthProcess, type SynthScenario } from "../../../support/synthetic-samples.js";
+import { synthesize, type SynthProcess, type SynthScenario } from "../../../helpers/synthetic-samples.js";
 import { fill, flat, judge, linear, MB, subjectFinding } from "./judge.js";
 
 /** `n` children of a flat parent, each growing `each` bytes over 300 s (on 50 MiB). */

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentResults } from "../../../../src/analysis/context.js";
 import type { Finding } from "../../../../src/analysis/types.js";
-import type { SynthScenario } from "../../../support/synthetic-samples.js";
+import type { SynthScenario } from "../../../helpers/synthetic-samples.js";
 import { alone, fill, flat, judge, linear, MB, type JudgeOptions } from "./judge.js";
 
 const worker = (pid: number, anon: SynthScenario["processes"][0]["anon"], uss?: SynthScenario["processes"][0]["uss"]) => ({ pid, ppid: 100, anon, ...(uss && { uss }) });

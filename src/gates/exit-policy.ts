@@ -1,0 +1,36 @@
+/**
+ * Which exit code memleak ends with, from the gates and (for `run`) the launched command's own exit. Pure: the
+ * commands work out the inputs, and a CI step's colour is decided here alone.
+ */
+import { constants } from "node:os";
+import type { VerdictDocument } from "../analysis/types.js";
+import { blockingGates } from "./gates.js";
+import { EXIT, type ExitCode } from "../base/errors.js";
+
+/** How the launched command ended, as Node's "exit" event tells it: a code, or the signal that killed it. */
+export interface CommandExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** 1 when a gate fails the step (a failed gate, or an inconclusive one under --strict); 0 otherwise. */
+export function gatesExitCode(doc: VerdictDocument): ExitCode {
+  return blockingGates(doc.gates).length > 0 ? EXIT.gateFailed : EXIT.ok;
+}
+
+/** The exit code a shell would report for the command: its own, or 128 + the signal that killed it. */
+export function shellExitCode(exit: CommandExit): number {
+  if (exit.code !== null) return exit.code;
+  const n = exit.signal ? (constants.signals as Record<string, number>)[exit.signal] : undefined;
+  return 128 + (n ?? 1);
+}
+
+/**
+ * `run`'s exit code. A failed gate wins, so that a leak is told apart from the command's own failure; otherwise a
+ * failing command must not turn a CI step green, so its status is passed through as a shell would give it.
+ */
+export function runExitCode(gates: ExitCode, command: CommandExit): number {
+  if (gates !== EXIT.ok) return gates;
+  const succeeded = command.code === 0 && command.signal === null;
+  return succeeded ? EXIT.ok : shellExitCode(command);
+}

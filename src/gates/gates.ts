@@ -1,0 +1,143 @@
+/**
+ * CI gates: pure checks of an analysis against the user's limits. Each gate yields one line naming the gate, the
+ * subject, the measured value and the limit, and a result: pass, fail, or inconclusive — never a silent pass when
+ * the data could not decide it (a 5 s script, a warm-up that covered the whole run, a process gone before a sample).
+ *   --max-growth SIZE|N%   level change of --metric after --warmup (median of the last tenth − of the first tenth)
+ *   --max-rate SIZE/TIME   robust slope of --metric after --warmup, when the trend test says it is increasing (on a
+ *                          window too short for it, the early test of stats/sequential.ts)
+ *   --fail-on KINDS        any finding of these kinds; inconclusive when the verdict is insufficient-data
+ *   --min-time-to-limit D  a leak reaches its memory limit sooner than D even at its range's far end
+ *                          (gates/time-to-limit.ts)
+ * An inconclusive gate passes the step unless --strict; `passed` says whether the gate lets the step pass.
+ */
+import { levels, MIN_SAMPLES, MIN_SECONDS, tooShortForShapes } from "../analysis/assess.js";
+import { earlyGrowth } from "../analysis/stats/sequential.js";
+import type { Column } from "../series/column.js";
+import type { SeriesSet } from "../series/series.js";
+import { gpuSeries } from "../series/gpu-series.js";
+import { sliceByTime } from "../analysis/stats/window.js";
+import { trendTest } from "../analysis/stats/trend.js";
+import type { VerdictDocument } from "../analysis/types.js";
+import { everyFinding } from "../analysis/every-finding.js";
+import type { GateOptions } from "./spec.js";
+import { timeToLimitGate } from "./time-to-limit.js";
+import { formatBytes, type SizeSpec } from "../base/units.js";
+
+export type GateOutcome = "pass" | "fail" | "inconclusive";
+
+export interface GateResult {
+  name: string;
+  /** What it measured ("tree Σ pss", "PID 42 anon", "cgroup usage"); absent for --fail-on. --per-process gives
+   *  one result per process under the same name. */
+  subject?: string;
+  result: GateOutcome;
+  /** Whether the gate lets the step pass: a pass, or an inconclusive result without --strict. */
+  passed: boolean;
+  message: string;
+}
+
+const gate = (name: string, result: GateOutcome, message: string, strict: boolean | undefined, subject?: string): GateResult => ({
+  name,
+  ...(subject !== undefined && { subject }),
+  result,
+  passed: result === "pass" || (result === "inconclusive" && !strict),
+  message,
+});
+
+/**
+ * Readings a level change needs: the levels are medians of the first and last tenths, at least 3 readings each, so
+ * with fewer than 6 they overlap and a growth of 0 would pass for a measurement.
+ */
+export const GROWTH_MIN_READINGS = 6;
+
+interface Measured {
+  subject: string;
+  col: Column;
+}
+
+function subjects(set: SeriesSet, o: GateOptions): Measured[] {
+  // GPU memory is per process and device whatever --per-process says: devices' bytes do not add up to anything.
+  if (o.metric === "gpu") return gpuSeries(set).map((g) => ({ subject: `PID ${g.ps.pid} ${g.source === "driver" ? `GPU ${g.device} used` : `${g.device} allocated`}`, col: g.col }));
+  if (o.metric === "cgroup" || o.metric === "working-set") {
+    const col = set.cgroup[o.metric];
+    return col ? [{ subject: `cgroup ${o.metric === "cgroup" ? "usage" : "working set"}`, col }] : [];
+  }
+  const metric = o.metric;
+  if (!o.perProcess) {
+    const col = set.tree[metric];
+    return col ? [{ subject: `tree Σ ${metric}`, col }] : [];
+  }
+  return [...set.processes.values()]
+    .filter((p) => p.metrics[metric])
+    .map((p) => ({ subject: `PID ${p.pid} ${metric}`, col: p.metrics[metric]! }));
+}
+
+function growthGate(m: Measured, from: number, spec: SizeSpec, warmupText: string, strict?: boolean): GateResult {
+  const w = sliceByTime({ xs: m.col.xs, ys: m.col.ys }, from);
+  if (w.ys.length < GROWTH_MIN_READINGS) {
+    return gate("max-growth", "inconclusive", `${m.subject}: ${w.ys.length} reading${w.ys.length === 1 ? "" : "s"}${warmupText}, too few to compare a start with an end (needs ${GROWTH_MIN_READINGS})`, strict, m.subject);
+  }
+  const { start, end } = levels(w.ys);
+  const growth = end - start;
+  const limit = spec.kind === "bytes" ? spec.bytes : (spec.percent / 100) * start;
+  const limitText = spec.kind === "bytes" ? formatBytes(limit) : `${spec.percent}% = ${formatBytes(limit)}`;
+  return gate("max-growth", growth <= limit ? "pass" : "fail", `${m.subject} grew ${formatBytes(growth)} (${formatBytes(start)} → ${formatBytes(end)})${warmupText}; limit ${limitText}`, strict, m.subject);
+}
+
+function rateGate(m: Measured, from: number, limit: { bytesPerSecond: number; text: string }, warmupText: string, strict?: boolean): GateResult {
+  const w = sliceByTime({ xs: m.col.xs, ys: m.col.ys }, from);
+  const n = w.xs.length;
+  const span = n > 1 ? w.xs[n - 1]! - w.xs[0]! : 0;
+  if (tooShortForShapes(n, span)) {
+    // Too short for a rate that means anything, unless the early test already sees growth faster than the limit.
+    const early = earlyGrowth(w.xs, w.ys, MIN_SAMPLES, MIN_SECONDS);
+    if (early.called && early.slope > limit.bytesPerSecond) {
+      return gate("max-rate", "fail", `${m.subject} grows at ${formatBytes(early.slope * 60)}/min (early test, p=${early.p.toPrecision(2)})${warmupText}; limit ${limit.text}`, strict, m.subject);
+    }
+    return gate("max-rate", "inconclusive", `${m.subject}: ${n} readings over ${span.toFixed(0)} s${warmupText}, too few for a rate (needs ${MIN_SAMPLES} over ${MIN_SECONDS} s); limit ${limit.text}`, strict, m.subject);
+  }
+  const t = trendTest(w.xs, w.ys);
+  if (!t.ok) return gate("max-rate", "inconclusive", `${m.subject}: no rate could be computed (${t.reason})${warmupText}; limit ${limit.text}`, strict, m.subject);
+  const slope = t.theilSen.slope;
+  const failed = t.direction === "increasing" && slope > limit.bytesPerSecond;
+  return gate("max-rate", failed ? "fail" : "pass", `${m.subject} grows at ${formatBytes(slope * 60)}/min (trend p=${t.mannKendall.p.toPrecision(2)})${warmupText}; limit ${limit.text}`, strict, m.subject);
+}
+
+export function evaluateGates(doc: VerdictDocument, set: SeriesSet, o: GateOptions): GateResult[] {
+  const results: GateResult[] = [];
+  const from = o.warmup ?? doc.window.warmup;
+  const warmupText = from > 0 ? ` after ${from.toFixed(0)} s warm-up` : "";
+  const measured = subjects(set, o);
+  if ((o.maxGrowth || o.maxRate) && measured.length === 0) {
+    const what =
+      o.metric === "gpu"
+        ? "no gpu readings to check (no process used CUDA through PyTorch with the agent, and no nvidia-smi reported one)"
+        : `no ${o.metric} readings to check (is the cgroup readable, were PSS/USS permitted, did the process live to be sampled?)`;
+    if (o.maxGrowth) results.push(gate("max-growth", "inconclusive", what, o.strict));
+    if (o.maxRate) results.push(gate("max-rate", "inconclusive", what, o.strict));
+  }
+  for (const m of measured) {
+    if (o.maxGrowth) results.push(growthGate(m, from, o.maxGrowth, warmupText, o.strict));
+    if (o.maxRate) results.push(rateGate(m, from, o.maxRate, warmupText, o.strict));
+  }
+  if (o.failOn) {
+    // Growth of a shared cgroup that the watched tree does not explain is someone else's: it is not the verdict, and
+    // no gate judges it.
+    // A finding listed beside another of its subject counts too: a leak under fragmentation fails --fail-on leak,
+    // fragmentation under a leak --fail-on fragmentation.
+    const hits = everyFinding(doc.findings).filter((f) => o.failOn!.includes(f.kind) && !f.outsideWatchedTree);
+    const kinds = o.failOn.join("/");
+    if (hits.length > 0) {
+      results.push(gate("fail-on", "fail", `${hits[0]!.kind} found: ${hits[0]!.summary}${hits.length > 1 ? ` (and ${hits.length - 1} more)` : ""}`, o.strict));
+    } else if (doc.verdict.kind === "insufficient-data" && !o.failOn.includes("insufficient-data")) {
+      results.push(gate("fail-on", "inconclusive", `no ${kinds} found, but nothing could be judged: ${doc.verdict.summary}`, o.strict));
+    } else {
+      results.push(gate("fail-on", "pass", `no ${kinds} found`, o.strict));
+    }
+  }
+  if (o.minTimeToLimit) results.push(timeToLimitGate(doc, o.minTimeToLimit, o.strict));
+  return results;
+}
+
+/** The gates that fail the step: failed ones, and inconclusive ones under --strict. */
+export const blockingGates = (gates: readonly GateResult[] | undefined) => (gates ?? []).filter((g) => !g.passed);

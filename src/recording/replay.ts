@@ -1,0 +1,87 @@
+/**
+ * A recording → the series, the command lines, the agent's end-of-run results and the verdict document: what
+ * `memleak analyze` shows, without printing anything (tests and benchmarks use it too). Reading the file is the
+ * command's part; the analysis gets samples and events, never a path.
+ */
+import { markPidsInside } from "../session/pids-inside.js";
+import { parseAgentMessage } from "../agent/messages.js";
+import { testResults } from "../analysis/pytest-verdicts.js";
+import { testLimitsGate } from "../gates/pytest-limits.js";
+import type { TestMark } from "../agent/pytest-results.js";
+import type { HolderResult, TraceResult, TrimResult } from "../agent/agent-results.js";
+import { readRecording, type RecordingContents } from "./format.js";
+import { classify } from "../report/verdict.js";
+import { SeriesBuilder, type SeriesSet } from "../series/series.js";
+import type { VerdictDocument } from "../analysis/types.js";
+import { nativeTraceFrom } from "../native/native-trace-check.js";
+
+export interface AnalysedRecording {
+  doc: VerdictDocument;
+  set: SeriesSet;
+  commands: Map<number, string[]>;
+  recording: Omit<RecordingContents, "samples">;
+  /** The per-test limits' gate, when the recording has tests with limits: analyze checks it with the others. */
+  testGate?: NonNullable<VerdictDocument["gates"]>[number] | undefined;
+}
+
+export async function analyseRecording(path: string, options: { warmup?: number | undefined } = {}): Promise<AnalysedRecording> {
+  const builder = new SeriesBuilder();
+  const rec = await readRecording(path, (s) => builder.add(s));
+  const commands = new Map<number, string[]>();
+  const traces = new Map<number, TraceResult>();
+  const trims = new Map<number, TrimResult>();
+  const holders = new Map<number, HolderResult>();
+  const agentMissing = new Map<number, string>();
+  /** From `watch`'s attach events: the pid inside a container of each process that has one. */
+  const pidsInside = new Map<number, number>();
+  let outsiders: { pids: number[]; anonGrowth?: number } | undefined;
+  const testMarks: TestMark[] = [];
+  for (const e of rec.events) {
+    if (e.event === "attach") {
+      const a = e.detail as { pid?: unknown; status?: unknown; reason?: unknown; startedAt?: unknown } | undefined;
+      if (typeof a?.pid === "number" && a.status === "failed") agentMissing.set(a.pid, typeof a.reason === "string" ? a.reason.slice(0, 300) : "");
+      if (typeof a?.pid === "number" && typeof a.startedAt === "number") builder.addInjection(a.pid, a.startedAt);
+      const inside = (e.detail as { pidInside?: unknown } | undefined)?.pidInside;
+      if (typeof a?.pid === "number" && Number.isSafeInteger(inside) && (inside as number) > 0) pidsInside.set(a.pid, inside as number);
+    }
+    if (e.event === "cgroup-outsiders") {
+      const o = e.detail as { pids?: unknown; anonGrowth?: unknown } | undefined;
+      const pids = Array.isArray(o?.pids) ? o.pids.filter((p): p is number => Number.isSafeInteger(p)) : [];
+      outsiders = { pids, ...(typeof o?.anonGrowth === "number" && Number.isFinite(o.anonGrowth) && { anonGrowth: o.anonGrowth }) };
+    }
+    if (e.event === "agent-last-words" && e.detail && typeof e.detail === "object") builder.addLastWords(e.t, e.detail as Record<string, unknown>);
+    const d = e.detail as { pid?: number; cmdline?: string[] } | undefined;
+    if (e.event === "process-start" && d?.pid !== undefined && d.cmdline) commands.set(d.pid, d.cmdline);
+    const m = e.event.startsWith("agent-") ? parseAgentMessage(JSON.stringify(e.detail ?? {})) : undefined;
+    if (m?.type === "trace") traces.set(m.pid, m);
+    if (m?.type === "trim") trims.set(m.pid, m);
+    if (m?.type === "holder") holders.set(m.pid, m);
+    if (e.event === "test-start" || e.event === "test-end") {
+      const mark = parseAgentMessage(JSON.stringify(e.detail ?? {}));
+      if (mark?.type === e.event) testMarks.push(mark);
+    }
+  }
+  const h = rec.header;
+  const cg = h.cgroup && "path" in h.cgroup ? h.cgroup : undefined;
+  const doc = classify({
+    set: builder.set,
+    options: { warmup: options.warmup, command: h.target.command },
+    commands,
+    agentResults: traces.size + trims.size + holders.size > 0 ? { traces, trims, holders } : undefined,
+    cgroup: cg ? { path: cg.path, version: cg.version, others: outsiders?.pids, othersAnonGrowth: outsiders?.anonGrowth } : undefined,
+    agentMissing: agentMissing.size > 0 ? agentMissing : undefined,
+    target: { pid: h.target.pid, ...(h.target.command && { command: h.target.command }), ...(h.cgroup && { cgroup: h.cgroup }) },
+  });
+  markPidsInside(doc, pidsInside);
+  if (testMarks.length > 0) doc.tests = testResults(testMarks, builder.set.t0);
+  // How the command ended is only known from the run itself.
+  if (rec.verdict) {
+    for (const k of ["exitCode", "signal", "stopReason"] as const) {
+      if (rec.verdict.target[k] !== undefined) (doc.target as Record<string, unknown>)[k] = rec.verdict.target[k];
+    }
+    // run --trace-native's stacks came from heaptrack's traces, which the recording does not hold: kept as run found them.
+    const native = nativeTraceFrom((rec.verdict as { nativeTrace?: unknown }).nativeTrace);
+    if (native) doc.nativeTrace = native;
+  }
+  return { doc, set: builder.set, commands, recording: rec, testGate: doc.tests && testLimitsGate(doc.tests) };
+}

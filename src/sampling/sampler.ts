@@ -1,0 +1,159 @@
+/**
+ * One tick = one Sample: rediscover the tree, read status/stat of every process, smaps_rollup of those the budget
+ * allows, and the cgroup. Pure of scheduling: the caller decides when to tick (commands/watch, commands/run).
+ */
+import type { CgroupLocation } from "../system/cgroup-locate.js";
+import type { HostFs } from "../system/host-fs.js";
+import { processTree } from "../system/process-tree.js";
+import { readCgroup } from "../system/read-cgroup.js";
+import { readMachineMemory } from "../system/read-machine-memory.js";
+import { addSmaps, readBasic, readCmdline, readSmaps } from "../system/read-process.js";
+import type { ProcessSample, Sample } from "./sample.js";
+import { SmapsBudget } from "./smaps-budget.js";
+import { MappedFilesReader } from "./mapped-files.js";
+import { AgeStats } from "./freshness.js";
+import { processKey } from "./process-key.js";
+import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "./defaults.js";
+
+export interface SamplerOptions {
+  fs: HostFs;
+  rootPid: number;
+  cgroup?: CgroupLocation | undefined;
+  /** Fraction of one core smaps_rollup reads may use; default DEFAULT_SMAPS_BUDGET. */
+  smapsBudget?: number;
+  /** Target age of PSS/USS in seconds (--pss-every); default DEFAULT_PSS_EVERY. The budget caps it. */
+  pssEvery?: number;
+  now?: () => number;
+}
+
+/**
+ * For the first 30 s, PSS/USS are read as often as the budget allows, whatever --pss-every says: that is when the
+ * early test (and a 10 s CI step) judges copy-on-write and growth on every reading it can get. fork_cow for 10 s had
+ * 5 USS readings per worker at 2 s, too few to see the copying, and its tree's Σ Pss_Anon was called a leak.
+ */
+export const PSS_EAGER_SECONDS = 30;
+
+export interface SamplerTotals {
+  ticks: number;
+  smapsReads: number;
+  smapsMs: number;
+  /** Reads refused with EACCES: smaps of another user's process without CAP_SYS_PTRACE. */
+  smapsDenied: Set<number>;
+  /** How old each process's PSS/USS was at each tick (seconds since its last smaps_rollup read). */
+  pssAge: AgeStats;
+  /** The oldest PSS/USS of the last tick, seconds (for the live view). */
+  pssAgeNow?: number | undefined;
+  /** Every process seen, with its command line as first seen. */
+  seen: Map<string, { pid: number; ppid: number; comm: string; cmdline: string[] | undefined; firstSeen: number }>;
+}
+
+/** At most this many processes' command lines are remembered; the oldest exited ones are forgotten first. */
+const MAX_SEEN = 10_000;
+
+/** How long after first seeing a process its command line is still re-read (exec chains at start-up). */
+const EXEC_SETTLE_MS = 3000;
+
+export class Sampler {
+  private readonly fs: HostFs;
+  private readonly budget: SmapsBudget;
+  private readonly files: MappedFilesReader;
+  private readonly now: () => number;
+  readonly totals: SamplerTotals = { ticks: 0, smapsReads: 0, smapsMs: 0, smapsDenied: new Set(), seen: new Map(), pssAge: new AgeStats() };
+  private lastTickAt: number | undefined;
+
+  constructor(private readonly opts: SamplerOptions) {
+    this.fs = opts.fs;
+    const budget = opts.smapsBudget ?? DEFAULT_SMAPS_BUDGET;
+    this.budget = new SmapsBudget(budget, Math.max(budget * 1000, 1), (opts.pssEvery ?? DEFAULT_PSS_EVERY) * 1000, PSS_EAGER_SECONDS * 1000);
+    this.files = new MappedFilesReader(this.fs, this.budget);
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Undefined once the root process is gone. */
+  tick(): Sample | undefined {
+    const t = this.now();
+    const tree = processTree(this.fs, this.opts.rootPid);
+    if (tree.length === 0) return undefined;
+    const basics: ProcessSample[] = [];
+    for (const node of tree) {
+      const r = readBasic(this.fs, node.pid);
+      // A zombie has exited and holds no memory; it is only waiting for its parent to reap it.
+      if (!r.ok || r.state === "Z") {
+        if (node.pid === this.opts.rootPid) return undefined;
+        continue;
+      }
+      basics.push(r.sample);
+    }
+    if (basics.length === 0) return undefined;
+    // Each process's key is made once a tick: it is looked up five times per process below.
+    const keyList = basics.map(processKey);
+    // Refused before this tick (a refusal met during it counts from the freshness loop below, as it always did).
+    const denied = basics.map((p) => this.totals.smapsDenied.has(p.pid));
+    const keys = new Set(keyList);
+    this.budget.retain(keys);
+    this.files.retain(keys);
+    this.noteNew(basics, keyList, keys, t);
+
+    // Half the time since the last tick: a read that falls due before the next tick is made at this one.
+    const slack = this.lastTickAt === undefined ? 0 : (t - this.lastTickAt) / 2;
+    this.lastTickAt = t;
+    const readable: { key: string; rss: number | undefined }[] = [];
+    for (let i = 0; i < basics.length; i++) {
+      if (!denied[i]) readable.push({ key: keyList[i]!, rss: basics[i]!.rss });
+    }
+    const toRead = new Set(this.budget.plan(t, readable, slack));
+    // The samples are this tick's own (readBasic made them): what smaps adds is added in place.
+    for (let i = 0; i < basics.length; i++) {
+      const p = basics[i]!;
+      const key = keyList[i]!;
+      const files = denied[i] ? undefined : this.files.read(key, p.pid, p.file);
+      if (files) p.files = files;
+      // The full smaps was just read (the kernel walked the page tables once already): the rollup waits a tick.
+      if (!toRead.has(key) || files) continue;
+      const r = readSmaps(this.fs, p.pid, this.budget.timeNext(key));
+      if (!r.ok) {
+        if (r.reason === "denied") this.totals.smapsDenied.add(p.pid);
+        this.budget.chargeFailed(key, t, 0.05);
+        continue;
+      }
+      this.totals.smapsReads++;
+      this.totals.smapsMs += this.budget.charge(key, t, r.costMs);
+      addSmaps(p, r.rollup);
+    }
+    const processes = basics;
+    this.totals.ticks++;
+    let oldest: number | undefined;
+    for (let i = 0; i < basics.length; i++) {
+      const last = this.budget.lastReadAt(keyList[i]!);
+      if (last === undefined || this.totals.smapsDenied.has(basics[i]!.pid)) continue;
+      this.totals.pssAge.add(t - last);
+      oldest = Math.max(oldest ?? 0, t - last);
+    }
+    this.totals.pssAgeNow = oldest === undefined ? undefined : oldest / 1000;
+    const sample: Sample = { t, processes };
+    if (this.opts.cgroup) sample.cgroup = readCgroup(this.fs, this.opts.cgroup);
+    const machine = readMachineMemory(this.fs);
+    if (machine) sample.machine = machine;
+    return sample;
+  }
+
+  private noteNew(basics: ProcessSample[], keyList: string[], live: Set<string>, t: number): void {
+    if (this.totals.seen.size > MAX_SEEN) {
+      for (const key of this.totals.seen.keys()) {
+        if (this.totals.seen.size <= MAX_SEEN * 0.9) break;
+        if (!live.has(key)) this.totals.seen.delete(key); // Map order: oldest first
+      }
+    }
+    for (let i = 0; i < basics.length; i++) {
+      const p = basics[i]!;
+      const key = keyList[i]!;
+      const known = this.totals.seen.get(key);
+      // Exec chains happen right after start (a pyenv shim → bash → python, all named "python3"), so the command
+      // line is re-read during a process's first seconds, and whenever its comm changes (an exec).
+      if (known && known.comm === p.comm && t - known.firstSeen > EXEC_SETTLE_MS) continue;
+      const cmdline = readCmdline(this.fs, p.pid);
+      if (known && known.comm === p.comm && String(known.cmdline) === String(cmdline)) continue;
+      this.totals.seen.set(key, { pid: p.pid, ppid: p.ppid, comm: p.comm, cmdline, firstSeen: known?.firstSeen ?? t });
+    }
+  }
+}

@@ -1,0 +1,47 @@
+"""Drives the STAND-IN torch.cuda (this directory's torch package, NOT PyTorch: no GPU is involved) through a shape
+of CUDA memory over time, for memleak's end-to-end tests on machines without a GPU. memleak's agent reads these
+numbers exactly as it reads a real torch.cuda's, so what is tested is everything from the agent to the verdict.
+
+    python3 drive_cuda.py MODE SECONDS
+    leak       allocated on cuda:0 grows 8 MiB a tick (tensors kept), reserved 64 MiB above it
+    retention  allocated 3 GiB for the first fifth, then 512 MiB; reserved stays at 3.1 GiB (blocks cached)
+    steady     a training loop: allocated swings between 1 and 3 GiB, reserved 3.2 GiB, on cuda:0 and cuda:1
+    none       imports torch, never initialises CUDA
+    driver     never initialises CUDA (as a JAX or TensorFlow program would look to the agent), and writes what the
+               stand-in nvidia-smi (test/helpers/stand-in-nvidia-smi) reports for it: its memory on GPU 0 growing
+               4 MiB a tick, into $STAND_IN_NVIDIA_SMI_DIR/apps
+"""
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch  # noqa: E402  (the stand-in)
+
+MiB = 1024 * 1024
+mode = sys.argv[1]
+seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 16
+cuda = torch.cuda
+cuda.initialized = mode not in ("none", "driver")
+GPU0 = "GPU-8f3c2a71-5b0e-4f7d-9e61-2c4d8a9b0e13"
+start = time.time()
+tick = 0
+while time.time() - start < seconds:
+    t = time.time() - start
+    if mode == "leak":
+        allocated = 1024 * MiB + tick * 8 * MiB
+        cuda.devices[0] = {"allocated": allocated, "reserved": allocated + 64 * MiB}
+    elif mode == "retention":
+        allocated = 3072 * MiB if t < seconds / 5 else 512 * MiB
+        cuda.devices[0] = {"allocated": allocated, "reserved": 3174 * MiB, "inactive_split": 100 * MiB}
+    elif mode == "steady":
+        allocated = 1024 * MiB + (tick * 37 % 100) * 20 * MiB
+        for d in (0, 1):
+            cuda.devices[d] = {"allocated": allocated, "reserved": 3277 * MiB, "inactive_split": 200 * MiB}
+    elif mode == "driver":
+        apps = os.path.join(os.environ["STAND_IN_NVIDIA_SMI_DIR"], "apps")
+        with open(apps + ".new", "w") as f:
+            f.write("%d, %d, %s\n" % (os.getpid(), 700 + tick * 4, GPU0))
+        os.replace(apps + ".new", apps)  # whole lines only, whenever nvidia-smi reads it
+    tick += 1
+    time.sleep(0.05)

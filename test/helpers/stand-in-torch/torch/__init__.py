@@ -1,0 +1,14 @@
+"""A STAND-IN for PyTorch, NOT PyTorch: no GPU has been near this. It exists so that memleak's agent can be tested
+on machines without a GPU: the tests put test/helpers/stand-in-torch first on PYTHONPATH, `import torch` finds this,
+and the numbers torch.cuda reports are the ones the test sets (torch/cuda.py). Only what the agent reads is here."""
+from . import cuda  # noqa: F401  (torch.cuda, as in PyTorch)
+
+__version__ = "0.0+stand-in"
+
+
+def get_num_threads():
+    return 1
+
+
+def get_num_interop_threads():
+    return 1

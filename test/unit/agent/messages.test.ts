@@ -1,0 +1,101 @@
+/** The agent's messages are data from inside someone else's program: validated field by field, never trusted. */
+import { connect } from "node:net";
+import { statSync, existsSync } from "node:fs";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { AgentChannel, MAX_LINE } from "../../../src/agent/channel.js";
+import { parseAgentMessage } from "../../../src/agent/messages.js";
+
+describe("agent messages", () => {
+  it("keeps only known, numeric fields of a report", () => {
+    const m = parseAgentMessage(
+      JSON.stringify({ type: "report", pid: 42, t: 1, threads: 3, py: { allocatedBlocks: 10, evil: "x" }, malloc: { inUse: 5, allocator: "glibc", nested: { a: 1 } }, extra: 1 }),
+    );
+    expect(m).toEqual({ type: "report", pid: 42, t: 1, data: { threads: 3, py: { allocatedBlocks: 10 }, malloc: { inUse: 5, allocator: "glibc" } } });
+  });
+
+  it.each([
+    "not json",
+    '{"type":"report"}',
+    '{"type":"report","pid":-1}',
+    '{"type":"report","pid":1.5}',
+    '{"type":"exec","pid":1,"code":"rm -rf /"}',
+    '{"type":"trim","pid":1,"anonBefore":"a","anonAfter":1}',
+    "null",
+    "[]",
+  ])("drops %s", (line) => {
+    expect(parseAgentMessage(line)).toBeUndefined();
+  });
+
+  it("never throws on arbitrary input", () => {
+    fc.assert(fc.property(fc.string({ maxLength: 300 }), (s) => void parseAgentMessage(s)), { numRuns: 500 });
+    fc.assert(fc.property(fc.jsonValue(), (v) => void parseAgentMessage(JSON.stringify(v))), { numRuns: 500 });
+  });
+});
+
+describe("agent channel", () => {
+  it("lives in a 0700 directory, drops oversized lines, keeps the latest report per pid, and cleans up", async () => {
+    const ch = await AgentChannel.open();
+    expect(statSync(ch.dir).mode & 0o777).toBe(0o700);
+    const send = (text: string) =>
+      new Promise<void>((resolve) => {
+        const s = connect(ch.socketPath, () => s.end(text, () => resolve()));
+        s.on("error", () => resolve());
+      });
+    await send('{"type":"report","pid":7,"t":1,"threads":2}\n{"type":"report","pid":7,"t":2,"threads":5}\n');
+    await send("x".repeat(MAX_LINE + 10)); // no newline: the connection is closed
+    await send('{"type":"trim","pid":7,"t":3,"anonBefore":100,"anonAfter":40}\n');
+    await ch.drain(1000);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(ch.latest.get(7)?.data.threads).toBe(5);
+    expect(ch.snapshot([7, 8])).toEqual({ "7": { threads: 5, trim: { anonBefore: 100, anonAfter: 40 } } });
+    expect(ch.dropped).toBeGreaterThanOrEqual(1);
+    ch.close();
+    expect(existsSync(ch.dir)).toBe(false);
+  });
+});
+
+describe("the agent's holder message", () => {
+  const base = { type: "holder", pid: 7, t: 1, container: "list of dict", length: 10, levels: 1, calls: 1, objects: 1, ms: 1, longestMs: 0.5 };
+
+  it("keeps the chain, each hop's kind and name, and what the search cost", () => {
+    const m = parseAgentMessage(JSON.stringify({ ...base, found: true, path: "app.EVENTS", root: "module global", hops: [{ kind: "module global", name: "app.EVENTS", extra: 1 }], evil: 1 }));
+    expect(m).toEqual({ ...base, found: true, path: "app.EVENTS", root: "module global", hops: [{ kind: "module global", name: "app.EVENTS" }] });
+  });
+
+  it("bounds what the program named: a path of 500 characters, 16 hops of 200", () => {
+    const hops = Array.from({ length: 40 }, () => ({ kind: "attribute", name: "x".repeat(1000) }));
+    const m = parseAgentMessage(JSON.stringify({ ...base, found: true, path: "p".repeat(5000), hops })) as { path: string; hops: { name: string }[] };
+    expect(m.path).toHaveLength(500);
+    expect(m.hops).toHaveLength(16);
+    expect(m.hops[0]!.name).toHaveLength(200);
+  });
+
+  it.each([
+    ["found without a path", { found: true, hops: [{ kind: "module global", name: "a" }] }],
+    ["found without hops", { found: true, path: "a", hops: [] }],
+    ["a hop without a name", { found: true, path: "a", hops: [{ kind: "item" }] }],
+    ["found that is not a boolean", { found: "yes" }],
+    ["a cost that is not a number", { found: false, ms: "1" }],
+  ])("drops a holder message with %s", (_why, fields) => {
+    expect(parseAgentMessage(JSON.stringify({ ...base, ...fields }))).toBeUndefined();
+  });
+});
+
+describe("the pytest plugin's holder of a leaking test", () => {
+  const end = (holder: unknown) => parseAgentMessage(JSON.stringify({ type: "test-end", pid: 7, t: 1, nodeid: "t.py::t", kind: "leak", holder }));
+
+  it("keeps the container, its length and the path, bounded", () => {
+    expect(end({ container: "list of bytes", length: 7, found: true, path: "m._KEPT", evil: 1 })).toMatchObject({ holder: { container: "list of bytes", length: 7, found: true, path: "m._KEPT" } });
+    expect((end({ container: "x", length: 1, found: true, path: "p".repeat(900) }) as { holder: { path: string } }).holder.path).toHaveLength(500);
+  });
+
+  it.each([
+    ["found without a path", { container: "x", length: 1, found: true }],
+    ["no length", { container: "x", found: false }],
+  ])("drops a holder with %s, keeping the test's end", (_why, holder) => {
+    const m = end(holder) as Record<string, unknown>;
+    expect(m.type).toBe("test-end");
+    expect(m.holder).toBeUndefined();
+  });
+});

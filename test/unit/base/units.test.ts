@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { formatBytes, formatDuration, parseDuration, parseSize } from "../../../src/base/units.js";
+
+describe("sizes", () => {
+  it.each([
+    ["50MiB", 50 * 2 ** 20],
+    ["1.5GB", 1.5e9],
+    ["1.5 GiB", 1.5 * 2 ** 30],
+    ["512k", 512 * 1024],
+    ["100", 100],
+    ["2Gi", 2 * 2 ** 30],
+  ])("%s = %d bytes", (text, bytes) => {
+    expect(parseSize(text)).toEqual({ ok: true, value: { kind: "bytes", bytes } });
+  });
+
+  it("10% is a percentage", () => {
+    expect(parseSize("10%")).toEqual({ ok: true, value: { kind: "percent", percent: 10 } });
+  });
+
+  it.each(["50MX", "", "MB", "-5MB", "1e3MB", "5 M B", "1.2.3G"])("%j is refused with a message", (text) => {
+    const r = parseSize(text);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.message).toContain("is not a size");
+  });
+
+  it.each([
+    [0, "0 B"],
+    [1536, "1.50 KiB"],
+    [50 * 2 ** 20, "50.0 MiB"],
+    [-3 * 2 ** 30, "-3.00 GiB"],
+    [undefined, "–"],
+  ])("formats %s as %s", (bytes, text) => {
+    expect(formatBytes(bytes)).toBe(text);
+  });
+});
+
+describe("durations", () => {
+  it.each([
+    ["30s", 30],
+    ["10m", 600],
+    ["1h30m", 5400],
+    ["500ms", 0.5],
+    ["45", 45],
+    ["2d", 172800],
+  ])("%s = %d s", (text, seconds) => {
+    expect(parseDuration(text)).toEqual({ ok: true, value: seconds });
+  });
+
+  it.each(["10x", "m", "", "1h 30m", "-5s", "5s10"])("%j is refused", (text) => {
+    expect(parseDuration(text).ok).toBe(false);
+  });
+
+  it("formats", () => {
+    expect(formatDuration(0.25)).toBe("250ms");
+    expect(formatDuration(42)).toBe("42s");
+    expect(formatDuration(125)).toBe("2m05s");
+    expect(formatDuration(3 * 3600 + 120)).toBe("3h02m");
+  });
+});

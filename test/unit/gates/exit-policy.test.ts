@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { gatesExitCode, runExitCode, shellExitCode, type CommandExit } from "../../../src/gates/exit-policy.js";
+import type { GateResult } from "../../../src/gates/gates.js";
+import type { VerdictDocument } from "../../../src/analysis/types.js";
+import { EXIT, type ExitCode } from "../../../src/base/errors.js";
+
+const exit = (code: number | null, signal: NodeJS.Signals | null = null): CommandExit => ({ code, signal });
+const gate = (result: GateResult["result"], passed: boolean): GateResult => ({ name: "fail-on", result, passed, message: "m" });
+const docWith = (gates?: GateResult[]) => ({ ...(gates && { gates }) }) as unknown as VerdictDocument;
+
+describe("gatesExitCode", () => {
+  it.each<[string, GateResult[] | undefined, ExitCode]>([
+    ["no gates", undefined, EXIT.ok],
+    ["a passed gate", [gate("pass", true)], EXIT.ok],
+    ["an inconclusive gate that lets the step pass", [gate("inconclusive", true)], EXIT.ok],
+    ["an inconclusive gate under --strict", [gate("inconclusive", false)], EXIT.gateFailed],
+    ["a failed gate among passed ones", [gate("pass", true), gate("fail", false)], EXIT.gateFailed],
+  ])("%s → %i", (_, gates, expected) => {
+    expect(gatesExitCode(docWith(gates))).toBe(expected);
+  });
+});
+
+describe("shellExitCode", () => {
+  it("is the command's own code, or 128 + the signal's number", () => {
+    expect(shellExitCode(exit(0))).toBe(0);
+    expect(shellExitCode(exit(3))).toBe(3);
+    expect(shellExitCode(exit(null, "SIGKILL"))).toBe(137);
+    expect(shellExitCode(exit(null, "SIGTERM"))).toBe(143);
+    expect(shellExitCode(exit(null, "SIGINT"))).toBe(130);
+    expect(shellExitCode(exit(null, null))).toBe(129);
+  });
+});
+
+describe("runExitCode: the gates and the command's exit", () => {
+  it.each<[ExitCode, CommandExit, number]>([
+    // gates pass: the command's status, as a shell gives it
+    [EXIT.ok, exit(0), EXIT.ok],
+    [EXIT.ok, exit(1), 1],
+    [EXIT.ok, exit(2), 2],
+    [EXIT.ok, exit(127), 127],
+    [EXIT.ok, exit(null, "SIGTERM"), 143],
+    [EXIT.ok, exit(null, "SIGKILL"), 137],
+    // a gate failed: that wins over anything the command did
+    [EXIT.gateFailed, exit(0), EXIT.gateFailed],
+    [EXIT.gateFailed, exit(2), EXIT.gateFailed],
+    [EXIT.gateFailed, exit(null, "SIGTERM"), EXIT.gateFailed],
+  ])("gates %i, command %j → %i", (gates, command, expected) => {
+    expect(runExitCode(gates, command)).toBe(expected);
+  });
+});

@@ -1,0 +1,129 @@
+import { describe, expect, it } from "vitest";
+import { interimView, KEEP_EXITED_SECONDS, SeriesBuilder } from "../../../src/series/series.js";
+import { INTERIM_POINTS, nextAnalysisIn } from "../../../src/session/interim/verdicts.js";
+import { injectedAt } from "../../../src/analysis/signals/own-footprint.js";
+import { synthesize, MB } from "../../helpers/synthetic-samples.js";
+import type { Shape } from "../../helpers/synthetic.js";
+import { classify } from "../../../src/report/verdict.js";
+import { Column } from "../../../src/series/column.js";
+import type { Sample } from "../../../src/sampling/sample.js";
+
+const MiB = 2 ** 20;
+
+describe("series stay bounded over a long watch", () => {
+  it("a pool that starts a short-lived worker every 2 s keeps the root's series and the last 30 s of workers, and counts the rest", () => {
+    const b = new SeriesBuilder();
+    for (let i = 0; i < 1000; i++) {
+      const worker = 1000 + Math.floor(i / 2); // each worker lives 2 samples
+      const s: Sample = {
+        t: i * 1000,
+        processes: [
+          { pid: 1, ppid: 0, starttime: 1, comm: "python3", rss: 50 * MiB, anon: 40 * MiB },
+          { pid: worker, ppid: 1, starttime: worker, comm: "python3", rss: 20 * MiB, anon: 15 * MiB },
+        ],
+      };
+      b.add(s);
+    }
+    // At t = 999 s: the root, the running worker, and those last seen less than KEEP_EXITED_SECONDS ago (971 … 997 s).
+    const recent = [...Array(500).keys()].filter((w) => 999 - (2 * w + 1) > 0 && 999 - (2 * w + 1) < KEEP_EXITED_SECONDS).length;
+    expect(recent).toBe(14);
+    expect(b.set.processes.size).toBe(2 + recent);
+    expect(b.set.shortLivedDropped).toBe(500 - 1 - recent);
+    const doc = classify({ set: b.set, options: {}, target: { pid: 1 } });
+    const tree = doc.findings.find((f) => f.subject.type === "tree")!;
+    expect(tree.evidence.shortLivedProcesses as number).toBeGreaterThanOrEqual(498);
+  });
+
+  it("a column compacts to its capacity but keeps the exact peak", () => {
+    const c = new Column(1000);
+    for (let i = 0; i < 100_000; i++) c.push(i, i === 50_000 ? 1e9 : 1);
+    expect(c.length).toBeLessThan(1000);
+    expect(c.max()).toBe(1e9);
+    expect(Math.max(...c.ys)).toBeLessThan(1e9 / 10); // the stored points averaged the spike away
+  });
+});
+
+describe("the agents' last words", () => {
+  it("are added to the process's agent columns after its last sample, and only to processes it knows", () => {
+    const b = new SeriesBuilder();
+    for (let i = 0; i < 30; i++) {
+      b.add({ t: i * 1000, processes: [{ pid: 7, ppid: 1, starttime: 70, comm: "python3", anon: 900 * MiB }], agent: { "7": { malloc: { inUse: 800 * MiB } } } });
+    }
+    b.addLastWords(30_500, { "7": { malloc: { inUse: 12 * MiB, allocator: "glibc" } }, "8": { malloc: { inUse: 1 } } });
+    const ps = [...b.set.processes.values()][0]!;
+    expect(ps.agent["malloc.inUse"]!.xs.at(-1)).toBe(30.5);
+    expect(ps.agent["malloc.inUse"]!.ys.at(-1)).toBe(12 * MiB);
+    expect(ps.agentText["malloc.allocator"]).toBe("glibc");
+    expect(b.set.processes.size).toBe(1);
+  });
+});
+
+describe("interim verdicts on the coarse twins (a session's verdict so far)", () => {
+  const watch = (shape: Shape, seconds: number) => {
+    const b = new SeriesBuilder(undefined, INTERIM_POINTS);
+    const samples = synthesize({
+      seconds,
+      processes: [
+        { pid: 100, ppid: 1, anon: { shape, baseline: 300 * MB, noise: 5 * MB } },
+        { pid: 101, ppid: 100, anon: { shape: { kind: "stable" }, baseline: 80 * MB, noise: 1 * MB } },
+      ],
+    });
+    for (const s of samples) b.add(s);
+    return b.set;
+  };
+
+  it("the view reaches the newest sample, however coarse its points", () => {
+    const set = watch({ kind: "stable" }, 3001);
+    const view = interimView(set);
+    const last = (c: { xs: number[] } | undefined) => c!.xs[c!.xs.length - 1]!;
+    // The last point is the mean of the samples not yet a full coarse point: within a stride of the newest.
+    expect(last(set.processes.get("100:1000")!.metrics.anon)).toBe(3000);
+    expect(3000 - last(view.processes.get("100:1000")!.metrics.anon)).toBeLessThan(16);
+  });
+
+  it("an agent there from the first sample is not taken for an injected one on a compacted view", () => {
+    const b = new SeriesBuilder(undefined, INTERIM_POINTS);
+    for (const s of synthesize({ seconds: 3600, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "stable" }, baseline: 100 * MB }, agent: () => ({ py: { allocatedBlocks: 1 } }) }] })) b.add(s);
+    const view = interimView(b.set);
+    expect(view.processes.get("100:1000")!.agent["py.allocatedBlocks"]!.xs[0]).toBeGreaterThan(1);
+    expect(injectedAt(view.processes.get("100:1000")!)).toBeUndefined();
+  });
+
+  it("every column of the view has at most INTERIM_POINTS points after an hour, and the full set keeps them all", () => {
+    const set = watch({ kind: "stable" }, 3600);
+    const view = interimView(set);
+    const columns = (s: typeof set) => [...s.processes.values()].flatMap((p) => [...Object.values(p.metrics), p.shared]).concat(Object.values(s.cgroup), Object.values(s.tree));
+    // At most the twin's capacity, and the pending partial point.
+    expect(Math.max(...columns(view).map((c) => c!.length))).toBeLessThanOrEqual(INTERIM_POINTS + 1);
+    expect(Math.min(...columns(set).map((c) => c!.length))).toBe(3600);
+  });
+
+  it.each([
+    ["a leak of 0.2 MiB/s", { kind: "linear", bytesPerSecond: 0.2 * MB }, "leak"],
+    ["a 60 s GC sawtooth of 200 MiB", { kind: "sawtooth", period: 60, amplitude: 200 * MB }, "stable"],
+    ["a cache that fills for 10 minutes", { kind: "fill", bytesPerSecond: 0.5 * MB, until: 600 }, "plateau"],
+  ] as [string, Shape, string][])("%s over 30 minutes: the same verdict on the view as on the full series (%s)", (_name, shape, kind) => {
+    const set = watch(shape, 1800);
+    const judge = (s: typeof set) => classify({ set: s, options: {}, target: { pid: 100 }, cgroup: { path: "/x", version: 1 } }).verdict.kind;
+    expect(judge(set)).toBe(kind);
+    expect(judge(interimView(set))).toBe(kind);
+  });
+});
+
+describe("how often the verdict so far is worked out", () => {
+  it.each([
+    ["early, cheap: every second", 10, 0.002, 1],
+    ["early, 60 ms: held to 3% of a core", 10, 0.06, 2],
+    ["later, cheap (1 ms): every 5 s", 120, 0.001, 5],
+    ["later, 2 ms (one process): its garbage counted, every 8 s", 120, 0.002, 8],
+    ["later, 12 ms: held to 0.05% of a core, its garbage counted", 120, 0.012, 48],
+    ["later, 60 ms (64 processes): every 4 minutes", 600, 0.06, 240],
+  ] as [string, number, number, number][])("%s", (_name, duration, cost, seconds) => {
+    expect(nextAnalysisIn(duration, cost)).toBeCloseTo(seconds, 6);
+  });
+
+  it("under --fail-fast, every 5 s whatever a verdict costs (it runs on its own thread)", () => {
+    expect(nextAnalysisIn(600, 0.3, true)).toBe(5);
+    expect(nextAnalysisIn(10, 0.3, true)).toBe(1);
+  });
+});

@@ -3,7 +3,7 @@
  * Moves every threshold of the verdict engine and checks that a test notices: the complement of StrykerJS (npm run
  * mutation), which changes operators and deletes clauses but never a number.
  *
- * Every `export const NAME = <number>;` in src/analysis (the thresholds are exported so tests and messages name
+ * Every `export const NAME = <number>;` in src/analysis (and src/series/enough-samples.ts) (the thresholds are exported so tests and messages name
  * the same numbers) is halved and doubled in turn — integers stay integers — in a copy of the repository, and the
  * analysis unit tests (vitest.mutation.config.ts) run against each. A move no test fails is a threshold no test
  * pins. The working tree is never touched.
@@ -36,7 +36,8 @@ function walk(dir) {
 /** `export const NAME = expr;` where expr is arithmetic on number literals (64 * 2 ** 20, 1 / 3, 0.25). */
 function findConstants() {
   const found = [];
-  for (const file of walk(join(ROOT, "src/analysis"))) {
+  // The analysis's thresholds, and the shortest series it judges (kept beside the series, which use it too).
+  for (const file of [...walk(join(ROOT, "src/analysis")), join(ROOT, "src/series/enough-samples.ts")]) {
     const text = readFileSync(file, "utf8");
     for (const m of text.matchAll(/^export const ([A-Z][A-Z0-9_]*) = ([0-9_.\s*/+()-]+);$/gm)) {
       if (NOT_THRESHOLDS.has(m[1])) continue;

@@ -14,7 +14,8 @@
  */
 import { safeText } from "../base/safe-text.js";
 import { shortCommand } from "../base/command-text.js";
-import { levelPoints, minGrowth, tooShortForShapes } from "./assess.js";
+import { levelPoints, minGrowth } from "./assess.js";
+import { tooShortForShapes } from "../series/enough-samples.js";
 import { earlyCaveat } from "./evidence.js";
 import { warmupFor, type AnalysisOptions, type Context } from "./context.js";
 import type { SeriesSet } from "../series/series.js";

@@ -3,7 +3,7 @@
  * memleak's agent (torch.cuda.memory_stats, `device="cuda:0"` as the process numbers it), and the driver's count of
  * each process's memory per GPU (nvidia-smi, `device` the driver's GPU index).
  */
-import type { ProcessSample } from "../sampling/sample.js";
+import type { ProcessSample } from "../system/sample.js";
 import { cudaLabel, GPU_FIELDS, GPU_METRICS, gpuDevicesOf, type GpuField } from "../sampling/gpu-fields.js";
 import type { AgentReport } from "./metric-table.js";
 

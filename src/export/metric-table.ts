@@ -3,7 +3,7 @@
  * Prometheus's conventions (base units, `_bytes`), and are the names `analyze --prometheus` knows
  * (src/prometheus/series-samples.ts KNOWN_METRICS), so a scraped watch can be judged again from Prometheus.
  */
-import type { CgroupSample, ProcessSample } from "../sampling/sample.js";
+import type { CgroupSample, ProcessSample } from "../system/sample.js";
 
 export interface ProcessGauge {
   name: string;

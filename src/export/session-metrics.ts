@@ -6,7 +6,7 @@
  */
 import { Counter, Gauge, Registry } from "prom-client";
 import type { Finding, VerdictDocument } from "../analysis/types.js";
-import type { ProcessSample, Sample } from "../sampling/sample.js";
+import type { ProcessSample, Sample } from "../system/sample.js";
 import { VERDICT_KINDS } from "../base/verdict-kinds.js";
 import { processKey } from "../sampling/process-key.js";
 import { CGROUP_GAUGES, PROCESS_GAUGES, type AgentReport } from "./metric-table.js";

@@ -10,7 +10,8 @@
  *                          (gates/time-to-limit.ts)
  * An inconclusive gate passes the step unless --strict; `passed` says whether the gate lets the step pass.
  */
-import { levels, MIN_SAMPLES, MIN_SECONDS, tooShortForShapes } from "../analysis/assess.js";
+import { levels } from "../analysis/assess.js";
+import { MIN_SAMPLES, MIN_SECONDS, tooShortForShapes } from "../series/enough-samples.js";
 import { earlyGrowth } from "../analysis/stats/sequential.js";
 import type { Column } from "../series/column.js";
 import type { SeriesSet } from "../series/series.js";

@@ -5,7 +5,7 @@
  * memleak_process_*_bytes of one pid): they become the fields of one subject's samples, so the cgroup rules can weigh
  * usage against rss and cache as they do memory.stat.
  */
-import type { CgroupSample, ProcessSample, Sample } from "../sampling/sample.js";
+import type { CgroupSample, ProcessSample, Sample } from "../system/sample.js";
 import type { RangeSeries } from "./range-response.js";
 import { cudaIndex, GPU_METRICS, gpuFieldName } from "../sampling/gpu-fields.js";
 

@@ -10,7 +10,7 @@ import { MemleakError, EXIT } from "../base/errors.js";
 // Up a floor, for a type only: a recording ends with the verdict document, whose contract (DESIGN.md) the analysis
 // declares; the reader checks its shape, never runs the analysis.
 import type { VerdictDocument } from "../analysis/types.js";
-import type { Sample } from "../sampling/sample.js";
+import type { Sample } from "../system/sample.js";
 import type { MachineInfo } from "../system/machine.js";
 
 export const RECORDING_SCHEMA = "memleak.recording/1";

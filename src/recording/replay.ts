@@ -3,7 +3,7 @@
  * `memleak analyze` shows, without printing anything (tests and benchmarks use it too). Reading the file is the
  * command's part; the analysis gets samples and events, never a path.
  */
-import { markPidsInside } from "../session/pids-inside.js";
+import { markPidsInside } from "../analysis/pids-inside.js";
 import { parseAgentMessage } from "../agent/messages.js";
 import { testResults } from "../analysis/pytest-verdicts.js";
 import { testLimitsGate } from "../gates/pytest-limits.js";

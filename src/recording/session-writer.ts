@@ -9,7 +9,7 @@ import type { HolderResult, TraceResult, TrimResult } from "../agent/agent-resul
 import type { VerdictDocument } from "../analysis/types.js";
 import { processKey } from "../sampling/process-key.js";
 import { RecordingWriter, type RecordingHeader, type RecordingLine } from "./format.js";
-import type { Sample } from "../sampling/sample.js";
+import type { Sample } from "../system/sample.js";
 import type { TestMark } from "../agent/pytest-results.js";
 import type { SamplerTotals } from "../sampling/sampler.js";
 

@@ -6,7 +6,7 @@ import type { SeriesSet } from "../series/series.js";
 import type { JudgedFinding } from "../analysis/judgement.js";
 import { rangeText, spanText, timeToLimitText } from "./wording/time-to-limit.js";
 import { sayShort } from "./wording/index.js";
-import type { Sample } from "../sampling/sample.js";
+import type { Sample } from "../system/sample.js";
 import { formatBytes, formatDuration } from "../base/units.js";
 import { memorySpan, sparkline } from "./sparkline.js";
 import { palette, truncate } from "./style.js";

@@ -5,6 +5,7 @@
 import type { ChalkInstance } from "chalk";
 import type { Finding } from "../analysis/types.js";
 import { formatBytes, formatDuration } from "../base/units.js";
+import { insideText } from "../base/pid-inside.js";
 
 export const KIND_LABEL: Record<Finding["kind"], string> = {
   leak: "LEAK",
@@ -32,11 +33,6 @@ export function subjectLabel(f: Finding): string {
   if (f.subject.type === "process") return `PID ${f.subject.pid}`;
   if (f.subject.type === "gpu") return gpuLabel(f.subject.pid, f.subject.device, f.subject.source);
   return f.subject.type;
-}
-
-/** " in a container (pid 1 inside)" for a host pid that has another pid in its own PID namespace; "" otherwise. */
-export function insideText(pidInside: number | undefined): string {
-  return pidInside === undefined ? "" : ` in a container (pid ${pidInside} inside)`;
 }
 
 const BYTES_KEY = /(start|end|peak|growth|Growth|Bytes|bytes|noise|limit|bound|Drop|Swing)$/;

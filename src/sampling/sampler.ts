@@ -8,7 +8,7 @@ import { processTree } from "../system/process-tree.js";
 import { readCgroup } from "../system/read-cgroup.js";
 import { readMachineMemory } from "../system/read-machine-memory.js";
 import { addSmaps, readBasic, readCmdline, readSmaps } from "../system/read-process.js";
-import type { ProcessSample, Sample } from "./sample.js";
+import type { ProcessSample, Sample } from "../system/sample.js";
 import { SmapsBudget } from "./smaps-budget.js";
 import { MappedFilesReader } from "./mapped-files.js";
 import { AgeStats } from "./freshness.js";

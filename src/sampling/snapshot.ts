@@ -2,7 +2,7 @@
  * One full reading of a process tree and its memory cgroup: every process gets a smaps_rollup read (no budget — it
  * is one reading). Used by `memleak snapshot`, and as the first reading of watch/run.
  */
-import type { CgroupSample, ProcessSample } from "./sample.js";
+import type { CgroupSample, ProcessSample } from "../system/sample.js";
 import { locateMemoryCgroup, type CgroupLocation } from "../system/cgroup-locate.js";
 import type { HostFs } from "../system/host-fs.js";
 import { processTree } from "../system/process-tree.js";

@@ -5,7 +5,7 @@
  */
 import type { Column } from "./column.js";
 import type { ProcessSeries, SeriesSet } from "./series.js";
-import type { MetricName } from "../analysis/types.js";
+import type { MetricName } from "./metric-name.js";
 import { cudaLabel, gpuDevices, gpuFieldName } from "../sampling/gpu-fields.js";
 
 export interface GpuSeries {

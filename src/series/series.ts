@@ -7,11 +7,11 @@
  * tree total the last known value of each process is carried forward, and a total is emitted only when every live
  * process has one — so the sum never mixes in a silent 0.
  */
-import type { CgroupSample, ProcessSample, Sample } from "../sampling/sample.js";
+import type { CgroupSample, ProcessSample, Sample } from "../system/sample.js";
 import type { MappedFile } from "../probes/smaps-files.js";
 import { Column, DEFAULT_CAPACITY } from "./column.js";
-import type { MetricName } from "../analysis/types.js";
-import { tooShortForShapes } from "../analysis/assess.js";
+import type { MetricName } from "./metric-name.js";
+import { tooShortForShapes } from "./enough-samples.js";
 import { processKey as key } from "../sampling/process-key.js";
 
 export interface ProcessSeries {

@@ -4,7 +4,7 @@
  * tick count: a short-lived helper (pyenv's) is noise.
  */
 import { processKey } from "../sampling/process-key.js";
-import type { Sample } from "../sampling/sample.js";
+import type { Sample } from "../system/sample.js";
 import { cgroupMembers } from "../system/cgroup-members.js";
 import type { HostFs } from "../system/host-fs.js";
 import { readBasic } from "../system/read-process.js";

@@ -4,7 +4,7 @@
  */
 import type { ListenAddress } from "../export/listen-address.js";
 import type { VerdictDocument } from "../analysis/types.js";
-import type { Sample } from "../sampling/sample.js";
+import type { Sample } from "../system/sample.js";
 import type { CommandIO } from "../base/command-io.js";
 
 /** What the session tells the exporter: each sample with the verdict so far, then the final verdict. */

@@ -4,7 +4,7 @@
  */
 import { parseBytesFile, parseLimitFile, parseOomFile } from "../probes/cgroup-files.js";
 import { parseMemoryStat } from "../probes/memory-stat.js";
-import type { CgroupSample } from "../sampling/sample.js";
+import type { CgroupSample } from "./sample.js";
 import type { CgroupLocation } from "./cgroup-locate.js";
 import type { HostFs } from "./host-fs.js";
 

@@ -3,7 +3,7 @@
  * tick (one small file, ~20 µs) because MemAvailable moves with everything else on the machine.
  */
 import { parseMeminfo } from "../probes/meminfo.js";
-import type { Sample } from "../sampling/sample.js";
+import type { Sample } from "./sample.js";
 import type { HostFs } from "./host-fs.js";
 
 export function readMachineMemory(fs: HostFs): Sample["machine"] {

@@ -5,7 +5,7 @@
 import { parseSmapsRollupBytes, type SmapsRollup } from "../probes/smaps-rollup.js";
 import { parseStatBytes } from "../probes/stat.js";
 import { parseStatusBytes } from "../probes/status.js";
-import type { ProcessSample } from "../sampling/sample.js";
+import type { ProcessSample } from "./sample.js";
 import type { HostFs, ReadFailure } from "./host-fs.js";
 import { cpuMark, cpuMsSince } from "./cpu-time.js";
 

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Sampler } from "../../src/sampling/sampler.js";
 import { HostFs } from "../../src/system/host-fs.js";
 import { locateMemoryCgroup } from "../../src/system/cgroup-locate.js";
-import type { Sample } from "../../src/sampling/sample.js";
+import type { Sample } from "../../src/system/sample.js";
 import { startReady, type Started } from "../helpers/processes.js";
 import { OWN_MEMORY_CGROUP, skipNote } from "../helpers/cgroup.js";
 

@@ -3,7 +3,7 @@
  * tests and the benchmarks: one shape per metric of each process, and the cgroup built on top of the processes.
  */
 import { generate, MB, type GenerateOptions, type Shape } from "./synthetic.js";
-import type { ProcessSample, Sample } from "../../src/sampling/sample.js";
+import type { ProcessSample, Sample } from "../../src/system/sample.js";
 
 export { MB };
 

@@ -14,7 +14,7 @@ import { identifyInterpreter, MIN_VERSION, versionAtLeast } from "./interpreter.
 import { injectAgent, type InjectOutcome } from "./inject.js";
 import { hasCapSysPtrace, ptraceRefusal, tracerFacts, type OwnFacts } from "./permission.js";
 import { processKey } from "../../sampling/process-key.js";
-import { insideText } from "../../report/vocabulary.js";
+import { insideText } from "../../base/pid-inside.js";
 import { ContainerViews } from "./container-view.js";
 import { pidInside } from "../../system/namespaces.js";
 import { FAILED_PREFIX } from "./inject.js";

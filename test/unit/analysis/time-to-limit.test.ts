@@ -8,7 +8,7 @@ import { buildSeries } from "../../../src/series/series.js";
 import { projectToLimit } from "../../../src/analysis/time-to-limit.js";
 import { rangeText, spanText, timeToLimitText } from "../../../src/report/wording/time-to-limit.js";
 import type { Finding, VerdictDocument } from "../../../src/analysis/types.js";
-import type { Sample } from "../../../src/sampling/sample.js";
+import type { Sample } from "../../../src/system/sample.js";
 import { MB, synthesize, type SynthScenario } from "../../helpers/synthetic-samples.js";
 import { generate } from "../../helpers/synthetic.js";
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { readRecording } from "../../../src/recording/format.js";
-import type { Sample } from "../../../src/sampling/sample.js";
+import type { Sample } from "../../../src/system/sample.js";
 import { exportedProcesses, MAX_EXPORTED_PROCESSES, SessionMetrics } from "../../../src/export/session-metrics.js";
 import { analyseRecording } from "../../../src/recording/replay.js";
 import { FIXTURES } from "../../helpers/fixtures.js";

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { SessionMetrics } from "../../../src/export/session-metrics.js";
 import { buildSeries } from "../../../src/series/series.js";
 import { classify } from "../../../src/report/verdict.js";
-import type { Sample } from "../../../src/sampling/sample.js";
+import type { Sample } from "../../../src/system/sample.js";
 import { MB, synthesize, type SynthScenario } from "../../helpers/synthetic-samples.js";
 
 function metricsOf(sc: SynthScenario): Promise<Map<string, number>> {

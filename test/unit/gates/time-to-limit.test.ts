@@ -8,7 +8,7 @@ import { classify } from "../../../src/report/verdict.js";
 import { buildSeries } from "../../../src/series/series.js";
 import { evaluateGates } from "../../../src/gates/gates.js";
 import { parseCLI } from "../../../src/cli/parse.js";
-import type { Sample } from "../../../src/sampling/sample.js";
+import type { Sample } from "../../../src/system/sample.js";
 import { MB, synthesize, type SynthScenario } from "../../helpers/synthetic-samples.js";
 
 const GiB = 1024 * MB;

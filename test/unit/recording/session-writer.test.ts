@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { openRecorder, SessionRecorder } from "../../../src/recording/session-writer.js";
 import { RECORDING_SCHEMA, type RecordingHeader, type RecordingLine } from "../../../src/recording/format.js";
-import type { Sample } from "../../../src/sampling/sample.js";
+import type { Sample } from "../../../src/system/sample.js";
 import type { SamplerTotals } from "../../../src/sampling/sampler.js";
 import type { VerdictDocument } from "../../../src/analysis/types.js";
 import { tempDir } from "../../helpers/temp.js";

@@ -9,7 +9,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { buildSeries } from "../../../src/series/series.js";
 import type { VerdictDocument } from "../../../src/analysis/types.js";
-import type { Sample } from "../../../src/sampling/sample.js";
+import type { Sample } from "../../../src/system/sample.js";
 import { SessionMetrics } from "../../../src/export/session-metrics.js";
 import { evaluateGates } from "../../../src/gates/gates.js";
 import { stepSummary } from "../../../src/report/github.js";

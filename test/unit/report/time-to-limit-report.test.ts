@@ -9,7 +9,7 @@ import { renderVerdict as wordJudgement } from "../../../src/report/wording/inde
 import { renderVerdict } from "../../../src/report/verdict-text.js";
 import { renderLive, renderProgress, type LiveState } from "../../../src/report/live.js";
 import { stepSummary } from "../../../src/report/github.js";
-import type { Sample } from "../../../src/sampling/sample.js";
+import type { Sample } from "../../../src/system/sample.js";
 import { MB, synthesize, type SynthScenario } from "../../helpers/synthetic-samples.js";
 import { buildCharts } from "../../../src/report/html/chart-data.js";
 import { renderHtml } from "../../../src/report/html/index.js";

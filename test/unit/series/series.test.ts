@@ -6,7 +6,7 @@ import { synthesize, MB } from "../../helpers/synthetic-samples.js";
 import type { Shape } from "../../helpers/synthetic.js";
 import { classify } from "../../../src/report/verdict.js";
 import { Column } from "../../../src/series/column.js";
-import type { Sample } from "../../../src/sampling/sample.js";
+import type { Sample } from "../../../src/system/sample.js";
 
 const MiB = 2 ** 20;
 

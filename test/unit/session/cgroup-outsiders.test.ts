@@ -1,7 +1,7 @@
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { anonGrowth, CgroupOutsiders } from "../../../src/session/cgroup-outsiders.js";
-import type { Sample } from "../../../src/sampling/sample.js";
+import type { Sample } from "../../../src/system/sample.js";
 import { HostFs } from "../../../src/system/host-fs.js";
 import { FIXTURES } from "../../helpers/fixtures.js";
 import { tempDir } from "../../helpers/temp.js";

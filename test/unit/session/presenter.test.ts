@@ -3,7 +3,7 @@ import { SeriesBuilder } from "../../../src/series/series.js";
 import { liveNames, PROGRESS_EVERY_S, SessionPresenter, type SessionView } from "../../../src/session/presenter.js";
 import { LiveRegion } from "../../../src/report/live-region.js";
 import { displayWidth } from "../../../src/report/text-width.js";
-import type { Sample } from "../../../src/sampling/sample.js";
+import type { Sample } from "../../../src/system/sample.js";
 import type { SamplerTotals } from "../../../src/sampling/sampler.js";
 import { fakeIO } from "../../helpers/command-io.js";
 import { MB, synthesize } from "../../helpers/synthetic-samples.js";

@@ -3,7 +3,7 @@
  * PID namespace's, the one its logs, `ps` inside the container and its own os.getpid() show. The verdict document
  * keeps the host pid everywhere and says the pid inside beside it (target.pidInside, subject.pidInside).
  */
-import type { VerdictDocument } from "../analysis/types.js";
+import type { VerdictDocument } from "./types.js";
 
 export function markPidsInside(doc: VerdictDocument, pidsInside: ReadonlyMap<number, number> | undefined): void {
   if (!pidsInside || pidsInside.size === 0) return;

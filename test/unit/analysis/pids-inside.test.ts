@@ -1,10 +1,10 @@
 /**
  * A watched process in a container keeps its host pid everywhere, and the report says its pid inside beside it: the
- * document is marked from the attacher's map (session/pids-inside.ts), and the terminal report's verdict line says
+ * document is marked from the attacher's map (analysis/pids-inside.ts), and the terminal report's verdict line says
  * "in a container (pid N inside)". On a real recording's document (fixtures/recordings/leak_worker.jsonl).
  */
 import { describe, expect, it } from "vitest";
-import { markPidsInside } from "../../../src/session/pids-inside.js";
+import { markPidsInside } from "../../../src/analysis/pids-inside.js";
 import { renderVerdict } from "../../../src/report/verdict-text.js";
 import { analyse } from "../../helpers/analyze.js";
 

@@ -1,0 +1,13 @@
+/** The shortest series the shape rules judge, which the series also use to say when a process came and went too fast. */
+/**
+ * Below these there is no verdict, only insufficient-data. 20 samples: the shape detectors' own minimum
+ * (analysis/stats/shape.ts MIN_SHAPE_POINTS: a third of fewer points cannot be tested). 10 s, a trade-off: at a fast
+ * --interval, 20 samples can cover a single GC cycle or one batch, whose rise is no trend; the synthetic 1 MB/s
+ * leak of BENCHMARKS.md is first called at 17–23 s, so the floor rarely delays a verdict at the default interval.
+ * Boundary tests: rules/growth.test.ts (19 / 21 samples; 9 / 11 s).
+ */
+export const MIN_SAMPLES = 20;
+export const MIN_SECONDS = 10;
+
+/** Whether `samples` over `seconds` are too few for the shape rules (the early test, or nothing, decides then). */
+export const tooShortForShapes = (samples: number, seconds: number) => samples < MIN_SAMPLES || seconds < MIN_SECONDS;

@@ -7,7 +7,7 @@
  *   a  sampling cost: memleak's Sampler vs psutil vs the bare reads it chose, over a ~2 GB PyTorch process tree
  *   b  overhead on the target: a fixed workload alone, under `memleak run --no-agent`, under `memleak run`
  *   c  verdicts: time to verdict (leak scenarios, synthetic leak), false positives over minutes of steady scenarios
- *   d  memleak's own memory analysing a 72-hour recording, against 1 h and 24 h
+ *   d  memleak's own memory analyzing a 72-hour recording, against 1 h and 24 h
  *   e  watch: time to inject the agent, and the watched program's slowdown against the same program unwatched
  *   f  pure functions on their largest inputs: thinning a 72-hour series for drawing, each parser on a 1 MB line
  *   g  what a user pays: the whole `memleak watch` process's CPU, minute by minute, beside a bare reader of the same

@@ -12,7 +12,7 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { analyseRecording } from "../dist/recording/replay.js";
+import { analyzeRecording } from "../dist/recording/replay.js";
 import { levels, minGrowth } from "../dist/analysis/assess.js";
 import { retention } from "../dist/analysis/signals/fragmentation.js";
 import { breakdownChange } from "../dist/analysis/signals/cgroup.js";
@@ -61,7 +61,7 @@ function processRows(set) {
 
 async function measure(dir, file) {
   const name = file.split(".")[0];
-  const { doc, set } = await analyseRecording(join(ROOT, dir, file));
+  const { doc, set } = await analyzeRecording(join(ROOT, dir, file));
   const root = [...set.processes.values()].find((p) => p.pid === set.rootPid);
   const col = root?.metrics.anon ?? root?.metrics.rss;
   const a = col ? assess(col, doc.window.warmup, 0) : undefined;

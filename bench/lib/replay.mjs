@@ -6,7 +6,7 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { classify } from "../../dist/report/verdict.js";
-import { analyseRecording } from "../../dist/recording/replay.js";
+import { analyzeRecording } from "../../dist/recording/replay.js";
 import { SeriesBuilder } from "../../dist/series/series.js";
 import { readRecording } from "../../dist/recording/format.js";
 
@@ -16,7 +16,7 @@ export const verdictKey = (doc) => (doc.verdict.kind === "leak" ? `leak:${doc.ve
 /**
  * Interim verdicts of a recording: `every` seconds between judgements (0 = at every sample), none before `from`
  * seconds. Only the samples are used, as a live session has them; the agent's end-of-run results (allocation traces,
- * the trim probe) exist only once the processes have exited, and are in `analysed`: what `memleak analyze` says of
+ * the trim probe) exist only once the processes have exited, and are in `analyzed`: what `memleak analyze` says of
  * the whole recording.
  */
 export async function replay(file, { from = 10, every = 0 } = {}) {
@@ -41,8 +41,8 @@ export async function replay(file, { from = 10, every = 0 } = {}) {
     lastJudged = t;
     interim.push({ t, doc: judge() });
   });
-  const analysed = (await analyseRecording(file)).doc;
-  return { interim, analysed, duration: builder.set.duration, samples: builder.set.samples };
+  const analyzed = (await analyzeRecording(file)).doc;
+  return { interim, analyzed, duration: builder.set.duration, samples: builder.set.samples };
 }
 
 /** The first interim time from which every verdict had the final key; undefined if the last one still differed. */

@@ -73,7 +73,7 @@ export async function runScenario(sc, { interval = "0.5", args = [], from = 10, 
       /** When the first judgement was made: settling then means right from the start. */
       firstJudged: rp.interim[0]?.t,
       interim: rp.interim.map(({ t, doc: d }) => ({ t, key: verdictKey(d), kind: d.verdict.kind, early: d.verdict.evidence?.calledEarly !== undefined })),
-      replayAgrees: verdictKey(rp.analysed) === finalKey,
+      replayAgrees: verdictKey(rp.analyzed) === finalKey,
       duration: rp.duration,
       wallMs: r.wallMs,
       code: r.code,

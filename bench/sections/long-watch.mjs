@@ -1,6 +1,6 @@
 /**
  * d. memleak's own memory after a long watch: a simulated 72-hour, 1 Hz recording (259,200 samples of 3 processes
- * and their cgroup, fields as the sampler writes them) analysed by `memleak analyze`, against 1-hour and 24-hour
+ * and their cgroup, fields as the sampler writes them) analyzed by `memleak analyze`, against 1-hour and 24-hour
  * ones. The series columns compact to ≤ 20k points, so memleak's peak RSS must stop growing with the length of the
  * watch: the 72 h peak should be about the 24 h one.
  * Peak RSS and wall time come from /usr/bin/time -v around the CLI; renderHtml is timed in this process on the same
@@ -10,7 +10,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_CAPACITY } from "../../dist/series/column.js";
-import { analyseRecording } from "../../dist/recording/replay.js";
+import { analyzeRecording } from "../../dist/recording/replay.js";
 import { generate, MB } from "../../build/support/test/helpers/synthetic.js";
 import { renderHtml } from "../../dist/report/html/index.js";
 import { exec, median, MEMLEAK } from "../lib/util.mjs";
@@ -100,7 +100,7 @@ async function analyzeUnderTime(file, extra = []) {
 
 /** The same analysis in this process, to time renderHtml alone and to look at the columns' lengths. */
 async function inProcess(file) {
-  const { doc, set, commands } = await analyseRecording(file);
+  const { doc, set, commands } = await analyzeRecording(file);
   const columns = [
     ...[...set.processes.values()].flatMap((p) => [...Object.values(p.metrics), p.shared, ...Object.values(p.agent)]),
     ...Object.values(set.tree),

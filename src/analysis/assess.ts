@@ -1,5 +1,5 @@
 /**
- * The shape of one metric over the analysed window, in the terms every rule uses: did it grow (robust trend), did it
+ * The shape of one metric over the analyzed window, in the terms every rule uses: did it grow (robust trend), did it
  * level off (plateau), was it one step, by how much and how fast. Pure: a Column in, numbers out.
  */
 import type { Column } from "../series/column.js";
@@ -105,7 +105,7 @@ export function rateOf(bytesPerSecond: number, startLevel: number): Rate {
 
 /**
  * @param col the metric
- * @param from seconds: start of the analysed window (after warm-up)
+ * @param from seconds: start of the analyzed window (after warm-up)
  * @param fullFrom seconds: start of the whole series (plateaus are judged on the whole, warm-up included, because
  *        the growth a plateau levels off from is often the warm-up itself)
  */
@@ -139,7 +139,7 @@ export function assess(col: Column, from: number, fullFrom = from): Assessment {
   const floor = minGrowth(start);
   const trend = trendTest(window.xs, window.ys, { minSlope: floor / Math.max(1, x1 - x0) });
   // The growth floor is applied to the plateau below, to the detector's rise (thirds) or to `growth` (tenths of the
-  // analysed window), whichever is larger: a bounded fill just over the floor that stopped long ago rises less
+  // analyzed window), whichever is larger: a bounded fill just over the floor that stopped long ago rises less
   // between thirds than between tenths, and would otherwise be "growing" by one measure and "did not grow" by the
   // other — a leak. Not the whole series' tenths: those include start-up (imports), which is no plateau.
   const plateau = detectPlateau(whole.xs, whole.ys);

@@ -3,7 +3,7 @@
  * are scaled to at least it, so noise under it draws flat): at the bottom of the house so the report need not
  * import the analysis for it.
  *
- * Smallest growth worth a verdict over the analysed window: 2 MiB, or 2% of the level, whichever is larger. A trend
+ * Smallest growth worth a verdict over the analyzed window: 2 MiB, or 2% of the level, whichever is larger. A trend
  * of a few hundred KiB is real but nobody's problem; a 1 MB/hour leak shows up once the watch is long enough for it
  * to pass this floor. Measured by scripts/threshold-margins.mjs on fixtures/recordings and
  * fixtures/calibration/recordings: tiny_growth (a memo table, +1.1 MiB in 90 s) is stable and slow_leak (+4.4 MiB in

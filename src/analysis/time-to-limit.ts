@@ -23,7 +23,7 @@ export const SWING_QUANTILE = 0.95;
 export interface ProjectionInput {
   xs: readonly number[];
   ys: readonly number[];
-  /** Seconds: the start of the analysed window (after the warm-up). */
+  /** Seconds: the start of the analyzed window (after the warm-up). */
   from: number;
   metric: MetricName;
   counted: string;

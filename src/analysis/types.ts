@@ -1,5 +1,5 @@
 /**
- * The verdict contract (DESIGN.md): kinds, findings, and the JSON document `--json` prints and a recording ends with.
+ * The verdict contract (docs/formats.md, schema/): kinds, findings, and the JSON document `--json` prints and a recording ends with.
  * Versioned as memleak.verdict/1: add fields freely, never change the meaning of one.
  */
 
@@ -33,7 +33,7 @@ export type Subject =
 
 export interface Rate {
   bytesPerSecond: number;
-  /** Growth per hour as a percentage of the level at the start of the analysed window. */
+  /** Growth per hour as a percentage of the level at the start of the analyzed window. */
   percentPerHour: number;
 }
 
@@ -44,7 +44,7 @@ export interface Finding {
   subject: Subject;
   /** Present when subject is a process (or a process's GPU): the pid, at top level, as the contract promises. */
   pid?: number;
-  /** The metric that decided it, and its robust growth rate over the analysed window. */
+  /** The metric that decided it, and its robust growth rate over the analyzed window. */
   metric: MetricName;
   rate?: Rate;
   /** One sentence a person reads first. */

@@ -83,7 +83,7 @@ export const EXAMPLES: Record<CommandName, { what: string; argv: string }[]> = {
     { what: "Fail a test whose memory grows by more than 10 MiB", argv: "memleak pytest --max-test-growth 10MiB -- fixtures/pytest-suite/test_steady.py" },
   ],
   analyze: [
-    { what: "Analyse a recording again, offline", argv: "memleak analyze fixtures/recordings/leak_main.jsonl" },
+    { what: "Analyze a recording again, offline", argv: "memleak analyze fixtures/recordings/leak_main.jsonl" },
     { what: "With a gate and an HTML report", argv: "memleak analyze --fail-on leak --html report.html fixtures/recordings/fork_cow.jsonl" },
     { what: "Judge a container's memory from Prometheus", argv: 'memleak analyze --prometheus http://prometheus:9090 --query \'container_memory_working_set_bytes{pod="x"}\'' },
   ],

@@ -190,7 +190,7 @@ function buildProgram(onAction: (inv: Invocation) => void, output: { text: strin
 
   addOptions(quiet(program.command("analyze"), output), "analyze")
     .addHelpText("after", helpAfter("analyze"))
-    .description("re-analyse a recording made with --record, offline; or judge series from Prometheus (--prometheus)")
+    .description("re-analyze a recording made with --record, offline; or judge series from Prometheus (--prometheus)")
     .argument("[recording.jsonl]", "the recording (not with --prometheus)")
     .action((file: string | undefined, o: Collected) => {
       const read = optionReader<"analyze">(o);

@@ -12,7 +12,7 @@ import { renderSeriesVerdicts } from "../report/series-verdicts.js";
 import { safeText } from "../base/safe-text.js";
 import { formatDuration } from "../base/units.js";
 import type { VerdictDocument } from "../analysis/types.js";
-import { analysePrometheus, MAX_SUBJECTS } from "../prometheus/verdicts.js";
+import { analyzePrometheus, MAX_SUBJECTS } from "../prometheus/verdicts.js";
 import { gatesExitCode } from "../gates/exit-policy.js";
 import { report } from "../session/finish.js";
 import type { CommandIO, CommandResult } from "../base/command-io.js";
@@ -50,7 +50,7 @@ export async function analyzePrometheusCommand(
   if (series.length === 0) {
     throw new MemleakError(`Prometheus at ${where} has no data for ${safeText(query)} over the last ${formatDuration(range)} (check the query in Prometheus's own UI)`, EXIT.cannotObserve);
   }
-  const { doc, subjects, omitted } = analysePrometheus(series, { warmup: o.warmup });
+  const { doc, subjects, omitted } = analyzePrometheus(series, { warmup: o.warmup });
   if (omitted > 0) {
     io.stderr(`memleak: warning: judged the first ${MAX_SUBJECTS} of ${MAX_SUBJECTS + omitted} subjects the query returned; narrow it (a namespace, a pod regex) or aggregate (sum by (pod)) to judge the rest\n`);
   }

@@ -2,7 +2,7 @@
  * `memleak analyze recording.jsonl`: re-run the verdict engine on a recording, offline (a newer memleak may judge
  * an old recording better), with the same gates and reports as run/watch.
  */
-import { analyseRecording } from "../recording/replay.js";
+import { analyzeRecording } from "../recording/replay.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { evaluateGates } from "../gates/gates.js";
 import type { GateOptions } from "../gates/spec.js";
@@ -19,11 +19,11 @@ export interface AnalyzeOptions {
 }
 
 export async function analyzeCommand(o: AnalyzeOptions, io: CommandIO): Promise<CommandResult & { doc: VerdictDocument }> {
-  const { doc, set, commands, recording, testGate } = await analyseRecording(o.file, { warmup: o.warmup });
-  if (recording.truncated) io.stderr(`memleak: ${o.file}: the last line was cut short (memleak was killed while writing); analysing the rest\n`);
+  const { doc, set, commands, recording, testGate } = await analyzeRecording(o.file, { warmup: o.warmup });
+  if (recording.truncated) io.stderr(`memleak: ${o.file}: the last line was cut short (memleak was killed while writing); analyzing the rest\n`);
   const { count, first } = recording.skipped;
   if (count > 0 && first) {
-    io.stderr(`memleak: warning: ${o.file}: skipped ${count} bad line${count === 1 ? "" : "s"} (first: line ${first.line}: ${first.why}); analysing the rest\n`);
+    io.stderr(`memleak: warning: ${o.file}: skipped ${count} bad line${count === 1 ? "" : "s"} (first: line ${first.line}: ${first.why}); analyzing the rest\n`);
   }
   const gates = [...evaluateGates(doc, set, o.gates), ...(testGate ? [testGate] : [])];
   if (gates.length) doc.gates = gates;

@@ -93,7 +93,7 @@ function judge(s: SubjectSamples, warmup: number | undefined): { doc: VerdictDoc
   return { doc, set };
 }
 
-export function analysePrometheus(series: RangeSeries[], options: { warmup?: number | undefined } = {}): PrometheusAnalysis {
+export function analyzePrometheus(series: RangeSeries[], options: { warmup?: number | undefined } = {}): PrometheusAnalysis {
   const subjects: JudgedSubject[] = [];
   const findings: Finding[] = [];
   let windowDoc: VerdictDocument | undefined;
@@ -108,7 +108,7 @@ export function analysePrometheus(series: RangeSeries[], options: { warmup?: num
   }
   findings.sort(compareFindings);
   const verdict = findings[0];
-  if (!verdict || !windowDoc) throw new Error("analysePrometheus: no series (the command checks for an empty result first)");
+  if (!verdict || !windowDoc) throw new Error("analyzePrometheus: no series (the command checks for an empty result first)");
   return {
     doc: { schema: "memleak.verdict/1", verdict, findings, target: { pid: verdict.pid ?? 0 }, window: windowDoc.window },
     subjects,

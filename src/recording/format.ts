@@ -7,11 +7,12 @@ import { closeSync, openSync, statSync, writeSync } from "node:fs";
 import { createReadStream } from "node:fs";
 import { safeText } from "../base/safe-text.js";
 import { MemleakError, EXIT } from "../base/errors.js";
-// Up a floor, for a type only: a recording ends with the verdict document, whose contract (DESIGN.md) the analysis
+// Up a floor, for a type only: a recording ends with the verdict document, whose contract (docs/formats.md) the analysis
 // declares; the reader checks its shape, never runs the analysis.
 import type { VerdictDocument } from "../analysis/types.js";
 import type { Sample } from "../system/sample.js";
 import type { MachineInfo } from "../system/machine.js";
+import type { ReadEvent, RecordingEvent } from "./events.js";
 
 export const RECORDING_SCHEMA = "memleak.recording/1";
 
@@ -31,7 +32,7 @@ export type RecordingLine =
   | RecordingHeader
   | ({ type: "sample" } & Sample)
   | ({ type: "verdict" } & VerdictDocument)
-  | { type: "event"; t: number; event: string; detail?: Record<string, unknown> };
+  | RecordingEvent;
 
 export class RecordingWriter {
   private fd: number | undefined;
@@ -91,10 +92,10 @@ export interface RecordingContents {
   header: RecordingHeader;
   samples: Sample[];
   verdict?: VerdictDocument;
-  events: { t: number; event: string; detail?: Record<string, unknown> }[];
+  events: ReadEvent[];
   /** True when the last line was cut short (memleak was killed mid-write); the rest is still usable. */
   truncated: boolean;
-  /** Lines in the middle that were not valid (analysed around), and the first one's number and reason. */
+  /** Lines in the middle that were not valid (analyzed around), and the first one's number and reason. */
   skipped: { count: number; first?: { line: number; why: string } };
 }
 
@@ -104,7 +105,7 @@ export interface RecordingContents {
  */
 export const MAX_LINE_CHARS = 32 * 2 ** 20;
 /**
- * More bad lines than this share of the file: refused, not analysed around. A share, not a count: a 72-hour recording
+ * More bad lines than this share of the file: refused, not analyzed around. A share, not a count: a 72-hour recording
  * (259,000 lines) with a few bad ones is still that recording; a short one with a bad line in three is not.
  */
 export const MAX_BAD_SHARE = 0.1;
@@ -231,7 +232,7 @@ export async function readRecording(
         verdict = obj;
         break;
       case "event":
-        events.push(obj);
+        events.push(obj as ReadEvent);
         break;
       default:
         pending = { line: lineNo, why: `unknown line type ${safeText(JSON.stringify((obj as unknown as { type?: unknown })?.type) ?? "undefined").slice(0, 40)}` };

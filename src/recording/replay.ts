@@ -10,12 +10,14 @@ import { testLimitsGate } from "../gates/pytest-limits.js";
 import type { TestMark } from "../agent/pytest-results.js";
 import type { HolderResult, TraceResult, TrimResult } from "../agent/agent-results.js";
 import { readRecording, type RecordingContents } from "./format.js";
+import { EVENT, holdsAgentMessage, readAttach, readOutsiders, readProcessStart } from "./events.js";
+import type { OutsidersDetail } from "./events.js";
 import { classify } from "../report/verdict.js";
 import { SeriesBuilder, type SeriesSet } from "../series/series.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { nativeTraceFrom } from "../native/native-trace-check.js";
 
-export interface AnalysedRecording {
+export interface AnalyzedRecording {
   doc: VerdictDocument;
   set: SeriesSet;
   commands: Map<number, string[]>;
@@ -24,7 +26,7 @@ export interface AnalysedRecording {
   testGate?: NonNullable<VerdictDocument["gates"]>[number] | undefined;
 }
 
-export async function analyseRecording(path: string, options: { warmup?: number | undefined } = {}): Promise<AnalysedRecording> {
+export async function analyzeRecording(path: string, options: { warmup?: number | undefined } = {}): Promise<AnalyzedRecording> {
   const builder = new SeriesBuilder();
   const rec = await readRecording(path, (s) => builder.add(s));
   const commands = new Map<number, string[]>();
@@ -34,29 +36,24 @@ export async function analyseRecording(path: string, options: { warmup?: number 
   const agentMissing = new Map<number, string>();
   /** From `watch`'s attach events: the pid inside a container of each process that has one. */
   const pidsInside = new Map<number, number>();
-  let outsiders: { pids: number[]; anonGrowth?: number } | undefined;
+  let outsiders: OutsidersDetail | undefined;
   const testMarks: TestMark[] = [];
   for (const e of rec.events) {
-    if (e.event === "attach") {
-      const a = e.detail as { pid?: unknown; status?: unknown; reason?: unknown; startedAt?: unknown } | undefined;
-      if (typeof a?.pid === "number" && a.status === "failed") agentMissing.set(a.pid, typeof a.reason === "string" ? a.reason.slice(0, 300) : "");
-      if (typeof a?.pid === "number" && typeof a.startedAt === "number") builder.addInjection(a.pid, a.startedAt);
-      const inside = (e.detail as { pidInside?: unknown } | undefined)?.pidInside;
-      if (typeof a?.pid === "number" && Number.isSafeInteger(inside) && (inside as number) > 0) pidsInside.set(a.pid, inside as number);
+    if (e.event === EVENT.attach) {
+      const a = readAttach(e.detail);
+      if (a?.failedBecause !== undefined) agentMissing.set(a.pid, a.failedBecause);
+      if (a?.startedAt !== undefined) builder.addInjection(a.pid, a.startedAt);
+      if (a?.pidInside !== undefined) pidsInside.set(a.pid, a.pidInside);
     }
-    if (e.event === "cgroup-outsiders") {
-      const o = e.detail as { pids?: unknown; anonGrowth?: unknown } | undefined;
-      const pids = Array.isArray(o?.pids) ? o.pids.filter((p): p is number => Number.isSafeInteger(p)) : [];
-      outsiders = { pids, ...(typeof o?.anonGrowth === "number" && Number.isFinite(o.anonGrowth) && { anonGrowth: o.anonGrowth }) };
-    }
-    if (e.event === "agent-last-words" && e.detail && typeof e.detail === "object") builder.addLastWords(e.t, e.detail as Record<string, unknown>);
-    const d = e.detail as { pid?: number; cmdline?: string[] } | undefined;
-    if (e.event === "process-start" && d?.pid !== undefined && d.cmdline) commands.set(d.pid, d.cmdline);
-    const m = e.event.startsWith("agent-") ? parseAgentMessage(JSON.stringify(e.detail ?? {})) : undefined;
+    if (e.event === EVENT.cgroupOutsiders) outsiders = readOutsiders(e.detail);
+    if (e.event === EVENT.agentLastWords && e.detail && typeof e.detail === "object") builder.addLastWords(e.t, e.detail);
+    const started = e.event === EVENT.processStart ? readProcessStart(e.detail) : undefined;
+    if (started) commands.set(started.pid, started.cmdline);
+    const m = holdsAgentMessage(e.event) ? parseAgentMessage(JSON.stringify(e.detail ?? {})) : undefined;
     if (m?.type === "trace") traces.set(m.pid, m);
     if (m?.type === "trim") trims.set(m.pid, m);
     if (m?.type === "holder") holders.set(m.pid, m);
-    if (e.event === "test-start" || e.event === "test-end") {
+    if (e.event === EVENT.testStart || e.event === EVENT.testEnd) {
       const mark = parseAgentMessage(JSON.stringify(e.detail ?? {}));
       if (mark?.type === e.event) testMarks.push(mark);
     }

@@ -9,6 +9,7 @@ import type { HolderResult, TraceResult, TrimResult } from "../agent/agent-resul
 import type { VerdictDocument } from "../analysis/types.js";
 import { processKey } from "../sampling/process-key.js";
 import { RecordingWriter, type RecordingHeader, type RecordingLine } from "./format.js";
+import { agentResultEvent, EVENT } from "./events.js";
 import type { Sample } from "../system/sample.js";
 import type { TestMark } from "../agent/pytest-results.js";
 import type { SamplerTotals } from "../sampling/sampler.js";
@@ -56,7 +57,7 @@ export class SessionRecorder {
 
   /** Each injection's outcome as it is known, so `analyze` can say what the agent missed. */
   attach(result: AttachRecord): void {
-    this.sink?.write({ type: "event", t: this.now(), event: "attach", detail: { ...result } });
+    this.sink?.write({ type: "event", t: this.now(), event: EVENT.attach, detail: { ...result } });
   }
 
   /**
@@ -72,24 +73,24 @@ export class SessionRecorder {
       const id = `${p.comm}\0${String(p.cmdline)}`;
       if (this.announced.get(key) === id) continue;
       this.announced.set(key, id);
-      this.sink.write({ type: "event", t: p.firstSeen, event: "process-start", detail: { pid: p.pid, ppid: p.ppid, comm: p.comm, ...(p.cmdline && { cmdline: p.cmdline }) } });
+      this.sink.write({ type: "event", t: p.firstSeen, event: EVENT.processStart, detail: { pid: p.pid, ppid: p.ppid, comm: p.comm, ...(p.cmdline && { cmdline: p.cmdline }) } });
     }
     this.sink.write({ type: "sample", ...sample });
   }
 
   /** The cgroup's other processes that were there at both ends, and how much they grew. */
   outsiders(pids: number[], anonGrowth: number | undefined): void {
-    this.sink?.write({ type: "event", t: this.now(), event: "cgroup-outsiders", detail: { pids, ...(anonGrowth !== undefined && { anonGrowth }) } });
+    this.sink?.write({ type: "event", t: this.now(), event: EVENT.cgroupOutsiders, detail: { pids, ...(anonGrowth !== undefined && { anonGrowth }) } });
   }
 
   /** The agent's trace and trim results, which arrive as the interpreters exit: recorded for `analyze`. */
   agentResults(results: Iterable<TraceResult | TrimResult | HolderResult>): void {
-    for (const m of results) this.sink?.write({ type: "event", t: m.t * 1000, event: `agent-${m.type}`, detail: { ...m } });
+    for (const m of results) this.sink?.write({ type: "event", t: m.t * 1000, event: agentResultEvent(m.type), detail: { ...m } });
   }
 
   /** What the agent reported after the last sample (processes that exited between two ticks). */
   lastWords(t: number, lastWords: Record<string, unknown>): void {
-    this.sink?.write({ type: "event", t, event: "agent-last-words", detail: lastWords });
+    this.sink?.write({ type: "event", t, event: EVENT.agentLastWords, detail: lastWords });
   }
 
   /** The pytest plugin's test boundaries (and each test's result), as they come: `analyze` and the HTML show them. */

@@ -34,7 +34,7 @@ interface Row {
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 const keyOf = (f: Finding) => (f.subject.type === "process" ? processKey(f.subject) : f.subject.type);
 
-/** Numbers of one subject: the finding's own (its analysed window) when it has them, else the column's after warm-up. */
+/** Numbers of one subject: the finding's own (its analyzed window) when it has them, else the column's after warm-up. */
 function rowFor(label: string, metric: MetricName, f: Finding | undefined, col: Column | undefined, warmup: number): Row {
   const row: Row = { label, metric, ...(f && { finding: f }) };
   const e = f?.evidence ?? {};

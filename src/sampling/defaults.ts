@@ -12,7 +12,7 @@
 export const DEFAULT_PSS_EVERY = 2;
 
 /**
- * At most 3% of one core for smaps_rollup reads (~10 ms per GiB resident, METRICS.md §1): enough for 2 s freshness on
+ * At most 3% of one core for smaps_rollup reads (the kernel walks every page table to total it: ~10 ms per GiB resident on this project's machines): enough for 2 s freshness on
  * a 9-process, 2 GB tree (~2.2%); a bigger tree gets older PSS rather than more CPU (--smaps-budget raises the cap).
  */
 export const DEFAULT_SMAPS_BUDGET = 0.03;

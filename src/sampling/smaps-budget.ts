@@ -17,7 +17,7 @@ export interface SmapsCandidate {
   rss: number | undefined;
 }
 
-/** A first guess before a process has been measured: METRICS.md §1, ~10 ms per GiB plus a fixed syscall cost. */
+/** A first guess before a process has been measured: ~10 ms per GiB resident (the kernel walks the page tables) plus a fixed syscall cost. */
 export function estimateCostMs(rss: number | undefined): number {
   return 0.05 + ((rss ?? 0) / 2 ** 30) * 10;
 }

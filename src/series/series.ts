@@ -1,6 +1,6 @@
 /**
  * Samples → one set of columns per subject: each process (by pid and starttime), the tree, and the cgroup.
- * Built incrementally (add one sample at a time), so a recording can be streamed and a live watch can analyse as it
+ * Built incrementally (add one sample at a time), so a recording can be streamed and a live watch can analyze as it
  * goes. Times are seconds since the first sample.
  *
  * PSS/USS arrive only on the ticks where the smaps budget allowed a read. Per process they are stored as read. For the

@@ -2,7 +2,7 @@
  * What run and watch say to the user beside the report: one line at once when sampling starts (what is sampled, how
  * often, for how long, how to stop), so a log is not silent for the first progress line's 10 s; and after the verdict
  * the next step that fits it (how to fail a CI step on a leak when no gate was asked for; how to keep the samples and
- * analyse them again). Pure: the commands print what these return, on stderr, so --json stdout stays one document.
+ * analyze them again). Pure: the commands print what these return, on stderr, so --json stdout stays one document.
  */
 import type { VerdictDocument } from "../analysis/types.js";
 import { shortCommand } from "../base/command-text.js";
@@ -55,7 +55,7 @@ export function nextSteps(doc: VerdictDocument, f: NextStepFacts, columns?: numb
   const fit = (line: string) => (columns === undefined ? [line] : wrap(line, columns, "", "  ")).join("\n") + "\n";
   const leak = [doc.verdict, ...doc.findings].some((x) => x.kind === "leak");
   if (leak && !gated(f.gates)) out.push(fit("memleak: next: the exit code is 0 on a leak unless a gate asks: add --fail-on leak to fail a CI step on it (exit code 1)"));
-  if (f.record) out.push(fit(`memleak: the samples are kept in ${safeText(f.record)}: \`memleak analyze ${safeText(f.record)}\` analyses them again (add --html report.html for charts)`));
-  else out.push(fit("memleak: next: add --record run.jsonl to keep the samples, then `memleak analyze run.jsonl` analyses them again (--html for charts)"));
+  if (f.record) out.push(fit(`memleak: the samples are kept in ${safeText(f.record)}: \`memleak analyze ${safeText(f.record)}\` analyzes them again (add --html report.html for charts)`));
+  else out.push(fit("memleak: next: add --record run.jsonl to keep the samples, then `memleak analyze run.jsonl` analyzes them again (--html for charts)"));
   return out;
 }

@@ -27,12 +27,12 @@ describe("feedback from run and watch", { concurrent: true }, () => {
     expect(after).toContainEqual(expect.stringMatching(/add --record run\.jsonl to keep the samples, then `memleak analyze run\.jsonl`/));
   });
 
-  it("with a gate and a recording, no CI hint: it names the recording and how to analyse it again", async () => {
+  it("with a gate and a recording, no CI hint: it names the recording and how to analyze it again", async () => {
     const file = `${tempDir("feedback")}/leak.jsonl`;
     const r = await memleak(["run", "--interval", "0.5", "--fail-on", "cow", "--record", file, "--", ...leak(4)]);
     expect(r.stderr).not.toMatch(/--fail-on leak/);
     expect(r.stderr).not.toMatch(/add --record/);
-    expect(r.stderr).toContain(`memleak: the samples are kept in ${file}: \`memleak analyze ${file}\` analyses them again`);
+    expect(r.stderr).toContain(`memleak: the samples are kept in ${file}: \`memleak analyze ${file}\` analyzes them again`);
     const again = await memleak(["analyze", file]);
     expect(again.code, again.stderr).toBe(0);
   });

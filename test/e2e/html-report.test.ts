@@ -12,9 +12,9 @@ import { pathToFileURL } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderHtml } from "../../src/report/html/index.js";
-import { analyse, withHostileProcess } from "../helpers/analyze.js";
+import { analyze, withHostileProcess } from "../helpers/analyze.js";
 import { decodePng } from "../helpers/png.js";
-import { analyseRecording } from "../../src/recording/replay.js";
+import { analyzeRecording } from "../../src/recording/replay.js";
 import { FIXTURES } from "../helpers/fixtures.js";
 import { tempDir } from "../helpers/temp.js";
 
@@ -72,7 +72,7 @@ describe("the HTML report in chromium", () => {
   let chartCount = 0;
 
   beforeAll(async () => {
-    const base = await analyse("leak_worker.jsonl");
+    const base = await analyze("leak_worker.jsonl");
     const a = withHostileProcess(base, base.doc.verdict.pid!, HOSTILE);
     verdictSummary = a.doc.verdict.summary;
     // With what a --trace-python, gated run adds, so that the page shows (and the tests check) every section.
@@ -242,7 +242,7 @@ describe("the HTML report of a memleak pytest run, in chromium", () => {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    const { doc, set } = await analyseRecording(`${FIXTURES}pytest-runs/suite.repeat5-warmup2.jsonl`);
+    const { doc, set } = await analyzeRecording(`${FIXTURES}pytest-runs/suite.repeat5-warmup2.jsonl`);
     ({ context, page } = await openInChromium(work, renderHtml(doc, set), (p) => p.on("pageerror", (e) => pageErrors.push(e.message))));
   });
 

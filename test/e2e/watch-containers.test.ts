@@ -89,7 +89,7 @@ describe.skipIf(!isRoot).concurrent("watch: a target in a container", { timeout:
     expect(pidInsideOf(doc.verdict.pid!)).toBe(workerInside);
     expect(doc.verdict.evidence.mallocInUseGrowth as number).toBeGreaterThan(10 * MiB);
     expect(memleakLeftovers(c.target)).toEqual([]);
-    // The recording keeps the pids inside (attach events): analysed again, the verdict still says them.
+    // The recording keeps the pids inside (attach events): analyzed again, the verdict still says them.
     const again = await memleak(["analyze", recording, "--json"]);
     const re = JSON.parse(again.stdout) as VerdictDocument;
     expect(re.verdict).toMatchObject({ pid: doc.verdict.pid, subject: { pidInside: workerInside } });

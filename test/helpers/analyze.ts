@@ -3,7 +3,7 @@
  * builds them (src/commands/analyze.ts), without printing anything.
  */
 import { readdirSync } from "node:fs";
-import { analyseRecording } from "../../src/recording/replay.js";
+import { analyzeRecording } from "../../src/recording/replay.js";
 import type { SeriesSet } from "../../src/series/series.js";
 import type { VerdictDocument } from "../../src/analysis/types.js";
 import { FIXTURES } from "./fixtures.js";
@@ -14,19 +14,19 @@ export function recordingPath(name: string): string {
   return `${FIXTURES}recordings/${name}`;
 }
 
-export interface Analysed {
+export interface Analyzed {
   doc: VerdictDocument;
   set: SeriesSet;
   commands: Map<number, string[]>;
 }
 
-export async function analyse(name: string): Promise<Analysed> {
-  const { doc, set, commands } = await analyseRecording(recordingPath(name));
+export async function analyze(name: string): Promise<Analyzed> {
+  const { doc, set, commands } = await analyzeRecording(recordingPath(name));
   return { doc, set, commands };
 }
 
 /** A copy of `a` in which one process's name and command line are hostile markup. */
-export function withHostileProcess(a: Analysed, pid: number, hostile: string): Analysed {
+export function withHostileProcess(a: Analyzed, pid: number, hostile: string): Analyzed {
   const commands = new Map(a.commands);
   commands.set(pid, [hostile, hostile]);
   for (const ps of a.set.processes.values()) if (ps.pid === pid) ps.comm = hostile;

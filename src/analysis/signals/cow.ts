@@ -1,5 +1,5 @@
 /**
- * Copy-on-write in forked workers (METRICS.md §3): a process's private memory (USS) rises while its resident memory
+ * Copy-on-write in forked workers (docs/verdicts.md, copy-on-write): a process's private memory (USS) rises while its resident memory
  * (RSS anon) does not, because pages it shares with its parent (or, for the parent, with its children) are being
  * copied one reference-count write at a time. Real memory, bounded by the parent's anonymous memory at fork time —
  * not a leak. Both are measured over the process's whole life, so a warm-up that grew both is not mistaken for it.

@@ -44,7 +44,7 @@ export function liveHeapGrowth(ps: ProcessSeries, from: number): number | undefi
 export const LIVE_LOWS_SHARE = 0.5;
 
 /**
- * The live heap's trend over the analysed window, when it grows on its own terms: the shape rules say "growing"
+ * The live heap's trend over the analyzed window, when it grows on its own terms: the shape rules say "growing"
  * (a robust trend over the growth floor, or rising lows under swings — not a plateau, not only the early test, whose
  * few seconds of a heap that is still filling after start-up prove nothing). Undefined otherwise.
  */

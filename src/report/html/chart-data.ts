@@ -45,7 +45,7 @@ export interface ChartSpec {
 
 export interface ChartPayload {
   duration: number;
-  /** The warm-up left out of the trend fit: `warmup` seconds from `warmupFrom` (the analysed window's start). */
+  /** The warm-up left out of the trend fit: `warmup` seconds from `warmupFrom` (the analyzed window's start). */
   warmupFrom: number;
   warmup: number;
   settledAt?: number;

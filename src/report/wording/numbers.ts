@@ -23,7 +23,7 @@ const seconds = (s: number) => `${s < 10 ? s.toFixed(1) : s.toFixed(0)} s`;
 
 /**
  * How the readings were taken, for the end of a report: ticks (and how many ran late), how old PSS/USS were, and what
- * memleak itself took. A session's document has these facts; a re-analysed recording does not.
+ * memleak itself took. A session's document has these facts; a re-analyzed recording does not.
  */
 export function samplingText(s: SamplingFacts): string {
   const parts = [`${s.ticks} ticks${s.lateTicks > 0 ? `, ${s.lateTicks} late` : ", none late"}`];

@@ -1,5 +1,5 @@
 /**
- * A process name is the target's to choose (prctl PR_SET_NAME), and a recording analysed in CI may come from anyone:
+ * A process name is the target's to choose (prctl PR_SET_NAME), and a recording analyzed in CI may come from anyone:
  * with no command line to go by, the name must reach the summaries with its control characters shown escaped — a raw
  * ESC would repaint the terminal, a newline would start a workflow command of its own under GitHub Actions.
  */

@@ -3,7 +3,7 @@
  * `analyze --prometheus`: each joins its process's subject, and the process's GPU gets its finding as in a session.
  */
 import { describe, expect, it } from "vitest";
-import { analysePrometheus } from "../../../src/prometheus/verdicts.js";
+import { analyzePrometheus } from "../../../src/prometheus/verdicts.js";
 import { isOwnBookkeeping, subjectsOf } from "../../../src/prometheus/series-samples.js";
 import type { RangeSeries } from "../../../src/prometheus/range-response.js";
 
@@ -33,7 +33,7 @@ describe("analyze --prometheus on memleak's GPU series", () => {
   });
 
   it("the CUDA leak on cuda:0 is the verdict; cuda:1 and the driver's GPU 2 are stable", () => {
-    const { doc } = analysePrometheus(SERIES);
+    const { doc } = analyzePrometheus(SERIES);
     expect(doc.verdict).toMatchObject({ kind: "leak", pid: 100, subject: { type: "gpu", device: "cuda:0", source: "torch" }, evidence: { source: "prometheus" } });
     const gpus = doc.findings.filter((f) => f.subject.type === "gpu").map((f) => [f.pid, f.subject.type === "gpu" && f.subject.device, f.kind]);
     expect(gpus).toEqual([

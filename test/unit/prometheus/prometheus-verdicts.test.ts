@@ -6,13 +6,13 @@
 import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { analysePrometheus, MAX_SUBJECTS } from "../../../src/prometheus/verdicts.js";
+import { analyzePrometheus, MAX_SUBJECTS } from "../../../src/prometheus/verdicts.js";
 import { parseRangeResponse } from "../../../src/prometheus/range-response.js";
 import { isOwnBookkeeping, subjectsOf } from "../../../src/prometheus/series-samples.js";
 import { fixture, REPO } from "../../helpers/fixtures.js";
 
 const seriesOf = (file: string) => parseRangeResponse(200, fixture(`prometheus/${file}`), "x").series;
-const verdicts = (file: string) => Object.fromEntries(analysePrometheus(seriesOf(file)).subjects.map((s) => [s.subject.name, s.verdict.kind]));
+const verdicts = (file: string) => Object.fromEntries(analyzePrometheus(seriesOf(file)).subjects.map((s) => [s.subject.name, s.verdict.kind]));
 
 describe("one verdict per subject", () => {
   it.each([
@@ -22,7 +22,7 @@ describe("one verdict per subject", () => {
   });
 
   it("memleak's own process series: the leaking pid leaks, the others are stable", () => {
-    const judged = analysePrometheus(seriesOf("memleak-process.json")).subjects;
+    const judged = analyzePrometheus(seriesOf("memleak-process.json")).subjects;
     expect(judged).toHaveLength(3);
     const kinds = judged.map((s) => s.verdict.kind).sort();
     expect(kinds).toEqual(["leak", "stable", "stable"]);
@@ -38,7 +38,7 @@ describe("one verdict per subject", () => {
   });
 
   it("the page cache that filled the logger's cgroup is named, from rss and cache against usage", () => {
-    const { doc } = analysePrometheus(seriesOf("cadvisor-containers.json"));
+    const { doc } = analyzePrometheus(seriesOf("cadvisor-containers.json"));
     const logger = doc.findings.find((f) => f.subject.type === "cgroup" && f.subject.path === "ml/logger-0/app")!;
     expect(logger.kind).toBe("cgroup-artefact");
     expect(Number(logger.evidence.pageCacheGrowth)).toBeGreaterThan(100 * 2 ** 20);
@@ -51,7 +51,7 @@ describe("one verdict per subject", () => {
   });
 
   it("the document's verdict is the most serious finding of all subjects: the leaking pod", () => {
-    const { doc } = analysePrometheus(seriesOf("cadvisor-containers.json"));
+    const { doc } = analyzePrometheus(seriesOf("cadvisor-containers.json"));
     expect(doc.verdict.kind).toBe("leak");
     expect(doc.verdict.subject).toMatchObject({ type: "cgroup", path: "ml/leaker-0/app" });
     expect(doc.findings).toHaveLength(3);
@@ -59,7 +59,7 @@ describe("one verdict per subject", () => {
   });
 
   it("a level alone (working set summed by pod) cannot tell page cache from anon: the finding says so", () => {
-    const { subjects } = analysePrometheus(seriesOf("cadvisor-working-set-by-pod.json"));
+    const { subjects } = analyzePrometheus(seriesOf("cadvisor-working-set-by-pod.json"));
     expect(subjects.map((s) => s.subject.name).sort()).toEqual(["leaker-0", "logger-0", "steady-0"]);
     const leaker = subjects.find((s) => s.subject.name === "leaker-0")!;
     expect(leaker.verdict.kind).toBe("leak");
@@ -111,7 +111,7 @@ describe("the document", () => {
   const validate = ajv.compile(JSON.parse(readFileSync(`${REPO}schema/verdict.schema.json`, "utf8")) as object);
 
   it.each(["cadvisor-containers.json", "cadvisor-working-set-by-pod.json", "memleak-process.json", "memleak-cgroup.json"])("of %s is a memleak.verdict/1 document", (file) => {
-    const { doc } = analysePrometheus(seriesOf(file));
+    const { doc } = analyzePrometheus(seriesOf(file));
     const ok = validate(JSON.parse(JSON.stringify(doc)));
     expect(ok, ajv.errorsText(validate.errors)).toBe(true);
   });
@@ -122,7 +122,7 @@ describe("a query that returns more subjects than memleak judges", () => {
     const one = seriesOf("cadvisor-containers.json").find((x) => x.labels.__name__ === "container_memory_working_set_bytes")!;
     const short = { ...one, ts: one.ts.slice(0, 5), values: one.values.slice(0, 5) };
     const many = Array.from({ length: MAX_SUBJECTS + 7 }, (_, i) => ({ ...short, labels: { ...short.labels, pod: `p-${i}` } }));
-    const r = analysePrometheus(many);
+    const r = analyzePrometheus(many);
     expect(r.subjects).toHaveLength(MAX_SUBJECTS);
     expect(r.omitted).toBe(7);
   });

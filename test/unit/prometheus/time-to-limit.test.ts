@@ -4,7 +4,7 @@
  * no limit series; each test adds one as cAdvisor exports it: a constant per container, with the container's labels.
  */
 import { describe, expect, it } from "vitest";
-import { analysePrometheus } from "../../../src/prometheus/verdicts.js";
+import { analyzePrometheus } from "../../../src/prometheus/verdicts.js";
 import { parseRangeResponse, type RangeSeries } from "../../../src/prometheus/range-response.js";
 import { fixture } from "../../helpers/fixtures.js";
 
@@ -16,7 +16,7 @@ function withLimit(series: RangeSeries[], pod: string, bytes: number): RangeSeri
   return [...series, { labels: { ...usage.labels, __name__: "container_spec_memory_limit_bytes" }, ts: [...usage.ts], values: usage.ts.map(() => bytes) }];
 }
 
-const findingOf = (series: RangeSeries[], path: string) => analysePrometheus(series).doc.findings.find((f) => f.subject.type === "cgroup" && f.subject.path === path)!;
+const findingOf = (series: RangeSeries[], path: string) => analyzePrometheus(series).doc.findings.find((f) => f.subject.type === "cgroup" && f.subject.path === path)!;
 
 describe("time to the limit from cAdvisor's series", () => {
   it("the leaking container counts down to its limit, on its rss (anon: cAdvisor has no shmem series), the series named", () => {

@@ -1,12 +1,12 @@
 /**
- * `analyze` on random and adversarial recordings — CI often analyses recordings it did not make. Each mutant of a
- * real recording either is refused with one clear message (exit 2) or is analysed, and then no output carries a raw
+ * `analyze` on random and adversarial recordings — CI often analyzes recordings it did not make. Each mutant of a
+ * real recording either is refused with one clear message (exit 2) or is analyzed, and then no output carries a raw
  * control character or live markup: the terminal report, the JSON, the HTML, GitHub's workflow commands, the step
  * summary, and memleak's own stderr lines. Seeded: a failure names its seed.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { analyseRecording } from "../../../src/recording/replay.js";
+import { analyzeRecording } from "../../../src/recording/replay.js";
 import { mulberry32 } from "../../../src/analysis/stats/random.js";
 import { MemleakError } from "../../../src/base/errors.js";
 import { jsonText, report } from "../../../src/session/finish.js";
@@ -50,13 +50,13 @@ function mutate(lines: string[], rnd: () => number, many: boolean): string {
 describe("analyze on adversarial recordings", () => {
   it("120 mutants: a clear refusal or an analysis whose every output is inert", { timeout: 120_000 }, async () => {
     let refused = 0;
-    let analysed = 0;
+    let analyzed = 0;
     for (let seed = 1; seed <= 120; seed++) {
       const file = `${dir}/m${seed}.jsonl`;
       writeFileSync(file, mutate(base, mulberry32(seed), seed % 5 === 0));
       let result;
       try {
-        result = await analyseRecording(file);
+        result = await analyzeRecording(file);
       } catch (err) {
         expect(err, `seed ${seed}`).toBeInstanceOf(MemleakError);
         expect((err as MemleakError).exitCode, `seed ${seed}`).toBe(2);
@@ -64,7 +64,7 @@ describe("analyze on adversarial recordings", () => {
         refused++;
         continue;
       }
-      analysed++;
+      analyzed++;
       const { doc, set, commands } = result;
       doc.gates = evaluateGates(doc, set, { metric: "pss", perProcess: false, failOn: ["leak", "stable", "plateau"] });
       const out: string[] = [];
@@ -88,6 +88,6 @@ describe("analyze on adversarial recordings", () => {
     }
     // Both paths were taken (the mutations are not all fatal, nor all harmless).
     expect(refused).toBeGreaterThan(5);
-    expect(analysed).toBeGreaterThan(20);
+    expect(analyzed).toBeGreaterThan(20);
   });
 });

@@ -63,7 +63,7 @@ describe("recordings", () => {
     const sampleLines = lines.filter((l) => l.includes('"type":"sample"'));
     const withLine = (at: number, line: string) => [...lines.slice(0, at), line, ...lines.slice(at)].join("\n") + "\n";
 
-    it("one bad line in the middle is skipped and counted; the rest is analysed", async () => {
+    it("one bad line in the middle is skipped and counted; the rest is analyzed", async () => {
       const r = await read(withLine(10, "garbage {"));
       expect(r.skipped).toEqual({ count: 1, first: { line: 11, why: "not JSON" } });
       expect(r.samples).toBe(sampleLines.length);
@@ -84,14 +84,14 @@ describe("recordings", () => {
       expect((await read(withLine(12, JSON.stringify(cg)))).skipped.first!.why).toMatch(/cgroup usage = -1/);
     });
 
-    it("a negated recording is refused, not analysed as 'stable'", async () => {
+    it("a negated recording is refused, not analyzed as 'stable'", async () => {
       const negated = lines.map((l) => (l.includes('"type":"sample"') ? l.replace(/"(rss|anon|pss|uss)":(\d+)/g, '"$1":-$2') : l)).join("\n");
       const e = await readError(negated);
       expect(e.exitCode).toBe(2);
       expect(e.message).toMatch(/line \d+: PID \d+: \w+ = -\d+ is not a possible size \(and \d+ more bad lines\)/);
     });
 
-    it("a long recording with a few bad lines is analysed around them; a tenth bad, and it is refused", async () => {
+    it("a long recording with a few bad lines is analyzed around them; a tenth bad, and it is refused", async () => {
       const long = [lines[0]!, ...Array.from({ length: 40 }, () => sampleLines.slice(0, 50)).flat()];
       const spoiled = (every: number) => long.map((l, i) => (i > 0 && i % every === 0 ? "garbage" : l)).join("\n") + "\n";
       expect((await read(spoiled(500))).skipped.count).toBe(3); // 3 of 2,001 lines

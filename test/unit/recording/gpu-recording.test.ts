@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildSeries } from "../../../src/series/series.js";
-import { analyseRecording } from "../../../src/recording/replay.js";
+import { analyzeRecording } from "../../../src/recording/replay.js";
 import { impossibleSample, RECORDING_SCHEMA, type RecordingHeader } from "../../../src/recording/format.js";
 import { classify } from "../../../src/report/verdict.js";
 import { gpuReports } from "../../helpers/synthetic-gpu.js";
@@ -35,7 +35,7 @@ describe("GPU readings in recordings", () => {
     const all = samples();
     writeFileSync(path, [header, ...all.map((s) => ({ type: "sample", ...s }))].map((l) => JSON.stringify(l)).join("\n") + "\n");
     const live = classify({ set: buildSeries(all), options: {}, target: { pid: 100 } });
-    const { doc } = await analyseRecording(path);
+    const { doc } = await analyzeRecording(path);
     const gpu = (d: typeof doc) => d.findings.filter((f) => f.subject.type === "gpu").map((f) => [f.subject, f.kind, f.metric]);
     expect(gpu(doc)).toEqual(gpu(live));
     // The agent's devices are read where it has any: the driver's GPU 3 of the same process is not judged twice.

@@ -8,7 +8,7 @@ import { renderVerdict } from "../../../src/report/verdict-text.js";
 import { renderHtml } from "../../../src/report/html/index.js";
 import { evidenceLabel, hasEvidenceLabel } from "../../../src/report/evidence-labels.js";
 import { everyFinding } from "../../../src/analysis/every-finding.js";
-import { analyse, RECORDINGS } from "../../helpers/analyze.js";
+import { analyze, RECORDINGS } from "../../helpers/analyze.js";
 
 /** A raw identifier: a lower-case letter or digit followed by a capital ("pValue", "slopeBytesPerSecond"). */
 const CAMEL = /[a-z0-9][A-Z]/;
@@ -27,7 +27,7 @@ function htmlLabels(html: string): string[] {
 
 describe("evidence labels in the terminal and the HTML report", () => {
   it.each(RECORDINGS)("%s: every label in words, every key with a label of its own", async (name) => {
-    const { doc, set, commands } = await analyse(name);
+    const { doc, set, commands } = await analyze(name);
     const terminal = terminalEvidence(renderVerdict(doc, false, set, 80));
     const html = htmlLabels(renderHtml(doc, set, { commands }));
     const shown = Object.keys(doc.verdict.evidence);

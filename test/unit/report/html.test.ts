@@ -9,7 +9,7 @@ import { renderHtml } from "../../../src/report/html/index.js";
 import type { ChartPayload } from "../../../src/report/html/chart-data.js";
 import { markdownToHtml } from "../../../src/report/html/markdown.js";
 import { scriptJson } from "../../../src/report/html/escape.js";
-import { analyse, RECORDINGS, withHostileProcess } from "../../helpers/analyze.js";
+import { analyze, RECORDINGS, withHostileProcess } from "../../helpers/analyze.js";
 
 const HOSTILE = `<img src=x onerror=alert(1)>`;
 
@@ -27,7 +27,7 @@ function markupOf(html: string): string {
 
 describe("renderHtml", () => {
   it("shows a hostile process name, command line and summary as text, never as markup", async () => {
-    const base = await analyse("leak_worker.jsonl");
+    const base = await analyze("leak_worker.jsonl");
     const pid = base.doc.verdict.pid!;
     const a = withHostileProcess(base, pid, HOSTILE);
     const html = renderHtml(a.doc, a.set, { commands: a.commands, title: HOSTILE });
@@ -42,7 +42,7 @@ describe("renderHtml", () => {
   });
 
   it("cannot be closed early by a name containing </script>", async () => {
-    const base = await analyse("leak_worker.jsonl");
+    const base = await analyze("leak_worker.jsonl");
     const a = withHostileProcess(base, base.doc.verdict.pid!, "</script><script>alert(1)</script>");
     const html = renderHtml(a.doc, a.set, { commands: a.commands });
     // Exactly our three scripts (data, uPlot, the page's own), each closed once.
@@ -52,7 +52,7 @@ describe("renderHtml", () => {
   });
 
   it("is self-contained: no external scripts, styles, images or links, and a policy that forbids the network", async () => {
-    const a = await analyse("fork_cow.jsonl");
+    const a = await analyze("fork_cow.jsonl");
     const html = renderHtml(a.doc, a.set, { commands: a.commands });
     expect(html).not.toMatch(/\b(src|href)\s*=\s*["']?\s*(https?:|\/\/)/i);
     expect(html).not.toMatch(/url\(\s*["']?\s*(https?:|\/\/)/i);
@@ -62,7 +62,7 @@ describe("renderHtml", () => {
   });
 
   it.each(RECORDINGS)("renders %s with the verdict, its evidence and a chart per subject", async (file) => {
-    const a = await analyse(file);
+    const a = await analyze(file);
     const html = renderHtml(a.doc, a.set, { commands: a.commands, settledAt: 12 });
     expect(html).toContain(`class="banner kind-${a.doc.verdict.kind}"`);
     expect(html).toContain("<h2>Evidence</h2>");
@@ -81,7 +81,7 @@ describe("renderHtml", () => {
   });
 
   it("draws the cgroup as a stack of running totals under its usage", async () => {
-    const a = await analyse("log_page_cache.jsonl");
+    const a = await analyze("log_page_cache.jsonl");
     const cg = payloadOf(renderHtml(a.doc, a.set, {})).charts.find((c) => c.group === "cgroup")!;
     const labels = cg.series.map((s) => s.label);
     expect(labels).toEqual(expect.arrayContaining(["anon", "inactive file", "usage", "working set"]));
@@ -123,7 +123,7 @@ describe("renderHtml", () => {
 
 describe("the page reads as prose, not identifiers", () => {
   it("labels evidence keys for people, with the raw key (the JSON's) on hover", async () => {
-    const a = await analyse("leak_main.jsonl");
+    const a = await analyze("leak_main.jsonl");
     const html = renderHtml(a.doc, a.set);
     expect(html).toContain('<th scope="row" title="slopeBytesPerSecond">trend (robust slope)</th>');
     expect(html).toContain('<th scope="row" title="pValue">p-value of the trend test</th>');
@@ -131,7 +131,7 @@ describe("the page reads as prose, not identifiers", () => {
   });
 
   it("heads the caveats of a verdict it reached 'Caveats', and only those of no verdict 'Could not decide'", async () => {
-    const a = await analyse("leak_main.jsonl");
+    const a = await analyze("leak_main.jsonl");
     const decided = { ...a.doc, verdict: { ...a.doc.verdict, confidence: 0.91, caveats: ["called early"] } };
     expect(renderHtml(decided, a.set)).toContain("<h3>Caveats</h3>");
     expect(renderHtml(decided, a.set)).not.toContain("Could not decide");
@@ -140,7 +140,7 @@ describe("the page reads as prose, not identifiers", () => {
   });
 
   it("lists the allocation sites --trace-python found, escaped", async () => {
-    const a = await analyse("leak_main.jsonl");
+    const a = await analyze("leak_main.jsonl");
     const sites = [{ file: "app/<cache>.py", line: 42, sizeDiff: 12 * 2 ** 20, countDiff: 2400, size: 13 * 2 ** 20 }];
     const html = renderHtml({ ...a.doc, verdict: { ...a.doc.verdict, sites } }, a.set);
     expect(html).toContain('<section class="sites" id="sites">');
@@ -150,13 +150,13 @@ describe("the page reads as prose, not identifiers", () => {
   });
 
   it("ends with which memleak wrote it, when, and where the readings were taken", async () => {
-    const a = await analyse("leak_main.jsonl");
+    const a = await analyze("leak_main.jsonl");
     const html = renderHtml(a.doc, a.set, { about: { hostname: "gpu-<7>", kernel: "6.1.0", startedAt: Date.UTC(2026, 10, 24, 7, 0, 0), recordedBy: "0.0.9", writtenAt: Date.UTC(2026, 10, 24, 8, 0, 0) } });
     expect(html).toMatch(/<footer class="about">memleak \d+\.\d+\.\d+ · written 2026-11-24T08:00:00Z · readings from 2026-11-24T07:00:00Z · on gpu-&lt;7&gt; \(Linux 6\.1\.0\) · recorded by memleak 0\.0\.9<\/footer>/);
   });
 
   it("and, for a session's own report, how fresh PSS/USS were and what memleak took", async () => {
-    const a = await analyse("leak_main.jsonl");
+    const a = await analyze("leak_main.jsonl");
     const sampling = { interval: 1, ticks: 60, lateTicks: 2, pssEvery: 2, pssAge: { median: 0.9, max: 2 }, cpuShare: 0.034 };
     const html = renderHtml({ ...a.doc, sampling }, a.set, { about: { writtenAt: Date.UTC(2026, 10, 24, 8, 0, 0) } });
     expect(html).toMatch(/ · sampling: 60 ticks, 2 late; PSS\/USS at most 2\.0 s old \(median 0\.9 s; --pss-every 2\.0 s\); memleak itself 3\.4% of a core<\/footer>/);

@@ -4,7 +4,7 @@
  * and timeline boundaries — and a hostile test id made inert in each.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { analyseRecording } from "../../../src/recording/replay.js";
+import { analyzeRecording } from "../../../src/recording/replay.js";
 import type { SeriesSet } from "../../../src/series/series.js";
 import type { VerdictDocument } from "../../../src/analysis/types.js";
 import { renderHtml } from "../../../src/report/html/index.js";
@@ -19,7 +19,7 @@ let doc: VerdictDocument;
 let set: SeriesSet;
 
 beforeAll(async () => {
-  ({ doc, set } = await analyseRecording(RUN));
+  ({ doc, set } = await analyzeRecording(RUN));
 });
 
 const hostile = () => {

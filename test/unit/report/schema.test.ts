@@ -9,9 +9,9 @@ import { describe, expect, it } from "vitest";
 import { VERDICT_KINDS, type VerdictDocument } from "../../../src/analysis/types.js";
 import { evaluateGates } from "../../../src/gates/gates.js";
 import { readRecording } from "../../../src/recording/format.js";
-import { analyseRecording } from "../../../src/recording/replay.js";
+import { analyzeRecording } from "../../../src/recording/replay.js";
 import { FIXTURES, REPO } from "../../helpers/fixtures.js";
-import { analyse, RECORDINGS, recordingPath } from "../../helpers/analyze.js";
+import { analyze, RECORDINGS, recordingPath } from "../../helpers/analyze.js";
 
 const schema = JSON.parse(readFileSync(`${REPO}schema/verdict.schema.json`, "utf8")) as Record<string, unknown>;
 // Strict, to catch a typo in the schema; but `then: { required: ["pid"] }` names a property defined one level up,
@@ -33,7 +33,7 @@ describe("schema/verdict.schema.json", () => {
   });
 
   it.each(RECORDINGS)("describes the analysis of %s, gates included", async (file) => {
-    const { doc, set } = await analyse(file);
+    const { doc, set } = await analyze(file);
     doc.gates = evaluateGates(doc, set, { metric: "pss", perProcess: false, maxGrowth: { kind: "bytes", bytes: 50 * 2 ** 20 }, failOn: ["leak"] });
     doc.target.stopReason = "exited";
     doc.target.exitCode = 0;
@@ -50,7 +50,7 @@ describe("schema/verdict.schema.json", () => {
 
   it("describes the per-test results of a memleak pytest recording, as analyze rebuilds them and as run wrote them", async () => {
     const file = `${FIXTURES}pytest-runs/suite.repeat5-warmup2.jsonl`;
-    const { doc, testGate } = await analyseRecording(file);
+    const { doc, testGate } = await analyzeRecording(file);
     doc.gates = [testGate!];
     expect(doc.tests!.length).toBeGreaterThan(0);
     expect(check(doc)).toBe("valid");
@@ -76,7 +76,7 @@ describe("schema/verdict.schema.json", () => {
       return check(d);
     };
     it("a document with an unknown kind, a missing pid, a bad subject or a wrong schema name", async () => {
-      base = (await analyse("leak_worker.jsonl")).doc;
+      base = (await analyze("leak_worker.jsonl")).doc;
       expect(check(base)).toBe("valid");
       expect(mutated((d) => (d.verdict.kind = "memory-goblin"))).toMatch(/kind must be equal to one of the allowed values/);
       expect(mutated((d) => (d.findings[1].kind = "LEAK"))).not.toBe("valid");

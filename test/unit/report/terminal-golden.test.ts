@@ -8,7 +8,7 @@ import { renderVerdict } from "../../../src/report/verdict-text.js";
 import { displayWidth } from "../../../src/report/text-width.js";
 import { readFileSync } from "node:fs";
 import { FIXTURES, REPO } from "../../helpers/fixtures.js";
-import { analyse } from "../../helpers/analyze.js";
+import { analyze } from "../../helpers/analyze.js";
 
 const BY_KIND = [
   ["leak", "leak_main.jsonl"],
@@ -23,7 +23,7 @@ const BY_KIND = [
 
 describe("the terminal report at 80 columns, one recording per verdict kind", () => {
   it.each(BY_KIND)("%s: %s", async (kind, name) => {
-    const { doc, set } = await analyse(name);
+    const { doc, set } = await analyze(name);
     expect(doc.verdict.kind).toBe(kind);
     const text = renderVerdict(doc, false, set, 80);
     expect(text.split("\n").filter((l) => displayWidth(l) > 80)).toEqual([]);
@@ -37,7 +37,7 @@ describe("the README's quick start", () => {
     ["leak_main.jsonl", Infinity],
     ["steady_noisy.jsonl", 10],
   ] as const)("shows %s's report as memleak prints it", async (name, lines) => {
-    const { doc, set } = await analyse(name);
+    const { doc, set } = await analyze(name);
     const shown = renderVerdict(doc, false, set, 80).split("\n").slice(0, lines).join("\n").trimEnd();
     expect(readFileSync(`${REPO}README.md`, "utf8")).toContain("```\n" + shown + "\n```");
   });

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { renderVerdict } from "../../../src/report/verdict-text.js";
 import { displayWidth, wrap } from "../../../src/report/text-width.js";
 import { sparkline } from "../../../src/report/sparkline.js";
-import { analyse, RECORDINGS, withHostileProcess } from "../../helpers/analyze.js";
+import { analyze, RECORDINGS, withHostileProcess } from "../../helpers/analyze.js";
 
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*m/;
@@ -21,7 +21,7 @@ function widest(text: string): { width: number; line: string } {
 
 describe("renderVerdict", () => {
   it.each(RECORDINGS)("%s: every line fits 80 columns, with and without colour and series", async (file) => {
-    const { doc, set } = await analyse(file);
+    const { doc, set } = await analyze(file);
     for (const text of [renderVerdict(doc, false, set), renderVerdict(doc, true, set), renderVerdict(doc, false), renderVerdict(doc, false, set, 80, true)]) {
       const w = widest(text);
       expect(w.width, `too wide: ${JSON.stringify(w.line)}`).toBeLessThanOrEqual(80);
@@ -30,13 +30,13 @@ describe("renderVerdict", () => {
 
   it.each([60, 100, 132])("fits %i columns too", async (columns) => {
     for (const file of RECORDINGS) {
-      const { doc, set } = await analyse(file);
+      const { doc, set } = await analyze(file);
       expect(widest(renderVerdict(doc, true, set, columns)).width).toBeLessThanOrEqual(columns);
     }
   });
 
   it("shows a table of the subjects with the deciding metric's numbers and a sparkline", async () => {
-    const { doc, set } = await analyse("leak_worker.jsonl");
+    const { doc, set } = await analyze("leak_worker.jsonl");
     const text = renderVerdict(doc, false, set);
     const lines = text.split("\n");
     expect(lines.some((l) => /^subject\s+metric\s+start\s+end\s+peak\s+growth\s+per hour\s+trend$/.test(l))).toBe(true);
@@ -53,13 +53,13 @@ describe("renderVerdict", () => {
   });
 
   it("uses no colour codes when colour is off, and colours the verdict when on", async () => {
-    const { doc, set } = await analyse("log_page_cache.jsonl");
+    const { doc, set } = await analyze("log_page_cache.jsonl");
     expect(renderVerdict(doc, false, set)).not.toMatch(ANSI);
     expect(renderVerdict(doc, true, set)).toMatch(ANSI);
   });
 
   it("shows control characters from the target escaped, and still fits", async () => {
-    const base = await analyse("leak_worker.jsonl");
+    const base = await analyze("leak_worker.jsonl");
     const a = withHostileProcess(base, base.doc.verdict.pid!, "evil\u001b[2J\u001b]0;pwned\u0007" + "x".repeat(200));
     const text = renderVerdict(a.doc, false, a.set);
     expect(text).not.toContain("\u001b");
@@ -85,7 +85,7 @@ describe("sparkline", () => {
   });
 
   it("a stable process shows no rate per hour: its slope is noise, and +24 MiB/h beside 'stable' alarms", async () => {
-    const { doc, set } = await analyse("leak_worker.jsonl");
+    const { doc, set } = await analyze("leak_worker.jsonl");
     const stable = doc.findings.find((f) => f.kind === "stable" && f.subject.type === "process")!;
     expect(stable.rate).toBeDefined();
     const row = renderVerdict(doc, false, set, 132).split("\n").find((l) => l.includes(`└ ${stable.pid}`) || l.startsWith(`PID ${stable.pid}`))!;
@@ -100,7 +100,7 @@ describe("how the readings were taken (a session's own report)", () => {
   const sampling = { interval: 1, ticks: 301, lateTicks: 0, pssEvery: 2, pssAge: { median: 0.1, max: 1 }, cpuShare: 0.0182 };
 
   it("says how old PSS/USS were and what memleak took, under the first line, within 60 columns", async () => {
-    const { doc, set } = await analyse("leak_worker.jsonl");
+    const { doc, set } = await analyze("leak_worker.jsonl");
     const text = renderVerdict({ ...doc, sampling }, false, set, 60);
     const head = text.split("\n").slice(0, 4).join(" ").replace(/\s+/g, " ");
     expect(head).toContain("sampling: 301 ticks, none late; PSS/USS at most 1.0 s old (median 0.1 s; --pss-every 2.0 s); memleak itself 1.8% of a core");
@@ -108,7 +108,7 @@ describe("how the readings were taken (a session's own report)", () => {
   });
 
   it("counts late ticks, and says so when PSS/USS were never read", async () => {
-    const { doc } = await analyse("leak_worker.jsonl");
+    const { doc } = await analyze("leak_worker.jsonl");
     const text = renderVerdict({ ...doc, sampling: { ...sampling, lateTicks: 7, pssAge: undefined } }, false, undefined, 200);
     expect(text).toContain("sampling: 301 ticks, 7 late; no PSS/USS read");
     const idle = renderVerdict({ ...doc, sampling: { ...sampling, cpuShare: 0.0004 } }, false, undefined, 200);
@@ -117,8 +117,8 @@ describe("how the readings were taken (a session's own report)", () => {
     expect(short).toContain("sampling: 301 ticks, none late; PSS/USS read at every tick; memleak itself 1.8% of a core");
   });
 
-  it("is not there for a re-analysed recording, which has no such facts", async () => {
-    const { doc, set } = await analyse("leak_worker.jsonl");
+  it("is not there for a re-analyzed recording, which has no such facts", async () => {
+    const { doc, set } = await analyze("leak_worker.jsonl");
     expect(doc.sampling).toBeUndefined();
     expect(renderVerdict(doc, false, set)).not.toContain("sampling:");
   });
@@ -126,7 +126,7 @@ describe("how the readings were taken (a session's own report)", () => {
 
 describe("several causes in one subject (issue 27)", () => {
   it("a leak hidden in retained heap: its row draws the live heap, and the fragmentation beside it is listed once", async () => {
-    const { doc, set } = await analyse("frag_and_leak.jsonl");
+    const { doc, set } = await analyze("frag_and_leak.jsonl");
     const text = renderVerdict(doc, false, set, 80);
     const row = text.split("\n").find((l) => l.startsWith(`PID ${doc.verdict.pid}`))!;
     expect(row).toMatch(/heap-… .*[▁▂▃▄▅▆▇█]{8,}/);
@@ -135,7 +135,7 @@ describe("several causes in one subject (issue 27)", () => {
   });
 
   it("a leaking worker that copies: its copying is listed with the other findings, worded beside its growth", async () => {
-    const { doc, set } = await analyse("cow_and_leak.jsonl");
+    const { doc, set } = await analyze("cow_and_leak.jsonl");
     const text = renderVerdict(doc, false, set, 80).replace(/\s+/g, " ");
     expect(text).toContain(`PID ${doc.verdict.pid} (python3 fixtures/scenarios/cow_and_leak.py 40): besides its own growth, it copies pages shared with its parent`);
   });

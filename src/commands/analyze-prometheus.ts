@@ -4,7 +4,7 @@
  * most serious one, with the same gates and exit codes as `analyze` of a recording.
  */
 import { EXIT, MemleakError } from "../base/errors.js";
-import { evaluateGates } from "../gates/gates.js";
+import { gateVerdict } from "../gates/gate-verdict.js";
 import type { GateOptions } from "../gates/spec.js";
 import { chooseStep, queryRange, serverText } from "../prometheus/query-range.js";
 import { isOwnBookkeeping } from "../prometheus/series-samples.js";
@@ -60,8 +60,7 @@ export async function analyzePrometheusCommand(
   // A container's series have no processes to sum: its growth and rate gates measure its usage (the gate's message
   // says "cgroup usage"), never an empty Σ that would pass as 0 B.
   const onContainer = headline.subject.kind === "cgroup" && o.gates.metric !== "cgroup" && o.gates.metric !== "working-set";
-  const gates = evaluateGates(doc, set, onContainer ? { ...o.gates, metric: "cgroup" } : o.gates);
-  if (gates.length) doc.gates = gates;
+  gateVerdict(doc, set, onContainer ? { ...o.gates, metric: "cgroup" } : o.gates);
   if (!o.json) io.stdout(renderSeriesVerdicts(subjects.map((s) => ({ name: s.subject.name, verdict: s.verdict })), io.color, Math.max(60, io.columns ?? 80)));
   // Then the headline's report, about its own subject (the table has the rest), drawn from its series; the gate lines
   // and GitHub's notes as for a recording. --json prints every finding.

@@ -4,7 +4,7 @@
  */
 import { analyzeRecording } from "../recording/replay.js";
 import type { VerdictDocument } from "../analysis/types.js";
-import { evaluateGates } from "../gates/gates.js";
+import { gateVerdict } from "../gates/gate-verdict.js";
 import type { GateOptions } from "../gates/spec.js";
 import { report } from "../session/finish.js";
 import { gatesExitCode } from "../gates/exit-policy.js";
@@ -25,8 +25,7 @@ export async function analyzeCommand(o: AnalyzeOptions, io: CommandIO): Promise<
   if (count > 0 && first) {
     io.stderr(`memleak: warning: ${o.file}: skipped ${count} bad line${count === 1 ? "" : "s"} (first: line ${first.line}: ${first.why}); analyzing the rest\n`);
   }
-  const gates = [...evaluateGates(doc, set, o.gates), ...(testGate ? [testGate] : [])];
-  if (gates.length) doc.gates = gates;
+  gateVerdict(doc, set, o.gates, { more: testGate ? [testGate] : [] });
   const h = recording.header;
   const about = { hostname: h.machine?.hostname, kernel: h.machine?.kernel, startedAt: h.startedAt, recordedBy: h.memleakVersion };
   report(doc, o.json, io, { set, html: o.html, commands, about });

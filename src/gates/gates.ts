@@ -10,14 +10,10 @@
  *                          (gates/time-to-limit.ts)
  * An inconclusive gate passes the step unless --strict; `passed` says whether the gate lets the step pass.
  */
-import { levels } from "../analysis/assess.js";
-import { MIN_SAMPLES, MIN_SECONDS, tooShortForShapes } from "../series/enough-samples.js";
-import { earlyGrowth } from "../analysis/stats/sequential.js";
+import { GROWTH_MIN_READINGS, levelChangeAfter, rateAfter } from "../analysis/gate-measures.js";
 import type { Column } from "../series/column.js";
 import type { SeriesSet } from "../series/series.js";
 import { gpuSeries } from "../series/gpu-series.js";
-import { sliceByTime } from "../analysis/stats/window.js";
-import { trendTest } from "../analysis/stats/trend.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { everyFinding } from "../analysis/every-finding.js";
 import type { GateOptions } from "./spec.js";
@@ -45,11 +41,7 @@ const gate = (name: string, result: GateOutcome, message: string, strict: boolea
   message,
 });
 
-/**
- * Readings a level change needs: the levels are medians of the first and last tenths, at least 3 readings each, so
- * with fewer than 6 they overlap and a growth of 0 would pass for a measurement.
- */
-export const GROWTH_MIN_READINGS = 6;
+export { GROWTH_MIN_READINGS };
 
 interface Measured {
   subject: string;
@@ -74,11 +66,12 @@ function subjects(set: SeriesSet, o: GateOptions): Measured[] {
 }
 
 function growthGate(m: Measured, from: number, spec: SizeSpec, warmupText: string, strict?: boolean): GateResult {
-  const w = sliceByTime({ xs: m.col.xs, ys: m.col.ys }, from);
-  if (w.ys.length < GROWTH_MIN_READINGS) {
-    return gate("max-growth", "inconclusive", `${m.subject}: ${w.ys.length} reading${w.ys.length === 1 ? "" : "s"}${warmupText}, too few to compare a start with an end (needs ${GROWTH_MIN_READINGS})`, strict, m.subject);
+  const change = levelChangeAfter(m.col, from);
+  if (!change.measured) {
+    const n = change.readings;
+    return gate("max-growth", "inconclusive", `${m.subject}: ${n} reading${n === 1 ? "" : "s"}${warmupText}, too few to compare a start with an end (needs ${GROWTH_MIN_READINGS})`, strict, m.subject);
   }
-  const { start, end } = levels(w.ys);
+  const { start, end } = change;
   const growth = end - start;
   const limit = spec.kind === "bytes" ? spec.bytes : (spec.percent / 100) * start;
   const limitText = spec.kind === "bytes" ? formatBytes(limit) : `${spec.percent}% = ${formatBytes(limit)}`;
@@ -86,22 +79,17 @@ function growthGate(m: Measured, from: number, spec: SizeSpec, warmupText: strin
 }
 
 function rateGate(m: Measured, from: number, limit: { bytesPerSecond: number; text: string }, warmupText: string, strict?: boolean): GateResult {
-  const w = sliceByTime({ xs: m.col.xs, ys: m.col.ys }, from);
-  const n = w.xs.length;
-  const span = n > 1 ? w.xs[n - 1]! - w.xs[0]! : 0;
-  if (tooShortForShapes(n, span)) {
-    // Too short for a rate that means anything, unless the early test already sees growth faster than the limit.
-    const early = earlyGrowth(w.xs, w.ys, MIN_SAMPLES, MIN_SECONDS);
-    if (early.called && early.slope > limit.bytesPerSecond) {
-      return gate("max-rate", "fail", `${m.subject} grows at ${formatBytes(early.slope * 60)}/min (early test, p=${early.p.toPrecision(2)})${warmupText}; limit ${limit.text}`, strict, m.subject);
+  const r = rateAfter(m.col, from);
+  // Too short for a rate that means anything, unless the early test already sees growth faster than the limit.
+  if (r.kind === "too-short") {
+    if (r.early && r.early.slope > limit.bytesPerSecond) {
+      return gate("max-rate", "fail", `${m.subject} grows at ${formatBytes(r.early.slope * 60)}/min (early test, p=${r.early.p.toPrecision(2)})${warmupText}; limit ${limit.text}`, strict, m.subject);
     }
-    return gate("max-rate", "inconclusive", `${m.subject}: ${n} readings over ${span.toFixed(0)} s${warmupText}, too few for a rate (needs ${MIN_SAMPLES} over ${MIN_SECONDS} s); limit ${limit.text}`, strict, m.subject);
+    return gate("max-rate", "inconclusive", `${m.subject}: ${r.readings} readings over ${r.seconds.toFixed(0)} s${warmupText}, too few for a rate (needs ${r.needs.readings} over ${r.needs.seconds} s); limit ${limit.text}`, strict, m.subject);
   }
-  const t = trendTest(w.xs, w.ys);
-  if (!t.ok) return gate("max-rate", "inconclusive", `${m.subject}: no rate could be computed (${t.reason})${warmupText}; limit ${limit.text}`, strict, m.subject);
-  const slope = t.theilSen.slope;
-  const failed = t.direction === "increasing" && slope > limit.bytesPerSecond;
-  return gate("max-rate", failed ? "fail" : "pass", `${m.subject} grows at ${formatBytes(slope * 60)}/min (trend p=${t.mannKendall.p.toPrecision(2)})${warmupText}; limit ${limit.text}`, strict, m.subject);
+  if (r.kind === "none") return gate("max-rate", "inconclusive", `${m.subject}: no rate could be computed (${r.reason})${warmupText}; limit ${limit.text}`, strict, m.subject);
+  const failed = r.increasing && r.slope > limit.bytesPerSecond;
+  return gate("max-rate", failed ? "fail" : "pass", `${m.subject} grows at ${formatBytes(r.slope * 60)}/min (trend p=${r.p.toPrecision(2)})${warmupText}; limit ${limit.text}`, strict, m.subject);
 }
 
 export function evaluateGates(doc: VerdictDocument, set: SeriesSet, o: GateOptions): GateResult[] {

@@ -12,7 +12,7 @@ import { SeriesBuilder } from "../series/series.js";
 import { DEFAULT_CAPACITY } from "../series/column.js";
 import type { SamplingFacts, VerdictDocument } from "../analysis/types.js";
 import type { SeriesSet } from "../series/series.js";
-import { evaluateGates } from "../gates/gates.js";
+import { gateVerdict } from "../gates/gate-verdict.js";
 import { testResults } from "../analysis/pytest-verdicts.js";
 import { testLimitsGate } from "../gates/pytest-limits.js";
 import type { GateOptions } from "../gates/spec.js";
@@ -227,8 +227,7 @@ class Session {
     const tests = target.agent && target.agent.testMarks.length > 0 ? testResults(target.agent.testMarks, builder.set.t0) : undefined;
     if (tests) doc.tests = tests;
     const testGate = tests && testLimitsGate(tests);
-    const gates = [...this.interim.finalGates(evaluateGates(doc, builder.set, o.gates)), ...(testGate ? [testGate] : [])];
-    if (gates.length) doc.gates = gates;
+    gateVerdict(doc, builder.set, o.gates, { settle: (checked) => this.interim.finalGates(checked), more: testGate ? [testGate] : [] });
     doc.sampling = this.samplingFacts();
     await target.completeVerdict?.(doc);
     target.metrics?.setVerdict(doc);

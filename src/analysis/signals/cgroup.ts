@@ -4,9 +4,9 @@
  * the processes' PSS did over the same window, that separates a cgroup accounting artefact (the cgroup grows, the
  * processes do not) from growth the processes explain.
  */
-import { assess, endLevel, levelChange, levels, minGrowth, stoppedAt, stoppedGrowth, type Assessment } from "../assess.js";
+import { assess, endLevel, levelChange, levels, minGrowth, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
-import { confidenceFromP, growthConfidence, stableConfidence, trendEvidence } from "../evidence.js";
+import { growthConfidence, trendEvidence } from "../evidence.js";
 import type { JudgedFinding } from "../judgement.js";
 import { phrase, type ArtefactFacts, type CgroupUsageFacts } from "../phrases.js";
 import { sliceByTime } from "../stats/window.js";
@@ -15,6 +15,7 @@ import type { Finding, Subject } from "../types.js";
 import { treeMetric } from "./tree.js";
 import { setMappedFilesText } from "./mapped.js";
 import { withoutOwnArrivals, type OwnArrival } from "./own-footprint.js";
+import { plateauParts, stableParts } from "./level-findings.js";
 
 /**
  * Share of the usage growth that cache + kernel must account for, and the most the processes' Σ PSS may, for an
@@ -148,13 +149,8 @@ function insufficientCgroup(base: CgroupBase, subject: Subject & { type: "cgroup
 }
 
 function stableCgroup(base: CgroupBase, a: Assessment, usage: CgroupUsageFacts): JudgedFinding {
-  return {
-    ...base,
-    kind: "stable",
-    confidence: stableConfidence(a.to - a.from),
-    summary: phrase("cgroup.stable", usage),
-    advice: [phrase("advice.stable", { subject: "cgroup", metric: "cgroup", growth: a.growth, seconds: a.to - a.from, noise: a.plateau?.noise })],
-  };
+  const s = stableParts(a, "cgroup", "cgroup");
+  return { ...base, kind: s.kind, confidence: s.confidence, summary: phrase("cgroup.stable", usage), advice: s.advice };
 }
 
 /** Shared memory that is the larger part of the growth: named, since unlike page cache it is not reclaimable. */
@@ -180,15 +176,9 @@ function anonLeak(base: CgroupBase, a: Assessment, usage: CgroupUsageFacts): Jud
 }
 
 function anonPlateau(base: CgroupBase, a: Assessment, usage: CgroupUsageFacts): JudgedFinding {
-  const levelFrom = stoppedAt(a);
-  if (levelFrom !== undefined) base.evidence.levelFromSeconds = Number(levelFrom.toFixed(1));
-  return {
-    ...base,
-    kind: "plateau",
-    confidence: confidenceFromP(a.plateau?.p ?? a.p),
-    summary: phrase("cgroup.plateau", { ...usage, growth: stoppedGrowth(a) }),
-    advice: [phrase("advice.plateau", { growth: stoppedGrowth(a), level: a.end, levelFrom })],
-  };
+  const p = plateauParts(a);
+  if (p.levelFromSeconds !== undefined) base.evidence.levelFromSeconds = p.levelFromSeconds;
+  return { ...base, kind: p.kind, confidence: p.confidence, summary: phrase("cgroup.plateau", { ...usage, growth: p.growth }), advice: p.advice };
 }
 
 /** Growth that page cache or kernel memory explains: a cgroup accounting artefact, with the part that grew named. */

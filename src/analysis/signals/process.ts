@@ -9,9 +9,9 @@
  * Anonymous resident memory (RssAnon, read every tick) decides growth: it is what a leak or retention grows, while
  * file pages (libraries, mmapped weights) come and go with the page cache.
  */
-import { assess, stoppedAt, stoppedGrowth, type Assessment } from "../assess.js";
+import { assess, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
-import { confidenceFromP, growthConfidence, stableConfidence, trendEvidence } from "../evidence.js";
+import { confidenceFromP, growthConfidence, trendEvidence } from "../evidence.js";
 import type { JudgedFinding } from "../judgement.js";
 import { phrase, type GcWaitingFacts, type Phrase, type ProcessFacts, type Settling } from "../phrases.js";
 import type { ProcessSeries } from "../../series/series.js";
@@ -26,6 +26,7 @@ import { injectedAt, withoutOwnStep } from "./own-footprint.js";
 import { withGcBacklog } from "./gc-backlog.js";
 import { withoutImports } from "./imports.js";
 import { addHolder, holderFor } from "./holder.js";
+import { plateauParts, stableParts } from "./level-findings.js";
 
 export function processSubject(ps: ProcessSeries, rootPid: number | undefined, command: string): Subject {
   return { type: "process", pid: ps.pid, starttime: ps.starttime, command, ppid: ps.ppid, isRoot: ps.pid === rootPid };
@@ -248,16 +249,14 @@ function cowFinding({ ps, subject, who }: Decision, cow: CowSignal): JudgedFindi
 }
 
 function plateauFinding({ ps, subject, metric, a, who }: Decision): JudgedFinding {
-  const levelFrom = stoppedAt(a);
-  const growth = stoppedGrowth(a);
-  const summary = phrase("process.plateau", { ...who, step: a.shape === "step", growth, end: a.end });
-  const f = finding(ps, subject, "plateau", metric, a, summary, confidenceFromP(a.plateau?.p ?? a.p), [phrase("advice.plateau", { growth, level: a.end, levelFrom })]);
-  if (levelFrom !== undefined) f.evidence.levelFromSeconds = Number(levelFrom.toFixed(1));
+  const p = plateauParts(a);
+  const summary = phrase("process.plateau", { ...who, step: a.shape === "step", growth: p.growth, end: a.end });
+  const f = finding(ps, subject, p.kind, metric, a, summary, p.confidence, p.advice);
+  if (p.levelFromSeconds !== undefined) f.evidence.levelFromSeconds = p.levelFromSeconds;
   return f;
 }
 
 function stableFinding({ ps, subject, metric, a, who }: Decision): JudgedFinding {
-  const summary = phrase("process.stable", { ...who, metric, start: a.start, end: a.end });
-  const advice = phrase("advice.stable", { subject: "process", metric, growth: a.growth, seconds: a.to - a.from, noise: a.plateau?.noise });
-  return finding(ps, subject, "stable", metric, a, summary, stableConfidence(a.to - a.from), [advice]);
+  const s = stableParts(a, "process", metric);
+  return finding(ps, subject, s.kind, metric, a, phrase("process.stable", { ...who, metric, start: a.start, end: a.end }), s.confidence, s.advice);
 }

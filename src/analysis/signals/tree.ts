@@ -3,14 +3,15 @@
  * It catches what no single process shows: workers started and never reaped, or many processes each growing a
  * little. Whether a process finding already explains it is decided in classify.ts.
  */
-import { assess, stoppedAt, stoppedGrowth } from "../assess.js";
+import { assess } from "../assess.js";
 import type { Context } from "../context.js";
-import { confidenceFromP, growthConfidence, stableConfidence, trendEvidence } from "../evidence.js";
+import { growthConfidence, trendEvidence } from "../evidence.js";
 import type { JudgedFinding } from "../judgement.js";
 import { phrase } from "../phrases.js";
 import type { SeriesSet } from "../../series/series.js";
 import type { Finding, MetricName } from "../types.js";
 import { injectedAt, withoutOwnStep, type Injection } from "./own-footprint.js";
+import { plateauParts, stableParts } from "./level-findings.js";
 
 /** Share of ticks with a complete Σ PSS for the tree to be judged on it (rules/tree.test.ts: 40% / 60%). */
 export const TREE_PSS_SHARE = 0.5;
@@ -61,21 +62,10 @@ export function analyzeTree(set: SeriesSet, ctx: Context): JudgedFinding | undef
     };
   }
   if (a.shape === "plateau" || a.shape === "step") {
-    const levelFrom = stoppedAt(a);
-    if (levelFrom !== undefined) base.evidence.levelFromSeconds = Number(levelFrom.toFixed(1));
-    return {
-      ...base,
-      kind: "plateau",
-      confidence: confidenceFromP(a.plateau?.p ?? a.p),
-      summary: phrase("tree.plateau", { metric, end: a.end }),
-      advice: [phrase("advice.plateau", { growth: stoppedGrowth(a), level: a.end, levelFrom })],
-    };
+    const p = plateauParts(a);
+    if (p.levelFromSeconds !== undefined) base.evidence.levelFromSeconds = p.levelFromSeconds;
+    return { ...base, kind: p.kind, confidence: p.confidence, summary: phrase("tree.plateau", { metric, end: a.end }), advice: p.advice };
   }
-  return {
-    ...base,
-    kind: "stable",
-    confidence: stableConfidence(a.to - a.from),
-    summary: phrase("tree.stable", { metric, start: a.start, end: a.end }),
-    advice: [phrase("advice.stable", { subject: "tree", metric, growth: a.growth, seconds: a.to - a.from, noise: a.plateau?.noise })],
-  };
+  const s = stableParts(a, "tree", metric);
+  return { ...base, kind: s.kind, confidence: s.confidence, summary: phrase("tree.stable", { metric, start: a.start, end: a.end }), advice: s.advice };
 }

@@ -3,11 +3,11 @@
  * is plain data (packed-set.ts), and it says what it cost, so the session can keep interim verdicts to their share of
  * a core (session/interim/verdicts.ts nextAnalysisIn).
  */
-import { evaluateGates, type GateResult } from "../../gates/gates.js";
+import type { GateResult } from "../../gates/gates.js";
+import { gateVerdict } from "../../gates/gate-verdict.js";
 import type { GateOptions } from "../../gates/spec.js";
-import { judge, type ClassifyInput } from "../../analysis/classify.js";
+import { classifyWithFacts, type ClassifyInput } from "../../report/verdict.js";
 import type { JudgedFinding } from "../../analysis/judgement.js";
-import { renderVerdict } from "../../report/wording/index.js";
 import { unpackSet, type PackedSet } from "../../series/packed-set.js";
 import type { VerdictDocument } from "../../analysis/types.js";
 import { cpuMark, cpuMsSince } from "../../system/cpu-time.js";
@@ -34,8 +34,7 @@ export interface InterimResult {
 export function runInterim(job: InterimJob): InterimResult {
   const started = cpuMark();
   const set = unpackSet(job.input.set);
-  const judgement = judge({ ...job.input, set });
-  const doc = renderVerdict(judgement);
-  const gates = evaluateGates(doc, set, job.gates);
-  return { doc, verdict: judgement.verdict, gates, costMs: cpuMsSince(started) };
+  const { doc, verdict } = classifyWithFacts({ ...job.input, set });
+  const gates = gateVerdict(doc, set, job.gates);
+  return { doc, verdict, gates, costMs: cpuMsSince(started) };
 }

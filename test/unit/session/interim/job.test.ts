@@ -31,7 +31,8 @@ describe("interim verdicts as a job for a worker thread", () => {
     const { packed } = packSet(view);
     const cloned = structuredClone(packed);
     const r = runInterim({ input: { ...input(view), set: cloned }, gates: { metric: "pss", perProcess: false, failOn: ["leak"] } });
-    expect(r.doc).toEqual(classify(input(view)));
+    // The same document as in line, carrying its gates as the final verdict does (gates/gate-verdict.ts).
+    expect(r.doc).toEqual({ ...classify(input(view)), gates: r.gates });
     expect(r.doc.verdict.kind).toBe("leak");
     expect(r.gates.map((g) => [g.name, g.result])).toEqual([["fail-on", "fail"]]);
     expect(r.costMs).toBeGreaterThan(0);

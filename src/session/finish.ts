@@ -57,7 +57,6 @@ export function report(doc: VerdictDocument, json: boolean, io: CommandIO, extra
  * U+0000–U+001F, and a name from the target holding U+009B (CSI) would reach a terminal that shows the output raw.
  */
 export function jsonText(doc: VerdictDocument): string {
-  // eslint-disable-next-line no-control-regex
   return JSON.stringify(doc).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 

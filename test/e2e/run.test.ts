@@ -107,12 +107,7 @@ describe.skipIf(!OWN_MEMORY_CGROUP.ok)(`memleak run on real scenarios${skipNote(
     expect(doc.verdict.summary).toMatch(/grew by 3[5-9]\d MiB|grew by 4\d\d MiB/);
   });
 
-  it("forked workers reading a big list built by the parent are copy-on-write", async () => {
-    const { doc } = await runJson("fork_cow");
-    expect(doc.verdict.kind).toBe("cow");
-    expect(doc.findings.filter((f) => f.kind === "cow" && f.subject.type === "process").length).toBeGreaterThanOrEqual(2);
-    expect(doc.findings.filter((f) => f.kind === "leak")).toEqual([]);
-  });
+  // fork_cow (forked workers reading a big list built by the parent: copy-on-write) runs once, in ci.test.ts's short step.
 
   it("a child that imported PyTorch and exited leaves page cache charged: cgroup artefact (seed 000)", async () => {
     const { doc } = await runJson("torch_child_exits");
@@ -138,9 +133,12 @@ describe.skipIf(!OWN_MEMORY_CGROUP.ok)(`memleak run on real scenarios${skipNote(
       // The agents injected one after another are memleak's: taken out of the cgroup's usage before it is judged.
       expect(cg.caveats.join(" ")).toMatch(/memleak's agents added [\d.]+ MiB to [23] processes it was injected into/);
       expect(r.stderr).toMatch(/stopped: --duration 18s reached/);
-      // How the sampling went: 3 small processes keep PSS within the default 2 s (a tick's slack over it at most).
+      // How the sampling went: 3 small processes keep PSS within the default 2 s. On time, the oldest reading is 2 s
+      // plus a tick (2.25 s); beside a dozen concurrent runs on two cores a tick can come a second or more late, and
+      // that lateness adds to the age. What must not happen is a read skipped (4 s and more): the bound is under that.
       expect(doc.sampling).toMatchObject({ interval: 0.25, pssEvery: 2, ticks: expect.any(Number), lateTicks: expect.any(Number) });
-      expect(doc.sampling!.pssAge!.max).toBeLessThanOrEqual(2.25);
+      expect(doc.sampling!.pssAge!.median).toBeLessThanOrEqual(2); // the typical reading is within the 2 s
+      expect(doc.sampling!.pssAge!.max, JSON.stringify(doc.sampling)).toBeLessThan(4);
     } finally {
       await target.stop();
     }

@@ -12,7 +12,7 @@ import type { VerdictDocument } from "../../src/analysis/types.js";
 import { HostFs } from "../../src/system/host-fs.js";
 import { REPO } from "../helpers/fixtures.js";
 import { execFileP, MEMLEAK, memleak, startReady, SYSTEM_PYTHON, type Started } from "../helpers/processes.js";
-import { alive, eventually, socketCount, startScenario, threadNames } from "../helpers/watched.js";
+import { alive, childrenOf, eventually, socketCount, startScenario, threadNames } from "../helpers/watched.js";
 import { createTestCgroup, HOST_TEST_CGROUP, skipNote } from "../helpers/cgroup.js";
 
 const MiB = 2 ** 20;
@@ -209,7 +209,8 @@ describe("watch says why it could not load the agent, and the verdict says what 
 
   it("root without CAP_SYS_PTRACE (a container) watching another user's process: says which capability to add", async () => {
     const target = track(await startReady(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", SYSTEM_PYTHON, "-u", "-c", "import time\nprint('ready', flush=True)\ntime.sleep(60)"], /^ready$/m));
-    const pid = Number((await execFileP("pgrep", ["-P", String(target.pid)]).catch(() => ({ stdout: String(target.pid) }))).stdout.trim() || target.pid);
+    // setpriv execs the interpreter (same pid); were it to fork instead, the child is the interpreter.
+    const pid = childrenOf(target.pid)[0] ?? target.pid;
     const r = await execFileP("setpriv", ["--bounding-set=-sys_ptrace", process.execPath, MEMLEAK, "watch", String(pid), "--duration", "3", "--interval", "0.5", "--json"], { cwd: REPO, env: { ...process.env, NO_COLOR: "1" } });
     expect(r.stderr).toMatch(/memleak runs as root but without CAP_SYS_PTRACE .*--cap-add SYS_PTRACE/);
     expect(missing(JSON.parse(r.stdout))).toMatch(/CAP_SYS_PTRACE/);

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { readRecording } from "../../../src/recording.js";
 import type { Sample } from "../../../src/sample.js";
 import { exportedProcesses, MAX_EXPORTED_PROCESSES, SessionMetrics } from "../../../src/export/session-metrics.js";
-import { analyseRecording } from "../../../src/commands/analyse-recording.js";
+import { analysedDoc } from "../../helpers/analysed-once.js";
 import { FIXTURES } from "../../helpers/fixtures.js";
 
 async function samplesOf(name: string): Promise<Sample[]> {
@@ -65,7 +65,7 @@ describe("SessionMetrics", () => {
   });
 
   it("the verdict is a stateset over the seven kinds, with its confidence and rate", async () => {
-    const { doc } = await analyseRecording(join(FIXTURES, "recordings", "dict_cache_leak.jsonl"));
+    const doc = await analysedDoc(join(FIXTURES, "recordings", "dict_cache_leak.jsonl"));
     const samples = await samplesOf("dict_cache_leak.jsonl");
     const m = new SessionMetrics();
     m.update(samples.at(-1)!, doc);

@@ -7,6 +7,7 @@ import { analyseRecording } from "../../../src/commands/analyse-recording.js";
 import type { SeriesSet } from "../../../src/analysis/series.js";
 import type { VerdictDocument } from "../../../src/analysis/types.js";
 import { FIXTURES } from "../../helpers/fixtures.js";
+import { analysedDoc } from "../../helpers/analysed-once.js";
 
 export const RECORDINGS = readdirSync(`${FIXTURES}recordings`).filter((f) => f.endsWith(".jsonl"));
 
@@ -23,6 +24,11 @@ export interface Analysed {
 export async function analyse(name: string): Promise<Analysed> {
   const { doc, set, commands } = await analyseRecording(recordingPath(name));
   return { doc, set, commands };
+}
+
+/** The document alone, analysed once per test run (helpers/analysed-once.ts): for tests that need no series. */
+export function docOf(name: string): Promise<VerdictDocument> {
+  return analysedDoc(recordingPath(name));
 }
 
 /** A copy of `a` in which one process's name and command line are hostile markup. */

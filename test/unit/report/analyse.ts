@@ -21,9 +21,18 @@ export interface Analysed {
   commands: Map<number, string[]>;
 }
 
+/** Each recording analysed once per test file, however many of its tests ask (verdict-text asked 8 times for one). */
+const analysed = new Map<string, ReturnType<typeof analyseRecording>>();
+
+/**
+ * The document (a copy each call: tests mark it up), the series and the command lines. The series are shared by the
+ * file's tests and must not be changed (withHostileProcess copies what it changes).
+ */
 export async function analyse(name: string): Promise<Analysed> {
-  const { doc, set, commands } = await analyseRecording(recordingPath(name));
-  return { doc, set, commands };
+  let once = analysed.get(name);
+  if (!once) analysed.set(name, (once = analyseRecording(recordingPath(name))));
+  const { doc, set, commands } = await once;
+  return { doc: structuredClone(doc), set, commands: new Map(commands) };
 }
 
 /** The document alone, analysed once per test run (helpers/analysed-once.ts): for tests that need no series. */
@@ -35,7 +44,8 @@ export function docOf(name: string): Promise<VerdictDocument> {
 export function withHostileProcess(a: Analysed, pid: number, hostile: string): Analysed {
   const commands = new Map(a.commands);
   commands.set(pid, [hostile, hostile]);
-  for (const ps of a.set.processes.values()) if (ps.pid === pid) ps.comm = hostile;
+  const processes = new Map([...a.set.processes].map(([key, ps]) => [key, ps.pid === pid ? { ...ps, comm: hostile } : ps]));
+  const set: SeriesSet = { ...a.set, processes };
   const doc: VerdictDocument = JSON.parse(JSON.stringify(a.doc));
   for (const f of [doc.verdict, ...doc.findings]) {
     if (f.subject.type === "process" && f.subject.pid === pid) {
@@ -47,5 +57,5 @@ export function withHostileProcess(a: Analysed, pid: number, hostile: string): A
     }
   }
   doc.target.command = [hostile];
-  return { doc, set: a.set, commands };
+  return { doc, set, commands };
 }

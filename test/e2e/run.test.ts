@@ -22,6 +22,9 @@ async function runJson(name: string, extra: string[] = [], env: NodeJS.ProcessEn
   return { ...r, doc };
 }
 
+/** Sample lines written so far to a recording (0 before it exists). */
+const samplesIn = (path: string) => (existsSync(path) ? readFileSync(path, "utf8").split("\n").filter((l) => l.startsWith('{"type":"sample"')).length : 0);
+
 // memleak run makes its cgroups inside its own memory cgroup (v1 or v2); with none, it makes none to leave behind.
 const leftoverCgroups = () => (OWN_MEMORY_CGROUP.ok ? readdirSync(OWN_MEMORY_CGROUP.location.dir).filter((d) => d.startsWith(`memleak-`)) : []);
 
@@ -198,7 +201,8 @@ describe("memleak run: exit codes, signals, recordings, clean-up", () => {
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-    await new Promise((r) => setTimeout(r, 4000));
+    // Signalled once the recording has samples to complete (a fixed 4 s was too short under load, long otherwise).
+    expect(await eventually(() => samplesIn(rec) >= 8, 30_000), out).toBe(true);
     child.kill("SIGTERM");
     const code = await new Promise<number | null>((r) => child.once("exit", r));
     expect(code).toBe(143); // the command was terminated by the forwarded SIGTERM: 128 + 15
@@ -226,7 +230,7 @@ describe("memleak run: exit codes, signals, recordings, clean-up", () => {
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
     expect(await eventually(() => /^pids \d+ \d+$/m.test(out), 20_000), out).toBe(true);
     const [root, worker] = /^pids (\d+) (\d+)$/m.exec(out)!.slice(1).map(Number) as [number, number];
-    await new Promise((r) => setTimeout(r, 1500)); // a few samples in the recording
+    expect(await eventually(() => samplesIn(rec) >= 5, 20_000), err).toBe(true); // a few samples in the recording
     const killed = child.pid!;
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));

@@ -12,6 +12,8 @@ import { alive } from "../src/system/isolate.js";
 const PREFIX = "memleak-tests-";
 
 export default function setup(): () => void {
+  // Each vitest project (unit, e2e) runs this: the first makes the run's directory, the others find it in place.
+  if (process.env.TMPDIR?.endsWith(`${PREFIX}${process.pid}`)) return () => {};
   const base = tmpdir();
   for (const name of readdirSync(base)) {
     const pid = Number(name.startsWith(PREFIX) ? name.slice(PREFIX.length) : NaN);

@@ -16,11 +16,18 @@ describe("interim verdicts on a worker thread", () => {
     const view = interimView(b.set);
     const input = { set: view, options: {}, target: { pid: 100 } };
     const expected = classify(input);
-    const answered = new Promise<{ kind: string; at: number }>((resolve) => {
-      const analyst = new InterimAnalyst((r: { doc: typeof expected }, at: number) => {
-        resolve({ kind: r.doc.verdict.kind, at });
-        void analyst.close();
-      });
+    const answered = new Promise<{ kind: string; at: number }>((resolve, reject) => {
+      // A failure on the worker fails the test with the worker's own message, not a timeout with no reason.
+      const analyst = new InterimAnalyst(
+        (r: { doc: typeof expected }, at: number) => {
+          resolve({ kind: r.doc.verdict.kind, at });
+          void analyst.close();
+        },
+        (message: string) => {
+          reject(new Error(`the worker failed: ${message}`));
+          void analyst.close();
+        },
+      );
       const { packed, transfer } = packSet(view);
       expect(analyst.request({ input: { ...input, set: packed }, gates: { metric: "pss", perProcess: false } }, transfer, 600)).toBe(true);
       // In flight on the worker: the caller is free, and a second request is refused until the answer is in.

@@ -22,6 +22,9 @@ async function runJson(name: string, extra: string[] = [], env: NodeJS.ProcessEn
   return { ...r, doc };
 }
 
+/** Sample lines written so far to a recording (0 before it exists). */
+const samplesIn = (path: string) => (existsSync(path) ? readFileSync(path, "utf8").split("\n").filter((l) => l.startsWith('{"type":"sample"')).length : 0);
+
 // memleak run makes its cgroups inside its own memory cgroup (v1 or v2); with none, it makes none to leave behind.
 const leftoverCgroups = () => (OWN_MEMORY_CGROUP.ok ? readdirSync(OWN_MEMORY_CGROUP.location.dir).filter((d) => d.startsWith(`memleak-`)) : []);
 
@@ -107,12 +110,7 @@ describe.skipIf(!OWN_MEMORY_CGROUP.ok)(`memleak run on real scenarios${skipNote(
     expect(doc.verdict.summary).toMatch(/grew by 3[5-9]\d MiB|grew by 4\d\d MiB/);
   });
 
-  it("forked workers reading a big list built by the parent are copy-on-write", async () => {
-    const { doc } = await runJson("fork_cow");
-    expect(doc.verdict.kind).toBe("cow");
-    expect(doc.findings.filter((f) => f.kind === "cow" && f.subject.type === "process").length).toBeGreaterThanOrEqual(2);
-    expect(doc.findings.filter((f) => f.kind === "leak")).toEqual([]);
-  });
+  // fork_cow (forked workers reading a big list built by the parent: copy-on-write) runs once, in ci.test.ts's short step.
 
   it("a child that imported PyTorch and exited leaves page cache charged: cgroup artefact (seed 000)", async () => {
     const { doc } = await runJson("torch_child_exits");
@@ -138,9 +136,12 @@ describe.skipIf(!OWN_MEMORY_CGROUP.ok)(`memleak run on real scenarios${skipNote(
       // The agents injected one after another are memleak's: taken out of the cgroup's usage before it is judged.
       expect(cg.caveats.join(" ")).toMatch(/memleak's agents added [\d.]+ MiB to [23] processes it was injected into/);
       expect(r.stderr).toMatch(/stopped: --duration 18s reached/);
-      // How the sampling went: 3 small processes keep PSS within the default 2 s (a tick's slack over it at most).
+      // How the sampling went: 3 small processes keep PSS within the default 2 s. On time, the oldest reading is 2 s
+      // plus a tick (2.25 s); beside a dozen concurrent runs on two cores a tick can come a second or more late, and
+      // that lateness adds to the age. What must not happen is a read skipped (4 s and more): the bound is under that.
       expect(doc.sampling).toMatchObject({ interval: 0.25, pssEvery: 2, ticks: expect.any(Number), lateTicks: expect.any(Number) });
-      expect(doc.sampling!.pssAge!.max).toBeLessThanOrEqual(2.25);
+      expect(doc.sampling!.pssAge!.median).toBeLessThanOrEqual(2); // the typical reading is within the 2 s
+      expect(doc.sampling!.pssAge!.max, JSON.stringify(doc.sampling)).toBeLessThan(4);
     } finally {
       await target.stop();
     }
@@ -200,7 +201,8 @@ describe("memleak run: exit codes, signals, recordings, clean-up", () => {
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-    await new Promise((r) => setTimeout(r, 4000));
+    // Signalled once the recording has samples to complete (a fixed 4 s was too short under load, long otherwise).
+    expect(await eventually(() => samplesIn(rec) >= 8, 30_000), out).toBe(true);
     child.kill("SIGTERM");
     const code = await new Promise<number | null>((r) => child.once("exit", r));
     expect(code).toBe(143); // the command was terminated by the forwarded SIGTERM: 128 + 15
@@ -228,7 +230,7 @@ describe("memleak run: exit codes, signals, recordings, clean-up", () => {
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
     expect(await eventually(() => /^pids \d+ \d+$/m.test(out), 20_000), out).toBe(true);
     const [root, worker] = /^pids (\d+) (\d+)$/m.exec(out)!.slice(1).map(Number) as [number, number];
-    await new Promise((r) => setTimeout(r, 1500)); // a few samples in the recording
+    expect(await eventually(() => samplesIn(rec) >= 5, 20_000), err).toBe(true); // a few samples in the recording
     const killed = child.pid!;
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));

@@ -12,7 +12,7 @@ import type { VerdictDocument } from "../../src/analysis/types.js";
 import { HostFs } from "../../src/system/host-fs.js";
 import { REPO } from "../helpers/fixtures.js";
 import { execFileP, MEMLEAK, memleak, startReady, SYSTEM_PYTHON, type Started } from "../helpers/processes.js";
-import { alive, eventually, socketCount, startScenario, threadNames } from "../helpers/watched.js";
+import { alive, childrenOf, eventually, socketCount, startScenario, threadNames } from "../helpers/watched.js";
 import { createTestCgroup, HOST_TEST_CGROUP, skipNote } from "../helpers/cgroup.js";
 
 const MiB = 2 ** 20;
@@ -59,19 +59,21 @@ for i in range(30):
     print("err", i, file=sys.stderr, flush=True)
     time.sleep(0.25)
 sys.exit(3)`;
+    let printed: () => void = () => {};
     const once = () =>
       new Promise<{ out: string; err: string; code: number | null; pid: number }>((resolve) => {
         const child = spawn("python3", ["-c", script], { stdio: ["ignore", "pipe", "pipe"] });
         let out = "";
         let err = "";
-        child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+        child.stdout.on("data", (d: Buffer) => ((out += d.toString()), printed()));
         child.stderr.on("data", (d: Buffer) => (err += d.toString()));
         child.on("exit", (code) => resolve({ out, err, code, pid: child.pid! }));
         (once as { pid?: number }).pid = child.pid;
       });
     const plain = await once();
+    const running = new Promise<void>((r) => (printed = r)); // the watched run's first line: it is in its loop
     const watchedRun = once();
-    await new Promise((r) => setTimeout(r, 500));
+    await running;
     const w = memleak(["watch", String((once as { pid?: number }).pid), "--interval", "0.5", "--json"]);
     const [watched, report] = await Promise.all([watchedRun, w]);
     expect(report.stderr).toMatch(/agent attached to PID/);
@@ -97,9 +99,9 @@ sys.exit(3)`;
     await ended;
     expect(await eventually(() => agentThreads(target.pid) === 0 && socketCount(target.pid) === sockets, 5000)).toBe(true);
     const beats = target.output().length;
-    await new Promise((r) => setTimeout(r, 1500));
+    // Still making progress: a heartbeat comes every second; 10 s allows for a loaded machine.
+    expect(await eventually(() => target.output().length > beats, 10_000)).toBe(true);
     expect(alive(target.pid)).toBe(true);
-    expect(target.output().length).toBeGreaterThan(beats); // still making progress
   });
 
   it("50 attach/detach cycles on a busy multi-threaded target: no crash, no deadlock, no growth", async () => {
@@ -139,8 +141,7 @@ sys.exit(3)`;
     expect(await eventually(() => JSON.stringify(footprint()) === JSON.stringify(first), 3000), JSON.stringify({ first, now: footprint() })).toBe(true);
     expect(statusField(target.pid, "RssAnon") - anonAfterFirst).toBeLessThan(8 * 1024); // kB: under 8 MiB
     const beats = target.output().length;
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(target.output().length).toBeGreaterThan(beats);
+    expect(await eventually(() => target.output().length > beats, 10_000)).toBe(true); // a heartbeat a second
     attachMs.sort((a, b) => a - b);
     console.log(`attach: median ${attachMs[25]} ms, max ${attachMs[49]} ms over 50 cycles`);
   }, 240_000);
@@ -189,7 +190,8 @@ describe("watch says why it could not load the agent, and the verdict says what 
 
   it("gdb missing: says how to install it", async () => {
     const target = track(await startScenario("frag_burst", 60));
-    await new Promise((r) => setTimeout(r, 2500)); // the burst is done: 600 MB resident, flat
+    // The burst is done: 600 MB resident, flat (it starts 1 s in and takes about a second, more under load).
+    expect(await eventually(() => statusField(target.pid, "RssAnon") > 500 * 1024, 30_000)).toBe(true);
     const r = await memleak(["watch", String(target.pid), "--duration", "3", "--interval", "0.5", "--json"], { PATH: "/nonexistent" });
     expect(r.stderr).toMatch(/no agent in PID \d+ \(python3\): gdb is not installed.*apt-get install gdb/);
     const doc = JSON.parse(r.stdout) as VerdictDocument;
@@ -209,7 +211,8 @@ describe("watch says why it could not load the agent, and the verdict says what 
 
   it("root without CAP_SYS_PTRACE (a container) watching another user's process: says which capability to add", async () => {
     const target = track(await startReady(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", SYSTEM_PYTHON, "-u", "-c", "import time\nprint('ready', flush=True)\ntime.sleep(60)"], /^ready$/m));
-    const pid = Number((await execFileP("pgrep", ["-P", String(target.pid)]).catch(() => ({ stdout: String(target.pid) }))).stdout.trim() || target.pid);
+    // setpriv execs the interpreter (same pid); were it to fork instead, the child is the interpreter.
+    const pid = childrenOf(target.pid)[0] ?? target.pid;
     const r = await execFileP("setpriv", ["--bounding-set=-sys_ptrace", process.execPath, MEMLEAK, "watch", String(pid), "--duration", "3", "--interval", "0.5", "--json"], { cwd: REPO, env: { ...process.env, NO_COLOR: "1" } });
     expect(r.stderr).toMatch(/memleak runs as root but without CAP_SYS_PTRACE .*--cap-add SYS_PTRACE/);
     expect(missing(JSON.parse(r.stdout))).toMatch(/CAP_SYS_PTRACE/);

@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import type { VerdictDocument } from "../../src/analysis/types.js";
 import { memleak, type Started } from "../helpers/processes.js";
-import { startScenario } from "../helpers/watched.js";
+import { DICT_CACHE_LAYERS, startScenario } from "../helpers/watched.js";
 
 const MiB = 2 ** 20;
 const started: Started[] = [];
@@ -35,7 +35,8 @@ describe.concurrent("watch: the agent injected into running programs", { timeout
     const { doc } = await watch(target);
     expect(doc.verdict).toMatchObject({ kind: "leak", pid: target.pid });
     expect(doc.verdict.evidence.mallocInUseGrowth as number).toBeGreaterThan(10 * MiB);
-    expect(doc.verdict.evidence.layer).toBeDefined();
+    expect(DICT_CACHE_LAYERS).toContain(doc.verdict.evidence.layer);
+    expect(doc.verdict.evidence.liveHeapGrowth as number).toBeGreaterThan(10 * MiB); // malloc + Python's small objects
     expect(doc.verdict.evidence.agent).toBeUndefined(); // the agent saw it: no "missing"
   });
 

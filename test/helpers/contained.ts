@@ -80,13 +80,19 @@ function childOf(pid: number): number {
   return kids[0];
 }
 
-/** What memleak left in the container's /tmp (and /dev/shm): names of its directories there. */
+/**
+ * What memleak left in the container's /tmp (and /dev/shm): names of its directories there. Only a directory the
+ * container does not have counts as holding nothing: a container that cannot be looked into (its process gone, no
+ * permission) throws, rather than reading as clean.
+ */
 export function memleakLeftovers(pid: number): string[] {
+  readdirSync(`/proc/${pid}/root/`);
   return ["/tmp", "/dev/shm"].flatMap((dir) => {
     try {
       return readdirSync(`/proc/${pid}/root${dir}`).filter((n) => n.startsWith("memleak")).map((n) => `${dir}/${n}`);
-    } catch {
-      return [];
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw err;
     }
   });
 }

@@ -51,3 +51,34 @@ export async function eventually(check: () => boolean, ms: number): Promise<bool
   }
   return check();
 }
+
+/**
+ * The live processes whose command line contains `text`, read from /proc (this test's own process left out). Unlike
+ * `pgrep`, whose exit status 1 means "none" but whose other failures (not installed, killed) look the same to a
+ * caller that catches, this throws when it cannot look: an empty answer means nothing was found.
+ */
+export function processesMatching(text: string): number[] {
+  const pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
+  if (!pids.includes(process.pid)) throw new Error("/proc does not list this process: cannot look for others");
+  return pids.filter((pid) => {
+    if (pid === process.pid || !alive(pid)) return false;
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").includes(text);
+    } catch {
+      return false; // gone between the listing and the read
+    }
+  });
+}
+
+/** The children of `pid` (from /proc/PID/task/PID/children; throws when the process cannot be read). */
+export function childrenOf(pid: number): number[] {
+  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
+  return text === "" ? [] : text.split(/\s+/).map(Number);
+}
+
+/**
+ * The layers a growing dict_cache_leak.py can be named in: its ~5 KB strings are malloc'd (over pymalloc's 512 bytes),
+ * so the native heap, unless the agent's census caught the dict gaining them first (layer.ts tries "Python objects"
+ * before malloc; a census runs every 5-60 s, so whether one falls in the window depends on timing).
+ */
+export const DICT_CACHE_LAYERS = ["native heap (malloc)", "Python objects"];

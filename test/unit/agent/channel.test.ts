@@ -9,7 +9,14 @@ import { AgentChannel, MAX_AGENTS } from "../../../src/agent/channel.js";
 const hello = (pid: number) => JSON.stringify({ type: "hello", pid, version: [3, 11], t: 1 }) + "\n";
 const report = (pid: number) => JSON.stringify({ type: "report", pid, t: 2, data: { malloc: { inUse: 1 } } }) + "\n";
 const connect = (path: string) => new Promise<Socket>((resolve, reject) => { const s = createConnection(path, () => resolve(s)); s.once("error", reject); });
-const settle = () => new Promise((r) => setTimeout(r, 100));
+/**
+ * Waits until the channel has done what the test waits for (at most 5 s, then the test's own expectations say what
+ * is missing): the socket delivers asynchronously, and a fixed pause is either too long or, on a loaded machine, short.
+ */
+async function until(done: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await done()) && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
+}
 
 let ch: AgentChannel | undefined;
 afterEach(() => ch?.close());
@@ -19,7 +26,7 @@ describe("the agent socket", () => {
     ch = await AgentChannel.open();
     const s = await connect(ch.socketPath);
     s.write(hello(4242) + report(4242) + hello(777) + report(777));
-    await settle();
+    await until(() => ch!.dropped === 2);
     expect([...ch.hello]).toEqual([4242]);
     expect([...ch.latest.keys()]).toEqual([4242]);
     expect(ch.dropped).toBe(2);
@@ -31,7 +38,7 @@ describe("the agent socket", () => {
     const s = await connect(ch.socketPath);
     const mark = (type: string, nodeid: unknown, t: number) => JSON.stringify({ type, pid: 4242, t, nodeid }) + "\n";
     s.write(hello(4242) + mark("test-start", "a.py::t", 1) + mark("test-end", "a.py::t", 2) + mark("test-start", 42, 3));
-    await settle();
+    await until(() => ch!.dropped === 1); // the last line read
     expect(ch.testMarks.map((m) => [m.type, m.nodeid, m.t])).toEqual([
       ["test-start", "a.py::t", 1],
       ["test-end", "a.py::t", 2],
@@ -39,7 +46,7 @@ describe("the agent socket", () => {
     expect(ch.dropped).toBe(1); // a test id that is not a string
     expect(ch.takeTestMarks()).toHaveLength(2);
     s.write(mark("test-start", "a.py::u", 4));
-    await settle();
+    await until(() => ch!.testMarks.length === 3); // kept whole; takeTestMarks hands out what is new
     expect(ch.takeTestMarks().map((m) => m.nodeid)).toEqual(["a.py::u"]);
     expect(ch.takeTestMarks()).toEqual([]);
     s.destroy();
@@ -49,9 +56,11 @@ describe("the agent socket", () => {
     ch = await AgentChannel.open();
     const sockets: Socket[] = [];
     for (let i = 0; i < MAX_AGENTS + 50; i++) sockets.push(await connect(ch.socketPath).catch(() => createConnection("/nonexistent")));
-    await settle();
     const server = (ch as unknown as { server: { getConnections(cb: (e: Error | null, n: number) => void): void } }).server;
-    const open = await new Promise<number>((r) => server.getConnections((_e, n) => r(n)));
+    const connections = () => new Promise<number>((r) => server.getConnections((_e, n) => r(n)));
+    // Settled once every connection is either held by the channel or closed by it.
+    await until(async () => (await connections()) + sockets.filter((s) => s.closed).length >= sockets.length, 10_000);
+    const open = await connections();
     expect(open).toBeLessThanOrEqual(MAX_AGENTS);
     expect(open).toBeGreaterThan(MAX_AGENTS - 5);
     for (const s of sockets) s.destroy();

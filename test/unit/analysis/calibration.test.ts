@@ -13,7 +13,7 @@
  */
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { analyzeRecording } from "../../../src/recording/replay.js";
+import { analyzedDoc } from "../../helpers/analyzed-once.js";
 import type { VerdictDocument } from "../../../src/analysis/types.js";
 import { FIXTURES, fixture } from "../../helpers/fixtures.js";
 
@@ -71,7 +71,7 @@ describe("calibration recordings (near the thresholds)", () => {
   });
 
   it.each(recordings)("%s is 60–90 s long at a 0.5 s interval", async (name) => {
-    const { doc } = await analyzeRecording(`${DIR}recordings/${name}.jsonl`);
+    const doc = await analyzedDoc(`${DIR}recordings/${name}.jsonl`);
     expect(doc.window.end).toBeGreaterThanOrEqual(60);
     expect(doc.window.end).toBeLessThanOrEqual(95);
     expect(doc.window.interval).toBeCloseTo(0.5, 1);
@@ -81,13 +81,13 @@ describe("calibration recordings (near the thresholds)", () => {
     const miss = KNOWN_MISSES[name];
     const test = miss ? it.fails : it;
     test(`${name}${miss ? ` (known miss: memleak says ${miss.today})` : ""}`, async () => {
-      const { doc } = await analyzeRecording(`${DIR}recordings/${name}.jsonl`);
+      const doc = await analyzedDoc(`${DIR}recordings/${name}.jsonl`);
       check(doc, expectation(name));
     });
   }
 
   it.each(Object.entries(KNOWN_MISSES))("known miss %s: memleak still says what KNOWN_MISSES says", async (name, miss) => {
-    const { doc } = await analyzeRecording(`${DIR}recordings/${name}.jsonl`);
+    const doc = await analyzedDoc(`${DIR}recordings/${name}.jsonl`);
     expect(doc.verdict.kind).toBe(miss.today);
     expect(miss.today).not.toBe(expectation(name).kind);
   });

@@ -6,11 +6,11 @@
 import { describe, expect, it } from "vitest";
 import { markPidsInside } from "../../../src/analysis/pids-inside.js";
 import { renderVerdict } from "../../../src/report/verdict-text.js";
-import { analyze } from "../../helpers/analyze.js";
+import { docOf } from "../../helpers/analyze.js";
 
 describe("pids inside a container", () => {
   it("marks the target and every process subject that has one, leaves the rest, and the verdict line says it", async () => {
-    const { doc } = await analyze("leak_worker.jsonl");
+    const doc = await docOf("leak_worker.jsonl");
     expect(doc.verdict.subject.type).toBe("process");
     const worker = doc.verdict.pid!;
     markPidsInside(doc, new Map([[doc.target.pid, 1], [worker, 7]]));
@@ -21,7 +21,7 @@ describe("pids inside a container", () => {
   });
 
   it("no map, or an empty one: the document is left as it was", async () => {
-    const { doc } = await analyze("leak_worker.jsonl");
+    const doc = await docOf("leak_worker.jsonl");
     const before = JSON.stringify(doc);
     markPidsInside(doc, undefined);
     markPidsInside(doc, new Map());

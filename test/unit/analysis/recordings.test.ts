@@ -4,7 +4,7 @@
  */
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { analyzeRecording } from "../../../src/recording/replay.js";
+import { analyzedDoc } from "../../helpers/analyzed-once.js";
 import { FIXTURES, fixture } from "../../helpers/fixtures.js";
 
 const recordings = readdirSync(`${FIXTURES}recordings`).filter((f) => f.endsWith(".jsonl"));
@@ -29,7 +29,7 @@ describe("verdicts on real recordings", () => {
   it.each(recordings)("%s", async (file) => {
     const name = file.split(".")[0]!;
     const want = expectation(name);
-    const { doc } = await analyzeRecording(`${FIXTURES}recordings/${file}`);
+    const doc = await analyzedDoc(`${FIXTURES}recordings/${file}`);
     expect(doc.verdict.kind).toBe(want.kind);
     if (want.subject === "root") expect(doc.verdict.subject).toMatchObject({ type: "process", isRoot: true });
     if (want.subject === "worker") expect(doc.verdict.subject).toMatchObject({ type: "process", isRoot: false });

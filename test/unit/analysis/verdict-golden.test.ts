@@ -7,7 +7,7 @@
 import { execSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { analyzeRecording } from "../../../src/recording/replay.js";
+import { analyzedDoc } from "../../helpers/analyzed-once.js";
 import { FIXTURES, REPO } from "../../helpers/fixtures.js";
 
 const recordings = execSync("find recordings calibration -name '*.jsonl' | sort", { cwd: FIXTURES }).toString().trim().split("\n");
@@ -23,7 +23,7 @@ describe("verdict documents of the recordings, byte for byte", () => {
   });
 
   it.each(recordings)("%s", async (file) => {
-    const { doc } = await analyzeRecording(`${FIXTURES}${file}`);
+    const doc = await analyzedDoc(`${FIXTURES}${file}`);
     expect(existsSync(`${GOLDEN}${goldenOf(file)}`)).toBe(true);
     await expect(`${JSON.stringify(doc, null, 1)}\n`).toMatchFileSnapshot(`${GOLDEN}${goldenOf(file)}`);
   });

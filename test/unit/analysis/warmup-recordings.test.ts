@@ -5,7 +5,7 @@
  */
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { analyzeRecording } from "../../../src/recording/replay.js";
+import { analyzedDoc } from "../../helpers/analyzed-once.js";
 import { WARMUP_MAX_FRACTION } from "../../../src/analysis/stats/warmup.js";
 import { FIXTURES } from "../../helpers/fixtures.js";
 
@@ -13,7 +13,7 @@ const DIRS = ["recordings", "calibration/recordings"];
 const all = DIRS.flatMap((d) => readdirSync(`${FIXTURES}${d}`).filter((f) => f.endsWith(".jsonl")).map((f) => `${d}/${f}`));
 
 async function warmup(path: string): Promise<{ seconds: number; cap: number }> {
-  const { doc } = await analyzeRecording(`${FIXTURES}${path}`);
+  const doc = await analyzedDoc(`${FIXTURES}${path}`);
   return { seconds: doc.window.warmup, cap: WARMUP_MAX_FRACTION * doc.window.end };
 }
 

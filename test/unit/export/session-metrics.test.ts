@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { readRecording } from "../../../src/recording/format.js";
 import type { Sample } from "../../../src/system/sample.js";
 import { exportedProcesses, MAX_EXPORTED_PROCESSES, SessionMetrics } from "../../../src/export/session-metrics.js";
-import { analyzeRecording } from "../../../src/recording/replay.js";
+import { analyzedDoc } from "../../helpers/analyzed-once.js";
 import { FIXTURES } from "../../helpers/fixtures.js";
 
 async function samplesOf(name: string): Promise<Sample[]> {
@@ -65,7 +65,7 @@ describe("SessionMetrics", () => {
   });
 
   it("the verdict is a stateset over the seven kinds, with its confidence and rate", async () => {
-    const { doc } = await analyzeRecording(join(FIXTURES, "recordings", "dict_cache_leak.jsonl"));
+    const doc = await analyzedDoc(join(FIXTURES, "recordings", "dict_cache_leak.jsonl"));
     const samples = await samplesOf("dict_cache_leak.jsonl");
     const m = new SessionMetrics();
     m.update(samples.at(-1)!, doc);

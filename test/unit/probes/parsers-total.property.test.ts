@@ -72,3 +72,79 @@ describe.each(PARSERS)("%s parser is total", (_name, parse, capture) => {
     else expect(r.message).toEqual(expect.any(String));
   });
 });
+
+/**
+ * What comes out of a damaged capture, not only that something does: a read cut short or missing lines loses values,
+ * it never invents or changes one. Lines are kept in order (fc.subarray), as a partial read keeps them.
+ */
+describe("lines missing from a real capture: what is left is the capture's own values", () => {
+  const linesOf = (capture: string) => fixture(capture).split("\n");
+  const valueOf = <T>(r: { ok: boolean; value?: T; message?: string }): T => {
+    if (!r.ok) throw new Error(`the whole capture does not parse: ${r.message}`);
+    return r.value as T;
+  };
+
+  // One entry per non-blank line, in order: the entries of the lines kept, no more, no fewer.
+  it.each([
+    ["mountinfo", parseMountinfo as AnyParser, "hybrid/mountinfo"],
+    ["proc cgroup", parseProcCgroup as AnyParser, "hybrid/proc-pid-cgroup"],
+  ])("%s: one entry per line kept, equal to that line's in the whole capture", (_name, parse, capture) => {
+    const lines = linesOf(capture);
+    const entryOf = lines.map((l) => (l.trim() === "" ? undefined : (valueOf(parse(l) as never) as unknown[])[0]));
+    fc.assert(
+      fc.property(fc.subarray(lines.map((_, i) => i)), (kept) => {
+        const r = parse(kept.map((i) => lines[i]).join("\n")) as { ok: boolean; value?: unknown[] };
+        const want = kept.map((i) => entryOf[i]).filter((e) => e !== undefined);
+        if (want.length === 0) expect(r.ok).toBe(false); // nothing left to read is an error ("empty"), not []
+        else expect(r.value).toEqual(want);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("memory.stat: every field read is the capture's, and every field kept is read", () => {
+    const lines = linesOf("hybrid/memory.stat");
+    const whole = valueOf(parseMemoryStat(lines.join("\n"), 2));
+    fc.assert(
+      fc.property(fc.subarray(lines), (kept) => {
+        const r = parseMemoryStat(kept.join("\n"), 2);
+        const raw = r.ok ? r.value.raw : {};
+        const want = Object.fromEntries(kept.filter((l) => l.trim() !== "").map((l) => l.split(" ")[0]!).map((k) => [k, whole.raw[k]]));
+        expect(raw).toEqual(want);
+        if (r.ok && kept.some((l) => l.startsWith("anon "))) expect(r.value.breakdown.anon).toBe(whole.breakdown.anon);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("smaps_rollup: each field is the capture's or missing, never another number", () => {
+    const lines = linesOf("hybrid/smaps_rollup.torch");
+    const whole = valueOf(parseSmapsRollup(lines.join("\n"))) as unknown as Record<string, number | undefined>;
+    fc.assert(
+      fc.property(fc.subarray(lines), (kept) => {
+        const r = parseSmapsRollup(kept.join("\n"));
+        if (!r.ok) {
+          expect(kept.some((l) => l.startsWith("Rss:")) && kept.some((l) => l.startsWith("Pss:"))).toBe(false); // the two it needs
+          return;
+        }
+        for (const [k, v] of Object.entries(r.value)) if (v !== undefined) expect([k, v]).toEqual([k, whole[k]]);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("smaps (mapped files): every file named is in a header kept, with a whole number of KiB", () => {
+    const lines = linesOf("hybrid/smaps.mapped-file");
+    fc.assert(
+      fc.property(fc.subarray(lines), (kept) => {
+        const r = parseMappedFiles(kept.join("\n"), Infinity);
+        if (!r.ok) return;
+        for (const f of r.value) {
+          expect(kept.some((l) => l.includes(f.path)), f.path).toBe(true);
+          expect(f.rss % 1024).toBe(0);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

@@ -6,12 +6,12 @@
 import { describe, expect, it } from "vitest";
 import { renderVerdict } from "../../../src/report/verdict-text.js";
 import { renderHtml } from "../../../src/report/html/index.js";
-import { analyze } from "../../helpers/analyze.js";
+import { analyze, docOf } from "../../helpers/analyze.js";
 import { formatBytes } from "../../../src/base/units.js";
 
 describe("report lines right for their subject", () => {
   it("copy-on-write advice: the forking parent is not called a worker copying from its parent", async () => {
-    const { doc } = await analyze("fork_cow.jsonl");
+    const doc = await docOf("fork_cow.jsonl");
     const cow = doc.findings.filter((f) => f.kind === "cow" && f.subject.type === "process");
     const root = cow.find((f) => f.pid === doc.target.pid)!;
     const workers = cow.filter((f) => f.pid !== doc.target.pid);
@@ -33,18 +33,18 @@ describe("report lines right for their subject", () => {
   });
 
   it("torch advice only where torch was loaded: a leak in a PyTorch program gets it, a plain Python leak does not", async () => {
-    const torch = (await analyze("torch_losses_leak.jsonl")).doc;
+    const torch = await docOf("torch_losses_leak.jsonl");
     expect(torch.verdict.kind).toBe("leak");
     expect(torch.verdict.advice).toMatch(/PyTorch is loaded in this process[\s\S]*losses\.append\(loss\)/);
     for (const name of ["leak_main.jsonl", "dict_cache_leak.jsonl", "leak_worker.jsonl"]) {
-      const { doc } = await analyze(name);
+      const doc = await docOf(name);
       expect(doc.verdict.kind).toBe("leak");
       for (const f of [doc.verdict, ...doc.findings]) expect(f.advice ?? "", `${name}: ${f.summary}`).not.toMatch(/torch|losses\.append|autograd/);
     }
   });
 
   it("the list-census note says how its bytes stand against the headline growth", async () => {
-    const { doc } = await analyze("bytes_leak_torch.jsonl");
+    const doc = await docOf("bytes_leak_torch.jsonl");
     const note = doc.verdict.caveats.find((c) => c.includes("added over the window"));
     const growth = doc.verdict.evidence.growth as number;
     expect(note).toMatch(/added over the window, \d+% of the [\d.]+ [KMG]iB growth: the items' sizes are shallow/);

@@ -11,7 +11,7 @@ import { evaluateGates } from "../../../src/gates/gates.js";
 import { readRecording } from "../../../src/recording/format.js";
 import { analyzeRecording } from "../../../src/recording/replay.js";
 import { FIXTURES, REPO } from "../../helpers/fixtures.js";
-import { analyze, RECORDINGS, recordingPath } from "../../helpers/analyze.js";
+import { analyze, docOf, RECORDINGS, recordingPath } from "../../helpers/analyze.js";
 
 const schema = JSON.parse(readFileSync(`${REPO}schema/verdict.schema.json`, "utf8")) as Record<string, unknown>;
 // Strict, to catch a typo in the schema; but `then: { required: ["pid"] }` names a property defined one level up,
@@ -76,7 +76,7 @@ describe("schema/verdict.schema.json", () => {
       return check(d);
     };
     it("a document with an unknown kind, a missing pid, a bad subject or a wrong schema name", async () => {
-      base = (await analyze("leak_worker.jsonl")).doc;
+      base = await docOf("leak_worker.jsonl");
       expect(check(base)).toBe("valid");
       expect(mutated((d) => (d.verdict.kind = "memory-goblin"))).toMatch(/kind must be equal to one of the allowed values/);
       expect(mutated((d) => (d.findings[1].kind = "LEAK"))).not.toBe("valid");

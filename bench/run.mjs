@@ -32,6 +32,7 @@ import { pytestPlugin } from "./sections/pytest-plugin.mjs";
 import { samplingCost } from "./sections/sampling.mjs";
 import { verdicts } from "./sections/verdicts.mjs";
 import { measureWhole, summarise, TREES } from "./sections/whole-process.mjs";
+import { measureDefaults, summariseDefaults } from "./sections/defaults.mjs";
 import { prometheusBoth } from "./sections/prometheus.mjs";
 import { traceNativeCost } from "./sections/trace-native.mjs";
 import { holderPause } from "./sections/holder-pause.mjs";
@@ -103,7 +104,42 @@ async function sectionG(o, log) {
       }),
     ),
   ];
-  return { title: "g. What a user pays: the whole watch process", md: [...md, ...skipped].join("\n"), data: rows };
+  const defaults = together ? [] : await defaultsOf(o, log);
+  return { title: "g. What a user pays: the whole watch process", md: [...md, ...skipped, ...defaults.md ?? []].join("\n"), data: { rows, defaults: defaults.data } };
+}
+
+/** Issue 32's targets: the defaults (the agent in every process) against --no-inject, in the same run. */
+const DEFAULTS = { vsNoInject: 1.3, firstVsSteady: 1.5 };
+
+/** g's defaults: `watch` and `run` with their agents beside `watch --no-inject` and psutil, on 64 and 256 processes. */
+async function defaultsOf(o, log) {
+  const runs = [];
+  for (const processes of [64, 256]) runs.push(summariseDefaults(await measureDefaults({ processes, minutes: o.wholeMinutes, log })));
+  const pct = (x) => (Number.isFinite(x) ? `${num(x * 100, 2)}%` : "–");
+  const md = [
+    "",
+    `**The defaults** (issue 32; bench/sections/defaults.mjs): \`watch PID\` and \`run -- CMD\` as users run them, the agent in every Python process, beside \`watch PID --no-inject\` and psutil's loop, all four at once on their own copies of bench/py/small_tree.py, so they share the machine's noise. memleak's CPU is its whole process's (utime + stime); the agents' is their tree's Python processes' (which otherwise sleep). Minute 1 alone, then minutes 2–${o.wholeMinutes}.`,
+    "",
+    table(
+      ["processes", "configuration", "memleak, minute 1", "memleak, min 2+", "÷ --no-inject", "÷ psutil", "minute 1 ÷ steady", "the agents (their tree)"],
+      runs.flatMap((r) => r.rows.map((x) => [String(r.processes), x.name, pct(x.first), pct(x.steady), ratio(x.vsNoInject), ratio(x.vsPsutil), ratio(x.firstVsSteady), pct(x.agents)])),
+    ),
+    "",
+    table(
+      ["target (issue 32)", "figure", "result"],
+      runs.flatMap((r) =>
+        r.rows
+          .filter((x) => x.name.endsWith("(default)"))
+          .flatMap((x) => [
+            [`${r.processes} processes, ${x.name}: ≤ ${DEFAULTS.vsNoInject}× --no-inject`, ratio(x.vsNoInject), met(x.vsNoInject <= DEFAULTS.vsNoInject)],
+            [`${r.processes} processes, ${x.name}: under psutil`, ratio(x.vsPsutil), met(x.vsPsutil < 1)],
+            [`${r.processes} processes, ${x.name}: minute 1 ≤ ${DEFAULTS.firstVsSteady}× the steady state`, ratio(x.firstVsSteady), met(x.firstVsSteady <= DEFAULTS.firstVsSteady)],
+            [`${r.processes} processes, ${x.name}: the agents' own CPU (reported)`, pct(x.agents), "–"],
+          ]),
+      ),
+    ),
+  ];
+  return { md, data: runs };
 }
 
 // ── each section: run it, and render its figures as markdown ──────────────────────────────────────────────────────

@@ -29,12 +29,29 @@ export interface AgentReport {
 export type AgentMessage = { type: "hello"; pid: number; python?: string } | AgentReport | TraceResult | TrimResult | TestMark | HolderResult;
 
 
+const FIELD_NAME = /^[A-Za-z][A-Za-z0-9]{0,39}$/;
+/** Field names already found well-formed: agents send the same few dozen every second (bounded: names are data). */
+const knownNames = new Set<string>();
+
+function wellFormed(name: string): boolean {
+  if (knownNames.has(name)) return true;
+  if (!FIELD_NAME.test(name)) return false;
+  if (knownNames.size < 4096) knownNames.add(name);
+  return true;
+}
+
 /** A flat object of numbers (and short strings where allowed), nothing nested, bounded in size. */
 function flat(v: unknown, allowStrings: boolean, maxFields = 40): Record<string, number | string> | undefined {
   if (!v || typeof v !== "object" || Array.isArray(v)) return undefined;
   const out: Record<string, number | string> = {};
-  for (const [k, x] of Object.entries(v as Record<string, unknown>).slice(0, maxFields)) {
-    if (!/^[A-Za-z][A-Za-z0-9]{0,39}$/.test(k)) continue;
+  const o = v as Record<string, unknown>;
+  let fields = 0;
+  // for…in, not Object.entries(…).slice: the same fields in the same order (JSON.parse's objects have only their own),
+  // without two arrays per object of every report.
+  for (const k in o) {
+    if (fields++ >= maxFields) break;
+    if (!wellFormed(k)) continue;
+    const x = o[k];
     if (isNum(x)) out[k] = x;
     else if (allowStrings && typeof x === "string" && x.length <= 200) out[k] = x;
   }

@@ -123,7 +123,7 @@ function quiet(cmd: Command, output: { text: string }): Command {
   return cmd.exitOverride().configureOutput({ writeOut: (s) => (output.text += s), writeErr: (s) => (output.text += s), outputError: () => {} });
 }
 
-function buildProgram(onAction: (inv: Invocation) => void, output: { text: string }): Command {
+export function buildProgram(onAction: (inv: Invocation) => void, output: { text: string }): Command {
   const program = quiet(
     new Command("memleak")
       .description("Why does the memory of your Python/PyTorch process or container keep growing?")

@@ -272,8 +272,11 @@ export class SeriesBuilder {
   /** Numeric agent fields, flattened one level ("malloc.inUse"), per process. */
   private addAgent(sample: Sample, t: number): void {
     if (!sample.agent) return;
+    // One lookup table a sample, not a search of its processes per report: 64 reports × 64 processes was 4,096
+    // String(pid) a tick on a 64-process tree.
+    const byPid = new Map(sample.processes.map((p) => [String(p.pid), p]));
     this.addAgentReports(sample.agent, t, (pidText) => {
-      const p = sample.processes.find((q) => String(q.pid) === pidText);
+      const p = byPid.get(pidText);
       return p && this.set.processes.get(key(p));
     });
   }
@@ -283,23 +286,40 @@ export class SeriesBuilder {
       const ps = seriesOf(pidText);
       if (!ps || typeof report !== "object" || report === null) continue;
       ps.firstReport ??= t;
-      for (const [name, v] of flatten(report as Record<string, unknown>)) {
+      flatten(report as Record<string, unknown>, "", (name, v) => {
         if (typeof v === "string") ps.agentText[name] = v;
         else (ps.agent[name] ??= new Column(this.capacity, this.coarseCapacity)).push(t, v);
-      }
+      });
     }
   }
 }
 
-function flatten(obj: Record<string, unknown>, prefix = ""): [string, number | string][] {
-  const out: [string, number | string][] = [];
-  for (const [k, v] of Object.entries(obj)) {
-    if (typeof v === "number" && Number.isFinite(v)) out.push([prefix + k, v]);
-    else if (typeof v === "boolean") out.push([prefix + k, v ? 1 : 0]);
-    else if (typeof v === "string" && prefix !== "") out.push([prefix + k, v]);
-    else if (v && typeof v === "object" && !Array.isArray(v) && prefix === "") out.push(...flatten(v as Record<string, unknown>, `${k}.`));
+/** "malloc" + "inUse" → "malloc.inUse", made once: every report of every agent names the same fields each tick. */
+const dottedNames = new Map<string, Map<string, string>>();
+let dottedCount = 0;
+
+function dotted(prefix: string, k: string): string {
+  if (prefix === "") return k;
+  let names = dottedNames.get(prefix);
+  if (names === undefined) dottedNames.set(prefix, (names = new Map()));
+  let name = names.get(k);
+  if (name === undefined) {
+    name = prefix + k;
+    // Bounded: the names come from the agents (validated, yet many processes' fields could differ).
+    if (dottedCount++ < 10_000) names.set(k, name);
   }
-  return out;
+  return name;
+}
+
+/** Each numeric (or, nested, text) field of a report, by its flattened name, in the report's order. */
+function flatten(obj: Record<string, unknown>, prefix: string, each: (name: string, v: number | string) => void): void {
+  for (const k in obj) {
+    const v = obj[k];
+    if (typeof v === "number" && Number.isFinite(v)) each(dotted(prefix, k), v);
+    else if (typeof v === "boolean") each(dotted(prefix, k), v ? 1 : 0);
+    else if (typeof v === "string" && prefix !== "") each(dotted(prefix, k), v);
+    else if (v && typeof v === "object" && !Array.isArray(v) && prefix === "") flatten(v as Record<string, unknown>, `${k}.`, each);
+  }
 }
 
 export function buildSeries(samples: Iterable<Sample>, capacity?: number): SeriesSet {

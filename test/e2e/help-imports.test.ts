@@ -1,6 +1,7 @@
 /**
- * `memleak --help` and `--version` load only the CLI layer: not the sampler, /proc's readers or the analysis
- * (cli.ts imports each command lazily, and what parse.ts needs to say the defaults sits at the bottom of the house).
+ * `memleak --help` and `--version` load only the help recorded at build time (cli/help-layout.ts), and any other help
+ * only the CLI layer: not the sampler, /proc's readers or the analysis (cli.ts imports each command lazily, and what
+ * parse.ts needs to say the defaults sits at the bottom of the house).
  * Every module Node resolves is logged by a module hook; `snapshot` of this process is the control that shows the
  * hook sees the layers when they are loaded.
  */
@@ -32,7 +33,11 @@ const CLI_LAYER = /^(cli\.js|cli\/.*|base\/.*|gates\/spec\.js|sampling\/defaults
 const deep = (modules: string[]) => modules.filter((m) => !CLI_LAYER.test(m));
 
 describe("what --help loads", () => {
-  it.each([["--help"], ["--version"], ["watch", "--help"], ["run", "--help"]])("memleak %s loads the CLI layer only: nothing from system/, probes/, analysis/, commands/, report/", async (...args) => {
+  it.each([["--help"], ["--version"], ["watch", "--help"], ["run", "-h"]])("memleak %s loads the recorded help's layout alone: not even commander", async (...args) => {
+    expect(await loaded(args.join("_"), args)).toEqual(["cli/help-layout.js"]);
+  });
+
+  it.each([["help"], ["help", "watch"], ["watch", "--help", "--json"]])("memleak %s (help the recorded one does not answer) loads the CLI layer only: nothing from system/, probes/, analysis/, commands/, report/", async (...args) => {
     const modules = await loaded(args.join("_"), args);
     expect(modules).toContain("cli/parse.js");
     expect(deep(modules)).toEqual([]);

@@ -36,7 +36,7 @@ interface TieSums {
   t5: number;
 }
 
-function tieSums(sorted: ArrayLike<number>): TieSums {
+export function tieSums(sorted: ArrayLike<number>): TieSums {
   const sums: TieSums = { pairs: 0, t1: 0, t2: 0, t5: 0 };
   let i = 0;
   while (i < sorted.length) {

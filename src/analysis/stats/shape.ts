@@ -49,7 +49,7 @@ export function roundingFloor(ys: readonly number[]): number {
 }
 
 /** y − (intercept + slope·x) for each sample. */
-export function residuals(s: Series, line: TheilSen): number[] {
+export function residuals(s: Series, line: Pick<TheilSen, "slope" | "intercept">): number[] {
   return s.xs.map((x, i) => saturate(s.ys[i]! - saturate(line.intercept + saturate(line.slope * x))));
 }
 

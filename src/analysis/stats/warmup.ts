@@ -5,7 +5,7 @@ import { checkTrendInput } from "./mann-kendall.js";
 import { mad } from "./quantiles.js";
 import { saturate } from "./saturating.js";
 import { MIN_SHAPE_POINTS, TRANSIENT_NOISE_MULTIPLE, blockOffset, residuals, roundingFloor, scanBlockCount } from "./shape.js";
-import { theilSen } from "./theil-sen.js";
+import { theilSenLine } from "./theil-sen.js";
 import { type NotEnoughData, type Series, cleanSeries, notEnough, sliceByTime, timeAt, windowLength } from "./window.js";
 
 /** At most this fraction of the window is ever called warm-up: the rest must be long enough to judge. */
@@ -57,7 +57,7 @@ export function detectWarmup(
   const n = s.xs.length;
   if (n < MIN_SHAPE_POINTS) return notEnough(n, `needs at least ${MIN_SHAPE_POINTS} samples`);
   const steady = sliceByTime(s, timeAt(s, 1 / 2));
-  const line = checkTrendInput(steady) ? undefined : theilSen(steady.xs, steady.ys);
+  const line = checkTrendInput(steady) ? undefined : theilSenLine(steady.xs, steady.ys);
   if (!line?.ok) return notEnough(n, "too few samples in the second half");
 
   const offsets = residuals(s, line);

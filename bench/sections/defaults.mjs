@@ -1,0 +1,187 @@
+/**
+ * g (continued). What users meet: `memleak watch PID` and `memleak run -- CMD` at their defaults, the agent in every
+ * Python process, beside `watch PID --no-inject` and psutil's memory_full_info() loop — all at the same time, each on
+ * its own copy of bench/py/small_tree.py, so that the ratios share the machine's noise (issue 32). From outside, once a
+ * minute: utime + stime of each memleak process (/proc/PID/stat, threads split by name: the main thread, the verdict
+ * worker, libuv's and V8's helpers) and of each tree's Python processes (the agents' own cost: the trees otherwise
+ * sleep, so a tree watched without the agent costs ~0).
+ * Usage as a script: node bench/sections/defaults.mjs [PROCESSES=64] [MINUTES=3] [HZ=1]
+ */
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { killGroup, MEMLEAK, REPO, sleep, sum, SYSTEM_PYTHON } from "../lib/util.mjs";
+import { startTree } from "./sampling.mjs";
+
+const USER_HZ = 100;
+
+/** utime + stime of a process or thread from its stat file, in seconds; undefined once gone. */
+function statCpu(path) {
+  try {
+    const stat = readFileSync(path, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) / USER_HZ;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The CPU seconds of `pid`'s threads, summed by thread name (comm). */
+function threadCpu(pid) {
+  const out = {};
+  let tids = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const comm = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim().replace(/\d+$/, "");
+      const name = tid === String(pid) ? "main" : comm;
+      out[name] = (out[name] ?? 0) + (statCpu(`/proc/${pid}/task/${tid}/stat`) ?? 0);
+    } catch {
+      /* the thread ended */
+    }
+  }
+  return out;
+}
+
+/** Every descendant of `pid` (not itself), from /proc/PID/task/TID/children. */
+function descendants(pid) {
+  const out = [];
+  const stack = [pid];
+  while (stack.length > 0) {
+    const p = stack.pop();
+    let tids = [];
+    try {
+      tids = readdirSync(`/proc/${p}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of tids) {
+      try {
+        for (const c of readFileSync(`/proc/${p}/task/${tid}/children`, "utf8").split(" ").filter(Boolean)) {
+          out.push(Number(c));
+          stack.push(Number(c));
+        }
+      } catch {
+        /* gone */
+      }
+    }
+  }
+  return out;
+}
+
+/** CPU seconds of a tree's processes, the dead ones' last reading kept (a tree here does not lose processes). */
+function treeCpu(root, includeRoot, seen) {
+  for (const p of [...(includeRoot ? [root] : []), ...descendants(root)]) {
+    const c = statCpu(`/proc/${p}/stat`);
+    if (c !== undefined) seen.set(p, c);
+  }
+  return sum([...seen.values()]);
+}
+
+function start(argv) {
+  const child = spawn(argv[0], argv.slice(1), { cwd: REPO, stdio: ["ignore", "pipe", "ignore"], detached: true, env: { ...process.env, NO_COLOR: "1" } });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  const exited = new Promise((resolve) => child.once("exit", () => resolve(out)));
+  return { pid: child.pid, exited };
+}
+
+/**
+ * One run: `processes` per tree, `minutes` long, at `hz`. Returns, per watcher, its CPU seconds minute by minute,
+ * its threads' (by name) over the whole run, and its tree's CPU per minute.
+ */
+export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log = () => {} }) {
+  const workers = String(processes - 1);
+  const seconds = minutes * 60;
+  const interval = `${1 / hz}s`;
+  const common = ["--interval", interval, "--duration", `${seconds}s`, "--json"];
+  const treeWatch = await startTree([workers, "8"], "bench/py/small_tree.py");
+  const treeBare = await startTree([workers, "8"], "bench/py/small_tree.py");
+  const watchers = {};
+  try {
+    watchers["watch (default)"] = { ...start(["node", MEMLEAK, "watch", String(treeWatch.pid), ...common]), tree: treeWatch.pid, treeRoot: true };
+    watchers["watch --no-inject"] = { ...start(["node", MEMLEAK, "watch", String(treeBare.pid), "--no-inject", ...common]), tree: treeBare.pid, treeRoot: true };
+    watchers["run (default)"] = { ...start(["node", MEMLEAK, "run", ...common, "--", SYSTEM_PYTHON, "bench/py/small_tree.py", workers, "8"]), treeRoot: false };
+    watchers.psutil = { ...start([SYSTEM_PYTHON, "bench/py/psutil_cost.py", String(treeBare.pid), String(hz), String(seconds)]) };
+    for (const w of Object.values(watchers)) {
+      w.tree ??= w.treeRoot === false ? w.pid : undefined;
+      w.seen = new Map();
+      w.perMinute = [];
+      w.treePerMinute = [];
+      w.last = statCpu(`/proc/${w.pid}/stat`) ?? 0;
+      w.lastTree = w.tree === undefined ? 0 : treeCpu(w.tree, w.treeRoot, w.seen);
+    }
+    const t0 = performance.now();
+    for (let m = 1; m <= minutes; m++) {
+      await sleep(t0 + Math.min(m * 60, seconds - 1) * 1000 - performance.now());
+      for (const w of Object.values(watchers)) {
+        const now = statCpu(`/proc/${w.pid}/stat`);
+        w.perMinute.push(now === undefined ? NaN : now - w.last);
+        if (now !== undefined) w.last = now;
+        if (m === minutes) w.threads = threadCpu(w.pid);
+        if (w.tree !== undefined) {
+          const t = treeCpu(w.tree, w.treeRoot, w.seen);
+          w.treePerMinute.push(t - w.lastTree);
+          w.lastTree = t;
+        }
+      }
+      log(`defaults: ${processes} processes, minute ${m}/${minutes}`);
+    }
+    const docs = {};
+    for (const [k, w] of Object.entries(watchers)) docs[k] = await w.exited;
+    return {
+      processes,
+      hz,
+      minutes,
+      watchers: Object.fromEntries(Object.entries(watchers).map(([k, w]) => [k, { perMinute: w.perMinute, treePerMinute: w.treePerMinute, threads: w.threads }])),
+      sampling: Object.fromEntries(Object.entries(docs).filter(([k]) => k !== "psutil").map(([k, d]) => [k, safeJson(d)?.sampling])),
+    };
+  } finally {
+    for (const w of Object.values(watchers)) killGroup(w.pid);
+    treeWatch.stop();
+    treeBare.stop();
+  }
+}
+
+function safeJson(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Shares of a core: minute 1 alone, and minutes 2..N; each watcher's against `watch --no-inject`'s. */
+export function summariseDefaults(r) {
+  const share = (xs) => sum(xs) / (60 * xs.length);
+  const rows = Object.entries(r.watchers).map(([name, w]) => ({
+    name,
+    first: w.perMinute[0] / 60,
+    steady: share(w.perMinute.slice(1)),
+    agents: w.treePerMinute.length > 1 ? share(w.treePerMinute.slice(1)) : NaN,
+    threads: w.threads,
+  }));
+  const bare = rows.find((x) => x.name === "watch --no-inject");
+  const psutil = rows.find((x) => x.name === "psutil");
+  for (const x of rows) {
+    x.vsNoInject = x.steady / bare.steady;
+    x.vsPsutil = x.steady / psutil.steady;
+    x.firstVsSteady = x.first / x.steady;
+  }
+  return { processes: r.processes, hz: r.hz, minutes: r.minutes, rows };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [processes = 64, minutes = 3, hz = 1] = process.argv.slice(2).map(Number);
+  const r = await measureDefaults({ processes, minutes, hz, log: (s) => console.error(s) });
+  const s = summariseDefaults(r);
+  console.log(JSON.stringify(r));
+  for (const x of s.rows) {
+    const th = Object.entries(x.threads ?? {}).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ");
+    console.log(`${x.name.padEnd(20)} min1 ${(x.first * 100).toFixed(2)}%  min2+ ${(x.steady * 100).toFixed(2)}%  agents ${(x.agents * 100).toFixed(2)}%  ÷no-inject ${x.vsNoInject.toFixed(2)}  ÷psutil ${x.vsPsutil.toFixed(2)}  min1÷steady ${x.firstVsSteady.toFixed(2)}  [${th}]`);
+  }
+}

@@ -6,7 +6,7 @@
 import type { Command } from "commander";
 import { buildProgram } from "./parse.js";
 import { COMMANDS } from "./option-spec.js";
-import { VERSION } from "../version.js";
+import { VERSION } from "../base/version.js";
 import type { HelpModel, HelpPart, RecordedHelp } from "./help-layout.js";
 
 const MARK = "\u0000";

@@ -4,12 +4,12 @@
  */
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import { fastAnswer, layOut } from "../../src/cli/help-layout.js";
-import { helpModel } from "../../src/cli/help-model.js";
-import { buildProgram } from "../../src/cli/parse.js";
-import { COMMANDS } from "../../src/cli/option-spec.js";
-import { VERSION } from "../../src/version.js";
-import { tempDir } from "../helpers/temp.js";
+import { fastAnswer, layOut } from "../../../src/cli/help-layout.js";
+import { helpModel } from "../../../src/cli/help-model.js";
+import { buildProgram } from "../../../src/cli/parse.js";
+import { COMMANDS } from "../../../src/cli/option-spec.js";
+import { VERSION } from "../../../src/base/version.js";
+import { tempDir } from "../../helpers/temp.js";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";

@@ -8,7 +8,8 @@ arena and walks the bins, so it is rate-limited to ≤ 0.5% of one core by its o
 read at the same low rate (arena count, allocator detection); the census walks the objects the GC tracks at most
 every 5 s, and no more often than keeps its own CPU under 0.5% of one core (~1 ms for a plain script, ~20 ms with
 PyTorch loaded: every 5 s), in a loop that competes with the program's threads for the GIL, so it is skipped on heaps
-of over a million objects; and never in a process that shares pages with forked relatives (see there).
+of over a million objects; in a process that shares pages with forked relatives (gunicorn's workers) it looks only at
+the containers the program's own modules hold, near their globals (see _near_globals).
 tracemalloc (--trace-python) is the exception: it slows allocation-heavy code down noticeably, which is why it is
 opt-in.
 """
@@ -390,6 +391,79 @@ def _untracked_dicts():
 _LIBRARY_DIRS = tuple({os.path.join(p, "lib") for p in (sys.base_prefix, sys.prefix, sys.exec_prefix)} | {"/usr/lib/python3/"})
 
 
+_NEAR_SMALL = 32  # a container held by a global with at most this many items is looked into (REGISTRY['users'])
+
+
+def _near_globals(containers):
+    """The census of a process that shares pages with forked relatives: the containers the program's own modules hold
+    within two references of their globals — a global (`PAGES`), an attribute of a class defined there or of an
+    object a global holds (`app.cache`, `service._history`), a function's default argument or closure cell, and the
+    containers inside a small container a global holds (`REGISTRY['users']`). A full walk writes the reference count
+    of every object on the heap, and copy-on-write copies each page it writes: in a gunicorn --preload worker of a
+    Flask app that was 10.3 MiB of the worker's 20 MiB of shared memory, as much as a full collection copies; this
+    copies 1.5 MiB, nearly all of it for reading each loaded module's name and file (0.4 MiB of 4.5 without --preload;
+    BENCHMARKS.md §k′). Once copied a page stays the process's own: later walks copy nothing more. A container only
+    the interpreter's library or an installed package holds, or only a running frame, is not seen here."""
+    found = []
+    seen = set()
+
+    def keep(v):
+        if type(v) in containers and id(v) not in seen:
+            seen.add(id(v))
+            found.append(v)
+            return True
+        return False
+
+    def held_by(v, name):
+        kind = type(v)
+        if kind in containers:
+            if keep(v) and len(v) <= _NEAR_SMALL:
+                for x in list(v.values() if issubclass(kind, dict) else v):
+                    keep(x)
+            return []
+        if issubclass(kind, type):
+            return list(v.__dict__.values()) if v.__dict__.get("__module__") == name else []
+        if kind is _FunctionType:
+            cells = [c.cell_contents for c in (v.__closure__ or ()) if _cell_filled(c)]
+            return list(v.__defaults__ or ()) + list((v.__kwdefaults__ or {}).values()) + cells
+        if issubclass(kind, _ModuleType):
+            return []
+        try:
+            attrs = object.__getattribute__(v, "__dict__")  # never a __dict__ property of the program's
+        except Exception:
+            return []
+        return list(attrs.values()) if type(attrs) is dict else []
+
+    for name, module in list(sys.modules.items()):
+        if not issubclass(type(module), _ModuleType) or not _programs_own(module) or _agents_own(module):
+            continue
+        try:
+            for v in list(module.__dict__.values()):
+                for x in held_by(v, name):
+                    keep(x)
+        except Exception:  # a global changed meanwhile (another thread): what was found so far stands
+            continue
+    return found
+
+
+def _cell_filled(cell):
+    try:
+        cell.cell_contents
+        return True
+    except ValueError:  # an empty cell
+        return False
+
+
+_FunctionType = type(_cell_filled)
+_AGENT_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _agents_own(module):
+    """This agent and the modules it loads from beside it: their state is not the program's."""
+    path = getattr(module, "__file__", None)
+    return isinstance(path, str) and os.path.dirname(os.path.abspath(path)) == _AGENT_DIR
+
+
 def _programs_own(module):
     """A module of the program, not of the interpreter's library or of an installed package (by its file's path)."""
     path = getattr(module, "__file__", None)
@@ -412,12 +486,17 @@ def _census_walk(interval, force):
         return _census["cached"]
     if sys.getallocatedblocks() > _CENSUS_MAX_BLOCKS:
         return {"skipped": 1, "why": "over a million objects"}
-    if _shares_pages_with_relatives():
+    shared = _shares_pages_with_relatives()
+    if _census.get("scope") is None:
+        _census["scope"] = "near globals" if shared else "heap"
+    if shared and _census["scope"] == "heap":
+        # It forked after the walks started over the whole heap: a narrower walk would be another series.
         _census["last"] = now
         _census["cached"] = {"skipped": 1, "why": "shares pages with forked relatives"}
         return _census["cached"]
+    near = _census["scope"] == "near globals"
     torch = sys.modules.get("torch")
-    tensor_type = getattr(torch, "Tensor", None) if torch is not None else None
+    tensor_type = getattr(torch, "Tensor", None) if torch is not None and not near else None
     containers = _container_types()
     t0 = time.thread_time()
     items = 0
@@ -427,7 +506,7 @@ def _census_walk(interval, force):
     # The walk's own containers are in the list too (big holds itself by the time the walk reaches it): once freed,
     # a program's new list can get the address and inherit their length.
     own = {id(big), id(storages), id(_census), id(_census["seen"])}
-    for o in _tracked(containers, tensor_type):
+    for o in _near_globals(containers) if near else _tracked(containers, tensor_type):
         kind = type(o)
         if kind in containers and id(o) not in own:
             n = len(o)
@@ -446,6 +525,8 @@ def _census_walk(interval, force):
             except Exception:  # sparse, meta or otherwise storage-less tensors
                 pass
     out = {"containerItems": items}
+    if near:
+        out["scope"] = "near globals"  # containerItems counts those containers only
     # The container that gained most items since the walks started following it: what a leak fills. On the first
     # walk every container starts from its length then; one that enters the largest later was small or not there,
     # and counts from 0 (over-counting by at most what the smallest followed container held).
@@ -1061,6 +1142,7 @@ def _after_fork_in_child():
         _census["cached"] = None
         _census["seen"] = {}
         _census["walked"] = None
+        _census["scope"] = None
         _census["suspect"] = _census["candidate"] = _census["searched"] = None
         _state["forked"] = True
         parent_connected = _state["sock"] is not None

@@ -20,6 +20,12 @@ export interface TraceResult {
   traced: number;
   tracedPeak: number;
   /**
+   * run --trace-python sends the sites during the run too (every 10 s or more): such a result is replaced by the next,
+   * and the one sent as the process exits is final. A process that ends without it (os._exit, killed) leaves its
+   * last periodic one.
+   */
+  interim?: boolean;
+  /**
    * watch --trace-python: tracemalloc ran in the live program for a window, then was stopped. Its length, the
    * program's CPU share (cores) during it and just before it, and tracemalloc's own memory at its end.
    */

@@ -812,6 +812,8 @@ def _report_locked(interval, force, census):
 
 _trace = {"baseline": None}
 _TRACE_FRAMES = 6
+_TRACE_EVERY = 10.0  # seconds: the sites that grew are sent during the run this often at most,
+_TRACE_SHARE = 0.01  # and no more often than keeps the snapshots' CPU under 1% of one core
 
 
 def _trace_start():
@@ -821,22 +823,48 @@ def _trace_start():
     # filtered out by any frame being in this file; statistics still group by the innermost frame.
     tracemalloc.start(_TRACE_FRAMES)
     warmup = _env_float("MEMLEAK_TRACE_WARMUP", 5.0)
+    every = max(1.0, _env_float("MEMLEAK_TRACE_EVERY", _TRACE_EVERY))
+    stop, pid = _state["stop"], os.getpid()
 
-    def take_baseline():
-        time.sleep(warmup)
+    def baseline_then_sites():
+        """The baseline after warm-up, then the sites that grew since, every `every` seconds or more: the live view
+        and the report have them while the program runs, and a process that ends without running atexit (os._exit,
+        killed) leaves its last ones. Each costs in proportion to the live traces (~0.3-0.9 s of CPU per 100,000 on
+        this project's loaded machine, BENCHMARKS.md §k″): the gap stretches so that they keep under _TRACE_SHARE of
+        one core (every ~30-90 s at 100,000 traces, every 5-15 minutes at a million)."""
+        if stop.wait(warmup):
+            return
         _trace["baseline"] = tracemalloc.take_snapshot()
+        _trace["totals"] = None
+        if os.environ.get("MEMLEAK_PYTEST_REPEAT"):
+            return  # memleak pytest: a snapshot holds measure_lock for up to seconds, and the tests' readings wait on it
+        gap = every
+        while not stop.wait(gap) and os.getpid() == pid and _trace["baseline"] is not None:
+            t0 = time.thread_time()
+            try:
+                _trace_report(interim=True)
+            except Exception:
+                pass
+            gap = max(every, (time.thread_time() - t0) / _TRACE_SHARE)
 
-    threading.Thread(target=take_baseline, name="memleak-trace-baseline", daemon=True).start()
+    threading.Thread(target=baseline_then_sites, name="memleak-trace-sites", daemon=True).start()
 
 
-def _trace_report():
+def _trace_report(interim=False):
     import tracemalloc
 
-    if not tracemalloc.is_tracing() or _trace["baseline"] is None:
+    baseline = _trace["baseline"]
+    if not tracemalloc.is_tracing() or baseline is None:
         return
-    top = _grown_sites(_trace["baseline"], tracemalloc.take_snapshot())
+    # Held like a report: the pytest plugin's readings never count a snapshot's transient objects.
+    with measure_lock:
+        top = _grown_sites_by_line(baseline, tracemalloc.take_snapshot()) if interim else _grown_sites(baseline, tracemalloc.take_snapshot())
+    baseline = None
     current, peak = tracemalloc.get_traced_memory()
-    _send({"type": "trace", "pid": os.getpid(), "t": time.time(), "sites": top, "traced": current, "tracedPeak": peak})
+    message = {"type": "trace", "pid": os.getpid(), "t": time.time(), "sites": top, "traced": current, "tracedPeak": peak}
+    if interim:
+        message["interim"] = True  # a later one replaces it; the one at exit is final
+    _send(message)
 
 
 def _grown_sites(baseline, now):
@@ -856,6 +884,38 @@ def _grown_sites(baseline, now):
         frame = st.traceback[0]
         top.append({"file": frame.filename, "line": frame.lineno, "sizeDiff": st.size_diff, "countDiff": st.count_diff, "size": st.size})
     return top
+
+
+def _line_totals(snapshot):
+    """(file, line) → (bytes, blocks) of a snapshot's live allocations, by the line that made them."""
+    out = {}
+    for st in snapshot.statistics("lineno"):
+        frame = st.traceback[0]
+        out[(frame.filename, frame.lineno)] = (st.size, st.count)
+    return out
+
+
+def _grown_sites_by_line(baseline, now):
+    """_grown_sites for the sites sent during the run, at a fraction of its cost: the baseline is grouped once (kept
+    beside it), and the agent's own allocations are left out by the line that made them. _grown_sites's filter runs
+    over every trace's every frame, in Python: 6.8 s of CPU for 100,000 traces on this project's loaded machine,
+    where grouping them took 0.9 s. What the agent allocates through another module (json) is transient: a report
+    is sent and dropped before the next."""
+    import tracemalloc
+
+    if _trace.get("totals") is None:
+        _trace["totals"] = _line_totals(baseline)
+    before = _trace["totals"]
+    own = (tracemalloc.__file__, __file__)
+    grown = []
+    for (filename, lineno), (size, count) in _line_totals(now).items():
+        if filename in own or filename.startswith("<frozen importlib._bootstrap"):
+            continue
+        size0, count0 = before.get((filename, lineno), (0, 0))
+        if size > size0:
+            grown.append({"file": filename, "line": lineno, "sizeDiff": size - size0, "countDiff": count - count0, "size": size})
+    grown.sort(key=lambda s: s["sizeDiff"], reverse=True)
+    return grown[:10]
 
 
 _TRACE_BEFORE = 5.0  # seconds of the program's CPU measured untraced before a window, to compare the window's with

@@ -66,6 +66,8 @@ export interface HolderResult {
   path?: string;
   root?: string;
   hops?: HolderHop[];
+  /** A module global's or a class attribute's root: the file and line where its module assigns it (what GitHub annotates). */
+  where?: { file: string; line: number };
   /** When not found: why (the bound that stopped it). */
   why?: string;
   /** The search: levels climbed, gc.get_referrers passes, objects met, wall time, longest single pause (GIL held). */

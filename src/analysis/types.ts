@@ -117,6 +117,8 @@ export interface Finding {
     path?: string;
     root?: string;
     hops?: { kind: string; name: string }[];
+    /** Where the root is assigned in its module's source (a module global, a class attribute): file and line. */
+    where?: { file: string; line: number };
     why?: string;
     search: { levels: number; calls: number; objects: number; ms: number; longestPauseMs: number };
   };

@@ -4,10 +4,11 @@
  * the census walks only the containers near the program's globals (a walk of the whole heap would copy its pages);
  * each leaking worker's finding must name `flask_pages.PAGES`, and put the growth in the Python objects, not in the
  * native heap where 6 KB strings live. With --preload (the app imported in the master, its objects shared) and
- * without, under `run`, and under `watch` of a running gunicorn. Debian's gunicorn and python3-flask (apt).
+ * without, under `run` (as in a GitHub Actions job: the annotation points at the line that assigns PAGES), and under
+ * `watch` of a running gunicorn. Debian's gunicorn and python3-flask (apt).
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +19,9 @@ import { memleak, SYSTEM_PYTHON } from "../helpers/processes.js";
 
 const HAVE_GUNICORN = existsSync("/usr/lib/python3/dist-packages/gunicorn") && existsSync("/usr/lib/python3/dist-packages/flask");
 const PATH = "flask_pages.PAGES";
+const APP = "fixtures/holder/flask_pages.py";
+/** The line that assigns PAGES: where the holder's root is, and where a GitHub annotation points. */
+const PAGES_LINE = readFileSync(APP, "utf8").split("\n").findIndex((l) => l.startsWith("PAGES = ")) + 1;
 
 const dirs: string[] = [];
 const started: number[] = [];
@@ -85,6 +89,7 @@ function expectWorkersHeldByPages(doc: VerdictDocument): void {
     expect(f.holder, shown(doc)).toMatchObject({ found: true, path: PATH, root: "module global", container: "dict of str" });
     expect(f.summary, shown(doc)).toContain(`in the Python objects, held by ${PATH}`);
     expect(f.summary).not.toContain("native heap");
+    expect(f.holder?.where).toEqual({ file: `${REPO}${APP}`, line: PAGES_LINE });
   }
 }
 
@@ -94,7 +99,8 @@ describe.concurrent.skipIf(!HAVE_GUNICORN)("the holder in gunicorn's forked work
     ["no --preload", false],
   ])("run, %s: the workers' leak is held by flask_pages.PAGES", async (_, preload) => {
     const socket = socketPath();
-    const run = memleak(["run", "--duration", "40", "--interval", "0.5", "--json", "--", ...gunicorn(socket, preload as boolean)]);
+    // As in a GitHub Actions job whose checkout is this repository: the annotation points at the line that assigns PAGES.
+    const run = memleak(["run", "--duration", "40", "--interval", "0.5", "--json", "--", ...gunicorn(socket, preload as boolean)], { GITHUB_ACTIONS: "true", GITHUB_WORKSPACE: REPO });
     const served = await load(socket, run);
     const r = await run;
     expect(r.stdout, r.stderr).not.toBe("");
@@ -102,6 +108,7 @@ describe.concurrent.skipIf(!HAVE_GUNICORN)("the holder in gunicorn's forked work
     expect(served, shown(doc)).toBeGreaterThan(500);
     expect(doc.verdict.kind, shown(doc)).toBe("leak");
     expectWorkersHeldByPages(doc);
+    expect(r.stderr).toContain(`::warning file=${APP},line=${PAGES_LINE},title=memleak::`);
   });
 
   it("watch of a running gunicorn (--preload): the agent injected into master and workers names the dict", async () => {

@@ -422,17 +422,15 @@ def _near_globals(containers):
                     keep(x)
             return []
         if issubclass(kind, type):
-            return list(v.__dict__.values()) if v.__dict__.get("__module__") == name else []
+            namespace = _CLASS_NAMESPACE.__get__(v)
+            return list(namespace.values()) if namespace.get("__module__") == name else []
         if kind is _FunctionType:
             cells = [c.cell_contents for c in (v.__closure__ or ()) if _cell_filled(c)]
             return list(v.__defaults__ or ()) + list((v.__kwdefaults__ or {}).values()) + cells
         if issubclass(kind, _ModuleType):
             return []
-        try:
-            attrs = object.__getattribute__(v, "__dict__")  # never a __dict__ property of the program's
-        except Exception:
-            return []
-        return list(attrs.values()) if type(attrs) is dict else []
+        attrs = _plain_attributes(v)
+        return list(attrs.values()) if attrs is not None else []
 
     for name, module in list(sys.modules.items()):
         if not issubclass(type(module), _ModuleType) or not _programs_own(module) or _agents_own(module):
@@ -455,6 +453,24 @@ def _cell_filled(cell):
 
 
 _FunctionType = type(_cell_filled)
+_CLASS_NAMESPACE = type.__dict__["__dict__"]  # a class's own namespace, whatever its metaclass says
+_PLAIN_DICT_SLOT = type(_CLASS_NAMESPACE)  # getset_descriptor: how CPython's own __dict__ is read
+
+
+def _plain_attributes(obj):
+    """An object's attribute dict when CPython's own descriptor gives it, read without running any of the program's
+    code: a class may define __dict__ as a property, or a proxy (werkzeug's LocalProxy) resolve it to another object."""
+    for klass in type(obj).__mro__:
+        slot = _CLASS_NAMESPACE.__get__(klass).get("__dict__")
+        if slot is not None:
+            if type(slot) is not _PLAIN_DICT_SLOT:
+                return None
+            try:
+                attrs = slot.__get__(obj)
+            except Exception:
+                return None
+            return attrs if type(attrs) is dict else None
+    return None
 _AGENT_DIR = os.path.dirname(os.path.abspath(__file__))
 
 

@@ -10,7 +10,7 @@ import { truncate } from "./style.js";
 import { safeText } from "../safe-text.js";
 import { everyFinding } from "../analysis/every-finding.js";
 import { subjectLabel } from "./vocabulary.js";
-import { holderCost, holderHeadline, holderHops } from "./holder-lines.js";
+import { holderCost, holderHeadline, holderHops, holderWhere } from "./holder-lines.js";
 
 /** %, CR and LF must be escaped in workflow command messages (actions/toolkit command.ts escapeData). */
 export function escapeData(s: string): string {
@@ -102,7 +102,8 @@ export function stepSummary(doc: VerdictDocument): string {
   }
   if (v.holder) {
     const hops = holderHops(v.holder);
-    out.push("", `**What holds it:** ${cell(holderHeadline(v.holder))}`, "", ...(hops ? [cell(hops), ""] : []), `<sub>${cell(holderCost(v.holder))}</sub>`);
+    const where = holderWhere(v.holder);
+    out.push("", `**What holds it:** ${cell(holderHeadline(v.holder))}`, "", ...(hops ? [cell(hops), ""] : []), ...(where ? [cell(where), ""] : []), `<sub>${cell(holderCost(v.holder))}</sub>`);
   }
   if (v.advice) out.push("", "<details><summary>What to do</summary>", "", v.advice, "", "</details>");
   return out.join("\n") + "\n";

@@ -20,6 +20,12 @@ export interface TraceResult {
   traced: number;
   tracedPeak: number;
   /**
+   * run --trace-python sends the sites during the run too (every 10 s or more): such a result is replaced by the next,
+   * and the one sent as the process exits is final. A process that ends without it (os._exit, killed) leaves its
+   * last periodic one.
+   */
+  interim?: boolean;
+  /**
    * watch --trace-python: tracemalloc ran in the live program for a window, then was stopped. Its length, the
    * program's CPU share (cores) during it and just before it, and tracemalloc's own memory at its end.
    */
@@ -60,6 +66,8 @@ export interface HolderResult {
   path?: string;
   root?: string;
   hops?: HolderHop[];
+  /** A module global's or a class attribute's root: the file and line where its module assigns it (what GitHub annotates). */
+  where?: { file: string; line: number };
   /** When not found: why (the bound that stopped it). */
   why?: string;
   /** The search: levels climbed, gc.get_referrers passes, objects met, wall time, longest single pause (GIL held). */

@@ -131,7 +131,11 @@ export class AgentChannel {
       for (const wake of this.helloWaiters.get(msg.pid) ?? []) wake();
     }
     else if (msg.type === "report") this.latest.set(msg.pid, msg);
-    else if (msg.type === "trace") this.traces.set(msg.pid, msg);
+    // A periodic trace never replaces the final one (the agent's thread can send one while the process exits).
+    else if (msg.type === "trace") {
+      const had = this.traces.get(msg.pid);
+      if (!msg.interim || !had || had.interim) this.traces.set(msg.pid, msg);
+    }
     else if (msg.type === "trim") this.trims.set(msg.pid, msg);
     else if (msg.type === "holder") this.holders.set(msg.pid, msg);
     else if (msg.type === "test-start" || msg.type === "test-end") {

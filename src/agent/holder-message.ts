@@ -34,6 +34,9 @@ export function parseHolder(m: Record<string, unknown>, pid: number, t: number):
     out.hops = hops as HolderHop[];
     const root = text(m.root, 40);
     if (root !== undefined) out.root = root;
+    const where = m.where as Record<string, unknown> | null | undefined;
+    const file = text(where?.file, MAX_PATH);
+    if (file !== undefined && isNum(where?.line) && Number.isInteger(where.line) && where.line > 0) out.where = { file, line: where.line };
   } else {
     const why = text(m.why, MAX_NAME);
     if (why !== undefined) out.why = why;

@@ -104,7 +104,7 @@ export function parseAgentMessage(line: string): AgentMessage | undefined {
       if (!Array.isArray(m.sites) || !isNum(m.traced) || !isNum(m.tracedPeak)) return undefined;
       const sites = m.sites.slice(0, 20).map(site).filter((s): s is TraceSite => s !== undefined);
       const window = traceWindow(m.window);
-      return { type: "trace", pid, t, sites, traced: m.traced, tracedPeak: m.tracedPeak, ...(window && { window }) };
+      return { type: "trace", pid, t, sites, traced: m.traced, tracedPeak: m.tracedPeak, ...(window && { window }), ...(m.interim === true && { interim: true }) };
     }
     case "trim":
       if (!isNum(m.anonBefore) || !isNum(m.anonAfter)) return undefined;

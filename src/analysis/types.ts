@@ -67,6 +67,8 @@ export interface Finding {
   alsoFound?: Finding[];
   /** With --trace-python: the Python allocation sites that grew most after warm-up (tracemalloc). */
   sites?: { file: string; line: number; sizeDiff: number; countDiff: number; size: number }[];
+  /** The sites are the agent's last periodic ones (run --trace-python): the process ended without its final trace. */
+  sitesInterim?: true;
   /**
    * On a leak of Python objects or tensors: what holds the container the agent saw grow — the chain of references
    * from a root (module global, class, thread's running frame) to it, or why the bounded search found none — and what
@@ -81,6 +83,8 @@ export interface Finding {
     path?: string;
     root?: string;
     hops?: { kind: string; name: string }[];
+    /** Where the root is assigned in its module's source (a module global, a class attribute): file and line. */
+    where?: { file: string; line: number };
     why?: string;
     search: { levels: number; calls: number; objects: number; ms: number; longestPauseMs: number };
   };

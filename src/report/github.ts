@@ -10,7 +10,7 @@ import { truncate } from "./style.js";
 import { safeText } from "../base/safe-text.js";
 import { everyFinding } from "../analysis/every-finding.js";
 import { subjectLabel } from "./vocabulary.js";
-import { holderCost, holderHeadline, holderHops } from "./holder-lines.js";
+import { holderCost, holderHeadline, holderHops, holderWhere } from "./holder-lines.js";
 
 /** %, CR and LF must be escaped in workflow command messages (actions/toolkit command.ts escapeData). */
 export function escapeData(s: string): string {
@@ -23,11 +23,21 @@ export function escapeData(s: string): string {
  * checkout — GitHub attaches file= only to files of the repository, so a site in site-packages gets none.
  */
 export function siteProperties(doc: VerdictDocument, workspace: string | undefined): string {
-  const site = doc.verdict.sites?.[0];
-  if (!site || !workspace) return "";
+  return placeProperties(doc.verdict.sites?.[0], workspace);
+}
+
+/** file= and line= of a place in the checkout, or nothing for a place outside it. */
+function placeProperties(place: { file: string; line: number } | undefined, workspace: string | undefined): string {
+  if (!place || !workspace) return "";
   const root = workspace.endsWith("/") ? workspace : `${workspace}/`;
-  if (!site.file.startsWith(root)) return "";
-  return `file=${escapeProperty(site.file.slice(root.length))},line=${site.line},`;
+  if (!place.file.startsWith(root)) return "";
+  return `file=${escapeProperty(place.file.slice(root.length))},line=${place.line},`;
+}
+
+/** Where the holder's root is assigned (a module global, a class attribute), when it is in the checkout. */
+export function holderProperties(doc: VerdictDocument, workspace: string | undefined): string {
+  const holder = doc.verdict.holder;
+  return holder?.found ? placeProperties(holder.where, workspace) : "";
 }
 
 /** Properties (title=, file=) escape ',' and ':' as well (actions/toolkit command.ts escapeProperty). */
@@ -37,16 +47,20 @@ export function escapeProperty(s: string): string {
 
 /**
  * ::error per gate that fails the step, ::warning per gate left inconclusive (and for a leak no gate judged), each
- * at the allocation site when --trace-python found one in the checkout.
+ * at the allocation site when --trace-python found one in the checkout, else where the holder's root is assigned;
+ * and, when they point at the site, a ::notice where the holder's root is assigned, naming it.
  */
 export function annotations(doc: VerdictDocument, workspace?: string): string {
-  const at = siteProperties(doc, workspace);
+  const site = siteProperties(doc, workspace);
+  const held = holderProperties(doc, workspace);
+  const at = site || held;
   const gates = doc.gates ?? [];
   const lines = [
     ...gates.filter((g) => !g.passed).map((g) => `::error ${at}title=${escapeProperty(`memleak ${g.name}`)}::${escapeData(g.message)}`),
     ...gates.filter((g) => g.passed && g.result === "inconclusive").map((g) => `::warning title=${escapeProperty(`memleak ${g.name} inconclusive`)}::${escapeData(g.message)}`),
   ];
   if (!gates.some((g) => !g.passed) && doc.verdict.kind === "leak") lines.push(`::warning ${at}title=memleak::${escapeData(doc.verdict.summary)}`);
+  if (held && held !== at && doc.verdict.holder) lines.push(`::notice ${held}title=${escapeProperty("memleak: what holds the leak")}::${escapeData(holderHeadline(doc.verdict.holder))}`);
   return lines.length ? lines.join("\n") + "\n" : "";
 }
 
@@ -88,7 +102,8 @@ export function stepSummary(doc: VerdictDocument): string {
   }
   if (v.holder) {
     const hops = holderHops(v.holder);
-    out.push("", `**What holds it:** ${cell(holderHeadline(v.holder))}`, "", ...(hops ? [cell(hops), ""] : []), `<sub>${cell(holderCost(v.holder))}</sub>`);
+    const where = holderWhere(v.holder);
+    out.push("", `**What holds it:** ${cell(holderHeadline(v.holder))}`, "", ...(hops ? [cell(hops), ""] : []), ...(where ? [cell(where), ""] : []), `<sub>${cell(holderCost(v.holder))}</sub>`);
   }
   if (v.advice) out.push("", "<details><summary>What to do</summary>", "", v.advice, "", "</details>");
   return out.join("\n") + "\n";

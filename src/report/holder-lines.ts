@@ -19,6 +19,11 @@ export function holderHops(x: Holder): string | undefined {
   return x.hops?.length ? x.hops.map((hop) => `${hop.kind} ${hop.name}`).join(" → ") : undefined;
 }
 
+/** "assigned at /srv/app/views.py:9": where the root's module assigns it, when the agent found that line. */
+export function holderWhere(x: Holder): string | undefined {
+  return x.found && x.where ? `assigned at ${x.where.file}:${x.where.line}` : undefined;
+}
+
 /** watch --trace-python: what the window cost the program, from the finding's evidence; undefined without one. */
 export function traceWindowCost(f: Finding): string | undefined {
   const e = f.evidence;

@@ -14,6 +14,7 @@ import { safeText } from "../base/safe-text.js";
 import { clip, displayWidth, fit } from "./text-width.js";
 import { gpuSeries } from "../series/gpu-series.js";
 import { gpuFieldName } from "../sampling/gpu-fields.js";
+import { sitesText, type LiveSite } from "./live-sites.js";
 
 export interface LiveState {
   mode: "run" | "watch";
@@ -27,6 +28,8 @@ export interface LiveState {
   commands: Map<number, string>;
   /** The oldest PSS/USS of the latest sample, seconds (read under --pss-every and --smaps-budget). */
   pssAge?: number | undefined;
+  /** run --trace-python: the allocation sites that grew most since warm-up, as the agent last sent them. */
+  sites?: LiveSite[] | undefined;
 }
 
 /** "PSS ≤ 2 s old": how fresh the USS column and Σ PSS are. */
@@ -124,6 +127,7 @@ export function renderLive(s: LiveState, color: boolean, columns = 100): string 
       `${"cgroup".padEnd(8)}${truncate(`usage ${formatBytes(cg.usage)}  working set ${formatBytes(cg.workingSet)}  cache ${formatBytes(cg.stat?.file)}`, textWidth - 1).padEnd(textWidth)}${delta(usage).padStart(11)}  ${spark(usage, w.spark)}`,
     );
   }
+  if (s.sites?.length) lines.push(`${c.bold("sites:")} ${truncate(sitesText(s.sites), Math.max(20, columns - 8))}`);
   lines.push(`${c.bold("so far:")} ${truncate(safeText(soFarText(s.soFar)), Math.max(20, columns - 9))}`);
   // When will it fall over, on its own line: the verdict's sentence above is cut to the terminal's width.
   if (s.soFar?.timeToLimit) lines.push(`${c.bold("limit:")} ${truncate(timeToLimitText(s.soFar.timeToLimit), Math.max(20, columns - 8))}`);
@@ -141,6 +145,7 @@ export function renderProgress(s: LiveState): string {
   if (pss?.length) parts.push(`Σ PSS ${formatBytes(pss[pss.length - 1])} (${delta(pss)}${s.pssAge !== undefined ? `, ${pssAgeText(s.pssAge)}` : ""})`);
   const usage = s.set.cgroup.cgroup?.ys;
   if (usage?.length) parts.push(`cgroup ${formatBytes(usage[usage.length - 1])} (${delta(usage)})`);
+  if (s.sites?.length) parts.push(`sites ${sitesText(s.sites.slice(0, 2))}`);
   parts.push(`so far: ${s.soFar ? s.soFar.kind + (s.soFar.pid !== undefined ? ` (PID ${s.soFar.pid})` : "") + alsoText(s.soFar) : "collecting"}`);
   const t = s.soFar?.timeToLimit;
   if (t) parts.push(`${t.limit.kind === "machine" ? "machine memory" : "limit"} in ~${spanText(t.seconds)} (${rangeText(t.secondsMin, t.secondsMax)})`);

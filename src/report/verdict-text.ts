@@ -20,7 +20,7 @@ import { nativeStackLines } from "./native-stacks-text.js";
 import { clip, displayWidth, wrap } from "./text-width.js";
 import { evidenceValue, KIND_LABEL, kindColour, subjectText } from "./vocabulary.js";
 import { everyFinding } from "../analysis/every-finding.js";
-import { holderCost, holderHeadline, holderHops, traceWindowCost } from "./holder-lines.js";
+import { holderCost, holderHeadline, holderHops, holderWhere, traceWindowCost } from "./holder-lines.js";
 import { evidenceLabel } from "./evidence-labels.js";
 import { rateShown } from "./rate-shown.js";
 
@@ -83,6 +83,7 @@ function holderLines(x: NonNullable<Finding["holder"]>, columns: number, c: Chal
   return [
     ...wrap(safeText(holderHeadline(x)), columns, "  ", "    "),
     ...(hops ? wrap(safeText(hops), columns, "  ", "    ").map((l) => c.dim(l)) : []),
+    ...[holderWhere(x)].flatMap((where) => (where ? wrap(safeText(where), columns, "  ", "    ").map((l) => c.dim(l)) : [])),
     ...wrap(holderCost(x), columns, "  ", "    ").map((l) => c.dim(l)),
   ];
 }

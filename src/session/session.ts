@@ -35,6 +35,7 @@ import { GpuDriver } from "../system/gpu-driver.js";
 import { INTERIM_POINTS, InterimVerdicts } from "./interim/verdicts.js";
 import { liveNames, SessionPresenter } from "./presenter.js";
 import { openRecorder, type SessionRecorder } from "../recording/session-writer.js";
+import { topSites } from "../report/live-sites.js";
 import type { StopReason, Wakeup } from "./wakeup.js";
 import type { MetricsSink } from "./metrics-export.js";
 
@@ -169,7 +170,7 @@ class Session {
       const elapsed = (Date.now() - this.started) / 1000;
       this.interim.consider(elapsed, this.builder.set, () => this.classifyInput());
       const { builder, latest, interim, sampler } = this;
-      this.presenter.tick(elapsed, () => ({ set: builder.set, latest, soFar: interim.soFar, commands: liveNames(sample, sampler.totals.seen), pssAge: sampler.totals.pssAgeNow }));
+      this.presenter.tick(elapsed, () => ({ set: builder.set, latest, soFar: interim.soFar, commands: liveNames(sample, sampler.totals.seen), pssAge: sampler.totals.pssAgeNow, sites: this.target.agent && topSites(this.target.agent.traces.values()) }));
       this.target.metrics?.update(sample, interim.soFarDoc);
       if (o.duration !== undefined && elapsed >= o.duration) {
         wakeup.stop("duration");

@@ -8,7 +8,8 @@ arena and walks the bins, so it is rate-limited to ≤ 0.5% of one core by its o
 read at the same low rate (arena count, allocator detection); the census walks the objects the GC tracks at most
 every 5 s, and no more often than keeps its own CPU under 0.5% of one core (~1 ms for a plain script, ~20 ms with
 PyTorch loaded: every 5 s), in a loop that competes with the program's threads for the GIL, so it is skipped on heaps
-of over a million objects; and never in a process that shares pages with forked relatives (see there).
+of over a million objects; in a process that shares pages with forked relatives (gunicorn's workers) it looks only at
+the containers the program's own modules hold, near their globals (see _near_globals).
 tracemalloc (--trace-python) is the exception: it slows allocation-heavy code down noticeably, which is why it is
 opt-in.
 """
@@ -394,6 +395,95 @@ def _untracked_dicts():
 _LIBRARY_DIRS = tuple({os.path.join(p, "lib") for p in (sys.base_prefix, sys.prefix, sys.exec_prefix)} | {"/usr/lib/python3/"})
 
 
+_NEAR_SMALL = 32  # a container held by a global with at most this many items is looked into (REGISTRY['users'])
+
+
+def _near_globals(containers):
+    """The census of a process that shares pages with forked relatives: the containers the program's own modules hold
+    within two references of their globals — a global (`PAGES`), an attribute of a class defined there or of an
+    object a global holds (`app.cache`, `service._history`), a function's default argument or closure cell, and the
+    containers inside a small container a global holds (`REGISTRY['users']`). A full walk writes the reference count
+    of every object on the heap, and copy-on-write copies each page it writes: in a gunicorn --preload worker of a
+    Flask app that was 10.3 MiB of the worker's 20 MiB of shared memory, as much as a full collection copies; this
+    copies 1.5 MiB, nearly all of it for reading each loaded module's name and file (0.4 MiB of 4.5 without --preload;
+    BENCHMARKS.md §k′). Once copied a page stays the process's own: later walks copy nothing more. A container only
+    the interpreter's library or an installed package holds, or only a running frame, is not seen here."""
+    found = []
+    seen = set()
+
+    def keep(v):
+        if type(v) in containers and id(v) not in seen:
+            seen.add(id(v))
+            found.append(v)
+            return True
+        return False
+
+    def held_by(v, name):
+        kind = type(v)
+        if kind in containers:
+            if keep(v) and len(v) <= _NEAR_SMALL:
+                for x in list(v.values() if issubclass(kind, dict) else v):
+                    keep(x)
+            return []
+        if issubclass(kind, type):
+            namespace = _CLASS_NAMESPACE.__get__(v)
+            return list(namespace.values()) if namespace.get("__module__") == name else []
+        if kind is _FunctionType:
+            cells = [c.cell_contents for c in (v.__closure__ or ()) if _cell_filled(c)]
+            return list(v.__defaults__ or ()) + list((v.__kwdefaults__ or {}).values()) + cells
+        if issubclass(kind, _ModuleType):
+            return []
+        attrs = _plain_attributes(v)
+        return list(attrs.values()) if attrs is not None else []
+
+    for name, module in list(sys.modules.items()):
+        if not issubclass(type(module), _ModuleType) or not _programs_own(module) or _agents_own(module):
+            continue
+        try:
+            for v in list(module.__dict__.values()):
+                for x in held_by(v, name):
+                    keep(x)
+        except Exception:  # a global changed meanwhile (another thread): what was found so far stands
+            continue
+    return found
+
+
+def _cell_filled(cell):
+    try:
+        cell.cell_contents
+        return True
+    except ValueError:  # an empty cell
+        return False
+
+
+_FunctionType = type(_cell_filled)
+_CLASS_NAMESPACE = type.__dict__["__dict__"]  # a class's own namespace, whatever its metaclass says
+_PLAIN_DICT_SLOT = type(_CLASS_NAMESPACE)  # getset_descriptor: how CPython's own __dict__ is read
+
+
+def _plain_attributes(obj):
+    """An object's attribute dict when CPython's own descriptor gives it, read without running any of the program's
+    code: a class may define __dict__ as a property, or a proxy (werkzeug's LocalProxy) resolve it to another object."""
+    for klass in type(obj).__mro__:
+        slot = _CLASS_NAMESPACE.__get__(klass).get("__dict__")
+        if slot is not None:
+            if type(slot) is not _PLAIN_DICT_SLOT:
+                return None
+            try:
+                attrs = slot.__get__(obj)
+            except Exception:
+                return None
+            return attrs if type(attrs) is dict else None
+    return None
+_AGENT_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _agents_own(module):
+    """This agent and the modules it loads from beside it: their state is not the program's."""
+    path = getattr(module, "__file__", None)
+    return isinstance(path, str) and os.path.dirname(os.path.abspath(path)) == _AGENT_DIR
+
+
 def _programs_own(module):
     """A module of the program, not of the interpreter's library or of an installed package (by its file's path)."""
     path = getattr(module, "__file__", None)
@@ -416,12 +506,17 @@ def _census_walk(interval, force):
         return _census["cached"]
     if sys.getallocatedblocks() > _CENSUS_MAX_BLOCKS:
         return {"skipped": 1, "why": "over a million objects"}
-    if _shares_pages_with_relatives():
+    shared = _shares_pages_with_relatives()
+    if _census.get("scope") is None:
+        _census["scope"] = "near globals" if shared else "heap"
+    if shared and _census["scope"] == "heap":
+        # It forked after the walks started over the whole heap: a narrower walk would be another series.
         _census["last"] = now
         _census["cached"] = {"skipped": 1, "why": "shares pages with forked relatives"}
         return _census["cached"]
+    near = _census["scope"] == "near globals"
     torch = sys.modules.get("torch")
-    tensor_type = getattr(torch, "Tensor", None) if torch is not None else None
+    tensor_type = getattr(torch, "Tensor", None) if torch is not None and not near else None
     containers = _container_types()
     t0 = time.thread_time()
     items = 0
@@ -431,7 +526,7 @@ def _census_walk(interval, force):
     # The walk's own containers are in the list too (big holds itself by the time the walk reaches it): once freed,
     # a program's new list can get the address and inherit their length.
     own = {id(big), id(storages), id(_census), id(_census["seen"])}
-    for o in _tracked(containers, tensor_type):
+    for o in _near_globals(containers) if near else _tracked(containers, tensor_type):
         kind = type(o)
         if kind in containers and id(o) not in own:
             n = len(o)
@@ -450,6 +545,8 @@ def _census_walk(interval, force):
             except Exception:  # sparse, meta or otherwise storage-less tensors
                 pass
     out = {"containerItems": items}
+    if near:
+        out["scope"] = "near globals"  # containerItems counts those containers only
     # The container that gained most items since the walks started following it: what a leak fills. On the first
     # walk every container starts from its length then; one that enters the largest later was small or not there,
     # and counts from 0 (over-counting by at most what the smallest followed container held).
@@ -735,6 +832,8 @@ def _report_locked(interval, force, census):
 
 _trace = {"baseline": None}
 _TRACE_FRAMES = 6
+_TRACE_EVERY = 10.0  # seconds: the sites that grew are sent during the run this often at most,
+_TRACE_SHARE = 0.01  # and no more often than keeps the snapshots' CPU under 1% of one core
 
 
 def _trace_start():
@@ -744,22 +843,48 @@ def _trace_start():
     # filtered out by any frame being in this file; statistics still group by the innermost frame.
     tracemalloc.start(_TRACE_FRAMES)
     warmup = _env_float("MEMLEAK_TRACE_WARMUP", 5.0)
+    every = max(1.0, _env_float("MEMLEAK_TRACE_EVERY", _TRACE_EVERY))
+    stop, pid = _state["stop"], os.getpid()
 
-    def take_baseline():
-        time.sleep(warmup)
+    def baseline_then_sites():
+        """The baseline after warm-up, then the sites that grew since, every `every` seconds or more: the live view
+        and the report have them while the program runs, and a process that ends without running atexit (os._exit,
+        killed) leaves its last ones. Each costs in proportion to the live traces (~0.3-0.9 s of CPU per 100,000 on
+        this project's loaded machine, BENCHMARKS.md §k″): the gap stretches so that they keep under _TRACE_SHARE of
+        one core (every ~30-90 s at 100,000 traces, every 5-15 minutes at a million)."""
+        if stop.wait(warmup):
+            return
         _trace["baseline"] = tracemalloc.take_snapshot()
+        _trace["totals"] = None
+        if os.environ.get("MEMLEAK_PYTEST_REPEAT"):
+            return  # memleak pytest: a snapshot holds measure_lock for up to seconds, and the tests' readings wait on it
+        gap = every
+        while not stop.wait(gap) and os.getpid() == pid and _trace["baseline"] is not None:
+            t0 = time.thread_time()
+            try:
+                _trace_report(interim=True)
+            except Exception:
+                pass
+            gap = max(every, (time.thread_time() - t0) / _TRACE_SHARE)
 
-    threading.Thread(target=take_baseline, name="memleak-trace-baseline", daemon=True).start()
+    threading.Thread(target=baseline_then_sites, name="memleak-trace-sites", daemon=True).start()
 
 
-def _trace_report():
+def _trace_report(interim=False):
     import tracemalloc
 
-    if not tracemalloc.is_tracing() or _trace["baseline"] is None:
+    baseline = _trace["baseline"]
+    if not tracemalloc.is_tracing() or baseline is None:
         return
-    top = _grown_sites(_trace["baseline"], tracemalloc.take_snapshot())
+    # Held like a report: the pytest plugin's readings never count a snapshot's transient objects.
+    with measure_lock:
+        top = _grown_sites_by_line(baseline, tracemalloc.take_snapshot()) if interim else _grown_sites(baseline, tracemalloc.take_snapshot())
+    baseline = None
     current, peak = tracemalloc.get_traced_memory()
-    _send({"type": "trace", "pid": os.getpid(), "t": time.time(), "sites": top, "traced": current, "tracedPeak": peak})
+    message = {"type": "trace", "pid": os.getpid(), "t": time.time(), "sites": top, "traced": current, "tracedPeak": peak}
+    if interim:
+        message["interim"] = True  # a later one replaces it; the one at exit is final
+    _send(message)
 
 
 def _grown_sites(baseline, now):
@@ -779,6 +904,38 @@ def _grown_sites(baseline, now):
         frame = st.traceback[0]
         top.append({"file": frame.filename, "line": frame.lineno, "sizeDiff": st.size_diff, "countDiff": st.count_diff, "size": st.size})
     return top
+
+
+def _line_totals(snapshot):
+    """(file, line) → (bytes, blocks) of a snapshot's live allocations, by the line that made them."""
+    out = {}
+    for st in snapshot.statistics("lineno"):
+        frame = st.traceback[0]
+        out[(frame.filename, frame.lineno)] = (st.size, st.count)
+    return out
+
+
+def _grown_sites_by_line(baseline, now):
+    """_grown_sites for the sites sent during the run, at a fraction of its cost: the baseline is grouped once (kept
+    beside it), and the agent's own allocations are left out by the line that made them. _grown_sites's filter runs
+    over every trace's every frame, in Python: 6.8 s of CPU for 100,000 traces on this project's loaded machine,
+    where grouping them took 0.9 s. What the agent allocates through another module (json) is transient: a report
+    is sent and dropped before the next."""
+    import tracemalloc
+
+    if _trace.get("totals") is None:
+        _trace["totals"] = _line_totals(baseline)
+    before = _trace["totals"]
+    own = (tracemalloc.__file__, __file__)
+    grown = []
+    for (filename, lineno), (size, count) in _line_totals(now).items():
+        if filename in own or filename.startswith("<frozen importlib._bootstrap"):
+            continue
+        size0, count0 = before.get((filename, lineno), (0, 0))
+        if size > size0:
+            grown.append({"file": filename, "line": lineno, "sizeDiff": size - size0, "countDiff": count - count0, "size": size})
+    grown.sort(key=lambda s: s["sizeDiff"], reverse=True)
+    return grown[:10]
 
 
 _TRACE_BEFORE = 5.0  # seconds of the program's CPU measured untraced before a window, to compare the window's with
@@ -1074,6 +1231,7 @@ def _after_fork_in_child():
         _census["cached"] = None
         _census["seen"] = {}
         _census["walked"] = None
+        _census["scope"] = None
         _census["suspect"] = _census["candidate"] = _census["searched"] = None
         _state["forked"] = True
         parent_connected = _state["sock"] is not None

@@ -306,5 +306,88 @@ def _path(found, held, toward):
     else:
         root = (kind, name)
     text, hops = describe(root, nodes)
+    if kind == "module":
+        where = assigned_at(name, key) if key is not None else None
+    elif kind == "class":
+        cls = nodes[0]
+        attribute = hops[1]["name"] if len(hops) > 1 and hops[1]["kind"] == "class attribute" else None
+        where = class_attribute_at(getattr(cls, "__module__", None), getattr(cls, "__qualname__", ""), attribute)
+    else:
+        where = None
     nodes = None
-    return {"path": text, "root": root[0] if kind != "class" or len(hops) < 2 else "class attribute", "hops": hops}
+    out = {"path": text, "root": root[0] if kind != "class" or len(hops) < 2 else "class attribute", "hops": hops}
+    if where is not None:
+        out["where"] = {"file": where[0], "line": where[1]}
+    return out
+
+
+_MAX_SOURCE = 2_000_000  # characters of a module's source read to find where a name is assigned
+
+
+def _source_lines(module_name):
+    """The module's file and its lines, if it was loaded from a .py file that is still there."""
+    module = sys.modules.get(module_name) if isinstance(module_name, str) else None
+    path = getattr(module, "__file__", None)
+    if not isinstance(path, str) or not path.endswith(".py"):
+        return None, None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return path, f.read(_MAX_SOURCE).split("\n")
+    except OSError:
+        return None, None
+
+
+def _assigns(line, name, indented):
+    """Whether the line assigns `name` (`NAME = …`, `NAME: T = …`, `NAME += …`, `A = NAME = …`, or binds it with
+    `def NAME(` or `class NAME`: a function's closure cell, default argument or lru_cache), at the module's top level
+    or, `indented`, in a class body."""
+    stripped = line.lstrip()
+    if (line != stripped) != indented:
+        return False
+    for keyword in ("def ", "async def ", "class "):
+        if stripped.startswith(keyword + name) and stripped[len(keyword) + len(name):][:1] in ("(", ":"):
+            return True
+    after = stripped[len(name):] if stripped.startswith(name) else None
+    if after is not None and not (after[:1].isalnum() or after[:1] == "_"):
+        rest = after.lstrip()
+        if rest.startswith(":"):  # an annotation, then maybe a value
+            rest = rest[1:].partition("=")[1]
+        if rest[:1] == "=" and rest[:2] != "==" or rest[:2] in ("+=", "|="):
+            return True
+    targets = [t.strip() for t in stripped.split("=")[:-1]]  # a chain: `A = NAME = {}` (`==` leaves an empty part)
+    return name in targets and all(t.isidentifier() for t in targets)
+
+
+def assigned_at(module_name, name):
+    """(file, line) of the first assignment of `name` at its module's top level, read from the module's source — a
+    line scan, not the ast module: nothing new is imported into the program, and no single call holds the GIL over a
+    long file. None when the source is not there or no such line is."""
+    path, lines = _source_lines(module_name)
+    if lines is None or not name.isidentifier():
+        return None
+    for number, line in enumerate(lines, 1):
+        if _assigns(line, name, False):
+            return path, number
+    return None
+
+
+def class_attribute_at(module_name, qualname, attribute):
+    """(file, line) of `attribute`'s assignment in the body of the class named by `qualname` (its last part), or of
+    the class statement when the attribute is not assigned there (set from outside, or a nested class's)."""
+    path, lines = _source_lines(module_name)
+    name = qualname.rpartition(".")[2]
+    if lines is None or not name.isidentifier():
+        return None
+    for number, line in enumerate(lines, 1):
+        stripped = line.lstrip()
+        if not stripped.startswith("class " + name) or not stripped[6 + len(name):][:1] in ("(", ":", " "):
+            continue
+        depth = len(line) - len(stripped)
+        for offset, body in enumerate(lines[number:], number + 1):
+            inner = body.lstrip()
+            if inner and not inner.startswith("#") and len(body) - len(inner) <= depth:
+                break  # the class body ended
+            if attribute and len(body) - len(inner) > depth and _assigns(body, attribute, True):
+                return path, offset
+        return path, number
+    return None

@@ -34,6 +34,7 @@ export function holderField(h: HolderResult): NonNullable<Finding["holder"]> {
     ...(h.path !== undefined && { path: h.path }),
     ...(h.root !== undefined && { root: h.root }),
     ...(h.hops !== undefined && { hops: h.hops }),
+    ...(h.where !== undefined && { where: h.where }),
     ...(h.why !== undefined && { why: h.why }),
     search: { levels: h.levels, calls: h.calls, objects: h.objects, ms: h.ms, longestPauseMs: h.longestMs },
   };

@@ -81,7 +81,10 @@ export function analyzeProcess(ps: ProcessSeries, subject: Subject & { type: "pr
     f.caveats.push(allocator.note);
   }
   const trace = ctx.agentResults?.traces.get(ps.pid);
-  if (trace && trace.sites.length > 0) f.sites = trace.sites;
+  if (trace && trace.sites.length > 0) {
+    f.sites = trace.sites;
+    if (trace.interim) f.sitesInterim = true;
+  }
   if (trace?.window) {
     // watch --trace-python: what tracemalloc cost the program while it ran.
     f.evidence.traceWindowSeconds = trace.window.seconds;

@@ -92,7 +92,8 @@ function sitesTable(v: Finding): string {
     .map((s) => `<tr><td class="num">+${h(formatBytes(s.sizeDiff))}</td><td class="num">${s.countDiff >= 0 ? "+" : ""}${h(s.countDiff)}</td><td class="num">${h(formatBytes(s.size))}</td><td><code>${h(s.file)}:${h(s.line)}</code></td></tr>`);
   const window = traceWindowCost(v);
   const heading = window ? "Allocation sites that grew during the trace window" : "Allocation sites that grew since warm-up";
-  const note = window ? `From tracemalloc (watch --trace-python): the lines of Python whose live allocations grew most during the window. ${h(window)}.` : "From tracemalloc (--trace-python): the lines of Python whose live allocations grew most between the end of warm-up and the end of the run.";
+  const until = v.sitesInterim ? "the agent's last periodic report (the process ended without its final one)" : "the end of the run";
+  const note = window ? `From tracemalloc (watch --trace-python): the lines of Python whose live allocations grew most during the window. ${h(window)}.` : `From tracemalloc (--trace-python): the lines of Python whose live allocations grew most between the end of warm-up and ${until}.`;
   return `<section class="sites" id="sites"><h2>${heading}</h2><p class="note">${note}</p><table><thead><tr><th class="num">grew by</th><th class="num">blocks</th><th class="num">now</th><th>where</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
 }
 

@@ -1,6 +1,6 @@
 /** The HTML report's "What holds it" panel: the chain of references to the growing container, hop by hop. */
 import type { Finding } from "../../analysis/types.js";
-import { holderCost } from "../holder-lines.js";
+import { holderCost, holderWhere } from "../holder-lines.js";
 import { escapeHtml as h } from "./escape.js";
 
 export function holderPanel(v: Finding): string {
@@ -13,5 +13,7 @@ export function holderPanel(v: Finding): string {
   const hops = x.hops?.length
     ? `<ol class="hops">${x.hops.map((hop) => `<li><span class="hop-kind">${h(hop.kind)}</span> <code>${h(hop.name)}</code></li>`).join("")}</ol>`
     : "";
-  return `<section class="sites holder" id="holder"><h2>What holds it</h2>${head}${hops}<p class="note">Found inside the process by memleak's agent (a bounded walk of the references toward the roots); ${h(holderCost(x))}.</p></section>`;
+  const where = holderWhere(x);
+  const assigned = where ? `<p class="holder-where">${h(where.replace(/^assigned at /, "Assigned at "))}</p>` : "";
+  return `<section class="sites holder" id="holder"><h2>What holds it</h2>${head}${hops}${assigned}<p class="note">Found inside the process by memleak's agent (a bounded walk of the references toward the roots); ${h(holderCost(x))}.</p></section>`;
 }

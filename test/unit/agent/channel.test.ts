@@ -33,6 +33,21 @@ describe("the agent socket", () => {
     s.destroy();
   });
 
+  it("run --trace-python's periodic sites: each replaces the last, and none replaces the final one sent at exit", async () => {
+    ch = await AgentChannel.open();
+    const s = await connect(ch.socketPath);
+    const trace = (t: number, line: number, interim: boolean) =>
+      JSON.stringify({ type: "trace", pid: 4242, t, sites: [{ file: "a.py", line, sizeDiff: 10, countDiff: 1, size: 10 }], traced: 1, tracedPeak: 1, ...(interim && { interim: true }) }) + "\n";
+    s.write(hello(4242) + trace(1, 1, true) + trace(2, 2, true));
+    await settle();
+    expect(ch.traces.get(4242)).toMatchObject({ interim: true, sites: [{ line: 2 }] });
+    s.write(trace(3, 3, false) + trace(4, 4, true)); // the agent's thread sent one more while the process exited
+    await settle();
+    expect(ch.traces.get(4242)?.sites[0]?.line).toBe(3);
+    expect(ch.traces.get(4242)?.interim).toBeUndefined();
+    s.destroy();
+  });
+
   it("keeps the pytest plugin's test marks in order and hands each to the recording once", async () => {
     ch = await AgentChannel.open();
     const s = await connect(ch.socketPath);

@@ -5,7 +5,9 @@
  * that grows at two walks in a row, once.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO } from "../../helpers/fixtures.js";
 
@@ -28,7 +30,12 @@ function pythons(): string[] {
  * thread's frames are not roots), so the main thread holds nothing but what the program does.
  */
 function run(python: string, body: string): Record<string, unknown>[] {
-  const code = `
+  return JSON.parse(execFileSync(python, ["-c", program(body)], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })) as Record<string, unknown>[];
+}
+
+/** The Python that `run` runs (or a script holds): `body` between the probe's definition and the results printed. */
+function program(body: string): string {
+  return `
 import json, sys, threading
 sys.path.insert(0, ${JSON.stringify(AGENT_DIR)})
 import memleak_holder as holder
@@ -41,7 +48,6 @@ def probe(get):
     out.append(got[0])
 ${body}
 print(json.dumps(out))`;
-  return JSON.parse(execFileSync(python, ["-c", code], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })) as Record<string, unknown>[];
 }
 
 /** One program per kind of root, each leaking into a list of Item through it. */
@@ -112,6 +118,30 @@ describe.each(pythons())("the holder search under %s", (python) => {
       const r = results[i]!;
       expect(r, CASES[i]![0]).toMatchObject({ found: true, path });
       expect((r.hops as { kind: string }[]).at(-1)!.kind, CASES[i]![0]).toBe(lastHop);
+    }
+  });
+
+  it("says where the root is assigned in its module's source: the line a GitHub annotation points at", () => {
+    // As a script (a module loaded from a file): `python -c` has no source to read.
+    const dir = mkdtempSync(join(tmpdir(), "memleak-holder-where-"));
+    const script = join(dir, "program.py");
+    const probes = CASES.filter(([, , , hop]) => hop !== "thread frame").map(([, get]) => `probe(${get})`);
+    writeFileSync(script, program(PROGRAM + probes.join("\n")));
+    try {
+      const results = JSON.parse(execFileSync(python, [script], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })) as { where?: { file: string; line: number } }[];
+      const lines = readFileSync(script, "utf8").split("\n");
+      const at = (r: { where?: { file: string; line: number } }) => (r.where ? `${r.where.file === script ? "" : r.where.file}:${lines[r.where.line - 1]!.trim()}` : undefined);
+      expect(results.map(at)).toEqual([
+        ":EVENTS = []                                   # module global",
+        ":_cache = {}                               # class attribute",
+        ":service = Service()",
+        ":log = make_logger()",
+        ":def remember(x, seen=[]):                     # default argument",
+        ":def render(n):",
+        ':REGISTRY = {"users": []}                      # an item of a global dict',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -41,6 +41,24 @@ describe("GitHub Actions output", () => {
     expect(annotations(site("/home/runner/work/app/app/a.py"))).toMatch(/^::error title=/);
   });
 
+  it("a holder's root assigned in the checkout: the annotations point there without a site; with one, a notice names it there", () => {
+    const ws = "/home/runner/work/app/app";
+    const holder = { container: "dict of str", length: 644, found: true, path: "views.PAGES", root: "module global", hops: [], where: { file: `${ws}/app/views.py`, line: 10 }, search: { levels: 1, calls: 1, objects: 1, ms: 1, longestPauseMs: 1 } };
+    const held = { ...doc, gates: [], verdict: { ...doc.verdict, summary: "leaks", holder } } as unknown as VerdictDocument;
+    expect(annotations(held, ws)).toBe("::warning file=app/views.py,line=10,title=memleak::leaks\n");
+    const gated = { ...held, gates: doc.gates } as unknown as VerdictDocument;
+    expect(annotations(gated, ws)).toMatch(/^::error file=app\/views\.py,line=10,title=memleak max-growth::/);
+    const sited = { ...held, verdict: { ...held.verdict, sites: [{ file: `${ws}/app/render.py`, line: 22, sizeDiff: 1, countDiff: 1, size: 1 }] } } as unknown as VerdictDocument;
+    expect(annotations(sited, ws)).toBe(
+      "::warning file=app/render.py,line=22,title=memleak::leaks\n::notice file=app/views.py,line=10,title=memleak%3A what holds the leak::views.PAGES (dict of str, 644 items)\n",
+    );
+    // Outside the checkout, or not found: nowhere to point.
+    const outside = { ...held, verdict: { ...held.verdict, holder: { ...holder, where: { file: "/usr/lib/python3/dist-packages/x.py", line: 3 } } } } as unknown as VerdictDocument;
+    expect(annotations(outside, ws)).toBe("::warning title=memleak::leaks\n");
+    const notFound = { ...held, verdict: { ...held.verdict, holder: { ...holder, found: false } } } as unknown as VerdictDocument;
+    expect(annotations(notFound, ws)).toBe("::warning title=memleak::leaks\n");
+  });
+
   it("argv and names from the target are inert in the step summary and in the stderr lines", () => {
     const hostile = {
       ...doc,

@@ -73,6 +73,16 @@ describe("what holds it, in the reports", () => {
     expect(md).not.toContain("<script>");
   });
 
+  it("where the root is assigned, when the agent found the line: in the terminal, the HTML panel and the step summary", () => {
+    const x = { ...found, where: { file: "/srv/app/state.py", line: 9 } };
+    expect(renderVerdict(withHolder(x), false)).toContain("  module global app.state.service → attribute _history\n  assigned at /srv/app/state.py:9\n  searched 2 levels");
+    expect(holderPanel(withHolder(x).verdict)).toContain('<p class="holder-where">Assigned at /srv/app/state.py:9</p>');
+    expect(stepSummary(withHolder(x))).toContain("\nassigned at /srv/app/state.py:9\n");
+    // Without it, no such line anywhere.
+    expect(renderVerdict(withHolder(found), false)).not.toContain("assigned at");
+    expect(holderPanel(withHolder(found).verdict)).not.toContain("holder-where");
+  });
+
   it("the HTML panel lists each hop with its kind", () => {
     expect(holderPanel(withHolder(found).verdict)).toContain('<ol class="hops"><li><span class="hop-kind">module global</span> <code>app.state.service</code></li><li><span class="hop-kind">attribute</span> <code>_history</code></li></ol>');
   });

@@ -11,6 +11,8 @@ import { say } from "../../../src/report/wording/index.js";
 import { phrase, type Phrase } from "../../../src/analysis/phrases.js";
 import type { JudgedFinding } from "../../../src/analysis/judgement.js";
 import { MB, synthesize } from "../../helpers/synthetic-samples.js";
+import { sitesText, topSites } from "../../../src/report/live-sites.js";
+import type { TraceResult } from "../../../src/agent/agent-results.js";
 
 function state(pssAge?: number, rootCommand = "python3 train.py --config configs/a-rather-long-experiment-name.yaml"): LiveState {
   const samples = synthesize({
@@ -95,5 +97,39 @@ describe("the live view's sparklines do not alarm on noise", () => {
     const view = renderLive({ mode: "run", rootPid: 100, command: "python3 idle.py", elapsed: 60, set: b.set, latest: samples.at(-1), soFar: undefined, commands: new Map([[100, "python3 idle.py"]]) }, false, 120);
     const row = view.split("\n").find((l) => l.startsWith("100 "))!;
     expect(row).toMatch(/ ▁+$/);
+  });
+});
+
+describe("run --trace-python's sites in the live view, as the agent sends them", () => {
+  const trace = (pid: number, sites: [file: string, line: number, sizeDiff: number][]): TraceResult => ({
+    type: "trace",
+    pid,
+    t: 1,
+    traced: 0,
+    tracedPeak: 0,
+    interim: true,
+    sites: sites.map(([file, line, sizeDiff]) => ({ file, line, sizeDiff, countDiff: Math.round(sizeDiff / 100), size: sizeDiff })),
+  });
+  const traces = [trace(101, [["/srv/app/views.py", 12, 3 * MB], ["/srv/app/util.py", 4, 1000]]), trace(102, [["/srv/app/cache.py", 40, 8 * MB]])];
+
+  it("the sites that grew most over every process, the file's name and line", () => {
+    const top = topSites(traces, 2);
+    expect(top.map((s) => [s.pid, s.line])).toEqual([[102, 40], [101, 12]]);
+    expect(sitesText(top)).toBe("cache.py:40 +8.00 MiB (+83886) · views.py:12 +3.00 MiB (+31457)");
+  });
+
+  it.each([80, 120, 40])("a 'sites:' line above the verdict so far, within %i columns; the progress line has them too", (columns) => {
+    const s = { ...state(1.5), sites: topSites(traces) };
+    const lines = renderLive(s, false, columns).split("\n");
+    const at = lines.findIndex((l) => l.startsWith("sites: cache.py:40 +8.00 MiB"));
+    expect(at, lines.join("\n")).toBeGreaterThan(0);
+    expect(lines[at + 1]).toMatch(/^so far:/);
+    for (const line of lines) expect(displayWidth(line), line).toBeLessThan(columns);
+    expect(renderProgress(s)).toContain("sites cache.py:40 +8.00 MiB (+83886) · views.py:12 +3.00 MiB (+31457)");
+  });
+
+  it("no line without sites", () => {
+    expect(renderLive({ ...state(1.5), sites: [] }, false, 100)).not.toContain("sites:");
+    expect(renderProgress(state(1.5))).not.toContain("sites");
   });
 });

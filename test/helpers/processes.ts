@@ -69,13 +69,16 @@ export interface Run {
 }
 
 /** Runs the built CLI and captures everything, whatever the exit code. */
-export async function memleak(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+/** @param onStderr told each piece of stderr as it comes (to act once memleak has said it started, not after a sleep). */
+export async function memleak(args: string[], env: NodeJS.ProcessEnv = {}, onStderr?: (text: string) => void): Promise<Run> {
   try {
-    const r = await execFileP(process.execPath, [MEMLEAK, ...args], {
+    const running = execFileP(process.execPath, [MEMLEAK, ...args], {
       cwd: REPO,
       env: { ...process.env, NO_COLOR: "1", ...env },
       maxBuffer: 64 << 20,
     });
+    if (onStderr) running.child.stderr?.on("data", (d: Buffer) => onStderr(d.toString()));
+    const r = await running;
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };

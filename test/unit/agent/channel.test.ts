@@ -39,10 +39,12 @@ describe("the agent socket", () => {
     const trace = (t: number, line: number, interim: boolean) =>
       JSON.stringify({ type: "trace", pid: 4242, t, sites: [{ file: "a.py", line, sizeDiff: 10, countDiff: 1, size: 10 }], traced: 1, tracedPeak: 1, ...(interim && { interim: true }) }) + "\n";
     s.write(hello(4242) + trace(1, 1, true) + trace(2, 2, true));
-    await settle();
+    await until(() => ch!.traces.get(4242)?.sites[0]?.line === 2);
     expect(ch.traces.get(4242)).toMatchObject({ interim: true, sites: [{ line: 2 }] });
-    s.write(trace(3, 3, false) + trace(4, 4, true)); // the agent's thread sent one more while the process exited
-    await settle();
+    // The agent's thread sent one more while the process exited; a later line on the same socket (another hello)
+    // says when both were read.
+    s.write(trace(3, 3, false) + trace(4, 4, true) + hello(4343));
+    await until(() => ch!.hello.has(4343));
     expect(ch.traces.get(4242)?.sites[0]?.line).toBe(3);
     expect(ch.traces.get(4242)?.interim).toBeUndefined();
     s.destroy();

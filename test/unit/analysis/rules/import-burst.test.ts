@@ -4,8 +4,12 @@
  * the last such reading winning over a few modules imported later. How a burst changes a verdict: imports.test.ts.
  */
 import { describe, expect, it } from "vitest";
+import { assess, type Assessment } from "../../../../src/analysis/assess.js";
 import { Column } from "../../../../src/analysis/column.js";
-import { lastImportBurst } from "../../../../src/analysis/signals/imports.js";
+import { lastImportBurst, withoutImports } from "../../../../src/analysis/signals/imports.js";
+import type { ProcessSeries } from "../../../../src/analysis/series.js";
+
+const MB = 2 ** 20;
 
 /** One reading a second for `seconds`, the module count at each second. */
 function counts(seconds: number, modulesAt: (t: number) => number): Column {
@@ -33,8 +37,60 @@ describe("lastImportBurst", () => {
     expect(lastImportBurst(burst(30), 9)).toBeUndefined();
   });
 
+  it("two readings are enough", () => expect(lastImportBurst(counts(1, (t) => 100 + 30 * t), 0)).toEqual({ at: 1, loaded: 30, modules: 130 }));
+  it("the window's first reading counts", () => expect(lastImportBurst(counts(30, (t) => (t < 10 ? 100 : 200)), 10)).toEqual({ at: 10, loaded: 100, modules: 200 }));
+
   it("no count, or a single reading, says nothing", () => {
     expect(lastImportBurst(undefined, 0)).toBeUndefined();
     expect(lastImportBurst(counts(0, () => 500), 0)).toBeUndefined();
+  });
+});
+
+/**
+ * withoutImports on a process whose anon rose 1 MiB/s from 37.5 MiB while importing (5 modules a second until 60 s)
+ * and stayed at 97.5 MiB for a minute after. The trend it is given is made up (from 35 MiB), so that the growth that
+ * came while importing is exact: 60 MiB (the last tenth of 0–60 s has median 95 MiB; without the reading at 60 s,
+ * 94). A burst's count is of the 11 s from the reading before the 10 s: 55 modules.
+ */
+describe("withoutImports", () => {
+  const anon = new Column();
+  const modules = new Column();
+  for (let t = 0; t <= 120; t++) {
+    anon.push(t, (37.5 + Math.min(t, 60)) * MB);
+    modules.push(t, 100 + 5 * Math.min(t, 60));
+  }
+  const ps = { agent: { "py.modules": modules }, firstSeen: 0 } as unknown as ProcessSeries;
+  const growing = (growth: number): Assessment => ({ ...assess(anon, 0), shape: "growing", from: 0, start: 35 * MB, growth });
+  const after = assess(anon, 60, 0);
+
+  it("judges from the imports' end when three quarters of the growth came while importing", () => {
+    expect(after.shape).not.toBe("growing");
+    expect(after.shape).not.toBe("insufficient");
+    expect(withoutImports(growing(80 * MB), ps, anon)).toEqual(after);
+  });
+  it("keeps the trend when less did", () => {
+    const a = growing(81 * MB);
+    expect(withoutImports(a, ps, anon)).toBe(a);
+  });
+  it("keeps a trend that still grows after the imports", () => {
+    const leak = new Column();
+    for (let t = 0; t <= 120; t++) leak.push(t, (37.5 + t) * MB);
+    // …even when the growth it was given came all while importing
+    const a: Assessment = { ...assess(leak, 0), shape: "growing", growth: 1 * MB };
+    expect(assess(leak, 60, 0).shape).toBe("growing");
+    expect(withoutImports(a, ps, leak)).toBe(a);
+  });
+  it("leaves what is not growth alone", () => {
+    const a: Assessment = { ...growing(80 * MB), shape: "plateau" };
+    expect(withoutImports(a, ps, anon)).toBe(a);
+  });
+  it("with too little after the imports, says so with the shape rules' reason", () => {
+    const short = new Column();
+    for (let t = 0; t <= 70; t++) short.push(t, (37.5 + Math.min(t, 60)) * MB);
+    const early = assess(short, 60, 0);
+    expect(early.shape).toBe("insufficient");
+    const r = withoutImports(growing(80 * MB), ps, short);
+    expect(r.shape).toBe("insufficient");
+    expect(r.reason).toBe(`still importing: 55 modules loaded in the window (400 now), the last at 60 s; memory grown while importing is start-up — ${early.reason}`);
   });
 });

@@ -64,6 +64,9 @@ describe("withTimeToLimit", () => {
   it("under a cgroup limit, the cgroup's countdown", () => {
     expect(countdown(leakOf(processSubject), leaking(1 * GiB), 1)).toMatchObject({ metric: "cgroup-unreclaimable", limit: { source: "memory.limit_in_bytes" } });
   });
+  it("a limit read without knowing the cgroup's version is no cgroup countdown: the process's own", () => {
+    expect(countdown(leakOf(processSubject), leaking(1 * GiB), undefined)).toMatchObject({ metric: "anon", counted: "anon", limit: { source: "MemAvailable" } });
+  });
   it("the tree counts its Σ anon", () => {
     expect(countdown(leakOf({ type: "tree", processes: 1 }), leaking(), 1)).toMatchObject({ metric: "anon", counted: "anon" });
   });

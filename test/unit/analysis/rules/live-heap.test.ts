@@ -1,0 +1,82 @@
+/**
+ * The live heap (signals/live-heap.ts) on agent columns built by hand: what it sums, when it is a leak of its own
+ * (growing, its lows rising by half its growth), and when anon's growth is the allocators settling (the live heap
+ * flat or falling, its lows still, its swing covering anon's growth). Through the whole engine: several-causes.test.ts
+ * and gc-backlog.test.ts.
+ */
+import { describe, expect, it } from "vitest";
+import { assess, type Assessment } from "../../../../src/analysis/assess.js";
+import { Column } from "../../../../src/series/column.js";
+import type { ProcessSeries } from "../../../../src/series/series.js";
+import { allocatorSettling, liveHeapColumn, liveHeapLeak } from "../../../../src/analysis/signals/live-heap.js";
+
+const MB = 2 ** 20;
+const column = (seconds: number, y: (t: number) => number) => {
+  const c = new Column();
+  for (let t = 0; t < seconds; t++) c.push(t, y(t));
+  return c;
+};
+const process = (inUse: Column | undefined, extra: { blocks?: Column; allocator?: string; firstSeen?: number } = {}) =>
+  ({
+    agent: { ...(inUse && { "malloc.inUse": inUse }), ...(extra.blocks && { "py.allocatedBlocks": extra.blocks }) },
+    agentText: extra.allocator ? { "malloc.allocator": extra.allocator } : {},
+    firstSeen: extra.firstSeen ?? 0,
+  }) as unknown as ProcessSeries;
+
+describe("liveHeapColumn", () => {
+  it("malloc's in-use bytes plus the blocks at their size, none where a report had no blocks", () => {
+    const blocks = new Column();
+    blocks.push(0, 10);
+    blocks.push(2, 30);
+    const col = liveHeapColumn(process(column(3, (t) => 1000 * (t + 1)), { blocks }), 64)!;
+    expect([...col.xs]).toEqual([0, 1, 2]);
+    expect([...col.ys]).toEqual([1000 + 640, 2000, 3000 + 1920]);
+  });
+  it("nothing under another allocator, or without malloc's numbers", () => {
+    expect(liveHeapColumn(process(column(3, () => 1000), { allocator: "jemalloc" }))).toBeUndefined();
+    expect(liveHeapColumn(process(column(3, () => 1000), { allocator: "glibc" }))).toBeDefined();
+    expect(liveHeapColumn(process(new Column()))).toBeUndefined();
+    expect(liveHeapColumn(process(undefined))).toBeUndefined();
+  });
+});
+
+describe("liveHeapLeak", () => {
+  it("a steady climb is a leak, judged from the window's start", () => {
+    const a = liveHeapLeak(process(column(300, (t) => 20 * MB + (t < 150 ? 0 : (t - 150) * 0.2 * MB))), 150)!;
+    expect(a.shape).toBe("growing");
+    expect(a.from).toBeGreaterThanOrEqual(150);
+  });
+  it("medians that climb over lows that rise by under half as much are not", () => {
+    // every other reading climbs 40 MiB, the rest 8 MiB: the medians rise ~24 MiB, the lows ~5
+    const col = column(300, (t) => 20 * MB + (t % 2 === 0 ? 8 : 40) * MB * (t / 300));
+    expect(assess(col, 0).shape).toBe("growing");
+    expect(liveHeapLeak(process(col), 0)).toBeUndefined();
+  });
+  it("none without the live heap", () => expect(liveHeapLeak(process(undefined), 0)).toBeUndefined());
+});
+
+describe("allocatorSettling", () => {
+  /** A GC sawtooth: 10 → 40 MiB every 10 s, over `seconds`, on `base(t)`. */
+  const sawtooth = (seconds: number, base: (t: number) => number = () => 0) => column(seconds, (t) => base(t) + (10 + 3 * (t % 10)) * MB);
+  const anonGrew = (growth: number, from = 0): Assessment => ({ shape: "growing", from, growth }) as Assessment;
+
+  it("anon up 16 MiB while the live heap swings 27 MiB about a flat course: settling", () => {
+    const s = allocatorSettling(process(sawtooth(300)), anonGrew(16 * MB))!;
+    expect(s.growth).toBe(16 * MB);
+    expect(Math.abs(s.liveGrowth)).toBeLessThan(1 * MB);
+    expect(s.swing).toBeGreaterThan(20 * MB);
+    expect(s.swing).toBeLessThan(30 * MB);
+  });
+  it("…and while it falls", () => {
+    expect(allocatorSettling(process(sawtooth(300, (t) => 20 * MB - t * 0.05 * MB)), anonGrew(16 * MB))).toBeDefined();
+  });
+  it("not when anon grew by more than the swing", () => expect(allocatorSettling(process(sawtooth(300)), anonGrew(40 * MB))).toBeUndefined());
+  it("not when the live heap's lows rise by a quarter of anon's growth", () => {
+    expect(allocatorSettling(process(sawtooth(300, (t) => (t < 150 ? 0 : 6 * MB))), anonGrew(16 * MB))).toBeUndefined();
+  });
+  it("not for anon that did not grow", () => {
+    expect(allocatorSettling(process(sawtooth(300)), { ...anonGrew(16 * MB), shape: "plateau" })).toBeUndefined();
+    expect(allocatorSettling(process(sawtooth(300)), anonGrew(0))).toBeUndefined();
+  });
+  it("not without the live heap", () => expect(allocatorSettling(process(undefined), anonGrew(16 * MB))).toBeUndefined());
+});

@@ -7,7 +7,10 @@ export default tseslint.config(
   { ignores: ["dist/**", "build/**", "node_modules/**", "reports/**", ".stryker-tmp/**", "coverage/**"] },
   {
     files: ["src/**/*.ts"],
-    languageOptions: { parser: tseslint.parser, parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
     plugins: { "@typescript-eslint": tseslint.plugin },
     rules: {
       // A promise left floating loses its rejection: an unhandled rejection ends memleak with a stack trace.

@@ -11,7 +11,11 @@ export default defineConfig({
       {
         extends: true,
         // Pure code on fixtures: files run in parallel (one worker per core).
-        test: { name: "unit", include: ["test/unit/**/*.test.ts", "test/docs/**/*.test.ts", "test/helpers/**/*.test.ts"], sequence: { groupOrder: 0 } },
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts", "test/docs/**/*.test.ts", "test/helpers/**/*.test.ts"],
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         extends: true,

@@ -9,11 +9,16 @@ import { defineConfig } from "vitest/config";
  */
 export default defineConfig({
   test: {
-    include: process.env.MUTATION_TESTS ? process.env.MUTATION_TESTS.split(",") : ["test/unit/analysis/**/*.test.ts", "test/unit/series/**/*.test.ts", "test/unit/gates/gates.test.ts"],
+    include: process.env.MUTATION_TESTS
+      ? process.env.MUTATION_TESTS.split(",")
+      : ["test/unit/analysis/**/*.test.ts", "test/unit/series/**/*.test.ts", "test/unit/gates/gates.test.ts"],
     // Seconds each uninstrumented, minutes under instrumentation, and they pin scale, not rules.
     // The calibration recordings are left to `npm test` under Stryker (recordings.test.ts already runs real ones per
     // mutant); scripts/threshold-mutation.mjs, which runs the suite once per threshold move, keeps them (CALIBRATION=1).
-    exclude: ["test/unit/analysis/stats-scale.test.ts", ...(process.env.CALIBRATION === "1" ? [] : ["test/unit/analysis/calibration.test.ts"])],
+    exclude: [
+      "test/unit/analysis/stats-scale.test.ts",
+      ...(process.env.CALIBRATION === "1" ? [] : ["test/unit/analysis/calibration.test.ts"]),
+    ],
     testTimeout: 60_000,
   },
 });

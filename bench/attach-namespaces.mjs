@@ -76,7 +76,8 @@ const host = [];
 const container = [];
 for (let r = 0; r < repeats; r++) {
   // ABBA: whichever goes first in a pair does not always meet the colder caches.
-  for (const contained of r % 2 === 0 ? [false, true] : [true, false]) (contained ? container : host).push(await once(contained));
+  for (const contained of r % 2 === 0 ? [false, true] : [true, false])
+    (contained ? container : host).push(await once(contained));
   process.stderr.write(`attach-namespaces: ${r + 1}/${repeats}\n`);
 }
 const row = (name, xs, base) => {
@@ -90,4 +91,6 @@ console.log(
     [row("on the host", host, host), row("in a container (own mount + PID namespace, private /tmp)", container, host)],
   ),
 );
-console.log(`\n${repeats} of each, interleaved ABBA; wall times: ${container.map((x) => num(x.wallMs, 0)).join(", ")} (container), ${host.map((x) => num(x.wallMs, 0)).join(", ")} (host)`);
+console.log(
+  `\n${repeats} of each, interleaved ABBA; wall times: ${container.map((x) => num(x.wallMs, 0)).join(", ")} (container), ${host.map((x) => num(x.wallMs, 0)).join(", ")} (host)`,
+);

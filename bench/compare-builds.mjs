@@ -22,7 +22,12 @@ import { REPO, sleep, sum } from "./lib/util.mjs";
 import { loggingSampler, startTree } from "./sections/sampling.mjs";
 import { TREES } from "./sections/whole-process.mjs";
 
-const [minutes, hz, treeName, ...builds] = [Number(process.argv[2]), Number(process.argv[3]), process.argv[4], ...process.argv.slice(5)];
+const [minutes, hz, treeName, ...builds] = [
+  Number(process.argv[2]),
+  Number(process.argv[3]),
+  process.argv[4],
+  ...process.argv.slice(5),
+];
 const tree = treeName === "torch" ? "9 processes (torch, ~2 GB)" : "64 small processes";
 const cpu = (pid) => {
   try {
@@ -65,14 +70,33 @@ for (let i = 0; i < warm + Math.max(30, 6 * hz); i++) {
 writeFileSync(join(dir, "reads.json"), JSON.stringify(reads));
 const seconds = minutes * 60;
 const start = (name, argv) => {
-  const child = spawn(argv[0], argv.slice(1), { cwd: REPO, stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, NO_COLOR: "1" } });
+  const child = spawn(argv[0], argv.slice(1), {
+    cwd: REPO,
+    stdio: ["ignore", "pipe", "ignore"],
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   return { name, pid: child.pid, exited: new Promise((r) => child.once("exit", () => r(out))) };
 };
 const ws = [start("bare", ["node", "bench/lib/bare-reader.mjs", join(dir, "reads.json"), String(hz), String(seconds)])];
-for (const b of builds.filter((x) => x.startsWith("tick:"))) ws.push(start(b, ["node", "bench/lib/tick-only.mjs", b.slice(5), String(t.pid), String(hz), String(seconds)]));
-for (const b of builds.filter((x) => !x.startsWith("tick:"))) ws.push(start(b, ["node", join(b, "bin/memleak.js"), "watch", String(t.pid), "--no-inject", "--interval", `${1 / hz}s`, "--duration", `${seconds}s`, "--json"]));
+for (const b of builds.filter((x) => x.startsWith("tick:")))
+  ws.push(start(b, ["node", "bench/lib/tick-only.mjs", b.slice(5), String(t.pid), String(hz), String(seconds)]));
+for (const b of builds.filter((x) => !x.startsWith("tick:")))
+  ws.push(
+    start(b, [
+      "node",
+      join(b, "bin/memleak.js"),
+      "watch",
+      String(t.pid),
+      "--no-inject",
+      "--interval",
+      `${1 / hz}s`,
+      "--duration",
+      `${seconds}s`,
+      "--json",
+    ]),
+  );
 const last = ws.map((w) => cpu(w.pid) ?? 0);
 const per = ws.map(() => []);
 const t0 = performance.now();
@@ -87,7 +111,9 @@ for (let m = 1; m <= minutes; m++) {
   });
   if (m === 1) byThread0 = ws.map((w) => threads(w.pid));
   if (m === minutes) byThread1 = ws.map((w) => threads(w.pid));
-  console.error(`minute ${m}: ${ws.map((w, i) => `${w.name} ${(per[i][m - 1] * 1000 / 60).toFixed(2)} ms/s`).join(", ")}`);
+  console.error(
+    `minute ${m}: ${ws.map((w, i) => `${w.name} ${((per[i][m - 1] * 1000) / 60).toFixed(2)} ms/s`).join(", ")}`,
+  );
 }
 const docs = await Promise.all(ws.map((w) => w.exited));
 t.stop();
@@ -95,9 +121,15 @@ const share = (xs) => sum(xs.slice(1)) / (60 * (xs.length - 1));
 const bare = share(per[0]);
 ws.forEach((w, i) => {
   let sampling = "";
-  try { sampling = JSON.stringify(JSON.parse(docs[i]).sampling); } catch {}
-  console.log(`${w.name.padEnd(20)} ${(share(per[i]) * 100).toFixed(3)}% of a core  ${(share(per[i]) / bare).toFixed(3)}× bare  ${sampling}`);
+  try {
+    sampling = JSON.stringify(JSON.parse(docs[i]).sampling);
+  } catch {}
+  console.log(
+    `${w.name.padEnd(20)} ${(share(per[i]) * 100).toFixed(3)}% of a core  ${(share(per[i]) / bare).toFixed(3)}× bare  ${sampling}`,
+  );
   const span = (minutes - 1) * 60;
-  const parts = Object.keys(byThread1[i]).map((k) => `${k} ${(((byThread1[i][k] - (byThread0[i][k] ?? 0)) / span) * 1000).toFixed(2)}`);
+  const parts = Object.keys(byThread1[i]).map(
+    (k) => `${k} ${(((byThread1[i][k] - (byThread0[i][k] ?? 0)) / span) * 1000).toFixed(2)}`,
+  );
   console.log(`${"".padEnd(20)} ms/s by thread, minutes 2–${minutes}: ${parts.join(", ")}`);
 });

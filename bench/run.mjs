@@ -51,12 +51,16 @@ function parseArgs(argv) {
     else if (a === "--sections") o.sections = String(argv[++i]).split(",");
     else if (a === "--whole-minutes") o.wholeMinutes = Number(argv[++i]);
     else if (a === "--trees") o.trees = String(argv[++i]).split(",");
-    else throw new Error(`unknown option ${a} (use --quick, --fp-seconds N, --whole-minutes N, --trees small,torch, --sections a,b,c,d,e,f,g,h,i,j,k)`);
+    else
+      throw new Error(
+        `unknown option ${a} (use --quick, --fp-seconds N, --whole-minutes N, --trees small,torch, --sections a,b,c,d,e,f,g,h,i,j,k)`,
+      );
   }
   o.fpSeconds ??= o.quick ? 60 : 600;
   if (!(o.fpSeconds > 0)) throw new Error("--fp-seconds: expected a number of seconds");
   o.wholeMinutes ??= o.quick ? 3 : 5;
-  if (!(Number.isInteger(o.wholeMinutes) && o.wholeMinutes >= 2)) throw new Error("--whole-minutes: expected a whole number of minutes, at least 2");
+  if (!(Number.isInteger(o.wholeMinutes) && o.wholeMinutes >= 2))
+    throw new Error("--whole-minutes: expected a whole number of minutes, at least 2");
   return o;
 }
 
@@ -71,7 +75,9 @@ async function sectionG(o, log) {
   // psutil is measured at 1 Hz only: at 10 Hz it takes a third of a core.
   const together = o.wholeMinutes > 5;
   // --trees small,torch: section g on some of its trees (a change measured where it matters, in less than half an hour).
-  const trees = Object.keys(TREES).filter((tree) => !o.trees || o.trees.some((t) => (t === "small" ? tree.startsWith("64") : tree.includes(t))));
+  const trees = Object.keys(TREES).filter(
+    (tree) => !o.trees || o.trees.some((t) => (t === "small" ? tree.startsWith("64") : tree.includes(t))),
+  );
   const configs = trees.flatMap((tree) => [
     { tree, hz: 1, minutes: o.wholeMinutes, psutil: true },
     ...(together ? [] : [{ tree, hz: 10, minutes: o.wholeMinutes, psutil: false }]),
@@ -80,13 +86,37 @@ async function sectionG(o, log) {
   if (together) rows.push(...(await Promise.all(configs.map((c) => measureWhole({ ...c, log })))).map(summarise));
   else for (const c of configs) rows.push(summarise(await measureWhole({ ...c, log })));
   const pct = (x) => (Number.isFinite(x) ? `${num(x * 100, 2)}%` : "–");
-  const skipped = together ? ["", "10 Hz: not measured in the soak (it runs 5 minutes at a time: `--sections g` without --whole-minutes)."] : [];
+  const skipped = together
+    ? ["", "10 Hz: not measured in the soak (it runs 5 minutes at a time: `--sections g` without --whole-minutes)."]
+    : [];
   const md = [
     `Trees: bench/py/torch_tree.py with 8 workers (9 processes, ~2 GB Σ PSS) and bench/py/small_tree.py (64 plain Python processes of ~8 MB each). Each configuration ran \`memleak watch PID --no-inject\` (whole process, utime + stime from /proc/PID/stat), a bare reader replaying memleak's read set on the same schedule, and psutil at 1 Hz (its first 5 minutes) at the same time, beside each other; ${together ? "the configurations all at once" : "one configuration after another, the machine otherwise quiet"}. The bare reader replays memleak's reads after its first ${PSS_EAGER_SECONDS} s (when PSS is read as often as the budget allows), as the long watch makes them. Shares of one core over minutes 2–${o.wholeMinutes} (psutil: 2–${Math.min(o.wholeMinutes, 5)}).`,
     "",
     table(
-      ["tree", "rate", "memleak", "bare reads", "psutil", "memleak ÷ bare", "memleak ÷ psutil", "last 5 min ÷ min 2–6", "late ticks", "PSS age median / max"],
-      rows.map((r) => [r.tree, `${r.hz} Hz`, pct(r.memleak), pct(r.bare), pct(r.psutil), ratio(r.vsBare), ratio(r.vsPsutil), ratio(r.lateVsEarly), r.lateTicks === undefined ? "–" : `${r.lateTicks} of ${r.ticks}`, r.pssAgeMedian === undefined ? "–" : `${num(r.pssAgeMedian, 1)} s / ${num(r.pssAgeMax, 1)} s`]),
+      [
+        "tree",
+        "rate",
+        "memleak",
+        "bare reads",
+        "psutil",
+        "memleak ÷ bare",
+        "memleak ÷ psutil",
+        "last 5 min ÷ min 2–6",
+        "late ticks",
+        "PSS age median / max",
+      ],
+      rows.map((r) => [
+        r.tree,
+        `${r.hz} Hz`,
+        pct(r.memleak),
+        pct(r.bare),
+        pct(r.psutil),
+        ratio(r.vsBare),
+        ratio(r.vsPsutil),
+        ratio(r.lateVsEarly),
+        r.lateTicks === undefined ? "–" : `${r.lateTicks} of ${r.ticks}`,
+        r.pssAgeMedian === undefined ? "–" : `${num(r.pssAgeMedian, 1)} s / ${num(r.pssAgeMax, 1)} s`,
+      ]),
     ),
     "",
     table(
@@ -95,17 +125,40 @@ async function sectionG(o, log) {
         const limit = r.hz === 1 ? WHOLE.vsBare1Hz : WHOLE.vsBare10Hz;
         // The soak's configurations share two cores: its ratios carry their contention, so only its flatness is judged.
         const out = together
-          ? [[`${r.tree}, ${r.hz} Hz: whole process against the bare reads (soak, configurations at once: not judged)`, ratio(r.vsBare), "–"]]
-          : [[`${r.tree}, ${r.hz} Hz: whole process ≤ ${limit}× the bare reads`, ratio(r.vsBare), met(r.vsBare <= limit)]];
-        if (r.hz === 1 && Number.isFinite(r.lateVsEarly)) out.push([`${r.tree}, 1 Hz: flat (last 5 min ≤ ${WHOLE.flat}× min 2–6)`, ratio(r.lateVsEarly), met(r.lateVsEarly <= WHOLE.flat)]);
-        if (r.hz === 1 && r.tree.startsWith("64")) out.push([`${r.tree}, defaults: cheaper than psutil`, ratio(r.vsPsutil), met(r.vsPsutil < WHOLE.vsPsutil64)]);
-        if (r.hz === 10 && r.lateTicks !== undefined) out.push([`${r.tree}, 10 Hz: no late tick`, String(r.lateTicks), met(r.lateTicks === 0)]);
+          ? [
+              [
+                `${r.tree}, ${r.hz} Hz: whole process against the bare reads (soak, configurations at once: not judged)`,
+                ratio(r.vsBare),
+                "–",
+              ],
+            ]
+          : [
+              [
+                `${r.tree}, ${r.hz} Hz: whole process ≤ ${limit}× the bare reads`,
+                ratio(r.vsBare),
+                met(r.vsBare <= limit),
+              ],
+            ];
+        if (r.hz === 1 && Number.isFinite(r.lateVsEarly))
+          out.push([
+            `${r.tree}, 1 Hz: flat (last 5 min ≤ ${WHOLE.flat}× min 2–6)`,
+            ratio(r.lateVsEarly),
+            met(r.lateVsEarly <= WHOLE.flat),
+          ]);
+        if (r.hz === 1 && r.tree.startsWith("64"))
+          out.push([`${r.tree}, defaults: cheaper than psutil`, ratio(r.vsPsutil), met(r.vsPsutil < WHOLE.vsPsutil64)]);
+        if (r.hz === 10 && r.lateTicks !== undefined)
+          out.push([`${r.tree}, 10 Hz: no late tick`, String(r.lateTicks), met(r.lateTicks === 0)]);
         return out;
       }),
     ),
   ];
   const defaults = together ? [] : await defaultsOf(o, log);
-  return { title: "g. What a user pays: the whole watch process", md: [...md, ...skipped, ...defaults.md ?? []].join("\n"), data: { rows, defaults: defaults.data } };
+  return {
+    title: "g. What a user pays: the whole watch process",
+    md: [...md, ...skipped, ...(defaults.md ?? [])].join("\n"),
+    data: { rows, defaults: defaults.data },
+  };
 }
 
 /** Issue 32's targets: the defaults (the agent in every process) against --no-inject, in the same run. */
@@ -114,15 +167,36 @@ const DEFAULTS = { vsNoInject: 1.3, firstVsSteady: 1.5 };
 /** g's defaults: `watch` and `run` with their agents beside `watch --no-inject` and psutil, on 64 and 256 processes. */
 async function defaultsOf(o, log) {
   const runs = [];
-  for (const processes of [64, 256]) runs.push(summariseDefaults(await measureDefaults({ processes, minutes: o.wholeMinutes, log })));
+  for (const processes of [64, 256])
+    runs.push(summariseDefaults(await measureDefaults({ processes, minutes: o.wholeMinutes, log })));
   const pct = (x) => (Number.isFinite(x) ? `${num(x * 100, 2)}%` : "–");
   const md = [
     "",
     `**The defaults** (issue 32; bench/sections/defaults.mjs): \`watch PID\` and \`run -- CMD\` as users run them, the agent in every Python process, beside \`watch PID --no-inject\` and psutil's loop, all four at once on their own copies of bench/py/small_tree.py, so they share the machine's noise. memleak's CPU is its whole process's (utime + stime); the agents' is their tree's Python processes' (which otherwise sleep). Minute 1 alone, then minutes 2–${o.wholeMinutes}.`,
     "",
     table(
-      ["processes", "configuration", "memleak, minute 1", "memleak, min 2+", "÷ --no-inject", "÷ psutil", "minute 1 ÷ steady", "the agents (their tree)"],
-      runs.flatMap((r) => r.rows.map((x) => [String(r.processes), x.name, pct(x.first), pct(x.steady), ratio(x.vsNoInject), ratio(x.vsPsutil), ratio(x.firstVsSteady), pct(x.agents)])),
+      [
+        "processes",
+        "configuration",
+        "memleak, minute 1",
+        "memleak, min 2+",
+        "÷ --no-inject",
+        "÷ psutil",
+        "minute 1 ÷ steady",
+        "the agents (their tree)",
+      ],
+      runs.flatMap((r) =>
+        r.rows.map((x) => [
+          String(r.processes),
+          x.name,
+          pct(x.first),
+          pct(x.steady),
+          ratio(x.vsNoInject),
+          ratio(x.vsPsutil),
+          ratio(x.firstVsSteady),
+          pct(x.agents),
+        ]),
+      ),
     ),
     "",
     table(
@@ -131,9 +205,17 @@ async function defaultsOf(o, log) {
         r.rows
           .filter((x) => x.name.endsWith("(default)"))
           .flatMap((x) => [
-            [`${r.processes} processes, ${x.name}: ≤ ${DEFAULTS.vsNoInject}× --no-inject`, ratio(x.vsNoInject), met(x.vsNoInject <= DEFAULTS.vsNoInject)],
+            [
+              `${r.processes} processes, ${x.name}: ≤ ${DEFAULTS.vsNoInject}× --no-inject`,
+              ratio(x.vsNoInject),
+              met(x.vsNoInject <= DEFAULTS.vsNoInject),
+            ],
             [`${r.processes} processes, ${x.name}: under psutil`, ratio(x.vsPsutil), met(x.vsPsutil < 1)],
-            [`${r.processes} processes, ${x.name}: minute 1 ≤ ${DEFAULTS.firstVsSteady}× the steady state`, ratio(x.firstVsSteady), met(x.firstVsSteady <= DEFAULTS.firstVsSteady)],
+            [
+              `${r.processes} processes, ${x.name}: minute 1 ≤ ${DEFAULTS.firstVsSteady}× the steady state`,
+              ratio(x.firstVsSteady),
+              met(x.firstVsSteady <= DEFAULTS.firstVsSteady),
+            ],
             [`${r.processes} processes, ${x.name}: the agents' own CPU (reported)`, pct(x.agents), "–"],
           ]),
       ),
@@ -151,17 +233,45 @@ async function sectionA(o, log) {
     `Tree: bench/py/torch_tree.py under /usr/bin/python3 — a parent that imported torch and holds a 256 MB tensor, and 8 forked workers with 200 MB each: ${r.tree.processes} processes, Σ PSS ${mib(r.tree.pss)} (Σ RSS ${mib(r.tree.rss)}, shared pages counted in every process). Default PSS freshness (every ${DEFAULT_PSS_EVERY} s, under a cap of ${num(DEFAULT_SMAPS_BUDGET * 100, 2)}% of one core). ${r.rates[0].windows} windows of ${o.quick ? 10 : 20} s per rate; figures are per sample, medians over the windows.`,
     "",
     table(
-      ["rate", "memleak CPU/sample", "bare reads CPU/sample", "psutil CPU/sample", "memleak ÷ bare", "memleak ÷ psutil", "memleak, share of one core", "of which smaps_rollup", "smaps reads/sample"],
-      r.rates.map((x) => [`${x.hz} Hz`, `${num(x.memleakUs / 1000, 2)} ms`, `${num(x.bareUs / 1000, 2)} ms`, `${num(x.psutilUs / 1000, 2)} ms`, ratio(x.vsBare), ratio(x.vsPsutil), `${num(x.coreShare * 100, 2)}%`, `${num(x.smapsShare * 100, 2)}%`, num(x.smapsPerSample, 2)]),
+      [
+        "rate",
+        "memleak CPU/sample",
+        "bare reads CPU/sample",
+        "psutil CPU/sample",
+        "memleak ÷ bare",
+        "memleak ÷ psutil",
+        "memleak, share of one core",
+        "of which smaps_rollup",
+        "smaps reads/sample",
+      ],
+      r.rates.map((x) => [
+        `${x.hz} Hz`,
+        `${num(x.memleakUs / 1000, 2)} ms`,
+        `${num(x.bareUs / 1000, 2)} ms`,
+        `${num(x.psutilUs / 1000, 2)} ms`,
+        ratio(x.vsBare),
+        ratio(x.vsPsutil),
+        `${num(x.coreShare * 100, 2)}%`,
+        `${num(x.smapsShare * 100, 2)}%`,
+        num(x.smapsPerSample, 2),
+      ]),
     ),
     "",
     table(
       ["target", "figure", "result"],
       [
-        ...r.rates.map((x) => [`memleak CPU/sample ≤ ${TARGET.vsBare}× the bare reads it chose (${x.hz} Hz)`, ratio(x.vsBare), met(x.vsBare <= TARGET.vsBare)]),
+        ...r.rates.map((x) => [
+          `memleak CPU/sample ≤ ${TARGET.vsBare}× the bare reads it chose (${x.hz} Hz)`,
+          ratio(x.vsBare),
+          met(x.vsBare <= TARGET.vsBare),
+        ]),
         // Issue 7's "≤ 1% of one core" gave way to issue 13's PSS freshness (2 s by default, under a 3% cap): the share
         // is shown, and the whole process is judged against its bare reads in section g.
-        [`share of one core at the defaults (1 s interval, PSS every ${DEFAULT_PSS_EVERY} s, cap ${num(DEFAULT_SMAPS_BUDGET * 100, 2)}%)`, oneHz ? `${num(oneHz.coreShare * 100, 2)}%` : "–", "(no target: see g)"],
+        [
+          `share of one core at the defaults (1 s interval, PSS every ${DEFAULT_PSS_EVERY} s, cap ${num(DEFAULT_SMAPS_BUDGET * 100, 2)}%)`,
+          oneHz ? `${num(oneHz.coreShare * 100, 2)}%` : "–",
+          "(no target: see g)",
+        ],
       ],
     ),
   ];
@@ -175,7 +285,11 @@ async function sectionB(o, log) {
     "",
     table(
       ["variant", "workload time", "× alone", "workload CPU", "wall incl. start-up"],
-      r.rows.map((x) => (x.unavailable ? [x.name, x.unavailable, "–", "–", "–"] : [x.name, secs(x.seconds), ratio(x.ratio), secs(x.cpu), secs(x.wall)])),
+      r.rows.map((x) =>
+        x.unavailable
+          ? [x.name, x.unavailable, "–", "–", "–"]
+          : [x.name, secs(x.seconds), ratio(x.ratio), secs(x.cpu), secs(x.wall)],
+      ),
     ),
   ];
   return { title: "b. Overhead on the target", md: md.join("\n"), data: r };
@@ -196,16 +310,40 @@ async function sectionC(o, log) {
     table(
       ["target", "figure", "result"],
       [
-        ["a 1 MiB/s leak called within 10 s of the warm-up (max of the runs)", secs(r.ci.called.max), met(r.ci.called.max <= 10)],
-        ["--fail-fast stops a 120 s leaking job within 20 s (max of the runs)", secs(r.ci.stopped.max), met(r.ci.stopped.max <= 20)],
+        [
+          "a 1 MiB/s leak called within 10 s of the warm-up (max of the runs)",
+          secs(r.ci.called.max),
+          met(r.ci.called.max <= 10),
+        ],
+        [
+          "--fail-fast stops a 120 s leaking job within 20 s (max of the runs)",
+          secs(r.ci.stopped.max),
+          met(r.ci.stopped.max <= 20),
+        ],
       ],
     ),
     "",
     `False positives: the steady scenarios (\`# expect: stable\`) run for ${o.fpSeconds} s under \`memleak run --json --interval 0.5\`, their recordings judged after every sample from the first (the early test included).`,
     "",
     table(
-      ["scenario", "ran", "interim verdicts", "said leak", "of which the early test", "said something else than stable", "final verdict"],
-      r.falsePositives.map((f) => [f.name, secs(f.duration), f.interim, f.leak, f.earlyLeak, f.other, f.error ? `error: ${f.error}` : `${f.final}${f.ok ? "" : " (WRONG)"}`]),
+      [
+        "scenario",
+        "ran",
+        "interim verdicts",
+        "said leak",
+        "of which the early test",
+        "said something else than stable",
+        "final verdict",
+      ],
+      r.falsePositives.map((f) => [
+        f.name,
+        secs(f.duration),
+        f.interim,
+        f.leak,
+        f.earlyLeak,
+        f.other,
+        f.error ? `error: ${f.error}` : `${f.final}${f.ok ? "" : " (WRONG)"}`,
+      ]),
     ),
   ];
   return { title: "c. Verdicts", md: md.join("\n"), data: r };
@@ -220,8 +358,24 @@ async function sectionD(o, log) {
     table(
       ["recording", "samples", "file", "analyze peak RSS", "× 1 h", "analyze wall", "verdict"],
       [
-        ...r.results.map((x) => [`${x.hours} h`, x.samples.toLocaleString("en-US"), mib(x.bytes), mib(x.peakRss), ratio(x.peakRss / base), secs(x.wall), x.verdict ?? "–"]),
-        [`${r.hours} h, with --html`, r.results.at(-1).samples.toLocaleString("en-US"), "", mib(r.html.peakRss), ratio(r.html.peakRss / base), secs(r.html.wall), ""],
+        ...r.results.map((x) => [
+          `${x.hours} h`,
+          x.samples.toLocaleString("en-US"),
+          mib(x.bytes),
+          mib(x.peakRss),
+          ratio(x.peakRss / base),
+          secs(x.wall),
+          x.verdict ?? "–",
+        ]),
+        [
+          `${r.hours} h, with --html`,
+          r.results.at(-1).samples.toLocaleString("en-US"),
+          "",
+          mib(r.html.peakRss),
+          ratio(r.html.peakRss / base),
+          secs(r.html.wall),
+          "",
+        ],
       ],
     ),
     "",
@@ -230,8 +384,16 @@ async function sectionD(o, log) {
     table(
       ["target", "figure", "result"],
       [
-        [`series columns compact to ≤ ${r.capacity.toLocaleString("en-US")} points`, r.longestColumn.toLocaleString("en-US"), met(r.longestColumn <= r.capacity)],
-        [`bounded: ${r.hours} h peak RSS ≤ ${TARGET.longVsDay}× the 24 h one (${ratio(r.vsOneHour)} the 1 h one)`, ratio(r.vsDay), met(r.vsDay <= TARGET.longVsDay)],
+        [
+          `series columns compact to ≤ ${r.capacity.toLocaleString("en-US")} points`,
+          r.longestColumn.toLocaleString("en-US"),
+          met(r.longestColumn <= r.capacity),
+        ],
+        [
+          `bounded: ${r.hours} h peak RSS ≤ ${TARGET.longVsDay}× the 24 h one (${ratio(r.vsOneHour)} the 1 h one)`,
+          ratio(r.vsDay),
+          met(r.vsDay <= TARGET.longVsDay),
+        ],
       ],
     ),
   ];
@@ -268,7 +430,11 @@ async function sectionE(o, log) {
       ],
     ),
   ];
-  return { title: "e. watch: attaching the agent, and what it costs the watched program", md: md.join("\n"), data: { ...r, idle } };
+  return {
+    title: "e. watch: attaching the agent, and what it costs the watched program",
+    md: md.join("\n"),
+    data: { ...r, idle },
+  };
 }
 
 async function sectionF(o, log) {
@@ -318,25 +484,70 @@ async function sectionI(o, log) {
     `**The exporter** (\`--metrics\`): memleak's Sampler ticking once a second over bench/py/small_tree.py (plain Python processes of 8 MB), the gauges updated after each tick and /metrics scraped over HTTP from the same process; CPU per tick (\`process.cpuUsage\`), medians of ${o.quick ? 10 : 30} ticks. "Exposition" is all the server does per scrape (prom-client writing the text); "HTTP round trip" adds Node's own HTTP server and client, both in this process (an upper bound).`,
     "",
     table(
-      ["processes", "series served", "body", "tick (baseline)", "update ÷ tick", "exposition ÷ tick", "HTTP round trip ÷ tick"],
-      r.exporter.map((x) => [x.processes, x.series, `${num(x.bytes / 1024, 1)} KiB`, ms(x.tick), ratio(x.update / x.tick), ratio(x.exposition / x.tick), ratio(x.scrape / x.tick)]),
+      [
+        "processes",
+        "series served",
+        "body",
+        "tick (baseline)",
+        "update ÷ tick",
+        "exposition ÷ tick",
+        "HTTP round trip ÷ tick",
+      ],
+      r.exporter.map((x) => [
+        x.processes,
+        x.series,
+        `${num(x.bytes / 1024, 1)} KiB`,
+        ms(x.tick),
+        ratio(x.update / x.tick),
+        ratio(x.exposition / x.tick),
+        ratio(x.scrape / x.tick),
+      ]),
     ),
     "",
-    `**The import** (\`analyze --prometheus\`): one query_range answer of 1,000 series (250 containers × cAdvisor's usage, working set, rss and cache; 6 h at 15 s, 1,441 points each; ${mib(i.bytes)} of JSON) served by a local HTTP server; a tenth of the containers leak anon, a tenth fill page cache, the rest hold steady. Whole processes under /usr/bin/time -v, medians of ${o.quick ? 3 : 5}; the baseline is a Node process that fetches the same answer and JSON.parses it. Findings: ${Object.entries(i.verdicts ?? {}).map(([k, n]) => `${n} ${k}`).join(", ")}.`,
+    `**The import** (\`analyze --prometheus\`): one query_range answer of 1,000 series (250 containers × cAdvisor's usage, working set, rss and cache; 6 h at 15 s, 1,441 points each; ${mib(i.bytes)} of JSON) served by a local HTTP server; a tenth of the containers leak anon, a tenth fill page cache, the rest hold steady. Whole processes under /usr/bin/time -v, medians of ${o.quick ? 3 : 5}; the baseline is a Node process that fetches the same answer and JSON.parses it. Findings: ${Object.entries(
+      i.verdicts ?? {},
+    )
+      .map(([k, n]) => `${n} ${k}`)
+      .join(", ")}.`,
     "",
     table(
       ["", "wall", "CPU", "peak RSS", "÷ baseline (wall)", "÷ baseline (CPU)", "÷ baseline (RSS)"],
       [
-        ["fetch + JSON.parse (baseline)", secs(i.floor.wall), secs(i.floor.cpu), mib(i.floor.peakRss), ratio(1), ratio(1), ratio(1)],
-        ["memleak analyze --prometheus --json", secs(i.analyze.wall), secs(i.analyze.cpu), mib(i.analyze.peakRss), ratio(i.analyze.wall / i.floor.wall), ratio(i.analyze.cpu / i.floor.cpu), ratio(i.analyze.peakRss / i.floor.peakRss)],
+        [
+          "fetch + JSON.parse (baseline)",
+          secs(i.floor.wall),
+          secs(i.floor.cpu),
+          mib(i.floor.peakRss),
+          ratio(1),
+          ratio(1),
+          ratio(1),
+        ],
+        [
+          "memleak analyze --prometheus --json",
+          secs(i.analyze.wall),
+          secs(i.analyze.cpu),
+          mib(i.analyze.peakRss),
+          ratio(i.analyze.wall / i.floor.wall),
+          ratio(i.analyze.cpu / i.floor.cpu),
+          ratio(i.analyze.peakRss / i.floor.peakRss),
+        ],
       ],
     ),
   ];
-  return { title: "i. Prometheus both ways: the exporter's cost, and analyze --prometheus on 1,000 series", md: md.join("\n"), data: r };
+  return {
+    title: "i. Prometheus both ways: the exporter's cost, and analyze --prometheus on 1,000 series",
+    md: md.join("\n"),
+    data: r,
+  };
 }
 
 async function sectionJ(o, log) {
-  const r = await traceNativeCost({ workloadRounds: o.quick ? 10 : 30, heavyRounds: o.quick ? 10 : 40, repeats: o.quick ? 2 : 3, log });
+  const r = await traceNativeCost({
+    workloadRounds: o.quick ? 10 : 30,
+    heavyRounds: o.quick ? 10 : 40,
+    repeats: o.quick ? 2 : 3,
+    log,
+  });
   const md = [
     `Each workload (bench/py/workload.py, section b's; bench/py/alloc_heavy.py, every allocation a malloc: ${r.workloads[1]?.mallocs?.toLocaleString("en-US") ?? "?"} of them) under /usr/bin/python3, three variants interleaved ×${r.repeats}, medians. "Time" and "CPU" are the workload's own (measured inside the process: what heaptrack's recording of every allocation's stack costs the program); "wall incl. reading" is the whole command, memleak reading the trace afterwards (heaptrack_interpret, heaptrack_print on the whole trace, and on its parts up to the three cuts when a stack outside the C library and CPython is in it) included.`,
     "",
@@ -345,7 +556,15 @@ async function sectionJ(o, log) {
       "",
       table(
         ["variant", "time", "× alone", "× untraced run", "CPU", "CPU × alone", "wall incl. reading"],
-        w.rows.map((x) => [x.name, secs(x.seconds), ratio(x.vsAlone), ratio(x.vsUntraced), secs(x.cpu), ratio(x.cpuVsAlone), secs(x.wall)]),
+        w.rows.map((x) => [
+          x.name,
+          secs(x.seconds),
+          ratio(x.vsAlone),
+          ratio(x.vsUntraced),
+          secs(x.cpu),
+          ratio(x.cpuVsAlone),
+          secs(x.wall),
+        ]),
       ),
       "",
     ]),
@@ -375,15 +594,45 @@ async function sectionK(o, log) {
   const md = [
     `The agent's holder search (src/agent/python/memleak_holder.py) in ${runs[0].python}, on a thread of its own as in the agent, while the program's thread wakes every millisecond; medians of ${o.quick ? 3 : 7} searches per chain. "Longest pass" is the longest single gc.get_referrers call (the GIL held throughout); "program's longest gap" is the longest the ticking thread waited between two wake-ups during the search, beside its longest gap over an idle window as long (the baseline: the tick's own jitter on this machine). A full \`gc.collect()\` of the same heap is the pause the interpreter takes anyway. The search runs once per growing container, only when the census has seen it grow at two walks in a row.`,
     "",
-    table(["objects", "chain", "reported", "passes", "wall", "CPU", "longest pass", "program's longest gap", "idle gap (baseline)", "full gc.collect()", "longest pass ÷ gc.collect()"], rows),
+    table(
+      [
+        "objects",
+        "chain",
+        "reported",
+        "passes",
+        "wall",
+        "CPU",
+        "longest pass",
+        "program's longest gap",
+        "idle gap (baseline)",
+        "full gc.collect()",
+        "longest pass ÷ gc.collect()",
+      ],
+      rows,
+    ),
   ];
   return { title: "k. The holder search's pause on the program", md: md.join("\n"), data: runs };
 }
 
-const SECTIONS = { a: sectionA, b: sectionB, c: sectionC, d: sectionD, e: sectionE, f: sectionF, g: sectionG, h: sectionH, i: sectionI, j: sectionJ, k: sectionK };
+const SECTIONS = {
+  a: sectionA,
+  b: sectionB,
+  c: sectionC,
+  d: sectionD,
+  e: sectionE,
+  f: sectionF,
+  g: sectionG,
+  h: sectionH,
+  i: sectionI,
+  j: sectionJ,
+  k: sectionK,
+};
 
 function document(o, m, done, started) {
-  const when = started.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
+  const when = started
+    .toISOString()
+    .replace("T", " ")
+    .replace(/\.\d+Z$/, " UTC");
   return `# Benchmarks
 
 Written by \`npm run bench${o.quick ? " -- --quick" : ""}\` on ${when} (${o.quick ? "quick mode: shorter windows, fewer repeats, " + o.fpSeconds + " s of steady scenarios" : "full mode"}; took ${num((Date.now() - started.getTime()) / 60000, 1)} min). Reproduce with:
@@ -443,7 +692,9 @@ async function main() {
   const started = new Date();
   const m = machine();
   const log = (s) => process.stderr.write(`bench: ${s}\n`);
-  log(`${o.quick ? "quick" : "full"} run of sections ${o.sections.join(", ")} on ${m.nproc} × ${m.cpu}, ${m.memory}, Linux ${m.kernel}`);
+  log(
+    `${o.quick ? "quick" : "full"} run of sections ${o.sections.join(", ")} on ${m.nproc} × ${m.cpu}, ${m.memory}, Linux ${m.kernel}`,
+  );
   const done = [];
   let failed = 0;
   for (const key of o.sections) {

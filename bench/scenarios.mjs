@@ -16,7 +16,13 @@ export function scenarioTable(results) {
       r.sc.expect + (r.sc.subject ? ` (${r.sc.subject})` : ""),
       r.got ?? "–",
       r.subject ?? r.error ?? "–",
-      r.settled === undefined ? (r.doc ? "never settled" : "–") : r.settled === r.firstJudged ? `≤ ${secs(r.settled)}` : secs(r.settled),
+      r.settled === undefined
+        ? r.doc
+          ? "never settled"
+          : "–"
+        : r.settled === r.firstJudged
+          ? `≤ ${secs(r.settled)}`
+          : secs(r.settled),
       secs(r.duration),
       r.ok ? "ok" : "WRONG",
     ]),
@@ -29,20 +35,30 @@ async function main() {
   const missing = all.filter((s) => !s.expect);
   for (const s of missing) process.stderr.write(`scenarios: ${s.file} has no "# expect: KIND" line; skipped\n`);
   const scenarios = all.filter((s) => s.expect);
-  process.stderr.write(`scenarios: running ${scenarios.length} (${scenarios.map((s) => s.name).join(", ")}), 2 at a time\n`);
+  process.stderr.write(
+    `scenarios: running ${scenarios.length} (${scenarios.map((s) => s.name).join(", ")}), 2 at a time\n`,
+  );
   const results = await pool(scenarios, 2, async (sc) => {
     const r = await runScenario(sc);
     process.stderr.write(`  ${sc.name}: ${r.ok ? "ok" : "WRONG"} (${r.got ?? r.error})\n`);
     return r;
   });
   console.log(scenarioTable(results));
-  console.log("\ntime to verdict: the first moment (of the recording, from 10 s on) after which every interim verdict had the");
+  console.log(
+    "\ntime to verdict: the first moment (of the recording, from 10 s on) after which every interim verdict had the",
+  );
   console.log('final kind (and, for a leak, the final pid); "≤" means it was right from the first judgement.');
   for (const r of results) {
-    if (r.doc && !r.replayAgrees) console.log(`note: ${r.sc.name}: \`memleak analyze\` of the recording gives a different verdict than the run did`);
+    if (r.doc && !r.replayAgrees)
+      console.log(
+        `note: ${r.sc.name}: \`memleak analyze\` of the recording gives a different verdict than the run did`,
+      );
     if (!r.ok && r.doc) {
-      console.log(`\n${r.sc.name}: expected ${r.sc.expect}${r.sc.subject ? ` on the ${r.sc.subject}` : ""}, got ${r.got} on ${r.subject}: ${r.doc.verdict.summary}`);
-      for (const f of r.doc.findings) console.log(`  - ${f.kind} (${f.subject.type}${f.pid ? ` ${f.pid}` : ""}): ${f.summary}`);
+      console.log(
+        `\n${r.sc.name}: expected ${r.sc.expect}${r.sc.subject ? ` on the ${r.sc.subject}` : ""}, got ${r.got} on ${r.subject}: ${r.doc.verdict.summary}`,
+      );
+      for (const f of r.doc.findings)
+        console.log(`  - ${f.kind} (${f.subject.type}${f.pid ? ` ${f.pid}` : ""}): ${f.summary}`);
     }
   }
   const wrong = results.filter((r) => !r.ok).length;

@@ -21,7 +21,10 @@ child.stdout.on("data", (d) => {
   if (ready < 3) return;
   child.stdout.removeAllListeners("data");
   console.log(`$ memleak snapshot ${child.pid}   # python3 fixtures/scripts/forked_holder.py, with 2 forked workers\n`);
-  const r = spawnSync(process.execPath, ["bin/memleak.js", "snapshot", String(child.pid)], { cwd: repo, stdio: "inherit" });
+  const r = spawnSync(process.execPath, ["bin/memleak.js", "snapshot", String(child.pid)], {
+    cwd: repo,
+    stdio: "inherit",
+  });
   process.kill(-child.pid, "SIGKILL");
   process.exitCode = r.status ?? 1;
 });

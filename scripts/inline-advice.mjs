@@ -12,8 +12,12 @@ const ADVICE = fileURLToPath(new URL("../src/advice/", import.meta.url));
 
 /** The TypeScript module holding every .md file of `dir`, by kind (the file's name). */
 export function adviceModule(dir = ADVICE) {
-  const kinds = readdirSync(dir).filter((f) => f.endsWith(".md")).sort();
-  const entries = kinds.map((f) => `  ${JSON.stringify(f.replace(/\.md$/, ""))}: ${JSON.stringify(readFileSync(`${dir}${f}`, "utf8"))},`);
+  const kinds = readdirSync(dir)
+    .filter((f) => f.endsWith(".md"))
+    .sort();
+  const entries = kinds.map(
+    (f) => `  ${JSON.stringify(f.replace(/\.md$/, ""))}: ${JSON.stringify(readFileSync(`${dir}${f}`, "utf8"))},`,
+  );
   return [
     "// Written by scripts/inline-advice.mjs from src/advice/*.md (edit those; `npm run build` rewrites this file).",
     "export const ADVICE_TEXTS: Readonly<Record<string, string>> = {",

@@ -28,10 +28,14 @@ for (const [file, mutants] of [...files].sort(([a], [b]) => a.localeCompare(b)))
   total.killed += killed;
   total.survived += survived;
   total.noCoverage += noCoverage;
-  rows.push(`| ${file.replace(/^.*src\//, "src/")} | ${killed} | ${survived} | ${noCoverage} | ${counted ? ((100 * killed) / counted).toFixed(1) : "–"}% |`);
+  rows.push(
+    `| ${file.replace(/^.*src\//, "src/")} | ${killed} | ${survived} | ${noCoverage} | ${counted ? ((100 * killed) / counted).toFixed(1) : "–"}% |`,
+  );
 }
 const all = total.killed + total.survived + total.noCoverage;
 console.log("| file | killed | survived | no coverage | score |");
 console.log("| --- | ---: | ---: | ---: | ---: |");
 for (const r of rows) console.log(r);
-console.log(`| **all** | **${total.killed}** | **${total.survived}** | **${total.noCoverage}** | **${all ? ((100 * total.killed) / all).toFixed(1) : "–"}%** |`);
+console.log(
+  `| **all** | **${total.killed}** | **${total.survived}** | **${total.noCoverage}** | **${all ? ((100 * total.killed) / all).toFixed(1) : "–"}%** |`,
+);

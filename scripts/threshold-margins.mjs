@@ -48,11 +48,21 @@ function processRows(set) {
       const a = levels(resident.ys);
       const rss = ps.metrics.rss ? levels(ps.metrics.rss.ys) : undefined;
       const g = u.end - u.start;
-      cow = { ussGrowth: g, residentShare: g > 0 ? (a.end - a.start) / g : undefined, rssShare: g > 0 && rss ? (rss.end - rss.start) / g : undefined, rssMax: ps.metrics.rss?.max() };
+      cow = {
+        ussGrowth: g,
+        residentShare: g > 0 ? (a.end - a.start) / g : undefined,
+        rssShare: g > 0 && rss ? (rss.end - rss.start) / g : undefined,
+        rssMax: ps.metrics.rss?.max(),
+      };
     }
     rows.push({
       pid: ps.pid,
-      ...(r && { held: r.held, heldShare: r.heldShare, freeCovers: r.held > 0 ? r.mallocFree / r.held : undefined, liveGrowth: r.liveGrowth }),
+      ...(r && {
+        held: r.held,
+        heldShare: r.heldShare,
+        freeCovers: r.held > 0 ? r.mallocFree / r.held : undefined,
+        liveGrowth: r.liveGrowth,
+      }),
       ...(cow && { cow }),
     });
   }
@@ -70,7 +80,12 @@ async function measure(dir, file) {
     const c = assess(set.cgroup.cgroup, doc.window.warmup, 0);
     const d = breakdownChange(set, c, c.shape === "growing" ? doc.window.warmup : 0);
     const g = Math.max(d.usage, 1);
-    cgroup = { usage: d.usage, cacheLike: ((d.cache ?? 0) + (d.kernel ?? 0)) / g, processes: d.processes === undefined ? undefined : d.processes / g, shmem: (d.shmem ?? 0) / g };
+    cgroup = {
+      usage: d.usage,
+      cacheLike: ((d.cache ?? 0) + (d.kernel ?? 0)) / g,
+      processes: d.processes === undefined ? undefined : d.processes / g,
+      shmem: (d.shmem ?? 0) / g,
+    };
   }
   return {
     name: file.replace(/\.jsonl$/, ""),
@@ -88,10 +103,24 @@ async function measure(dir, file) {
 
 function print(results) {
   const line = (cells) => console.log(cells.join(" | "));
-  line(["recording", "expect", "got", "s", "warm-up/cap s", "root growth/floor MiB (p)", "cgroup Δ MiB: cache+kernel, processes, shmem", "held MiB (share, free covers) per agent pid", "cow: USS Δ MiB (anon, RSS share)"]);
+  line([
+    "recording",
+    "expect",
+    "got",
+    "s",
+    "warm-up/cap s",
+    "root growth/floor MiB (p)",
+    "cgroup Δ MiB: cache+kernel, processes, shmem",
+    "held MiB (share, free covers) per agent pid",
+    "cow: USS Δ MiB (anon, RSS share)",
+  ]);
   for (const r of results) {
-    const held = r.processes.filter((p) => p.held !== undefined).map((p) => `${mib(p.held)} (${share(p.heldShare, 1)}, ${share(p.freeCovers, 1)})`);
-    const cow = r.processes.filter((p) => p.cow && p.cow.ussGrowth > 4 * MiB).map((p) => `${mib(p.cow.ussGrowth)} (${share(p.cow.residentShare, 1)}, ${share(p.cow.rssShare, 1)})`);
+    const held = r.processes
+      .filter((p) => p.held !== undefined)
+      .map((p) => `${mib(p.held)} (${share(p.heldShare, 1)}, ${share(p.freeCovers, 1)})`);
+    const cow = r.processes
+      .filter((p) => p.cow && p.cow.ussGrowth > 4 * MiB)
+      .map((p) => `${mib(p.cow.ussGrowth)} (${share(p.cow.residentShare, 1)}, ${share(p.cow.rssShare, 1)})`);
     line([
       r.name,
       r.expect,
@@ -99,7 +128,9 @@ function print(results) {
       r.seconds.toFixed(0),
       `${r.warmup.toFixed(1)}/${r.warmupCap.toFixed(1)}${r.warmup >= r.warmupCap - 0.5 ? " (cap)" : ""}`,
       r.root ? `${mib(r.root.growth)}/${mib(r.root.floor)} (${r.root.p.toPrecision(2)})` : "–",
-      r.cgroup ? `${mib(r.cgroup.usage)}: ${share(r.cgroup.cacheLike, 1)}, ${share(r.cgroup.processes, 1)}, ${share(r.cgroup.shmem, 1)}` : "–",
+      r.cgroup
+        ? `${mib(r.cgroup.usage)}: ${share(r.cgroup.cacheLike, 1)}, ${share(r.cgroup.processes, 1)}, ${share(r.cgroup.shmem, 1)}`
+        : "–",
       held.join("; ") || "–",
       cow.join("; ") || "–",
     ]);
@@ -111,7 +142,9 @@ const results = [];
 for (const [dir] of SETS) {
   let files = [];
   try {
-    files = readdirSync(join(ROOT, dir)).filter((f) => f.endsWith(".jsonl")).sort();
+    files = readdirSync(join(ROOT, dir))
+      .filter((f) => f.endsWith(".jsonl"))
+      .sort();
   } catch {
     continue;
   }

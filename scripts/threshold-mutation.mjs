@@ -24,7 +24,14 @@ const CONFIG = "vitest.mutation.config.ts";
  * Constants that are not thresholds: amounts of work (pairs sampled, points the shape detectors thin to), unit
  * scales and interval levels. Moving them changes cost or resolution, by design not verdicts.
  */
-const NOT_THRESHOLDS = new Set(["MAX_EXACT_PAIRS", "SAMPLED_PAIRS", "SHAPE_MAX_POINTS", "MAD_SCALE", "DEFAULT_CONFIDENCE", "DEFAULT_CAPACITY"]);
+const NOT_THRESHOLDS = new Set([
+  "MAX_EXACT_PAIRS",
+  "SAMPLED_PAIRS",
+  "SHAPE_MAX_POINTS",
+  "MAD_SCALE",
+  "DEFAULT_CONFIDENCE",
+  "DEFAULT_CAPACITY",
+]);
 
 function walk(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -42,7 +49,8 @@ function findConstants() {
     for (const m of text.matchAll(/^export const ([A-Z][A-Z0-9_]*) = ([0-9_.\s*/+()-]+);$/gm)) {
       if (NOT_THRESHOLDS.has(m[1])) continue;
       const value = Function(`return (${m[2].replaceAll("_", "")})`)();
-      if (typeof value === "number" && Number.isFinite(value) && value !== 0) found.push({ file: relative(ROOT, file), name: m[1], expr: m[2], value });
+      if (typeof value === "number" && Number.isFinite(value) && value !== 0)
+        found.push({ file: relative(ROOT, file), name: m[1], expr: m[2], value });
     }
   }
   return found;
@@ -51,22 +59,31 @@ function findConstants() {
 function moves(value) {
   const integer = Number.isInteger(value);
   // integers stay integers: 1 → 2 only (halving 1 is no move), 3 → 1 and 6
-  return [...new Set([value / 2, value * 2].map((v) => (integer ? Math.max(1, Math.floor(v)) : v)))].filter((v) => v !== value);
+  return [...new Set([value / 2, value * 2].map((v) => (integer ? Math.max(1, Math.floor(v)) : v)))].filter(
+    (v) => v !== value,
+  );
 }
 
 function sandbox() {
   const dir = mkdtempSync(join(tmpdir(), "memleak-thresholds-"));
-  for (const name of ["src", "test", "package.json", "tsconfig.json", CONFIG]) cpSync(join(ROOT, name), join(dir, name), { recursive: true });
+  for (const name of ["src", "test", "package.json", "tsconfig.json", CONFIG])
+    cpSync(join(ROOT, name), join(dir, name), { recursive: true });
   for (const name of ["node_modules", "fixtures"]) symlinkSync(join(ROOT, name), join(dir, name));
   return dir;
 }
 
 function runTests(dir) {
-  const r = spawnSync("npx", ["vitest", "run", "--config", CONFIG, "--bail", "1", "--reporter", "json", "--outputFile", "result.json"], { cwd: dir, encoding: "utf8", env: { ...process.env, CALIBRATION: "1" } });
+  const r = spawnSync(
+    "npx",
+    ["vitest", "run", "--config", CONFIG, "--bail", "1", "--reporter", "json", "--outputFile", "result.json"],
+    { cwd: dir, encoding: "utf8", env: { ...process.env, CALIBRATION: "1" } },
+  );
   let failed = [];
   try {
     const json = JSON.parse(readFileSync(join(dir, "result.json"), "utf8"));
-    failed = json.testResults.flatMap((f) => f.assertionResults.filter((a) => a.status === "failed").map((a) => a.fullName));
+    failed = json.testResults.flatMap((f) =>
+      f.assertionResults.filter((a) => a.status === "failed").map((a) => a.fullName),
+    );
   } catch {
     failed = r.status === 0 ? [] : [`(vitest exited ${r.status})`];
   }
@@ -89,9 +106,19 @@ function main() {
       for (const to of moves(c.value)) {
         writeFileSync(path, original.replace(`export const ${c.name} = ${c.expr};`, `export const ${c.name} = ${to};`));
         const failed = runTests(dir);
-        const r = { name: c.name, file: c.file, from: c.value, to, killed: failed.length > 0, by: failed.slice(0, 3), failures: failed.length };
+        const r = {
+          name: c.name,
+          file: c.file,
+          from: c.value,
+          to,
+          killed: failed.length > 0,
+          by: failed.slice(0, 3),
+          failures: failed.length,
+        };
         results.push(r);
-        process.stdout.write(`${r.killed ? "killed  " : "SURVIVED"} ${c.name} ${c.value} → ${to}${r.killed ? `  (${failed.length}: ${failed[0]})` : ""}\n`);
+        process.stdout.write(
+          `${r.killed ? "killed  " : "SURVIVED"} ${c.name} ${c.value} → ${to}${r.killed ? `  (${failed.length}: ${failed[0]})` : ""}\n`,
+        );
       }
       writeFileSync(path, original);
     }
@@ -100,7 +127,21 @@ function main() {
   }
   const killed = results.filter((r) => r.killed).length;
   process.stdout.write(`\n${killed} of ${results.length} threshold moves killed (${constants.length} constants)\n`);
-  if (jsonFile) writeFileSync(jsonFile, JSON.stringify({ date: new Date().toISOString(), commit: execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim(), killed, total: results.length, results }, null, 2) + "\n");
+  if (jsonFile)
+    writeFileSync(
+      jsonFile,
+      JSON.stringify(
+        {
+          date: new Date().toISOString(),
+          commit: execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim(),
+          killed,
+          total: results.length,
+          results,
+        },
+        null,
+        2,
+      ) + "\n",
+    );
   process.exitCode = killed === results.length ? 0 : 1;
 }
 

@@ -18,9 +18,16 @@ const runs = [];
 for (const c of configs) {
   const [label, rest] = c.split("=");
   const [dist, phase] = rest.split(":");
-  const server = spawn(process.execPath, [`${REPO}/bench/lib/channel-server.mjs`, dist, n], { stdio: ["ignore", "pipe", "inherit"] });
+  const server = spawn(process.execPath, [`${REPO}/bench/lib/channel-server.mjs`, dist, n], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const path = await new Promise((resolve) => server.stdout.once("data", (d) => resolve(String(d).trim())));
-  const fleet = phase === "none" ? undefined : spawn("python3", [`${REPO}/bench/py/report_fleet.py`, path, n, phase, String(Number(seconds) + 15)], { stdio: "inherit" });
+  const fleet =
+    phase === "none"
+      ? undefined
+      : spawn("python3", [`${REPO}/bench/py/report_fleet.py`, path, n, phase, String(Number(seconds) + 15)], {
+          stdio: "inherit",
+        });
   runs.push({ label, server, fleet });
 }
 await sleep(10_000); // connections made, the JIT warm
@@ -32,7 +39,9 @@ runs.forEach((r, i) => {
   const user = s.user - before[i].s.user;
   const sys = s.sys - before[i].s.sys;
   const perReport = ((user + sys) / (Number(seconds) * Number(n))) * 1e6;
-  console.log(`${r.label.padEnd(24)} memleak side: user ${user.toFixed(2)} s, sys ${sys.toFixed(2)} s, ${(((user + sys) / Number(seconds)) * 100).toFixed(2)}% of a core, ${perReport.toFixed(0)} µs per report${f ? `; senders ${((f.user + f.sys - before[i].f.user - before[i].f.sys) / Number(seconds) * 100).toFixed(2)}%` : ""}`);
+  console.log(
+    `${r.label.padEnd(24)} memleak side: user ${user.toFixed(2)} s, sys ${sys.toFixed(2)} s, ${(((user + sys) / Number(seconds)) * 100).toFixed(2)}% of a core, ${perReport.toFixed(0)} µs per report${f ? `; senders ${(((f.user + f.sys - before[i].f.user - before[i].f.sys) / Number(seconds)) * 100).toFixed(2)}%` : ""}`,
+  );
 });
 for (const r of runs) {
   r.fleet?.kill();

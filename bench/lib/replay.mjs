@@ -11,7 +11,8 @@ import { SeriesBuilder } from "../../dist/series/series.js";
 import { readRecording } from "../../dist/recording/format.js";
 
 /** What must stay the same for a verdict to count as "the same": the kind, and for a leak, which process. */
-export const verdictKey = (doc) => (doc.verdict.kind === "leak" ? `leak:${doc.verdict.pid ?? doc.verdict.subject.type}` : doc.verdict.kind);
+export const verdictKey = (doc) =>
+  doc.verdict.kind === "leak" ? `leak:${doc.verdict.pid ?? doc.verdict.subject.type}` : doc.verdict.kind;
 
 /**
  * Interim verdicts of a recording: `every` seconds between judgements (0 = at every sample), none before `from`

@@ -18,7 +18,11 @@ export function discoverScenarios(dir = SCENARIO_DIR) {
   return readdirSync(dir)
     .filter((f) => f.endsWith(".py") && !f.startsWith("_")) // _helpers.py would be a module, not a scenario
     .sort()
-    .map((file) => ({ name: file.replace(/\.py$/, ""), file: relative(REPO, join(dir, file)), ...parseHeader(readFileSync(join(dir, file), "utf8")) }));
+    .map((file) => ({
+      name: file.replace(/\.py$/, ""),
+      file: relative(REPO, join(dir, file)),
+      ...parseHeader(readFileSync(join(dir, file), "utf8")),
+    }));
 }
 
 export function parseHeader(text) {
@@ -50,13 +54,31 @@ export async function runScenario(sc, { interval = "0.5", args = [], from = 10, 
   const dir = mkdtempSync(join(tmpdir(), `memleak-bench-${sc.name}-`));
   const rec = record ?? join(dir, "recording.jsonl");
   try {
-    const argv = [process.execPath, MEMLEAK, "run", "--json", "--interval", interval, "--record", rec, ...extra, "--", ...interpreter(sc.python), sc.file, ...args];
+    const argv = [
+      process.execPath,
+      MEMLEAK,
+      "run",
+      "--json",
+      "--interval",
+      interval,
+      "--record",
+      rec,
+      ...extra,
+      "--",
+      ...interpreter(sc.python),
+      sc.file,
+      ...args,
+    ];
     const r = await exec(argv);
     let doc;
     try {
       doc = JSON.parse(r.stdout);
     } catch {
-      return { sc, ok: false, error: `no verdict document (exit ${r.code}): ${r.stderr.trim().split("\n").slice(-3).join(" / ")}` };
+      return {
+        sc,
+        ok: false,
+        error: `no verdict document (exit ${r.code}): ${r.stderr.trim().split("\n").slice(-3).join(" / ")}`,
+      };
     }
     const rp = await replay(rec, { from, every });
     const finalKey = verdictKey(doc);
@@ -72,7 +94,12 @@ export async function runScenario(sc, { interval = "0.5", args = [], from = 10, 
       settled: timeToVerdict(rp.interim, finalKey),
       /** When the first judgement was made: settling then means right from the start. */
       firstJudged: rp.interim[0]?.t,
-      interim: rp.interim.map(({ t, doc: d }) => ({ t, key: verdictKey(d), kind: d.verdict.kind, early: d.verdict.evidence?.calledEarly !== undefined })),
+      interim: rp.interim.map(({ t, doc: d }) => ({
+        t,
+        key: verdictKey(d),
+        kind: d.verdict.kind,
+        early: d.verdict.evidence?.calledEarly !== undefined,
+      })),
       replayAgrees: verdictKey(rp.analyzed) === finalKey,
       duration: rp.duration,
       wallMs: r.wallMs,

@@ -7,7 +7,12 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const [dir, pid, hz, seconds] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4]), Number(process.argv[5])];
+const [dir, pid, hz, seconds] = [
+  process.argv[2],
+  Number(process.argv[3]),
+  Number(process.argv[4]),
+  Number(process.argv[5]),
+];
 const load = (path) => import(pathToFileURL(join(dir, "dist", path)).href);
 const { Sampler } = await load("sampling/sampler.js");
 const { SeriesBuilder } = await load("series/series.js");

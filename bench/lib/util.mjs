@@ -47,7 +47,12 @@ export function table(header, rows) {
 export function exec(argv, { env = {}, timeoutMs, cwd = REPO } = {}) {
   return new Promise((resolve) => {
     const started = performance.now();
-    const child = spawn(argv[0], argv.slice(1), { cwd, env: { ...process.env, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn(argv[0], argv.slice(1), {
+      cwd,
+      env: { ...process.env, NO_COLOR: "1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -61,7 +66,14 @@ export function exec(argv, { env = {}, timeoutMs, cwd = REPO } = {}) {
       : undefined;
     child.once("error", (err) => {
       clearTimeout(timer);
-      resolve({ code: 127, signal: null, stdout, stderr: stderr + String(err), wallMs: performance.now() - started, timedOut });
+      resolve({
+        code: 127,
+        signal: null,
+        stdout,
+        stderr: stderr + String(err),
+        wallMs: performance.now() - started,
+        timedOut,
+      });
     });
     child.once("close", (code, signal) => {
       clearTimeout(timer);

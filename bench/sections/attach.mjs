@@ -29,7 +29,9 @@ async function once(watched, rounds, dir, i) {
   let attachMs;
   let watcher;
   if (watched) {
-    watcher = start([process.execPath, MEMLEAK, "watch", String(target.child.pid), "--interval", "1"], { env: { ...process.env, NO_COLOR: "1" } });
+    watcher = start([process.execPath, MEMLEAK, "watch", String(target.child.pid), "--interval", "1"], {
+      env: { ...process.env, NO_COLOR: "1" },
+    });
     const t0 = Date.now();
     while (!/agent attached .* in ([\d.]+) s/.test(watcher.err()) && Date.now() - t0 < 30_000) await sleep(20);
     const m = /agent attached .* in ([\d.]+) s/.exec(watcher.err());
@@ -39,7 +41,10 @@ async function once(watched, rounds, dir, i) {
   writeFileSync(go, "");
   await target.done;
   await watcher?.done;
-  const line = target.out().split("\n").find((l) => l.startsWith("{\"seconds\""));
+  const line = target
+    .out()
+    .split("\n")
+    .find((l) => l.startsWith('{"seconds"'));
   if (!line) throw new Error(`workload printed no timing: ${target.err()}`);
   return { ...JSON.parse(line), attachMs };
 }
@@ -60,7 +65,15 @@ export async function attachCost({ rounds, repeats, log = () => {} }) {
   }
   const a = median(alone.map((x) => x.seconds));
   const w = median(watched.map((x) => x.seconds));
-  return { rounds, repeats, alone: a, watched: w, ratio: w / a, attachMs: median(watched.map((x) => x.attachMs)), attachMaxMs: Math.max(...watched.map((x) => x.attachMs)) };
+  return {
+    rounds,
+    repeats,
+    alone: a,
+    watched: w,
+    ratio: w / a,
+    attachMs: median(watched.map((x) => x.attachMs)),
+    attachMaxMs: Math.max(...watched.map((x) => x.attachMs)),
+  };
 }
 
 /**
@@ -68,7 +81,8 @@ export async function attachCost({ rounds, repeats, log = () => {} }) {
  * unwatched, one under `memleak watch` (agent injected), one under `memleak watch --no-inject`; utime+stime of each
  * target and of each memleak from /proc/PID/stat over the same `seconds`, after a 5 s start.
  */
-const SERVICE = "import time\nd = {}\nwhile True:\n    for i in range(300): d[i % 100] = [i] * 10\n    time.sleep(0.01)";
+const SERVICE =
+  "import time\nd = {}\nwhile True:\n    for i in range(300): d[i % 100] = [i] * 10\n    time.sleep(0.01)";
 
 const cpuTicks = (pid) => {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -81,7 +95,15 @@ export async function idleCost({ seconds, log = () => {} }) {
   await sleep(1000);
   const watchers = [
     start([process.execPath, MEMLEAK, "watch", String(targets[1].child.pid), "--duration", String(seconds + 10)]),
-    start([process.execPath, MEMLEAK, "watch", String(targets[2].child.pid), "--duration", String(seconds + 10), "--no-inject"]),
+    start([
+      process.execPath,
+      MEMLEAK,
+      "watch",
+      String(targets[2].child.pid),
+      "--duration",
+      String(seconds + 10),
+      "--no-inject",
+    ]),
   ];
   try {
     await sleep(5000);
@@ -90,7 +112,15 @@ export async function idleCost({ seconds, log = () => {} }) {
     log(`attach: whole-process CPU over ${seconds} s`);
     await sleep(seconds * 1000);
     const used = pids.map((p, i) => (cpuTicks(p) - before[i]) / 100 / seconds); // share of one core (USER_HZ = 100)
-    return { seconds, unwatched: used[0], injected: used[1], noInject: used[2], memleakInjecting: used[3], memleakNoInject: used[4], attached: /agent attached/.test(watchers[0].err()) };
+    return {
+      seconds,
+      unwatched: used[0],
+      injected: used[1],
+      noInject: used[2],
+      memleakInjecting: used[3],
+      memleakNoInject: used[4],
+      attached: /agent attached/.test(watchers[0].err()),
+    };
   } finally {
     for (const t of targets) t.child.kill("SIGKILL");
     await Promise.all(watchers.map((w) => w.done));

@@ -83,7 +83,12 @@ function treeCpu(root, includeRoot, seen) {
 }
 
 function start(argv) {
-  const child = spawn(argv[0], argv.slice(1), { cwd: REPO, stdio: ["ignore", "pipe", "ignore"], detached: true, env: { ...process.env, NO_COLOR: "1" } });
+  const child = spawn(argv[0], argv.slice(1), {
+    cwd: REPO,
+    stdio: ["ignore", "pipe", "ignore"],
+    detached: true,
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   const exited = new Promise((resolve) => child.once("exit", () => resolve(out)));
@@ -103,10 +108,23 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
   const treeBare = await startTree([workers, "8"], "bench/py/small_tree.py");
   const watchers = {};
   try {
-    watchers["watch (default)"] = { ...start(["node", MEMLEAK, "watch", String(treeWatch.pid), ...common]), tree: treeWatch.pid, treeRoot: true };
-    watchers["watch --no-inject"] = { ...start(["node", MEMLEAK, "watch", String(treeBare.pid), "--no-inject", ...common]), tree: treeBare.pid, treeRoot: true };
-    watchers["run (default)"] = { ...start(["node", MEMLEAK, "run", ...common, "--", SYSTEM_PYTHON, "bench/py/small_tree.py", workers, "8"]), treeRoot: false };
-    watchers.psutil = { ...start([SYSTEM_PYTHON, "bench/py/psutil_cost.py", String(treeBare.pid), String(hz), String(seconds)]) };
+    watchers["watch (default)"] = {
+      ...start(["node", MEMLEAK, "watch", String(treeWatch.pid), ...common]),
+      tree: treeWatch.pid,
+      treeRoot: true,
+    };
+    watchers["watch --no-inject"] = {
+      ...start(["node", MEMLEAK, "watch", String(treeBare.pid), "--no-inject", ...common]),
+      tree: treeBare.pid,
+      treeRoot: true,
+    };
+    watchers["run (default)"] = {
+      ...start(["node", MEMLEAK, "run", ...common, "--", SYSTEM_PYTHON, "bench/py/small_tree.py", workers, "8"]),
+      treeRoot: false,
+    };
+    watchers.psutil = {
+      ...start([SYSTEM_PYTHON, "bench/py/psutil_cost.py", String(treeBare.pid), String(hz), String(seconds)]),
+    };
     for (const w of Object.values(watchers)) {
       w.tree ??= w.treeRoot === false ? w.pid : undefined;
       w.seen = new Map();
@@ -137,8 +155,17 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
       processes,
       hz,
       minutes,
-      watchers: Object.fromEntries(Object.entries(watchers).map(([k, w]) => [k, { perMinute: w.perMinute, treePerMinute: w.treePerMinute, threads: w.threads }])),
-      sampling: Object.fromEntries(Object.entries(docs).filter(([k]) => k !== "psutil").map(([k, d]) => [k, safeJson(d)?.sampling])),
+      watchers: Object.fromEntries(
+        Object.entries(watchers).map(([k, w]) => [
+          k,
+          { perMinute: w.perMinute, treePerMinute: w.treePerMinute, threads: w.threads },
+        ]),
+      ),
+      sampling: Object.fromEntries(
+        Object.entries(docs)
+          .filter(([k]) => k !== "psutil")
+          .map(([k, d]) => [k, safeJson(d)?.sampling]),
+      ),
     };
   } finally {
     for (const w of Object.values(watchers)) killGroup(w.pid);
@@ -181,7 +208,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const s = summariseDefaults(r);
   console.log(JSON.stringify(r));
   for (const x of s.rows) {
-    const th = Object.entries(x.threads ?? {}).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ");
-    console.log(`${x.name.padEnd(20)} min1 ${(x.first * 100).toFixed(2)}%  min2+ ${(x.steady * 100).toFixed(2)}%  agents ${(x.agents * 100).toFixed(2)}%  ÷no-inject ${x.vsNoInject.toFixed(2)}  ÷psutil ${x.vsPsutil.toFixed(2)}  min1÷steady ${x.firstVsSteady.toFixed(2)}  [${th}]`);
+    const th = Object.entries(x.threads ?? {})
+      .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+      .join(", ");
+    console.log(
+      `${x.name.padEnd(20)} min1 ${(x.first * 100).toFixed(2)}%  min2+ ${(x.steady * 100).toFixed(2)}%  agents ${(x.agents * 100).toFixed(2)}%  ÷no-inject ${x.vsNoInject.toFixed(2)}  ÷psutil ${x.vsPsutil.toFixed(2)}  min1÷steady ${x.firstVsSteady.toFixed(2)}  [${th}]`,
+    );
   }
 }

@@ -11,7 +11,9 @@ import { REPO } from "../lib/util.mjs";
 export function holderPause({ sizes, repeats, log }) {
   return sizes.map((n) => {
     log(`j: holder search on a heap of ${n.toLocaleString("en-US")} objects`);
-    const stdout = execFileSync("python3", [join(REPO, "bench/py/holder_pause.py"), String(n), String(repeats)], { encoding: "utf8" });
+    const stdout = execFileSync("python3", [join(REPO, "bench/py/holder_pause.py"), String(n), String(repeats)], {
+      encoding: "utf8",
+    });
     return JSON.parse(stdout);
   });
 }

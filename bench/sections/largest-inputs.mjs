@@ -68,13 +68,20 @@ export function largestInputs({ repeats, log = () => {} }) {
   const rows = [
     row("downsample", `${N.toLocaleString("en-US")} points`, downsample, (s) => series(N * s), repeats),
     // renderHtml's path: a dense line and a sparse one (smaps numbers every 30 s) on one grid.
-    row("alignForDrawing, 2 lines", `${N.toLocaleString("en-US")} + ${(N / 30).toLocaleString("en-US")} points`, alignForDrawing, (s) => {
-      const dense = series(N * s);
-      const sparse = { xs: dense.xs.filter((_, i) => i % 30 === 0), ys: dense.ys.filter((_, i) => i % 30 === 0) };
-      return [dense, sparse];
-    }, repeats),
+    row(
+      "alignForDrawing, 2 lines",
+      `${N.toLocaleString("en-US")} + ${(N / 30).toLocaleString("en-US")} points`,
+      alignForDrawing,
+      (s) => {
+        const dense = series(N * s);
+        const sparse = { xs: dense.xs.filter((_, i) => i % 30 === 0), ys: dense.ys.filter((_, i) => i % 30 === 0) };
+        return [dense, sparse];
+      },
+      repeats,
+    ),
   ];
   log(`largest inputs: ${Object.keys(PARSERS).length} parsers on a 1 MB line, ×${repeats}`);
-  for (const [name, parse] of Object.entries(PARSERS)) rows.push(row(`${name} parser`, "1 MB line", parse, hugeLine, repeats));
+  for (const [name, parse] of Object.entries(PARSERS))
+    rows.push(row(`${name} parser`, "1 MB line", parse, hugeLine, repeats));
   return { repeats, rows };
 }

@@ -25,9 +25,27 @@ const CGROUP = "/kubepods/burstable/pod-bench/memleak-bench";
 export function writeRecording(path, seconds) {
   const gen = (seed, baseline, shape, noise = 4 * MB) => generate({ seconds, hz: 1, baseline, shape, noise, seed }).ys;
   const procs = [
-    { pid: 4100, ppid: 4000, comm: "python3", cmdline: ["python3", "serve.py"], anon: gen(1, 400 * MB, { kind: "stable" }) },
-    { pid: 4101, ppid: 4100, comm: "python3", cmdline: ["python3", "-c", "from multiprocessing.spawn …"], anon: gen(2, 250 * MB, { kind: "linear", bytesPerSecond: (5 * MB) / 3600 }) },
-    { pid: 4102, ppid: 4100, comm: "python3", cmdline: ["python3", "-c", "from multiprocessing.spawn …"], anon: gen(3, 250 * MB, { kind: "sawtooth", period: 600, amplitude: 60 * MB }) },
+    {
+      pid: 4100,
+      ppid: 4000,
+      comm: "python3",
+      cmdline: ["python3", "serve.py"],
+      anon: gen(1, 400 * MB, { kind: "stable" }),
+    },
+    {
+      pid: 4101,
+      ppid: 4100,
+      comm: "python3",
+      cmdline: ["python3", "-c", "from multiprocessing.spawn …"],
+      anon: gen(2, 250 * MB, { kind: "linear", bytesPerSecond: (5 * MB) / 3600 }),
+    },
+    {
+      pid: 4102,
+      ppid: 4100,
+      comm: "python3",
+      cmdline: ["python3", "-c", "from multiprocessing.spawn …"],
+      anon: gen(3, 250 * MB, { kind: "sawtooth", period: 600, amplitude: 60 * MB }),
+    },
   ];
   const cache = gen(4, 300 * MB, { kind: "stable" }, 20 * MB);
   const fd = openSync(path, "w");
@@ -43,14 +61,33 @@ export function writeRecording(path, seconds) {
   };
   let chunk = JSON.stringify(header) + "\n";
   for (const p of procs) {
-    chunk += JSON.stringify({ type: "event", t: T0, event: "process-start", detail: { pid: p.pid, ppid: p.ppid, comm: p.comm, cmdline: p.cmdline } }) + "\n";
+    chunk +=
+      JSON.stringify({
+        type: "event",
+        t: T0,
+        event: "process-start",
+        detail: { pid: p.pid, ppid: p.ppid, comm: p.comm, cmdline: p.cmdline },
+      }) + "\n";
   }
   let peak = 0;
   for (let i = 0; i < seconds; i++) {
     const processes = procs.map((p, k) => {
       const anon = Math.round(p.anon[i]);
       const file = 180 * MB + k * 4096;
-      const s = { pid: p.pid, ppid: p.ppid, starttime: 220000 + k, comm: p.comm, cpuTicks: 12 * i + k, rss: anon + file, anon, file, shmem: 0, swap: 0, hwm: anon + file + 8 * MB, threads: k === 0 ? 14 : 3 };
+      const s = {
+        pid: p.pid,
+        ppid: p.ppid,
+        starttime: 220000 + k,
+        comm: p.comm,
+        cpuTicks: 12 * i + k,
+        rss: anon + file,
+        anon,
+        file,
+        shmem: 0,
+        swap: 0,
+        hwm: anon + file + 8 * MB,
+        threads: k === 0 ? 14 : 3,
+      };
       if ((i + k) % 2 === 0) {
         const uss = Math.round(anon * 0.93);
         Object.assign(s, { pss: uss + file / 3, uss, pssAnon: uss, sharedClean: file, sharedDirty: anon - uss });
@@ -68,7 +105,19 @@ export function writeRecording(path, seconds) {
       limit: 4 * 2 ** 30,
       peak,
       oomKills: 0,
-      stat: { anon: anonSum, file: fileSum, activeFile: fileSum - inactiveFile, inactiveFile, activeAnon: Math.round(anonSum * 0.9), inactiveAnon: Math.round(anonSum * 0.1), shmem: 0, fileMapped: 3 * 180 * MB, fileDirty: 4096 * (i % 64), fileWriteback: 0, swap: 0 },
+      stat: {
+        anon: anonSum,
+        file: fileSum,
+        activeFile: fileSum - inactiveFile,
+        inactiveFile,
+        activeAnon: Math.round(anonSum * 0.9),
+        inactiveAnon: Math.round(anonSum * 0.1),
+        shmem: 0,
+        fileMapped: 3 * 180 * MB,
+        fileDirty: 4096 * (i % 64),
+        fileWriteback: 0,
+        swap: 0,
+      },
       workingSet: usage - inactiveFile,
       kernel,
     };
@@ -85,17 +134,26 @@ export function writeRecording(path, seconds) {
 
 /** Peak RSS (bytes) and wall time (s) of `memleak analyze`, from GNU time's -v report. */
 async function analyzeUnderTime(file, extra = []) {
-  const r = await exec(["/usr/bin/time", "-v", process.execPath, MEMLEAK, "analyze", file, "--json", ...extra], { timeoutMs: 600_000 });
+  const r = await exec(["/usr/bin/time", "-v", process.execPath, MEMLEAK, "analyze", file, "--json", ...extra], {
+    timeoutMs: 600_000,
+  });
   const kb = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr)?.[1];
   const wall = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)/.exec(r.stderr);
-  if (!kb || !wall) throw new Error(`memleak analyze under /usr/bin/time failed (exit ${r.code}): ${r.stderr.trim().split("\n").slice(-4).join(" / ")} — is GNU time installed (apt-get install time)?`);
+  if (!kb || !wall)
+    throw new Error(
+      `memleak analyze under /usr/bin/time failed (exit ${r.code}): ${r.stderr.trim().split("\n").slice(-4).join(" / ")} — is GNU time installed (apt-get install time)?`,
+    );
   let verdict;
   try {
     verdict = JSON.parse(r.stdout).verdict.kind;
   } catch {
     verdict = undefined;
   }
-  return { peakRss: Number(kb) * 1024, wall: Number(wall[1] ?? 0) * 3600 + Number(wall[2]) * 60 + Number(wall[3]), verdict };
+  return {
+    peakRss: Number(kb) * 1024,
+    wall: Number(wall[1] ?? 0) * 3600 + Number(wall[2]) * 60 + Number(wall[3]),
+    verdict,
+  };
 }
 
 /** The same analysis in this process, to time renderHtml alone and to look at the columns' lengths. */
@@ -110,7 +168,13 @@ async function inProcess(file) {
   ];
   const t0 = performance.now();
   const html = renderHtml(doc, set, { commands });
-  return { htmlMs: performance.now() - t0, htmlBytes: html.length, longestColumn: Math.max(...columns.map((c) => c.length)), columns: columns.length, samples: set.samples };
+  return {
+    htmlMs: performance.now() - t0,
+    htmlBytes: html.length,
+    longestColumn: Math.max(...columns.map((c) => c.length)),
+    columns: columns.length,
+    samples: set.samples,
+  };
 }
 
 export async function longWatch({ hours = 72, repeats, log = () => {} }) {
@@ -131,7 +195,14 @@ export async function longWatch({ hours = 72, repeats, log = () => {} }) {
     log("long watch: renderHtml in process");
     const inproc = await inProcess(files.at(-1));
     const pick = (rs, k) => median(rs.map((x) => x[k]));
-    const results = lengths.map((h, i) => ({ hours: h, samples: h * 3600, bytes: bytes[i], peakRss: pick(runs[i], "peakRss"), wall: pick(runs[i], "wall"), verdict: runs[i][0].verdict }));
+    const results = lengths.map((h, i) => ({
+      hours: h,
+      samples: h * 3600,
+      bytes: bytes[i],
+      peakRss: pick(runs[i], "peakRss"),
+      wall: pick(runs[i], "wall"),
+      verdict: runs[i][0].verdict,
+    }));
     const [oneHour, day, long] = results;
     return {
       hours,

@@ -14,8 +14,13 @@ export async function agentAvailable() {
 
 async function timed(argv) {
   const r = await exec(argv, { timeoutMs: 300_000 });
-  const line = r.stdout.split("\n").find((l) => l.startsWith("{\"seconds\"")) ?? r.stderr.split("\n").find((l) => l.startsWith("{\"seconds\""));
-  if (!line) throw new Error(`workload printed no timing (exit ${r.code}): ${r.stderr.trim().split("\n").slice(-3).join(" / ")}`);
+  const line =
+    r.stdout.split("\n").find((l) => l.startsWith('{"seconds"')) ??
+    r.stderr.split("\n").find((l) => l.startsWith('{"seconds"'));
+  if (!line)
+    throw new Error(
+      `workload printed no timing (exit ${r.code}): ${r.stderr.trim().split("\n").slice(-3).join(" / ")}`,
+    );
   return { ...JSON.parse(line), wall: r.wallMs / 1000 };
 }
 
@@ -26,7 +31,10 @@ export async function overhead({ rounds, repeats, log = () => {} }) {
   const run = (extra) => [process.execPath, MEMLEAK, "run", "--json", ...extra, "--", ...workload];
   const variants = [
     { name: "alone", argv: workload },
-    { name: agent ? "memleak run --no-agent" : "memleak run (no agent exists yet)", argv: run(agent ? ["--no-agent"] : []) },
+    {
+      name: agent ? "memleak run --no-agent" : "memleak run (no agent exists yet)",
+      argv: run(agent ? ["--no-agent"] : []),
+    },
     ...(agent ? [{ name: "memleak run (agent on)", argv: run([]) }] : []),
   ];
   const times = variants.map(() => []);
@@ -39,7 +47,13 @@ export async function overhead({ rounds, repeats, log = () => {} }) {
   const alone = median(times[0].map((t) => t.seconds));
   const rows = variants.map((v, i) => {
     const s = median(times[i].map((t) => t.seconds));
-    return { name: v.name, seconds: s, cpu: median(times[i].map((t) => t.cpu)), wall: median(times[i].map((t) => t.wall)), ratio: s / alone };
+    return {
+      name: v.name,
+      seconds: s,
+      cpu: median(times[i].map((t) => t.cpu)),
+      wall: median(times[i].map((t) => t.wall)),
+      ratio: s / alone,
+    };
   });
   if (!agent) rows.push({ name: "memleak run (agent on)", unavailable: "agent: not available yet" });
   return { agent, rounds, repeats, rows };

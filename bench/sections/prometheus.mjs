@@ -104,11 +104,17 @@ export function fleetAnswer(containers = 250, hours = 6, step = 15) {
     }
     const labels = { namespace: "ml", pod: `serve-${c}`, container: "app", instance: "node-1" };
     const ts = Array.from({ length: n }, (_, i) => end - (n - 1 - i) * step);
-    const series = (name, ys) => ({ metric: { __name__: name, ...labels }, values: ts.map((t, i) => [t, String(Math.round(ys[i]))]) });
+    const series = (name, ys) => ({
+      metric: { __name__: name, ...labels },
+      values: ts.map((t, i) => [t, String(Math.round(ys[i]))]),
+    });
     const usage = cols.anon.map((a, i) => a + cols.cache[i]);
     result.push(
       series("container_memory_usage_bytes", usage),
-      series("container_memory_working_set_bytes", usage.map((u, i) => u - cols.cache[i] * 0.5)),
+      series(
+        "container_memory_working_set_bytes",
+        usage.map((u, i) => u - cols.cache[i] * 0.5),
+      ),
       series("container_memory_rss", cols.anon),
       series("container_memory_cache", cols.cache),
     );
@@ -119,8 +125,14 @@ export function fleetAnswer(containers = 250, hours = 6, step = 15) {
 function timeV(stderr) {
   const kb = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr)?.[1];
   const wall = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)/.exec(stderr) ?? [];
-  const cpu = Number(/User time \(seconds\): ([\d.]+)/.exec(stderr)?.[1]) + Number(/System time \(seconds\): ([\d.]+)/.exec(stderr)?.[1]);
-  return { peakRss: Number(kb) * 1024, wall: Number(wall[1] ?? 0) * 3600 + Number(wall[2]) * 60 + Number(wall[3]), cpu };
+  const cpu =
+    Number(/User time \(seconds\): ([\d.]+)/.exec(stderr)?.[1]) +
+    Number(/System time \(seconds\): ([\d.]+)/.exec(stderr)?.[1]);
+  return {
+    peakRss: Number(kb) * 1024,
+    wall: Number(wall[1] ?? 0) * 3600 + Number(wall[2]) * 60 + Number(wall[3]),
+    cpu,
+  };
 }
 
 async function importOf(repeats, log) {
@@ -140,7 +152,22 @@ async function importOf(repeats, log) {
     let verdicts;
     for (let i = 0; i < repeats; i++) {
       log(`prometheus: analyze --prometheus on 1,000 series × 6 h, run ${i + 1} of ${repeats}`);
-      const a = await exec(["/usr/bin/time", "-v", process.execPath, MEMLEAK, "analyze", "--prometheus", base, "--query", "x", "--range", "6h", "--step", "15s", "--json"]);
+      const a = await exec([
+        "/usr/bin/time",
+        "-v",
+        process.execPath,
+        MEMLEAK,
+        "analyze",
+        "--prometheus",
+        base,
+        "--query",
+        "x",
+        "--range",
+        "6h",
+        "--step",
+        "15s",
+        "--json",
+      ]);
       if (a.code !== 0) throw new Error(`analyze --prometheus exited ${a.code}: ${a.stderr.slice(-300)}`);
       const doc = JSON.parse(a.stdout);
       verdicts = {};
@@ -153,7 +180,11 @@ async function importOf(repeats, log) {
     return {
       bytes: body.length,
       verdicts,
-      analyze: { wall: pick(runs.analyze, "wall"), cpu: pick(runs.analyze, "cpu"), peakRss: pick(runs.analyze, "peakRss") },
+      analyze: {
+        wall: pick(runs.analyze, "wall"),
+        cpu: pick(runs.analyze, "cpu"),
+        peakRss: pick(runs.analyze, "peakRss"),
+      },
       floor: { wall: pick(runs.floor, "wall"), cpu: pick(runs.floor, "cpu"), peakRss: pick(runs.floor, "peakRss") },
     };
   } finally {

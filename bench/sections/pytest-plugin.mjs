@@ -18,7 +18,8 @@ function pytestSeconds(r) {
   const out = r.stdout + r.stderr;
   const cpu = /^BENCH_CPU_SECONDS=(\d+(?:\.\d+)?)$/m.exec(out);
   const wall = /(?:passed|failed)[^\n]* in (\d+(?:\.\d+)?)s\b/.exec(out);
-  if (!cpu || !wall) throw new Error(`pytest printed no timing (exit ${r.code}): ${out.trim().split("\n").slice(-3).join(" / ")}`);
+  if (!cpu || !wall)
+    throw new Error(`pytest printed no timing (exit ${r.code}): ${out.trim().split("\n").slice(-3).join(" / ")}`);
   return { cpu: Number(cpu[1]), wall: Number(wall[1]) };
 }
 
@@ -28,13 +29,30 @@ export async function pytestPlugin({ tests, repeats, log = () => {} }) {
     const made = await exec([SYSTEM_PYTHON, "bench/py/pytest_suite.py", dir, String(tests)]);
     if (made.code !== 0) throw new Error(`could not write the suite: ${made.stderr}`);
     const pytest = [SYSTEM_PYTHON, "-m", "pytest", "-q", dir];
-    const memleakPytest = (extra) => [process.execPath, MEMLEAK, "pytest", "--python", SYSTEM_PYTHON, "--json", ...extra, "--", "-q", dir];
+    const memleakPytest = (extra) => [
+      process.execPath,
+      MEMLEAK,
+      "pytest",
+      "--python",
+      SYSTEM_PYTHON,
+      "--json",
+      ...extra,
+      "--",
+      "-q",
+      dir,
+    ];
     const variants = [
       { name: "pytest alone", argv: pytest },
-      { name: "memleak run -- pytest (agent, no plugin)", argv: [process.execPath, MEMLEAK, "run", "--json", "--", ...pytest] },
+      {
+        name: "memleak run -- pytest (agent, no plugin)",
+        argv: [process.execPath, MEMLEAK, "run", "--json", "--", ...pytest],
+      },
       { name: "memleak pytest (1 call per test)", argv: memleakPytest([]) },
       { name: "pytest alone, each body ×7 (BENCH_CALLS=7)", argv: pytest, env: { BENCH_CALLS: "7" } },
-      { name: "memleak pytest --repeat 5 --warmup-calls 2 (7 calls)", argv: memleakPytest(["--repeat", "5", "--warmup-calls", "2"]) },
+      {
+        name: "memleak pytest --repeat 5 --warmup-calls 2 (7 calls)",
+        argv: memleakPytest(["--repeat", "5", "--warmup-calls", "2"]),
+      },
     ];
     const times = variants.map(() => []);
     for (let r = 0; r < repeats; r++) {

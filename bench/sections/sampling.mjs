@@ -23,7 +23,11 @@ const cpuMicros = (since) => {
  * "ready", in a process group of its own; resolves when every worker holds its memory.
  */
 export async function startTree(args = [], script = "bench/py/torch_tree.py") {
-  const child = spawn(SYSTEM_PYTHON, [script, ...args], { cwd: REPO, stdio: ["ignore", "pipe", "inherit"], detached: true });
+  const child = spawn(SYSTEM_PYTHON, [script, ...args], {
+    cwd: REPO,
+    stdio: ["ignore", "pipe", "inherit"],
+    detached: true,
+  });
   await new Promise((resolve, reject) => {
     let out = "";
     const timer = setTimeout(() => {

@@ -11,8 +11,11 @@ import { exec, median, MEMLEAK, SYSTEM_PYTHON } from "../lib/util.mjs";
 
 async function timed(argv) {
   const r = await exec(argv, { timeoutMs: 600_000 });
-  const line = [...r.stdout.split("\n"), ...r.stderr.split("\n")].find((l) => l.startsWith("{\"seconds\""));
-  if (!line) throw new Error(`workload printed no timing (exit ${r.code}): ${r.stderr.trim().split("\n").slice(-3).join(" / ")}`);
+  const line = [...r.stdout.split("\n"), ...r.stderr.split("\n")].find((l) => l.startsWith('{"seconds"'));
+  if (!line)
+    throw new Error(
+      `workload printed no timing (exit ${r.code}): ${r.stderr.trim().split("\n").slice(-3).join(" / ")}`,
+    );
   return { ...JSON.parse(line), wall: r.wallMs / 1000 };
 }
 

@@ -30,7 +30,13 @@ export function syntheticTimeToLeak(seed, seconds = 600, denseS = 120) {
   const samples = synthesize({
     seconds,
     seed,
-    processes: [{ pid: LEAK_PID, ppid: 1, anon: { baseline: 10 * MB, noise: 5 * MB, shape: { kind: "linear", bytesPerSecond: 1 * MB } } }],
+    processes: [
+      {
+        pid: LEAK_PID,
+        ppid: 1,
+        anon: { baseline: 10 * MB, noise: 5 * MB, shape: { kind: "linear", bytesPerSecond: 1 * MB } },
+      },
+    ],
   });
   const builder = new SeriesBuilder();
   let since;
@@ -40,7 +46,12 @@ export function syntheticTimeToLeak(seed, seconds = 600, denseS = 120) {
     const t = builder.set.duration;
     if (t > denseS && t - lastJudged < 5 && s !== samples.at(-1)) continue;
     lastJudged = t;
-    const doc = classify({ set: builder.set, options: {}, cgroup: { path: "/synthetic", version: 2 }, target: { pid: LEAK_PID } });
+    const doc = classify({
+      set: builder.set,
+      options: {},
+      cgroup: { path: "/synthetic", version: 2 },
+      target: { pid: LEAK_PID },
+    });
     const leak = doc.verdict.kind === "leak" && doc.verdict.pid === LEAK_PID;
     if (leak) since ??= t;
     else since = undefined;
@@ -49,7 +60,8 @@ export function syntheticTimeToLeak(seed, seconds = 600, denseS = 120) {
 }
 
 /** A Python program keeping 1 MiB a second, in tenths, for `seconds`: the issue's "clean 1 MiB/s leak". */
-const LEAK_1MIB = (seconds) => `import time\nkeep = []\nend = time.time() + ${seconds}\nwhile time.time() < end:\n    keep.append(bytearray(104858))\n    time.sleep(0.1)`;
+const LEAK_1MIB = (seconds) =>
+  `import time\nkeep = []\nend = time.time() + ${seconds}\nwhile time.time() < end:\n    keep.append(bytearray(104858))\n    time.sleep(0.1)`;
 
 /**
  * One CI step: `memleak run --fail-on leak --fail-fast --json --record` on a 120 s 1 MiB/s leak, at the default
@@ -60,11 +72,31 @@ export async function ciStep() {
   const dir = mkdtempSync(join(tmpdir(), "memleak-bench-ci-"));
   try {
     const rec = join(dir, "r.jsonl");
-    const r = await exec([process.execPath, MEMLEAK, "run", "--fail-on", "leak", "--fail-fast", "--json", "--record", rec, "--", "python3", "-c", LEAK_1MIB(120)]);
+    const r = await exec([
+      process.execPath,
+      MEMLEAK,
+      "run",
+      "--fail-on",
+      "leak",
+      "--fail-fast",
+      "--json",
+      "--record",
+      rec,
+      "--",
+      "python3",
+      "-c",
+      LEAK_1MIB(120),
+    ]);
     const doc = JSON.parse(r.stdout);
     const rp = await replay(rec, { from: 0, every: 0 });
     const called = timeToVerdict(rp.interim, `leak:${doc.verdict.pid}`);
-    return { code: r.code, stopped: r.wallMs / 1000, calledAfterWarmup: called === undefined ? undefined : called - doc.window.warmup, warmup: doc.window.warmup, stopReason: doc.target.stopReason };
+    return {
+      code: r.code,
+      stopped: r.wallMs / 1000,
+      calledAfterWarmup: called === undefined ? undefined : called - doc.window.warmup,
+      warmup: doc.window.warmup,
+      stopReason: doc.target.stopReason,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -87,19 +119,35 @@ export async function verdicts({ fpSeconds, seeds = 10, ciRuns = 10, log = () =>
   const ci = [];
   for (let i = 0; i < ciRuns; i++) ci.push(await ciStep());
 
-  log(`verdicts: ${fpSeconds} s of the steady scenarios (${steady.map((s) => s.name).join(", ")}), judged after every sample`);
+  log(
+    `verdicts: ${fpSeconds} s of the steady scenarios (${steady.map((s) => s.name).join(", ")}), judged after every sample`,
+  );
   // MEMLEAK_BENCH_KEEP=dir keeps these recordings (10 minutes each): a false call is looked into on the recording that made it.
   const keep = process.env.MEMLEAK_BENCH_KEEP;
   const steadyRuns = await pool(steady, 2, (sc) =>
-    runScenario(sc, { args: [String(fpSeconds)], from: 0, every: 0, ...(keep && { record: join(keep, `${sc.name}.jsonl`) }) }),
+    runScenario(sc, {
+      args: [String(fpSeconds)],
+      from: 0,
+      every: 0,
+      ...(keep && { record: join(keep, `${sc.name}.jsonl`) }),
+    }),
   );
 
   return {
-    synthetic: { seeds, found: found.length, median: median(found), max: found.length === seeds ? Math.max(...found) : undefined, each: synthetic },
+    synthetic: {
+      seeds,
+      found: found.length,
+      median: median(found),
+      max: found.length === seeds ? Math.max(...found) : undefined,
+      each: synthetic,
+    },
     leakRuns,
     ci: {
       runs: ci,
-      called: { median: median(ci.map((c) => c.calledAfterWarmup).filter((t) => t !== undefined)), max: Math.max(...ci.map((c) => c.calledAfterWarmup ?? Infinity)) },
+      called: {
+        median: median(ci.map((c) => c.calledAfterWarmup).filter((t) => t !== undefined)),
+        max: Math.max(...ci.map((c) => c.calledAfterWarmup ?? Infinity)),
+      },
       stopped: { median: median(ci.map((c) => c.stopped)), max: Math.max(...ci.map((c) => c.stopped)) },
       allFailed: ci.every((c) => c.code === 1 && c.stopReason === "gate-failed"),
     },

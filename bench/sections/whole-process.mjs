@@ -65,7 +65,12 @@ async function captureReadSet(rootPid, hz, ticks) {
 }
 
 function start(argv, { stdout = "ignore" } = {}) {
-  const child = spawn(argv[0], argv.slice(1), { cwd: REPO, stdio: ["ignore", stdout, "ignore"], detached: true, env: { ...process.env, NO_COLOR: "1" } });
+  const child = spawn(argv[0], argv.slice(1), {
+    cwd: REPO,
+    stdio: ["ignore", stdout, "ignore"],
+    detached: true,
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   let out = "";
   child.stdout?.on("data", (d) => (out += d));
   const exited = new Promise((resolve) => child.once("exit", () => resolve(out)));
@@ -85,11 +90,33 @@ export async function measureWhole({ tree, hz, minutes, psutil = true, log = () 
     writeFileSync(readSet, JSON.stringify(await captureReadSet(t.pid, hz, Math.max(30, 6 * hz))));
     const seconds = minutes * 60;
     const watchers = {
-      memleak: start(["node", MEMLEAK, "watch", String(t.pid), "--no-inject", "--interval", `${1 / hz}s`, "--duration", `${seconds}s`, "--json"], { stdout: "pipe" }),
+      memleak: start(
+        [
+          "node",
+          MEMLEAK,
+          "watch",
+          String(t.pid),
+          "--no-inject",
+          "--interval",
+          `${1 / hz}s`,
+          "--duration",
+          `${seconds}s`,
+          "--json",
+        ],
+        { stdout: "pipe" },
+      ),
       bare: start(["node", "bench/lib/bare-reader.mjs", readSet, String(hz), String(seconds)]),
       // psutil for the first PSUTIL_MINUTES only: on 64 processes it takes a quarter of a core, which would
       // disturb an hour-long soak of the others; its cost per minute does not change with time.
-      ...(psutil && { psutil: start([SYSTEM_PYTHON, "bench/py/psutil_cost.py", String(t.pid), String(hz), String(Math.min(seconds, PSUTIL_MINUTES * 60))]) }),
+      ...(psutil && {
+        psutil: start([
+          SYSTEM_PYTHON,
+          "bench/py/psutil_cost.py",
+          String(t.pid),
+          String(hz),
+          String(Math.min(seconds, PSUTIL_MINUTES * 60)),
+        ]),
+      }),
     };
     const perMinute = Object.fromEntries(Object.keys(watchers).map((k) => [k, []]));
     const last = Object.fromEntries(Object.keys(watchers).map((k) => [k, cpuSeconds(watchers[k].pid) ?? 0]));

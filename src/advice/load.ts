@@ -26,7 +26,11 @@ function sections(kind: VerdictKind | "no-agent" | "gpu"): Map<string, string> {
 }
 
 /** The advice for a kind and variant with placeholders filled; unknown placeholders are left visible as "?". */
-export function advice(kind: VerdictKind | "no-agent" | "gpu", variant: string, values: Record<string, string | number | undefined>): string {
+export function advice(
+  kind: VerdictKind | "no-agent" | "gpu",
+  variant: string,
+  values: Record<string, string | number | undefined>,
+): string {
   const all = sections(kind);
   const text = all.get(variant) ?? all.get("any") ?? "";
   return text.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {

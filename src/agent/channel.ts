@@ -116,7 +116,11 @@ export class AgentChannel {
   }
 
   /** @returns the pid the connection speaks for, once known */
-  private handle(line: string, bound: number | undefined, toHost: ((pidInside: number) => number | undefined) | undefined): number | undefined {
+  private handle(
+    line: string,
+    bound: number | undefined,
+    toHost: ((pidInside: number) => number | undefined) | undefined,
+  ): number | undefined {
     if (line.length > MAX_LINE) {
       this.dropped++;
       return bound;
@@ -129,14 +133,12 @@ export class AgentChannel {
     if (msg.type === "hello") {
       this.hello.add(msg.pid);
       for (const wake of this.helloWaiters.get(msg.pid) ?? []) wake();
-    }
-    else if (msg.type === "report") this.latest.set(msg.pid, msg);
+    } else if (msg.type === "report") this.latest.set(msg.pid, msg);
     // A periodic trace never replaces the final one (the agent's thread can send one while the process exits).
     else if (msg.type === "trace") {
       const had = this.traces.get(msg.pid);
       if (!msg.interim || !had || had.interim) this.traces.set(msg.pid, msg);
-    }
-    else if (msg.type === "trim") this.trims.set(msg.pid, msg);
+    } else if (msg.type === "trim") this.trims.set(msg.pid, msg);
     else if (msg.type === "holder") this.holders.set(msg.pid, msg);
     else if (msg.type === "test-start" || msg.type === "test-end") {
       if (this.testMarks.length < MAX_TEST_MARKS) this.testMarks.push(msg);
@@ -146,7 +148,10 @@ export class AgentChannel {
   }
 
   /** The message with its pid inside a container replaced by the host pid (mapped once per connection's pid). */
-  private fromInside(msg: AgentMessage | undefined, toHost: (pidInside: number) => number | undefined): AgentMessage | undefined {
+  private fromInside(
+    msg: AgentMessage | undefined,
+    toHost: (pidInside: number) => number | undefined,
+  ): AgentMessage | undefined {
     if (!msg) return undefined;
     const host = toHost(msg.pid);
     if (host === undefined) return undefined;
@@ -169,7 +174,10 @@ export class AgentChannel {
       if (!r) continue;
       this.sampled.set(pid, r);
       const trim = this.trims.get(pid);
-      out[String(pid)] = { ...r.data, ...(trim && { trim: { anonBefore: trim.anonBefore, anonAfter: trim.anonAfter } }) };
+      out[String(pid)] = {
+        ...r.data,
+        ...(trim && { trim: { anonBefore: trim.anonBefore, anonAfter: trim.anonAfter } }),
+      };
     }
     return Object.keys(out).length > 0 ? out : undefined;
   }

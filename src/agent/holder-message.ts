@@ -10,7 +10,8 @@ const MAX_HOPS = 16;
 const MAX_NAME = 200;
 const MAX_PATH = 500;
 
-const text = (v: unknown, max: number): string | undefined => (typeof v === "string" && v.length > 0 ? v.slice(0, max) : undefined);
+const text = (v: unknown, max: number): string | undefined =>
+  typeof v === "string" && v.length > 0 ? v.slice(0, max) : undefined;
 
 function hop(v: unknown): HolderHop | undefined {
   const h = v as Record<string, unknown> | null;
@@ -24,7 +25,15 @@ export function parseHolder(m: Record<string, unknown>, pid: number, t: number):
   if (container === undefined || typeof m.found !== "boolean" || !isNum(m.length)) return undefined;
   const cost = { levels: m.levels, calls: m.calls, objects: m.objects, ms: m.ms, longestMs: m.longestMs };
   if (!Object.values(cost).every(isNum)) return undefined;
-  const out: HolderResult = { type: "holder", pid, t, container, length: m.length, found: m.found, ...(cost as Record<keyof typeof cost, number>) };
+  const out: HolderResult = {
+    type: "holder",
+    pid,
+    t,
+    container,
+    length: m.length,
+    found: m.found,
+    ...(cost as Record<keyof typeof cost, number>),
+  };
   if (isNum(m.itemsPerSecond) && m.itemsPerSecond >= 0) out.itemsPerSecond = m.itemsPerSecond;
   if (m.found) {
     const path = text(m.path, MAX_PATH);
@@ -36,7 +45,8 @@ export function parseHolder(m: Record<string, unknown>, pid: number, t: number):
     if (root !== undefined) out.root = root;
     const where = m.where as Record<string, unknown> | null | undefined;
     const file = text(where?.file, MAX_PATH);
-    if (file !== undefined && isNum(where?.line) && Number.isInteger(where.line) && where.line > 0) out.where = { file, line: where.line };
+    if (file !== undefined && isNum(where?.line) && Number.isInteger(where.line) && where.line > 0)
+      out.where = { file, line: where.line };
   } else {
     const why = text(m.why, MAX_NAME);
     if (why !== undefined) out.why = why;

@@ -26,8 +26,8 @@ export interface AgentReport {
   };
 }
 
-export type AgentMessage = { type: "hello"; pid: number; python?: string } | AgentReport | TraceResult | TrimResult | TestMark | HolderResult;
-
+export type AgentMessage =
+  { type: "hello"; pid: number; python?: string } | AgentReport | TraceResult | TrimResult | TestMark | HolderResult;
 
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9]{0,39}$/;
 /** Field names already found well-formed: agents send the same few dozen every second (bounded: names are data). */
@@ -60,7 +60,16 @@ function flat(v: unknown, allowStrings: boolean, maxFields = 40): Record<string,
 
 function site(v: unknown): TraceSite | undefined {
   const s = v as Record<string, unknown>;
-  if (!s || typeof s.file !== "string" || s.file.length > 500 || !isNum(s.line) || !isNum(s.sizeDiff) || !isNum(s.countDiff) || !isNum(s.size)) return undefined;
+  if (
+    !s ||
+    typeof s.file !== "string" ||
+    s.file.length > 500 ||
+    !isNum(s.line) ||
+    !isNum(s.sizeDiff) ||
+    !isNum(s.countDiff) ||
+    !isNum(s.size)
+  )
+    return undefined;
   return { file: s.file, line: s.line, sizeDiff: s.sizeDiff, countDiff: s.countDiff, size: s.size };
 }
 
@@ -69,7 +78,9 @@ function traceWindow(v: unknown): TraceResult["window"] {
   const w = v as Record<string, unknown> | null;
   if (!w || typeof w !== "object") return undefined;
   const { seconds, cpuShare, cpuShareBefore, overheadBytes } = w;
-  return isNum(seconds) && isNum(cpuShare) && isNum(cpuShareBefore) && isNum(overheadBytes) ? { seconds, cpuShare, cpuShareBefore, overheadBytes } : undefined;
+  return isNum(seconds) && isNum(cpuShare) && isNum(cpuShareBefore) && isNum(overheadBytes)
+    ? { seconds, cpuShare, cpuShareBefore, overheadBytes }
+    : undefined;
 }
 
 export function parseAgentMessage(line: string): AgentMessage | undefined {
@@ -102,9 +113,21 @@ export function parseAgentMessage(line: string): AgentMessage | undefined {
     }
     case "trace": {
       if (!Array.isArray(m.sites) || !isNum(m.traced) || !isNum(m.tracedPeak)) return undefined;
-      const sites = m.sites.slice(0, 20).map(site).filter((s): s is TraceSite => s !== undefined);
+      const sites = m.sites
+        .slice(0, 20)
+        .map(site)
+        .filter((s): s is TraceSite => s !== undefined);
       const window = traceWindow(m.window);
-      return { type: "trace", pid, t, sites, traced: m.traced, tracedPeak: m.tracedPeak, ...(window && { window }), ...(m.interim === true && { interim: true }) };
+      return {
+        type: "trace",
+        pid,
+        t,
+        sites,
+        traced: m.traced,
+        tracedPeak: m.tracedPeak,
+        ...(window && { window }),
+        ...(m.interim === true && { interim: true }),
+      };
     }
     case "trim":
       if (!isNum(m.anonBefore) || !isNum(m.anonAfter)) return undefined;

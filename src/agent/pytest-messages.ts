@@ -3,33 +3,60 @@
  * runs inside the user's test suite, so what it sends is data to validate. A field of the wrong shape is dropped;
  * a message without a test id is not a test mark.
  */
-import { TEST_KINDS, TEST_RESULTS, type TestKind, type TestMark, type TestMeasurement, type TestMetrics, type TestResultKind } from "./pytest-results.js";
+import {
+  TEST_KINDS,
+  TEST_RESULTS,
+  type TestKind,
+  type TestMark,
+  type TestMeasurement,
+  type TestMetrics,
+  type TestResultKind,
+} from "./pytest-results.js";
 
 /** A finite number, as JSON can carry one (messages.ts reads the agent's reports with it too). */
 export const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 
 export const MAX_NODEID = 500;
 
-const count = (v: unknown): number | undefined => (isNum(v) && Number.isInteger(v) && v >= 0 && v <= 1e6 ? v : undefined);
+const count = (v: unknown): number | undefined =>
+  isNum(v) && Number.isInteger(v) && v >= 0 && v <= 1e6 ? v : undefined;
 
 function metrics(v: unknown): TestMetrics | undefined {
   const m = v as Record<string, unknown> | undefined;
   if (!m || typeof m !== "object" || !isNum(m.allocatedBlocks) || !isNum(m.rssAnon)) return undefined;
-  return { allocatedBlocks: m.allocatedBlocks, rssAnon: m.rssAnon, ...(isNum(m.mallocInUse) && { mallocInUse: m.mallocInUse }) };
+  return {
+    allocatedBlocks: m.allocatedBlocks,
+    rssAnon: m.rssAnon,
+    ...(isNum(m.mallocInUse) && { mallocInUse: m.mallocInUse }),
+  };
 }
 
 function limits(v: unknown): { maxGrowth?: number; maxLeakPerCall?: number } | undefined {
   const l = v as Record<string, unknown> | undefined;
   if (!l || typeof l !== "object") return undefined;
-  const out = { ...(isNum(l.maxGrowth) && l.maxGrowth >= 0 && { maxGrowth: l.maxGrowth }), ...(isNum(l.maxLeakPerCall) && l.maxLeakPerCall >= 0 && { maxLeakPerCall: l.maxLeakPerCall }) };
+  const out = {
+    ...(isNum(l.maxGrowth) && l.maxGrowth >= 0 && { maxGrowth: l.maxGrowth }),
+    ...(isNum(l.maxLeakPerCall) && l.maxLeakPerCall >= 0 && { maxLeakPerCall: l.maxLeakPerCall }),
+  };
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** The container a leaking test kept filling and what holds it; names from the suite, bounded. */
 function testHolder(v: unknown): TestMeasurement["holder"] {
   const h = v as Record<string, unknown> | null;
-  if (!h || typeof h !== "object" || typeof h.container !== "string" || typeof h.found !== "boolean" || !isNum(h.length)) return undefined;
-  const out: NonNullable<TestMeasurement["holder"]> = { container: h.container.slice(0, 200), length: h.length, found: h.found };
+  if (
+    !h ||
+    typeof h !== "object" ||
+    typeof h.container !== "string" ||
+    typeof h.found !== "boolean" ||
+    !isNum(h.length)
+  )
+    return undefined;
+  const out: NonNullable<TestMeasurement["holder"]> = {
+    container: h.container.slice(0, 200),
+    length: h.length,
+    found: h.found,
+  };
   if (typeof h.path === "string") out.path = h.path.slice(0, 500);
   if (typeof h.why === "string") out.why = h.why.slice(0, 200);
   return h.found && out.path === undefined ? undefined : out;

@@ -14,7 +14,6 @@ import type { Rate } from "./types.js";
 import { MIN_SAMPLES, MIN_SECONDS, tooShortForShapes } from "../series/enough-samples.js";
 import { minGrowth } from "./growth-floor.js";
 
-
 // The growth floor (2 MiB, or 2% of the level) lives at the bottom of the house, where the report reads it too.
 export { minGrowth };
 
@@ -132,7 +131,10 @@ export function assess(col: Column, from: number, fullFrom = from): Assessment {
     p: 1,
   };
   if (tooShortForShapes(n, x1 - x0)) {
-    const reason = n < MIN_SAMPLES ? `${n} samples after warm-up (needs ${MIN_SAMPLES})` : `${(x1 - x0).toFixed(0)} s after warm-up (needs ${MIN_SECONDS} s)`;
+    const reason =
+      n < MIN_SAMPLES
+        ? `${n} samples after warm-up (needs ${MIN_SAMPLES})`
+        : `${(x1 - x0).toFixed(0)} s after warm-up (needs ${MIN_SECONDS} s)`;
     return assessEarly(window, base, reason);
   }
 
@@ -157,7 +159,10 @@ export function assess(col: Column, from: number, fullFrom = from): Assessment {
 
   const grew = trend.ok && trend.direction === "increasing" && out.growth >= floor;
   // Big periodic temporaries swing the block means more than a leak moves them; the lows still rise with a leak.
-  const envelope = !grew && trend.ok && trend.direction === "none" ? lowerEnvelope(window.xs, window.ys, floor / Math.max(1, x1 - x0), floor) : undefined;
+  const envelope =
+    !grew && trend.ok && trend.direction === "none"
+      ? lowerEnvelope(window.xs, window.ys, floor / Math.max(1, x1 - x0), floor)
+      : undefined;
   const lowsRise = envelope?.increasing === true;
   // An upward step clear of the floor is growth that stopped, even when what follows drifts down a little and so
   // hides the rise from a whole-window trend test (page cache that is slowly reclaimed after a one-off load).
@@ -168,23 +173,39 @@ export function assess(col: Column, from: number, fullFrom = from): Assessment {
   const startup = startupEnd(wholeStart, wholeEnd);
   const roseEnough = plateau.ok && Math.max(plateau.rise, base.growth) >= floor;
   const plateaued =
-    plateau.ok && plateau.state === "plateau" && roseEnough && !((plateau.levelFrom ?? Infinity) <= startup) && !risesAfter(whole, plateau.levelFrom, floor);
+    plateau.ok &&
+    plateau.state === "plateau" &&
+    roseEnough &&
+    !((plateau.levelFrom ?? Infinity) <= startup) &&
+    !risesAfter(whole, plateau.levelFrom, floor);
   const stepped = steppedUp && step.ok && step.at > startup;
   if (plateaued) out.shape = "plateau";
   else if (stepped) out.shape = "step";
   else if (grew) out.shape = "growing";
   else if (lowsRise) {
-    Object.assign(out, { shape: "growing", envelope, p: envelope.mannKendall.p, start: envelope.start, end: envelope.end, growth: envelope.rise });
+    Object.assign(out, {
+      shape: "growing",
+      envelope,
+      p: envelope.mannKendall.p,
+      start: envelope.start,
+      end: envelope.end,
+      growth: envelope.rise,
+    });
     out.rate = rateOf(envelope.theilSen.slope, envelope.start);
-  }
-  else if (trend.ok && trend.direction === "decreasing") out.shape = "falling";
+  } else if (trend.ok && trend.direction === "decreasing") out.shape = "falling";
   else out.shape = "flat";
   if (out.shape === "plateau" || out.shape === "step") {
     // Growth that stopped is described over the whole series (the rise is usually in the warm-up), and its rate is
     // the average rate of the rise, not the flat tail's slope.
     const l = levels(whole.ys);
     const span = Math.max(1e-9, (whole.xs[whole.xs.length - 1] ?? 0) - (whole.xs[0] ?? 0));
-    Object.assign(out, { from: whole.xs[0] ?? out.from, start: l.start, end: l.end, growth: l.end - l.start, samples: whole.xs.length });
+    Object.assign(out, {
+      from: whole.xs[0] ?? out.from,
+      start: l.start,
+      end: l.end,
+      growth: l.end - l.start,
+      samples: whole.xs.length,
+    });
     const rate = out.shape === "plateau" && plateau.ok ? plateau.growthRate : (l.end - l.start) / span;
     out.rate = rateOf(rate, l.start);
   }

@@ -51,7 +51,10 @@ export interface ClassifyInput {
 
 const SUBJECT_ORDER = { process: 0, gpu: 1, tree: 2, cgroup: 3 } as const;
 
-export function compareFindings(a: Pick<Finding, "kind" | "subject" | "confidence" | "rate">, b: Pick<Finding, "kind" | "subject" | "confidence" | "rate">): number {
+export function compareFindings(
+  a: Pick<Finding, "kind" | "subject" | "confidence" | "rate">,
+  b: Pick<Finding, "kind" | "subject" | "confidence" | "rate">,
+): number {
   return (
     SEVERITY[b.kind] - SEVERITY[a.kind] ||
     SUBJECT_ORDER[a.subject.type] - SUBJECT_ORDER[b.subject.type] ||
@@ -78,7 +81,8 @@ function commandText(pid: number, comm: string, commands: Map<number, string[]> 
 function attributeLeaks(findings: JudgedFinding[]): JudgedFinding[] {
   const processes = findings.filter((f) => f.subject.type === "process");
   const leaking = processes.filter((f) => f.kind === "leak");
-  const growthOf = (f: JudgedFinding) => Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
+  const growthOf = (f: JudgedFinding) =>
+    Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
   const explaining = (f: JudgedFinding): { pids: string; as?: JudgedFinding["kind"] } | undefined => {
     if (leaking.length > 0) return { pids: leaking.map((p) => p.pid).join(", ") };
     const growers = processes.filter((p) => p.kind !== "stable" && p.kind !== "insufficient-data" && growthOf(p) > 0);
@@ -90,7 +94,13 @@ function attributeLeaks(findings: JudgedFinding[]): JudgedFinding[] {
   return findings.map((f) => {
     if (f.subject.type === "process" || f.kind !== "leak" || f.evidence.growthIn === "shmem") return f;
     const by = explaining(f);
-    return by ? { ...f, summary: phrase("reconcile.attributed", { of: f.summary, ...by }), evidence: { ...f.evidence, explainedByPids: by.pids } } : f;
+    return by
+      ? {
+          ...f,
+          summary: phrase("reconcile.attributed", { of: f.summary, ...by }),
+          evidence: { ...f.evidence, explainedByPids: by.pids },
+        }
+      : f;
   });
 }
 
@@ -108,7 +118,10 @@ function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number
   // A shared cgroup's growth is judged by markOutside, except where settling processes account for it all (the
   // floor check below): their growth is the watched tree's, and still undecided.
   const explainable = (f: JudgedFinding) =>
-    f.subject.type !== "process" && f.kind === "leak" && f.evidence.growthIn !== "shmem" && (settlingSeen || !(Number(f.evidence.otherProcessesInCgroup ?? 0) > 0));
+    f.subject.type !== "process" &&
+    f.kind === "leak" &&
+    f.evidence.growthIn !== "shmem" &&
+    (settlingSeen || !(Number(f.evidence.otherProcessesInCgroup ?? 0) > 0));
   if (!findings.some(explainable)) return findings;
   const backlogs = [...set.processes.values()]
     .filter((ps) => ps.lastSeen >= set.duration - RELATIVE_GRACE_INTERVALS * meanInterval(set) - 1e-9)
@@ -118,13 +131,19 @@ function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number
     });
   // Processes whose allocators are still filling to their working size (live-heap.ts allocatorSettling): their
   // growth is undecided too, and so is the part of the tree's and the cgroup's that it accounts for.
-  const settling = findings.flatMap((f) => (f.subject.type === "process" && f.evidence.settling === true ? [{ pid: f.pid!, growth: Number(f.evidence.growth ?? 0), kind: "settling" as const }] : []));
+  const settling = findings.flatMap((f) =>
+    f.subject.type === "process" && f.evidence.settling === true
+      ? [{ pid: f.pid!, growth: Number(f.evidence.growth ?? 0), kind: "settling" as const }]
+      : [],
+  );
   const explainers = [...backlogs.filter((b) => !settling.some((s) => s.pid === b.pid)), ...settling];
   if (explainers.length === 0) return findings;
   const grown = explainers.reduce((sum, b) => sum + Math.max(0, b.growth), 0);
   const waiting = explainers.some((b) => b.kind !== "released");
   const pids = explainers.map((b) => b.pid).join(", ");
-  const processAdvice = findings.find((f) => f.subject.type === "process" && (f.evidence.gcBacklog !== undefined || f.evidence.settling === true))?.advice;
+  const processAdvice = findings.find(
+    (f) => f.subject.type === "process" && (f.evidence.gcBacklog !== undefined || f.evidence.settling === true),
+  )?.advice;
   return findings.map((f) => {
     if (!explainable(f)) return f;
     const growth = Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
@@ -132,12 +151,32 @@ function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number
     const facts = { subject: f.subject.type === "tree" ? ("tree" as const) : ("cgroup" as const), growth, pids };
     if (settling.length > 0) {
       const evidence = { ...f.evidence, settling: true, explainedByPids: pids };
-      return { ...f, kind: "insufficient-data", confidence: 0, evidence, advice: processAdvice ?? [phrase("advice.insufficient-data", { settlingPids: pids })], summary: phrase("reconcile.settling", facts) };
+      return {
+        ...f,
+        kind: "insufficient-data",
+        confidence: 0,
+        evidence,
+        advice: processAdvice ?? [phrase("advice.insufficient-data", { settlingPids: pids })],
+        summary: phrase("reconcile.settling", facts),
+      };
     }
     const evidence = { ...f.evidence, gcBacklog: waiting ? "waiting" : "released", explainedByPids: pids };
     return waiting
-      ? { ...f, kind: "insufficient-data", confidence: 0, evidence, advice: processAdvice ?? [phrase("advice.insufficient-data", { backlogPids: pids })], summary: phrase("reconcile.backlog-waiting", facts) }
-      : { ...f, kind: "stable", evidence, advice: processAdvice ?? f.advice, summary: phrase("reconcile.backlog-released", facts) };
+      ? {
+          ...f,
+          kind: "insufficient-data",
+          confidence: 0,
+          evidence,
+          advice: processAdvice ?? [phrase("advice.insufficient-data", { backlogPids: pids })],
+          summary: phrase("reconcile.backlog-waiting", facts),
+        }
+      : {
+          ...f,
+          kind: "stable",
+          evidence,
+          advice: processAdvice ?? f.advice,
+          summary: phrase("reconcile.backlog-released", facts),
+        };
   });
 }
 
@@ -176,7 +215,12 @@ export const RELATIVE_GRACE_INTERVALS = 1.5;
  * A cgroup shared with processes outside the watched tree that grows while the tree does not account for the growth:
  * that is the outsiders' (or their page cache's) doing, reported as such, and never the verdict about the watched pid.
  */
-function markOutside(f: JudgedFinding, others: number[], othersAnonGrowth: number | undefined, treeGrows: boolean): JudgedFinding {
+function markOutside(
+  f: JudgedFinding,
+  others: number[],
+  othersAnonGrowth: number | undefined,
+  treeGrows: boolean,
+): JudgedFinding {
   if (others.length === 0 || f.kind === "stable" || f.kind === "insufficient-data") return f;
   const growth = Number(f.evidence.usageGrowth ?? 0);
   // The page cache of files the watched processes map is theirs too (a model they loaded with mmap).
@@ -209,13 +253,22 @@ function reconcile(all: JudgedFinding[], copiers: Map<number, number>, set: Seri
     if (f.subject.type === "process" || (f.kind !== "leak" && f.kind !== "plateau")) return f;
     const growth = Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
     if (!(growth > 0 && copied >= COW_EXPLAINS_SHARE * growth)) return f;
-    const facts = { subject: f.subject.type === "tree" ? ("tree" as const) : ("cgroup" as const), growth, copiers: copiers.size, copied };
+    const facts = {
+      subject: f.subject.type === "tree" ? ("tree" as const) : ("cgroup" as const),
+      growth,
+      copiers: copiers.size,
+      copied,
+    };
     const cow: JudgedFinding = {
       ...f,
       kind: "cow",
       summary: phrase("reconcile.cow", facts),
       advice: cowFinding?.advice ?? [phrase("advice.cow-tree", facts)],
-      evidence: { ...f.evidence, copyOnWriteGrowth: Math.round(copied), copyOnWritePids: [...copiers.keys()].join(",") },
+      evidence: {
+        ...f.evidence,
+        copyOnWriteGrowth: Math.round(copied),
+        copyOnWritePids: [...copiers.keys()].join(","),
+      },
     };
     return f.kind === "leak" && processLeaks ? { ...f, alsoFound: [...(f.alsoFound ?? []), cow] } : cow;
   });
@@ -250,7 +303,10 @@ function contextOf(input: ClassifyInput): Context {
  * One finding per process that lived long enough to judge (the root always), and the copying of every process alive
  * at the run's last level (by pid: USS growth), finding or not; `shortLived` counts the processes left unjudged.
  */
-function judgeProcesses(input: ClassifyInput, ctx: Context): { findings: JudgedFinding[]; copiers: Map<number, number>; shortLived: number } {
+function judgeProcesses(
+  input: ClassifyInput,
+  ctx: Context,
+): { findings: JudgedFinding[]; copiers: Map<number, number>; shortLived: number } {
   const { set } = input;
   const all = [...set.processes.values()];
   // Forked relatives overlap in time: a parent alive when its child was last seen, or a child alive at its parent's end.
@@ -286,9 +342,18 @@ function judgeProcesses(input: ClassifyInput, ctx: Context): { findings: JudgedF
 }
 
 /** The cgroup's finding, with the processes outside the watched tree that share it. */
-function judgeCgroup(set: SeriesSet, cgroup: NonNullable<ClassifyInput["cgroup"]>, ctx: Context): JudgedFinding | undefined {
+function judgeCgroup(
+  set: SeriesSet,
+  cgroup: NonNullable<ClassifyInput["cgroup"]>,
+  ctx: Context,
+): JudgedFinding | undefined {
   const { others, othersAnonGrowth, path, version } = cgroup;
-  const cg = analyzeCgroup(set, { type: "cgroup", path, version }, ctx, [...set.processes.values()].flatMap((ps) => ownArrival(ps) ?? []));
+  const cg = analyzeCgroup(
+    set,
+    { type: "cgroup", path, version },
+    ctx,
+    [...set.processes.values()].flatMap((ps) => ownArrival(ps) ?? []),
+  );
   if (cg && others && others.length > 0) {
     cg.caveats.push(phrase("cgroup.others", { others }));
     cg.evidence.otherProcessesInCgroup = others.length;
@@ -335,7 +400,11 @@ export function judge(input: ClassifyInput): Judgement {
   // GPU memory is no part of the host's: its findings take no part in reconciling the host's with each other.
   const gpus = judgeGpus(set, ctx, (ps) => commandText(ps.pid, ps.comm, input.commands));
   const reconciled = withTimeToLimit(
-    reconcile(findings, copiers, set, ctx.from).map((f) => (f.subject.type === "cgroup" && input.cgroup ? markOutside(f, input.cgroup.others ?? [], input.cgroup.othersAnonGrowth, treeGrows) : f)),
+    reconcile(findings, copiers, set, ctx.from).map((f) =>
+      f.subject.type === "cgroup" && input.cgroup
+        ? markOutside(f, input.cgroup.others ?? [], input.cgroup.othersAnonGrowth, treeGrows)
+        : f,
+    ),
     set,
     ctx.from,
     input.cgroup?.version,
@@ -344,5 +413,11 @@ export function judge(input: ClassifyInput): Judgement {
     .sort(compareFindings);
   // The verdict is about the watched processes: growth of a shared cgroup they do not explain never heads it.
   const verdict = reconciled.find((f) => !f.outsideWatchedTree) ?? noSamples(set);
-  return { schema: "memleak.verdict/1", verdict, findings: reconciled, target: input.target, window: windowOf(set, ctx.warmup) };
+  return {
+    schema: "memleak.verdict/1",
+    verdict,
+    findings: reconciled,
+    target: input.target,
+    window: windowOf(set, ctx.warmup),
+  };
 }

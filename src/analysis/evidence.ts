@@ -17,7 +17,11 @@ export function trendEvidence(a: Assessment, prefix = ""): Record<string, number
   // The growth was seen in the lows between swings only (stats/envelope.ts): start, end and rate are the lows'.
   if (a.envelope) e[`${prefix}trendOn`] = "lows";
   // Called by the early test on a window too short for the shape rules (stats/sequential.ts).
-  if (a.early) Object.assign(e, { [`${prefix}calledEarly`]: "sequential", [`${prefix}earlyAlpha`]: Number(a.early.alpha.toPrecision(2)) });
+  if (a.early)
+    Object.assign(e, {
+      [`${prefix}calledEarly`]: "sequential",
+      [`${prefix}earlyAlpha`]: Number(a.early.alpha.toPrecision(2)),
+    });
   return e;
 }
 
@@ -58,4 +62,3 @@ export function confidenceFromP(p: number): number {
 export function stableConfidence(seconds: number): number {
   return Number(Math.min(0.95, 0.5 + (0.45 * seconds) / 600).toFixed(2));
 }
-

@@ -32,7 +32,13 @@ export type RateAfter =
    * Too short for the trend test (it needs `needs`): a rate that means anything is not known, unless the early test
    * already sees growth (`early`: its slope and p).
    */
-  | { kind: "too-short"; readings: number; seconds: number; needs: { readings: number; seconds: number }; early?: { slope: number; p: number } }
+  | {
+      kind: "too-short";
+      readings: number;
+      seconds: number;
+      needs: { readings: number; seconds: number };
+      early?: { slope: number; p: number };
+    }
   /** Long enough, but no rate could be computed (the test's reason). */
   | { kind: "none"; reason: string };
 
@@ -44,7 +50,13 @@ export function rateAfter(col: Column, from: number): RateAfter {
   if (tooShortForShapes(n, seconds)) {
     const early = earlyGrowth(w.xs, w.ys, MIN_SAMPLES, MIN_SECONDS);
     const needs = { readings: MIN_SAMPLES, seconds: MIN_SECONDS };
-    return { kind: "too-short", readings: n, seconds, needs, ...(early.called && { early: { slope: early.slope, p: early.p } }) };
+    return {
+      kind: "too-short",
+      readings: n,
+      seconds,
+      needs,
+      ...(early.called && { early: { slope: early.slope, p: early.p } }),
+    };
   }
   const t = trendTest(w.xs, w.ys);
   if (!t.ok) return { kind: "none", reason: t.reason };

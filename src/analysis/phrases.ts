@@ -14,7 +14,11 @@ import type { MetricName, Rate, Subject, VerdictKind } from "./types.js";
 export interface PhraseFacts {
   // classify.ts: findings that explain each other
   /** A tree's or cgroup's leak that processes' leaks account for. */
-  "reconcile.attributed": { of: Phrase; pids: string; /** the processes' own finding, when it is not a leak */ as?: VerdictKind };
+  "reconcile.attributed": {
+    of: Phrase;
+    pids: string;
+    /** the processes' own finding, when it is not a leak */ as?: VerdictKind;
+  };
   /** Tree or cgroup growth that processes' garbage backlog accounts for: undecided until the next full collection. */
   "reconcile.backlog-waiting": { subject: "tree" | "cgroup"; growth: number; pids: string };
   /** …or given back at one. */
@@ -24,7 +28,14 @@ export interface PhraseFacts {
   /** Tree or cgroup growth that copying after fork accounts for. */
   "reconcile.cow": { subject: "tree" | "cgroup"; growth: number; copiers: number; copied: number };
   /** A shared cgroup's growth that the watched tree does not explain; an artefact's own sentence follows. */
-  "reconcile.outside": { growth: number; rate: Rate | undefined; tree: number; others: number[]; othersAnonGrowth: number | undefined; artefact: Phrase | undefined };
+  "reconcile.outside": {
+    growth: number;
+    rate: Rate | undefined;
+    tree: number;
+    others: number[];
+    othersAnonGrowth: number | undefined;
+    artefact: Phrase | undefined;
+  };
   /** The cgroup holds processes outside the watched tree. */
   "cgroup.others": { others: number[] };
   /** No sample at all. */
@@ -32,9 +43,23 @@ export interface PhraseFacts {
 
   // signals/process.ts: each sentence starts with the process (PID and command), which the live view leaves out
   "process.insufficient": ProcessFacts & { reason: string | undefined; waiting?: GcWaitingFacts; settling?: Settling };
-  "process.retention": ProcessFacts & { anon: number; live: number; mallocInUse: number; mallocFree: number; trimmed: number | undefined };
+  "process.retention": ProcessFacts & {
+    anon: number;
+    live: number;
+    mallocInUse: number;
+    mallocFree: number;
+    trimmed: number | undefined;
+  };
   "process.leak": ProcessFacts & LeakFacts;
-  "process.hidden-leak": ProcessFacts & { start: number; end: number; rate: Rate; seconds: number; anon: number; free: number; layer: string | undefined };
+  "process.hidden-leak": ProcessFacts & {
+    start: number;
+    end: number;
+    rate: Rate;
+    seconds: number;
+    anon: number;
+    free: number;
+    layer: string | undefined;
+  };
   "process.cow": ProcessFacts & {
     ussStart: number;
     ussEnd: number;
@@ -96,10 +121,27 @@ export interface PhraseFacts {
   "gpu.driver-counts-all": Record<string, never>;
 
   // advice: src/advice/<kind>.md, one section per variant, filled with these facts
-  "advice.insufficient-data": { reason: string | undefined; waiting?: GcWaitingFacts; settling?: Settling } | { backlogPids: string } | { settlingPids: string };
-  "advice.fragmentation": { variant: "process" | "trim"; pid: number; anon: number; live: number; held: number; trimmed: number | undefined };
+  "advice.insufficient-data":
+    | { reason: string | undefined; waiting?: GcWaitingFacts; settling?: Settling }
+    | { backlogPids: string }
+    | { settlingPids: string };
+  "advice.fragmentation": {
+    variant: "process" | "trim";
+    pid: number;
+    anon: number;
+    live: number;
+    held: number;
+    trimmed: number | undefined;
+  };
   "advice.fragmentation-actions": { arenas: number | undefined };
-  "advice.cow-process": { pid: number; command: string; ussStart: number; ussEnd: number; bound: number | undefined; isRoot?: boolean };
+  "advice.cow-process": {
+    pid: number;
+    command: string;
+    ussStart: number;
+    ussEnd: number;
+    bound: number | undefined;
+    isRoot?: boolean;
+  };
   "advice.no-agent": { pid: number; why: string; level: number };
   "advice.leak": LeakAdviceFacts;
   /** Appended to a process's leak advice only where the agent saw torch imported. */
@@ -112,9 +154,19 @@ export interface PhraseFacts {
     treeMetric: MetricName;
   };
   "advice.plateau": { growth: number; level: number; levelFrom: number | undefined };
-  "advice.stable": { subject: Subject["type"]; metric: MetricName; growth: number; seconds: number; noise: number | undefined };
+  "advice.stable": {
+    subject: Subject["type"];
+    metric: MetricName;
+    growth: number;
+    seconds: number;
+    noise: number | undefined;
+  };
   "advice.cow-tree": { subject: "tree" | "cgroup"; growth: number; copiers: number; copied: number };
-  "advice.gpu": GpuFacts & { variant: "leak" | "retention" | "fragmentation" | "driver-leak"; held?: number; split?: number | undefined };
+  "advice.gpu": GpuFacts & {
+    variant: "leak" | "retention" | "fragmentation" | "driver-leak";
+    held?: number;
+    split?: number | undefined;
+  };
   /** signals/holder.ts: what holds the growing container, as leak.md's holder sections say it. */
   "advice.holder": {
     variant: "holder" | "holder-lru" | "holder-graphs" | "holder-frame" | "holder-not-found";
@@ -208,7 +260,13 @@ export interface ArtefactFacts {
 
 /** What leak.md's sections fill in: the rate, and the process or the tree's process count as the variant needs. */
 export type LeakAdviceFacts =
-  | { variant: "process" | "process-traced" | "worker" | "worker-traced"; rate: Rate; pid: number; ppid: number; command: string }
+  | {
+      variant: "process" | "process-traced" | "worker" | "worker-traced";
+      rate: Rate;
+      pid: number;
+      ppid: number;
+      command: string;
+    }
   | { variant: "tree"; rate: Rate; processesStart: number; processesEnd: number }
   | { variant: "cgroup" | "cgroup-shmem"; rate: Rate };
 

@@ -21,7 +21,15 @@ export function testResults(marks: readonly TestMark[], t0: number | undefined):
   for (const m of marks) {
     const key = `${m.pid}\0${m.nodeid}`;
     if (m.type === "test-start") {
-      const entry: TestResult = { nodeid: m.nodeid, pid: m.pid, start: since(m.t), calls: 0, warmupCalls: 0, kind: "insufficient-data", result: "crashed" };
+      const entry: TestResult = {
+        nodeid: m.nodeid,
+        pid: m.pid,
+        start: since(m.t),
+        calls: 0,
+        warmupCalls: 0,
+        kind: "insufficient-data",
+        result: "crashed",
+      };
       open.set(key, entry);
       out.push(entry);
       continue;
@@ -30,7 +38,9 @@ export function testResults(marks: readonly TestMark[], t0: number | undefined):
     if (!entry) continue; // an end without its start (a recording cut at the front): nothing to place it by
     open.delete(key);
     const { type: _type, pid: _pid, t, nodeid: _nodeid, ...measured } = m;
-    Object.assign(entry, { calls: 0, warmupCalls: 0, kind: "insufficient-data", result: "unmeasured" }, measured, { end: since(t) });
+    Object.assign(entry, { calls: 0, warmupCalls: 0, kind: "insufficient-data", result: "unmeasured" }, measured, {
+      end: since(t),
+    });
   }
   return out;
 }

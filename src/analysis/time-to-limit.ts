@@ -62,7 +62,8 @@ export function projectToLimit(input: ProjectionInput): TimeToLimitFacts | undef
   const swing = Math.max(0, quantile(residuals, SWING_QUANTILE) ?? 0);
   const highest = Math.max(0, ...residuals);
   const limits = [...input.limits];
-  if (input.machineAvailable !== undefined) limits.push({ kind: "machine", source: "MemAvailable", bytes: level + input.machineAvailable });
+  if (input.machineAvailable !== undefined)
+    limits.push({ kind: "machine", source: "MemAvailable", bytes: level + input.machineAvailable });
   if (limits.length === 0) return undefined;
   limits.sort((a, b) => a.bytes - b.bytes);
   const [limit, ...otherLimits] = limits as [MemoryLimit, ...MemoryLimit[]];

@@ -21,7 +21,15 @@ export const SEVERITY: Record<VerdictKind, number> = {
 };
 
 export type Subject =
-  | { type: "process"; pid: number; starttime: number; command: string; ppid: number; isRoot: boolean; pidInside?: number }
+  | {
+      type: "process";
+      pid: number;
+      starttime: number;
+      command: string;
+      ppid: number;
+      isRoot: boolean;
+      pidInside?: number;
+    }
   | { type: "tree"; processes: number }
   | { type: "cgroup"; path: string; version: 1 | 2 }
   /**
@@ -29,7 +37,6 @@ export type Subject =
    * the device as the process numbers it), or from the driver's per-process accounting (`driver`, nvidia-smi's).
    */
   | { type: "gpu"; pid: number; starttime: number; command: string; device: string; source: "torch" | "driver" };
-
 
 export interface Rate {
   bytesPerSecond: number;
@@ -96,7 +103,13 @@ export interface Finding {
 export interface MemoryLimit {
   kind: "container" | "machine";
   /** Where it was read: memory.max / memory.high (v2), memory.limit_in_bytes (v1), MemAvailable, or the Prometheus series. */
-  source: "memory.max" | "memory.high" | "memory.limit_in_bytes" | "MemAvailable" | "container_spec_memory_limit_bytes" | "memleak_cgroup_limit_bytes";
+  source:
+    | "memory.max"
+    | "memory.high"
+    | "memory.limit_in_bytes"
+    | "MemAvailable"
+    | "container_spec_memory_limit_bytes"
+    | "memleak_cgroup_limit_bytes";
   /** The level of the counted memory at which it is reached, bytes (for the machine: the level now + MemAvailable). */
   bytes: number;
 }
@@ -166,7 +179,13 @@ export interface VerdictDocument {
    * Set by run/watch/analyze: each gate checked, its result (pass, fail, or inconclusive when the data could not
    * decide it), and whether it lets the step pass (an inconclusive gate does, unless --strict).
    */
-  gates?: { name: string; subject?: string; result: "pass" | "fail" | "inconclusive"; passed: boolean; message: string }[];
+  gates?: {
+    name: string;
+    subject?: string;
+    result: "pass" | "fail" | "inconclusive";
+    passed: boolean;
+    message: string;
+  }[];
   /** Set by run/watch: how the sampling went — what memleak's numbers are worth, and what they cost. */
   sampling?: SamplingFacts;
   /** Set when the pytest plugin ran (`memleak pytest`): each test's growth, per call, kind and limit. */

@@ -6,10 +6,22 @@
 
 const SIZE_UNITS: Record<string, number> = {
   b: 1,
-  k: 1024, kb: 1000, kib: 1024, ki: 1024,
-  m: 1024 ** 2, mb: 1000 ** 2, mib: 1024 ** 2, mi: 1024 ** 2,
-  g: 1024 ** 3, gb: 1000 ** 3, gib: 1024 ** 3, gi: 1024 ** 3,
-  t: 1024 ** 4, tb: 1000 ** 4, tib: 1024 ** 4, ti: 1024 ** 4,
+  k: 1024,
+  kb: 1000,
+  kib: 1024,
+  ki: 1024,
+  m: 1024 ** 2,
+  mb: 1000 ** 2,
+  mib: 1024 ** 2,
+  mi: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1000 ** 3,
+  gib: 1024 ** 3,
+  gi: 1024 ** 3,
+  t: 1024 ** 4,
+  tb: 1000 ** 4,
+  tib: 1024 ** 4,
+  ti: 1024 ** 4,
 };
 
 export type SizeSpec = { kind: "bytes"; bytes: number } | { kind: "percent"; percent: number };
@@ -23,7 +35,10 @@ export function parseSize(text: string): UnitParse<SizeSpec> {
   const m = /^(\d+(?:\.\d+)?)\s*([a-zA-Z]*)$/.exec(t);
   const unit = m ? SIZE_UNITS[m[2]!.toLowerCase() || "b"] : undefined;
   if (!m || unit === undefined) {
-    return { ok: false, message: `"${text}" is not a size: use a number with B, KiB, MiB, GiB (or kB, MB, GB), or a percentage like 10%` };
+    return {
+      ok: false,
+      message: `"${text}" is not a size: use a number with B, KiB, MiB, GiB (or kB, MB, GB), or a percentage like 10%`,
+    };
   }
   return { ok: true, value: { kind: "bytes", bytes: Math.round(Number(m[1]) * unit) } };
 }
@@ -69,13 +84,31 @@ export function formatDuration(seconds: number): string {
   return h > 0 ? `${h}h${String(m).padStart(2, "0")}m` : `${m}m${String(s).padStart(2, "0")}s`;
 }
 
-const RATE_UNITS: Record<string, number> = { ms: 0.001, s: 1, sec: 1, m: 60, min: 60, h: 3600, hour: 3600, d: 86400, day: 86400 };
+const RATE_UNITS: Record<string, number> = {
+  ms: 0.001,
+  s: 1,
+  sec: 1,
+  m: 60,
+  min: 60,
+  h: 3600,
+  hour: 3600,
+  d: 86400,
+  day: 86400,
+};
 
 /** "10MiB/h", "1.5MB/min", "512KiB/s" → bytes per second. */
 export function parseRate(text: string): UnitParse<number> {
   const slash = text.lastIndexOf("/");
   const size = slash > 0 ? parseSize(text.slice(0, slash)) : undefined;
-  const per = slash > 0 ? RATE_UNITS[text.slice(slash + 1).trim().toLowerCase()] : undefined;
+  const per =
+    slash > 0
+      ? RATE_UNITS[
+          text
+            .slice(slash + 1)
+            .trim()
+            .toLowerCase()
+        ]
+      : undefined;
   if (!size?.ok || size.value.kind !== "bytes" || per === undefined) {
     return { ok: false, message: `"${text}" is not a rate: use a size per time, e.g. 10MiB/h, 1MB/min, 512KiB/s` };
   }

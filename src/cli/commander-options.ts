@@ -5,14 +5,23 @@
  * the options stand on the command line.
  */
 import { Option, type Command } from "commander";
-import { descriptionIn, optionValue, takes, type CommandName, type OptionSpec, type OptionValue } from "./option-spec.js";
+import {
+  descriptionIn,
+  optionValue,
+  takes,
+  type CommandName,
+  type OptionSpec,
+  type OptionValue,
+} from "./option-spec.js";
 import { OPTIONS, type OptionName } from "./options.js";
 import { HELP_GROUP, SHORT_FLAG } from "./help-text.js";
 
 type Table = typeof OPTIONS;
 
 /** The options command `C` takes; for a union of commands, the options every one of them takes. */
-export type OptionOf<C extends CommandName> = { [K in OptionName]: [C] extends [Table[K]["commands"][number]] ? K : never }[OptionName];
+export type OptionOf<C extends CommandName> = {
+  [K in OptionName]: [C] extends [Table[K]["commands"][number]] ? K : never;
+}[OptionName];
 
 /** A command's option values, each parsed when it is asked for (a usage error for a malformed one). */
 export type OptionReader<C extends CommandName> = <K extends OptionOf<C>>(name: K) => OptionValue<Table[K]>;
@@ -35,7 +44,8 @@ function commanderOption(name: OptionName, option: OptionSpec, command: CommandN
 const attributeName = (option: OptionSpec) => new Option(option.flag).attributeName();
 
 export function addOptions(cmd: Command, command: CommandName): Command {
-  for (const name of NAMES) if (takes(OPTIONS[name], command)) cmd.addOption(commanderOption(name, OPTIONS[name], command));
+  for (const name of NAMES)
+    if (takes(OPTIONS[name], command)) cmd.addOption(commanderOption(name, OPTIONS[name], command));
   return cmd;
 }
 

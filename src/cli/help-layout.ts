@@ -70,7 +70,13 @@ export function formatItem(term: string, termWidth: number, description: string,
 /** The recorded help laid out at `helpWidth` columns. */
 export function layOut(recorded: RecordedHelp, helpWidth: number): string {
   return recorded.parts
-    .map((p) => (typeof p === "string" ? p : "item" in p ? formatItem(p.item[0], recorded.termWidth, p.item[1], helpWidth) : boxWrap(p.wrap, helpWidth)))
+    .map((p) =>
+      typeof p === "string"
+        ? p
+        : "item" in p
+          ? formatItem(p.item[0], recorded.termWidth, p.item[1], helpWidth)
+          : boxWrap(p.wrap, helpWidth),
+    )
     .join("");
 }
 

@@ -33,7 +33,9 @@ function record(name: string): RecordedHelp {
     // commander ends --help by throwing (exitOverride): the text is in output.
   }
   if (output.text.includes("\x1b")) throw new Error(`${name} --help is styled: the recorded help would not strip it`);
-  const parts = output.text.split(new RegExp(`${MARK}(\\d+)${MARK}`)).map((p, i) => (i % 2 === 0 ? p : open[Number(p)]!));
+  const parts = output.text
+    .split(new RegExp(`${MARK}(\\d+)${MARK}`))
+    .map((p, i) => (i % 2 === 0 ? p : open[Number(p)]!));
   return { termWidth, parts: parts.filter((p) => p !== "") };
 }
 

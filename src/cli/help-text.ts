@@ -66,9 +66,18 @@ const UNITS = `Units:
 /** Examples, one command a line with what it does above it; each runs as written from the repository's root. */
 export const EXAMPLES: Record<CommandName, { what: string; argv: string }[]> = {
   run: [
-    { what: "Follow a script and its children until it exits, then give the verdict", argv: "memleak run -- python3 fixtures/scenarios/leak_main.py 5" },
-    { what: "Fail a CI step on a leak, keep the samples and an HTML report", argv: "memleak run --fail-on leak -o run.jsonl --html report.html -- python3 fixtures/scenarios/steady_noisy.py 5" },
-    { what: "Stop the command after 3 seconds (SIGTERM; memleak exits with its status), sampling twice a second", argv: "memleak run -d 3s -i 500ms -- sleep 10" },
+    {
+      what: "Follow a script and its children until it exits, then give the verdict",
+      argv: "memleak run -- python3 fixtures/scenarios/leak_main.py 5",
+    },
+    {
+      what: "Fail a CI step on a leak, keep the samples and an HTML report",
+      argv: "memleak run --fail-on leak -o run.jsonl --html report.html -- python3 fixtures/scenarios/steady_noisy.py 5",
+    },
+    {
+      what: "Stop the command after 3 seconds (SIGTERM; memleak exits with its status), sampling twice a second",
+      argv: "memleak run -d 3s -i 500ms -- sleep 10",
+    },
   ],
   watch: [
     { what: "Watch a running process and its children for 3 seconds", argv: "memleak watch -d 3s $PID" },
@@ -79,13 +88,25 @@ export const EXAMPLES: Record<CommandName, { what: string; argv: string }[]> = {
     { what: "The same as JSON", argv: "memleak snapshot --json $PID" },
   ],
   pytest: [
-    { what: "Each test's memory growth, five calls each", argv: "memleak pytest --repeat 5 -- -q fixtures/pytest-suite/test_growth.py" },
-    { what: "Fail a test whose memory grows by more than 10 MiB", argv: "memleak pytest --max-test-growth 10MiB -- fixtures/pytest-suite/test_steady.py" },
+    {
+      what: "Each test's memory growth, five calls each",
+      argv: "memleak pytest --repeat 5 -- -q fixtures/pytest-suite/test_growth.py",
+    },
+    {
+      what: "Fail a test whose memory grows by more than 10 MiB",
+      argv: "memleak pytest --max-test-growth 10MiB -- fixtures/pytest-suite/test_steady.py",
+    },
   ],
   analyze: [
     { what: "Analyze a recording again, offline", argv: "memleak analyze fixtures/recordings/leak_main.jsonl" },
-    { what: "With a gate and an HTML report", argv: "memleak analyze --fail-on leak --html report.html fixtures/recordings/fork_cow.jsonl" },
-    { what: "Judge a container's memory from Prometheus", argv: 'memleak analyze --prometheus http://prometheus:9090 --query \'container_memory_working_set_bytes{pod="x"}\'' },
+    {
+      what: "With a gate and an HTML report",
+      argv: "memleak analyze --fail-on leak --html report.html fixtures/recordings/fork_cow.jsonl",
+    },
+    {
+      what: "Judge a container's memory from Prometheus",
+      argv: "memleak analyze --prometheus http://prometheus:9090 --query 'container_memory_working_set_bytes{pod=\"x\"}'",
+    },
   ],
 };
 

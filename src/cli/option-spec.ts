@@ -40,7 +40,11 @@ export interface SwitchOptionRow extends OptionRow {
 export type OptionSpec = ValueOptionRow<unknown> | SwitchOptionRow;
 
 /** What a row gives: its parser's type (undefined when not given and no default), or a boolean for a switch. */
-export type OptionValue<O extends OptionSpec> = O extends { parse: ValueParser<infer T> } ? (O extends { default: string } ? T : T | undefined) : boolean;
+export type OptionValue<O extends OptionSpec> = O extends { parse: ValueParser<infer T> }
+  ? O extends { default: string }
+    ? T
+    : T | undefined
+  : boolean;
 
 /**
  * The row's value from what commander collected: `raw` is the text typed (or the default), undefined when the option

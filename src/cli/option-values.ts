@@ -25,7 +25,10 @@ export const seconds =
   };
 
 /** Seconds, and the text as typed (a gate quotes its limit the way the user wrote it). */
-export const durationText: ValueParser<{ seconds: number; text: string }> = (text, flag) => ({ seconds: orThrow(parseDuration(text), flag), text });
+export const durationText: ValueParser<{ seconds: number; text: string }> = (text, flag) => ({
+  seconds: orThrow(parseDuration(text), flag),
+  text,
+});
 
 export const size: ValueParser<SizeSpec> = (text, flag) => orThrow(parseSize(text), flag);
 
@@ -41,17 +44,22 @@ export const count =
   ({ atLeast, atMost }: { atLeast: number; atMost: number }): ValueParser<number> =>
   (text, flag) => {
     const v = Number(text);
-    if (!/^\d+$/.test(text.trim()) || v < atLeast || v > atMost) throw usageError(`${flag}: "${text}" is not a whole number from ${atLeast} to ${atMost}`);
+    if (!/^\d+$/.test(text.trim()) || v < atLeast || v > atMost)
+      throw usageError(`${flag}: "${text}" is not a whole number from ${atLeast} to ${atMost}`);
     return v;
   };
 
 /** Bytes per second, and the text as typed: the verdict quotes the limit the way the user wrote it. */
-export const rate: ValueParser<NonNullable<GateOptions["maxRate"]>> = (text, flag) => ({ bytesPerSecond: orThrow(parseRate(text), flag), text });
+export const rate: ValueParser<NonNullable<GateOptions["maxRate"]>> = (text, flag) => ({
+  bytesPerSecond: orThrow(parseRate(text), flag),
+  text,
+});
 
 export const verdictKinds: ValueParser<VerdictKind[]> = (text, flag) => orThrow(parseKinds(text), flag);
 
 export const gateMetric: ValueParser<GateMetric> = (text, flag) => {
-  if (!(GATE_METRICS as readonly string[]).includes(text)) throw usageError(`${flag}: "${text}" is not a metric: choose from ${GATE_METRICS.join(", ")}`);
+  if (!(GATE_METRICS as readonly string[]).includes(text))
+    throw usageError(`${flag}: "${text}" is not a metric: choose from ${GATE_METRICS.join(", ")}`);
   return text as GateMetric;
 };
 
@@ -91,7 +99,8 @@ export const httpUrl: ValueParser<URL> = (text, flag) => {
   } catch {
     throw usageError(`${flag}: "${text}" is not a URL (http://prometheus:9090)`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw usageError(`${flag}: "${text}" is not an http:// or https:// URL`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw usageError(`${flag}: "${text}" is not an http:// or https:// URL`);
   return url;
 };
 

@@ -7,7 +7,21 @@
 import { GATE_METRICS } from "../gates/spec.js";
 import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "../sampling/defaults.js";
 import type { OptionSpec } from "./option-spec.js";
-import { bytes, count, durationText, gateMetric, httpUrl, listenAddress, nonEmpty, path, percentOfCore, rate, seconds, size, verdictKinds } from "./option-values.js";
+import {
+  bytes,
+  count,
+  durationText,
+  gateMetric,
+  httpUrl,
+  listenAddress,
+  nonEmpty,
+  path,
+  percentOfCore,
+  rate,
+  seconds,
+  size,
+  verdictKinds,
+} from "./option-values.js";
 
 /** The commands that sample: run launches what it watches (pytest is run with a plugin), watch attaches to it. */
 const SAMPLING = ["run", "watch", "pytest"] as const;
@@ -30,11 +44,16 @@ export const OPTIONS = {
     commands: SAMPLING,
     parse: path,
   },
-  overwrite: { flag: "--overwrite", description: "replace the --record file if it exists (refused otherwise)", commands: SAMPLING },
+  overwrite: {
+    flag: "--overwrite",
+    description: "replace the --record file if it exists (refused otherwise)",
+    commands: SAMPLING,
+  },
   pssEvery: {
     flag: "--pss-every",
     placeholder: "<duration>",
-    description: "how old PSS/USS may get: each process's smaps_rollup is read again after this long, as far as --smaps-budget allows",
+    description:
+      "how old PSS/USS may get: each process's smaps_rollup is read again after this long, as far as --smaps-budget allows",
     default: `${DEFAULT_PSS_EVERY}s`,
     commands: SAMPLING,
     parse: seconds({ atLeast: 0.05 }),
@@ -42,7 +61,8 @@ export const OPTIONS = {
   smapsBudget: {
     flag: "--smaps-budget",
     placeholder: "<percent>",
-    description: "most of one core that PSS/USS reads (smaps_rollup) may use; a big tree gets older PSS rather than more CPU",
+    description:
+      "most of one core that PSS/USS reads (smaps_rollup) may use; a big tree gets older PSS rather than more CPU",
     // A percentage, as the user types it (3, not 0.03); toFixed drops the float noise of 0.03 * 100.
     default: String(Number((DEFAULT_SMAPS_BUDGET * 100).toFixed(3))) + "%",
     commands: SAMPLING,
@@ -53,7 +73,8 @@ export const OPTIONS = {
     description: "stop as soon as a gate has failed and kept failing for 8 s, still writing every report",
     descriptionIn: {
       run: "stop the command (SIGTERM, then SIGKILL) as soon as a gate has failed and kept failing for 8 s, still writing every report",
-      pytest: "stop pytest (SIGTERM, then SIGKILL) as soon as a gate has failed and kept failing for 8 s, still writing every report",
+      pytest:
+        "stop pytest (SIGTERM, then SIGKILL) as soon as a gate has failed and kept failing for 8 s, still writing every report",
     },
     // Not analyze's: a recording cannot be stopped.
     commands: SAMPLING,
@@ -96,7 +117,8 @@ export const OPTIONS = {
   minTimeToLimit: {
     flag: "--min-time-to-limit",
     placeholder: "<duration>",
-    description: "gate: fail if a leak would reach its memory limit sooner than this, even at the slow end of its range (30m, 2h)",
+    description:
+      "gate: fail if a leak would reach its memory limit sooner than this, even at the slow end of its range (30m, 2h)",
     commands: JUDGING,
     parse: durationText,
   },
@@ -109,7 +131,11 @@ export const OPTIONS = {
     commands: JUDGING,
     parse: gateMetric,
   },
-  perProcess: { flag: "--per-process", description: "apply --max-growth/--max-rate to each process instead of the tree total", commands: JUDGING },
+  perProcess: {
+    flag: "--per-process",
+    description: "apply --max-growth/--max-rate to each process instead of the tree total",
+    commands: JUDGING,
+  },
   strict: {
     flag: "--strict",
     description: "a gate the data cannot decide (too short a run, no readings) fails the step instead of warning",
@@ -126,7 +152,10 @@ export const OPTIONS = {
     flag: "--duration",
     placeholder: "<duration>",
     description: "stop after this long (e.g. 10m)",
-    descriptionIn: { run: "stop the command (SIGTERM) after this long", pytest: "stop pytest (SIGTERM) after this long" },
+    descriptionIn: {
+      run: "stop the command (SIGTERM) after this long",
+      pytest: "stop pytest (SIGTERM) after this long",
+    },
     commands: SAMPLING,
     parse: seconds({ atLeast: 0.1 }),
   },
@@ -141,14 +170,16 @@ export const OPTIONS = {
   prometheus: {
     flag: "--prometheus",
     placeholder: "<url>",
-    description: "judge series from this Prometheus server instead of a recording (http://prometheus:9090; needs --query)",
+    description:
+      "judge series from this Prometheus server instead of a recording (http://prometheus:9090; needs --query)",
     commands: ["analyze"],
     parse: httpUrl,
   },
   query: {
     flag: "--query",
     placeholder: "<promql>",
-    description: "with --prometheus: the PromQL whose series to judge, one finding each (container_memory_working_set_bytes{namespace=\"ml\"})",
+    description:
+      'with --prometheus: the PromQL whose series to judge, one finding each (container_memory_working_set_bytes{namespace="ml"})',
     commands: ["analyze"],
     parse: nonEmpty,
   },
@@ -173,20 +204,31 @@ export const OPTIONS = {
     description: "do not load memleak's agent into the running Python processes (gdb / sys.remote_exec)",
     commands: ["watch"],
   },
-  isolate: { flag: "--no-isolate", description: "do not put the command in a memory cgroup of its own", commands: ["run", "pytest"] },
-  agent: { flag: "--no-agent", description: "do not load memleak's agent into the command's Python processes", commands: ["run", "pytest"] },
+  isolate: {
+    flag: "--no-isolate",
+    description: "do not put the command in a memory cgroup of its own",
+    commands: ["run", "pytest"],
+  },
+  agent: {
+    flag: "--no-agent",
+    description: "do not load memleak's agent into the command's Python processes",
+    commands: ["run", "pytest"],
+  },
   tracePython: {
     flag: "--trace-python",
-    description: "agent: tracemalloc from the start, report the allocation sites that grew after warm-up (slows allocation-heavy code)",
+    description:
+      "agent: tracemalloc from the start, report the allocation sites that grew after warm-up (slows allocation-heavy code)",
     descriptionIn: {
-      watch: "agent: start tracemalloc in the running program for --trace-window, report the sites that grew, then stop it and free what it used (slows allocation-heavy code meanwhile)",
+      watch:
+        "agent: start tracemalloc in the running program for --trace-window, report the sites that grew, then stop it and free what it used (slows allocation-heavy code meanwhile)",
     },
     commands: ["run", "watch", "pytest"],
   },
   traceWindow: {
     flag: "--trace-window",
     placeholder: "<duration>",
-    description: "with --trace-python: how long tracemalloc runs in the watched program (cut to end before --duration does)",
+    description:
+      "with --trace-python: how long tracemalloc runs in the watched program (cut to end before --duration does)",
     default: "60s",
     commands: ["watch"],
     parse: seconds({ atLeast: 1 }),
@@ -198,7 +240,8 @@ export const OPTIONS = {
   },
   traceNative: {
     flag: "--trace-native",
-    description: "run the command under heaptrack (must be installed) and report the C/C++ call stacks that leaked (slows allocation-heavy code; run only)",
+    description:
+      "run the command under heaptrack (must be installed) and report the C/C++ call stacks that leaked (slows allocation-heavy code; run only)",
     commands: ["run"],
   },
   python: {
@@ -212,7 +255,8 @@ export const OPTIONS = {
   repeat: {
     flag: "--repeat",
     placeholder: "<count>",
-    description: "call each test function this many times after the warm-up calls: a leak grows on every one, a cache filled once does not",
+    description:
+      "call each test function this many times after the warm-up calls: a leak grows on every one, a cache filled once does not",
     default: "1",
     commands: ["pytest"],
     parse: count({ atLeast: 1, atMost: 1000 }),
@@ -228,14 +272,16 @@ export const OPTIONS = {
   maxTestGrowth: {
     flag: "--max-test-growth",
     placeholder: "<size>",
-    description: "per-test limit: a test whose memory grows by more fails (@pytest.mark.memleak(max_growth=...) overrides it)",
+    description:
+      "per-test limit: a test whose memory grows by more fails (@pytest.mark.memleak(max_growth=...) overrides it)",
     commands: ["pytest"],
     parse: bytes,
   },
   maxLeakPerCall: {
     flag: "--max-leak-per-call",
     placeholder: "<size>",
-    description: "per-test limit: a test that leaks more per call fails (repeats it if --repeat does not; marker: max_leak_per_call)",
+    description:
+      "per-test limit: a test that leaks more per call fails (repeats it if --repeat does not; marker: max_leak_per_call)",
     commands: ["pytest"],
     parse: bytes,
   },

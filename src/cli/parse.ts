@@ -44,10 +44,41 @@ export interface PrometheusSource {
 
 export type Invocation =
   | { kind: "snapshot"; pid: number; json: boolean; root: string | undefined }
-  | ({ kind: "watch"; pid: number; root: string | undefined; inject: boolean; tracePython: boolean; traceWindow: number } & SessionFlags)
-  | ({ kind: "run"; command: string[]; isolate: boolean; agent: boolean; tracePython: boolean; trimProbe: boolean; traceNative: boolean } & SessionFlags)
-  | ({ kind: "pytest"; pytestArgs: string[]; python: string; isolate: boolean; tracePython: boolean; trimProbe: boolean } & PytestFlags & SessionFlags)
-  | { kind: "analyze"; file: string | undefined; prometheus: PrometheusSource | undefined; json: boolean; warmup: number | undefined; gates: GateOptions; html: string | undefined }
+  | ({
+      kind: "watch";
+      pid: number;
+      root: string | undefined;
+      inject: boolean;
+      tracePython: boolean;
+      traceWindow: number;
+    } & SessionFlags)
+  | ({
+      kind: "run";
+      command: string[];
+      isolate: boolean;
+      agent: boolean;
+      tracePython: boolean;
+      trimProbe: boolean;
+      traceNative: boolean;
+    } & SessionFlags)
+  | ({
+      kind: "pytest";
+      pytestArgs: string[];
+      python: string;
+      isolate: boolean;
+      tracePython: boolean;
+      trimProbe: boolean;
+    } & PytestFlags &
+      SessionFlags)
+  | {
+      kind: "analyze";
+      file: string | undefined;
+      prometheus: PrometheusSource | undefined;
+      json: boolean;
+      warmup: number | undefined;
+      gates: GateOptions;
+      html: string | undefined;
+    }
   | { kind: "print"; text: string; exitCode: 0 }
   | { kind: "error"; message: string; exitCode: 2 };
 
@@ -83,10 +114,12 @@ function analyzeSource(file: string | undefined, read: OptionReader<"analyze">):
   const step = read("step");
   if (url === undefined) {
     if (query !== undefined) throw usageError("--query needs --prometheus <url>: the server to ask");
-    if (file === undefined) throw usageError("analyze needs a recording (memleak analyze run.jsonl) or --prometheus <url> --query <promql>");
+    if (file === undefined)
+      throw usageError("analyze needs a recording (memleak analyze run.jsonl) or --prometheus <url> --query <promql>");
     return undefined;
   }
-  if (file !== undefined) throw usageError(`analyze reads a recording or --prometheus, not both: drop ${file} or --prometheus`);
+  if (file !== undefined)
+    throw usageError(`analyze reads a recording or --prometheus, not both: drop ${file} or --prometheus`);
   if (query === undefined) throw usageError("--prometheus needs --query <promql>: the series to judge");
   if (step > range) throw usageError(`--step ${step}s is longer than --range ${range}s: no two points to judge`);
   return { url, query, range, step };
@@ -110,7 +143,10 @@ function gateOptions(read: OptionReader<"run" | "watch" | "analyze" | "pytest">,
   if (warmup !== undefined) g.warmup = warmup;
   if (read("strict")) g.strict = true;
   if (failFast) {
-    if (!g.maxGrowth && !g.maxRate && !g.failOn && !g.minTimeToLimit) throw usageError("--fail-fast stops at the first failed gate: give one (--fail-on, --max-growth, --max-rate or --min-time-to-limit)");
+    if (!g.maxGrowth && !g.maxRate && !g.failOn && !g.minTimeToLimit)
+      throw usageError(
+        "--fail-fast stops at the first failed gate: give one (--fail-on, --max-growth, --max-rate or --min-time-to-limit)",
+      );
     g.failFast = true;
   }
   if (perProcess && (metric === "cgroup" || metric === "working-set")) {
@@ -120,7 +156,11 @@ function gateOptions(read: OptionReader<"run" | "watch" | "analyze" | "pytest">,
 }
 
 function quiet(cmd: Command, output: { text: string }): Command {
-  return cmd.exitOverride().configureOutput({ writeOut: (s) => (output.text += s), writeErr: (s) => (output.text += s), outputError: () => {} });
+  return cmd.exitOverride().configureOutput({
+    writeOut: (s) => (output.text += s),
+    writeErr: (s) => (output.text += s),
+    outputError: () => {},
+  });
 }
 
 export function buildProgram(onAction: (inv: Invocation) => void, output: { text: string }): Command {
@@ -146,21 +186,36 @@ export function buildProgram(onAction: (inv: Invocation) => void, output: { text
 
   addOptions(quiet(program.command("watch"), output), "watch")
     .addHelpText("after", helpAfter("watch"))
-    .description("attach to a running process and its descendants; sample until Ctrl-C, --duration or exit; give the verdict")
+    .description(
+      "attach to a running process and its descendants; sample until Ctrl-C, --duration or exit; give the verdict",
+    )
     .argument("<pid>", "the process to watch")
     // heaptrack's own --help calls attaching to a running process UNSTABLE ("can lead to CRASHES"): not offered here.
-    .addHelpText("after", "\nNative (C/C++) leak stacks: `memleak run --trace-native -- <command>` only; watch does not offer them, because\nattaching heaptrack to a running process can crash it (heaptrack's own warning).")
+    .addHelpText(
+      "after",
+      "\nNative (C/C++) leak stacks: `memleak run --trace-native -- <command>` only; watch does not offer them, because\nattaching heaptrack to a running process can crash it (heaptrack's own warning).",
+    )
     .action((pidText: string, o: Collected) => {
       const read = optionReader<"watch">(o);
       const inject = read("inject");
       const tracePython = read("tracePython");
       if (!inject && tracePython) throw usageError("--trace-python needs the agent in the program: drop --no-inject");
-      onAction({ kind: "watch", pid: parsePid(pidText), root: read("root"), inject, tracePython, traceWindow: read("traceWindow"), ...sessionFlags(read) });
+      onAction({
+        kind: "watch",
+        pid: parsePid(pidText),
+        root: read("root"),
+        inject,
+        tracePython,
+        traceWindow: read("traceWindow"),
+        ...sessionFlags(read),
+      });
     });
 
   addOptions(quiet(program.command("run"), output), "run")
     .addHelpText("after", helpAfter("run"))
-    .description("launch a command, follow it and its children until it exits, give the verdict; exit 1 when a gate fails")
+    .description(
+      "launch a command, follow it and its children until it exits, give the verdict; exit 1 when a gate fails",
+    )
     .usage("[options] -- <command> [args...]")
     .argument("<command...>", "the command and its arguments (after --)")
     .passThroughOptions()
@@ -169,23 +224,52 @@ export function buildProgram(onAction: (inv: Invocation) => void, output: { text
       const agent = read("agent");
       const tracePython = read("tracePython");
       const trimProbe = read("trimProbe");
-      if (!agent && (tracePython || trimProbe)) throw usageError("--trace-python and --trim-probe need the agent: drop --no-agent");
-      onAction({ kind: "run", command, isolate: read("isolate"), agent, tracePython, trimProbe, traceNative: read("traceNative"), ...sessionFlags(read) });
+      if (!agent && (tracePython || trimProbe))
+        throw usageError("--trace-python and --trim-probe need the agent: drop --no-agent");
+      onAction({
+        kind: "run",
+        command,
+        isolate: read("isolate"),
+        agent,
+        tracePython,
+        trimProbe,
+        traceNative: read("traceNative"),
+        ...sessionFlags(read),
+      });
     });
 
   addOptions(quiet(program.command("pytest"), output), "pytest")
     .addHelpText("after", helpAfter("pytest"))
-    .description("run pytest with memleak's plugin: each test's memory growth, per call with --repeat, per-test limits; the run's verdict too")
+    .description(
+      "run pytest with memleak's plugin: each test's memory growth, per call with --repeat, per-test limits; the run's verdict too",
+    )
     .usage("[options] -- [pytest arguments...]")
     .argument("[pytest-args...]", "pytest's arguments (after --)")
     .passThroughOptions()
     .action((pytestArgs: string[], o: Collected) => {
       const read = optionReader<"pytest">(o);
-      const flags: PytestFlags = { repeat: read("repeat"), warmupCalls: read("warmupCalls"), maxTestGrowth: read("maxTestGrowth"), maxLeakPerCall: read("maxLeakPerCall") };
+      const flags: PytestFlags = {
+        repeat: read("repeat"),
+        warmupCalls: read("warmupCalls"),
+        maxTestGrowth: read("maxTestGrowth"),
+        maxLeakPerCall: read("maxLeakPerCall"),
+      };
       refuseXdist(pytestArgs);
       // The plugin is loaded from the agent's directory and reports each test through the agent's socket.
-      if (!read("agent")) throw usageError("memleak pytest needs the agent (its plugin reports each test through it): drop --no-agent, or use memleak run --no-agent -- python -m pytest … for the run's verdict alone");
-      onAction({ kind: "pytest", pytestArgs, python: read("python"), isolate: read("isolate"), tracePython: read("tracePython"), trimProbe: read("trimProbe"), ...flags, ...sessionFlags(read) });
+      if (!read("agent"))
+        throw usageError(
+          "memleak pytest needs the agent (its plugin reports each test through it): drop --no-agent, or use memleak run --no-agent -- python -m pytest … for the run's verdict alone",
+        );
+      onAction({
+        kind: "pytest",
+        pytestArgs,
+        python: read("python"),
+        isolate: read("isolate"),
+        tracePython: read("tracePython"),
+        trimProbe: read("trimProbe"),
+        ...flags,
+        ...sessionFlags(read),
+      });
     });
 
   addOptions(quiet(program.command("analyze"), output), "analyze")
@@ -195,8 +279,17 @@ export function buildProgram(onAction: (inv: Invocation) => void, output: { text
     .action((file: string | undefined, o: Collected) => {
       const read = optionReader<"analyze">(o);
       const prometheus = analyzeSource(file, read);
-      if (prometheus && read("html") !== undefined) throw usageError("--html draws a recording's series: not with --prometheus (Grafana draws those)");
-      onAction({ kind: "analyze", file, prometheus, json: read("json"), warmup: read("warmup"), gates: gateOptions(read), html: read("html") });
+      if (prometheus && read("html") !== undefined)
+        throw usageError("--html draws a recording's series: not with --prometheus (Grafana draws those)");
+      onAction({
+        kind: "analyze",
+        file,
+        prometheus,
+        json: read("json"),
+        warmup: read("warmup"),
+        gates: gateOptions(read),
+        html: read("html"),
+      });
     });
 
   return program;

@@ -5,6 +5,7 @@ export function parsePid(text: string | undefined): number {
   if (text === undefined || text.trim() === "") throw usageError("missing PID: memleak snapshot <pid>");
   if (!/^\d+$/.test(text.trim())) throw usageError(`"${text}" is not a PID: expected a positive whole number`);
   const pid = Number(text.trim());
-  if (!Number.isSafeInteger(pid) || pid <= 0) throw usageError(`"${text}" is not a PID: expected a positive whole number`);
+  if (!Number.isSafeInteger(pid) || pid <= 0)
+    throw usageError(`"${text}" is not a PID: expected a positive whole number`);
   return pid;
 }

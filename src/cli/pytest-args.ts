@@ -11,7 +11,9 @@ export function refuseXdist(pytestArgs: readonly string[]): void {
   for (const arg of pytestArgs) {
     if (arg === "--") break; // after pytest's own --, arguments are file names
     if (XDIST.test(arg)) {
-      throw usageError(`pytest ${arg}: pytest-xdist workers are not supported: memleak measures each test in the process that runs it, one at a time; run without -n/--dist`);
+      throw usageError(
+        `pytest ${arg}: pytest-xdist workers are not supported: memleak measures each test in the process that runs it, one at a time; run without -n/--dist`,
+      );
     }
   }
 }

@@ -13,7 +13,10 @@ export interface TerminalPolicy {
   ascii: boolean;
 }
 
-export function terminalPolicy(env: Readonly<Record<string, string | undefined>>, stdoutIsTTY: boolean): TerminalPolicy {
+export function terminalPolicy(
+  env: Readonly<Record<string, string | undefined>>,
+  stdoutIsTTY: boolean,
+): TerminalPolicy {
   const dumb = env.TERM === "dumb";
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== "";
   const force = env.FORCE_COLOR;

@@ -44,24 +44,39 @@ export async function analyzePrometheusCommand(
   const bookkeeping = result.series.filter(isOwnBookkeeping);
   if (bookkeeping.length > 0) {
     const names = [...new Set(bookkeeping.map((s) => s.labels.__name__))];
-    io.stderr(`memleak: left out ${bookkeeping.length} series of memleak's own that are not memory figures (${names.slice(0, 3).join(", ")}${names.length > 3 ? ", …" : ""})\n`);
+    io.stderr(
+      `memleak: left out ${bookkeeping.length} series of memleak's own that are not memory figures (${names.slice(0, 3).join(", ")}${names.length > 3 ? ", …" : ""})\n`,
+    );
   }
   const series = result.series.filter((s) => s.ts.length > 0 && !isOwnBookkeeping(s));
   if (series.length === 0) {
-    throw new MemleakError(`Prometheus at ${where} has no data for ${safeText(query)} over the last ${formatDuration(range)} (check the query in Prometheus's own UI)`, EXIT.cannotObserve);
+    throw new MemleakError(
+      `Prometheus at ${where} has no data for ${safeText(query)} over the last ${formatDuration(range)} (check the query in Prometheus's own UI)`,
+      EXIT.cannotObserve,
+    );
   }
   const { doc, subjects, omitted } = analyzePrometheus(series, { warmup: o.warmup });
   if (omitted > 0) {
-    io.stderr(`memleak: warning: judged the first ${MAX_SUBJECTS} of ${MAX_SUBJECTS + omitted} subjects the query returned; narrow it (a namespace, a pod regex) or aggregate (sum by (pod)) to judge the rest\n`);
+    io.stderr(
+      `memleak: warning: judged the first ${MAX_SUBJECTS} of ${MAX_SUBJECTS + omitted} subjects the query returned; narrow it (a namespace, a pod regex) or aggregate (sum by (pod)) to judge the rest\n`,
+    );
   }
   // Growth and rate gates measure the headline subject's series; --fail-on reads every finding.
   const headline = subjects.find((s) => s.verdict === doc.verdict) ?? subjects[0]!;
   const set = headline.set;
   // A container's series have no processes to sum: its growth and rate gates measure its usage (the gate's message
   // says "cgroup usage"), never an empty Σ that would pass as 0 B.
-  const onContainer = headline.subject.kind === "cgroup" && o.gates.metric !== "cgroup" && o.gates.metric !== "working-set";
+  const onContainer =
+    headline.subject.kind === "cgroup" && o.gates.metric !== "cgroup" && o.gates.metric !== "working-set";
   gateVerdict(doc, set, onContainer ? { ...o.gates, metric: "cgroup" } : o.gates);
-  if (!o.json) io.stdout(renderSeriesVerdicts(subjects.map((s) => ({ name: s.subject.name, verdict: s.verdict })), io.color, Math.max(60, io.columns ?? 80)));
+  if (!o.json)
+    io.stdout(
+      renderSeriesVerdicts(
+        subjects.map((s) => ({ name: s.subject.name, verdict: s.verdict })),
+        io.color,
+        Math.max(60, io.columns ?? 80),
+      ),
+    );
   // Then the headline's report, about its own subject (the table has the rest), drawn from its series; the gate lines
   // and GitHub's notes as for a recording. --json prints every finding.
   report(o.json ? doc : { ...doc, findings: [doc.verdict] }, o.json, io, { set });

@@ -57,7 +57,9 @@ export async function pytestCommand(o: PytestOptions, io: CommandIO): Promise<Co
     const how = targetExit.signal ? `was killed by ${targetExit.signal}` : `exited (code ${targetExit.code})`;
     io.stderr(`memleak: the interpreter ${how} while running ${safeText(crashed.nodeid)}\n`);
   } else if (!doc.tests && targetExit.code === 1) {
-    io.stderr(`memleak: pytest ran no test under ${safeText(o.python)} (is pytest installed for it? --python chooses the interpreter)\n`);
+    io.stderr(
+      `memleak: pytest ran no test under ${safeText(o.python)} (is pytest installed for it? --python chooses the interpreter)\n`,
+    );
   }
   return { exitCode };
 }

@@ -72,10 +72,17 @@ function chooseCgroup(fs: HostFs, o: RunOptions, io: CommandIO): CgroupChoice {
     );
     return { read: own.location, info: shared() };
   }
-  return { iso: iso.isolation, read: iso.isolation.location, info: { path: iso.isolation.location.path, version: iso.isolation.location.version, isolated: true } };
+  return {
+    iso: iso.isolation,
+    read: iso.isolation.location,
+    info: { path: iso.isolation.location.path, version: iso.isolation.location.version, isolated: true },
+  };
 }
 
-export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandResult & { doc: VerdictDocument; targetExit: CommandExit }> {
+export async function runCommand(
+  o: RunOptions,
+  io: CommandIO,
+): Promise<CommandResult & { doc: VerdictDocument; targetExit: CommandExit }> {
   requireLinux("run", io.platform);
   checkOutputPath(o.record, "--record", !o.overwrite);
   checkOutputPath(o.html, "--html");
@@ -89,7 +96,11 @@ export async function runCommand(o: RunOptions, io: CommandIO): Promise<CommandR
   }
 }
 
-async function runTraced(o: RunOptions, io: CommandIO, tracer: NativeTracer | undefined): Promise<CommandResult & { doc: VerdictDocument; targetExit: CommandExit }> {
+async function runTraced(
+  o: RunOptions,
+  io: CommandIO,
+  tracer: NativeTracer | undefined,
+): Promise<CommandResult & { doc: VerdictDocument; targetExit: CommandExit }> {
   // Listening next: a port in use is said before a cgroup is made or the command started.
   const exporter = await openMetricsExport(o.metrics, io);
   try {
@@ -99,7 +110,12 @@ async function runTraced(o: RunOptions, io: CommandIO, tracer: NativeTracer | un
   }
 }
 
-async function runWith(o: RunOptions, io: CommandIO, exporter: MetricsExport | undefined, tracer: NativeTracer | undefined): Promise<CommandResult & { doc: VerdictDocument; targetExit: CommandExit }> {
+async function runWith(
+  o: RunOptions,
+  io: CommandIO,
+  exporter: MetricsExport | undefined,
+  tracer: NativeTracer | undefined,
+): Promise<CommandResult & { doc: VerdictDocument; targetExit: CommandExit }> {
   const fs = new HostFs();
   const cg = chooseCgroup(fs, o, io);
   if (exporter && cg.read) exporter.sink.cgroupPath = cg.read.path;
@@ -111,7 +127,8 @@ async function runWith(o: RunOptions, io: CommandIO, exporter: MetricsExport | u
   // Only --fail-fast stops the command for a gate: without it, no watch (and no timer waking memleak twice a second).
   const failFastStop = o.gates.failFast ? new FailFastStop(hostProcesses(fs), child, wakeup) : undefined;
   // Like timeout(1): when the duration is up, ask the command to stop, and keep sampling until it has.
-  const durationTimer = o.duration !== undefined ? setTimeout(() => killTree(fs, child.pid!, "SIGTERM"), o.duration * 1000) : undefined;
+  const durationTimer =
+    o.duration !== undefined ? setTimeout(() => killTree(fs, child.pid!, "SIGTERM"), o.duration * 1000) : undefined;
   try {
     return await sampleAndReport(o, io, fs, cg, region, wakeup, { child, agent, exited }, exporter, tracer);
   } finally {
@@ -127,19 +144,36 @@ async function runWith(o: RunOptions, io: CommandIO, exporter: MetricsExport | u
 }
 
 /** Starts the command (with the agent's environment under --agent), in its own cgroup when there is one. */
-async function launchCommand(o: RunOptions, io: CommandIO, fs: HostFs, cg: CgroupChoice, region: LiveRegion | undefined, tracer: NativeTracer | undefined): Promise<Omit<Launched, "exited">> {
+async function launchCommand(
+  o: RunOptions,
+  io: CommandIO,
+  fs: HostFs,
+  cg: CgroupChoice,
+  region: LiveRegion | undefined,
+  tracer: NativeTracer | undefined,
+): Promise<Omit<Launched, "exited">> {
   let agent: AgentChannel | undefined;
   try {
     agent = o.agent ? await AgentChannel.open() : undefined;
     // With a live view the command's output goes through memleak so the view can stay below it.
     const base = { ...(region && { PYTHONUNBUFFERED: "1" }), ...io.env, ...o.extraEnv };
     const withAgent = agent
-      ? agentEnv(base, { socketPath: agent.socketPath, interval: o.interval, tracePython: o.tracePython, traceWarmup: o.warmup ?? 5, trimProbe: o.trimProbe, launcherPid: io.pid })
+      ? agentEnv(base, {
+          socketPath: agent.socketPath,
+          interval: o.interval,
+          tracePython: o.tracePython,
+          traceWarmup: o.warmup ?? 5,
+          trimProbe: o.trimProbe,
+          launcherPid: io.pid,
+        })
       : base;
     const env = tracer ? tracer.env(tracedPythonPath(withAgent, agent !== undefined)) : withAgent;
     const command = tracer ? tracer.wrap(o.command, withAgent) : o.command;
     // With --json, memleak's stdout carries only the verdict document: the command's stdout goes to stderr.
-    const output = { stdout: region || o.json ? ("pipe" as const) : ("inherit" as const), stderr: region ? ("pipe" as const) : ("inherit" as const) };
+    const output = {
+      stdout: region || o.json ? ("pipe" as const) : ("inherit" as const),
+      stderr: region ? ("pipe" as const) : ("inherit" as const),
+    };
     const start = () => launch(command, env, output);
     return { child: cg.iso ? spawnInside(fs, cg.iso, start) : start(), agent };
   } catch (err) {
@@ -150,12 +184,20 @@ async function launchCommand(o: RunOptions, io: CommandIO, fs: HostFs, cg: Cgrou
 }
 
 /** Passes the command's piped output on, and stops the session when the command exits (or could not start). */
-function followCommand(child: ChildProcess, o: RunOptions, io: CommandIO, region: LiveRegion | undefined, wakeup: Wakeup): Promise<CommandExit> {
+function followCommand(
+  child: ChildProcess,
+  o: RunOptions,
+  io: CommandIO,
+  region: LiveRegion | undefined,
+  wakeup: Wakeup,
+): Promise<CommandExit> {
   // Decoded as streams, not chunk by chunk: a pipe read can end inside a UTF-8 character, which d.toString() turned
   // into two U+FFFD (300,000 "é" after one ASCII byte came out with 18 of them).
   child.stdout?.setEncoding("utf8");
   child.stderr?.setEncoding("utf8");
-  child.stdout?.on("data", (d: string) => (region ? region.passthrough(o.json ? "stderr" : "stdout", d) : io.stderr(d)));
+  child.stdout?.on("data", (d: string) =>
+    region ? region.passthrough(o.json ? "stderr" : "stdout", d) : io.stderr(d),
+  );
   child.stderr?.on("data", (d: string) => region?.passthrough("stderr", d));
   return new Promise<CommandExit>((resolve) => {
     child.once("exit", (code, signal) => {
@@ -171,17 +213,39 @@ function followCommand(child: ChildProcess, o: RunOptions, io: CommandIO, region
 }
 
 /** Samples the command until it exits, then reports, and ends with the exit code exit-policy.ts chooses. */
-async function sampleAndReport(o: RunOptions, io: CommandIO, fs: HostFs, cg: CgroupChoice, region: LiveRegion | undefined, wakeup: Wakeup, run: Launched, exporter: MetricsExport | undefined, tracer: NativeTracer | undefined) {
+async function sampleAndReport(
+  o: RunOptions,
+  io: CommandIO,
+  fs: HostFs,
+  cg: CgroupChoice,
+  region: LiveRegion | undefined,
+  wakeup: Wakeup,
+  run: Launched,
+  exporter: MetricsExport | undefined,
+  tracer: NativeTracer | undefined,
+) {
   const { child, agent, exited } = run;
   if (child.pid === undefined) await exited;
   else {
-    const line = startLine({ mode: "run", pid: child.pid, command: o.command, interval: o.interval, duration: o.duration }, region?.width);
+    const line = startLine(
+      { mode: "run", pid: child.pid, command: o.command, interval: o.interval, duration: o.duration },
+      region?.width,
+    );
     if (region) region.say(line);
     else io.stderr(line);
   }
   let targetExit: CommandExit = { code: null, signal: null };
   const { doc, stopReason, set, commands, settledAt } = await runSession(
-    { mode: "run", rootPid: child.pid ?? -1, command: o.command, cgroup: cg.read, cgroupInfo: cg.info, agent, metrics: exporter?.sink, completeVerdict: tracer && addNativeTrace(tracer, io) },
+    {
+      mode: "run",
+      rootPid: child.pid ?? -1,
+      command: o.command,
+      cgroup: cg.read,
+      cgroupInfo: cg.info,
+      agent,
+      metrics: exporter?.sink,
+      completeVerdict: tracer && addNativeTrace(tracer, io),
+    },
     { ...o, duration: undefined },
     io,
     fs,

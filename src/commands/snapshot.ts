@@ -17,7 +17,10 @@ export interface SnapshotOptions {
   root?: string;
 }
 
-export async function snapshotCommand(opts: SnapshotOptions, io: CommandIO): Promise<CommandResult & { snapshot: Snapshot }> {
+export async function snapshotCommand(
+  opts: SnapshotOptions,
+  io: CommandIO,
+): Promise<CommandResult & { snapshot: Snapshot }> {
   const platform = io.platform;
   let snap: Snapshot;
   if (platform === "linux") {

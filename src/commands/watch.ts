@@ -55,12 +55,18 @@ export async function watchCommand(o: WatchOptions, io: CommandIO): Promise<Comm
   }
 }
 
-async function watchWith(o: WatchOptions, io: CommandIO, fs: HostFs, exporter: MetricsExport | undefined): Promise<CommandResult & { doc: VerdictDocument }> {
+async function watchWith(
+  o: WatchOptions,
+  io: CommandIO,
+  fs: HostFs,
+  exporter: MetricsExport | undefined,
+): Promise<CommandResult & { doc: VerdictDocument }> {
   const loc = locateMemoryCgroup(fs, o.pid);
   if (exporter && loc.ok) exporter.sink.cgroupPath = loc.location.path;
   if (!loc.ok) io.stderr(`memleak: no memory cgroup (${loc.reason}); watching the processes only\n`);
   const container = loc.ok && inContainer(fs, o.pid);
-  if (container) io.stderr(`memleak: PID ${o.pid} is in a container: reading the container's memory cgroup ${loc.location.path}\n`);
+  if (container)
+    io.stderr(`memleak: PID ${o.pid} is in a container: reading the container's memory cgroup ${loc.location.path}\n`);
   const wakeup = new Wakeup();
   const unsubscribe = io.onSignal(() => wakeup.stop("interrupted"));
   const region = io.isTTY && !o.json ? new LiveRegion(io) : undefined;
@@ -68,10 +74,15 @@ async function watchWith(o: WatchOptions, io: CommandIO, fs: HostFs, exporter: M
   const inject = o.inject !== false && (o.root ?? "/") === "/";
   const agent = inject ? await AgentChannel.open() : undefined;
   const say = (line: string) => (region ? region.say(`memleak: ${line}\n`) : io.stderr(`memleak: ${line}\n`));
-  const attacher = agent ? new Attacher(agent, fs, { rootPid: o.pid, interval: o.interval, env: io.env, say, traceSeconds: traceSeconds(o) }) : undefined;
+  const attacher = agent
+    ? new Attacher(agent, fs, { rootPid: o.pid, interval: o.interval, env: io.env, say, traceSeconds: traceSeconds(o) })
+    : undefined;
   if (exporter && attacher) exporter.sink.pidsInside = attacher.pidsInside;
   const command = readCmdline(fs, o.pid);
-  const line = startLine({ mode: "watch", pid: o.pid, command, interval: o.interval, duration: o.duration }, region?.width);
+  const line = startLine(
+    { mode: "watch", pid: o.pid, command, interval: o.interval, duration: o.duration },
+    region?.width,
+  );
   if (region) region.say(line);
   else io.stderr(line);
   try {
@@ -81,7 +92,14 @@ async function watchWith(o: WatchOptions, io: CommandIO, fs: HostFs, exporter: M
         rootPid: o.pid,
         command,
         cgroup: loc.ok ? loc.location : undefined,
-        cgroupInfo: loc.ok ? { path: loc.location.path, version: loc.location.version, isolated: false, ...(container && { container: true as const }) } : { error: loc.reason },
+        cgroupInfo: loc.ok
+          ? {
+              path: loc.location.path,
+              version: loc.location.version,
+              isolated: false,
+              ...(container && { container: true as const }),
+            }
+          : { error: loc.reason },
         agent,
         attacher,
         metrics: exporter?.sink,

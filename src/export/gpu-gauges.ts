@@ -24,10 +24,18 @@ const HELP: Record<GpuField | "driver", string> = {
   driver: "The process's GPU memory as the driver counts it, per GPU index (nvidia-smi used_memory)",
 };
 
-export const GPU_GAUGES: readonly GpuGauge[] = Object.entries(GPU_METRICS).map(([name, from]) => ({ name, help: HELP[from], from }));
+export const GPU_GAUGES: readonly GpuGauge[] = Object.entries(GPU_METRICS).map(([name, from]) => ({
+  name,
+  help: HELP[from],
+  from,
+}));
 
 /** Each gauge's readings for one process this tick: the device label and the value. */
-export function gpuReadings(p: ProcessSample, agent: AgentReport | undefined, g: GpuGauge): { device: string; value: number }[] {
+export function gpuReadings(
+  p: ProcessSample,
+  agent: AgentReport | undefined,
+  g: GpuGauge,
+): { device: string; value: number }[] {
   if (g.from === "driver") return Object.entries(p.gpu ?? {}).map(([device, value]) => ({ device, value }));
   const gpu = agent?.gpu as Record<string, unknown> | undefined;
   if (!gpu) return [];

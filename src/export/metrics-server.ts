@@ -19,7 +19,8 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-const wantsOpenMetrics = (req: IncomingMessage) => /application\/openmetrics-text/.test(String(req.headers.accept ?? ""));
+const wantsOpenMetrics = (req: IncomingMessage) =>
+  /application\/openmetrics-text/.test(String(req.headers.accept ?? ""));
 
 async function handle(req: IncomingMessage, res: ServerResponse, registries: MetricsRegistries): Promise<void> {
   const path = (req.url ?? "/").split("?")[0];
@@ -28,7 +29,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, registries: Met
     res.end(path === "/metrics" ? "GET only\n" : "memleak serves /metrics\n");
     return;
   }
-  const registry: Pick<Registry, "metrics"> & { contentType: string } = wantsOpenMetrics(req) ? registries.openMetrics : registries.prometheus;
+  const registry: Pick<Registry, "metrics"> & { contentType: string } = wantsOpenMetrics(req)
+    ? registries.openMetrics
+    : registries.prometheus;
   const body = await registry.metrics();
   res.writeHead(200, { "content-type": registry.contentType });
   res.end(req.method === "HEAD" ? undefined : body);
@@ -52,7 +55,12 @@ function listenError(err: NodeJS.ErrnoException, host: string, port: number): Me
  * @param warn a line for the user about an error once listening (EMFILE on accept, …): said, never thrown — the
  *        watch goes on without its metrics rather than end with an internal error
  */
-export function startMetricsServer(registries: MetricsRegistries, host: string, port: number, warn: (line: string) => void = () => {}): Promise<MetricsServer> {
+export function startMetricsServer(
+  registries: MetricsRegistries,
+  host: string,
+  port: number,
+  warn: (line: string) => void = () => {},
+): Promise<MetricsServer> {
   const server: Server = createServer((req, res) => {
     handle(req, res, registries).catch((err: unknown) => {
       res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });

@@ -22,7 +22,11 @@ const PROCESS_LABELS = ["pid", "comm"] as const;
 const SUBJECT_LABELS = ["subject", "pid", "device"] as const;
 
 /** Which processes get series: the root first, then the largest by RSS, MAX_EXPORTED_PROCESSES at most. */
-export function exportedProcesses(processes: readonly ProcessSample[], rootPid: number, max = MAX_EXPORTED_PROCESSES): ProcessSample[] {
+export function exportedProcesses(
+  processes: readonly ProcessSample[],
+  rootPid: number,
+  max = MAX_EXPORTED_PROCESSES,
+): ProcessSample[] {
   const rank = (p: ProcessSample) => (p.pid === rootPid ? Infinity : (p.rss ?? 0));
   return [...processes].sort((a, b) => rank(b) - rank(a)).slice(0, max);
 }
@@ -68,23 +72,55 @@ export class SessionMetrics {
   constructor() {
     this.openMetrics.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
     const registers = [this.prometheus, this.openMetrics];
-    const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Gauge<L>({ name, help, labelNames, registers });
+    const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
+      new Gauge<L>({ name, help, labelNames, registers });
     this.processGauges = PROCESS_GAUGES.map((g) => gauge(g.name, g.help, PROCESS_LABELS));
     this.gpuGauges = GPU_GAUGES.map((g) => gauge(g.name, g.help, [...PROCESS_LABELS, "device"] as const));
     this.cgroupGauges = CGROUP_GAUGES.map((g) => gauge(g.name, g.help, ["cgroup"] as const));
-    this.verdict = gauge("memleak_verdict", "The verdict so far: 1 for its kind, 0 for the others, about its subject (process with its pid, tree, cgroup)", ["kind", ...SUBJECT_LABELS]);
+    this.verdict = gauge(
+      "memleak_verdict",
+      "The verdict so far: 1 for its kind, 0 for the others, about its subject (process with its pid, tree, cgroup)",
+      ["kind", ...SUBJECT_LABELS],
+    );
     this.confidence = gauge("memleak_verdict_confidence", "How sure the verdict so far is, 0-1", SUBJECT_LABELS);
-    this.rate = gauge("memleak_verdict_growth_rate_bytes_per_second", "Robust growth rate of the metric that decided the verdict so far", [...SUBJECT_LABELS, "metric"]);
-    this.findings = gauge("memleak_finding", "Each finding so far (one per judged process, the tree and the cgroup): 1 for its kind", ["kind", ...SUBJECT_LABELS]);
+    this.rate = gauge(
+      "memleak_verdict_growth_rate_bytes_per_second",
+      "Robust growth rate of the metric that decided the verdict so far",
+      [...SUBJECT_LABELS, "metric"],
+    );
+    this.findings = gauge(
+      "memleak_finding",
+      "Each finding so far (one per judged process, the tree and the cgroup): 1 for its kind",
+      ["kind", ...SUBJECT_LABELS],
+    );
     this.toLimit = [
-      gauge("memleak_seconds_to_limit", "Seconds until a leaking subject reaches its memory limit at its trend (limit: memory.max, memory.high, memory.limit_in_bytes or MemAvailable), counted on what the kernel cannot reclaim", [...SUBJECT_LABELS, "limit"]),
-      gauge("memleak_seconds_to_limit_soonest", "The soonest end of memleak_seconds_to_limit's range (the slope's confidence interval, the highest peaks)", [...SUBJECT_LABELS, "limit"]),
-      gauge("memleak_seconds_to_limit_latest", "The latest end of memleak_seconds_to_limit's range; absent when that end does not grow", [...SUBJECT_LABELS, "limit"]),
+      gauge(
+        "memleak_seconds_to_limit",
+        "Seconds until a leaking subject reaches its memory limit at its trend (limit: memory.max, memory.high, memory.limit_in_bytes or MemAvailable), counted on what the kernel cannot reclaim",
+        [...SUBJECT_LABELS, "limit"],
+      ),
+      gauge(
+        "memleak_seconds_to_limit_soonest",
+        "The soonest end of memleak_seconds_to_limit's range (the slope's confidence interval, the highest peaks)",
+        [...SUBJECT_LABELS, "limit"],
+      ),
+      gauge(
+        "memleak_seconds_to_limit_latest",
+        "The latest end of memleak_seconds_to_limit's range; absent when that end does not grow",
+        [...SUBJECT_LABELS, "limit"],
+      ),
     ];
     this.samples = new Counter({ name: "memleak_samples_total", help: "Samples memleak has taken", registers });
     this.watched = gauge("memleak_watched_processes", "Processes in the watched tree at the last sample");
-    this.pidInside = gauge("memleak_process_pid_inside", "For a process in a container (another PID namespace): its pid there; the pid label is the host's", PROCESS_LABELS);
-    this.unexported = gauge("memleak_unexported_processes", `Processes alive but not exported (only the root and the ${MAX_EXPORTED_PROCESSES - 1} largest are)`);
+    this.pidInside = gauge(
+      "memleak_process_pid_inside",
+      "For a process in a container (another PID namespace): its pid there; the pid label is the host's",
+      PROCESS_LABELS,
+    );
+    this.unexported = gauge(
+      "memleak_unexported_processes",
+      `Processes alive but not exported (only the root and the ${MAX_EXPORTED_PROCESSES - 1} largest are)`,
+    );
     // memleak's own cost, read when scraped.
     new Counter({
       name: "memleak_self_cpu_seconds_total",
@@ -127,7 +163,8 @@ export class SessionMetrics {
         if (v !== undefined) this.processGauges[i]!.set(labels, v);
       });
       GPU_GAUGES.forEach((row, i) => {
-        for (const { device, value } of gpuReadings(p, agent, row)) this.gpuGauges[i]!.set({ ...labels, device }, value);
+        for (const { device, value } of gpuReadings(p, agent, row))
+          this.gpuGauges[i]!.set({ ...labels, device }, value);
       });
       const inside = this.pidsInside?.get(p.pid);
       if (inside !== undefined) this.pidInside.set(labels, inside);

@@ -15,7 +15,12 @@ export interface GateVerdictOptions {
 }
 
 /** Checks the gates on `doc` (judged on `set`) and sets doc.gates when there are any; returns them. */
-export function gateVerdict(doc: VerdictDocument, set: SeriesSet, options: GateOptions, o: GateVerdictOptions = {}): GateResult[] {
+export function gateVerdict(
+  doc: VerdictDocument,
+  set: SeriesSet,
+  options: GateOptions,
+  o: GateVerdictOptions = {},
+): GateResult[] {
   const checked = evaluateGates(doc, set, options);
   const gates = [...(o.settle ? o.settle(checked) : checked), ...(o.more ?? [])];
   if (gates.length) doc.gates = gates;

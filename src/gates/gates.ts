@@ -33,7 +33,13 @@ export interface GateResult {
   message: string;
 }
 
-const gate = (name: string, result: GateOutcome, message: string, strict: boolean | undefined, subject?: string): GateResult => ({
+const gate = (
+  name: string,
+  result: GateOutcome,
+  message: string,
+  strict: boolean | undefined,
+  subject?: string,
+): GateResult => ({
   name,
   ...(subject !== undefined && { subject }),
   result,
@@ -50,7 +56,11 @@ interface Measured {
 
 function subjects(set: SeriesSet, o: GateOptions): Measured[] {
   // GPU memory is per process and device whatever --per-process says: devices' bytes do not add up to anything.
-  if (o.metric === "gpu") return gpuSeries(set).map((g) => ({ subject: `PID ${g.ps.pid} ${g.source === "driver" ? `GPU ${g.device} used` : `${g.device} allocated`}`, col: g.col }));
+  if (o.metric === "gpu")
+    return gpuSeries(set).map((g) => ({
+      subject: `PID ${g.ps.pid} ${g.source === "driver" ? `GPU ${g.device} used` : `${g.device} allocated`}`,
+      col: g.col,
+    }));
   if (o.metric === "cgroup" || o.metric === "working-set") {
     const col = set.cgroup[o.metric];
     return col ? [{ subject: `cgroup ${o.metric === "cgroup" ? "usage" : "working set"}`, col }] : [];
@@ -69,27 +79,70 @@ function growthGate(m: Measured, from: number, spec: SizeSpec, warmupText: strin
   const change = levelChangeAfter(m.col, from);
   if (!change.measured) {
     const n = change.readings;
-    return gate("max-growth", "inconclusive", `${m.subject}: ${n} reading${n === 1 ? "" : "s"}${warmupText}, too few to compare a start with an end (needs ${GROWTH_MIN_READINGS})`, strict, m.subject);
+    return gate(
+      "max-growth",
+      "inconclusive",
+      `${m.subject}: ${n} reading${n === 1 ? "" : "s"}${warmupText}, too few to compare a start with an end (needs ${GROWTH_MIN_READINGS})`,
+      strict,
+      m.subject,
+    );
   }
   const { start, end } = change;
   const growth = end - start;
   const limit = spec.kind === "bytes" ? spec.bytes : (spec.percent / 100) * start;
   const limitText = spec.kind === "bytes" ? formatBytes(limit) : `${spec.percent}% = ${formatBytes(limit)}`;
-  return gate("max-growth", growth <= limit ? "pass" : "fail", `${m.subject} grew ${formatBytes(growth)} (${formatBytes(start)} → ${formatBytes(end)})${warmupText}; limit ${limitText}`, strict, m.subject);
+  return gate(
+    "max-growth",
+    growth <= limit ? "pass" : "fail",
+    `${m.subject} grew ${formatBytes(growth)} (${formatBytes(start)} → ${formatBytes(end)})${warmupText}; limit ${limitText}`,
+    strict,
+    m.subject,
+  );
 }
 
-function rateGate(m: Measured, from: number, limit: { bytesPerSecond: number; text: string }, warmupText: string, strict?: boolean): GateResult {
+function rateGate(
+  m: Measured,
+  from: number,
+  limit: { bytesPerSecond: number; text: string },
+  warmupText: string,
+  strict?: boolean,
+): GateResult {
   const r = rateAfter(m.col, from);
   // Too short for a rate that means anything, unless the early test already sees growth faster than the limit.
   if (r.kind === "too-short") {
     if (r.early && r.early.slope > limit.bytesPerSecond) {
-      return gate("max-rate", "fail", `${m.subject} grows at ${formatBytes(r.early.slope * 60)}/min (early test, p=${r.early.p.toPrecision(2)})${warmupText}; limit ${limit.text}`, strict, m.subject);
+      return gate(
+        "max-rate",
+        "fail",
+        `${m.subject} grows at ${formatBytes(r.early.slope * 60)}/min (early test, p=${r.early.p.toPrecision(2)})${warmupText}; limit ${limit.text}`,
+        strict,
+        m.subject,
+      );
     }
-    return gate("max-rate", "inconclusive", `${m.subject}: ${r.readings} readings over ${r.seconds.toFixed(0)} s${warmupText}, too few for a rate (needs ${r.needs.readings} over ${r.needs.seconds} s); limit ${limit.text}`, strict, m.subject);
+    return gate(
+      "max-rate",
+      "inconclusive",
+      `${m.subject}: ${r.readings} readings over ${r.seconds.toFixed(0)} s${warmupText}, too few for a rate (needs ${r.needs.readings} over ${r.needs.seconds} s); limit ${limit.text}`,
+      strict,
+      m.subject,
+    );
   }
-  if (r.kind === "none") return gate("max-rate", "inconclusive", `${m.subject}: no rate could be computed (${r.reason})${warmupText}; limit ${limit.text}`, strict, m.subject);
+  if (r.kind === "none")
+    return gate(
+      "max-rate",
+      "inconclusive",
+      `${m.subject}: no rate could be computed (${r.reason})${warmupText}; limit ${limit.text}`,
+      strict,
+      m.subject,
+    );
   const failed = r.increasing && r.slope > limit.bytesPerSecond;
-  return gate("max-rate", failed ? "fail" : "pass", `${m.subject} grows at ${formatBytes(r.slope * 60)}/min (trend p=${r.p.toPrecision(2)})${warmupText}; limit ${limit.text}`, strict, m.subject);
+  return gate(
+    "max-rate",
+    failed ? "fail" : "pass",
+    `${m.subject} grows at ${formatBytes(r.slope * 60)}/min (trend p=${r.p.toPrecision(2)})${warmupText}; limit ${limit.text}`,
+    strict,
+    m.subject,
+  );
 }
 
 export function evaluateGates(doc: VerdictDocument, set: SeriesSet, o: GateOptions): GateResult[] {
@@ -117,9 +170,23 @@ export function evaluateGates(doc: VerdictDocument, set: SeriesSet, o: GateOptio
     const hits = everyFinding(doc.findings).filter((f) => o.failOn!.includes(f.kind) && !f.outsideWatchedTree);
     const kinds = o.failOn.join("/");
     if (hits.length > 0) {
-      results.push(gate("fail-on", "fail", `${hits[0]!.kind} found: ${hits[0]!.summary}${hits.length > 1 ? ` (and ${hits.length - 1} more)` : ""}`, o.strict));
+      results.push(
+        gate(
+          "fail-on",
+          "fail",
+          `${hits[0]!.kind} found: ${hits[0]!.summary}${hits.length > 1 ? ` (and ${hits.length - 1} more)` : ""}`,
+          o.strict,
+        ),
+      );
     } else if (doc.verdict.kind === "insufficient-data" && !o.failOn.includes("insufficient-data")) {
-      results.push(gate("fail-on", "inconclusive", `no ${kinds} found, but nothing could be judged: ${doc.verdict.summary}`, o.strict));
+      results.push(
+        gate(
+          "fail-on",
+          "inconclusive",
+          `no ${kinds} found, but nothing could be judged: ${doc.verdict.summary}`,
+          o.strict,
+        ),
+      );
     } else {
       results.push(gate("fail-on", "pass", `no ${kinds} found`, o.strict));
     }

@@ -17,9 +17,20 @@ export function testLimitsGate(tests: readonly TestResult[]): Gate | undefined {
   if (limited.length === 0) return undefined;
   const over = limited.filter((t) => t.result === "fail");
   if (over.length === 0) {
-    return { name: "test-limits", result: "pass", passed: true, message: limited.length === 1 ? "1 test within its memory limit" : `${limited.length} tests within their memory limits` };
+    return {
+      name: "test-limits",
+      result: "pass",
+      passed: true,
+      message:
+        limited.length === 1 ? "1 test within its memory limit" : `${limited.length} tests within their memory limits`,
+    };
   }
   const named = over.slice(0, 3).map((t) => `${t.nodeid} (${t.message ?? `grew ${formatBytes(t.growthBytes)}`})`);
   const more = over.length > 3 ? ` and ${over.length - 3} more` : "";
-  return { name: "test-limits", result: "fail", passed: false, message: `${over.length} test${over.length === 1 ? "" : "s"} over ${over.length === 1 ? "its" : "their"} memory limit: ${named.join("; ")}${more}` };
+  return {
+    name: "test-limits",
+    result: "fail",
+    passed: false,
+    message: `${over.length} test${over.length === 1 ? "" : "s"} over ${over.length === 1 ? "its" : "their"} memory limit: ${named.join("; ")}${more}`,
+  };
 }

@@ -29,10 +29,16 @@ export interface GateOptions {
 }
 
 export function parseKinds(text: string): { ok: true; value: VerdictKind[] } | { ok: false; message: string } {
-  const kinds = text.split(",").map((k) => k.trim()).filter(Boolean);
+  const kinds = text
+    .split(",")
+    .map((k) => k.trim())
+    .filter(Boolean);
   const bad = kinds.filter((k) => !(VERDICT_KINDS as readonly string[]).includes(k));
   if (kinds.length === 0 || bad.length > 0) {
-    return { ok: false, message: `unknown verdict kind${bad.length > 1 ? "s" : ""} ${bad.map((b) => `"${b}"`).join(", ") || '""'}: choose from ${VERDICT_KINDS.join(", ")}` };
+    return {
+      ok: false,
+      message: `unknown verdict kind${bad.length > 1 ? "s" : ""} ${bad.map((b) => `"${b}"`).join(", ") || '""'}: choose from ${VERDICT_KINDS.join(", ")}`,
+    };
   }
   return { ok: true, value: kinds as VerdictKind[] };
 }

@@ -20,7 +20,11 @@ const subjectOf = (f: Finding) => (f.subject.type === "process" ? `PID ${f.subje
 /** How long until the limit at the far end of the range (Infinity when that end does not grow). */
 const farEnd = (f: Finding) => f.timeToLimit?.secondsMax ?? Infinity;
 
-export function timeToLimitGate(doc: Pick<VerdictDocument, "findings" | "verdict">, min: MinTimeToLimit, strict: boolean | undefined): Gate {
+export function timeToLimitGate(
+  doc: Pick<VerdictDocument, "findings" | "verdict">,
+  min: MinTimeToLimit,
+  strict: boolean | undefined,
+): Gate {
   const gate = (result: Gate["result"], message: string, subject?: string): Gate => ({
     name: "min-time-to-limit",
     ...(subject !== undefined && { subject }),
@@ -29,16 +33,29 @@ export function timeToLimitGate(doc: Pick<VerdictDocument, "findings" | "verdict
     message,
   });
   // A shared cgroup's growth the watched tree does not explain is someone else's: no gate judges it (gates/gates.ts).
-  const counting = doc.findings.filter((f) => f.timeToLimit && !f.outsideWatchedTree).sort((a, b) => farEnd(a) - farEnd(b));
+  const counting = doc.findings
+    .filter((f) => f.timeToLimit && !f.outsideWatchedTree)
+    .sort((a, b) => farEnd(a) - farEnd(b));
   const nearest = counting[0];
   if (nearest && farEnd(nearest) < min.seconds) {
     const far = formatDuration(farEnd(nearest));
-    return gate("fail", `${subjectOf(nearest)}: ${nearest.timeToLimit!.summary}; even the slow end (${far}) is sooner than --min-time-to-limit ${min.text}`, subjectOf(nearest));
+    return gate(
+      "fail",
+      `${subjectOf(nearest)}: ${nearest.timeToLimit!.summary}; even the slow end (${far}) is sooner than --min-time-to-limit ${min.text}`,
+      subjectOf(nearest),
+    );
   }
   if (nearest) {
-    const far = Number.isFinite(farEnd(nearest)) ? `${formatDuration(farEnd(nearest))} at the slow end` : "the slow end does not grow";
-    return gate("pass", `${subjectOf(nearest)}: ${nearest.timeToLimit!.summary}; ${far}, not sooner than ${min.text}`, subjectOf(nearest));
+    const far = Number.isFinite(farEnd(nearest))
+      ? `${formatDuration(farEnd(nearest))} at the slow end`
+      : "the slow end does not grow";
+    return gate(
+      "pass",
+      `${subjectOf(nearest)}: ${nearest.timeToLimit!.summary}; ${far}, not sooner than ${min.text}`,
+      subjectOf(nearest),
+    );
   }
-  if (doc.verdict.kind === "insufficient-data") return gate("inconclusive", `no time to the limit: nothing could be judged (${doc.verdict.summary})`);
+  if (doc.verdict.kind === "insufficient-data")
+    return gate("inconclusive", `no time to the limit: nothing could be judged (${doc.verdict.summary})`);
   return gate("pass", "no leak grows towards a memory limit");
 }

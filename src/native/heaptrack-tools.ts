@@ -17,7 +17,8 @@ export interface HeaptrackTools {
   print: string;
 }
 
-export const INSTALL_HINT = "install it with `sudo apt-get install heaptrack` (Debian, Ubuntu) or `sudo dnf install heaptrack` (Fedora)";
+export const INSTALL_HINT =
+  "install it with `sudo apt-get install heaptrack` (Debian, Ubuntu) or `sudo dnf install heaptrack` (Fedora)";
 
 export function locateHeaptrack(env: NodeJS.ProcessEnv): HeaptrackTools {
   let script: string;
@@ -33,7 +34,8 @@ export function locateHeaptrack(env: NodeJS.ProcessEnv): HeaptrackTools {
     print: join(bin, "heaptrack_print"),
   };
   for (const [what, path] of Object.entries(parts)) {
-    if (!existsSync(path)) throw usageError(`--trace-native: heaptrack at ${script} is incomplete (no ${what}: ${path}): ${INSTALL_HINT}`);
+    if (!existsSync(path))
+      throw usageError(`--trace-native: heaptrack at ${script} is incomplete (no ${what}: ${path}): ${INSTALL_HINT}`);
   }
   const v = spawnSync(script, ["--version"], { encoding: "utf8", timeout: 10_000 });
   const version = /heaptrack \S+/.exec(v.stdout ?? "")?.[0] ?? "heaptrack";

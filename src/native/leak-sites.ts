@@ -15,7 +15,8 @@ import type { NativeFrame, NativeLeakStack } from "./native-trace.js";
 import type { LeakBlock } from "./heaptrack-leaks.js";
 
 /** The C library, the C++ runtime, the unwinder and heaptrack itself: where every allocation passes. */
-const PLUMBING = /^(libc\.so|libc-|ld-linux|ld64\.so|libm\.so|libpthread|libdl|librt|libstdc\+\+|libgcc_s|libunwind|libheaptrack)/;
+const PLUMBING =
+  /^(libc\.so|libc-|ld-linux|ld64\.so|libm\.so|libpthread|libdl|librt|libstdc\+\+|libgcc_s|libunwind|libheaptrack)/;
 /** CPython: the executable, libpython, and the standard library's own extension modules. */
 const INTERPRETER = /^(python\d[\d.]*[a-z]*|libpython\d)/;
 const FFI = /^libffi\./;
@@ -58,7 +59,10 @@ export function groupBySite(blocks: LeakBlock[]): { groups: Map<string, SiteGrou
       runtimeBytes += b.bytes;
       continue;
     }
-    const key = b.frames.slice(0, site + 1).map(frameKey).join("\u0001");
+    const key = b.frames
+      .slice(0, site + 1)
+      .map(frameKey)
+      .join("\u0001");
     const g = groups.get(key);
     if (!g) groups.set(key, { key, bytes: b.bytes, count: b.count, frames: b.frames, site, topBytes: b.bytes });
     else {
@@ -84,7 +88,12 @@ const LIBRARY_FRAMES_SHOWN = 16;
 /** The index of the last frame, from the site outwards, still in the site's library: the function that was called in. */
 function libraryEnd(frames: NativeFrame[], site: number): number {
   let end = site;
-  while (end + 1 < frames.length && end + 1 < site + LIBRARY_FRAMES_SHOWN && frames[end + 1]!.module === frames[site]!.module) end++;
+  while (
+    end + 1 < frames.length &&
+    end + 1 < site + LIBRARY_FRAMES_SHOWN &&
+    frames[end + 1]!.module === frames[site]!.module
+  )
+    end++;
   return end;
 }
 

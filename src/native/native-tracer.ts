@@ -54,20 +54,39 @@ export class NativeTracer {
 
   /** What memleak_native.py reads to trace the Python processes that lost the preload, and their children. */
   env(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-    return { ...base, MEMLEAK_TRACE_NATIVE_PRELOAD: this.tools.preload, MEMLEAK_TRACE_NATIVE_OUTPUT: this.outputPattern };
+    return {
+      ...base,
+      MEMLEAK_TRACE_NATIVE_PRELOAD: this.tools.preload,
+      MEMLEAK_TRACE_NATIVE_OUTPUT: this.outputPattern,
+    };
   }
 
   /** The command, started through env(1) with the preload set (the user's own LD_PRELOAD kept after it). */
   wrap(command: string[], env: NodeJS.ProcessEnv): string[] {
     const preload = env.LD_PRELOAD ? `${this.tools.preload}:${env.LD_PRELOAD}` : this.tools.preload;
-    return [resolveCommand("env", { PATH: `${env.PATH ?? ""}:/usr/bin:/bin` }), "--", `LD_PRELOAD=${preload}`, `DUMP_HEAPTRACK_OUTPUT=${this.outputPattern}`, ...command];
+    return [
+      resolveCommand("env", { PATH: `${env.PATH ?? ""}:/usr/bin:/bin` }),
+      "--",
+      `LD_PRELOAD=${preload}`,
+      `DUMP_HEAPTRACK_OUTPUT=${this.outputPattern}`,
+      ...command,
+    ];
   }
 
   /** Reads every trace the processes left; `warmup` is memleak's, in seconds from the start. */
   async finish(warmup: number): Promise<NativeTrace> {
-    const trace: NativeTrace = { tool: this.tools.version, processes: 0, stacks: [], neverFreedBytes: 0, runtimeBytes: 0, problems: [] };
+    const trace: NativeTrace = {
+      tool: this.tools.version,
+      processes: 0,
+      stacks: [],
+      neverFreedBytes: 0,
+      runtimeBytes: 0,
+      problems: [],
+    };
     const stacks: NativeLeakStack[] = [];
-    const names = readdirSync(this.dir).filter((n) => n.startsWith(RAW_PREFIX) && /^\d+$/.test(n.slice(RAW_PREFIX.length)));
+    const names = readdirSync(this.dir).filter(
+      (n) => n.startsWith(RAW_PREFIX) && /^\d+$/.test(n.slice(RAW_PREFIX.length)),
+    );
     // heaptrack_interpret and heaptrack_print do the work, in processes of their own: a few traces at once use the
     // cores while memleak waits (one after another, eight DataLoader workers' traces would take eight times one).
     let next = 0;
@@ -97,7 +116,10 @@ export class NativeTracer {
   }
 
   /** heaptrack_print on the trace up to a cut: what was never freed at that moment. */
-  private async printUpTo(interpreted: string, cut: { offset: number } | undefined): Promise<HeaptrackLeaks | undefined> {
+  private async printUpTo(
+    interpreted: string,
+    cut: { offset: number } | undefined,
+  ): Promise<HeaptrackLeaks | undefined> {
     if (!cut) return undefined;
     const head = `${interpreted}.${cut.offset}`;
     copyFileSync(interpreted, head);
@@ -126,7 +148,13 @@ export class NativeTracer {
       const at = await this.printUpTo(interpreted, cutAt(clock, fraction));
       if (at) atLate.push(at.blocks);
     }
-    const stacks = claimLeaks({ pid, command: atExit.command ?? "", atExit: atExit.blocks, atCut: atCut?.blocks ?? [], atLate });
+    const stacks = claimLeaks({
+      pid,
+      command: atExit.command ?? "",
+      atExit: atExit.blocks,
+      atCut: atCut?.blocks ?? [],
+      atLate,
+    });
     // What is not claimed: the runtime's own, and what the claimed stacks held before the cut.
     const claimed = stacks.reduce((s, x) => s + x.bytes, 0);
     return { stacks, neverFreed, runtime: Math.max(0, neverFreed - claimed) };
@@ -148,8 +176,16 @@ async function interpret(tool: string, raw: string, out: string): Promise<void> 
 }
 
 function print(tool: string, file: string): Promise<string> {
-    // --opt=value: these options have implicit values, and boost would take a separate "1" for the file.
-  const args = [`--file=${file}`, "--print-leaks=1", "--print-peaks=0", "--print-allocators=0", "--print-temporary=0", "--merge-backtraces=0", `--peak-limit=${BLOCKS_LISTED}`];
+  // --opt=value: these options have implicit values, and boost would take a separate "1" for the file.
+  const args = [
+    `--file=${file}`,
+    "--print-leaks=1",
+    "--print-peaks=0",
+    "--print-allocators=0",
+    "--print-temporary=0",
+    "--merge-backtraces=0",
+    `--peak-limit=${BLOCKS_LISTED}`,
+  ];
   return new Promise((resolve, reject) => {
     execFile(tool, args, { encoding: "utf8", maxBuffer: 256 << 20 }, (err, stdout, stderr) => {
       if (err) reject(new Error(`heaptrack_print failed: ${firstLine(stderr) || err.message}`));

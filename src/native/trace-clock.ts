@@ -14,7 +14,11 @@ export interface ClockMark {
 }
 
 /** The clock lines in one chunk of the file, `base` being the chunk's offset; `atLineStart` if the chunk starts a line. */
-export function clockMarksIn(chunk: Buffer, base: number, atLineStart: boolean): { marks: ClockMark[]; endsAtLineStart: boolean } {
+export function clockMarksIn(
+  chunk: Buffer,
+  base: number,
+  atLineStart: boolean,
+): { marks: ClockMark[]; endsAtLineStart: boolean } {
   const marks: ClockMark[] = [];
   let start = atLineStart ? 0 : chunk.indexOf(10) + 1;
   if (!atLineStart && start === 0) return { marks, endsAtLineStart: false };

@@ -33,11 +33,17 @@ export function parseComputeApps(text: string): Parsed<{ apps: ComputeApp[]; una
   const apps: ComputeApp[] = [];
   let unaccounted = 0;
   for (const [i, f] of rows(text).entries()) {
-    if (f.length !== 3) return fail("nvidia-smi --query-compute-apps", `line ${i + 1}: ${f.length} field${f.length === 1 ? "" : "s"}, expected 3 (pid, used_memory, gpu_uuid)`);
+    if (f.length !== 3)
+      return fail(
+        "nvidia-smi --query-compute-apps",
+        `line ${i + 1}: ${f.length} field${f.length === 1 ? "" : "s"}, expected 3 (pid, used_memory, gpu_uuid)`,
+      );
     const [pidText, usedText, uuid] = f as [string, string, string];
     const pid = parseCount(pidText);
-    if (pid === undefined || pid === 0) return fail("nvidia-smi --query-compute-apps", `line ${i + 1}: "${pidText.slice(0, 40)}" is not a pid`);
-    if (!UUID.test(uuid)) return fail("nvidia-smi --query-compute-apps", `line ${i + 1}: "${uuid.slice(0, 60)}" is not a GPU UUID`);
+    if (pid === undefined || pid === 0)
+      return fail("nvidia-smi --query-compute-apps", `line ${i + 1}: "${pidText.slice(0, 40)}" is not a pid`);
+    if (!UUID.test(uuid))
+      return fail("nvidia-smi --query-compute-apps", `line ${i + 1}: "${uuid.slice(0, 60)}" is not a GPU UUID`);
     const used = parseCount(usedText);
     if (used === undefined) {
       // "[N/A]", "[Not Supported]": no number for this process, which is no reason to drop the others.
@@ -45,7 +51,10 @@ export function parseComputeApps(text: string): Parsed<{ apps: ComputeApp[]; una
         unaccounted++;
         continue;
       }
-      return fail("nvidia-smi --query-compute-apps", `line ${i + 1}: "${usedText.slice(0, 40)}" is not a number of MiB`);
+      return fail(
+        "nvidia-smi --query-compute-apps",
+        `line ${i + 1}: "${usedText.slice(0, 40)}" is not a number of MiB`,
+      );
     }
     apps.push({ pid, used: used * MiB, gpuUuid: uuid });
   }
@@ -70,7 +79,10 @@ export function parseGpuIndices(text: string): Parsed<Map<string, string>> {
  * Each pid's memory by GPU index ("0" → bytes; the UUID itself where the index is not known), summed where one
  * process appears twice on a GPU (a process with two contexts there).
  */
-export function gpuMemoryByPid(apps: readonly ComputeApp[], indices: ReadonlyMap<string, string>): Map<number, Record<string, number>> {
+export function gpuMemoryByPid(
+  apps: readonly ComputeApp[],
+  indices: ReadonlyMap<string, string>,
+): Map<number, Record<string, number>> {
   const out = new Map<number, Record<string, number>>();
   for (const a of apps) {
     const gpu = indices.get(a.gpuUuid) ?? a.gpuUuid;

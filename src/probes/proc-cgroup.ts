@@ -30,7 +30,10 @@ export function parseProcCgroup(text: string): Parsed<CgroupLine[]> {
     if (second < 0) return fail(SOURCE, `line without two colons: ${JSON.stringify(raw.slice(0, 80))}`);
     const id = parseCount(raw.slice(0, first));
     if (id === undefined) return fail(SOURCE, `hierarchy id is not a number: ${JSON.stringify(raw.slice(0, 80))}`);
-    const controllers = raw.slice(first + 1, second).split(",").filter((c) => c !== "");
+    const controllers = raw
+      .slice(first + 1, second)
+      .split(",")
+      .filter((c) => c !== "");
     lines.push({ id, controllers, path: raw.slice(second + 1) });
   }
   if (lines.length === 0) return fail(SOURCE, "empty");

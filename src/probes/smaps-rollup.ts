@@ -48,7 +48,24 @@ const enum Key {
   Swap,
   SwapPss,
 }
-const KEYS = new KeyTable(["Rss", "Pss", "Pss_Anon", "Pss_File", "Pss_Shmem", "Pss_Dirty", "Shared_Clean", "Shared_Dirty", "Private_Clean", "Private_Dirty", "Private_Hugetlb", "Anonymous", "LazyFree", "AnonHugePages", "Swap", "SwapPss"]);
+const KEYS = new KeyTable([
+  "Rss",
+  "Pss",
+  "Pss_Anon",
+  "Pss_File",
+  "Pss_Shmem",
+  "Pss_Dirty",
+  "Shared_Clean",
+  "Shared_Dirty",
+  "Private_Clean",
+  "Private_Dirty",
+  "Private_Hugetlb",
+  "Anonymous",
+  "LazyFree",
+  "AnonHugePages",
+  "Swap",
+  "SwapPss",
+]);
 
 /** Parses a smaps_rollup file's bytes. */
 export function parseSmapsRollupBytes(bytes: Uint8Array): Parsed<SmapsRollup> {
@@ -57,11 +74,15 @@ export function parseSmapsRollupBytes(bytes: Uint8Array): Parsed<SmapsRollup> {
   const k = (key: Key) => KEYS.kib(bytes, key);
   const rss = k(Key.Rss);
   const pss = k(Key.Pss);
-  if (rss === undefined || pss === undefined) return fail(SOURCE, "no Rss/Pss lines: not a smaps_rollup file, or empty");
+  if (rss === undefined || pss === undefined)
+    return fail(SOURCE, "no Rss/Pss lines: not a smaps_rollup file, or empty");
   const privateClean = k(Key.Private_Clean);
   const privateDirty = k(Key.Private_Dirty);
   const privateHugetlb = k(Key.Private_Hugetlb);
-  const uss = privateClean !== undefined && privateDirty !== undefined ? privateClean + privateDirty + (privateHugetlb ?? 0) : undefined;
+  const uss =
+    privateClean !== undefined && privateDirty !== undefined
+      ? privateClean + privateDirty + (privateHugetlb ?? 0)
+      : undefined;
   return ok({
     rss,
     pss,

@@ -81,7 +81,12 @@ export function parseStatBytes(bytes: Buffer): Parsed<ProcStat> {
     if (value === undefined) return fail(SOURCE, `field ${name} is not a number`);
     nums[name] = value;
   }
-  return ok({ pid, comm: text(bytes, open + 1, close), state: text(bytes, starts[0]!, ends[0]!), ...(nums as Record<NumericField, number>) });
+  return ok({
+    pid,
+    comm: text(bytes, open + 1, close),
+    state: text(bytes, starts[0]!, ends[0]!),
+    ...(nums as Record<NumericField, number>),
+  });
 }
 
 export function parseStat(line: string): Parsed<ProcStat> {

@@ -24,7 +24,19 @@ export interface ProcStatus {
 const SOURCE = "/proc/PID/status";
 
 /** The lines memleak uses; the rest of the file is not even looked at past its key. */
-const KEYS = new KeyTable(["Name", "Pid", "PPid", "Uid", "VmRSS", "VmHWM", "RssAnon", "RssFile", "RssShmem", "VmSwap", "Threads"]);
+const KEYS = new KeyTable([
+  "Name",
+  "Pid",
+  "PPid",
+  "Uid",
+  "VmRSS",
+  "VmHWM",
+  "RssAnon",
+  "RssFile",
+  "RssShmem",
+  "VmSwap",
+  "Threads",
+]);
 const enum K {
   Name,
   Pid,
@@ -61,7 +73,8 @@ export function parseStatusBytes(bytes: Buffer): Parsed<ProcStatus> {
   const { starts, ends } = KEYS;
   const count = (k: K) => (starts[k]! < 0 ? undefined : exactCountAt(bytes, starts[k]!, ends[k]!));
   const pid = count(K.Pid);
-  if (starts[K.Name]! < 0 || pid === undefined) return fail(SOURCE, "no Name/Pid lines: not a status file, or truncated");
+  if (starts[K.Name]! < 0 || pid === undefined)
+    return fail(SOURCE, "no Name/Pid lines: not a status file, or truncated");
   return ok({
     name: bytes.toString("utf8", starts[K.Name], ends[K.Name]),
     pid,

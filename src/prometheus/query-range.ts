@@ -50,7 +50,12 @@ export function queryRangeUrl(q: RangeQuery): URL {
   // A server behind a path prefix (http://host/prometheus) keeps it: the API lives under it.
   const base = q.url.href.endsWith("/") ? q.url.href : `${q.url.href}/`;
   const u = new URL("api/v1/query_range", base);
-  u.search = new URLSearchParams({ query: q.query, start: String(q.start), end: String(q.end), step: String(q.step) }).toString();
+  u.search = new URLSearchParams({
+    query: q.query,
+    start: String(q.start),
+    end: String(q.end),
+    step: String(q.step),
+  }).toString();
   return u;
 }
 
@@ -64,8 +69,12 @@ export async function queryRange(q: RangeQuery, fetchImpl: typeof fetch = fetch)
     const form = u.search.slice(1);
     u.search = "";
     // fetch refuses a URL with credentials in it (http://user:pass@host): they go in the header instead.
-    const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", accept: "application/json" };
-    if (u.username || u.password) headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString("base64")}`;
+    const headers: Record<string, string> = {
+      "content-type": "application/x-www-form-urlencoded",
+      accept: "application/json",
+    };
+    if (u.username || u.password)
+      headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString("base64")}`;
     u.username = u.password = "";
     res = await fetchImpl(u, {
       method: "POST",

@@ -43,7 +43,10 @@ export function parseRangeResponse(status: number, body: string, where: string):
   try {
     parsed = JSON.parse(body) as ApiBody;
   } catch {
-    throw new MemleakError(`${where} answered HTTP ${status} with something that is not Prometheus's JSON API: ${oneLine(body) || "(empty)"}`, EXIT.cannotObserve);
+    throw new MemleakError(
+      `${where} answered HTTP ${status} with something that is not Prometheus's JSON API: ${oneLine(body) || "(empty)"}`,
+      EXIT.cannotObserve,
+    );
   }
   if (parsed?.status === "error") {
     const what = `${typeof parsed.errorType === "string" ? parsed.errorType : "error"}: ${oneLine(String(parsed.error ?? ""))}`;
@@ -52,11 +55,17 @@ export function parseRangeResponse(status: number, body: string, where: string):
     throw new MemleakError(`Prometheus at ${where} refused the query (${what})`, code);
   }
   if (parsed?.status !== "success" || typeof parsed.data !== "object" || parsed.data === null) {
-    throw new MemleakError(`${where} answered HTTP ${status} without a Prometheus result (no "status": "success")`, EXIT.cannotObserve);
+    throw new MemleakError(
+      `${where} answered HTTP ${status} without a Prometheus result (no "status": "success")`,
+      EXIT.cannotObserve,
+    );
   }
   const { resultType, result } = parsed.data;
   if (resultType !== "matrix" || !Array.isArray(result)) {
-    throw new MemleakError(`Prometheus at ${where} gave a ${String(resultType)} result where a range query gives a matrix`, EXIT.cannotObserve);
+    throw new MemleakError(
+      `Prometheus at ${where} gave a ${String(resultType)} result where a range query gives a matrix`,
+      EXIT.cannotObserve,
+    );
   }
   const warnings = Array.isArray(parsed.warnings) ? parsed.warnings.map((w) => oneLine(String(w))) : [];
   return { series: result.map(seriesOf), warnings };
@@ -65,7 +74,8 @@ export function parseRangeResponse(status: number, body: string, where: string):
 function seriesOf(entry: unknown): RangeSeries {
   const e = (entry ?? {}) as { metric?: unknown; values?: unknown };
   const labels: Record<string, string> = {};
-  if (e.metric && typeof e.metric === "object") for (const [k, v] of Object.entries(e.metric)) if (typeof v === "string") labels[k] = v;
+  if (e.metric && typeof e.metric === "object")
+    for (const [k, v] of Object.entries(e.metric)) if (typeof v === "string") labels[k] = v;
   const ts: number[] = [];
   const values: number[] = [];
   for (const point of Array.isArray(e.values) ? e.values : []) {

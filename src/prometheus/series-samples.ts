@@ -19,7 +19,8 @@ interface SubjectSample {
 const cg = (s: SubjectSample) => (s.cgroup ??= {});
 const stat = (s: SubjectSample) => (cg(s).stat ??= {});
 const proc = (s: SubjectSample) => (s.process ??= { pid: 0, ppid: 0, starttime: 0, comm: "" });
-const agent = (s: SubjectSample, group: string, field: string, v: number) => (((s.agent ??= {})[group] ??= {})[field] = v);
+const agent = (s: SubjectSample, group: string, field: string, v: number) =>
+  (((s.agent ??= {})[group] ??= {})[field] = v);
 
 /**
  * What each known metric is in a Sample. cAdvisor's (google/cadvisor metrics/prometheus.go): usage is the cgroup's
@@ -59,7 +60,10 @@ export const KNOWN_METRICS: Record<string, Put> = {
  * memleak's own series that are not memory figures (its verdict, its cost, its counts): a query such as
  * `{__name__=~"memleak_.*"}` returns them too, and judged as a level they would be subjects of their own.
  */
-export const isOwnBookkeeping = (s: RangeSeries) => s.labels.__name__?.startsWith("memleak_") === true && !(s.labels.__name__ in KNOWN_METRICS) && !(s.labels.__name__ in GPU_METRICS);
+export const isOwnBookkeeping = (s: RangeSeries) =>
+  s.labels.__name__?.startsWith("memleak_") === true &&
+  !(s.labels.__name__ in KNOWN_METRICS) &&
+  !(s.labels.__name__ in GPU_METRICS);
 
 /**
  * memleak's GPU series (`device`-labelled: sampling/gpu-fields.ts GPU_METRICS) into its process's sample: the agent's, by the
@@ -133,7 +137,10 @@ function toSamples(labels: Record<string, string>, group: RangeSeries[]): Subjec
     const name = s.labels.__name__ ?? "";
     metrics.push(name);
     const device = s.labels.device;
-    const put = name in GPU_METRICS ? (x: SubjectSample, v: number) => putGpu(x, name, device, v) : (KNOWN_METRICS[name] ?? ((x: SubjectSample, v: number) => (cg(x).usage = v)));
+    const put =
+      name in GPU_METRICS
+        ? (x: SubjectSample, v: number) => putGpu(x, name, device, v)
+        : (KNOWN_METRICS[name] ?? ((x: SubjectSample, v: number) => (cg(x).usage = v)));
     for (let i = 0; i < s.ts.length; i++) {
       const t = s.ts[i]!;
       let at = byTime.get(t);
@@ -152,7 +159,14 @@ function toSamples(labels: Record<string, string>, group: RangeSeries[]): Subjec
       const agentData = at.agent && processes[0] ? { [String(processes[0].pid)]: at.agent } : undefined;
       return { t: Math.round(t * 1000), processes, ...(cgroup && { cgroup }), ...(agentData && { agent: agentData }) };
     });
-  return { labels, name: subjectName(labels), kind: isProcess ? "process" : "cgroup", pid: Number.isSafeInteger(pid) ? pid : 0, metrics, samples };
+  return {
+    labels,
+    name: subjectName(labels),
+    kind: isProcess ? "process" : "cgroup",
+    pid: Number.isSafeInteger(pid) ? pid : 0,
+    metrics,
+    samples,
+  };
 }
 
 /**

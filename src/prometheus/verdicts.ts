@@ -39,7 +39,8 @@ export const MAX_SUBJECTS = 1000;
 const BREAKDOWN = /^(container_memory_(rss|cache)|memleak_cgroup_(anon|file)_bytes)$/;
 
 /** Said of every cgroup read from Prometheus: the rules weigh its anon against its cache, not its processes. */
-const NO_PROCESSES = "read from Prometheus: the container's processes are not in these series, so the cgroup rules weigh its anonymous memory (rss) against its page cache and kernel memory, not its processes' PSS";
+const NO_PROCESSES =
+  "read from Prometheus: the container's processes are not in these series, so the cgroup rules weigh its anonymous memory (rss) against its page cache and kernel memory, not its processes' PSS";
 
 /**
  * A cgroup judged on its level alone (working set or usage, no rss and cache beside it): the rules then read all
@@ -57,12 +58,20 @@ function tagged(f: Finding, s: SubjectSamples): Finding {
   const caveats = judged ? [NO_PROCESSES, levelOnlyCaveat(s)].filter((c): c is string => c !== undefined) : [];
   // The limit came from a series, not a cgroup file: its countdown names the series (the version is not known).
   const limitSeries = s.metrics.find((m) => LIMIT_SERIES.has(m));
-  const timeToLimit = f.timeToLimit && limitSeries && f.timeToLimit.limit.kind === "container" ? { ...f.timeToLimit, limit: { ...f.timeToLimit.limit, source: limitSeries as MemoryLimit["source"] } } : f.timeToLimit;
+  const timeToLimit =
+    f.timeToLimit && limitSeries && f.timeToLimit.limit.kind === "container"
+      ? { ...f.timeToLimit, limit: { ...f.timeToLimit.limit, source: limitSeries as MemoryLimit["source"] } }
+      : f.timeToLimit;
   return {
     ...f,
     ...(timeToLimit && { timeToLimit }),
     subject,
-    evidence: { ...f.evidence, source: "prometheus", series: labelText(s.labels), metrics: s.metrics.map((m) => m || "(aggregated)").join(",") },
+    evidence: {
+      ...f.evidence,
+      source: "prometheus",
+      series: labelText(s.labels),
+      metrics: s.metrics.map((m) => m || "(aggregated)").join(","),
+    },
     caveats: [...f.caveats, ...caveats],
   };
 }
@@ -71,7 +80,8 @@ function tagged(f: Finding, s: SubjectSamples): Finding {
 const LIMIT_SERIES = new Set(["container_spec_memory_limit_bytes", "memleak_cgroup_limit_bytes"]);
 
 /** What a watched process is called in its finding: its command's name, and the memleak that exported it. */
-const processName = (labels: Record<string, string>) => `${labels.comm ?? "process"}${labels.instance ? ` on ${labels.instance}` : ""}`;
+const processName = (labels: Record<string, string>) =>
+  `${labels.comm ?? "process"}${labels.instance ? ` on ${labels.instance}` : ""}`;
 
 function judge(s: SubjectSamples, warmup: number | undefined): { doc: VerdictDocument; set: SeriesSet } {
   const builder = new SeriesBuilder();
@@ -93,7 +103,10 @@ function judge(s: SubjectSamples, warmup: number | undefined): { doc: VerdictDoc
   return { doc, set };
 }
 
-export function analyzePrometheus(series: RangeSeries[], options: { warmup?: number | undefined } = {}): PrometheusAnalysis {
+export function analyzePrometheus(
+  series: RangeSeries[],
+  options: { warmup?: number | undefined } = {},
+): PrometheusAnalysis {
   const subjects: JudgedSubject[] = [];
   const findings: Finding[] = [];
   let windowDoc: VerdictDocument | undefined;
@@ -108,9 +121,16 @@ export function analyzePrometheus(series: RangeSeries[], options: { warmup?: num
   }
   findings.sort(compareFindings);
   const verdict = findings[0];
-  if (!verdict || !windowDoc) throw new Error("analyzePrometheus: no series (the command checks for an empty result first)");
+  if (!verdict || !windowDoc)
+    throw new Error("analyzePrometheus: no series (the command checks for an empty result first)");
   return {
-    doc: { schema: "memleak.verdict/1", verdict, findings, target: { pid: verdict.pid ?? 0 }, window: windowDoc.window },
+    doc: {
+      schema: "memleak.verdict/1",
+      verdict,
+      findings,
+      target: { pid: verdict.pid ?? 0 },
+      window: windowDoc.window,
+    },
     subjects,
     omitted: Math.max(0, all.length - MAX_SUBJECTS),
   };

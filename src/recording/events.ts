@@ -56,8 +56,11 @@ export interface ReadEvent {
 const isPid = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
 
 /** An attach event's detail, as far as `analyze` uses it: the pid, whether it failed and why, when it started, the pid inside. */
-export function readAttach(detail: unknown): { pid: number; failedBecause?: string; startedAt?: number; pidInside?: number } | undefined {
-  const a = detail as { pid?: unknown; status?: unknown; reason?: unknown; startedAt?: unknown; pidInside?: unknown } | undefined;
+export function readAttach(
+  detail: unknown,
+): { pid: number; failedBecause?: string; startedAt?: number; pidInside?: number } | undefined {
+  const a = detail as
+    { pid?: unknown; status?: unknown; reason?: unknown; startedAt?: unknown; pidInside?: unknown } | undefined;
   if (!a || typeof a !== "object" || !isPid(a.pid)) return undefined;
   return {
     pid: a.pid,
@@ -79,5 +82,8 @@ export function readProcessStart(detail: unknown): { pid: number; cmdline: strin
 export function readOutsiders(detail: unknown): OutsidersDetail {
   const o = detail as { pids?: unknown; anonGrowth?: unknown } | undefined;
   const pids = Array.isArray(o?.pids) ? o.pids.filter((p): p is number => Number.isSafeInteger(p)) : [];
-  return { pids, ...(typeof o?.anonGrowth === "number" && Number.isFinite(o.anonGrowth) && { anonGrowth: o.anonGrowth }) };
+  return {
+    pids,
+    ...(typeof o?.anonGrowth === "number" && Number.isFinite(o.anonGrowth) && { anonGrowth: o.anonGrowth }),
+  };
 }

@@ -29,10 +29,7 @@ export interface RecordingHeader {
 }
 
 export type RecordingLine =
-  | RecordingHeader
-  | ({ type: "sample" } & Sample)
-  | ({ type: "verdict" } & VerdictDocument)
-  | RecordingEvent;
+  RecordingHeader | ({ type: "sample" } & Sample) | ({ type: "verdict" } & VerdictDocument) | RecordingEvent;
 
 export class RecordingWriter {
   private fd: number | undefined;
@@ -61,7 +58,10 @@ export class RecordingWriter {
       this.fd = openSync(path, o.exclusive && !device ? "wx" : "w");
     } catch (err) {
       const exists = (err as NodeJS.ErrnoException).code === "EEXIST";
-      throw new MemleakError(`cannot write the recording ${path}: ${exists ? "the file exists (another memleak writing it?); pass --overwrite to replace it" : (err as Error).message}`, EXIT.usage);
+      throw new MemleakError(
+        `cannot write the recording ${path}: ${exists ? "the file exists (another memleak writing it?); pass --overwrite to replace it" : (err as Error).message}`,
+        EXIT.usage,
+      );
     }
   }
 
@@ -114,7 +114,18 @@ function corrupt(path: string, line: number, why: string): MemleakError {
   return new MemleakError(`${path} is not a valid memleak recording: line ${line}: ${why}`, EXIT.usage);
 }
 
-const SIZE_FIELDS = ["rss", "anon", "file", "shmem", "swap", "pss", "pssAnon", "uss", "sharedClean", "sharedDirty"] as const;
+const SIZE_FIELDS = [
+  "rss",
+  "anon",
+  "file",
+  "shmem",
+  "swap",
+  "pss",
+  "pssAnon",
+  "uss",
+  "sharedClean",
+  "sharedDirty",
+] as const;
 const CGROUP_FIELDS = ["usage", "workingSet", "kernel"] as const;
 
 /**
@@ -122,27 +133,39 @@ const CGROUP_FIELDS = ["usage", "workingSet", "kernel"] as const;
  * hold (a negated recording turned a leak into "stable" and passed the gates; 1e308 was printed as a peak).
  */
 export function impossibleSample(obj: Record<string, unknown>, memTotal: number): string | undefined {
-  if (typeof obj.t !== "number" || !Number.isFinite(obj.t) || !Array.isArray(obj.processes)) return "sample without t/processes";
+  if (typeof obj.t !== "number" || !Number.isFinite(obj.t) || !Array.isArray(obj.processes))
+    return "sample without t/processes";
   // Generous: swap and shared pages can take a process past physical memory, never past this.
   const most = memTotal > 0 ? 4 * memTotal : 2 ** 53;
-  const bad = (v: unknown) => v !== undefined && v !== null && (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > most);
+  const bad = (v: unknown) =>
+    v !== undefined && v !== null && (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > most);
   for (const p of obj.processes as Record<string, unknown>[]) {
-    if (typeof p !== "object" || p === null || typeof p.pid !== "number" || !Number.isInteger(p.pid) || p.pid <= 0) return "a process without a valid pid";
-    for (const f of SIZE_FIELDS) if (bad(p[f])) return `PID ${p.pid}: ${f} = ${JSON.stringify(p[f])} is not a possible size`;
+    if (typeof p !== "object" || p === null || typeof p.pid !== "number" || !Number.isInteger(p.pid) || p.pid <= 0)
+      return "a process without a valid pid";
+    for (const f of SIZE_FIELDS)
+      if (bad(p[f])) return `PID ${p.pid}: ${f} = ${JSON.stringify(p[f])} is not a possible size`;
     // GPU memory is not bounded by the host's: only sizes that are numbers, finite and not negative.
     const gpu = p.gpu;
-    if (gpu !== undefined && (typeof gpu !== "object" || gpu === null || Array.isArray(gpu) || Object.values(gpu).some((v) => typeof v !== "number" || !Number.isFinite(v) || v < 0))) {
+    if (
+      gpu !== undefined &&
+      (typeof gpu !== "object" ||
+        gpu === null ||
+        Array.isArray(gpu) ||
+        Object.values(gpu).some((v) => typeof v !== "number" || !Number.isFinite(v) || v < 0))
+    ) {
       return `PID ${p.pid}: gpu = ${JSON.stringify(gpu).slice(0, 80)} is not GPU memory by device`;
     }
   }
   const cg = obj.cgroup as Record<string, unknown> | undefined;
   if (cg && typeof cg === "object") {
-    for (const f of CGROUP_FIELDS) if (bad(cg[f])) return `cgroup ${f} = ${JSON.stringify(cg[f])} is not a possible size`;
+    for (const f of CGROUP_FIELDS)
+      if (bad(cg[f])) return `cgroup ${f} = ${JSON.stringify(cg[f])} is not a possible size`;
   }
   // The machine's memory is the limit of what no cgroup limits: a made-up MemAvailable would move that limit.
   const machine = obj.machine as Record<string, unknown> | undefined;
   if (machine && typeof machine === "object") {
-    for (const f of ["memTotal", "memAvailable"]) if (bad(machine[f])) return `machine ${f} = ${JSON.stringify(machine[f])} is not a possible size`;
+    for (const f of ["memTotal", "memAvailable"])
+      if (bad(machine[f])) return `machine ${f} = ${JSON.stringify(machine[f])} is not a possible size`;
   }
   return undefined;
 }
@@ -163,7 +186,11 @@ function openable(path: string): void {
     throw cannotRead(path, err);
   }
   if (st.isDirectory()) throw new MemleakError(`cannot read the recording ${path}: it is a directory`, EXIT.usage);
-  if (!st.isFile()) throw new MemleakError(`cannot read the recording ${path}: not a regular file (a FIFO, a socket or a device)`, EXIT.usage);
+  if (!st.isFile())
+    throw new MemleakError(
+      `cannot read the recording ${path}: not a regular file (a FIFO, a socket or a device)`,
+      EXIT.usage,
+    );
 }
 
 /**
@@ -215,9 +242,13 @@ export async function readRecording(
       const h = obj as { type?: unknown; schema?: unknown };
       const schema = typeof h?.schema === "string" ? h.schema : "";
       if (h?.type === "header" && schema.startsWith("memleak.recording/") && schema !== RECORDING_SCHEMA) {
-        throw new MemleakError(`${path} was written by another version of memleak (schema ${safeText(schema.slice(0, 40))}); this one reads ${RECORDING_SCHEMA}`, EXIT.usage);
+        throw new MemleakError(
+          `${path} was written by another version of memleak (schema ${safeText(schema.slice(0, 40))}); this one reads ${RECORDING_SCHEMA}`,
+          EXIT.usage,
+        );
       }
-      if (h?.type !== "header" || h.schema !== RECORDING_SCHEMA) throw corrupt(path, 1, `the first line must be a ${RECORDING_SCHEMA} header`);
+      if (h?.type !== "header" || h.schema !== RECORDING_SCHEMA)
+        throw corrupt(path, 1, `the first line must be a ${RECORDING_SCHEMA} header`);
       header = obj as RecordingHeader;
       return;
     }
@@ -235,7 +266,10 @@ export async function readRecording(
         events.push(obj as ReadEvent);
         break;
       default:
-        pending = { line: lineNo, why: `unknown line type ${safeText(JSON.stringify((obj as unknown as { type?: unknown })?.type) ?? "undefined").slice(0, 40)}` };
+        pending = {
+          line: lineNo,
+          why: `unknown line type ${safeText(JSON.stringify((obj as unknown as { type?: unknown })?.type) ?? "undefined").slice(0, 40)}`,
+        };
     }
   };
 
@@ -257,7 +291,8 @@ export async function readRecording(
         parts.push(chunk.slice(from));
         partsLength += chunk.length - from;
       }
-      if (partsLength > MAX_LINE_CHARS) throw corrupt(path, lineNo + 1, `a line longer than ${MAX_LINE_CHARS / 2 ** 20} MiB`);
+      if (partsLength > MAX_LINE_CHARS)
+        throw corrupt(path, lineNo + 1, `a line longer than ${MAX_LINE_CHARS / 2 ** 20} MiB`);
     }
   } finally {
     stream.destroy();
@@ -270,7 +305,11 @@ export async function readRecording(
   if (!truncated) skip();
   if (skipped.count > MAX_BAD_SHARE * lines) {
     const first = skipped.first!;
-    throw corrupt(path, first.line, `${first.why}${skipped.count > 1 ? ` (and ${skipped.count - 1} more bad lines)` : ""}`);
+    throw corrupt(
+      path,
+      first.line,
+      `${first.why}${skipped.count > 1 ? ` (and ${skipped.count - 1} more bad lines)` : ""}`,
+    );
   }
   const result: Omit<RecordingContents, "samples"> = { header, events, truncated, skipped };
   if (verdict) result.verdict = verdict;

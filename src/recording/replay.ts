@@ -26,7 +26,10 @@ export interface AnalyzedRecording {
   testGate?: NonNullable<VerdictDocument["gates"]>[number] | undefined;
 }
 
-export async function analyzeRecording(path: string, options: { warmup?: number | undefined } = {}): Promise<AnalyzedRecording> {
+export async function analyzeRecording(
+  path: string,
+  options: { warmup?: number | undefined } = {},
+): Promise<AnalyzedRecording> {
   const builder = new SeriesBuilder();
   const rec = await readRecording(path, (s) => builder.add(s));
   const commands = new Map<number, string[]>();
@@ -46,7 +49,8 @@ export async function analyzeRecording(path: string, options: { warmup?: number 
       if (a?.pidInside !== undefined) pidsInside.set(a.pid, a.pidInside);
     }
     if (e.event === EVENT.cgroupOutsiders) outsiders = readOutsiders(e.detail);
-    if (e.event === EVENT.agentLastWords && e.detail && typeof e.detail === "object") builder.addLastWords(e.t, e.detail);
+    if (e.event === EVENT.agentLastWords && e.detail && typeof e.detail === "object")
+      builder.addLastWords(e.t, e.detail);
     const started = e.event === EVENT.processStart ? readProcessStart(e.detail) : undefined;
     if (started) commands.set(started.pid, started.cmdline);
     const m = holdsAgentMessage(e.event) ? parseAgentMessage(JSON.stringify(e.detail ?? {})) : undefined;
@@ -65,9 +69,15 @@ export async function analyzeRecording(path: string, options: { warmup?: number 
     options: { warmup: options.warmup, command: h.target.command },
     commands,
     agentResults: traces.size + trims.size + holders.size > 0 ? { traces, trims, holders } : undefined,
-    cgroup: cg ? { path: cg.path, version: cg.version, others: outsiders?.pids, othersAnonGrowth: outsiders?.anonGrowth } : undefined,
+    cgroup: cg
+      ? { path: cg.path, version: cg.version, others: outsiders?.pids, othersAnonGrowth: outsiders?.anonGrowth }
+      : undefined,
     agentMissing: agentMissing.size > 0 ? agentMissing : undefined,
-    target: { pid: h.target.pid, ...(h.target.command && { command: h.target.command }), ...(h.cgroup && { cgroup: h.cgroup }) },
+    target: {
+      pid: h.target.pid,
+      ...(h.target.command && { command: h.target.command }),
+      ...(h.cgroup && { cgroup: h.cgroup }),
+    },
   });
   markPidsInside(doc, pidsInside);
   if (testMarks.length > 0) doc.tests = testResults(testMarks, builder.set.t0);

@@ -73,19 +73,30 @@ export class SessionRecorder {
       const id = `${p.comm}\0${String(p.cmdline)}`;
       if (this.announced.get(key) === id) continue;
       this.announced.set(key, id);
-      this.sink.write({ type: "event", t: p.firstSeen, event: EVENT.processStart, detail: { pid: p.pid, ppid: p.ppid, comm: p.comm, ...(p.cmdline && { cmdline: p.cmdline }) } });
+      this.sink.write({
+        type: "event",
+        t: p.firstSeen,
+        event: EVENT.processStart,
+        detail: { pid: p.pid, ppid: p.ppid, comm: p.comm, ...(p.cmdline && { cmdline: p.cmdline }) },
+      });
     }
     this.sink.write({ type: "sample", ...sample });
   }
 
   /** The cgroup's other processes that were there at both ends, and how much they grew. */
   outsiders(pids: number[], anonGrowth: number | undefined): void {
-    this.sink?.write({ type: "event", t: this.now(), event: EVENT.cgroupOutsiders, detail: { pids, ...(anonGrowth !== undefined && { anonGrowth }) } });
+    this.sink?.write({
+      type: "event",
+      t: this.now(),
+      event: EVENT.cgroupOutsiders,
+      detail: { pids, ...(anonGrowth !== undefined && { anonGrowth }) },
+    });
   }
 
   /** The agent's trace and trim results, which arrive as the interpreters exit: recorded for `analyze`. */
   agentResults(results: Iterable<TraceResult | TrimResult | HolderResult>): void {
-    for (const m of results) this.sink?.write({ type: "event", t: m.t * 1000, event: agentResultEvent(m.type), detail: { ...m } });
+    for (const m of results)
+      this.sink?.write({ type: "event", t: m.t * 1000, event: agentResultEvent(m.type), detail: { ...m } });
   }
 
   /** What the agent reported after the last sample (processes that exited between two ticks). */

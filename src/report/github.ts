@@ -56,11 +56,19 @@ export function annotations(doc: VerdictDocument, workspace?: string): string {
   const at = site || held;
   const gates = doc.gates ?? [];
   const lines = [
-    ...gates.filter((g) => !g.passed).map((g) => `::error ${at}title=${escapeProperty(`memleak ${g.name}`)}::${escapeData(g.message)}`),
-    ...gates.filter((g) => g.passed && g.result === "inconclusive").map((g) => `::warning title=${escapeProperty(`memleak ${g.name} inconclusive`)}::${escapeData(g.message)}`),
+    ...gates
+      .filter((g) => !g.passed)
+      .map((g) => `::error ${at}title=${escapeProperty(`memleak ${g.name}`)}::${escapeData(g.message)}`),
+    ...gates
+      .filter((g) => g.passed && g.result === "inconclusive")
+      .map((g) => `::warning title=${escapeProperty(`memleak ${g.name} inconclusive`)}::${escapeData(g.message)}`),
   ];
-  if (!gates.some((g) => !g.passed) && doc.verdict.kind === "leak") lines.push(`::warning ${at}title=memleak::${escapeData(doc.verdict.summary)}`);
-  if (held && held !== at && doc.verdict.holder) lines.push(`::notice ${held}title=${escapeProperty("memleak: what holds the leak")}::${escapeData(holderHeadline(doc.verdict.holder))}`);
+  if (!gates.some((g) => !g.passed) && doc.verdict.kind === "leak")
+    lines.push(`::warning ${at}title=memleak::${escapeData(doc.verdict.summary)}`);
+  if (held && held !== at && doc.verdict.holder)
+    lines.push(
+      `::notice ${held}title=${escapeProperty("memleak: what holds the leak")}::${escapeData(holderHeadline(doc.verdict.holder))}`,
+    );
   return lines.length ? lines.join("\n") + "\n" : "";
 }
 
@@ -74,13 +82,24 @@ const RESULT_CELL = { pass: "pass", fail: "**FAIL**", inconclusive: "inconclusiv
 export function markdownText(s: string, max = 300): string {
   return safeText(truncate(s, max).replace(/\r?\n/g, " ")).replace(/[&<>`|\\[\]]/g, (c) => MARKDOWN_ESCAPES[c]!);
 }
-const MARKDOWN_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "`": "&#96;", "|": "\\|", "\\": "&#92;", "[": "&#91;", "]": "&#93;" };
+const MARKDOWN_ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  "`": "&#96;",
+  "|": "\\|",
+  "\\": "&#92;",
+  "[": "&#91;",
+  "]": "&#93;",
+};
 
 const cell = (s: string) => markdownText(s);
 
 export function stepSummary(doc: VerdictDocument): string {
   const v = doc.verdict;
-  const cmd = doc.target.command ? `<code>${markdownText(doc.target.command.join(" "), 200)}</code>` : `PID ${doc.target.pid}`;
+  const cmd = doc.target.command
+    ? `<code>${markdownText(doc.target.command.join(" "), 200)}</code>`
+    : `PID ${doc.target.pid}`;
   const out = [
     `### memleak: ${v.kind} — ${cmd}`,
     "",
@@ -98,12 +117,22 @@ export function stepSummary(doc: VerdictDocument): string {
   ];
   if (doc.gates?.length) {
     out.push("", "| gate | result | detail |", "| --- | --- | --- |");
-    for (const g of doc.gates) out.push(`| ${g.name} | ${g.passed || g.result !== "inconclusive" ? RESULT_CELL[g.result] : "**inconclusive (strict)**"} | ${cell(g.message)} |`);
+    for (const g of doc.gates)
+      out.push(
+        `| ${g.name} | ${g.passed || g.result !== "inconclusive" ? RESULT_CELL[g.result] : "**inconclusive (strict)**"} | ${cell(g.message)} |`,
+      );
   }
   if (v.holder) {
     const hops = holderHops(v.holder);
     const where = holderWhere(v.holder);
-    out.push("", `**What holds it:** ${cell(holderHeadline(v.holder))}`, "", ...(hops ? [cell(hops), ""] : []), ...(where ? [cell(where), ""] : []), `<sub>${cell(holderCost(v.holder))}</sub>`);
+    out.push(
+      "",
+      `**What holds it:** ${cell(holderHeadline(v.holder))}`,
+      "",
+      ...(hops ? [cell(hops), ""] : []),
+      ...(where ? [cell(where), ""] : []),
+      `<sub>${cell(holderCost(v.holder))}</sub>`,
+    );
   }
   if (v.advice) out.push("", "<details><summary>What to do</summary>", "", v.advice, "", "</details>");
   return out.join("\n") + "\n";

@@ -51,7 +51,9 @@ function latest(partial: string): string {
  */
 function drawable(line: string): string {
   // eslint-disable-next-line no-control-regex
-  return line.replace(/\x1b\[[0-9;?]*[ -/]*([@-~])|[\u0000-\u001f\u007f-\u009f]/g, (m: string, final?: string) => (final === "m" ? m : m === "\t" ? " " : ""));
+  return line.replace(/\x1b\[[0-9;?]*[ -/]*([@-~])|[\u0000-\u001f\u007f-\u009f]/g, (m: string, final?: string) =>
+    final === "m" ? m : m === "\t" ? " " : "",
+  );
 }
 
 export class LiveRegion {

@@ -34,7 +34,11 @@ export interface LiveState {
 
 /** "PSS ≤ 2 s old": how fresh the USS column and Σ PSS are. */
 const pssAgeText = (age: number | undefined) =>
-  age === undefined ? undefined : age < 0.05 ? "PSS read this tick" : `PSS ≤ ${age < 10 ? age.toFixed(1) : age.toFixed(0)} s old`;
+  age === undefined
+    ? undefined
+    : age < 0.05
+      ? "PSS read this tick"
+      : `PSS ≤ ${age < 10 ? age.toFixed(1) : age.toFixed(0)} s old`;
 
 const SPARK = 20;
 
@@ -93,7 +97,11 @@ export function renderLive(s: LiveState, color: boolean, columns = 100): string 
   const lines: string[] = [];
   lines.push(headerLine(s, c, columns));
   const w = layout(columns);
-  lines.push(c.dim(`${"PID".padEnd(8)}${"command".padEnd(w.name)}${"RSS".padStart(10)}${"USS".padStart(10)}${"anon".padStart(10)}${"Δ anon".padStart(11)}  anon over time`));
+  lines.push(
+    c.dim(
+      `${"PID".padEnd(8)}${"command".padEnd(w.name)}${"RSS".padStart(10)}${"USS".padStart(10)}${"anon".padStart(10)}${"Δ anon".padStart(11)}  anon over time`,
+    ),
+  );
   const live = new Set(s.latest?.processes.map((p) => p.pid) ?? []);
   for (const ps of s.set.processes.values()) {
     if (!live.has(ps.pid)) continue;
@@ -113,13 +121,23 @@ export function renderLive(s: LiveState, color: boolean, columns = 100): string 
   // The subject's text spans the command, RSS, USS and anon columns, so its change and sparkline line up below theirs.
   const textWidth = w.name + 30;
   // Each live process's memory on each GPU it uses (series/gpu-series.ts), at most four lines of them.
-  for (const g of gpuSeries(s.set).filter((x) => live.has(x.ps.pid)).slice(0, 4)) {
+  for (const g of gpuSeries(s.set)
+    .filter((x) => live.has(x.ps.pid))
+    .slice(0, 4)) {
     const reserved = g.index === undefined ? undefined : g.ps.agent[`gpu.${gpuFieldName(g.index, "Reserved")}`]?.last();
     const now = formatBytes(g.col.last());
-    const what = g.source === "driver" ? `GPU ${g.device} used ${now}` : `${g.device} allocated ${now}${reserved === undefined ? "" : `  reserved ${formatBytes(reserved)}`}`;
-    lines.push(`${"gpu".padEnd(8)}${truncate(`PID ${g.ps.pid} ${what}`, textWidth - 1).padEnd(textWidth)}${delta(g.col.ys).padStart(11)}  ${spark(g.col.ys, w.spark)}`);
+    const what =
+      g.source === "driver"
+        ? `GPU ${g.device} used ${now}`
+        : `${g.device} allocated ${now}${reserved === undefined ? "" : `  reserved ${formatBytes(reserved)}`}`;
+    lines.push(
+      `${"gpu".padEnd(8)}${truncate(`PID ${g.ps.pid} ${what}`, textWidth - 1).padEnd(textWidth)}${delta(g.col.ys).padStart(11)}  ${spark(g.col.ys, w.spark)}`,
+    );
   }
-  if (s.set.processes.size > 1 && pss) lines.push(`${"tree".padEnd(8)}${truncate(`Σ PSS ${formatBytes(pss[pss.length - 1])}${age}`, textWidth - 1).padEnd(textWidth)}${delta(pss).padStart(11)}  ${spark(pss, w.spark)}`);
+  if (s.set.processes.size > 1 && pss)
+    lines.push(
+      `${"tree".padEnd(8)}${truncate(`Σ PSS ${formatBytes(pss[pss.length - 1])}${age}`, textWidth - 1).padEnd(textWidth)}${delta(pss).padStart(11)}  ${spark(pss, w.spark)}`,
+    );
   const cg = s.latest?.cgroup;
   const usage = s.set.cgroup.cgroup?.ys;
   if (cg && usage) {
@@ -130,7 +148,8 @@ export function renderLive(s: LiveState, color: boolean, columns = 100): string 
   if (s.sites?.length) lines.push(`${c.bold("sites:")} ${truncate(sitesText(s.sites), Math.max(20, columns - 8))}`);
   lines.push(`${c.bold("so far:")} ${truncate(safeText(soFarText(s.soFar)), Math.max(20, columns - 9))}`);
   // When will it fall over, on its own line: the verdict's sentence above is cut to the terminal's width.
-  if (s.soFar?.timeToLimit) lines.push(`${c.bold("limit:")} ${truncate(timeToLimitText(s.soFar.timeToLimit), Math.max(20, columns - 8))}`);
+  if (s.soFar?.timeToLimit)
+    lines.push(`${c.bold("limit:")} ${truncate(timeToLimitText(s.soFar.timeToLimit), Math.max(20, columns - 8))}`);
   // Every line one column short of the terminal, measured as the terminal does (string-width: colour takes none, CJK
   // two): a line that fills the last column wraps on some terminals, and a wrapped line is a row the redraw misses.
   return lines.map((l) => clip(l, columns - 1)).join("\n");
@@ -142,12 +161,20 @@ export function renderProgress(s: LiveState): string {
   const n = s.latest?.processes.length ?? 0;
   parts.push(`${n} process${n === 1 ? "" : "es"}`);
   const pss = s.set.tree.pss?.ys;
-  if (pss?.length) parts.push(`Σ PSS ${formatBytes(pss[pss.length - 1])} (${delta(pss)}${s.pssAge !== undefined ? `, ${pssAgeText(s.pssAge)}` : ""})`);
+  if (pss?.length)
+    parts.push(
+      `Σ PSS ${formatBytes(pss[pss.length - 1])} (${delta(pss)}${s.pssAge !== undefined ? `, ${pssAgeText(s.pssAge)}` : ""})`,
+    );
   const usage = s.set.cgroup.cgroup?.ys;
   if (usage?.length) parts.push(`cgroup ${formatBytes(usage[usage.length - 1])} (${delta(usage)})`);
   if (s.sites?.length) parts.push(`sites ${sitesText(s.sites.slice(0, 2))}`);
-  parts.push(`so far: ${s.soFar ? s.soFar.kind + (s.soFar.pid !== undefined ? ` (PID ${s.soFar.pid})` : "") + alsoText(s.soFar) : "collecting"}`);
+  parts.push(
+    `so far: ${s.soFar ? s.soFar.kind + (s.soFar.pid !== undefined ? ` (PID ${s.soFar.pid})` : "") + alsoText(s.soFar) : "collecting"}`,
+  );
   const t = s.soFar?.timeToLimit;
-  if (t) parts.push(`${t.limit.kind === "machine" ? "machine memory" : "limit"} in ~${spanText(t.seconds)} (${rangeText(t.secondsMin, t.secondsMax)})`);
+  if (t)
+    parts.push(
+      `${t.limit.kind === "machine" ? "machine memory" : "limit"} in ~${spanText(t.seconds)} (${rangeText(t.secondsMin, t.secondsMax)})`,
+    );
   return parts.join(", ");
 }

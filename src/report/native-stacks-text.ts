@@ -14,7 +14,8 @@ export function nativeStackLines(t: NativeTrace | undefined, c: ChalkInstance, c
   if (t.stacks.length === 0) out.push(...wrap(noStacksText(t), columns, "  ", "  "));
   for (const s of t.stacks.slice(0, SHOWN)) {
     out.push(...wrap(`${safeText(siteText(s))}: ${amountText(s)}`, columns, "  ", "    "));
-    for (const f of s.frames) out.push(...wrap(safeText(frameText(f)), columns, "      ", "        ").map((l) => c.dim(l)));
+    for (const f of s.frames)
+      out.push(...wrap(safeText(frameText(f)), columns, "      ", "        ").map((l) => c.dim(l)));
     if (s.framesLeftOut > 0) out.push(...wrap(leftOutText(s), columns, "      ", "        ").map((l) => c.dim(l)));
   }
   out.push(...wrap(tracedText(t), columns, "  ", "  ").map((l) => c.dim(l)));

@@ -10,7 +10,10 @@ export function nativeStepSummary(doc: VerdictDocument): string {
   if (t.stacks.length === 0) out.push(markdownText(noStacksText(t)));
   else {
     out.push("| site | never freed | frames |", "| --- | --- | --- |");
-    for (const s of t.stacks) out.push(`| ${markdownText(siteText(s))} | ${markdownText(amountText(s))} | ${s.frames.map((f) => markdownText(frameText(f), 120)).join(" ← ")} |`);
+    for (const s of t.stacks)
+      out.push(
+        `| ${markdownText(siteText(s))} | ${markdownText(amountText(s))} | ${s.frames.map((f) => markdownText(frameText(f), 120)).join(" ← ")} |`,
+      );
   }
   out.push("", `_${markdownText(tracedText(t), 600)}_`);
   return out.join("\n") + "\n";

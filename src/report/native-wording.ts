@@ -9,13 +9,17 @@ const basename = (path: string) => path.slice(path.lastIndexOf("/") + 1);
 
 /** "leaky_fn (leaky.c:6, leaky.cpython-311-x86_64-linux-gnu.so)"; a ctypes/cffi call says so. */
 export function siteText(s: NativeLeakStack): string {
-  if (s.viaFfi) return `an allocation function called from Python through ctypes/cffi (${basename(s.site.module ?? "libffi")})`;
+  if (s.viaFfi)
+    return `an allocation function called from Python through ctypes/cffi (${basename(s.site.module ?? "libffi")})`;
   return frameText(s.site);
 }
 
 /** "leaky_fn (leaky.c:6, leaky.cpython-311-x86_64-linux-gnu.so)": the source file and library by their names. */
 export function frameText(f: NativeFrame): string {
-  const where = [f.file !== undefined ? `${basename(f.file)}${f.line !== undefined ? `:${f.line}` : ""}` : undefined, f.module !== undefined ? basename(f.module) : undefined].filter(Boolean);
+  const where = [
+    f.file !== undefined ? `${basename(f.file)}${f.line !== undefined ? `:${f.line}` : ""}` : undefined,
+    f.module !== undefined ? basename(f.module) : undefined,
+  ].filter(Boolean);
   return where.length ? `${f.function} (${where.join(", ")})` : f.function;
 }
 

@@ -6,16 +6,28 @@ import type { TestKind, TestResult } from "../agent/pytest-results.js";
 import { signedBytes } from "../base/units.js";
 
 /** Most serious first: a leak before retention, retention before a cache filled once. */
-const KIND_ORDER: Record<TestKind, number> = { leak: 0, fragmentation: 1, "one-off": 2, "insufficient-data": 3, stable: 4 };
+const KIND_ORDER: Record<TestKind, number> = {
+  leak: 0,
+  fragmentation: 1,
+  "one-off": 2,
+  "insufficient-data": 3,
+  stable: 4,
+};
 const RESULT_ORDER = { crashed: 0, fail: 1, error: 2, pass: 3, unmeasured: 4 } as const;
 
 /** Tests worth a row: what grew, what failed its limit, and what crashed. Stable tests that passed are counted only. */
 export function notableTests(tests: readonly TestResult[]): TestResult[] {
   // A test that errored, skipped or was not measured says nothing of memory (its kind is insufficient-data).
-  const shown = (t: TestResult) => t.result === "fail" || t.result === "crashed" || (t.result === "pass" && t.kind !== "stable");
+  const shown = (t: TestResult) =>
+    t.result === "fail" || t.result === "crashed" || (t.result === "pass" && t.kind !== "stable");
   return tests
     .filter(shown)
-    .sort((a, b) => RESULT_ORDER[a.result] - RESULT_ORDER[b.result] || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || (b.growthBytes ?? 0) - (a.growthBytes ?? 0));
+    .sort(
+      (a, b) =>
+        RESULT_ORDER[a.result] - RESULT_ORDER[b.result] ||
+        KIND_ORDER[a.kind] - KIND_ORDER[b.kind] ||
+        (b.growthBytes ?? 0) - (a.growthBytes ?? 0),
+    );
 }
 
 /** The word in a table's kind column: "grew" for growth in one call, which a repeat would classify. */
@@ -30,13 +42,14 @@ export function limitWord(t: TestResult): string {
   return t.limit ? "pass" : "–";
 }
 
-
 /** "held by app.CACHE (dict of str, 300 items)", for a leaking test whose holder the plugin looked for. */
 export function testHolderText(t: TestResult): string | undefined {
   const h = t.holder;
   if (!h) return undefined;
   const what = `${h.container}, ${Math.round(h.length).toLocaleString("en-US")} items`;
-  return h.found ? `held by ${h.path} (${what})` : `holder not found (${what}): ${h.why ?? "no root within the search's bounds"}`;
+  return h.found
+    ? `held by ${h.path} (${what})`
+    : `holder not found (${what}): ${h.why ?? "no root within the search's bounds"}`;
 }
 
 /** Per call: only a leak has one worth stating; otherwise the mean says little. */

@@ -5,7 +5,15 @@
 import { signedBytes } from "../base/units.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { markdownText } from "./github.js";
-import { kindWord, limitWord, notableTests, perCallText, repeatsText, testHolderText, testsCensus } from "./pytest-rows.js";
+import {
+  kindWord,
+  limitWord,
+  notableTests,
+  perCallText,
+  repeatsText,
+  testHolderText,
+  testsCensus,
+} from "./pytest-rows.js";
 
 export const MAX_SUMMARY_TESTS = 50;
 
@@ -20,9 +28,12 @@ export function testsStepSummary(doc: VerdictDocument): string {
     for (const t of rows.slice(0, MAX_SUMMARY_TESTS)) {
       const limit = limitWord(t);
       const holder = testHolderText(t);
-      out.push(`| <code>${markdownText(t.nodeid, 200)}</code>${holder ? `<br>${markdownText(holder, 300)}` : ""} | ${t.kind === "leak" || t.result === "crashed" ? `**${kindWord(t)}**` : kindWord(t)} | ${signedBytes(t.growthBytes)} | ${perCallText(t)} | ${t.calls} | ${limit === "FAIL" ? "**FAIL**" : limit} |`);
+      out.push(
+        `| <code>${markdownText(t.nodeid, 200)}</code>${holder ? `<br>${markdownText(holder, 300)}` : ""} | ${t.kind === "leak" || t.result === "crashed" ? `**${kindWord(t)}**` : kindWord(t)} | ${signedBytes(t.growthBytes)} | ${perCallText(t)} | ${t.calls} | ${limit === "FAIL" ? "**FAIL**" : limit} |`,
+      );
     }
-    if (rows.length > MAX_SUMMARY_TESTS) out.push("", `… and ${rows.length - MAX_SUMMARY_TESTS} more (the JSON document lists every test).`);
+    if (rows.length > MAX_SUMMARY_TESTS)
+      out.push("", `… and ${rows.length - MAX_SUMMARY_TESTS} more (the JSON document lists every test).`);
   }
   return out.join("\n") + "\n";
 }

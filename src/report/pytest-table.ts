@@ -8,7 +8,15 @@ import type { ChalkInstance } from "chalk";
 import type { VerdictDocument } from "../analysis/types.js";
 import { safeText } from "../base/safe-text.js";
 import { displayWidth, wrap } from "./text-width.js";
-import { kindWord, limitWord, notableTests, perCallText, repeatsText, testHolderText, testsCensus } from "./pytest-rows.js";
+import {
+  kindWord,
+  limitWord,
+  notableTests,
+  perCallText,
+  repeatsText,
+  testHolderText,
+  testsCensus,
+} from "./pytest-rows.js";
 
 export const MAX_TEST_ROWS = 20;
 
@@ -17,7 +25,10 @@ export function testsTable(doc: VerdictDocument, c: ChalkInstance, columns: numb
   if (!tests?.length) return [];
   const rows = notableTests(tests);
   const repeats = repeatsText(tests);
-  const out = ["", ...wrap(`tests (${testsCensus(tests)}${repeats ? `; ${repeats}` : ""})`, columns).map((l) => c.bold(l))];
+  const out = [
+    "",
+    ...wrap(`tests (${testsCensus(tests)}${repeats ? `; ${repeats}` : ""})`, columns).map((l) => c.bold(l)),
+  ];
   if (rows.length === 0) return out;
   // No calls column: the heading says how many (only a test that failed midway, or --max-leak-per-call's own
   // repeats, differ), and the room is the test id's.
@@ -26,7 +37,12 @@ export function testsTable(doc: VerdictDocument, c: ChalkInstance, columns: numb
   out.push(c.dim(head + "test"));
   for (const t of rows.slice(0, MAX_TEST_ROWS)) {
     const word = kindWord(t);
-    const paint = t.result === "crashed" || t.kind === "leak" ? c.bold.red : t.kind === "fragmentation" ? c.yellow : (s: string) => s;
+    const paint =
+      t.result === "crashed" || t.kind === "leak"
+        ? c.bold.red
+        : t.kind === "fragmentation"
+          ? c.yellow
+          : (s: string) => s;
     const limit = limitWord(t);
     const limitCell = limit === "FAIL" ? c.red(limit.padEnd(5)) : limit.padEnd(5);
     const cells = `${signedBytes(t.growthBytes).padStart(9)} ${perCallText(t).padStart(9)} ${limitCell}`;
@@ -37,6 +53,7 @@ export function testsTable(doc: VerdictDocument, c: ChalkInstance, columns: numb
     const holder = testHolderText(t);
     if (holder) out.push(...wrap(safeText(holder), columns, "    ", "    ").map((l) => c.dim(l)));
   }
-  if (rows.length > MAX_TEST_ROWS) out.push(c.dim(`  … and ${rows.length - MAX_TEST_ROWS} more (--json lists every test)`));
+  if (rows.length > MAX_TEST_ROWS)
+    out.push(c.dim(`  … and ${rows.length - MAX_TEST_ROWS} more (--json lists every test)`));
   return out;
 }

@@ -33,12 +33,20 @@ export function renderSeriesVerdicts(subjects: SubjectLine[], color: boolean, co
   for (const s of listed) {
     const f = s.verdict;
     const head = `${f.kind.padEnd(kindW)}  ${`${Math.round(f.confidence * 100)}%`.padStart(5)}  ${growthOf(f).padStart(8)}  `;
-    out.push(kindColour(c, f.kind)(head.slice(0, kindW)) + head.slice(kindW) + clip(safeText(s.name), Math.max(10, columns - head.length)));
+    out.push(
+      kindColour(c, f.kind)(head.slice(0, kindW)) +
+        head.slice(kindW) +
+        clip(safeText(s.name), Math.max(10, columns - head.length)),
+    );
   }
   if (rest.length > 0) {
     const counts = new Map<string, number>();
     for (const s of rest) counts.set(s.verdict.kind, (counts.get(s.verdict.kind) ?? 0) + 1);
-    out.push(c.dim(`… and ${rest.length} more: ${[...counts].map(([k, n]) => `${n} ${k}`).join(", ")} (--json lists every one)`));
+    out.push(
+      c.dim(
+        `… and ${rest.length} more: ${[...counts].map(([k, n]) => `${n} ${k}`).join(", ")} (--json lists every one)`,
+      ),
+    );
   }
   return out.join("\n") + "\n\n";
 }

@@ -57,9 +57,16 @@ export function renderProcessTable(snap: Snapshot, color: boolean, columns = 80)
   const d = depths(snap.processes);
   const t = snap.totals;
   const rows = snap.processes.map((p) => processCells(p, d.get(p.pid) ?? 0));
-  const total = ["", `total (${snap.processes.length} process${snap.processes.length === 1 ? "" : "es"})`, ...[t.rss, t.pss, t.uss, t.anon, t.file, t.shmem, t.swap].map((v) => formatBytes(v)), t.threads === undefined ? "–" : String(t.threads)];
+  const total = [
+    "",
+    `total (${snap.processes.length} process${snap.processes.length === 1 ? "" : "es"})`,
+    ...[t.rss, t.pss, t.uss, t.anon, t.file, t.shmem, t.swap].map((v) => formatBytes(v)),
+    t.threads === undefined ? "–" : String(t.threads),
+  ];
   // Measured once, in the columns the text takes (text-width.ts), before the drop loop asks for them again and again.
-  const widths = PROCESS_COLUMNS.map((head, i) => Math.max(head.length, ...[...rows, total].map((r) => displayWidth(r[i]!))));
+  const widths = PROCESS_COLUMNS.map((head, i) =>
+    Math.max(head.length, ...[...rows, total].map((r) => displayWidth(r[i]!))),
+  );
   let shown = PROCESS_COLUMNS.map((_, i) => i);
   // Each column takes its text, a space either side and a border; the command column is sized last.
   const fixed = (cols: number[]) => cols.filter((i) => i !== 1).reduce((sum, i) => sum + widths[i]! + 3, 1 + 3);
@@ -71,7 +78,8 @@ export function renderProcessTable(snap: Snapshot, color: boolean, columns = 80)
   }
   const commandWidth = Math.max(MIN_COMMAND, Math.min(widths[1]!, 60, columns - fixed(shown)));
   // The total's label is said shorter rather than cut to "total (3 proce…".
-  if (displayWidth(total[1]!) > commandWidth) total[1] = `Σ ${snap.processes.length} process${snap.processes.length === 1 ? "" : "es"}`;
+  if (displayWidth(total[1]!) > commandWidth)
+    total[1] = `Σ ${snap.processes.length} process${snap.processes.length === 1 ? "" : "es"}`;
   const cell = (r: string[], i: number) => (i === 1 ? clip(r[i]!, commandWidth) : r[i]!);
   const table = new Table({
     head: shown.map((i) => PROCESS_COLUMNS[i]!),
@@ -80,7 +88,9 @@ export function renderProcessTable(snap: Snapshot, color: boolean, columns = 80)
   });
   for (const r of rows) table.push(shown.map((i) => cell(r, i)));
   table.push(shown.map((i) => (i === 0 || i === PROCESS_COLUMNS.length - 1 ? cell(total, i) : c.bold(cell(total, i)))));
-  const note = dropped.length ? `\n${c.dim(`${dropped.join(", ")} not shown at ${columns} columns (--json has every field)`)}` : "";
+  const note = dropped.length
+    ? `\n${c.dim(`${dropped.join(", ")} not shown at ${columns} columns (--json has every field)`)}`
+    : "";
   return table.toString() + note;
 }
 
@@ -113,7 +123,8 @@ export function renderCgroup(snap: Snapshot, color: boolean): string {
   for (const [k, v] of lines) table.push([k, v]);
   const stat = new Table({ head: ["memory.stat", ""], style: { ...tableStyle(color), compact: true } });
   for (const [k, v] of breakdown) if (v !== undefined) stat.push([k, formatBytes(v)]);
-  const title = c.bold(`cgroup v${cg.location.version} ${safeText(cg.location.path)}`) + c.dim(`  (${cg.location.dir})`);
+  const title =
+    c.bold(`cgroup v${cg.location.version} ${safeText(cg.location.path)}`) + c.dim(`  (${cg.location.dir})`);
   return `${title}\n${table.toString()}\n${stat.toString()}`;
 }
 

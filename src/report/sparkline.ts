@@ -29,7 +29,9 @@ export function sparkline(values: readonly number[], width = 24, ascii = false, 
     if (v > max) max = v;
   }
   const span = Math.max(max - min, minSpan);
-  return buckets.map((v) => chars[span === 0 ? 0 : Math.min(chars.length - 1, Math.floor(((v - min) / span) * chars.length))]).join("");
+  return buckets
+    .map((v) => chars[span === 0 ? 0 : Math.min(chars.length - 1, Math.floor(((v - min) / span) * chars.length))])
+    .join("");
 }
 
 /**

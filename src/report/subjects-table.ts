@@ -35,7 +35,13 @@ const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : u
 const keyOf = (f: Finding) => (f.subject.type === "process" ? processKey(f.subject) : f.subject.type);
 
 /** Numbers of one subject: the finding's own (its analyzed window) when it has them, else the column's after warm-up. */
-function rowFor(label: string, metric: MetricName, f: Finding | undefined, col: Column | undefined, warmup: number): Row {
+function rowFor(
+  label: string,
+  metric: MetricName,
+  f: Finding | undefined,
+  col: Column | undefined,
+  warmup: number,
+): Row {
   const row: Row = { label, metric, ...(f && { finding: f }) };
   const e = f?.evidence ?? {};
   if (col && col.length > 0) {
@@ -47,7 +53,12 @@ function rowFor(label: string, metric: MetricName, f: Finding | undefined, col: 
     // drew a full-height hill (28 KiB at its first sample, 8.6 MiB a second later).
     const window = num(e.windowSeconds);
     const from = window !== undefined ? col.xs[col.length - 1]! - window - 0.05 : warmup;
-    row.values = col.ys.slice(Math.max(0, col.xs.findIndex((x) => x >= from)));
+    row.values = col.ys.slice(
+      Math.max(
+        0,
+        col.xs.findIndex((x) => x >= from),
+      ),
+    );
     row.start = ys[0];
     row.end = ys[ys.length - 1];
     row.peak = ys.reduce((m, y) => (y > m ? y : m), -Infinity);
@@ -118,10 +129,17 @@ function processRows(doc: VerdictDocument, set: SeriesSet): { rows: Row[]; omitt
  */
 function addGpuRows(rows: Row[], doc: VerdictDocument, set: SeriesSet): void {
   for (const g of gpuSeries(set)) {
-    const f = doc.findings.find((x) => x.subject.type === "gpu" && x.subject.pid === g.ps.pid && x.subject.starttime === g.ps.starttime && x.subject.device === g.device);
+    const f = doc.findings.find(
+      (x) =>
+        x.subject.type === "gpu" &&
+        x.subject.pid === g.ps.pid &&
+        x.subject.starttime === g.ps.starttime &&
+        x.subject.device === g.device,
+    );
     const key = processKey(g.ps);
     let at = rows.findIndex((r) => r.key === key);
-    const label = at < 0 ? gpuLabel(g.ps.pid, g.device, g.source) : `  ${g.source === "driver" ? `GPU ${g.device}` : g.device}`;
+    const label =
+      at < 0 ? gpuLabel(g.ps.pid, g.device, g.source) : `  ${g.source === "driver" ? `GPU ${g.device}` : g.device}`;
     const row = { ...rowFor(label, f?.metric ?? g.metric, f, g.col, doc.window.warmup), key: `${key}:gpu` };
     if (at < 0) {
       rows.push(row);
@@ -144,7 +162,9 @@ function subjectRows(doc: VerdictDocument, set: SeriesSet | undefined): { rows: 
   const tree = doc.findings.find((f) => f.subject.type === "tree");
   if (set.processes.size > 1) {
     const metric = tree?.metric ?? (set.tree.pss ? "pss" : "rss");
-    rows.push(rowFor(`tree (${set.treeCount.max() ?? set.processes.size})`, metric, tree, set.tree[metric], doc.window.warmup));
+    rows.push(
+      rowFor(`tree (${set.treeCount.max() ?? set.processes.size})`, metric, tree, set.tree[metric], doc.window.warmup),
+    );
   }
   const cg = doc.findings.find((f) => f.subject.type === "cgroup");
   if (cg || set.cgroup.cgroup) {
@@ -162,7 +182,6 @@ interface TableColumn {
   drop: number;
   cell: (r: Row) => string;
 }
-
 
 function table(rows: Row[], c: ChalkInstance, columns: number, ascii: boolean): string[] {
   const cols: TableColumn[] = [
@@ -196,7 +215,9 @@ function table(rows: Row[], c: ChalkInstance, columns: number, ascii: boolean): 
   const out = [c.dim(clip(head.trimEnd(), columns))];
   for (const r of rows) {
     const colour = r.finding && r.finding.kind !== "stable" ? kindColour(c, r.finding.kind) : (s: string) => s;
-    const cells = cols.map((col, i) => (i === 0 ? colour(cellText(col, safeText(col.cell(r)))) : cellText(col, col.cell(r))));
+    const cells = cols.map((col, i) =>
+      i === 0 ? colour(cellText(col, safeText(col.cell(r)))) : cellText(col, col.cell(r)),
+    );
     let line = cells.join(" ");
     if (spark > 0 && r.values && r.values.length > 1) {
       // Scaled to at least the growth floor, so a few KiB of noise on a flat process does not fill the whole height.
@@ -208,7 +229,13 @@ function table(rows: Row[], c: ChalkInstance, columns: number, ascii: boolean): 
 }
 
 /** The table's lines (a blank line first), and a line for the stable processes left out; none without subjects. */
-export function subjectsTable(doc: VerdictDocument, set: SeriesSet | undefined, c: ChalkInstance, columns: number, ascii: boolean): string[] {
+export function subjectsTable(
+  doc: VerdictDocument,
+  set: SeriesSet | undefined,
+  c: ChalkInstance,
+  columns: number,
+  ascii: boolean,
+): string[] {
   const { rows, omitted } = subjectRows(doc, set);
   if (rows.length === 0) return [];
   const out = ["", ...table(rows, c, columns, ascii)];

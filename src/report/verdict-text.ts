@@ -25,7 +25,9 @@ import { evidenceLabel } from "./evidence-labels.js";
 import { rateShown } from "./rate-shown.js";
 
 function evidenceLines(f: Finding, columns: number): string[] {
-  const entries = Object.entries(f.evidence).map(([k, v]) => [safeText(evidenceLabel(k)), safeText(evidenceValue(k, v))] as const);
+  const entries = Object.entries(f.evidence).map(
+    ([k, v]) => [safeText(evidenceLabel(k)), safeText(evidenceValue(k, v))] as const,
+  );
   // The JSON keeps the raw keys (scripts read them); a person reads what each is called (evidence-labels.ts).
   const keyW = 20;
   const valW = 15;
@@ -48,7 +50,9 @@ function evidenceLines(f: Finding, columns: number): string[] {
   const indent = " ".repeat(oneW + 3);
   return entries.flatMap(([k, v]) =>
     // A label wider than that has a line of its own, its value indented below it.
-    displayWidth(k) <= oneW ? wrap(v, columns, `  ${k.padEnd(oneW)} `, indent) : [...wrap(k, columns, "  ", "  "), ...wrap(v, columns, indent, indent)],
+    displayWidth(k) <= oneW
+      ? wrap(v, columns, `  ${k.padEnd(oneW)} `, indent)
+      : [...wrap(k, columns, "  ", "  "), ...wrap(v, columns, indent, indent)],
   );
 }
 
@@ -83,36 +87,69 @@ function holderLines(x: NonNullable<Finding["holder"]>, columns: number, c: Chal
   return [
     ...wrap(safeText(holderHeadline(x)), columns, "  ", "    "),
     ...(hops ? wrap(safeText(hops), columns, "  ", "    ").map((l) => c.dim(l)) : []),
-    ...[holderWhere(x)].flatMap((where) => (where ? wrap(safeText(where), columns, "  ", "    ").map((l) => c.dim(l)) : [])),
+    ...[holderWhere(x)].flatMap((where) =>
+      where ? wrap(safeText(where), columns, "  ", "    ").map((l) => c.dim(l)) : [],
+    ),
     ...wrap(holderCost(x), columns, "  ", "    ").map((l) => c.dim(l)),
   ];
 }
 
-export function renderVerdict(doc: VerdictDocument, color: boolean, set?: SeriesSet, columns = 80, ascii = false): string {
+export function renderVerdict(
+  doc: VerdictDocument,
+  color: boolean,
+  set?: SeriesSet,
+  columns = 80,
+  ascii = false,
+): string {
   const c = palette(color);
   const v = doc.verdict;
   const w = doc.window;
   const out: string[] = [];
   // A run too short for any sample says so (the verdict's reason), not "observed 0ms, 0 samples every 0ms".
-  if (w.samples > 0) out.push(...wrap(`observed ${formatDuration(w.end - w.start)}, ${w.samples} samples every ${formatDuration(w.interval)}${w.warmup > 0 ? `, warm-up ${formatDuration(w.warmup)} left out` : ""}`, columns).map((l) => c.dim(l)));
+  if (w.samples > 0)
+    out.push(
+      ...wrap(
+        `observed ${formatDuration(w.end - w.start)}, ${w.samples} samples every ${formatDuration(w.interval)}${w.warmup > 0 ? `, warm-up ${formatDuration(w.warmup)} left out` : ""}`,
+        columns,
+      ).map((l) => c.dim(l)),
+    );
   // How fresh PSS/USS were and what memleak took: the numbers below are only as good as the readings.
-  if (doc.sampling && doc.sampling.ticks > 0) out.push(...wrap(samplingText(doc.sampling), columns).map((l) => c.dim(l)));
+  if (doc.sampling && doc.sampling.ticks > 0)
+    out.push(...wrap(samplingText(doc.sampling), columns).map((l) => c.dim(l)));
 
   out.push(...subjectsTable(doc, set, c, columns, ascii));
 
   out.push("");
-  out.push(...headed(`verdict: ${KIND_LABEL[v.kind]}`, kindColour(c, v.kind), ` — ${safeText(subjectText(v))}, confidence ${Math.round(v.confidence * 100)}%`, c, columns));
+  out.push(
+    ...headed(
+      `verdict: ${KIND_LABEL[v.kind]}`,
+      kindColour(c, v.kind),
+      ` — ${safeText(subjectText(v))}, confidence ${Math.round(v.confidence * 100)}%`,
+      c,
+      columns,
+    ),
+  );
   out.push(...wrap(safeText(v.summary), columns));
   if (v.rate && rateShown(v.kind)) out.push(...wrap(`rate: ${v.metric} ${formatRate(v.rate)}`, columns));
   if (v.timeToLimit) out.push(...wrap(`time to the limit: ${safeText(v.timeToLimit.summary)}`, columns));
   out.push("", c.bold("evidence"), ...evidenceLines(v, columns));
   const window = traceWindowCost(v);
-  if (v.sites?.length) out.push("", c.bold(window ? "allocation sites that grew during the trace window (tracemalloc)" : "allocation sites that grew since warm-up (tracemalloc)"), ...siteLines(v.sites, columns));
+  if (v.sites?.length)
+    out.push(
+      "",
+      c.bold(
+        window
+          ? "allocation sites that grew during the trace window (tracemalloc)"
+          : "allocation sites that grew since warm-up (tracemalloc)",
+      ),
+      ...siteLines(v.sites, columns),
+    );
   if (window) out.push(...wrap(window, columns, "  ", "    ").map((l) => c.dim(l)));
   if (v.holder) out.push("", c.bold("what holds it"), ...holderLines(v.holder, columns, c));
   out.push(...nativeStackLines(doc.nativeTrace, c, columns));
   if (v.advice) out.push("", c.bold("what to do"), ...adviceLines(v.advice, columns));
-  if (v.caveats.length) out.push("", c.bold("notes"), ...v.caveats.flatMap((x) => wrap(safeText(x), columns, "  - ", "    ")));
+  if (v.caveats.length)
+    out.push("", c.bold("notes"), ...v.caveats.flatMap((x) => wrap(safeText(x), columns, "  - ", "    ")));
   // The other findings of the verdict's own subject first (a state beside its trend), then the other subjects'.
   const others = everyFinding([v, ...doc.findings.filter((f) => f !== v && f.summary !== v.summary)]).slice(1);
   if (others.length) {

@@ -19,14 +19,16 @@ export const KIND_LABEL: Record<Finding["kind"], string> = {
 
 /** "PID 42 (child of 7)", "process tree", "cgroup /a/b" — from the target, so pass it through safeText/escape. */
 export function subjectText(f: Finding): string {
-  if (f.subject.type === "process") return `PID ${f.subject.pid}${f.subject.isRoot ? "" : ` (child of ${f.subject.ppid})`}${insideText(f.subject.pidInside)}`;
+  if (f.subject.type === "process")
+    return `PID ${f.subject.pid}${f.subject.isRoot ? "" : ` (child of ${f.subject.ppid})`}${insideText(f.subject.pidInside)}`;
   if (f.subject.type === "tree") return "process tree";
   if (f.subject.type === "gpu") return gpuLabel(f.subject.pid, f.subject.device, f.subject.source);
   return `cgroup ${f.subject.path}`;
 }
 
 /** "PID 42 cuda:0" (the device as the process numbers it), "PID 42 GPU 0" (the driver's index): a process's GPU. */
-export const gpuLabel = (pid: number, device: string, source: "torch" | "driver") => `PID ${pid} ${source === "driver" ? `GPU ${device}` : device}`;
+export const gpuLabel = (pid: number, device: string, source: "torch" | "driver") =>
+  `PID ${pid} ${source === "driver" ? `GPU ${device}` : device}`;
 
 /** A subject in a table cell: "PID 42", "PID 42 cuda:0", "tree", "cgroup". */
 export function subjectLabel(f: Finding): string {

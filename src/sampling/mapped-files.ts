@@ -35,8 +35,11 @@ export class MappedFilesReader {
       this.base.set(key, rssFile);
       return undefined;
     }
-    if (rssFile - base < Math.max(FILES_GROWTH_BYTES, FILES_GROWTH_SHARE * base) || !this.budget.canSpend()) return undefined;
-    const { r, costMs } = readCharged(this.fs, `/proc/${pid}/smaps`, (bytes) => parseMappedFiles(bytes.toString("utf8")));
+    if (rssFile - base < Math.max(FILES_GROWTH_BYTES, FILES_GROWTH_SHARE * base) || !this.budget.canSpend())
+      return undefined;
+    const { r, costMs } = readCharged(this.fs, `/proc/${pid}/smaps`, (bytes) =>
+      parseMappedFiles(bytes.toString("utf8")),
+    );
     this.budget.spend(costMs ?? 0);
     this.base.set(key, rssFile);
     if (!r.ok) return undefined;

@@ -58,13 +58,25 @@ export class Sampler {
   private readonly budget: SmapsBudget;
   private readonly files: MappedFilesReader;
   private readonly now: () => number;
-  readonly totals: SamplerTotals = { ticks: 0, smapsReads: 0, smapsMs: 0, smapsDenied: new Set(), seen: new Map(), pssAge: new AgeStats() };
+  readonly totals: SamplerTotals = {
+    ticks: 0,
+    smapsReads: 0,
+    smapsMs: 0,
+    smapsDenied: new Set(),
+    seen: new Map(),
+    pssAge: new AgeStats(),
+  };
   private lastTickAt: number | undefined;
 
   constructor(private readonly opts: SamplerOptions) {
     this.fs = opts.fs;
     const budget = opts.smapsBudget ?? DEFAULT_SMAPS_BUDGET;
-    this.budget = new SmapsBudget(budget, Math.max(budget * 1000, 1), (opts.pssEvery ?? DEFAULT_PSS_EVERY) * 1000, PSS_EAGER_SECONDS * 1000);
+    this.budget = new SmapsBudget(
+      budget,
+      Math.max(budget * 1000, 1),
+      (opts.pssEvery ?? DEFAULT_PSS_EVERY) * 1000,
+      PSS_EAGER_SECONDS * 1000,
+    );
     this.files = new MappedFilesReader(this.fs, this.budget);
     this.now = opts.now ?? Date.now;
   }

@@ -73,10 +73,13 @@ export class SmapsBudget {
     this.lastNow = nowMs;
     this.firstPlan ??= nowMs;
     const every = nowMs - this.firstPlan < this.eagerForMs ? undefined : this.everyMs;
-    const due = every === undefined ? candidates : candidates.filter((c) => {
-      const last = this.lastRead.get(c.key);
-      return last === undefined || nowMs - last >= every - slackMs;
-    });
+    const due =
+      every === undefined
+        ? candidates
+        : candidates.filter((c) => {
+            const last = this.lastRead.get(c.key);
+            return last === undefined || nowMs - last >= every - slackMs;
+          });
     const ordered = [...due].sort(
       (a, b) => (this.lastRead.get(a.key) ?? -Infinity) - (this.lastRead.get(b.key) ?? -Infinity),
     );

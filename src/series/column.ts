@@ -61,7 +61,11 @@ export class Column {
    */
   withPending(): Column {
     if (this.pendingN === 0) return this;
-    return Column.of([...this.xs, this.pendingX / this.pendingN], [...this.ys, this.pendingY / this.pendingN], this.peak);
+    return Column.of(
+      [...this.xs, this.pendingX / this.pendingN],
+      [...this.ys, this.pendingY / this.pendingN],
+      this.peak,
+    );
   }
 
   /** A column holding these points as they are (no compaction ahead): for a set rebuilt from its packed form. */

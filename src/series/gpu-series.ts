@@ -23,7 +23,9 @@ export interface GpuSeries {
 export function processGpuSeries(ps: ProcessSeries): GpuSeries[] {
   const torch = gpuDevices(Object.keys(ps.agent)).flatMap((index): GpuSeries[] => {
     const col = ps.agent[`gpu.${gpuFieldName(index, "Allocated")}`];
-    return col && col.length > 0 ? [{ ps, device: cudaLabel(index), source: "torch", metric: "gpu-allocated", col, index }] : [];
+    return col && col.length > 0
+      ? [{ ps, device: cudaLabel(index), source: "torch", metric: "gpu-allocated", col, index }]
+      : [];
   });
   if (torch.length > 0) return torch;
   return Object.entries(ps.gpuUsed)

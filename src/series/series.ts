@@ -203,7 +203,8 @@ export class SeriesBuilder {
     }
     if (p.sharedClean !== undefined && p.sharedDirty !== undefined) ps.shared.push(t, p.sharedClean + p.sharedDirty);
     if (p.pss !== undefined) this.lastSmaps.set(k, { pss: p.pss, uss: p.uss, pssAnon: p.pssAnon });
-    for (const [gpu, used] of Object.entries(p.gpu ?? {})) (ps.gpuUsed[gpu] ??= new Column(this.capacity, this.coarseCapacity)).push(t, used);
+    for (const [gpu, used] of Object.entries(p.gpu ?? {}))
+      (ps.gpuUsed[gpu] ??= new Column(this.capacity, this.coarseCapacity)).push(t, used);
     for (const f of p.files ?? []) {
       if ((ps.files.get(f.path)?.rss ?? -1) < f.rss) ps.files.set(f.path, f);
     }
@@ -213,17 +214,29 @@ export class SeriesBuilder {
     this.set.treeCount.push(t, processes.length);
     for (const name of ["rss", "anon", "file", "swap"] as const) {
       if (processes.every((p) => p[name] !== undefined)) {
-        this.column(this.set.tree, name).push(t, processes.reduce((sum, p) => sum + p[name]!, 0));
+        this.column(this.set.tree, name).push(
+          t,
+          processes.reduce((sum, p) => sum + p[name]!, 0),
+        );
       }
     }
     const known = keys.map((k) => this.lastSmaps.get(k));
     if (known.every((k) => k !== undefined)) {
-      this.column(this.set.tree, "pss").push(t, known.reduce((sum, k) => sum + k!.pss, 0));
+      this.column(this.set.tree, "pss").push(
+        t,
+        known.reduce((sum, k) => sum + k!.pss, 0),
+      );
       if (known.every((k) => k!.uss !== undefined)) {
-        this.column(this.set.tree, "uss").push(t, known.reduce((sum, k) => sum + k!.uss!, 0));
+        this.column(this.set.tree, "uss").push(
+          t,
+          known.reduce((sum, k) => sum + k!.uss!, 0),
+        );
       }
       if (known.every((k) => k!.pssAnon !== undefined)) {
-        this.column(this.set.tree, "pss-anon").push(t, known.reduce((sum, k) => sum + k!.pssAnon!, 0));
+        this.column(this.set.tree, "pss-anon").push(
+          t,
+          known.reduce((sum, k) => sum + k!.pssAnon!, 0),
+        );
       }
     }
   }
@@ -247,7 +260,8 @@ export class SeriesBuilder {
     if (this.set.t0 === undefined) return;
     const t = Math.max(this.set.duration, (tMs - this.set.t0) / 1000);
     const byPid = new Map<string, ProcessSeries>();
-    for (const ps of this.set.processes.values()) if ((byPid.get(String(ps.pid))?.lastSeen ?? -1) < ps.lastSeen) byPid.set(String(ps.pid), ps);
+    for (const ps of this.set.processes.values())
+      if ((byPid.get(String(ps.pid))?.lastSeen ?? -1) < ps.lastSeen) byPid.set(String(ps.pid), ps);
     this.addAgentReports(agent, t, (pid) => byPid.get(pid));
   }
 
@@ -281,7 +295,11 @@ export class SeriesBuilder {
     });
   }
 
-  private addAgentReports(agent: Record<string, unknown>, t: number, seriesOf: (pid: string) => ProcessSeries | undefined): void {
+  private addAgentReports(
+    agent: Record<string, unknown>,
+    t: number,
+    seriesOf: (pid: string) => ProcessSeries | undefined,
+  ): void {
     for (const [pidText, report] of Object.entries(agent)) {
       const ps = seriesOf(pidText);
       if (!ps || typeof report !== "object" || report === null) continue;
@@ -318,7 +336,8 @@ function flatten(obj: Record<string, unknown>, prefix: string, each: (name: stri
     if (typeof v === "number" && Number.isFinite(v)) each(dotted(prefix, k), v);
     else if (typeof v === "boolean") each(dotted(prefix, k), v ? 1 : 0);
     else if (typeof v === "string" && prefix !== "") each(dotted(prefix, k), v);
-    else if (v && typeof v === "object" && !Array.isArray(v) && prefix === "") flatten(v as Record<string, unknown>, `${k}.`, each);
+    else if (v && typeof v === "object" && !Array.isArray(v) && prefix === "")
+      flatten(v as Record<string, unknown>, `${k}.`, each);
   }
 }
 
@@ -330,7 +349,15 @@ export function buildSeries(samples: Iterable<Sample>, capacity?: number): Serie
 
 /** A series set whose columns are of type C: SeriesSet itself is SetOf<Column>; packed-set.ts's is of plain arrays. */
 export type SetOf<C> = Omit<SeriesSet, "processes" | "tree" | "treeCount" | "cgroup" | "cgroupOomKills"> & {
-  processes: Map<string, Omit<ProcessSeries, "metrics" | "shared" | "agent" | "gpuUsed"> & { metrics: Partial<Record<MetricName, C>>; shared: C; agent: Record<string, C>; gpuUsed: Record<string, C> }>;
+  processes: Map<
+    string,
+    Omit<ProcessSeries, "metrics" | "shared" | "agent" | "gpuUsed"> & {
+      metrics: Partial<Record<MetricName, C>>;
+      shared: C;
+      agent: Record<string, C>;
+      gpuUsed: Record<string, C>;
+    }
+  >;
   tree: Partial<Record<MetricName, C>>;
   treeCount: C;
   cgroup: Partial<Record<MetricName, C>>;
@@ -342,10 +369,25 @@ export type SetOf<C> = Omit<SeriesSet, "processes" | "tree" | "treeCount" | "cgr
  * set's columns (interimView, and packed-set.ts to cross to a worker thread and back).
  */
 export function mapColumns<A, B>(set: SetOf<A>, f: (col: A) => B): SetOf<B> {
-  const each = <K extends string>(r: Partial<Record<K, A>>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, f(v as A)])) as Partial<Record<K, B>>;
+  const each = <K extends string>(r: Partial<Record<K, A>>) =>
+    Object.fromEntries(Object.entries(r).map(([k, v]) => [k, f(v as A)])) as Partial<Record<K, B>>;
   const processes: SetOf<B>["processes"] = new Map();
-  for (const [k, ps] of set.processes) processes.set(k, { ...ps, metrics: each(ps.metrics), shared: f(ps.shared), agent: each(ps.agent) as Record<string, B>, gpuUsed: each(ps.gpuUsed) as Record<string, B> });
-  return { ...set, processes, tree: each(set.tree), treeCount: f(set.treeCount), cgroup: each(set.cgroup), cgroupOomKills: f(set.cgroupOomKills) };
+  for (const [k, ps] of set.processes)
+    processes.set(k, {
+      ...ps,
+      metrics: each(ps.metrics),
+      shared: f(ps.shared),
+      agent: each(ps.agent) as Record<string, B>,
+      gpuUsed: each(ps.gpuUsed) as Record<string, B>,
+    });
+  return {
+    ...set,
+    processes,
+    tree: each(set.tree),
+    treeCount: f(set.treeCount),
+    cgroup: each(set.cgroup),
+    cgroupOomKills: f(set.cgroupOomKills),
+  };
 }
 
 /**

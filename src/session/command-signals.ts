@@ -18,7 +18,10 @@ export function signalAll(pids: number[], signal: NodeJS.Signals): void {
 }
 
 export function killTree(fs: HostFs, pid: number, signal: NodeJS.Signals): void {
-  signalAll(processTree(fs, pid).map((p) => p.pid), signal);
+  signalAll(
+    processTree(fs, pid).map((p) => p.pid),
+    signal,
+  );
 }
 
 /**
@@ -32,7 +35,11 @@ export function signalToForward(nth: number, signal: NodeJS.Signals, stdinIsTTY:
 }
 
 /** Passes memleak's signals on to the tree under `pid` while subscribed; returns the unsubscribe function. */
-export function forwardSignals(io: Pick<CommandIO, "onSignal" | "stdinIsTTY">, fs: HostFs, pid: () => number | undefined): () => void {
+export function forwardSignals(
+  io: Pick<CommandIO, "onSignal" | "stdinIsTTY">,
+  fs: HostFs,
+  pid: () => number | undefined,
+): () => void {
   let signals = 0;
   return io.onSignal((signal) => {
     signals++;

@@ -29,10 +29,15 @@ const COMMAND_WIDTH = 48;
  * then memleak reports". On a terminal (`columns`) it is wrapped to fit above the live view.
  */
 export function startLine(s: StartFacts, columns?: number): string {
-  const who = s.command?.length ? `${clip(safeText(shortCommand({ cmdline: s.command, comm: "" })), COMMAND_WIDTH)} (PID ${s.pid})` : `PID ${s.pid}`;
+  const who = s.command?.length
+    ? `${clip(safeText(shortCommand({ cmdline: s.command, comm: "" })), COMMAND_WIDTH)} (PID ${s.pid})`
+    : `PID ${s.pid}`;
   const until = s.duration !== undefined ? `for ${formatDuration(s.duration)} or until it exits` : "until it exits";
   // run: Ctrl-C reaches the command too, which memleak follows until it has exited. watch: the process runs on.
-  const stop = s.mode === "run" ? "Ctrl-C stops the command, then memleak reports" : `Ctrl-C stops watching (PID ${s.pid} runs on) and reports`;
+  const stop =
+    s.mode === "run"
+      ? "Ctrl-C stops the command, then memleak reports"
+      : `Ctrl-C stops watching (PID ${s.pid} runs on) and reports`;
   const line = `memleak: sampling ${who} and its children every ${formatDuration(s.interval)} ${until}; ${stop}`;
   return (columns === undefined ? [line] : wrap(line, columns, "", "  ")).join("\n") + "\n";
 }
@@ -54,8 +59,23 @@ export function nextSteps(doc: VerdictDocument, f: NextStepFacts, columns?: numb
   const out: string[] = [];
   const fit = (line: string) => (columns === undefined ? [line] : wrap(line, columns, "", "  ")).join("\n") + "\n";
   const leak = [doc.verdict, ...doc.findings].some((x) => x.kind === "leak");
-  if (leak && !gated(f.gates)) out.push(fit("memleak: next: the exit code is 0 on a leak unless a gate asks: add --fail-on leak to fail a CI step on it (exit code 1)"));
-  if (f.record) out.push(fit(`memleak: the samples are kept in ${safeText(f.record)}: \`memleak analyze ${safeText(f.record)}\` analyzes them again (add --html report.html for charts)`));
-  else out.push(fit("memleak: next: add --record run.jsonl to keep the samples, then `memleak analyze run.jsonl` analyzes them again (--html for charts)"));
+  if (leak && !gated(f.gates))
+    out.push(
+      fit(
+        "memleak: next: the exit code is 0 on a leak unless a gate asks: add --fail-on leak to fail a CI step on it (exit code 1)",
+      ),
+    );
+  if (f.record)
+    out.push(
+      fit(
+        `memleak: the samples are kept in ${safeText(f.record)}: \`memleak analyze ${safeText(f.record)}\` analyzes them again (add --html report.html for charts)`,
+      ),
+    );
+  else
+    out.push(
+      fit(
+        "memleak: next: add --record run.jsonl to keep the samples, then `memleak analyze run.jsonl` analyzes them again (--html for charts)",
+      ),
+    );
   return out;
 }

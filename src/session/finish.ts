@@ -33,7 +33,9 @@ export function report(doc: VerdictDocument, json: boolean, io: CommandIO, extra
   for (const g of doc.gates ?? []) {
     if (g.result === "fail") io.stderr(`memleak: gate ${g.name} failed: ${safeText(g.message)}\n`);
     if (g.result === "inconclusive") {
-      io.stderr(`memleak: warning: gate ${g.name} inconclusive: ${safeText(g.message)}; ${g.passed ? "not failing the step (--strict would)" : "failing the step (--strict)"}\n`);
+      io.stderr(
+        `memleak: warning: gate ${g.name} inconclusive: ${safeText(g.message)}; ${g.passed ? "not failing the step (--strict would)" : "failing the step (--strict)"}\n`,
+      );
     }
   }
   if (io.env.GITHUB_ACTIONS === "true") {

@@ -21,9 +21,15 @@ export interface MetricsExport {
   close(): Promise<void>;
 }
 
-export async function openMetricsExport(at: ListenAddress | undefined, io: CommandIO): Promise<MetricsExport | undefined> {
+export async function openMetricsExport(
+  at: ListenAddress | undefined,
+  io: CommandIO,
+): Promise<MetricsExport | undefined> {
   if (!at) return undefined;
-  const [{ SessionMetrics }, { startMetricsServer }] = await Promise.all([import("../export/session-metrics.js"), import("../export/metrics-server.js")]);
+  const [{ SessionMetrics }, { startMetricsServer }] = await Promise.all([
+    import("../export/session-metrics.js"),
+    import("../export/metrics-server.js"),
+  ]);
   const sink = new SessionMetrics();
   const server = await startMetricsServer(sink, at.host, at.port, (line) => io.stderr(line));
   const host = server.address.host.includes(":") ? `[${server.address.host}]` : server.address.host;

@@ -18,7 +18,8 @@ export function checkOutputPath(path: string | undefined, option: string, keepEx
     existing = undefined;
   }
   if (existing?.isDirectory()) throw usageError(`${option} ${path}: is a directory; give a file name`);
-  if (keepExisting && existing?.isFile()) throw usageError(`${option} ${path}: the file exists; pass --overwrite to replace it, or choose another name`);
+  if (keepExisting && existing?.isFile())
+    throw usageError(`${option} ${path}: the file exists; pass --overwrite to replace it, or choose another name`);
   const dir = dirname(full);
   try {
     if (!statSync(dir).isDirectory()) throw usageError(`${option} ${path}: ${dir} is not a directory`);

@@ -51,14 +51,22 @@ export class SessionPresenter {
     const fresh = [...denied].filter((pid) => !this.deniedSaid.has(pid));
     if (fresh.length === 0) return;
     for (const pid of fresh) this.deniedSaid.add(pid);
-    this.say(`memleak: warning: PSS and USS unreadable for PID ${fresh.join(", ")}: /proc/PID/smaps_rollup needs the process's uid or CAP_SYS_PTRACE (run as root or with sudo); judged on RSS and anonymous memory\n`);
+    this.say(
+      `memleak: warning: PSS and USS unreadable for PID ${fresh.join(", ")}: /proc/PID/smaps_rollup needs the process's uid or CAP_SYS_PTRACE (run as root or with sudo); judged on RSS and anonymous memory\n`,
+    );
   }
 
   /** Called every tick; `view` is called only when something is drawn (every tick on a terminal, seldom in a log). */
   tick(elapsed: number, view: () => SessionView): void {
     const progressDue = !this.region && elapsed - this.lastProgress >= PROGRESS_EVERY_S;
     if (!this.region && !progressDue) return;
-    const state: LiveState = { mode: this.target.mode, rootPid: this.target.rootPid, command: this.command, elapsed, ...view() };
+    const state: LiveState = {
+      mode: this.target.mode,
+      rootPid: this.target.rootPid,
+      command: this.command,
+      elapsed,
+      ...view(),
+    };
     if (this.region) this.region.update(renderLive(state, this.io.color, this.region.width));
     else {
       this.io.stderr(renderProgress(state) + "\n");

@@ -86,7 +86,6 @@ export type AfterSampling = () => Promise<Partial<VerdictDocument["target"]>>;
 
 const round = (x: number, digits: number) => Number(x.toFixed(digits));
 
-
 async function header(target: SessionTarget, o: SessionOptions): Promise<RecordingHeader> {
   const h: RecordingHeader = {
     type: "header",
@@ -144,10 +143,21 @@ class Session {
     private readonly wakeup: Wakeup,
     region: LiveRegion | undefined,
   ) {
-    this.sampler = new Sampler({ fs, rootPid: target.rootPid, cgroup: target.cgroup, smapsBudget: o.smapsBudget, pssEvery: o.pssEvery });
+    this.sampler = new Sampler({
+      fs,
+      rootPid: target.rootPid,
+      cgroup: target.cgroup,
+      smapsBudget: o.smapsBudget,
+      pssEvery: o.pssEvery,
+    });
     this.presenter = new SessionPresenter(io, region, target);
     const say = (line: string) => this.presenter.say(line);
-    this.recorder = openRecorder(o.record, o.overwrite, () => header(target, o), (why) => say(`memleak: warning: ${why}; sampling goes on, and the verdict and gates will be given without it\n`));
+    this.recorder = openRecorder(
+      o.record,
+      o.overwrite,
+      () => header(target, o),
+      (why) => say(`memleak: warning: ${why}; sampling goes on, and the verdict and gates will be given without it\n`),
+    );
     this.started = Date.now();
     // Interim verdicts are worked out on a worker thread (session/interim/analyst.ts); each says when its data ran to.
     this.interim = new InterimVerdicts(o.gates, wakeup, say);
@@ -170,7 +180,14 @@ class Session {
       const elapsed = (Date.now() - this.started) / 1000;
       this.interim.consider(elapsed, this.builder.set, () => this.classifyInput());
       const { builder, latest, interim, sampler } = this;
-      this.presenter.tick(elapsed, () => ({ set: builder.set, latest, soFar: interim.soFar, commands: liveNames(sample, sampler.totals.seen), pssAge: sampler.totals.pssAgeNow, sites: this.target.agent && topSites(this.target.agent.traces.values()) }));
+      this.presenter.tick(elapsed, () => ({
+        set: builder.set,
+        latest,
+        soFar: interim.soFar,
+        commands: liveNames(sample, sampler.totals.seen),
+        pssAge: sampler.totals.pssAgeNow,
+        sites: this.target.agent && topSites(this.target.agent.traces.values()),
+      }));
       this.target.metrics?.update(sample, interim.soFarDoc);
       if (o.duration !== undefined && elapsed >= o.duration) {
         wakeup.stop("duration");
@@ -214,7 +231,8 @@ class Session {
     const { target, o, builder, wakeup } = this;
     this.presenter.clear();
     await this.interim.close();
-    if (this.latest && this.outsiders?.last(this.latest)) this.recorder.outsiders(this.outsiders.pids, this.outsiders.anonGrowth);
+    if (this.latest && this.outsiders?.last(this.latest))
+      this.recorder.outsiders(this.outsiders.pids, this.outsiders.anonGrowth);
     if (target.attacher) {
       // An injection in flight is finished (gdb never stays attached); queued ones are dropped.
       await target.attacher.stop(20_000);
@@ -223,17 +241,34 @@ class Session {
     const extra = await afterSampling();
     if (target.agent) await this.agentEnd(target.agent);
     const doc = classify(this.classifyInput());
-    doc.target = { ...doc.target, stopReason: wakeup.stopped ?? "exited", ...(target.cgroupInfo && { cgroup: target.cgroupInfo }), ...extra };
+    doc.target = {
+      ...doc.target,
+      stopReason: wakeup.stopped ?? "exited",
+      ...(target.cgroupInfo && { cgroup: target.cgroupInfo }),
+      ...extra,
+    };
     markPidsInside(doc, target.attacher?.pidsInside);
-    const tests = target.agent && target.agent.testMarks.length > 0 ? testResults(target.agent.testMarks, builder.set.t0) : undefined;
+    const tests =
+      target.agent && target.agent.testMarks.length > 0
+        ? testResults(target.agent.testMarks, builder.set.t0)
+        : undefined;
     if (tests) doc.tests = tests;
     const testGate = tests && testLimitsGate(tests);
-    gateVerdict(doc, builder.set, o.gates, { settle: (checked) => this.interim.finalGates(checked), more: testGate ? [testGate] : [] });
+    gateVerdict(doc, builder.set, o.gates, {
+      settle: (checked) => this.interim.finalGates(checked),
+      more: testGate ? [testGate] : [],
+    });
     doc.sampling = this.samplingFacts();
     await target.completeVerdict?.(doc);
     target.metrics?.setVerdict(doc);
     this.recorder.verdict(doc);
-    return { doc, stopReason: wakeup.stopped ?? "exited", set: builder.set, commands: this.commands(), settledAt: this.interim.settledAt(doc) };
+    return {
+      doc,
+      stopReason: wakeup.stopped ?? "exited",
+      set: builder.set,
+      commands: this.commands(),
+      settledAt: this.interim.settledAt(doc),
+    };
   }
 
   async close(): Promise<void> {
@@ -271,12 +306,21 @@ class Session {
   private classifyInput(): ClassifyInput {
     const { target, o, outsiders } = this;
     return {
-      agentResults: target.agent ? { traces: target.agent.traces, trims: target.agent.trims, holders: target.agent.holders } : undefined,
+      agentResults: target.agent
+        ? { traces: target.agent.traces, trims: target.agent.trims, holders: target.agent.holders }
+        : undefined,
       agentMissing: target.attacher?.missing(),
       set: this.builder.set,
       options: { warmup: o.warmup, command: target.command },
       commands: this.commands(),
-      cgroup: target.cgroup ? { path: target.cgroup.path, version: target.cgroup.version, others: outsiders?.pids ?? [], othersAnonGrowth: outsiders?.anonGrowth } : undefined,
+      cgroup: target.cgroup
+        ? {
+            path: target.cgroup.path,
+            version: target.cgroup.version,
+            others: outsiders?.pids ?? [],
+            othersAnonGrowth: outsiders?.anonGrowth,
+          }
+        : undefined,
       target: { pid: target.rootPid, ...(target.command && { command: target.command }) },
     };
   }

@@ -42,18 +42,26 @@ interface Ran {
 /** Runs nvidia-smi; never throws. */
 function nvidiaSmi(args: string[], command: string): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(command, args, { timeout: NVIDIA_SMI_TIMEOUT_MS, maxBuffer: 2 ** 20, encoding: "utf8" }, (err, stdout, stderr) => {
-      if (!err) return resolve({ stdout });
-      const e = err as NodeJS.ErrnoException & { killed?: boolean };
-      const said = `${stdout}\n${stderr}`.split("\n").map((l) => l.trim()).find((l) => l !== "");
-      const failed =
-        e.code === "ENOENT"
-          ? "nvidia-smi is not installed (no NVIDIA driver here)"
-          : e.killed
-            ? `nvidia-smi did not answer within ${NVIDIA_SMI_TIMEOUT_MS / 1000} s`
-            : `nvidia-smi failed: ${(said ?? e.message).slice(0, 160)}`;
-      resolve({ stdout: "", failed });
-    });
+    execFile(
+      command,
+      args,
+      { timeout: NVIDIA_SMI_TIMEOUT_MS, maxBuffer: 2 ** 20, encoding: "utf8" },
+      (err, stdout, stderr) => {
+        if (!err) return resolve({ stdout });
+        const e = err as NodeJS.ErrnoException & { killed?: boolean };
+        const said = `${stdout}\n${stderr}`
+          .split("\n")
+          .map((l) => l.trim())
+          .find((l) => l !== "");
+        const failed =
+          e.code === "ENOENT"
+            ? "nvidia-smi is not installed (no NVIDIA driver here)"
+            : e.killed
+              ? `nvidia-smi did not answer within ${NVIDIA_SMI_TIMEOUT_MS / 1000} s`
+              : `nvidia-smi failed: ${(said ?? e.message).slice(0, 160)}`;
+        resolve({ stdout: "", failed });
+      },
+    );
   });
 }
 
@@ -90,10 +98,24 @@ export class GpuDriver {
   }
 
   facts(): GpuDriverFacts {
-    if (this.unavailable !== undefined) return { driver: "unavailable", note: `GPU memory per process not read from the driver: ${this.unavailable}`, reads: 0 };
-    if (this.reads === 0) return { driver: "unavailable", note: `GPU memory per process not read from the driver: ${this.lastFailure ?? "no read finished"}`, reads: 0 };
+    if (this.unavailable !== undefined)
+      return {
+        driver: "unavailable",
+        note: `GPU memory per process not read from the driver: ${this.unavailable}`,
+        reads: 0,
+      };
+    if (this.reads === 0)
+      return {
+        driver: "unavailable",
+        note: `GPU memory per process not read from the driver: ${this.lastFailure ?? "no read finished"}`,
+        reads: 0,
+      };
     const every = Math.max(DRIVER_MIN_SECONDS, this.lastCostMs / 1000 / DRIVER_CPU_SHARE);
-    return { driver: "read", note: `nvidia-smi read ${this.reads} time${this.reads === 1 ? "" : "s"}, every ${every.toFixed(0)} s or more`, reads: this.reads };
+    return {
+      driver: "read",
+      note: `nvidia-smi read ${this.reads} time${this.reads === 1 ? "" : "s"}, every ${every.toFixed(0)} s or more`,
+      reads: this.reads,
+    };
   }
 
   private async read(): Promise<void> {
@@ -101,7 +123,10 @@ export class GpuDriver {
       const ran = await nvidiaSmi(INDEX_ARGS, this.command);
       const parsed = ran.failed === undefined ? parseGpuIndices(ran.stdout) : undefined;
       // The first answer decides whether there is a driver to read at all.
-      if (!parsed || !parsed.ok) return this.giveUp(ran.failed ?? (parsed && !parsed.ok ? `nvidia-smi's answer: ${parsed.message}` : "no answer"));
+      if (!parsed || !parsed.ok)
+        return this.giveUp(
+          ran.failed ?? (parsed && !parsed.ok ? `nvidia-smi's answer: ${parsed.message}` : "no answer"),
+        );
       this.indices = parsed.value;
     }
     // The cost of a read is the query of processes alone: the GPUs' indices are asked once.

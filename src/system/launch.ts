@@ -11,7 +11,10 @@ import { observeError } from "../base/errors.js";
 export function resolveCommand(command: string, env: NodeJS.ProcessEnv): string {
   const candidates = command.includes("/")
     ? [command]
-    : (env.PATH ?? "").split(delimiter).filter(Boolean).map((dir) => join(dir, command));
+    : (env.PATH ?? "")
+        .split(delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, command));
   for (const c of candidates) {
     try {
       if (!statSync(c).isFile()) continue;
@@ -65,7 +68,11 @@ export function parentDeathWrapper(env: NodeJS.ProcessEnv): string[] {
   return probe.status === 0 ? wrapper : [];
 }
 
-export function launch(command: string[], env: NodeJS.ProcessEnv, output: LaunchOutput = { stdout: "inherit", stderr: "inherit" }): ChildProcess {
+export function launch(
+  command: string[],
+  env: NodeJS.ProcessEnv,
+  output: LaunchOutput = { stdout: "inherit", stderr: "inherit" },
+): ChildProcess {
   const [program, ...args] = command;
   if (program === undefined) throw observeError("no command given after --");
   const path = resolveCommand(program, env);

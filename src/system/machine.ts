@@ -17,7 +17,13 @@ export interface MachineInfo {
 }
 
 export async function describeMachine(timeoutMs = 2000): Promise<MachineInfo> {
-  const base: MachineInfo = { hostname: hostname(), kernel: release(), cpus: cpus().length, memTotal: totalmem(), pageSize: 4096 };
+  const base: MachineInfo = {
+    hostname: hostname(),
+    kernel: release(),
+    cpus: cpus().length,
+    memTotal: totalmem(),
+    pageSize: 4096,
+  };
   try {
     const si = await import("systeminformation");
     const details = Promise.all([si.cpu(), si.osInfo()]);

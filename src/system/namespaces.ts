@@ -39,7 +39,10 @@ const NSPID = new Set(["NSpid"]);
 export function parseNsPids(statusText: string): number[] {
   const field = colonFields(statusText, NSPID).get("NSpid");
   if (!field) return [];
-  const pids = field.trim().split(/\s+/).map((p) => parseCount(p));
+  const pids = field
+    .trim()
+    .split(/\s+/)
+    .map((p) => parseCount(p));
   return pids.every((p): p is number => p !== undefined) ? pids : [];
 }
 

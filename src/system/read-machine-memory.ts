@@ -11,5 +11,7 @@ export function readMachineMemory(fs: HostFs): Sample["machine"] {
   if (text === undefined) return undefined;
   const r = parseMeminfo(text);
   if (!r.ok) return undefined;
-  return r.value.memAvailable === undefined ? { memTotal: r.value.memTotal } : { memTotal: r.value.memTotal, memAvailable: r.value.memAvailable };
+  return r.value.memAvailable === undefined
+    ? { memTotal: r.value.memTotal }
+    : { memTotal: r.value.memTotal, memAvailable: r.value.memAvailable };
 }

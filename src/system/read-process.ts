@@ -10,8 +10,7 @@ import type { HostFs, ReadFailure } from "./host-fs.js";
 import { cpuMark, cpuMsSince } from "./cpu-time.js";
 
 export type BasicRead =
-  | { ok: true; sample: ProcessSample; uids: number[] | undefined; state: string }
-  | { ok: false; reason: ReadFailure };
+  { ok: true; sample: ProcessSample; uids: number[] | undefined; state: string } | { ok: false; reason: ReadFailure };
 
 export function readBasic(fs: HostFs, pid: number): BasicRead {
   // Parsed from the read buffer: neither file is decoded (both are read for every process at every tick).
@@ -43,13 +42,19 @@ export function readBasic(fs: HostFs, pid: number): BasicRead {
 }
 
 /** costMs: what the read cost in CPU time, when it was timed. */
-export type SmapsRead = { ok: true; rollup: SmapsRollup; costMs: number | undefined } | { ok: false; reason: ReadFailure };
+export type SmapsRead =
+  { ok: true; rollup: SmapsRollup; costMs: number | undefined } | { ok: false; reason: ReadFailure };
 
 /**
  * Reads and parses a file (HostFs.readWith) and, when `timed`, says what the read cost this process in CPU time (ms):
  * what the smaps budget is charged.
  */
-export function readCharged<T>(fs: HostFs, path: string, parse: (bytes: Buffer) => T, timed = true): { r: ReturnType<typeof fs.readWith<T>>; costMs: number | undefined } {
+export function readCharged<T>(
+  fs: HostFs,
+  path: string,
+  parse: (bytes: Buffer) => T,
+  timed = true,
+): { r: ReturnType<typeof fs.readWith<T>>; costMs: number | undefined } {
   if (!timed) return { r: fs.readWith(path, parse), costMs: undefined };
   const started = cpuMark();
   const r = fs.readWith(path, parse);

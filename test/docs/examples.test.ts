@@ -39,7 +39,10 @@ function strings(value: unknown): string[] {
 function invocations(text: string): string[][] {
   const out: string[][] = [];
   for (const m of text.matchAll(/(?:^|[\s;&|(])memleak\s+([^;&|\n]+)/g)) {
-    const words = m[1]!.trim().split(/\s+/).map((w) => w.replace(/^["']|["']$/g, ""));
+    const words = m[1]!
+      .trim()
+      .split(/\s+/)
+      .map((w) => w.replace(/^["']|["']$/g, ""));
     out.push(words.map((w) => (w.startsWith("$") ? "1" : w)));
   }
   return out;
@@ -51,35 +54,48 @@ describe.each(FILES)("examples/%s", (file) => {
   });
 
   const calls = documents(file).flatMap(strings).flatMap(invocations);
-  it.runIf(calls.length > 0).each(calls.map((c) => [c.join(" "), c] as const))("memleak %s: only the command's own options, and it parses", (_text, argv) => {
-    const command = argv[0] as CommandName;
-    expect(COMMANDS).toContain(command);
-    for (const flag of argv.filter((w) => w.startsWith("--"))) {
-      const row = Object.values(OPTIONS).find((o) => o.flag === flag);
-      expect(row, `${flag} is not one of memleak's options`).toBeDefined();
-      expect(takes(row!, command), `${flag} is not an option of ${command}`).toBe(true);
-    }
-    expect(parseCLI(argv)).toMatchObject({ kind: command });
-  });
+  it.runIf(calls.length > 0).each(calls.map((c) => [c.join(" "), c] as const))(
+    "memleak %s: only the command's own options, and it parses",
+    (_text, argv) => {
+      const command = argv[0] as CommandName;
+      expect(COMMANDS).toContain(command);
+      for (const flag of argv.filter((w) => w.startsWith("--"))) {
+        const row = Object.values(OPTIONS).find((o) => o.flag === flag);
+        expect(row, `${flag} is not one of memleak's options`).toBeDefined();
+        expect(takes(row!, command), `${flag} is not an option of ${command}`).toBe(true);
+      }
+      expect(parseCLI(argv)).toMatchObject({ kind: command });
+    },
+  );
 });
 
 describe("the manifests", () => {
   it("their shell scripts (sh -c) are valid sh", () => {
-    const scripts = ["kubernetes/sidecar.yaml", "kubernetes/daemonset.yaml", "docker/compose.yaml"].flatMap((f) => documents(f).flatMap(strings).filter((t) => /\bmemleak /.test(t)));
+    const scripts = ["kubernetes/sidecar.yaml", "kubernetes/daemonset.yaml", "docker/compose.yaml"].flatMap((f) =>
+      documents(f)
+        .flatMap(strings)
+        .filter((t) => /\bmemleak /.test(t)),
+    );
     expect(scripts).toHaveLength(3);
     // -n: read, do not run (dash, as /bin/sh is in Debian-based images).
     for (const script of scripts) expect(() => execFileSync("sh", ["-n", "-c", script]), script).not.toThrow();
   });
 
   it("run memleak where it can see the target: the sidecar shares the pod's PID namespace, the DaemonSet the node's", () => {
-    const [sidecar] = documents("kubernetes/sidecar.yaml") as { spec: { template: { spec: { shareProcessNamespace: boolean } } } }[];
+    const [sidecar] = documents("kubernetes/sidecar.yaml") as {
+      spec: { template: { spec: { shareProcessNamespace: boolean } } };
+    }[];
     expect(sidecar!.spec.template.spec.shareProcessNamespace).toBe(true);
-    const daemonSet = (documents("kubernetes/daemonset.yaml") as { kind: string; spec?: { template: { spec: { hostPID: boolean } } } }[]).find((d) => d.kind === "DaemonSet");
+    const daemonSet = (
+      documents("kubernetes/daemonset.yaml") as { kind: string; spec?: { template: { spec: { hostPID: boolean } } } }[]
+    ).find((d) => d.kind === "DaemonSet");
     expect(daemonSet!.spec!.template.spec.hostPID).toBe(true);
   });
 
   it("every memleak they start serves /metrics beyond the loopback address (a scraper in another pod must reach it)", () => {
-    const calls = ["kubernetes/sidecar.yaml", "kubernetes/daemonset.yaml", "docker/compose.yaml"].flatMap((f) => documents(f).flatMap(strings).flatMap(invocations));
+    const calls = ["kubernetes/sidecar.yaml", "kubernetes/daemonset.yaml", "docker/compose.yaml"].flatMap((f) =>
+      documents(f).flatMap(strings).flatMap(invocations),
+    );
     expect(calls.length).toBe(3);
     for (const argv of calls) expect(argv[argv.indexOf("--metrics") + 1]).toBe("0.0.0.0:9464");
   });
@@ -89,14 +105,22 @@ describe("examples/kubernetes/README.md", () => {
   const text = readFileSync(join(EXAMPLES, "kubernetes/README.md"), "utf8");
   // The shell blocks' memleak command lines; `<host pid>` and the like are placeholders for a pid.
   const shell = [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.replace(/<[^>]+>/g, "1")).join("\n");
-  const calls = [...shell.matchAll(new RegExp(`\\bmemleak\\s+((?:${COMMANDS.join("|")})\\b[^;&|\\n#]*)`, "g"))].map((m) => m[1]!.trim().split(/\s+/));
+  const calls = [...shell.matchAll(new RegExp(`\\bmemleak\\s+((?:${COMMANDS.join("|")})\\b[^;&|\\n#]*)`, "g"))].map(
+    (m) => m[1]!.trim().split(/\s+/),
+  );
 
   it("has a command line for each direction (node, debug container)", () => {
     expect(calls.filter((c) => c[0] === "watch").length).toBeGreaterThanOrEqual(3);
   });
 
   it.each(calls.map((c) => [c.join(" "), c] as const))("memleak %s parses", (_text, argv) => {
-    for (const flag of argv.filter((w) => w.startsWith("--"))) expect(takes(Object.values(OPTIONS).find((o) => o.flag === flag)!, argv[0] as CommandName)).toBe(true);
+    for (const flag of argv.filter((w) => w.startsWith("--")))
+      expect(
+        takes(
+          Object.values(OPTIONS).find((o) => o.flag === flag)!,
+          argv[0] as CommandName,
+        ),
+      ).toBe(true);
     expect(parseCLI(argv)).toMatchObject({ kind: argv[0] });
   });
 });

@@ -7,7 +7,13 @@ import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO } from "../helpers/fixtures.js";
 
-const PAGES = ["README.md", "CONTRIBUTING.md", ...readdirSync(join(REPO, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const PAGES = [
+  "README.md",
+  "CONTRIBUTING.md",
+  ...readdirSync(join(REPO, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 
 /** GitHub's anchor for a heading: lower case, punctuation but - and _ dropped, spaces to -. */
 export function slug(heading: string): string {
@@ -25,7 +31,9 @@ function anchors(file: string): Set<string> {
 
 /** [text](target) outside code blocks and code spans; web links are not fetched. */
 function links(file: string): string[] {
-  const text = readFileSync(join(REPO, file), "utf8").replace(/```[\s\S]*?```/g, "").replace(/`[^`\n]*`/g, "");
+  const text = readFileSync(join(REPO, file), "utf8")
+    .replace(/```[\s\S]*?```/g, "")
+    .replace(/`[^`\n]*`/g, "");
   return [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((t) => !/^(https?:|mailto:)/.test(t));
 }
 

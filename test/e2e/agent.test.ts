@@ -13,7 +13,10 @@ import { tempDir } from "../helpers/temp.js";
 const MiB = 2 ** 20;
 
 async function run(script: string, extra: string[] = [], seconds = "20", env: NodeJS.ProcessEnv = {}) {
-  const r = await memleak(["run", "--interval", "0.5", "--json", ...extra, "--", "python3", `fixtures/scenarios/${script}.py`, seconds], env);
+  const r = await memleak(
+    ["run", "--interval", "0.5", "--json", ...extra, "--", "python3", `fixtures/scenarios/${script}.py`, seconds],
+    env,
+  );
   expect(r.stdout, r.stderr).not.toBe("");
   return { ...r, doc: JSON.parse(r.stdout) as VerdictDocument };
 }
@@ -32,7 +35,14 @@ describe.concurrent("agent: fragmentation vs leak", () => {
 
   it("16 threads allocating and freeing is fragmentation, with the arena count in the evidence", async () => {
     const { doc } = await run("thread_arenas");
-    expect(doc.verdict.kind, JSON.stringify(doc.findings.map((f) => [f.kind, f.summary, f.caveats, f.evidence]), null, 1)).toBe("fragmentation");
+    expect(
+      doc.verdict.kind,
+      JSON.stringify(
+        doc.findings.map((f) => [f.kind, f.summary, f.caveats, f.evidence]),
+        null,
+        1,
+      ),
+    ).toBe("fragmentation");
     expect(doc.verdict.evidence.mallocArenas as number).toBeGreaterThanOrEqual(8);
   });
 
@@ -44,13 +54,21 @@ describe.concurrent("agent: fragmentation vs leak", () => {
 
   it("the layer is what grew, not what was imported: bytes kept with torch loaded are Python objects", async () => {
     const { doc } = await run("bytes_leak_torch", [], "24");
-    expect(doc.verdict, JSON.stringify(doc.verdict.caveats)).toMatchObject({ kind: "leak", evidence: { layer: "Python objects" } });
-    expect(doc.verdict.caveats.join(" ")).toMatch(/a list of bytes grows \([\d,]+ items now, ~4.\d\d KiB each, sampled\)/);
+    expect(doc.verdict, JSON.stringify(doc.verdict.caveats)).toMatchObject({
+      kind: "leak",
+      evidence: { layer: "Python objects" },
+    });
+    expect(doc.verdict.caveats.join(" ")).toMatch(
+      /a list of bytes grows \([\d,]+ items now, ~4.\d\d KiB each, sampled\)/,
+    );
   });
 
   it("CPU tensors kept in a list are PyTorch CPU tensors, from the census of live tensor storage", async () => {
     const { doc } = await run("torch_tensor_list", [], "24");
-    expect(doc.verdict, JSON.stringify(doc.verdict.caveats)).toMatchObject({ kind: "leak", evidence: { layer: "PyTorch CPU tensors" } });
+    expect(doc.verdict, JSON.stringify(doc.verdict.caveats)).toMatchObject({
+      kind: "leak",
+      evidence: { layer: "PyTorch CPU tensors" },
+    });
     expect(doc.verdict.caveats[0]).toMatch(/^live CPU tensor storage grew \d+(\.\d+)? MiB/);
   });
 
@@ -86,7 +104,10 @@ describe("agent: injection and clean-up", () => {
     const marker = `${dir}/marker`;
     writeFileSync(`${dir}/sitecustomize.py`, `open(${JSON.stringify(marker)}, "w").write("user sitecustomize ran")\n`);
     const before = new Set(agentDirs());
-    const r = await memleak(["run", "--interval", "0.25", "--json", "--", "python3", "-c", "import time; time.sleep(2)"], { PYTHONPATH: dir });
+    const r = await memleak(
+      ["run", "--interval", "0.25", "--json", "--", "python3", "-c", "import time; time.sleep(2)"],
+      { PYTHONPATH: dir },
+    );
     const doc = JSON.parse(r.stdout) as VerdictDocument;
     expect(readFileSync(marker, "utf8")).toBe("user sitecustomize ran");
     // The agent reported: no "without the agent" caveat anywhere, and the recording-free doc still parses.
@@ -105,11 +126,28 @@ describe("agent: injection and clean-up", () => {
 
   it("forked workers report under their own pid", async () => {
     const rec = `${tempDir("fork")}/r.jsonl`;
-    await memleak(["run", "--interval", "0.5", "--record", rec, "--", "python3", "fixtures/scenarios/leak_worker.py", "8"]);
-    const samples = readFileSync(rec, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type: string; processes?: { pid: number }[]; agent?: Record<string, unknown> });
+    await memleak([
+      "run",
+      "--interval",
+      "0.5",
+      "--record",
+      rec,
+      "--",
+      "python3",
+      "fixtures/scenarios/leak_worker.py",
+      "8",
+    ]);
+    const samples = readFileSync(rec, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; processes?: { pid: number }[]; agent?: Record<string, unknown> });
     const last = samples.filter((s) => s.type === "sample").at(-3)!;
     // The parent and both forked workers are in the sample: with the root alone, the next line would prove nothing.
     expect(last.processes).toHaveLength(3);
-    expect(Object.keys(last.agent ?? {}).map(Number).sort()).toEqual(last.processes!.map((p) => p.pid).sort());
+    expect(
+      Object.keys(last.agent ?? {})
+        .map(Number)
+        .sort(),
+    ).toEqual(last.processes!.map((p) => p.pid).sort());
   });
 });

@@ -26,7 +26,11 @@ describe.concurrent("a short CI step", { timeout: 120_000 }, () => {
   it("a 3 MiB/s leak run for 15 s is a leak, and --fail-on leak exits 1; --json stays JSON under GitHub Actions", async () => {
     const dir = tmp("ci");
     const summary = `${dir}/summary.md`;
-    const r = await memleak(["run", "--fail-on", "leak", "--json", "--", ...leaking(15, 3)], { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary, GITHUB_WORKSPACE: REPO });
+    const r = await memleak(["run", "--fail-on", "leak", "--json", "--", ...leaking(15, 3)], {
+      GITHUB_ACTIONS: "true",
+      GITHUB_STEP_SUMMARY: summary,
+      GITHUB_WORKSPACE: REPO,
+    });
     expect(r.code, r.stderr).toBe(1);
     const doc = JSON.parse(r.stdout) as VerdictDocument; // nothing but the document on stdout
     expect(doc.verdict.kind).toBe("leak");
@@ -49,30 +53,68 @@ describe.concurrent("a short CI step", { timeout: 120_000 }, () => {
     // Sampled every 0.25 s: at the default 1 s, 10 s leave ~14 samples after warm-up, under the 20 a verdict needs,
     // and the answer would be "not enough data" as often as cow. This is also the suite's only run of fork_cow
     // (run.test.ts had a 20 s one with the same assertions).
-    const r = await memleak(["run", "--interval", "0.25", "--fail-on", "leak", "--json", "--", "python3", "fixtures/scenarios/fork_cow.py", "10"]);
+    const r = await memleak([
+      "run",
+      "--interval",
+      "0.25",
+      "--fail-on",
+      "leak",
+      "--json",
+      "--",
+      "python3",
+      "fixtures/scenarios/fork_cow.py",
+      "10",
+    ]);
     const doc = JSON.parse(r.stdout) as VerdictDocument;
     const said = doc.findings.map((f) => `${f.kind}: ${f.summary}`).join("\n");
     expect(r.code, said).toBe(0);
-    expect(doc.findings.filter((f) => f.kind === "leak"), said).toEqual([]);
+    expect(
+      doc.findings.filter((f) => f.kind === "leak"),
+      said,
+    ).toEqual([]);
     expect(doc.verdict.kind, said).toBe("cow");
-    expect(doc.findings.filter((f) => f.kind === "cow" && f.subject.type === "process").length, said).toBeGreaterThanOrEqual(2); // both workers
+    expect(
+      doc.findings.filter((f) => f.kind === "cow" && f.subject.type === "process").length,
+      said,
+    ).toBeGreaterThanOrEqual(2); // both workers
   });
 
   it("a 5 s steady script under --fail-on leak: an inconclusive warning, not a silent pass; --strict fails it", async () => {
-    const r = await memleak(["run", "--fail-on", "leak", "--", ...steady(5)], { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: `${tmp("gh")}/s.md` });
+    const r = await memleak(["run", "--fail-on", "leak", "--", ...steady(5)], {
+      GITHUB_ACTIONS: "true",
+      GITHUB_STEP_SUMMARY: `${tmp("gh")}/s.md`,
+    });
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/^memleak: warning: gate fail-on inconclusive: no leak found, but nothing could be judged: .*not enough data.*; not failing the step \(--strict would\)$/m);
-    expect(r.stdout).toMatch(/^::warning title=memleak fail-on inconclusive::no leak found, but nothing could be judged/m);
+    expect(r.stderr).toMatch(
+      /^memleak: warning: gate fail-on inconclusive: no leak found, but nothing could be judged: .*not enough data.*; not failing the step \(--strict would\)$/m,
+    );
+    expect(r.stdout).toMatch(
+      /^::warning title=memleak fail-on inconclusive::no leak found, but nothing could be judged/m,
+    );
     expect(r.stdout).toMatch(/^ {2}warn fail-on: no leak found, but nothing could be judged/m);
     const strict = await memleak(["run", "--fail-on", "leak", "--strict", "--json", "--", ...steady(5)]);
     expect(strict.code).toBe(1);
-    expect((JSON.parse(strict.stdout) as VerdictDocument).gates).toEqual([expect.objectContaining({ result: "inconclusive", passed: false })]);
+    expect((JSON.parse(strict.stdout) as VerdictDocument).gates).toEqual([
+      expect.objectContaining({ result: "inconclusive", passed: false }),
+    ]);
   });
 
   it("--fail-fast stops a 120 s leaking job once the leak has held, exit 1, with every report written", async () => {
     const dir = tmp("ff");
     const started = Date.now();
-    const r = await memleak(["run", "--fail-on", "leak", "--fail-fast", "--json", "--html", `${dir}/r.html`, "--record", `${dir}/r.jsonl`, "--", ...leaking(120, 1)]);
+    const r = await memleak([
+      "run",
+      "--fail-on",
+      "leak",
+      "--fail-fast",
+      "--json",
+      "--html",
+      `${dir}/r.html`,
+      "--record",
+      `${dir}/r.jsonl`,
+      "--",
+      ...leaking(120, 1),
+    ]);
     const seconds = (Date.now() - started) / 1000;
     expect(r.code, r.stderr).toBe(1);
     expect(seconds).toBeLessThan(60); // the job would run 120 s; BENCHMARKS.md has how soon it stops
@@ -99,9 +141,21 @@ describe.concurrent("a short CI step", { timeout: 120_000 }, () => {
   });
 
   it("watch --fail-fast stops watching a leaking service, exit 1, and leaves the service running", async () => {
-    const target = await startReady(["python3", "-u", "-c", `print("ready", flush=True)\n${leaking(120, 1)[2]}`], /^ready$/m);
+    const target = await startReady(
+      ["python3", "-u", "-c", `print("ready", flush=True)\n${leaking(120, 1)[2]}`],
+      /^ready$/m,
+    );
     try {
-      const r = await memleak(["watch", String(target.pid), "--fail-on", "leak", "--fail-fast", "--json", "--duration", "100s"]);
+      const r = await memleak([
+        "watch",
+        String(target.pid),
+        "--fail-on",
+        "leak",
+        "--fail-fast",
+        "--json",
+        "--duration",
+        "100s",
+      ]);
       expect(r.code, r.stderr).toBe(1);
       expect((JSON.parse(r.stdout) as VerdictDocument).target.stopReason).toBe("gate-failed");
       expect(r.stderr).toMatch(/^memleak: stopped: a gate failed \(--fail-fast\)$/m);
@@ -113,7 +167,10 @@ describe.concurrent("a short CI step", { timeout: 120_000 }, () => {
 
   it("--fail-fast needs a gate to act on", async () => {
     const r = await memleak(["run", "--fail-fast", "--", "true"]);
-    expect(r).toMatchObject({ code: 2, stderr: expect.stringMatching(/--fail-fast stops at the first failed gate: give one/) });
+    expect(r).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/--fail-fast stops at the first failed gate: give one/),
+    });
   });
 });
 
@@ -126,7 +183,10 @@ describe("examples/github-actions.yml, its steps run as the runner would", { tim
     if?: string;
     with?: { path?: string };
   }
-  const workflow = parse(readFileSync(`${REPO}examples/github-actions.yml`, "utf8")) as { env: Record<string, string>; jobs: { memleak: { steps: Step[] } } };
+  const workflow = parse(readFileSync(`${REPO}examples/github-actions.yml`, "utf8")) as {
+    env: Record<string, string>;
+    jobs: { memleak: { steps: Step[] } };
+  };
   const steps = workflow.jobs.memleak.steps;
 
   /**
@@ -139,12 +199,27 @@ describe("examples/github-actions.yml, its steps run as the runner would", { tim
     const workspace = tmp("wf");
     const bin = `${workspace}/.bin`;
     mkdirSync(bin);
-    writeFileSync(`${workspace}/leak.py`, "import sys, time\nkeep = []\nend = time.time() + float(sys.argv[1])\nwhile time.time() < end:\n    keep.append(bytearray(300_000))\n    time.sleep(0.1)\n");
-    writeFileSync(`${workspace}/steady.py`, "import sys, time\nx = bytearray(20 << 20)\ntime.sleep(float(sys.argv[1]))\n");
+    writeFileSync(
+      `${workspace}/leak.py`,
+      "import sys, time\nkeep = []\nend = time.time() + float(sys.argv[1])\nwhile time.time() < end:\n    keep.append(bytearray(300_000))\n    time.sleep(0.1)\n",
+    );
+    writeFileSync(
+      `${workspace}/steady.py`,
+      "import sys, time\nx = bytearray(20 << 20)\ntime.sleep(float(sys.argv[1]))\n",
+    );
     writeFileSync(`${bin}/memleak`, `#!/bin/sh\nexec "${process.execPath}" "${MEMLEAK}" "$@"\n`);
     chmodSync(`${bin}/memleak`, 0o755);
     const summary = `${workspace}/summary.md`;
-    const env = { ...process.env, ...workflow.env, SMOKE_TEST: smoke, NO_COLOR: "1", GITHUB_ACTIONS: "true", GITHUB_WORKSPACE: workspace, GITHUB_STEP_SUMMARY: summary, PATH: `${bin}:${process.env.PATH}` };
+    const env = {
+      ...process.env,
+      ...workflow.env,
+      SMOKE_TEST: smoke,
+      NO_COLOR: "1",
+      GITHUB_ACTIONS: "true",
+      GITHUB_WORKSPACE: workspace,
+      GITHUB_STEP_SUMMARY: summary,
+      PATH: `${bin}:${process.env.PATH}`,
+    };
     const results: { name: string; code: number; stdout: string; stderr: string }[] = [];
     for (const step of steps) {
       if (!step.run || step.id === "install") continue;
@@ -157,8 +232,16 @@ describe("examples/github-actions.yml, its steps run as the runner would", { tim
       }
     }
     const upload = steps.find((s) => s.uses?.startsWith("actions/upload-artifact"));
-    const paths = (upload?.with?.path ?? "").split("\n").map((p) => p.trim()).filter(Boolean);
-    return { results, artifacts: paths.map((p) => ({ path: p, exists: existsSync(`${workspace}/${p}`) })), summary: existsSync(summary) ? readFileSync(summary, "utf8") : "", upload };
+    const paths = (upload?.with?.path ?? "")
+      .split("\n")
+      .map((p) => p.trim())
+      .filter(Boolean);
+    return {
+      results,
+      artifacts: paths.map((p) => ({ path: p, exists: existsSync(`${workspace}/${p}`) })),
+      summary: existsSync(summary) ? readFileSync(summary, "utf8") : "",
+      upload,
+    };
   }
 
   it("a leaking smoke test fails the step, with an ::error annotation, a step summary and the artifacts to upload", async () => {
@@ -190,7 +273,9 @@ describe("nothing lost", { timeout: 60_000 }, () => {
     const r = await memleak(["run", "--record", "/dev/full", "--fail-on", "leak", "--json", "--", ...leaking(15, 3)]);
     expect(r.code).toBe(1);
     expect((JSON.parse(r.stdout) as VerdictDocument).verdict.kind).toBe("leak");
-    expect(r.stderr.match(/^memleak: warning: the recording \/dev\/full stopped: ENOSPC.*; sampling goes on/gm)).toHaveLength(1);
+    expect(
+      r.stderr.match(/^memleak: warning: the recording \/dev\/full stopped: ENOSPC.*; sampling goes on/gm),
+    ).toHaveLength(1);
     expect(r.stderr).not.toMatch(/internal error|at .*\.js:\d+/);
   });
 
@@ -198,7 +283,15 @@ describe("nothing lost", { timeout: 60_000 }, () => {
     const dir = tmp("paths");
     const marker = `${dir}/ran`;
     for (const option of ["--html", "--record"]) {
-      const r = await memleak(["run", option, `${dir}/missing/out`, "--", "python3", "-c", `open(${JSON.stringify(marker)}, "w")`]);
+      const r = await memleak([
+        "run",
+        option,
+        `${dir}/missing/out`,
+        "--",
+        "python3",
+        "-c",
+        `open(${JSON.stringify(marker)}, "w")`,
+      ]);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(new RegExp(`^memleak: ${option} .*: the directory .*missing does not exist$`, "m"));
     }
@@ -210,13 +303,18 @@ describe("error discipline", { timeout: 60_000 }, () => {
   it("a $TMPDIR that does not exist: one line, exit 3, no stack trace", async () => {
     const r = await memleak(["run", "--", "true"], { TMPDIR: "/nonexistent-memleak-tmp" });
     expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/^memleak: ENOENT: no such file or directory, mkdtemp '\/nonexistent-memleak-tmp\/memleak-agent-.*' \(is \$TMPDIR a writable directory\?\)$/m);
+    expect(r.stderr).toMatch(
+      /^memleak: ENOENT: no such file or directory, mkdtemp '\/nonexistent-memleak-tmp\/memleak-agent-.*' \(is \$TMPDIR a writable directory\?\)$/m,
+    );
     expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
   });
 
   it("analyze of a directory or a FIFO: one line, exit 2, at once", async () => {
     const dir = tmp("an");
     const r = await memleak(["analyze", dir]);
-    expect(r).toMatchObject({ code: 2, stderr: expect.stringMatching(/^memleak: cannot read the recording .*: it is a directory$/m) });
+    expect(r).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^memleak: cannot read the recording .*: it is a directory$/m),
+    });
   });
 });

@@ -17,14 +17,20 @@ describe("feedback from run and watch", { concurrent: true }, () => {
     const doc = JSON.parse(r.stdout) as VerdictDocument;
     const lines = r.stderr.split("\n").filter((l) => l.startsWith("memleak: "));
     // First of memleak's lines, before any progress line (one every 10 s in a log).
-    expect(lines[0]).toMatch(new RegExp(`^memleak: sampling python3 fixtures/scenarios/leak_main.py 14 \\(PID ${doc.target.pid}\\) and its children every 500ms until it exits; Ctrl-C stops the command, then memleak reports$`));
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^memleak: sampling python3 fixtures/scenarios/leak_main.py 14 \\(PID ${doc.target.pid}\\) and its children every 500ms until it exits; Ctrl-C stops the command, then memleak reports$`,
+      ),
+    );
     expect(r.code).toBe(0);
     // A loaded machine may leave too little to call: the hint is checked against the verdict given.
     const leaked = [doc.verdict, ...doc.findings].some((f) => f.kind === "leak");
     expect(leaked, doc.verdict.summary).toBe(true);
     const after = lines.slice(lines.findIndex((l) => l.startsWith("memleak: stopped:")));
     expect(after).toContainEqual(expect.stringMatching(/add --fail-on leak to fail a CI step on it \(exit code 1\)/));
-    expect(after).toContainEqual(expect.stringMatching(/add --record run\.jsonl to keep the samples, then `memleak analyze run\.jsonl`/));
+    expect(after).toContainEqual(
+      expect.stringMatching(/add --record run\.jsonl to keep the samples, then `memleak analyze run\.jsonl`/),
+    );
   });
 
   it("with a gate and a recording, no CI hint: it names the recording and how to analyze it again", async () => {
@@ -32,7 +38,9 @@ describe("feedback from run and watch", { concurrent: true }, () => {
     const r = await memleak(["run", "--interval", "0.5", "--fail-on", "cow", "--record", file, "--", ...leak(4)]);
     expect(r.stderr).not.toMatch(/--fail-on leak/);
     expect(r.stderr).not.toMatch(/add --record/);
-    expect(r.stderr).toContain(`memleak: the samples are kept in ${file}: \`memleak analyze ${file}\` analyzes them again`);
+    expect(r.stderr).toContain(
+      `memleak: the samples are kept in ${file}: \`memleak analyze ${file}\` analyzes them again`,
+    );
     const again = await memleak(["analyze", file]);
     expect(again.code, again.stderr).toBe(0);
   });
@@ -50,7 +58,9 @@ describe("feedback from run and watch", { concurrent: true }, () => {
     try {
       const r = await memleak(["watch", "--interval", "0.5", "--duration", "1", String(sleeper.pid)]);
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stderr.split("\n")[0]).toBe(`memleak: sampling sleep 60 (PID ${sleeper.pid}) and its children every 500ms for 1s or until it exits; Ctrl-C stops watching (PID ${sleeper.pid} runs on) and reports`);
+      expect(r.stderr.split("\n")[0]).toBe(
+        `memleak: sampling sleep 60 (PID ${sleeper.pid}) and its children every 500ms for 1s or until it exits; Ctrl-C stops watching (PID ${sleeper.pid} runs on) and reports`,
+      );
     } finally {
       sleeper.kill("SIGKILL");
     }

@@ -15,7 +15,12 @@ import { tempDir } from "../helpers/temp.js";
 
 const DRIVE = "test/helpers/stand-in-torch/drive_cuda.py";
 const gpuFindings = (doc: VerdictDocument) => doc.findings.filter((f) => f.subject.type === "gpu");
-const show = (fs: Finding[]) => JSON.stringify(fs.map((f) => [f.kind, f.summary, f.evidence]), null, 1);
+const show = (fs: Finding[]) =>
+  JSON.stringify(
+    fs.map((f) => [f.kind, f.summary, f.evidence]),
+    null,
+    1,
+  );
 
 async function drive(mode: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}, seconds = "14") {
   const r = await memleak(["run", "--interval", "0.5", "--json", ...extra, "--", "python3", DRIVE, mode, seconds], env);
@@ -28,8 +33,17 @@ describe.concurrent("GPU memory under `memleak run` (stand-in torch.cuda, no GPU
     const dir = tempDir("gpu-leak");
     const html = join(dir, "report.html");
     const summary = join(dir, "summary.md");
-    const { doc, code } = await drive("leak", ["--metric", "gpu", "--max-growth", "100MiB", "--fail-on", "leak", "--html", html], { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary });
-    expect(doc.verdict, show(gpuFindings(doc))).toMatchObject({ kind: "leak", metric: "gpu-allocated", subject: { type: "gpu", device: "cuda:0", source: "torch" }, evidence: { layer: "CUDA tensors" } });
+    const { doc, code } = await drive(
+      "leak",
+      ["--metric", "gpu", "--max-growth", "100MiB", "--fail-on", "leak", "--html", html],
+      { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary },
+    );
+    expect(doc.verdict, show(gpuFindings(doc))).toMatchObject({
+      kind: "leak",
+      metric: "gpu-allocated",
+      subject: { type: "gpu", device: "cuda:0", source: "torch" },
+      evidence: { layer: "CUDA tensors" },
+    });
     expect(doc.findings.find((f) => f.subject.type === "process")!.kind).not.toBe("leak");
     expect(doc.gates!.map((g) => [g.name, g.result])).toEqual([
       ["max-growth", "fail"],
@@ -45,13 +59,22 @@ describe.concurrent("GPU memory under `memleak run` (stand-in torch.cuda, no GPU
   it("allocated that came down while the caching allocator kept its reserve is retention, with its advice", async () => {
     const { doc } = await drive("retention");
     const [f] = gpuFindings(doc);
-    expect(f, show(gpuFindings(doc))).toMatchObject({ kind: "fragmentation", metric: "gpu-reserved", evidence: { gpuHeldAs: "cached" } });
+    expect(f, show(gpuFindings(doc))).toMatchObject({
+      kind: "fragmentation",
+      metric: "gpu-reserved",
+      evidence: { gpuHeldAs: "cached" },
+    });
     expect(f!.advice).toContain("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
   });
 
   it("a steady training loop on two devices: a stable finding for each, labelled by device", async () => {
     const { doc } = await drive("steady");
-    expect(gpuFindings(doc).map((f) => [f.evidence.device, f.kind]).sort(), show(gpuFindings(doc))).toEqual([
+    expect(
+      gpuFindings(doc)
+        .map((f) => [f.evidence.device, f.kind])
+        .sort(),
+      show(gpuFindings(doc)),
+    ).toEqual([
       ["cuda:0", "stable"],
       ["cuda:1", "stable"],
     ]);
@@ -64,19 +87,28 @@ describe.concurrent("GPU memory under `memleak run` (stand-in torch.cuda, no GPU
     oneGpu(dir);
     const { doc } = await drive("driver", ["--record", record], env, "16");
     expect(doc.sampling?.gpu).toMatchObject({ driver: "read" });
-    const lines = readFileSync(record, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as { processes?: { pid: number; gpu?: Record<string, number> }[] });
+    const lines = readFileSync(record, "utf8")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as { processes?: { pid: number; gpu?: Record<string, number> }[] });
     const readings = lines.flatMap((s) => (s.processes ?? []).flatMap((p) => (p.gpu ? [p.gpu["0"]!] : [])));
     // A read every 5 s or more (its own time allowing, on a loaded machine 15 s) over 16 s, the first maybe before the
     // program wrote what the stand-in reports: at least one reading, a whole MiB of the program's 700 + 4 a tick.
     expect(readings.length).toBeGreaterThanOrEqual(1);
     expect(readings.every((b) => b >= 700 * 2 ** 20 && b % 2 ** 20 === 0)).toBe(true);
-    expect(gpuFindings(doc).map((f) => f.subject)).toEqual([expect.objectContaining({ type: "gpu", device: "0", source: "driver" })]);
+    expect(gpuFindings(doc).map((f) => f.subject)).toEqual([
+      expect.objectContaining({ type: "gpu", device: "0", source: "driver" }),
+    ]);
   });
 
   it("a machine without a GPU reads nothing and says nothing about it, but for one line in the JSON", async () => {
     const json = await drive("none");
     expect(gpuFindings(json.doc)).toEqual([]);
-    expect(json.doc.sampling?.gpu).toEqual({ driver: "unavailable", note: "GPU memory per process not read from the driver: nvidia-smi is not installed (no NVIDIA driver here)", reads: 0 });
+    expect(json.doc.sampling?.gpu).toEqual({
+      driver: "unavailable",
+      note: "GPU memory per process not read from the driver: nvidia-smi is not installed (no NVIDIA driver here)",
+      reads: 0,
+    });
     const text = await memleak(["run", "--interval", "0.5", "--", "python3", "-c", "import time; time.sleep(6)"]);
     expect(text.stdout + text.stderr).not.toMatch(/gpu|cuda|nvidia/i);
   });

@@ -25,7 +25,14 @@ async function loaded(name: string, args: string[]): Promise<string[]> {
     env: { ...process.env, MEMLEAK_IMPORT_LOG: log, NO_COLOR: "1" },
   });
   const dist = new URL(`file://${REPO}dist/`).href;
-  return [...new Set(readFileSync(log, "utf8").split("\n").filter((u) => u.startsWith(dist)).map((u) => u.slice(dist.length)))];
+  return [
+    ...new Set(
+      readFileSync(log, "utf8")
+        .split("\n")
+        .filter((u) => u.startsWith(dist))
+        .map((u) => u.slice(dist.length)),
+    ),
+  ];
 }
 
 /** What --help may load: the CLI layer, the shared base (base/), and the two small files it reads its words from: what the gates may check (gates/spec.ts) and what a watch reads by default (sampling/defaults.ts). */
@@ -33,15 +40,21 @@ const CLI_LAYER = /^(cli\.js|cli\/.*|base\/.*|gates\/spec\.js|sampling\/defaults
 const deep = (modules: string[]) => modules.filter((m) => !CLI_LAYER.test(m));
 
 describe("what --help loads", () => {
-  it.each([["--help"], ["--version"], ["watch", "--help"], ["run", "-h"]])("memleak %s loads the recorded help's layout alone: not even commander", async (...args) => {
-    expect(await loaded(args.join("_"), args)).toEqual(["cli/help-layout.js"]);
-  });
+  it.each([["--help"], ["--version"], ["watch", "--help"], ["run", "-h"]])(
+    "memleak %s loads the recorded help's layout alone: not even commander",
+    async (...args) => {
+      expect(await loaded(args.join("_"), args)).toEqual(["cli/help-layout.js"]);
+    },
+  );
 
-  it.each([["help"], ["help", "watch"], ["watch", "--help", "--json"]])("memleak %s (help the recorded one does not answer) loads the CLI layer only: nothing from system/, probes/, analysis/, commands/, report/", async (...args) => {
-    const modules = await loaded(args.join("_"), args);
-    expect(modules).toContain("cli/parse.js");
-    expect(deep(modules)).toEqual([]);
-  });
+  it.each([["help"], ["help", "watch"], ["watch", "--help", "--json"]])(
+    "memleak %s (help the recorded one does not answer) loads the CLI layer only: nothing from system/, probes/, analysis/, commands/, report/",
+    async (...args) => {
+      const modules = await loaded(args.join("_"), args);
+      expect(modules).toContain("cli/parse.js");
+      expect(deep(modules)).toEqual([]);
+    },
+  );
 
   it("the control: a snapshot does load them, and the hook sees it", async () => {
     const modules = await loaded("snapshot", ["snapshot", String(process.pid), "--json"]);

@@ -50,13 +50,19 @@ describe("--help's examples, run as written", { concurrent: true }, () => {
     const sleeper = spawn("sleep", ["60"], { stdio: "ignore" });
     // Written files (run.jsonl, report.html) go to a directory of the test's, not the repository.
     const dir = tempDir("help-example");
-    const real = args.map((a) => (a === "$PID" ? String(sleeper.pid) : /^(run\.jsonl|report\.html)$/.test(a) ? `${dir}/${a}` : a));
+    const real = args.map((a) =>
+      a === "$PID" ? String(sleeper.pid) : /^(run\.jsonl|report\.html)$/.test(a) ? `${dir}/${a}` : a,
+    );
     // watch without -d runs until Ctrl-C: the sleeper's exit ends it instead, 3 s after memleak first speaks (it has
     // found the process by then; a timer from the spawn raced memleak's start on a loaded machine: "no process").
     let timer: NodeJS.Timeout | undefined;
     const endsBySleeper = real[0] === "watch" && !real.includes("-d");
     try {
-      const r = await memleak(real, {}, endsBySleeper ? () => (timer ??= setTimeout(() => sleeper.kill("SIGKILL"), 3000)) : undefined);
+      const r = await memleak(
+        real,
+        {},
+        endsBySleeper ? () => (timer ??= setTimeout(() => sleeper.kill("SIGKILL"), 3000)) : undefined,
+      );
       // 0, or 1 where the example's gate fails on the leak it is shown on, or 143 where -d stops the command (run
       // exits with the command's status, SIGTERM's 128 + 15): never a usage error (2) or a failure to observe (3).
       expect([0, 1, 143], r.stderr).toContain(r.code);

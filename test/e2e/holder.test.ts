@@ -28,7 +28,12 @@ function verdict(stdout: string, stderr: string): VerdictDocument {
 }
 
 /** Everything a failed expectation should show: each finding's kind, summary, holder and notes. */
-const shown = (doc: VerdictDocument) => JSON.stringify(doc.findings.map((f) => [f.kind, f.summary, f.holder, f.caveats]), null, 1);
+const shown = (doc: VerdictDocument) =>
+  JSON.stringify(
+    doc.findings.map((f) => [f.kind, f.summary, f.holder, f.caveats]),
+    null,
+    1,
+  );
 
 // The agent searches once it has seen the container grow at two walks in a row, walks being at least 5 s apart: from
 // about 11 s after it starts. 16 s leaves room for a loaded machine (the walks are timed by the agent's thread).
@@ -47,7 +52,16 @@ describe.concurrent("run: the holder of a leak, for each kind of root", { timeou
 
   // Beside the eight leaks rather than after them (it is as long as one of them, and as light): ~20 s of the file.
   it("no holder claim where there is no leak of Python objects: a bounded cache levels off, no finding names a holder", async () => {
-    const r = await memleak(["run", "--interval", "0.5", "--json", "--", "python3", "fixtures/scenarios/bounded_cache.py", "16"]);
+    const r = await memleak([
+      "run",
+      "--interval",
+      "0.5",
+      "--json",
+      "--",
+      "python3",
+      "fixtures/scenarios/bounded_cache.py",
+      "16",
+    ]);
     const doc = verdict(r.stdout, r.stderr);
     expect(doc.verdict.kind, shown(doc)).not.toBe("leak");
     expect(doc.findings.filter((f) => f.holder !== undefined)).toEqual([]);
@@ -59,36 +73,70 @@ afterAll(async () => {
   for (const s of started) await s.stop();
 });
 
-describe.concurrent("watch: the holder of a leak in a running program, for each kind of root", { timeout: 150_000 }, () => {
-  it.each(KINDS)("%s → %s", async (kind, path, root) => {
-    const target = await startReady(["python3", "-u", PROGRAM, kind, "90"], /^ready$/m);
-    started.push(target);
-    const r = await memleak(["watch", String(target.pid), "--duration", "20", "--interval", "0.5", "--json"]);
-    const doc = verdict(r.stdout, r.stderr);
-    expect(doc.verdict.kind, shown(doc)).toBe("leak");
-    expect(doc.verdict.holder, shown(doc)).toMatchObject({ found: true, path, root });
-    // Still running after memleak left, and still the program it was (it would have printed a traceback otherwise).
-    expect(target.child.exitCode).toBeNull();
-    expect(target.output()).toBe("ready\n");
-  });
-});
+describe.concurrent(
+  "watch: the holder of a leak in a running program, for each kind of root",
+  { timeout: 150_000 },
+  () => {
+    it.each(KINDS)("%s → %s", async (kind, path, root) => {
+      const target = await startReady(["python3", "-u", PROGRAM, kind, "90"], /^ready$/m);
+      started.push(target);
+      const r = await memleak(["watch", String(target.pid), "--duration", "20", "--interval", "0.5", "--json"]);
+      const doc = verdict(r.stdout, r.stderr);
+      expect(doc.verdict.kind, shown(doc)).toBe("leak");
+      expect(doc.verdict.holder, shown(doc)).toMatchObject({ found: true, path, root });
+      // Still running after memleak left, and still the program it was (it would have printed a traceback otherwise).
+      expect(target.child.exitCode).toBeNull();
+      expect(target.output()).toBe("ready\n");
+    });
+  },
+);
 
 // With torch loaded a census walk costs 50-90 ms, so the census walks every 10-18 s (its CPU held under 0.5%): the
 // container must outlast two walks after it passes 16 items. 40 s leaves room for a loaded machine, where a training
 // step can take a second.
-describe.concurrent.skipIf(!existsSync("/usr/lib/python3/dist-packages/torch"))("the holder of tensors (Debian's PyTorch)", { timeout: 180_000 }, () => {
-  it("CPU tensors kept in a list: the list that holds them", async () => {
-    const r = await memleak(["run", "--interval", "0.5", "--json", "--", SYSTEM_PYTHON, "fixtures/scenarios/torch_tensor_list.py", "40"]);
-    const doc = verdict(r.stdout, r.stderr);
-    expect(doc.verdict, shown(doc)).toMatchObject({ kind: "leak", evidence: { layer: "PyTorch CPU tensors" } });
-    expect(doc.verdict.holder, shown(doc)).toMatchObject({ found: true, path: "__main__.cache", container: "list of Tensor" });
-  });
+describe.concurrent.skipIf(!existsSync("/usr/lib/python3/dist-packages/torch"))(
+  "the holder of tensors (Debian's PyTorch)",
+  { timeout: 180_000 },
+  () => {
+    it("CPU tensors kept in a list: the list that holds them", async () => {
+      const r = await memleak([
+        "run",
+        "--interval",
+        "0.5",
+        "--json",
+        "--",
+        SYSTEM_PYTHON,
+        "fixtures/scenarios/torch_tensor_list.py",
+        "40",
+      ]);
+      const doc = verdict(r.stdout, r.stderr);
+      expect(doc.verdict, shown(doc)).toMatchObject({ kind: "leak", evidence: { layer: "PyTorch CPU tensors" } });
+      expect(doc.verdict.holder, shown(doc)).toMatchObject({
+        found: true,
+        path: "__main__.cache",
+        container: "list of Tensor",
+      });
+    });
 
-  it("losses kept with their graphs: the variable that holds the graphs' roots", async () => {
-    const r = await memleak(["run", "--interval", "0.5", "--json", "--", SYSTEM_PYTHON, "fixtures/scenarios/torch_losses_leak.py", "40"]);
-    const doc = verdict(r.stdout, r.stderr);
-    expect(doc.verdict, shown(doc)).toMatchObject({ kind: "leak", evidence: { layer: "PyTorch autograd graphs" } });
-    expect(doc.verdict.holder, shown(doc)).toMatchObject({ found: true, path: "__main__.losses", container: "list of Tensor" });
-    expect(doc.verdict.advice).toMatch(/loss\.item\(\)/);
-  });
-});
+    it("losses kept with their graphs: the variable that holds the graphs' roots", async () => {
+      const r = await memleak([
+        "run",
+        "--interval",
+        "0.5",
+        "--json",
+        "--",
+        SYSTEM_PYTHON,
+        "fixtures/scenarios/torch_losses_leak.py",
+        "40",
+      ]);
+      const doc = verdict(r.stdout, r.stderr);
+      expect(doc.verdict, shown(doc)).toMatchObject({ kind: "leak", evidence: { layer: "PyTorch autograd graphs" } });
+      expect(doc.verdict.holder, shown(doc)).toMatchObject({
+        found: true,
+        path: "__main__.losses",
+        container: "list of Tensor",
+      });
+      expect(doc.verdict.advice).toMatch(/loss\.item\(\)/);
+    });
+  },
+);

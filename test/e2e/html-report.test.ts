@@ -37,13 +37,24 @@ const ARGS = [
  * The page in chromium, as a user opens it: written to `work`, loaded from its file:// URL, its charts drawn.
  * `listen` attaches the page's listeners before it loads (dialogs, errors, requests).
  */
-async function openInChromium(work: string, html: string, listen: (page: Page) => void): Promise<{ context: BrowserContext; page: Page }> {
+async function openInChromium(
+  work: string,
+  html: string,
+  listen: (page: Page) => void,
+): Promise<{ context: BrowserContext; page: Page }> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install chromium; .ci/run does) to run the HTML report test`);
+    throw new Error(
+      `${CHROMIUM} not found: install Debian's chromium (apt-get install chromium; .ci/run does) to run the HTML report test`,
+    );
   }
   const file = join(work, "report.html");
   writeFileSync(file, html);
-  const context = await chromium.launchPersistentContext(join(work, "profile"), { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 } });
+  const context = await chromium.launchPersistentContext(join(work, "profile"), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1280, height: 900 },
+  });
   const page = context.pages()[0] ?? (await context.newPage());
   listen(page);
   await page.goto(pathToFileURL(file).href, { waitUntil: "load" });
@@ -76,10 +87,22 @@ describe("the HTML report in chromium", () => {
     const a = withHostileProcess(base, base.doc.verdict.pid!, HOSTILE);
     verdictSummary = a.doc.verdict.summary;
     // With what a --trace-python, gated run adds, so that the page shows (and the tests check) every section.
-    const sites = [{ file: "/srv/app/pipeline/preprocess_features_and_cache_them.py", line: 118, sizeDiff: 41 * 2 ** 20, countDiff: 5120, size: 44 * 2 ** 20 }];
+    const sites = [
+      {
+        file: "/srv/app/pipeline/preprocess_features_and_cache_them.py",
+        line: 118,
+        sizeDiff: 41 * 2 ** 20,
+        countDiff: 5120,
+        size: 44 * 2 ** 20,
+      },
+    ];
     const gates = [{ name: "fail-on", result: "fail" as const, passed: false, message: "leak found" }];
     const doc = { ...a.doc, verdict: { ...a.doc.verdict, sites }, gates };
-    const html = renderHtml(doc, a.set, { commands: a.commands, settledAt: 12, about: { hostname: "ci-runner-7", kernel: "6.1.0" } });
+    const html = renderHtml(doc, a.set, {
+      commands: a.commands,
+      settledAt: 12,
+      about: { hostname: "ci-runner-7", kernel: "6.1.0" },
+    });
     chartCount = (html.match(/"group":"/g) ?? []).length;
     ({ context, page } = await openInChromium(work, html, (p) => {
       p.on("dialog", (d) => {
@@ -117,7 +140,8 @@ describe("the HTML report in chromium", () => {
         let inked = 0;
         if (c && c.width > 0 && c.height > 0) {
           const px = c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data;
-          for (let i = 0; i < px.length; i += 4) if (px[i + 3]! > 0 && (px[i]! < 235 || px[i + 1]! < 235 || px[i + 2]! < 235)) inked++;
+          for (let i = 0; i < px.length; i += 4)
+            if (px[i + 3]! > 0 && (px[i]! < 235 || px[i + 1]! < 235 || px[i + 2]! < 235)) inked++;
         }
         return { id: f.id, canvases: canvases.length, width: c?.width ?? 0, height: c?.height ?? 0, inked };
       }),
@@ -132,7 +156,9 @@ describe("the HTML report in chromium", () => {
   });
 
   it("shows each series' latest value in the legend before the pointer has been over a chart", async () => {
-    const values = await page.$$eval("figure.chart .u-legend .u-series:not(.u-off) .u-value", (cells) => cells.map((c) => c.textContent ?? ""));
+    const values = await page.$$eval("figure.chart .u-legend .u-series:not(.u-off) .u-value", (cells) =>
+      cells.map((c) => c.textContent ?? ""),
+    );
     expect(values.length).toBeGreaterThan(chartCount * 2);
     expect(values.filter((v) => v === "\u2013" || v === "--" || v === "")).toEqual([]);
   });
@@ -146,7 +172,12 @@ describe("the HTML report in chromium", () => {
     // uPlot updates the legend on the next animation frame.
     const legend = () =>
       page.$$eval("figure.is-verdict .u-legend .u-series", (rows) =>
-        Object.fromEntries(rows.map((r) => [r.querySelector(".u-label")?.textContent ?? "", r.querySelector(".u-value")?.textContent ?? ""])),
+        Object.fromEntries(
+          rows.map((r) => [
+            r.querySelector(".u-label")?.textContent ?? "",
+            r.querySelector(".u-value")?.textContent ?? "",
+          ]),
+        ),
       );
     await expect.poll(async () => (await legend()).anon).toMatch(/^[\d.]+ MiB$/);
     expect((await legend()).time).toMatch(/^[\d.]+s$/);
@@ -167,47 +198,58 @@ describe("the HTML report in chromium", () => {
     expect(requests).toEqual([]);
   });
 
-  it.each([1280, 800])("at %i px wide: no sideways scrolling, no word cut in a header, a screenshot to look at", async (width) => {
-    await page.setViewportSize({ width, height: 900 });
-    await page.waitForTimeout(300); // the charts re-lay out 100 ms after a resize
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(width);
-    // Every word of every header (and of the first column of the findings and gates tables) on one line: a word cut
-    // mid-way ("met/ric", "FAI/L") has two client rects.
-    const cut = await page.evaluate(() => {
-      const broken: string[] = [];
-      for (const cell of document.querySelectorAll("th, .others td:first-child, .gates td:first-child")) {
-        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
-        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-          const text = node.textContent ?? "";
-          for (const m of text.matchAll(/\S+/g)) {
-            const range = document.createRange();
-            range.setStart(node, m.index!);
-            range.setEnd(node, m.index! + m[0].length);
-            const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
-            if (lines.size > 1) broken.push(m[0]);
+  it.each([1280, 800])(
+    "at %i px wide: no sideways scrolling, no word cut in a header, a screenshot to look at",
+    async (width) => {
+      await page.setViewportSize({ width, height: 900 });
+      await page.waitForTimeout(300); // the charts re-lay out 100 ms after a resize
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(width);
+      // Every word of every header (and of the first column of the findings and gates tables) on one line: a word cut
+      // mid-way ("met/ric", "FAI/L") has two client rects.
+      const cut = await page.evaluate(() => {
+        const broken: string[] = [];
+        for (const cell of document.querySelectorAll("th, .others td:first-child, .gates td:first-child")) {
+          const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            const text = node.textContent ?? "";
+            for (const m of text.matchAll(/\S+/g)) {
+              const range = document.createRange();
+              range.setStart(node, m.index!);
+              range.setEnd(node, m.index! + m[0].length);
+              const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+              if (lines.size > 1) broken.push(m[0]);
+            }
           }
         }
-      }
-      return broken;
-    });
-    expect(cut).toEqual([]);
-    const shot = join(tempDir("html-shot"), `report-${width}.png`);
-    const png = decodePng(await page.screenshot({ path: shot, fullPage: true }));
-    expect(png.width).toBe(width);
-    console.log(`HTML report screenshot at ${width} px: ${shot}`);
-    await page.setViewportSize({ width: 1280, height: 900 });
-    await page.waitForTimeout(300);
-  });
+        return broken;
+      });
+      expect(cut).toEqual([]);
+      const shot = join(tempDir("html-shot"), `report-${width}.png`);
+      const png = decodePng(await page.screenshot({ path: shot, fullPage: true }));
+      expect(png.width).toBe(width);
+      console.log(`HTML report screenshot at ${width} px: ${shot}`);
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.waitForTimeout(300);
+    },
+  );
 
   it("takes a screenshot a person can look at: the whole page, with the verdict's chart drawn in it", async () => {
     const dir = tempDir("html-shot");
     const path = join(dir, "report.png");
     // Where the page and the verdict's chart are, measured before the capture: restoring the viewport after a
     // full-page capture re-lays the charts out for a moment. fullPage: screenshot pixels are page pixels.
-    const size = await page.evaluate(() => ({ width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight }));
+    const size = await page.evaluate(() => ({
+      width: document.documentElement.scrollWidth,
+      height: document.documentElement.scrollHeight,
+    }));
     const chart = await page.$eval("figure.is-verdict canvas", (c) => {
       const r = c.getBoundingClientRect();
-      return { x: Math.round(r.left + window.scrollX), y: Math.round(r.top + window.scrollY), width: Math.round(r.width), height: Math.round(r.height) };
+      return {
+        x: Math.round(r.left + window.scrollX),
+        y: Math.round(r.top + window.scrollY),
+        width: Math.round(r.width),
+        height: Math.round(r.height),
+      };
     });
     // The PNG itself is checked, not just the canvas: a page that painted nothing (or a blank capture) fails here.
     const png = decodePng(await page.screenshot({ path, fullPage: true }));
@@ -225,7 +267,9 @@ describe("the HTML report in chromium", () => {
     }
     // Lines, fills and grid, anti-aliased in hundreds of shades: the drawn chart inks ~6% of its box in ~800 colours.
     // With its canvas blank, uPlot's DOM overlays (cursor points, markers) alone ink ~0.5% in ~100 colours.
-    expect(inked / (chart.width * chart.height), "the verdict's chart looks blank in the screenshot").toBeGreaterThan(0.02);
+    expect(inked / (chart.width * chart.height), "the verdict's chart looks blank in the screenshot").toBeGreaterThan(
+      0.02,
+    );
     expect(colours.size).toBeGreaterThan(250);
     console.log(`HTML report screenshot: ${path}`);
   });
@@ -243,7 +287,9 @@ describe("the HTML report of a memleak pytest run, in chromium", () => {
 
   beforeAll(async () => {
     const { doc, set } = await analyzeRecording(`${FIXTURES}pytest-runs/suite.repeat5-warmup2.jsonl`);
-    ({ context, page } = await openInChromium(work, renderHtml(doc, set), (p) => p.on("pageerror", (e) => pageErrors.push(e.message))));
+    ({ context, page } = await openInChromium(work, renderHtml(doc, set), (p) =>
+      p.on("pageerror", (e) => pageErrors.push(e.message)),
+    ));
   });
 
   afterAll(async () => {
@@ -252,7 +298,9 @@ describe("the HTML report of a memleak pytest run, in chromium", () => {
   });
 
   it("lists the tests by growth, the leak marked", async () => {
-    const rows = await page.$$eval("section.tests tbody tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].slice(0, 2).map((td) => td.textContent)));
+    const rows = await page.$$eval("section.tests tbody tr", (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll("td")].slice(0, 2).map((td) => td.textContent)),
+    );
     expect(rows).toHaveLength(8);
     expect(rows).toContainEqual(["test_growth.py::test_leaks_per_call", "leak"]);
     expect(rows).toContainEqual(["test_growth.py::test_fills_cache_once", "one-off"]);
@@ -263,9 +311,18 @@ describe("the HTML report of a memleak pytest run, in chromium", () => {
     // The leak band: rgba(225,87,89,0.18) on the canvas (transparent where nothing else is drawn: the page's white
     // shows through it).
     const leakPixels = await page.$eval("figure.chart canvas", (c) => {
-      const px = (c as HTMLCanvasElement).getContext("2d")!.getImageData(0, 0, (c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height).data;
+      const px = (c as HTMLCanvasElement)
+        .getContext("2d")!
+        .getImageData(0, 0, (c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height).data;
       let n = 0;
-      for (let i = 0; i < px.length; i += 4) if (Math.abs(px[i]! - 225) <= 3 && Math.abs(px[i + 1]! - 87) <= 3 && Math.abs(px[i + 2]! - 89) <= 3 && Math.abs(px[i + 3]! - 46) <= 3) n++;
+      for (let i = 0; i < px.length; i += 4)
+        if (
+          Math.abs(px[i]! - 225) <= 3 &&
+          Math.abs(px[i + 1]! - 87) <= 3 &&
+          Math.abs(px[i + 2]! - 89) <= 3 &&
+          Math.abs(px[i + 3]! - 46) <= 3
+        )
+          n++;
       return n;
     });
     expect(leakPixels).toBeGreaterThan(500);

@@ -12,7 +12,17 @@ describe("interim verdicts on a worker thread", () => {
     const { InterimAnalyst } = await import("../../dist/session/interim/analyst.js");
     const { packSet } = await import("../../dist/series/packed-set.js");
     const b = new SeriesBuilder(undefined, 120);
-    for (const s of synthesize({ seconds: 600, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: 0.2 * MB }, baseline: 200 * MB, noise: 2 * MB } }] })) b.add(s);
+    for (const s of synthesize({
+      seconds: 600,
+      processes: [
+        {
+          pid: 100,
+          ppid: 1,
+          anon: { shape: { kind: "linear", bytesPerSecond: 0.2 * MB }, baseline: 200 * MB, noise: 2 * MB },
+        },
+      ],
+    }))
+      b.add(s);
     const view = interimView(b.set);
     const input = { set: view, options: {}, target: { pid: 100 } };
     const expected = classify(input);
@@ -29,10 +39,18 @@ describe("interim verdicts on a worker thread", () => {
         },
       );
       const { packed, transfer } = packSet(view);
-      expect(analyst.request({ input: { ...input, set: packed }, gates: { metric: "pss", perProcess: false } }, transfer, 600)).toBe(true);
+      expect(
+        analyst.request(
+          { input: { ...input, set: packed }, gates: { metric: "pss", perProcess: false } },
+          transfer,
+          600,
+        ),
+      ).toBe(true);
       // In flight on the worker: the caller is free, and a second request is refused until the answer is in.
       expect(analyst.busy).toBe(true);
-      expect(analyst.request({ input: { ...input, set: packed }, gates: { metric: "pss", perProcess: false } }, [], 601)).toBe(false);
+      expect(
+        analyst.request({ input: { ...input, set: packed }, gates: { metric: "pss", perProcess: false } }, [], 601),
+      ).toBe(false);
     });
     expect(await answered).toEqual({ kind: expected.verdict.kind, at: 600 });
     expect(expected.verdict.kind).toBe("leak");

@@ -26,14 +26,20 @@ function pyenvRoot(): string {
 /** pyenv's 3.N build (versions/3.N.*), or why there is none. */
 function pyenv(minor: number): { python?: string; missing?: string } {
   const root = pyenvRoot();
-  const version = (existsSync(`${root}/versions`) ? readdirSync(`${root}/versions`) : []).filter((v) => v.startsWith(`3.${minor}.`)).sort().pop();
+  const version = (existsSync(`${root}/versions`) ? readdirSync(`${root}/versions`) : [])
+    .filter((v) => v.startsWith(`3.${minor}.`))
+    .sort()
+    .pop();
   const python = version && `${root}/versions/${version}/bin/python3.${minor}`;
   return python && existsSync(python) ? { python } : { missing: `no pyenv 3.${minor} under ${root}/versions` };
 }
 
 const INTERPRETERS = [
   ...[8, 9, 10, 11, 12, 13].map((minor) => ({ name: `CPython 3.${minor} (pyenv)`, ...pyenv(minor) })),
-  { name: "Debian's static python3", ...(existsSync(SYSTEM_PYTHON) ? { python: SYSTEM_PYTHON } : { missing: `no ${SYSTEM_PYTHON}` }) },
+  {
+    name: "Debian's static python3",
+    ...(existsSync(SYSTEM_PYTHON) ? { python: SYSTEM_PYTHON } : { missing: `no ${SYSTEM_PYTHON}` }),
+  },
 ];
 
 /** Debian's pytest 7 (pure Python) for interpreters that have none of their own; its deps are python3-* packages. */
@@ -41,7 +47,9 @@ const DEBIAN_PYTEST = "/usr/lib/python3/dist-packages";
 
 // One line in the CI log: which interpreters this run covered, and why any was left out.
 beforeAll(() => {
-  const line = INTERPRETERS.map((i) => (i.missing ? `${i.name}: skipped (${i.missing})` : `${i.name}: ${i.python}`)).join("; ");
+  const line = INTERPRETERS.map((i) =>
+    i.missing ? `${i.name}: skipped (${i.missing})` : `${i.name}: ${i.python}`,
+  ).join("; ");
   console.info(`interpreters: ${line}`);
 });
 
@@ -53,33 +61,67 @@ afterAll(async () => {
 const json = (stdout: string) => JSON.parse(stdout) as VerdictDocument;
 
 for (const i of INTERPRETERS) {
-  describe.skipIf(i.missing !== undefined).concurrent(i.missing ? `${i.name} — skipped: ${i.missing}` : `${i.name}: ${i.python}`, { timeout: 150_000 }, () => {
-    const python = i.python!;
+  describe
+    .skipIf(i.missing !== undefined)
+    .concurrent(
+      i.missing ? `${i.name} — skipped: ${i.missing}` : `${i.name}: ${i.python}`,
+      { timeout: 150_000 },
+      () => {
+        const python = i.python!;
 
-    it("run: the agent loaded at start-up reports malloc's numbers; a growing dict is a leak with its layer", async () => {
-      const r = await memleak(["run", "--interval", "0.5", "--json", "--", python, "fixtures/scenarios/dict_cache_leak.py", "14"]);
-      const doc = json(r.stdout);
-      expect(doc.verdict.kind, r.stderr).toBe("leak");
-      expect(doc.verdict.evidence.mallocInUseGrowth as number, r.stderr).toBeGreaterThan(5 * MiB);
-      expect(DICT_CACHE_LAYERS).toContain(doc.verdict.evidence.layer);
-    });
+        it("run: the agent loaded at start-up reports malloc's numbers; a growing dict is a leak with its layer", async () => {
+          const r = await memleak([
+            "run",
+            "--interval",
+            "0.5",
+            "--json",
+            "--",
+            python,
+            "fixtures/scenarios/dict_cache_leak.py",
+            "14",
+          ]);
+          const doc = json(r.stdout);
+          expect(doc.verdict.kind, r.stderr).toBe("leak");
+          expect(doc.verdict.evidence.mallocInUseGrowth as number, r.stderr).toBeGreaterThan(5 * MiB);
+          expect(DICT_CACHE_LAYERS).toContain(doc.verdict.evidence.layer);
+        });
 
-    it.skipIf(!isRoot)("watch in a container (own mount and PID namespace, private /tmp): the agent injected by gdb reports", async () => {
-      const c = await startContained("dict_cache_leak", 60, { python });
-      started.push(c);
-      const r = await memleak(["watch", String(c.target), "--duration", "14", "--interval", "0.5", "--json"]);
-      expect(r.stderr).toMatch(/agent attached to PID \d+ \(python3[.\d]*\) in a container \(pid 1 inside\)/);
-      const doc = json(r.stdout);
-      expect(doc.verdict.kind, r.stderr).toBe("leak");
-      expect(doc.verdict.evidence.mallocInUseGrowth as number, r.stderr).toBeGreaterThan(5 * MiB);
-    });
+        it.skipIf(!isRoot)(
+          "watch in a container (own mount and PID namespace, private /tmp): the agent injected by gdb reports",
+          async () => {
+            const c = await startContained("dict_cache_leak", 60, { python });
+            started.push(c);
+            const r = await memleak(["watch", String(c.target), "--duration", "14", "--interval", "0.5", "--json"]);
+            expect(r.stderr).toMatch(/agent attached to PID \d+ \(python3[.\d]*\) in a container \(pid 1 inside\)/);
+            const doc = json(r.stdout);
+            expect(doc.verdict.kind, r.stderr).toBe("leak");
+            expect(doc.verdict.evidence.mallocInUseGrowth as number, r.stderr).toBeGreaterThan(5 * MiB);
+          },
+        );
 
-    it("memleak pytest: the plugin names the test that leaks per call", async () => {
-      const env = python === SYSTEM_PYTHON ? {} : { PYTHONPATH: DEBIAN_PYTEST };
-      const r = await memleak(["pytest", "--python", python, "--interval", "0.2", "--repeat", "5", "--warmup-calls", "2", "--json", "--", "fixtures/pytest-suite/test_growth.py"], env);
-      expect(r.code, r.stderr).toBe(0);
-      const leaks = (json(r.stdout).tests ?? []).filter((t) => t.kind === "leak").map((t) => t.nodeid);
-      expect(leaks, r.stderr).toEqual(["test_growth.py::test_leaks_per_call"]);
-    });
-  });
+        it("memleak pytest: the plugin names the test that leaks per call", async () => {
+          const env = python === SYSTEM_PYTHON ? {} : { PYTHONPATH: DEBIAN_PYTEST };
+          const r = await memleak(
+            [
+              "pytest",
+              "--python",
+              python,
+              "--interval",
+              "0.2",
+              "--repeat",
+              "5",
+              "--warmup-calls",
+              "2",
+              "--json",
+              "--",
+              "fixtures/pytest-suite/test_growth.py",
+            ],
+            env,
+          );
+          expect(r.code, r.stderr).toBe(0);
+          const leaks = (json(r.stdout).tests ?? []).filter((t) => t.kind === "leak").map((t) => t.nodeid);
+          expect(leaks, r.stderr).toEqual(["test_growth.py::test_leaks_per_call"]);
+        });
+      },
+    );
 }

@@ -12,7 +12,8 @@ import { tempDir } from "../helpers/temp.js";
 
 const run = promisify(execFile);
 const project = tempDir("package");
-const npx = (args: string[]) => run("npx", ["--no-install", "memleak", ...args], { cwd: project, env: { ...process.env, NO_COLOR: "1" } });
+const npx = (args: string[]) =>
+  run("npx", ["--no-install", "memleak", ...args], { cwd: project, env: { ...process.env, NO_COLOR: "1" } });
 
 beforeAll(async () => {
   const packed = tempDir("packed");
@@ -40,7 +41,9 @@ describe("the packed package, installed into an empty project", () => {
 
   it("ships its licence, and its source maps with their sources (src/ is not shipped but the agent's Python)", () => {
     expect(readFileSync(join(project, "node_modules/memleak/LICENSE"), "utf8")).toMatch(/^MIT License/);
-    const map = JSON.parse(readFileSync(join(project, "node_modules/memleak/dist/sampler.js.map"), "utf8")) as { sourcesContent?: string[] };
+    const map = JSON.parse(readFileSync(join(project, "node_modules/memleak/dist/sampler.js.map"), "utf8")) as {
+      sourcesContent?: string[];
+    };
     expect(map.sourcesContent?.[0]).toContain("export class Sampler");
     expect(readdirSync(join(project, "node_modules/memleak/src"))).toEqual(["agent"]);
   });

@@ -31,7 +31,11 @@ describe.concurrent("memleak pytest", () => {
     const dir = tempDir("memleak-pytest-");
     const summary = join(dir, "summary.md");
     writeFileSync(summary, "");
-    const r = await pytest(["--repeat", "5", "--warmup-calls", "2", "--json"], [`${SUITE}/test_steady.py`, `${SUITE}/test_growth.py`], { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary });
+    const r = await pytest(
+      ["--repeat", "5", "--warmup-calls", "2", "--json"],
+      [`${SUITE}/test_steady.py`, `${SUITE}/test_growth.py`],
+      { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary },
+    );
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout) as VerdictDocument;
     expect(validate(doc), ajv.errorsText(validate.errors)).toBe(true);
@@ -57,44 +61,69 @@ describe.concurrent("memleak pytest", () => {
     for (const t of doc.tests!) expect(t.end!).toBeGreaterThanOrEqual(t.start);
     // The step summary lists the leaking test, and not the steady ones.
     const md = readFileSync(summary, "utf8");
-    expect(md).toMatch(/\| <code>test_growth.py::test_leaks_per_call<\/code><br>held by test_growth._KEPT \(list of bytearray, 7 items\) \| \*\*leak\*\* \| \+[\d.]+ MiB \| \+2[56]\d KiB \| 7 \| – \|/);
+    expect(md).toMatch(
+      /\| <code>test_growth.py::test_leaks_per_call<\/code><br>held by test_growth._KEPT \(list of bytearray, 7 items\) \| \*\*leak\*\* \| \+[\d.]+ MiB \| \+2[56]\d KiB \| 7 \| – \|/,
+    );
     expect(md).not.toMatch(/test_arithmetic/);
-    expect(md).toContain("<code>test_growth.py::test_leaks_per_call</code><br>held by test_growth.\_KEPT (list of bytearray, 7 items)");
+    expect(md).toContain(
+      "<code>test_growth.py::test_leaks_per_call</code><br>held by test_growth.\_KEPT (list of bytearray, 7 items)",
+    );
   });
 
   it("a per-test limit fails exactly the test over it, with pytest's own failure output, and memleak exits 1", async () => {
     const r = await pytest([], [`${SUITE}/test_limits.py`]);
     expect(r.code, r.stderr).toBe(1);
     // pytest's report: the test over its limit is its failure; the two within theirs pass.
-    expect(r.stdout).toMatch(/_+ test_over_its_limit _+\nmemleak: grew \+3.00 MiB, over its max_growth of \+1.00 MiB \(insufficient-data; /);
+    expect(r.stdout).toMatch(
+      /_+ test_over_its_limit _+\nmemleak: grew \+3.00 MiB, over its max_growth of \+1.00 MiB \(insufficient-data; /,
+    );
     expect(r.stdout).toMatch(/1 failed, 2 passed/);
-    expect(r.stdout.match(/^FAILED .*/gm)).toEqual(["FAILED fixtures/pytest-suite/test_limits.py::test_over_its_limit"]);
+    expect(r.stdout.match(/^FAILED .*/gm)).toEqual([
+      "FAILED fixtures/pytest-suite/test_limits.py::test_over_its_limit",
+    ]);
     // memleak's report: the table, the gate, the one line on stderr.
     const table = r.stdout.slice(r.stdout.indexOf("\ntests ("));
     expect(table).toMatch(/grew once\s+\+3.00 MiB\s+–\s+FAIL\s+test_limits.py::test_over_its_limit/);
     expect(table).toMatch(/grew once\s+\+1.00 MiB\s+–\s+pass\s+test_limits.py::test_within_its_limit/);
     for (const line of table.split("\n")) expect(line.length, line).toBeLessThanOrEqual(80);
-    expect(r.stderr).toMatch(/^memleak: gate test-limits failed: 1 test over its memory limit: test_limits.py::test_over_its_limit/m);
+    expect(r.stderr).toMatch(
+      /^memleak: gate test-limits failed: 1 test over its memory limit: test_limits.py::test_over_its_limit/m,
+    );
   });
 
   it("--max-leak-per-call repeats the tests itself and fails the leak only, not the cache filled once", async () => {
     const r = await pytest(["--max-leak-per-call", "100KiB", "--json"], [`${SUITE}/test_growth.py`]);
     expect(r.code, r.stderr).toBe(1);
     const tests = byId(JSON.parse(r.stdout) as VerdictDocument);
-    expect(tests.get("test_growth.py::test_leaks_per_call")).toMatchObject({ kind: "leak", result: "fail", calls: 4, warmupCalls: 1, limit: { maxLeakPerCall: 100 * KiB } });
+    expect(tests.get("test_growth.py::test_leaks_per_call")).toMatchObject({
+      kind: "leak",
+      result: "fail",
+      calls: 4,
+      warmupCalls: 1,
+      limit: { maxLeakPerCall: 100 * KiB },
+    });
     expect(tests.get("test_growth.py::test_fills_cache_once")).toMatchObject({ kind: "one-off", result: "pass" });
-    expect(r.stderr).toMatch(/_+ test_leaks_per_call _+\nmemleak: leaks \+2[56]\d KiB per call, over its max_leak_per_call of \+100 KiB \(leak; /);
-    expect(r.stderr.match(/^FAILED .*/gm)).toEqual(["FAILED fixtures/pytest-suite/test_growth.py::test_leaks_per_call"]);
+    expect(r.stderr).toMatch(
+      /_+ test_leaks_per_call _+\nmemleak: leaks \+2[56]\d KiB per call, over its max_leak_per_call of \+100 KiB \(leak; /,
+    );
+    expect(r.stderr.match(/^FAILED .*/gm)).toEqual([
+      "FAILED fixtures/pytest-suite/test_growth.py::test_leaks_per_call",
+    ]);
   });
 
   it("marks each test in the recording: analyze gives the same tests, and the HTML shows their table and boundaries", async () => {
     const dir = tempDir("memleak-pytest-");
     const rec = join(dir, "suite.jsonl");
     const html = join(dir, "suite.html");
-    const r = await pytest(["--repeat", "3", "--warmup-calls", "1", "--record", rec, "--json"], [`${SUITE}/test_growth.py`]);
+    const r = await pytest(
+      ["--repeat", "3", "--warmup-calls", "1", "--record", rec, "--json"],
+      [`${SUITE}/test_growth.py`],
+    );
     expect(r.code, r.stderr).toBe(0);
     const live = JSON.parse(r.stdout) as VerdictDocument;
-    const events = readFileSync(rec, "utf8").split("\n").filter((l) => /"event":"test-(start|end)"/.test(l));
+    const events = readFileSync(rec, "utf8")
+      .split("\n")
+      .filter((l) => /"event":"test-(start|end)"/.test(l));
     expect(events).toHaveLength(4);
     const a = await memleak(["analyze", rec, "--json", "--html", html]);
     const replayed = JSON.parse(a.stdout) as VerdictDocument;
@@ -102,8 +131,12 @@ describe.concurrent("memleak pytest", () => {
     expect(replayed.tests).toEqual(live.tests);
     const page = readFileSync(html, "utf8");
     expect(page).toMatch(/<h2>Tests by growth<\/h2>/);
-    expect(page).toMatch(/<tr class="leak"><td><code>test_growth.py::test_leaks_per_call<\/code><br><span class="note">held by test_growth._KEPT \(list of bytearray, \d+ items\)<\/span><\/td><td>leak<\/td>/);
-    const data = JSON.parse(page.match(/<script type="application\/json" id="memleak-data">([^<]*)<\/script>/)![1]!) as { tests: { label: string; kind: string }[] };
+    expect(page).toMatch(
+      /<tr class="leak"><td><code>test_growth.py::test_leaks_per_call<\/code><br><span class="note">held by test_growth._KEPT \(list of bytearray, \d+ items\)<\/span><\/td><td>leak<\/td>/,
+    );
+    const data = JSON.parse(
+      page.match(/<script type="application\/json" id="memleak-data">([^<]*)<\/script>/)![1]!,
+    ) as { tests: { label: string; kind: string }[] };
     expect(data.tests.map((t) => [t.label, t.kind])).toEqual([
       ["test_leaks_per_call", "leak"],
       ["test_fills_cache_once", "one-off"],
@@ -113,7 +146,9 @@ describe.concurrent("memleak pytest", () => {
   it("names the test that was running when the interpreter died", async () => {
     const r = await pytest(["--json"], [`${SUITE}/crash/test_crash.py`]);
     expect(r.code).toBe(134); // 128 + SIGABRT, as a shell reports it
-    expect(r.stderr).toMatch(/^memleak: the interpreter was killed by SIGABRT while running crash\/test_crash.py::test_aborts$/m);
+    expect(r.stderr).toMatch(
+      /^memleak: the interpreter was killed by SIGABRT while running crash\/test_crash.py::test_aborts$/m,
+    );
     const doc = JSON.parse(r.stdout) as VerdictDocument;
     expect(doc.tests!.map((t) => [t.nodeid, t.result])).toEqual([
       ["crash/test_crash.py::test_before", "pass"],
@@ -126,13 +161,17 @@ describe.concurrent("memleak pytest: bad input", () => {
   it("a marker with an unknown argument stops pytest before any test runs, naming the test and the argument", async () => {
     const r = await pytest([], [`${SUITE}/bad/test_unknown_marker_argument.py`]);
     expect(r.code).toBe(4); // pytest's usage error, passed through
-    expect(r.stdout + r.stderr).toMatch(/ERROR: memleak: bad\/test_unknown_marker_argument.py::test_typo: @pytest.mark.memleak has no argument 'max_grwth' \(it takes max_growth, max_leak_per_call\)/);
+    expect(r.stdout + r.stderr).toMatch(
+      /ERROR: memleak: bad\/test_unknown_marker_argument.py::test_typo: @pytest.mark.memleak has no argument 'max_grwth' \(it takes max_growth, max_leak_per_call\)/,
+    );
   });
 
   it("a malformed size in a marker is refused the same way", async () => {
     const r = await pytest([], [`${SUITE}/bad/test_malformed_size.py`]);
     expect(r.code).toBe(4);
-    expect(r.stdout + r.stderr).toMatch(/ERROR: memleak: bad\/test_malformed_size.py::test_bad_size: @pytest.mark.memleak\(max_growth=…\): "50MX" is not a size/);
+    expect(r.stdout + r.stderr).toMatch(
+      /ERROR: memleak: bad\/test_malformed_size.py::test_bad_size: @pytest.mark.memleak\(max_growth=…\): "50MX" is not a size/,
+    );
   });
 
   it("a malformed size or count on memleak's command line is a usage error", async () => {
@@ -150,7 +189,9 @@ describe.concurrent("memleak pytest: bad input", () => {
     expect(n.stderr).toMatch(/^memleak: pytest -n: pytest-xdist workers are not supported/);
     const worker = await pytest([], [`${SUITE}/test_steady.py`], { PYTEST_XDIST_WORKER: "gw0" });
     expect(worker.code).toBe(4);
-    expect(worker.stdout + worker.stderr).toMatch(/ERROR: memleak: this is a pytest-xdist worker; memleak measures each test in the process that runs it/);
+    expect(worker.stdout + worker.stderr).toMatch(
+      /ERROR: memleak: this is a pytest-xdist worker; memleak measures each test in the process that runs it/,
+    );
   });
 
   it("the plugin loaded without memleak says how to run it", async () => {
@@ -162,7 +203,9 @@ describe.concurrent("memleak pytest: bad input", () => {
       (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout + e.stderr }),
     );
     expect(r.code).toBe(4);
-    expect(r.out).toMatch(/ERROR: memleak: the memleak_pytest plugin reports to memleak, which is not running here: run `memleak pytest -- <your pytest arguments>`/);
+    expect(r.out).toMatch(
+      /ERROR: memleak: the memleak_pytest plugin reports to memleak, which is not running here: run `memleak pytest -- <your pytest arguments>`/,
+    );
   });
 
   it("an interpreter without pytest is said in one line", async () => {
@@ -170,6 +213,8 @@ describe.concurrent("memleak pytest: bad input", () => {
     await execFileP(SYSTEM_PYTHON, ["-m", "venv", "--without-pip", venv]);
     const r = await memleak(["pytest", "--python", `${venv}/bin/python3`, "--", `${SUITE}/test_steady.py`]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^memleak: pytest ran no test under \S+\/venv\/bin\/python3 \(is pytest installed for it\? --python chooses the interpreter\)$/m);
+    expect(r.stderr).toMatch(
+      /^memleak: pytest ran no test under \S+\/venv\/bin\/python3 \(is pytest installed for it\? --python chooses the interpreter\)$/m,
+    );
   });
 });

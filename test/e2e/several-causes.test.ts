@@ -15,44 +15,92 @@ afterAll(async () => {
 });
 
 const kinds = (f: Finding) => [f.kind, ...(f.alsoFound ?? []).map((x) => x.kind)];
-const explain = (doc: VerdictDocument) => JSON.stringify(doc.findings.map((f) => [kinds(f), f.summary]), null, 1);
+const explain = (doc: VerdictDocument) =>
+  JSON.stringify(
+    doc.findings.map((f) => [kinds(f), f.summary]),
+    null,
+    1,
+  );
 
-describe.skipIf(!OWN_MEMORY_CGROUP.ok)(`several causes at once${skipNote(OWN_MEMORY_CGROUP)}`, { concurrent: true, timeout: 150_000 }, () => {
-  it("run: fragmentation + a leak is a leak with fragmentation beside it, and --fail-on fragmentation still fails", async () => {
-    const r = await memleak(["run", "--interval", "0.5", "--json", "--fail-on", "fragmentation", "--", "python3", "fixtures/scenarios/frag_and_leak.py", "30"]);
-    const doc = JSON.parse(r.stdout) as VerdictDocument;
-    expect(kinds(doc.verdict), explain(doc)).toEqual(["leak", "fragmentation"]);
-    expect(doc.verdict.pid).toBe(doc.target.pid);
-    expect(doc.gates).toEqual([expect.objectContaining({ name: "fail-on", passed: false, message: expect.stringMatching(/^fragmentation found/) })]);
-    expect(r.code).toBe(1);
-  });
+describe.skipIf(!OWN_MEMORY_CGROUP.ok)(
+  `several causes at once${skipNote(OWN_MEMORY_CGROUP)}`,
+  { concurrent: true, timeout: 150_000 },
+  () => {
+    it("run: fragmentation + a leak is a leak with fragmentation beside it, and --fail-on fragmentation still fails", async () => {
+      const r = await memleak([
+        "run",
+        "--interval",
+        "0.5",
+        "--json",
+        "--fail-on",
+        "fragmentation",
+        "--",
+        "python3",
+        "fixtures/scenarios/frag_and_leak.py",
+        "30",
+      ]);
+      const doc = JSON.parse(r.stdout) as VerdictDocument;
+      expect(kinds(doc.verdict), explain(doc)).toEqual(["leak", "fragmentation"]);
+      expect(doc.verdict.pid).toBe(doc.target.pid);
+      expect(doc.gates).toEqual([
+        expect.objectContaining({
+          name: "fail-on",
+          passed: false,
+          message: expect.stringMatching(/^fragmentation found/),
+        }),
+      ]);
+      expect(r.code).toBe(1);
+    });
 
-  it("run: forked workers that copy, one of them leaking: the leak on that worker, its copying beside it", async () => {
-    const r = await memleak(["run", "--interval", "0.5", "--json", "--fail-on", "leak", "--", "python3", "fixtures/scenarios/cow_and_leak.py", "30"]);
-    const doc = JSON.parse(r.stdout) as VerdictDocument;
-    expect(doc.verdict, explain(doc)).toMatchObject({ kind: "leak", subject: { type: "process", isRoot: false } });
-    expect(kinds(doc.verdict)).toContain("cow");
-    expect(r.code).toBe(1);
-  });
+    it("run: forked workers that copy, one of them leaking: the leak on that worker, its copying beside it", async () => {
+      const r = await memleak([
+        "run",
+        "--interval",
+        "0.5",
+        "--json",
+        "--fail-on",
+        "leak",
+        "--",
+        "python3",
+        "fixtures/scenarios/cow_and_leak.py",
+        "30",
+      ]);
+      const doc = JSON.parse(r.stdout) as VerdictDocument;
+      expect(doc.verdict, explain(doc)).toMatchObject({ kind: "leak", subject: { type: "process", isRoot: false } });
+      expect(kinds(doc.verdict)).toContain("cow");
+      expect(r.code).toBe(1);
+    });
 
-  it("watch: fragmentation + a leak in a program started before memleak is a leak, fragmentation beside it", async () => {
-    const target = await startScenario("frag_and_leak", 90);
-    started.push(target);
-    const r = await memleak(["watch", String(target.pid), "--duration", "30", "--interval", "0.5", "--json"]);
-    const doc = JSON.parse(r.stdout) as VerdictDocument;
-    expect(doc.verdict.pid, explain(doc)).toBe(target.pid);
-    expect(kinds(doc.verdict)).toEqual(["leak", "fragmentation"]);
-  });
+    it("watch: fragmentation + a leak in a program started before memleak is a leak, fragmentation beside it", async () => {
+      const target = await startScenario("frag_and_leak", 90);
+      started.push(target);
+      const r = await memleak(["watch", String(target.pid), "--duration", "30", "--interval", "0.5", "--json"]);
+      const doc = JSON.parse(r.stdout) as VerdictDocument;
+      expect(doc.verdict.pid, explain(doc)).toBe(target.pid);
+      expect(kinds(doc.verdict)).toEqual(["leak", "fragmentation"]);
+    });
 
-  it("watch --fail-on leak --fail-fast, attached 5 s into a steady GC-cycle program: no leak, not on the way either", async () => {
-    const target = await startScenario("gc_cycles_raised", 120);
-    started.push(target);
-    await new Promise((resolve) => setTimeout(resolve, 5000));
-    const r = await memleak(["watch", String(target.pid), "--duration", "60", "--interval", "0.5", "--json", "--fail-on", "leak", "--fail-fast"]);
-    const doc = JSON.parse(r.stdout) as VerdictDocument;
-    expect(r.code, `${r.stderr}\n${explain(doc)}`).toBe(0);
-    expect(doc.target.stopReason).toBe("duration");
-    // The progress lines a log shows (stderr is no terminal: no live block) never said leak.
-    expect(r.stderr).not.toMatch(/so far: leak/);
-  });
-});
+    it("watch --fail-on leak --fail-fast, attached 5 s into a steady GC-cycle program: no leak, not on the way either", async () => {
+      const target = await startScenario("gc_cycles_raised", 120);
+      started.push(target);
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      const r = await memleak([
+        "watch",
+        String(target.pid),
+        "--duration",
+        "60",
+        "--interval",
+        "0.5",
+        "--json",
+        "--fail-on",
+        "leak",
+        "--fail-fast",
+      ]);
+      const doc = JSON.parse(r.stdout) as VerdictDocument;
+      expect(r.code, `${r.stderr}\n${explain(doc)}`).toBe(0);
+      expect(doc.target.stopReason).toBe("duration");
+      // The progress lines a log shows (stderr is no terminal: no live block) never said leak.
+      expect(r.stderr).not.toMatch(/so far: leak/);
+    });
+  },
+);

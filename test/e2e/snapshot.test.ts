@@ -38,7 +38,10 @@ describe("snapshot of a real forked Python tree", () => {
     target = await startReady(["python3", "fixtures/scripts/forked_holder.py", "60", "300"], /ready/, 3);
     // The kernel's files read just before memleak starts and just after it exits: memleak's own reading falls
     // between the two, and the two agree (the tree holds its memory still), so memleak is checked against both.
-    const children = readFileSync(`/proc/${target.pid}/task/${target.pid}/children`, "utf8").trim().split(/\s+/).map(Number);
+    const children = readFileSync(`/proc/${target.pid}/task/${target.pid}/children`, "utf8")
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     pids = [target.pid, ...children];
     before = pids.map(kernel);
     const r = await memleak(["snapshot", "--json", String(target.pid)]);
@@ -69,7 +72,8 @@ describe("snapshot of a real forked Python tree", () => {
   // PSS and USS of file pages depend on which other processes map the same files at that instant (another Python
   // starting or exiting re-splits libpython's pages), so each comparison takes its own reading right beside the other
   // tool's.
-  const freshSnapshot = async () => JSON.parse((await memleak(["snapshot", "--json", String(target.pid)])).stdout) as Snapshot;
+  const freshSnapshot = async () =>
+    JSON.parse((await memleak(["snapshot", "--json", String(target.pid)])).stdout) as Snapshot;
 
   it("agrees within 1% with psutil memory_full_info()", async () => {
     const pids = snap.processes.map((p) => String(p.pid));
@@ -87,10 +91,13 @@ describe("snapshot of a real forked Python tree", () => {
     const { stdout } = await execFileP("smem", ["-H", "-c", "pid uss pss rss"]);
     const ours = await freshSnapshot();
     const rows = new Map(
-      stdout.trim().split("\n").map((l) => {
-        const [pid, uss, pss, rss] = l.trim().split(/\s+/).map(Number);
-        return [pid!, { uss: uss! * 1024, pss: pss! * 1024, rss: rss! * 1024 }];
-      }),
+      stdout
+        .trim()
+        .split("\n")
+        .map((l) => {
+          const [pid, uss, pss, rss] = l.trim().split(/\s+/).map(Number);
+          return [pid!, { uss: uss! * 1024, pss: pss! * 1024, rss: rss! * 1024 }];
+        }),
     );
     for (const p of ours.processes) {
       const s = rows.get(p.pid)!;
@@ -126,10 +133,21 @@ describe("snapshot of a real forked Python tree", () => {
       cpSync(`${REPO}${part}`, `${copy}/${part}`, { recursive: true });
     }
     chmodSync(copy, 0o755);
-    const { stdout, stderr, code } = await execFileP("setpriv", [
-      "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
-      process.execPath, `${copy}/bin/memleak.js`, "snapshot", String(target.pid),
-    ], { cwd: copy }).then(
+    const { stdout, stderr, code } = await execFileP(
+      "setpriv",
+      [
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        process.execPath,
+        `${copy}/bin/memleak.js`,
+        "snapshot",
+        String(target.pid),
+      ],
+      { cwd: copy },
+    ).then(
       (r) => ({ ...r, code: 0 }),
       (e: { stdout: string; stderr: string; code: number }) => e,
     );

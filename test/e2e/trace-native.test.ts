@@ -58,8 +58,23 @@ async function tracedJson(script: string, extra: string[] = []) {
 
 beforeAll(() => {
   writeFileSync(`${dir}/leaky.c`, LEAKY_C);
-  const info = execFileSync("python3", ["-c", "import sysconfig; print(sysconfig.get_paths()['include']); print(sysconfig.get_config_var('EXT_SUFFIX'))"], { encoding: "utf8" }).trim().split("\n");
-  execFileSync("cc", ["-shared", "-fPIC", "-g", "-O0", `-I${info[0]}`, `${dir}/leaky.c`, "-o", `${dir}/leaky${info[1]}`]);
+  const info = execFileSync(
+    "python3",
+    ["-c", "import sysconfig; print(sysconfig.get_paths()['include']); print(sysconfig.get_config_var('EXT_SUFFIX'))"],
+    { encoding: "utf8" },
+  )
+    .trim()
+    .split("\n");
+  execFileSync("cc", [
+    "-shared",
+    "-fPIC",
+    "-g",
+    "-O0",
+    `-I${info[0]}`,
+    `${dir}/leaky.c`,
+    "-o",
+    `${dir}/leaky${info[1]}`,
+  ]);
 }, 60_000);
 
 describe.concurrent("run --trace-native", () => {
@@ -68,7 +83,13 @@ describe.concurrent("run --trace-native", () => {
     const told = `${dir}/c-extension.output`;
     // The program writes down where its trace goes (memleak's directory), to check that it is gone afterwards.
     const record = `${dir}/c-extension.jsonl`;
-    const { trace } = await tracedJson(program("c_extension", `import leaky, os\nopen(${JSON.stringify(told)}, "w").write(os.environ["MEMLEAK_TRACE_NATIVE_OUTPUT"])\n${LOOP}    leaky.leaky_fn(65536)\n    time.sleep(0.005)`), ["--html", html, "--record", record]);
+    const { trace } = await tracedJson(
+      program(
+        "c_extension",
+        `import leaky, os\nopen(${JSON.stringify(told)}, "w").write(os.environ["MEMLEAK_TRACE_NATIVE_OUTPUT"])\n${LOOP}    leaky.leaky_fn(65536)\n    time.sleep(0.005)`,
+      ),
+      ["--html", html, "--record", record],
+    );
     expect(trace.tool).toMatch(/^heaptrack \d/);
     const top = trace.stacks[0]!;
     expect(top.site).toMatchObject({ function: "leaky_fn", line: 7 });
@@ -90,11 +111,16 @@ describe.concurrent("run --trace-native", () => {
 
   it("says a ctypes malloc went through libffi, in the terminal report, and that the run was traced", async () => {
     const r = await traced(
-      program("ctypes_malloc", `import ctypes\nlibc = ctypes.CDLL(None)\nlibc.malloc.restype = ctypes.c_void_p\n${LOOP}    libc.malloc(100000)\n    time.sleep(0.005)`),
+      program(
+        "ctypes_malloc",
+        `import ctypes\nlibc = ctypes.CDLL(None)\nlibc.malloc.restype = ctypes.c_void_p\n${LOOP}    libc.malloc(100000)\n    time.sleep(0.005)`,
+      ),
     );
     // The report wraps at 80 columns: read as one line.
     const section = r.stdout.slice(r.stdout.indexOf("native stacks that leaked (heaptrack)")).replace(/\n +/g, " ");
-    expect(section, r.stdout).toMatch(/^native stacks that leaked \(heaptrack\) an allocation function called from Python through ctypes\/cffi \(libffi\.so[.\d]*\): [\d.]+ MiB allocated after warm-up and never freed, over [\d,]+ calls/);
+    expect(section, r.stdout).toMatch(
+      /^native stacks that leaked \(heaptrack\) an allocation function called from Python through ctypes\/cffi \(libffi\.so[.\d]*\): [\d.]+ MiB allocated after warm-up and never freed, over [\d,]+ calls/,
+    );
     expect(section).toMatch(/traced with heaptrack \d[\d.]* \(--trace-native\): 1 process/);
     expect(section).toContain("--trace-python names the Python lines");
   });
@@ -119,7 +145,16 @@ describe.concurrent("run --trace-native", () => {
       "torch_no_leak",
       `start = time.time()\nimport torch\nend = time.time() + max(4, time.time() - start)\nwhile time.time() < end:\n    x = torch.randn(200, 200)\n    (x @ x).sum()\n    time.sleep(0.01)`,
     );
-    const r = await memleak(["run", "--trace-native", "--interval", "0.25", "--json", "--", "/usr/bin/python3", script]);
+    const r = await memleak([
+      "run",
+      "--trace-native",
+      "--interval",
+      "0.25",
+      "--json",
+      "--",
+      "/usr/bin/python3",
+      script,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const trace = (JSON.parse(r.stdout) as VerdictDocument).nativeTrace!;
     expect(trace.stacks).toEqual([]);
@@ -128,7 +163,9 @@ describe.concurrent("run --trace-native", () => {
 
   it("traces the command's Python children: a leak in a subprocess is found in the child's PID", async () => {
     const child = program("child_leak", `import leaky\n${LOOP}    leaky.leaky_fn(65536)\n    time.sleep(0.005)`);
-    const { trace } = await tracedJson(program("parent", `import subprocess\nsubprocess.run([sys.executable, ${JSON.stringify(child)}], check=True)`));
+    const { trace } = await tracedJson(
+      program("parent", `import subprocess\nsubprocess.run([sys.executable, ${JSON.stringify(child)}], check=True)`),
+    );
     const top = trace.stacks[0]!;
     expect(top.site.function).toBe("leaky_fn");
     expect(top.command).toContain("child_leak.py");
@@ -137,11 +174,15 @@ describe.concurrent("run --trace-native", () => {
 
   it("refuses in one line, exit 2, before anything runs, where heaptrack is not on PATH", async () => {
     const marker = `${dir}/ran`;
-    const r = await memleak(["run", "--trace-native", "--", "/bin/sh", "-c", `touch ${marker}`], { PATH: tempDir("empty-path") });
+    const r = await memleak(["run", "--trace-native", "--", "/bin/sh", "-c", `touch ${marker}`], {
+      PATH: tempDir("empty-path"),
+    });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
-    expect(r.stderr).toMatch(/--trace-native needs heaptrack, which is not on PATH: install it with `sudo apt-get install heaptrack`/);
+    expect(r.stderr).toMatch(
+      /--trace-native needs heaptrack, which is not on PATH: install it with `sudo apt-get install heaptrack`/,
+    );
     expect(existsSync(marker)).toBe(false);
   });
 });

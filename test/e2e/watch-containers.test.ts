@@ -13,7 +13,14 @@ import { tempDir } from "../helpers/temp.js";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { VerdictDocument } from "../../src/analysis/types.js";
-import { isRoot, USER_NAMESPACES, memleakLeftovers, pidInsideOf, startContained, type Contained } from "../helpers/contained.js";
+import {
+  isRoot,
+  USER_NAMESPACES,
+  memleakLeftovers,
+  pidInsideOf,
+  startContained,
+  type Contained,
+} from "../helpers/contained.js";
 import { MEMLEAK, memleak } from "../helpers/processes.js";
 import { DICT_CACHE_LAYERS, eventually, threadNames } from "../helpers/watched.js";
 import { createTestCgroup, HOST_TEST_CGROUP, skipNote } from "../helpers/cgroup.js";
@@ -32,7 +39,16 @@ const validate = new Ajv2020({ allErrors: true, strict: true, strictRequired: fa
 
 async function watch(target: Contained, seconds = 25, more: string[] = []) {
   started.push(target);
-  const r = await memleak(["watch", String(target.target), "--duration", String(seconds), "--interval", "0.5", "--json", ...more]);
+  const r = await memleak([
+    "watch",
+    String(target.target),
+    "--duration",
+    String(seconds),
+    "--interval",
+    "0.5",
+    "--json",
+    ...more,
+  ]);
   expect(r.stdout, r.stderr).not.toBe("");
   const doc = JSON.parse(r.stdout) as VerdictDocument;
   expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
@@ -45,7 +61,9 @@ describe.skipIf(!isRoot).concurrent("watch: a target in a container", { timeout:
     const c = await startContained("dict_cache_leak", 90);
     expect(pidInsideOf(c.target)).toBe(1);
     const { doc, stderr } = await watch(c);
-    expect(stderr).toMatch(new RegExp(`agent attached to PID ${c.target} \\(python3\\) in a container \\(pid 1 inside\\)`));
+    expect(stderr).toMatch(
+      new RegExp(`agent attached to PID ${c.target} \\(python3\\) in a container \\(pid 1 inside\\)`),
+    );
     expect(doc.verdict).toMatchObject({ kind: "leak", pid: c.target, subject: { pidInside: 1 } });
     expect(doc.target).toMatchObject({ pid: c.target, pidInside: 1 });
     expect(DICT_CACHE_LAYERS).toContain(doc.verdict.evidence.layer);
@@ -59,14 +77,17 @@ describe.skipIf(!isRoot).concurrent("watch: a target in a container", { timeout:
     expect(doc.verdict.evidence.mallocInUseBytes as number).toBeLessThan(30 * MiB);
   });
 
-  it.skipIf(!USER_NAMESPACES.ok)(`a user namespace (rootless: uid 0 inside is 65534 outside): the agent arrives, /tmp clean${skipNote(USER_NAMESPACES)}`, async () => {
-    const c = await startContained("dict_cache_leak", 90, { userNamespace: true });
-    const { doc, stderr } = await watch(c);
-    expect(stderr).toMatch(/agent attached to PID \d+ \(python3\) in a container \(pid 1 inside\)/);
-    expect(doc.verdict).toMatchObject({ kind: "leak", pid: c.target });
-    expect(DICT_CACHE_LAYERS).toContain(doc.verdict.evidence.layer);
-    expect(memleakLeftovers(c.target)).toEqual([]);
-  });
+  it.skipIf(!USER_NAMESPACES.ok)(
+    `a user namespace (rootless: uid 0 inside is 65534 outside): the agent arrives, /tmp clean${skipNote(USER_NAMESPACES)}`,
+    async () => {
+      const c = await startContained("dict_cache_leak", 90, { userNamespace: true });
+      const { doc, stderr } = await watch(c);
+      expect(stderr).toMatch(/agent attached to PID \d+ \(python3\) in a container \(pid 1 inside\)/);
+      expect(doc.verdict).toMatchObject({ kind: "leak", pid: c.target });
+      expect(DICT_CACHE_LAYERS).toContain(doc.verdict.evidence.layer);
+      expect(memleakLeftovers(c.target)).toEqual([]);
+    },
+  );
 
   it("another uid inside the container (1000): the agent arrives, /tmp clean", async () => {
     const c = await startContained("dict_cache_leak", 90, { uid: 1000 });
@@ -83,7 +104,9 @@ describe.skipIf(!isRoot).concurrent("watch: a target in a container", { timeout:
     const recording = join(tempDir("memleak-containers-"), "watch.jsonl");
     const { doc, stderr } = await watch(c, 25, ["--record", recording]);
     expect(stderr).toMatch(/no agent in PID \d+ \(sh\) in a container \(pid 1 inside\): not a Python process/);
-    expect(stderr).toMatch(new RegExp(`agent attached to PID \\d+ \\(python3\\) in a container \\(pid ${workerInside} inside\\)`));
+    expect(stderr).toMatch(
+      new RegExp(`agent attached to PID \\d+ \\(python3\\) in a container \\(pid ${workerInside} inside\\)`),
+    );
     expect(doc.verdict).toMatchObject({ kind: "leak", subject: { isRoot: false, pidInside: workerInside } });
     expect(doc.verdict.pid).not.toBe(workerInside); // the host's pid, not the one inside
     expect(pidInsideOf(doc.verdict.pid!)).toBe(workerInside);
@@ -119,23 +142,34 @@ describe.skipIf(!isRoot).concurrent("watch: a target in a container", { timeout:
   });
 });
 
-describe.skipIf(!isRoot || !HOST_TEST_CGROUP.ok)(`watch: the container's own memory cgroup${skipNote(HOST_TEST_CGROUP)}`, { timeout: 120_000 }, () => {
-  it("a target in a memory cgroup of its own: that cgroup is read, from its /proc/PID/cgroup, and said to be the container's", async () => {
-    const c = await startContained("dict_cache_leak", 60);
-    started.push(c);
-    const cgroup = createTestCgroup(new HostFs(), HOST_TEST_CGROUP);
-    try {
-      cgroup.add(c.target);
-      const r = await memleak(["watch", String(c.target), "--duration", "4", "--interval", "0.5", "--json"]);
-      const doc = JSON.parse(r.stdout) as VerdictDocument;
-      expect(doc.target.cgroup).toEqual({ path: cgroup.location.path, version: cgroup.location.version, isolated: false, container: true });
-      expect(r.stderr).toContain(`PID ${c.target} is in a container: reading the container's memory cgroup ${cgroup.location.path}`);
-    } finally {
-      await c.stop();
-      cgroup.remove();
-    }
-  });
-});
+describe.skipIf(!isRoot || !HOST_TEST_CGROUP.ok)(
+  `watch: the container's own memory cgroup${skipNote(HOST_TEST_CGROUP)}`,
+  { timeout: 120_000 },
+  () => {
+    it("a target in a memory cgroup of its own: that cgroup is read, from its /proc/PID/cgroup, and said to be the container's", async () => {
+      const c = await startContained("dict_cache_leak", 60);
+      started.push(c);
+      const cgroup = createTestCgroup(new HostFs(), HOST_TEST_CGROUP);
+      try {
+        cgroup.add(c.target);
+        const r = await memleak(["watch", String(c.target), "--duration", "4", "--interval", "0.5", "--json"]);
+        const doc = JSON.parse(r.stdout) as VerdictDocument;
+        expect(doc.target.cgroup).toEqual({
+          path: cgroup.location.path,
+          version: cgroup.location.version,
+          isolated: false,
+          container: true,
+        });
+        expect(r.stderr).toContain(
+          `PID ${c.target} is in a container: reading the container's memory cgroup ${cgroup.location.path}`,
+        );
+      } finally {
+        await c.stop();
+        cgroup.remove();
+      }
+    });
+  },
+);
 
 describe.skipIf(!isRoot)("watch: a container memleak cannot place its agent in", { timeout: 120_000 }, () => {
   it("/tmp, /dev/shm and /var/tmp read-only: one line says so and how to fix it, not 'did not run the agent'", async () => {
@@ -152,14 +186,19 @@ describe.skipIf(!isRoot)("watch: what a killed memleak leaves in a container", {
   it("kill -9 after the agent attached: the agent removes the placed directory", async () => {
     const c = await startContained("dict_cache_leak", 90);
     started.push(c);
-    const m = spawn(process.execPath, [MEMLEAK, "watch", String(c.target), "--duration", "60", "--interval", "0.5"], { stdio: ["ignore", "ignore", "pipe"] });
+    const m = spawn(process.execPath, [MEMLEAK, "watch", String(c.target), "--duration", "60", "--interval", "0.5"], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let err = "";
     m.stderr.on("data", (d: Buffer) => (err += d.toString()));
     expect(await eventually(() => /agent attached/.test(err), 60_000), err).toBe(true);
     expect(memleakLeftovers(c.target)).toHaveLength(1); // placed while it runs
     m.kill("SIGKILL");
     const removed = await eventually(() => memleakLeftovers(c.target).length === 0, 10_000);
-    expect(removed, `${memleakLeftovers(c.target).join(", ")}; threads ${threadNames(c.target).join(",")}; ${err}`).toBe(true);
+    expect(
+      removed,
+      `${memleakLeftovers(c.target).join(", ")}; threads ${threadNames(c.target).join(",")}; ${err}`,
+    ).toBe(true);
   });
 
   it("a dead memleak's directory that no agent removed (killed before one attached) is removed by the next run", async () => {

@@ -44,7 +44,8 @@ while True:
 `;
 import { tempDir } from "../helpers/temp.js";
 
-const statusField = (pid: number, field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
+const statusField = (pid: number, field: string) =>
+  Number(new RegExp(`^${field}:\\s+(\\d+)`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
 const starttime = (pid: number) => {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
@@ -83,26 +84,42 @@ sys.exit(3)`;
     expect(watched.code).toBe(3);
   });
 
-  it.each(["--duration", "SIGINT", "SIGKILL"])("after memleak ends (%s) the target runs on with no memleak thread or socket", async (how) => {
-    const target = track(await startReady(["python3", "-u", "-c", BUSY], /^ready$/m));
-    const sockets = socketCount(target.pid);
-    const args = [MEMLEAK, "watch", String(target.pid), "--interval", "0.5", ...(how === "--duration" ? ["--duration", "6"] : [])];
-    const m = spawn(process.execPath, args, { cwd: REPO, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
-    let err = "";
-    m.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    const ended = new Promise((r) => m.once("exit", r));
-    expect(await eventually(() => /agent attached/.test(err), 20_000), err).toBe(true);
-    // The hello is sent just before the agent's thread starts and names itself.
-    expect(await eventually(() => agentThreads(target.pid) === 1, 3000)).toBe(true);
-    expect(socketCount(target.pid)).toBe(sockets + 1);
-    if (how !== "--duration") m.kill(how as NodeJS.Signals);
-    await ended;
-    expect(await eventually(() => agentThreads(target.pid) === 0 && socketCount(target.pid) === sockets, 5000)).toBe(true);
-    const beats = target.output().length;
-    // Still making progress: a heartbeat comes every second; 10 s allows for a loaded machine.
-    expect(await eventually(() => target.output().length > beats, 10_000)).toBe(true);
-    expect(alive(target.pid)).toBe(true);
-  });
+  it.each(["--duration", "SIGINT", "SIGKILL"])(
+    "after memleak ends (%s) the target runs on with no memleak thread or socket",
+    async (how) => {
+      const target = track(await startReady(["python3", "-u", "-c", BUSY], /^ready$/m));
+      const sockets = socketCount(target.pid);
+      const args = [
+        MEMLEAK,
+        "watch",
+        String(target.pid),
+        "--interval",
+        "0.5",
+        ...(how === "--duration" ? ["--duration", "6"] : []),
+      ];
+      const m = spawn(process.execPath, args, {
+        cwd: REPO,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, NO_COLOR: "1" },
+      });
+      let err = "";
+      m.stderr.on("data", (d: Buffer) => (err += d.toString()));
+      const ended = new Promise((r) => m.once("exit", r));
+      expect(await eventually(() => /agent attached/.test(err), 20_000), err).toBe(true);
+      // The hello is sent just before the agent's thread starts and names itself.
+      expect(await eventually(() => agentThreads(target.pid) === 1, 3000)).toBe(true);
+      expect(socketCount(target.pid)).toBe(sockets + 1);
+      if (how !== "--duration") m.kill(how as NodeJS.Signals);
+      await ended;
+      expect(await eventually(() => agentThreads(target.pid) === 0 && socketCount(target.pid) === sockets, 5000)).toBe(
+        true,
+      );
+      const beats = target.output().length;
+      // Still making progress: a heartbeat comes every second; 10 s allows for a loaded machine.
+      expect(await eventually(() => target.output().length > beats, 10_000)).toBe(true);
+      expect(alive(target.pid)).toBe(true);
+    },
+  );
 
   it("50 attach/detach cycles on a busy multi-threaded target: no crash, no deadlock, no growth", async () => {
     const target = track(await startReady(["python3", "-u", "-c", BUSY], /^ready$/m));
@@ -114,14 +131,21 @@ sys.exit(3)`;
       // File-backed mappings only (libraries, modules: what an agent could leave loaded). The busy threads' own
       // pymalloc arenas come and go as anonymous mmaps, so the count of all mappings moved by one now and then with
       // no agent involved; anonymous growth is what the RssAnon check below is for.
-      maps: readFileSync(`/proc/${target.pid}/maps`, "utf8").split("\n").filter((l) => / \/\S/.test(l)).length,
+      maps: readFileSync(`/proc/${target.pid}/maps`, "utf8")
+        .split("\n")
+        .filter((l) => / \/\S/.test(l)).length,
     });
     let first: ReturnType<typeof footprint> | undefined;
     let anonAfterFirst = 0;
     const attachMs: number[] = [];
     for (let cycle = 0; cycle < 50; cycle++) {
       const channel = await AgentChannel.open();
-      const attacher = new Attacher(channel, fs, { rootPid: target.pid, interval: 0.2, env: process.env, say: () => {} });
+      const attacher = new Attacher(channel, fs, {
+        rootPid: target.pid,
+        interval: 0.2,
+        env: process.env,
+        say: () => {},
+      });
       attacher.consider([proc]);
       expect(await eventually(() => attacher.records.get(target.pid) !== undefined, 15_000)).toBe(true);
       const record = attacher.records.get(target.pid)!;
@@ -129,7 +153,10 @@ sys.exit(3)`;
       attachMs.push(record.ms!);
       await attacher.stop(1000);
       channel.close();
-      expect(await eventually(() => agentThreads(target.pid) === 0, 5000), `cycle ${cycle}: agent thread still there`).toBe(true);
+      expect(
+        await eventually(() => agentThreads(target.pid) === 0, 5000),
+        `cycle ${cycle}: agent thread still there`,
+      ).toBe(true);
       // The first attaches may add a malloc arena for the agent's thread (glibc keeps arenas for later threads):
       // from the tenth on, nothing may grow.
       if (cycle === 9) {
@@ -138,7 +165,10 @@ sys.exit(3)`;
       }
     }
     expect(alive(target.pid)).toBe(true);
-    expect(await eventually(() => JSON.stringify(footprint()) === JSON.stringify(first), 3000), JSON.stringify({ first, now: footprint() })).toBe(true);
+    expect(
+      await eventually(() => JSON.stringify(footprint()) === JSON.stringify(first), 3000),
+      JSON.stringify({ first, now: footprint() }),
+    ).toBe(true);
     expect(statusField(target.pid, "RssAnon") - anonAfterFirst).toBeLessThan(8 * 1024); // kB: under 8 MiB
     const beats = target.output().length;
     expect(await eventually(() => target.output().length > beats, 10_000)).toBe(true); // a heartbeat a second
@@ -147,96 +177,200 @@ sys.exit(3)`;
   }, 240_000);
 });
 
-describe.skipIf(!HOST_TEST_CGROUP.ok)(`watch in a cgroup shared with a process that leaks${skipNote(HOST_TEST_CGROUP)}`, { timeout: 120_000 }, () => {
-  it("the verdict is about the watched pid (stable); the cgroup's growth is named as outside the watched tree", async () => {
-    const shared = createTestCgroup(new HostFs(), HOST_TEST_CGROUP);
-    let left: string | undefined;
-    try {
-      const steady = track(await startReady(["python3", "-u", "-c", "import time\nx = bytearray(40 << 20)\nprint('ready', flush=True)\nwhile True: time.sleep(0.2)"], /^ready$/m));
-      const leaker = track(await startScenario("leak_main", 120));
-      shared.add(steady.pid);
-      shared.add(leaker.pid);
-      const r = await memleak(["watch", String(steady.pid), "--duration", "25", "--interval", "0.5", "--json", "--fail-on", "leak"]);
+describe.skipIf(!HOST_TEST_CGROUP.ok)(
+  `watch in a cgroup shared with a process that leaks${skipNote(HOST_TEST_CGROUP)}`,
+  { timeout: 120_000 },
+  () => {
+    it("the verdict is about the watched pid (stable); the cgroup's growth is named as outside the watched tree", async () => {
+      const shared = createTestCgroup(new HostFs(), HOST_TEST_CGROUP);
+      let left: string | undefined;
+      try {
+        const steady = track(
+          await startReady(
+            [
+              "python3",
+              "-u",
+              "-c",
+              "import time\nx = bytearray(40 << 20)\nprint('ready', flush=True)\nwhile True: time.sleep(0.2)",
+            ],
+            /^ready$/m,
+          ),
+        );
+        const leaker = track(await startScenario("leak_main", 120));
+        shared.add(steady.pid);
+        shared.add(leaker.pid);
+        const r = await memleak([
+          "watch",
+          String(steady.pid),
+          "--duration",
+          "25",
+          "--interval",
+          "0.5",
+          "--json",
+          "--fail-on",
+          "leak",
+        ]);
+        const doc = JSON.parse(r.stdout) as VerdictDocument;
+        expect(doc.verdict).toMatchObject({ kind: "stable", pid: steady.pid });
+        const cg = doc.findings.find((f) => f.subject.type === "cgroup")!;
+        expect(cg.outsideWatchedTree).toBe(true);
+        expect(cg.summary).toMatch(/but not because of the watched tree/);
+        expect(cg.summary).toContain(`PID ${leaker.pid}`);
+        expect(cg.evidence.otherProcessesAnonGrowth as number).toBeGreaterThan(20 * MiB);
+        expect(r.code).toBe(0); // the gate follows the verdict about the watched pid
+      } finally {
+        for (const s of started.splice(0)) await s.stop();
+        left = shared.remove();
+      }
+      expect(left).toBeUndefined(); // the test's cgroup is gone again
+    });
+  },
+);
+
+describe(
+  "watch says why it could not load the agent, and the verdict says what it could not see",
+  { timeout: 120_000 },
+  () => {
+    const missing = (doc: VerdictDocument) =>
+      doc.findings.find((f) => f.pid === doc.target.pid)?.evidence.agentMissingReason;
+
+    it("not a Python process", async () => {
+      const target = track(await startReady(["sh", "-c", "echo ready; exec sleep 60"], /^ready$/m));
+      const record = `${tempDir("watch-rec")}/r.jsonl`;
+      const r = await memleak([
+        "watch",
+        String(target.pid),
+        "--duration",
+        "3",
+        "--interval",
+        "0.5",
+        "--json",
+        "--record",
+        record,
+      ]);
+      expect(r.stderr).toMatch(
+        new RegExp(`no agent in PID ${target.pid} \\(sleep\\): not a Python process; watching it from outside`),
+      );
+      expect(missing(JSON.parse(r.stdout))).toBe("not a Python process");
+      // The recording keeps the reason, so `analyze` says the same.
+      const again = await memleak(["analyze", record, "--json"]);
+      expect(missing(JSON.parse(again.stdout))).toBe("not a Python process");
+      rmSync(record.replace(/\/r\.jsonl$/, ""), { recursive: true, force: true });
+    });
+
+    it("gdb missing: says how to install it", async () => {
+      const target = track(await startScenario("frag_burst", 60));
+      // The burst is done: 600 MB resident, flat (it starts 1 s in and takes about a second, more under load).
+      expect(await eventually(() => statusField(target.pid, "RssAnon") > 500 * 1024, 30_000)).toBe(true);
+      const r = await memleak(["watch", String(target.pid), "--duration", "3", "--interval", "0.5", "--json"], {
+        PATH: "/nonexistent",
+      });
+      expect(r.stderr).toMatch(/no agent in PID \d+ \(python3\): gdb is not installed.*apt-get install gdb/);
       const doc = JSON.parse(r.stdout) as VerdictDocument;
-      expect(doc.verdict).toMatchObject({ kind: "stable", pid: steady.pid });
-      const cg = doc.findings.find((f) => f.subject.type === "cgroup")!;
-      expect(cg.outsideWatchedTree).toBe(true);
-      expect(cg.summary).toMatch(/but not because of the watched tree/);
-      expect(cg.summary).toContain(`PID ${leaker.pid}`);
-      expect(cg.evidence.otherProcessesAnonGrowth as number).toBeGreaterThan(20 * MiB);
-      expect(r.code).toBe(0); // the gate follows the verdict about the watched pid
-    } finally {
-      for (const s of started.splice(0)) await s.stop();
-      left = shared.remove();
-    }
-    expect(left).toBeUndefined(); // the test's cgroup is gone again
-  });
-});
+      expect(missing(doc)).toMatch(/gdb is not installed/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    });
 
-describe("watch says why it could not load the agent, and the verdict says what it could not see", { timeout: 120_000 }, () => {
-  const missing = (doc: VerdictDocument) => doc.findings.find((f) => f.pid === doc.target.pid)?.evidence.agentMissingReason;
+    it("an interpreter stuck in a long C call holding the GIL: no hang, no kill, one line", async () => {
+      const target = track(
+        await startReady(
+          ["python3", "-u", "-c", "import re\nprint('ready', flush=True)\nre.match(r'(a+)+$', 'a' * 40 + 'b')"],
+          /^ready$/m,
+        ),
+      );
+      const t0 = Date.now();
+      const r = await memleak(["watch", String(target.pid), "--duration", "4", "--interval", "0.5", "--json"]);
+      expect(Date.now() - t0).toBeLessThan(40_000);
+      expect(r.stderr).toMatch(
+        /no agent in PID \d+ \(python3\): the interpreter did not run the agent, and its main thread is not blocked in a system call/,
+      );
+      expect(alive(target.pid)).toBe(true);
+      expect(missing(JSON.parse(r.stdout))).toMatch(/no safe point/);
+    });
 
-  it("not a Python process", async () => {
-    const target = track(await startReady(["sh", "-c", "echo ready; exec sleep 60"], /^ready$/m));
-    const record = `${tempDir("watch-rec")}/r.jsonl`;
-    const r = await memleak(["watch", String(target.pid), "--duration", "3", "--interval", "0.5", "--json", "--record", record]);
-    expect(r.stderr).toMatch(new RegExp(`no agent in PID ${target.pid} \\(sleep\\): not a Python process; watching it from outside`));
-    expect(missing(JSON.parse(r.stdout))).toBe("not a Python process");
-    // The recording keeps the reason, so `analyze` says the same.
-    const again = await memleak(["analyze", record, "--json"]);
-    expect(missing(JSON.parse(again.stdout))).toBe("not a Python process");
-    rmSync(record.replace(/\/r\.jsonl$/, ""), { recursive: true, force: true });
-  });
-
-  it("gdb missing: says how to install it", async () => {
-    const target = track(await startScenario("frag_burst", 60));
-    // The burst is done: 600 MB resident, flat (it starts 1 s in and takes about a second, more under load).
-    expect(await eventually(() => statusField(target.pid, "RssAnon") > 500 * 1024, 30_000)).toBe(true);
-    const r = await memleak(["watch", String(target.pid), "--duration", "3", "--interval", "0.5", "--json"], { PATH: "/nonexistent" });
-    expect(r.stderr).toMatch(/no agent in PID \d+ \(python3\): gdb is not installed.*apt-get install gdb/);
-    const doc = JSON.parse(r.stdout) as VerdictDocument;
-    expect(missing(doc)).toMatch(/gdb is not installed/);
-    expect(r.stderr).not.toMatch(/\n\s+at /);
-  });
-
-  it("an interpreter stuck in a long C call holding the GIL: no hang, no kill, one line", async () => {
-    const target = track(await startReady(["python3", "-u", "-c", "import re\nprint('ready', flush=True)\nre.match(r'(a+)+$', 'a' * 40 + 'b')"], /^ready$/m));
-    const t0 = Date.now();
-    const r = await memleak(["watch", String(target.pid), "--duration", "4", "--interval", "0.5", "--json"]);
-    expect(Date.now() - t0).toBeLessThan(40_000);
-    expect(r.stderr).toMatch(/no agent in PID \d+ \(python3\): the interpreter did not run the agent, and its main thread is not blocked in a system call/);
-    expect(alive(target.pid)).toBe(true);
-    expect(missing(JSON.parse(r.stdout))).toMatch(/no safe point/);
-  });
-
-  it("root without CAP_SYS_PTRACE (a container) watching another user's process: says which capability to add", async () => {
-    const target = track(await startReady(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", SYSTEM_PYTHON, "-u", "-c", "import time\nprint('ready', flush=True)\ntime.sleep(60)"], /^ready$/m));
-    // setpriv execs the interpreter (same pid); were it to fork instead, the child is the interpreter.
-    const pid = childrenOf(target.pid)[0] ?? target.pid;
-    const r = await execFileP("setpriv", ["--bounding-set=-sys_ptrace", process.execPath, MEMLEAK, "watch", String(pid), "--duration", "3", "--interval", "0.5", "--json"], { cwd: REPO, env: { ...process.env, NO_COLOR: "1" } });
-    expect(r.stderr).toMatch(/memleak runs as root but without CAP_SYS_PTRACE .*--cap-add SYS_PTRACE/);
-    expect(missing(JSON.parse(r.stdout))).toMatch(/CAP_SYS_PTRACE/);
-  });
-
-  it("another user's process, memleak not root: says whose it is", async () => {
-    const target = track(await startScenario("frag_burst", 60));
-    // The checkout may sit under a directory only root can enter (/root): give the other user its own copy.
-    const copy = tempDir("nobody");
-    for (const part of ["bin", "dist", "node_modules", "package.json", "src/advice", "src/agent/python", "src/agent/attach"]) {
-      cpSync(`${REPO}${part}`, `${copy}/${part}`, { recursive: true });
-    }
-    chmodSync(copy, 0o755);
-    try {
+    it("root without CAP_SYS_PTRACE (a container) watching another user's process: says which capability to add", async () => {
+      const target = track(
+        await startReady(
+          [
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            SYSTEM_PYTHON,
+            "-u",
+            "-c",
+            "import time\nprint('ready', flush=True)\ntime.sleep(60)",
+          ],
+          /^ready$/m,
+        ),
+      );
+      // setpriv execs the interpreter (same pid); were it to fork instead, the child is the interpreter.
+      const pid = childrenOf(target.pid)[0] ?? target.pid;
       const r = await execFileP(
         "setpriv",
-        ["--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", process.execPath, `${copy}/bin/memleak.js`, "watch", String(target.pid), "--duration", "3", "--interval", "0.5", "--json"],
-        { cwd: copy, env: { ...process.env, NO_COLOR: "1" } },
+        [
+          "--bounding-set=-sys_ptrace",
+          process.execPath,
+          MEMLEAK,
+          "watch",
+          String(pid),
+          "--duration",
+          "3",
+          "--interval",
+          "0.5",
+          "--json",
+        ],
+        { cwd: REPO, env: { ...process.env, NO_COLOR: "1" } },
       );
-      expect(r.stderr).toMatch(/no agent in PID \d+ \(python3\): PID \d+ belongs to another user \(uid 0\)/);
-      expect(r.stderr.match(/^memleak: warning: PSS and USS unreadable for PID \d+: .*CAP_SYS_PTRACE/gm)).toHaveLength(1);
-      expect(missing(JSON.parse(r.stdout))).toMatch(/another user/);
-    } finally {
-      rmSync(copy, { recursive: true, force: true });
-    }
-  });
-});
+      expect(r.stderr).toMatch(/memleak runs as root but without CAP_SYS_PTRACE .*--cap-add SYS_PTRACE/);
+      expect(missing(JSON.parse(r.stdout))).toMatch(/CAP_SYS_PTRACE/);
+    });
+
+    it("another user's process, memleak not root: says whose it is", async () => {
+      const target = track(await startScenario("frag_burst", 60));
+      // The checkout may sit under a directory only root can enter (/root): give the other user its own copy.
+      const copy = tempDir("nobody");
+      for (const part of [
+        "bin",
+        "dist",
+        "node_modules",
+        "package.json",
+        "src/advice",
+        "src/agent/python",
+        "src/agent/attach",
+      ]) {
+        cpSync(`${REPO}${part}`, `${copy}/${part}`, { recursive: true });
+      }
+      chmodSync(copy, 0o755);
+      try {
+        const r = await execFileP(
+          "setpriv",
+          [
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            process.execPath,
+            `${copy}/bin/memleak.js`,
+            "watch",
+            String(target.pid),
+            "--duration",
+            "3",
+            "--interval",
+            "0.5",
+            "--json",
+          ],
+          { cwd: copy, env: { ...process.env, NO_COLOR: "1" } },
+        );
+        expect(r.stderr).toMatch(/no agent in PID \d+ \(python3\): PID \d+ belongs to another user \(uid 0\)/);
+        expect(
+          r.stderr.match(/^memleak: warning: PSS and USS unreadable for PID \d+: .*CAP_SYS_PTRACE/gm),
+        ).toHaveLength(1);
+        expect(missing(JSON.parse(r.stdout))).toMatch(/another user/);
+      } finally {
+        rmSync(copy, { recursive: true, force: true });
+      }
+    });
+  },
+);

@@ -17,13 +17,27 @@ describe("watch --trace-python", { timeout: 150_000 }, () => {
   it("traces a running program for the window, reports the line that grew and the cost, and stops tracemalloc", async () => {
     const target = await startReady(["python3", "-u", "fixtures/holder/memo_pages.py", "120"], /^ready$/m);
     started.push(target);
-    const r = await memleak(["watch", String(target.pid), "--duration", "30", "--interval", "0.5", "--trace-python", "--trace-window", "15s", "--json"]);
+    const r = await memleak([
+      "watch",
+      String(target.pid),
+      "--duration",
+      "30",
+      "--interval",
+      "0.5",
+      "--trace-python",
+      "--trace-window",
+      "15s",
+      "--json",
+    ]);
     expect(r.stdout, r.stderr).not.toBe("");
     const doc = JSON.parse(r.stdout) as VerdictDocument;
     const v = doc.verdict;
     expect(v.kind, JSON.stringify(v)).toBe("leak");
     // The line that stores each rendered page in the dict (memo_pages.py:17).
-    expect(v.sites?.[0], JSON.stringify(v.sites)).toMatchObject({ file: expect.stringMatching(/fixtures\/holder\/memo_pages\.py$/), line: 17 });
+    expect(v.sites?.[0], JSON.stringify(v.sites)).toMatchObject({
+      file: expect.stringMatching(/fixtures\/holder\/memo_pages\.py$/),
+      line: 17,
+    });
     expect(v.sites![0]!.sizeDiff).toBeGreaterThan(2 * 2 ** 20);
     // The window's length as asked (the agent's clock; a loaded machine stretches it a little), and what it cost.
     expect(v.evidence.traceWindowSeconds as number).toBeGreaterThanOrEqual(15);
@@ -43,7 +57,10 @@ describe("watch --trace-python", { timeout: 150_000 }, () => {
     started.push(target);
     const r = await memleak(["watch", String(target.pid), "--duration", "20", "--interval", "0.5", "--json"]);
     const doc = JSON.parse(r.stdout) as VerdictDocument;
-    expect(doc.verdict, JSON.stringify(doc.verdict)).toMatchObject({ kind: "leak", evidence: { layer: "Python objects", holder: "__main__.PAGES" } });
+    expect(doc.verdict, JSON.stringify(doc.verdict)).toMatchObject({
+      kind: "leak",
+      evidence: { layer: "Python objects", holder: "__main__.PAGES" },
+    });
     expect(doc.verdict.sites).toBeUndefined();
     expect(target.output()).toBe("ready\n");
   });

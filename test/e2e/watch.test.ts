@@ -58,11 +58,20 @@ describe("watch: many threads' arenas", { timeout: 150_000 }, () => {
     // The threads churn for the first 40% of the script's time (16 s of 40): while they do, malloc's in-use bytes
     // swing by ~1.6 GB and nothing can be judged; the watch must end on the settled state, as `run`'s would.
     const { doc, stderr } = await watch(await startScenario("thread_arenas", 40));
-    expect(doc.verdict.kind, `${stderr}\n${JSON.stringify(doc.findings.map((f) => [f.kind, f.summary, f.evidence]), null, 1)}`).toBe("fragmentation");
+    expect(
+      doc.verdict.kind,
+      `${stderr}\n${JSON.stringify(
+        doc.findings.map((f) => [f.kind, f.summary, f.evidence]),
+        null,
+        1,
+      )}`,
+    ).toBe("fragmentation");
     expect(doc.verdict.evidence.mallocArenas as number).toBeGreaterThanOrEqual(8);
     // At least the rule's own bar (half of the anon memory not in use). Not more: malloc's numbers are read at most
     // every 10 s in a heap this size (their cost is rate-limited), so the last reading can be from the end of the
     // churn, when ~1 GB was still in use (2.65 GB anon), on a loaded machine.
-    expect(doc.verdict.evidence.anonBytes as number).toBeGreaterThan(2 * (doc.verdict.evidence.mallocInUseBytes as number));
+    expect(doc.verdict.evidence.anonBytes as number).toBeGreaterThan(
+      2 * (doc.verdict.evidence.mallocInUseBytes as number),
+    );
   });
 });

@@ -44,7 +44,9 @@ export function docOf(name: string): Promise<VerdictDocument> {
 export function withHostileProcess(a: Analyzed, pid: number, hostile: string): Analyzed {
   const commands = new Map(a.commands);
   commands.set(pid, [hostile, hostile]);
-  const processes = new Map([...a.set.processes].map(([key, ps]) => [key, ps.pid === pid ? { ...ps, comm: hostile } : ps]));
+  const processes = new Map(
+    [...a.set.processes].map(([key, ps]) => [key, ps.pid === pid ? { ...ps, comm: hostile } : ps]),
+  );
   const set: SeriesSet = { ...a.set, processes };
   const doc: VerdictDocument = JSON.parse(JSON.stringify(a.doc));
   for (const f of [doc.verdict, ...doc.findings]) {

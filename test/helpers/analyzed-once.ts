@@ -31,7 +31,9 @@ const SOURCES = newestUnder(`${REPO}src`);
  * mutants inside the same sources (no mtime changes), and a document cached under one mutant would hide the next.
  */
 const CACHING =
-  basename(tmpdir()).startsWith("memleak-tests-") && !Object.keys(process.env).some((k) => k.startsWith("STRYKER")) && !("__stryker__" in globalThis);
+  basename(tmpdir()).startsWith("memleak-tests-") &&
+  !Object.keys(process.env).some((k) => k.startsWith("STRYKER")) &&
+  !("__stryker__" in globalThis);
 
 /** The document `memleak analyze --json` would print for the recording at `path` (an absolute path). */
 export async function analyzedDoc(path: string): Promise<VerdictDocument> {

@@ -67,7 +67,9 @@ export function createTestCgroup(fs: HostFs, place: TestCgroupPlace): TestCgroup
       writeFileSync(fs.path(`${iso.location.dir}/cgroup.procs`), String(pid));
       const now = locateMemoryCgroup(fs, pid);
       if (!now.ok || now.location.dir !== iso.location.dir) {
-        throw new Error(`PID ${pid} moved to ${iso.location.dir}, but memleak finds it ${now.ok ? `in ${now.location.dir}` : `nowhere: ${now.reason}`}`);
+        throw new Error(
+          `PID ${pid} moved to ${iso.location.dir}, but memleak finds it ${now.ok ? `in ${now.location.dir}` : `nowhere: ${now.reason}`}`,
+        );
       }
     },
     remove: () => removeIsolatedCgroup(fs, iso),

@@ -38,15 +38,31 @@ export const isRoot = process.geteuid?.() === 0;
 export const USER_NAMESPACES: { ok: true } | { ok: false; reason: string } = (() => {
   if (!isRoot) return { ok: false, reason: "needs root (to start the container as uid 65534)" };
   try {
-    execFileSync("setpriv", ["--reuid", "65534", "--regid", "65534", "--clear-groups", "unshare", "--user", "--map-root-user", "true"], { stdio: "pipe" });
+    execFileSync(
+      "setpriv",
+      ["--reuid", "65534", "--regid", "65534", "--clear-groups", "unshare", "--user", "--map-root-user", "true"],
+      { stdio: "pipe" },
+    );
     return { ok: true };
   } catch (err) {
-    return { ok: false, reason: `an unprivileged user cannot make a user namespace here (${String((err as { stderr?: Buffer }).stderr ?? err).trim().slice(0, 120)})` };
+    return {
+      ok: false,
+      reason: `an unprivileged user cannot make a user namespace here (${String(
+        (err as { stderr?: Buffer }).stderr ?? err,
+      )
+        .trim()
+        .slice(0, 120)})`,
+    };
   }
 })();
 
 /** Starts fixtures/scenarios/<script>.py (or fixtures/<script>.py for a path) in a container and resolves once it runs (or once `ready` is printed). */
-export async function startContained(script: string, seconds: number, c: Containment = {}, ready = /^ready$/m): Promise<Contained> {
+export async function startContained(
+  script: string,
+  seconds: number,
+  c: Containment = {},
+  ready = /^ready$/m,
+): Promise<Contained> {
   const python = c.python ?? (c.uid !== undefined || c.userNamespace ? WORLD_PYTHON : "python3");
   // Settings through the environment: no quoting of paths inside the shell's command. The script's source too, and the
   // container starts in /: a checkout under /tmp (a CI clone may be there) is hidden by the container's own /tmp.
@@ -54,7 +70,9 @@ export async function startContained(script: string, seconds: number, c: Contain
     "import os, sys; p = os.environ['T_SCRIPT']; sys.argv = [p, os.environ['T_SECONDS']]; print('ready', flush=True); exec(compile(os.environ['T_SOURCE'], p, 'exec'), {'__name__': '__main__', '__file__': p})";
   const asUser = c.uid !== undefined ? `setpriv --reuid ${c.uid} --regid ${c.uid} --clear-groups ` : "";
   const program = `${asUser}${python} -u -c "${boot}"`;
-  const mounts = c.readOnlyTmp ? ["/tmp", "/dev/shm", "/var/tmp"].map((d) => `mount -t tmpfs -o ro tmpfs ${d}`).join(" && ") : "mount -t tmpfs -o mode=1777 tmpfs /tmp";
+  const mounts = c.readOnlyTmp
+    ? ["/tmp", "/dev/shm", "/var/tmp"].map((d) => `mount -t tmpfs -o ro tmpfs ${d}`).join(" && ")
+    : "mount -t tmpfs -o mode=1777 tmpfs /tmp";
   const inner = `${mounts} && ${c.initShell ? `${program}; sleep 1` : `exec ${program}`}`;
   const argv = [
     ...(c.userNamespace ? ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"] : []),
@@ -89,7 +107,9 @@ export function memleakLeftovers(pid: number): string[] {
   readdirSync(`/proc/${pid}/root/`);
   return ["/tmp", "/dev/shm"].flatMap((dir) => {
     try {
-      return readdirSync(`/proc/${pid}/root${dir}`).filter((n) => n.startsWith("memleak")).map((n) => `${dir}/${n}`);
+      return readdirSync(`/proc/${pid}/root${dir}`)
+        .filter((n) => n.startsWith("memleak"))
+        .map((n) => `${dir}/${n}`);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
       throw err;
@@ -99,6 +119,9 @@ export function memleakLeftovers(pid: number): string[] {
 
 /** The pid a host process has in its own PID namespace (the last of NSpid). */
 export function pidInsideOf(pid: number): number {
-  const line = /^NSpid:\s*(.*)$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]!.trim().split(/\s+/);
+  const line = /^NSpid:\s*(.*)$/m
+    .exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]!
+    .trim()
+    .split(/\s+/);
   return Number(line[line.length - 1]);
 }

@@ -7,6 +7,7 @@ import { appendFileSync } from "node:fs";
 
 export async function resolve(specifier, context, next) {
   const r = await next(specifier, context);
-  if (process.env.MEMLEAK_IMPORT_LOG && r.url.startsWith("file:")) appendFileSync(process.env.MEMLEAK_IMPORT_LOG, `${r.url}\n`);
+  if (process.env.MEMLEAK_IMPORT_LOG && r.url.startsWith("file:"))
+    appendFileSync(process.env.MEMLEAK_IMPORT_LOG, `${r.url}\n`);
   return r;
 }

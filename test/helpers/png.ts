@@ -47,7 +47,7 @@ export function decodePng(file: Buffer): Png {
   let height = 0;
   let channels = 0;
   const idat: Buffer[] = [];
-  for (let at = 8; at < file.length; ) {
+  for (let at = 8; at < file.length;) {
     const length = file.readUInt32BE(at);
     const type = file.toString("latin1", at + 4, at + 8);
     const data = file.subarray(at + 8, at + 8 + length);
@@ -56,14 +56,16 @@ export function decodePng(file: Buffer): Png {
       height = data.readUInt32BE(4);
       const [depth, colour, , , interlace] = data.subarray(8, 13);
       channels = colour === 2 ? 3 : colour === 6 ? 4 : 0;
-      if (depth !== 8 || channels === 0 || interlace !== 0) throw new Error(`unsupported PNG: depth ${depth}, colour type ${colour}, interlace ${interlace}`);
+      if (depth !== 8 || channels === 0 || interlace !== 0)
+        throw new Error(`unsupported PNG: depth ${depth}, colour type ${colour}, interlace ${interlace}`);
     } else if (type === "IDAT") idat.push(data);
     else if (type === "IEND") break;
     at += 12 + length; // length, type, data, CRC
   }
   const raw = inflateSync(Buffer.concat(idat));
   const stride = width * channels;
-  if (raw.length !== height * (stride + 1)) throw new Error(`PNG data is ${raw.length} bytes, expected ${height * (stride + 1)}`);
+  if (raw.length !== height * (stride + 1))
+    throw new Error(`PNG data is ${raw.length} bytes, expected ${height * (stride + 1)}`);
   // Undo each row's filter in place (specification section 9.2); `px` ends up holding the plain pixel rows.
   const px = Buffer.alloc(height * stride);
   for (let y = 0; y < height; y++) {

@@ -19,9 +19,20 @@ export interface Started {
 }
 
 /** Spawns argv and resolves once `readyLines` lines matching `ready` have been printed. */
-export function startReady(argv: string[], ready: RegExp, readyLines = 1, timeoutMs = 30_000, where: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Started> {
+export function startReady(
+  argv: string[],
+  ready: RegExp,
+  readyLines = 1,
+  timeoutMs = 30_000,
+  where: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<Started> {
   // detached: the script and its descendants get a process group of their own, so stop() can kill them all.
-  const child = spawn(argv[0]!, argv.slice(1), { cwd: where.cwd ?? REPO, env: where.env ?? process.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child = spawn(argv[0]!, argv.slice(1), {
+    cwd: where.cwd ?? REPO,
+    env: where.env ?? process.env,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   let out = "";
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) {
@@ -70,7 +81,11 @@ export interface Run {
 
 /** Runs the built CLI and captures everything, whatever the exit code. */
 /** @param onStderr told each piece of stderr as it comes (to act once memleak has said it started, not after a sleep). */
-export async function memleak(args: string[], env: NodeJS.ProcessEnv = {}, onStderr?: (text: string) => void): Promise<Run> {
+export async function memleak(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  onStderr?: (text: string) => void,
+): Promise<Run> {
   try {
     const running = execFileP(process.execPath, [MEMLEAK, ...args], {
       cwd: REPO,

@@ -13,7 +13,10 @@ export interface Asked {
   body: string;
 }
 
-export async function replayServer(file: string, status = 200): Promise<{ url: string; asked: Asked[]; close: () => Promise<void> }> {
+export async function replayServer(
+  file: string,
+  status = 200,
+): Promise<{ url: string; asked: Asked[]; close: () => Promise<void> }> {
   const body = fixture(file);
   const asked: Asked[] = [];
   const server = createServer((req, res) => {
@@ -27,7 +30,11 @@ export async function replayServer(file: string, status = 200): Promise<{ url: s
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, asked, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    asked,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** A port nothing listens on: one the system gave and took back. */

@@ -18,8 +18,14 @@ export interface SynthDevice {
 }
 
 /** The agent's report for the devices (by index) at time t; `seconds` and `hz` as the scenario's. */
-export function gpuReports(devices: Record<number, SynthDevice>, seconds: number, hz = 1, seed = 1): (t: number) => { gpu: Record<string, number> } {
-  const make = (o: SeriesOptions | undefined, k: number) => (o ? generate({ seconds, hz, baseline: 0, noise: 0, seed: seed + k, ...o }).ys : undefined);
+export function gpuReports(
+  devices: Record<number, SynthDevice>,
+  seconds: number,
+  hz = 1,
+  seed = 1,
+): (t: number) => { gpu: Record<string, number> } {
+  const make = (o: SeriesOptions | undefined, k: number) =>
+    o ? generate({ seconds, hz, baseline: 0, noise: 0, seed: seed + k, ...o }).ys : undefined;
   const per = Object.entries(devices).map(([d, dev], i) => ({
     d,
     dev,

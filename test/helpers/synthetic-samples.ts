@@ -53,9 +53,11 @@ export function synthesize(sc: SynthScenario): Sample[] {
     p,
     anon: series(sc.seconds, hz, seed + i, p.anon),
     uss: p.uss ? series(sc.seconds, hz, seed + 100 + i, p.uss) : undefined,
-    file: typeof p.file === "object" ? series(sc.seconds, hz, seed + 200 + i, { baseline: 30 * MB, ...p.file }) : undefined,
+    file:
+      typeof p.file === "object" ? series(sc.seconds, hz, seed + 200 + i, { baseline: 30 * MB, ...p.file }) : undefined,
   }));
-  const flat = (o?: Partial<GenerateOptions> & { shape: Shape }) => (o ? series(sc.seconds, hz, seed + 7, { baseline: 0, ...o }) : undefined);
+  const flat = (o?: Partial<GenerateOptions> & { shape: Shape }) =>
+    o ? series(sc.seconds, hz, seed + 7, { baseline: 0, ...o }) : undefined;
   const cache = flat(sc.cache);
   const kernel = flat(sc.kernel);
   const shmem = flat(sc.shmem);
@@ -72,7 +74,22 @@ export function synthesize(sc: SynthScenario): Sample[] {
       const a = Math.round(anon[i]!);
       const u = Math.round(uss ? uss[i]! : a * 0.9);
       const smaps = sc.noPssAnon ? { pss: u + file } : { pss: u + file / 4, pssAnon: u };
-      processes.push({ pid: p.pid, ppid: p.ppid, starttime: p.pid * 10, comm: "python3", rss: a + file, anon: a, file, shmem: 0, swap: 0, threads: 1, ...smaps, uss: u, sharedClean: file, sharedDirty: Math.max(0, a - u) });
+      processes.push({
+        pid: p.pid,
+        ppid: p.ppid,
+        starttime: p.pid * 10,
+        comm: "python3",
+        rss: a + file,
+        anon: a,
+        file,
+        shmem: 0,
+        swap: 0,
+        threads: 1,
+        ...smaps,
+        uss: u,
+        sharedClean: file,
+        sharedDirty: Math.max(0, a - u),
+      });
       if (p.agent) agent[String(p.pid)] = p.agent(t);
     }
     const sum = processes.reduce((s, p) => s + p.anon!, 0) + (outside?.[i] ?? 0);
@@ -88,7 +105,13 @@ export function synthesize(sc: SynthScenario): Sample[] {
         workingSet: usage - (c + fileSum) * 0.8,
         limit: null,
         kernel: k,
-        stat: { anon: sum, file: fileSum + c + sh, shmem: sh, inactiveFile: (c + fileSum) * 0.8, activeFile: (c + fileSum) * 0.2 },
+        stat: {
+          anon: sum,
+          file: fileSum + c + sh,
+          shmem: sh,
+          inactiveFile: (c + fileSum) * 0.8,
+          activeFile: (c + fileSum) * 0.2,
+        },
       };
     }
     if (Object.keys(agent).length > 0) sample.agent = agent;

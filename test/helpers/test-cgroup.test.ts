@@ -47,7 +47,11 @@ describe("where an e2e test may create a memory cgroup", () => {
   it("hybrid (the development machine): under our own v1 memory cgroup", () => {
     const fs = new HostFs(`${FIXTURES}trees/hybrid-v1`);
     const dir = "/sys/fs/cgroup/memory/process_api/2c952b984877f889993fb8e825cc050f";
-    expect(testCgroupPlace(fs, 5932, true)).toEqual({ ok: true, own: expect.objectContaining({ version: 1, dir }), parent: expect.objectContaining({ version: 1, dir }) });
+    expect(testCgroupPlace(fs, 5932, true)).toEqual({
+      ok: true,
+      own: expect.objectContaining({ version: 1, dir }),
+      parent: expect.objectContaining({ version: 1, dir }),
+    });
   });
 
   it("pure v1 (a Docker container): under our own memory cgroup, at the container's mount point", () => {
@@ -72,21 +76,32 @@ describe("where an e2e test may create a memory cgroup", () => {
   it("pure v2 with memory not handed down to us: skips, saying why", () => {
     const place = testCgroupPlace(v2Host("pids\n"), PID, true);
     expect(place.ok).toBe(false);
-    expect(skipNote(place)).toMatch(/^ \[skipped: no memory cgroup: .*memory\.current not found: the memory controller is not enabled there/);
+    expect(skipNote(place)).toMatch(
+      /^ \[skipped: no memory cgroup: .*memory\.current not found: the memory controller is not enabled there/,
+    );
   });
 
   it("pure v2 container, our cgroup its root, nothing handing memory down: skips, saying why", () => {
     const fs = host({ "/sys/fs/cgroup/cgroup.subtree_control": "\n" }, `${FIXTURES}trees/v2-container`);
-    expect(testCgroupPlace(fs, 1, true)).toEqual({ ok: false, reason: "no cgroup from / upwards has memory in its cgroup.subtree_control" });
+    expect(testCgroupPlace(fs, 1, true)).toEqual({
+      ok: false,
+      reason: "no cgroup from / upwards has memory in its cgroup.subtree_control",
+    });
   });
 
   it("pure v2 container whose root cgroup hands memory down: under it", () => {
     const fs = host({ "/sys/fs/cgroup/cgroup.subtree_control": "cpu memory pids\n" }, `${FIXTURES}trees/v2-container`);
-    expect(testCgroupPlace(fs, 1, true)).toMatchObject({ ok: true, parent: { version: 2, path: "/", dir: "/sys/fs/cgroup" } });
+    expect(testCgroupPlace(fs, 1, true)).toMatchObject({
+      ok: true,
+      parent: { version: 2, path: "/", dir: "/sys/fs/cgroup" },
+    });
   });
 
   it("not root: skips, saying why", () => {
-    expect(testCgroupPlace(v2Host("memory pids\n"), PID, false)).toEqual({ ok: false, reason: "creating a memory cgroup needs root" });
+    expect(testCgroupPlace(v2Host("memory pids\n"), PID, false)).toEqual({
+      ok: false,
+      reason: "creating a memory cgroup needs root",
+    });
   });
 });
 
@@ -94,7 +109,10 @@ describe("creating and removing it (on a captured tree: directories only, no ker
   it("pure v2: makes the child under the slice, and removes it", () => {
     const fs = v2Host("memory pids\n");
     const cg = createTestCgroup(fs, testCgroupPlace(fs, PID, true));
-    expect(cg.location).toMatchObject({ version: 2, path: expect.stringMatching(/^\/user\.slice\/user-1000\.slice\/memleak-\d+-/) });
+    expect(cg.location).toMatchObject({
+      version: 2,
+      path: expect.stringMatching(/^\/user\.slice\/user-1000\.slice\/memleak-\d+-/),
+    });
     const slice = fs.path("/sys/fs/cgroup/user.slice/user-1000.slice");
     expect(readdirSync(slice).filter((d) => d.startsWith("memleak-"))).toHaveLength(1);
     expect(cg.remove()).toBeUndefined();

@@ -7,7 +7,12 @@ import { REPO } from "./fixtures.js";
 import { startReady, type Started } from "./processes.js";
 
 /** A scenario script (fixtures/scenarios) started outside memleak; resolves once it runs (or once `ready` is printed). */
-export function startScenario(script: string, seconds: number, ready = /^ready$/m, python = "python3"): Promise<Started> {
+export function startScenario(
+  script: string,
+  seconds: number,
+  ready = /^ready$/m,
+  python = "python3",
+): Promise<Started> {
   const path = `${REPO}fixtures/scenarios/${script}.py`;
   const boot = `import runpy, sys; sys.argv = [${JSON.stringify(path)}, "${seconds}"]; print("ready", flush=True); runpy.run_path(sys.argv[0], run_name="__main__")`;
   return startReady([python, "-u", "-c", boot], ready);
@@ -58,7 +63,9 @@ export async function eventually(check: () => boolean, ms: number): Promise<bool
  * caller that catches, this throws when it cannot look: an empty answer means nothing was found.
  */
 export function processesMatching(text: string): number[] {
-  const pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
+  const pids = readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number);
   if (!pids.includes(process.pid)) throw new Error("/proc does not list this process: cannot look for others");
   return pids.filter((pid) => {
     if (pid === process.pid || !alive(pid)) return false;

@@ -90,7 +90,8 @@ export class Attacher {
   /** Pid → why it has no agent, for the verdict. Processes that said hello late (after a timeout) count as having it. */
   missing(): Map<number, string> {
     const out = new Map<number, string>();
-    for (const r of this.records.values()) if (r.status === "failed" && !this.channel.hello.has(r.pid)) out.set(r.pid, r.reason ?? "");
+    for (const r of this.records.values())
+      if (r.status === "failed" && !this.channel.hello.has(r.pid)) out.set(r.pid, r.reason ?? "");
     return out;
   }
 
@@ -148,7 +149,8 @@ export class Attacher {
 
   private tell(job: Job, r: AttachRecord): void {
     const who = `PID ${job.pid} (${job.comm})${insideText(r.pidInside)}`;
-    if (r.status === "attached") this.o.say(`agent attached to ${who} in ${((r.ms ?? 0) / 1000).toFixed(1)} s (${r.method})`);
+    if (r.status === "attached")
+      this.o.say(`agent attached to ${who} in ${((r.ms ?? 0) / 1000).toFixed(1)} s (${r.method})`);
     else if (r.status === "failed") {
       const again = this.reasonsSaid.has(r.reason ?? "");
       this.reasonsSaid.add(r.reason ?? "");
@@ -171,11 +173,20 @@ export class Attacher {
     const isRoot = pid === this.o.rootPid;
     // exe and maps need ptrace-read rights: when both are hidden, the name (stat, world-readable) must do, and the
     // permission check below says why memleak cannot look closer.
-    const interp = exe === undefined && maps === undefined && (isRoot || /^python/.test(job.comm)) ? ({ kind: "cpython", version: undefined } as const) : identifyInterpreter(exe, maps);
-    if (interp.kind === "not-python") return isRoot ? { pid, status: "failed", reason: "not a Python process" } : undefined;
-    if (interp.kind === "other-python") return { pid, status: "failed", reason: `${interp.name}, not CPython: the agent needs CPython` };
+    const interp =
+      exe === undefined && maps === undefined && (isRoot || /^python/.test(job.comm))
+        ? ({ kind: "cpython", version: undefined } as const)
+        : identifyInterpreter(exe, maps);
+    if (interp.kind === "not-python")
+      return isRoot ? { pid, status: "failed", reason: "not a Python process" } : undefined;
+    if (interp.kind === "other-python")
+      return { pid, status: "failed", reason: `${interp.name}, not CPython: the agent needs CPython` };
     if (interp.version && !versionAtLeast(interp.version, MIN_VERSION)) {
-      return { pid, status: "failed", reason: `Python ${interp.version.join(".")} is older than the agent supports (3.8)` };
+      return {
+        pid,
+        status: "failed",
+        reason: `Python ${interp.version.join(".")} is older than the agent supports (3.8)`,
+      };
     }
     const status = this.fs.readOptional(`/proc/${pid}/status`);
     if (!status) return undefined;
@@ -191,20 +202,36 @@ export class Attacher {
     const shared = view ? undefined : this.shareSocket(target.uid, target.gid);
     if (shared) return { pid, status: "failed", reason: shared };
 
-    const request = { pid, version: interp.version, socketPath: view?.socketPath ?? this.channel.socketPath, interval: this.o.interval, privateDir: this.channel.dir, placed: view?.placed, env: this.o.env, traceSeconds: this.o.traceSeconds };
+    const request = {
+      pid,
+      version: interp.version,
+      socketPath: view?.socketPath ?? this.channel.socketPath,
+      interval: this.o.interval,
+      privateDir: this.channel.dir,
+      placed: view?.placed,
+      env: this.o.env,
+      traceSeconds: this.o.traceSeconds,
+    };
     const outcome: InjectOutcome = await injectAgent(request);
     if (!outcome.ok) {
       if (this.channel.hello.has(pid)) return { pid, status: "inherited" };
       return { pid, status: "failed", reason: outcome.reason, ...(outcome.method && { method: outcome.method }) };
     }
-    if (await this.channel.waitForHello(pid, PENDING_WAIT_MS)) return { pid, status: "attached", method: outcome.method, ms: Date.now() - started, startedAt: started };
+    if (await this.channel.waitForHello(pid, PENDING_WAIT_MS))
+      return { pid, status: "attached", method: outcome.method, ms: Date.now() - started, startedAt: started };
     // The main thread has not reached a check between bytecodes: it may be asleep or idle in a system call.
     const blocked = await injectAgent({ ...request, mode: "blocked" });
     const timeout = this.o.helloTimeoutMs ?? 5000;
     // Even when the blocked path refuses, gdb's attach interrupted the main thread's wait: a Python lock wait that
     // returns early runs the pending calls (acquire_timed → Py_MakePendingCalls), so the first code may run now.
     if (await this.channel.waitForHello(pid, blocked.ok ? timeout : Math.min(timeout, PENDING_WAIT_MS))) {
-      return { pid, status: "attached", method: blocked.ok ? blocked.method : outcome.method, ms: Date.now() - started, startedAt: started };
+      return {
+        pid,
+        status: "attached",
+        method: blocked.ok ? blocked.method : outcome.method,
+        ms: Date.now() - started,
+        startedAt: started,
+      };
     }
     const failedNote = this.failedNote(pid, status, view?.placed?.hostDir ?? this.channel.dir);
     return {
@@ -225,7 +252,10 @@ export class Attacher {
   private failedNote(pid: number, status: string, dir: string): string | undefined {
     try {
       // O_NOFOLLOW: the target writes this file, and a link it put there would be followed from memleak's root.
-      const fd = openSync(join(dir, `${FAILED_PREFIX}${pidInside(status) ?? pid}`), constants.O_RDONLY | constants.O_NOFOLLOW);
+      const fd = openSync(
+        join(dir, `${FAILED_PREFIX}${pidInside(status) ?? pid}`),
+        constants.O_RDONLY | constants.O_NOFOLLOW,
+      );
       let text: string;
       try {
         const buf = Buffer.alloc(300);
@@ -263,6 +293,8 @@ export class Attacher {
         return `cannot share the agent's socket with uid ${uid}: ${(err as Error).message}`;
       }
     }
-    return this.sharedWith === uid ? undefined : `runs as uid ${uid}, but the agent's socket is already shared with uid ${this.sharedWith}`;
+    return this.sharedWith === uid
+      ? undefined
+      : `runs as uid ${uid}, but the agent's socket is already shared with uid ${this.sharedWith}`;
   }
 }

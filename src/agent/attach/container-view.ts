@@ -60,7 +60,9 @@ export class ContainerViews {
     const known = this.views.get(key);
     if (known) return { ok: true, view: known };
 
-    const toHost = otherPid ? (inside: number) => this.hostPids.hostPid(pidNs, inside, this.likely()) : (same: number) => same;
+    const toHost = otherPid
+      ? (inside: number) => this.hostPids.hostPid(pidNs, inside, this.likely())
+      : (same: number) => same;
     if (!otherMnt) {
       // Same files, other pids: a socket of its own in memleak's directory, whose messages are mapped.
       const socketPath = join(this.channel.dir, `pid-${this.views.size}.sock`);
@@ -79,11 +81,19 @@ export class ContainerViews {
     const members = this.members.get(mnt)!;
     try {
       const socket = join(placement.hostDir, "agent.sock");
-      await this.channel.listenInside(socket, toHost, () => removePlacement(placement, members), (bind) => placement.asOwner(bind));
+      await this.channel.listenInside(
+        socket,
+        toHost,
+        () => removePlacement(placement, members),
+        (bind) => placement.asOwner(bind),
+      );
       placement.asOwner(() => lchownSync(socket, uid, gid));
     } catch (err) {
       removePlacement(placement, members);
-      return { ok: false, reason: `memleak cannot listen on a socket in PID ${pid}'s container (${(err as Error).message})` };
+      return {
+        ok: false,
+        reason: `memleak cannot listen on a socket in PID ${pid}'s container (${(err as Error).message})`,
+      };
     }
     const view = { socketPath: join(placement.innerDir, "agent.sock"), placed: placement };
     this.views.set(key, view);

@@ -24,7 +24,8 @@ export type InjectMethod = "gdb" | "gdb-blocked" | "remote_exec";
  * run it on that thread while it is blocked in a GIL-released system call of CPython's (gdb-inject.py checks).
  */
 export type InjectMode = "pending" | "blocked";
-export type InjectOutcome = { ok: true; method: InjectMethod; ms: number } | { ok: false; method?: InjectMethod; reason: string };
+export type InjectOutcome =
+  { ok: true; method: InjectMethod; ms: number } | { ok: false; method?: InjectMethod; reason: string };
 
 export interface InjectRequest {
   pid: number;
@@ -46,7 +47,10 @@ export interface InjectRequest {
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 // dist/agent/attach/inject.js → ../../../src/agent/attach ; src/agent/attach/inject.ts (tests) → .
-const GDB_SCRIPT = [new URL("../../../src/agent/attach/gdb-inject.py", import.meta.url), new URL("./gdb-inject.py", import.meta.url)]
+const GDB_SCRIPT = [
+  new URL("../../../src/agent/attach/gdb-inject.py", import.meta.url),
+  new URL("./gdb-inject.py", import.meta.url),
+]
   .map((u) => fileURLToPath(u))
   .find((p) => existsSync(p));
 
@@ -78,7 +82,12 @@ export function injectedCode(o: {
   const agent = join(from, "memleak_agent.py");
   const lines = [];
   if (o.page) {
-    lines.push("try:", "    __import__('ctypes').CDLL(None).munmap(__import__('ctypes').c_void_p(@PAGE@), 4096)", "except BaseException:", "    pass");
+    lines.push(
+      "try:",
+      "    __import__('ctypes').CDLL(None).munmap(__import__('ctypes').c_void_p(@PAGE@), 4096)",
+      "except BaseException:",
+      "    pass",
+    );
   }
   const trace = o.traceSeconds === undefined ? "None" : String(Number(o.traceSeconds));
   const placed = o.placed ? `, 'PLACED': ${JSON.stringify(from)}` : "";
@@ -90,7 +99,12 @@ export function injectedCode(o: {
   );
   if (o.failedDir) {
     const failed = JSON.stringify(`${o.failedDir}/${FAILED_PREFIX}`);
-    lines.push("    try:", `        f = open(${failed} + str(__import__('os').getpid()), 'w'); f.write(repr(e)[:300]); f.close()`, "    except BaseException:", "        pass");
+    lines.push(
+      "    try:",
+      `        f = open(${failed} + str(__import__('os').getpid()), 'w'); f.write(repr(e)[:300]); f.close()`,
+      "    except BaseException:",
+      "        pass",
+    );
   } else lines.push("    pass");
   return lines.join("\n") + "\n";
 }
@@ -140,16 +154,29 @@ export function gdbFailure(pid: number, out: string, err: string): string {
     return `the kernel refused ptrace on PID ${pid} (a seccomp or LSM policy?): in Docker: --cap-add SYS_PTRACE; in Kubernetes: securityContext.capabilities.add: [SYS_PTRACE]`;
   }
   if (/No such process/i.test(err + out)) return `PID ${pid} exited`;
-  if (marker?.[1] === "symbols") return `PID ${pid} has no Py_AddPendingCall/PyRun_SimpleString symbols: not CPython, or its symbols are stripped`;
-  if (marker?.[1] === "unsafe") return `the interpreter did not run the agent, and ${marker[2]!.slice(0, 160)}: no safe point to load it`;
+  if (marker?.[1] === "symbols")
+    return `PID ${pid} has no Py_AddPendingCall/PyRun_SimpleString symbols: not CPython, or its symbols are stripped`;
+  if (marker?.[1] === "unsafe")
+    return `the interpreter did not run the agent, and ${marker[2]!.slice(0, 160)}: no safe point to load it`;
   if (marker) return `gdb could not schedule the agent (${marker[1]}: ${marker[2]!.slice(0, 160)})`;
-  const last = err.trim().split("\n").filter((l) => !/warning|auto-load|^\s*$/i.test(l)).pop();
+  const last = err
+    .trim()
+    .split("\n")
+    .filter((l) => !/warning|auto-load|^\s*$/i.test(l))
+    .pop();
   return `gdb failed${last ? `: ${last.slice(0, 200)}` : ""}`;
 }
 
 /** The loading code's settings for this request: where the target finds the files and notes a failure. */
 function codeSettings(r: InjectRequest) {
-  return { socketPath: r.socketPath, interval: r.interval, traceSeconds: r.traceSeconds, dir: r.placed?.innerDir, failedDir: r.placed?.innerDir ?? r.privateDir, placed: r.placed !== undefined };
+  return {
+    socketPath: r.socketPath,
+    interval: r.interval,
+    traceSeconds: r.traceSeconds,
+    dir: r.placed?.innerDir,
+    failedDir: r.placed?.innerDir ?? r.privateDir,
+    placed: r.placed !== undefined,
+  };
 }
 
 async function viaGdb(r: InjectRequest, timeoutMs: number, mode: InjectMode): Promise<InjectOutcome> {
@@ -159,7 +186,8 @@ async function viaGdb(r: InjectRequest, timeoutMs: number, mode: InjectMode): Pr
   } catch {
     return { ok: false, method: "gdb", reason: GDB_MISSING };
   }
-  if (!GDB_SCRIPT) return { ok: false, method: "gdb", reason: "gdb-inject.py is missing from this installation of memleak" };
+  if (!GDB_SCRIPT)
+    return { ok: false, method: "gdb", reason: "gdb-inject.py is missing from this installation of memleak" };
   const started = Date.now();
   const ran = await runHelper(
     gdb,
@@ -169,17 +197,27 @@ async function viaGdb(r: InjectRequest, timeoutMs: number, mode: InjectMode): Pr
       "-q",
       // No symbols of all libraries (seconds for libtorch, with the target stopped), no debuginfod downloads, no
       // auto-loaded scripts from the target's directories.
-      "-iex", "set auto-solib-add off",
-      "-iex", "set debuginfod enabled off",
-      "-iex", "set auto-load off",
-      "-p", String(r.pid),
-      "-x", GDB_SCRIPT,
+      "-iex",
+      "set auto-solib-add off",
+      "-iex",
+      "set debuginfod enabled off",
+      "-iex",
+      "set auto-load off",
+      "-p",
+      String(r.pid),
+      "-x",
+      GDB_SCRIPT,
     ],
     { ...r.env, MEMLEAK_INJECT_MODE: mode, MEMLEAK_INJECT_CODE: injectedCode({ ...codeSettings(r), page: true }) },
     timeoutMs,
   );
   const method = mode === "blocked" ? "gdb-blocked" : "gdb";
-  if (ran.timedOut) return { ok: false, method, reason: `gdb did not finish within ${Math.round(timeoutMs / 1000)} s and was interrupted` };
+  if (ran.timedOut)
+    return {
+      ok: false,
+      method,
+      reason: `gdb did not finish within ${Math.round(timeoutMs / 1000)} s and was interrupted`,
+    };
   if (/^MEMLEAK-OK/m.test(ran.stdout)) return { ok: true, method, ms: Date.now() - started };
   return { ok: false, method, reason: gdbFailure(r.pid, ran.stdout, ran.stderr) };
 }
@@ -195,7 +233,14 @@ async function viaRemoteExec(r: InjectRequest, timeoutMs: number): Promise<Injec
   // The target's own binary, isolated (-I: no user site, no PYTHON* variables; -S: no site): only sys.remote_exec runs.
   const ran = await runHelper(
     `/proc/${r.pid}/exe`,
-    ["-I", "-S", "-c", "import sys; sys.remote_exec(int(sys.argv[1]), sys.argv[2])", String(r.pid), r.placed ? join(r.placed.innerDir, name) : script],
+    [
+      "-I",
+      "-S",
+      "-c",
+      "import sys; sys.remote_exec(int(sys.argv[1]), sys.argv[2])",
+      String(r.pid),
+      r.placed ? join(r.placed.innerDir, name) : script,
+    ],
     r.env,
     timeoutMs,
   );

@@ -19,7 +19,12 @@ export function versionAtLeast(v: [number, number], min: [number, number]): bool
 }
 
 function baseName(path: string): string {
-  return path.replace(/ \(deleted\)$/, "").split("/").pop() ?? "";
+  return (
+    path
+      .replace(/ \(deleted\)$/, "")
+      .split("/")
+      .pop() ?? ""
+  );
 }
 
 /** The first file mapped is the executable: its path, for when /proc/PID/exe may not be read but maps may. */
@@ -35,9 +40,12 @@ export function identifyInterpreter(exePath: string | undefined, maps: string | 
   const lib = maps ? /\/libpython(\d)\.(\d{1,2})[a-z]*\.so/.exec(maps) : null;
   if (lib && lib[1] === "3") return { kind: "cpython", version: [3, Number(lib[2])] };
   const named = /^python(\d)(?:\.(\d{1,2}))?[a-z]*$/.exec(exe);
-  if (named && named[1] === "3") return { kind: "cpython", version: named[2] !== undefined ? [3, Number(named[2])] : undefined };
+  if (named && named[1] === "3")
+    return { kind: "cpython", version: named[2] !== undefined ? [3, Number(named[2])] : undefined };
   if (exe === "python" || (named && named[1] === "2") || (lib && lib[1] === "2")) {
-    return named?.[1] === "2" || lib?.[1] === "2" ? { kind: "other-python", name: "Python 2" } : { kind: "cpython", version: undefined };
+    return named?.[1] === "2" || lib?.[1] === "2"
+      ? { kind: "other-python", name: "Python 2" }
+      : { kind: "cpython", version: undefined };
   }
   return { kind: "not-python" };
 }

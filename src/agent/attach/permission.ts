@@ -35,7 +35,13 @@ const fourth = (field: string | undefined) => parseCount((field ?? "").split(/\s
 
 export function tracerFacts(statusText: string): TracerFacts {
   const f = colonFields(statusText, STATUS_KEYS);
-  return { uid: first(f.get("Uid")), gid: first(f.get("Gid")), tracerPid: parseCount(f.get("TracerPid") ?? ""), fsUid: fourth(f.get("Uid")), fsGid: fourth(f.get("Gid")) };
+  return {
+    uid: first(f.get("Uid")),
+    gid: first(f.get("Gid")),
+    tracerPid: parseCount(f.get("TracerPid") ?? ""),
+    fsUid: fourth(f.get("Uid")),
+    fsGid: fourth(f.get("Gid")),
+  };
 }
 
 /** CapEff is a hex mask; bit 19 is CAP_SYS_PTRACE. */
@@ -49,8 +55,10 @@ const CONTAINER_HINT = "in Docker: --cap-add SYS_PTRACE; in Kubernetes: security
 
 /** Undefined when ptrace should work; otherwise why not, in one line. */
 export function ptraceRefusal(pid: number, target: TracerFacts, own: OwnFacts): string | undefined {
-  if (target.tracerPid) return `PID ${pid} is already traced by PID ${target.tracerPid} (a debugger or strace): a process can have only one tracer`;
-  if (own.yamaScope === 3) return "ptrace is disabled on this machine (kernel.yama.ptrace_scope=3, which only a reboot undoes)";
+  if (target.tracerPid)
+    return `PID ${pid} is already traced by PID ${target.tracerPid} (a debugger or strace): a process can have only one tracer`;
+  if (own.yamaScope === 3)
+    return "ptrace is disabled on this machine (kernel.yama.ptrace_scope=3, which only a reboot undoes)";
   if (own.capSysPtrace) return undefined;
   const rootWithoutCap = own.euid === 0 ? "memleak runs as root but without CAP_SYS_PTRACE (a container?): " : "";
   if (target.uid !== undefined && target.uid !== own.euid) {
@@ -58,7 +66,8 @@ export function ptraceRefusal(pid: number, target: TracerFacts, own: OwnFacts): 
       ? `${rootWithoutCap}it cannot attach to PID ${pid} of uid ${target.uid}; ${CONTAINER_HINT}`
       : `PID ${pid} belongs to another user (uid ${target.uid}): run memleak as that user, or as root`;
   }
-  if (own.yamaScope === 2) return `${rootWithoutCap || ""}kernel.yama.ptrace_scope=2 lets only CAP_SYS_PTRACE attach: run memleak as root${rootWithoutCap ? ` (${CONTAINER_HINT})` : ""}`;
+  if (own.yamaScope === 2)
+    return `${rootWithoutCap || ""}kernel.yama.ptrace_scope=2 lets only CAP_SYS_PTRACE attach: run memleak as root${rootWithoutCap ? ` (${CONTAINER_HINT})` : ""}`;
   if (own.yamaScope === 1) {
     return `kernel.yama.ptrace_scope=1 lets a process attach only to its own children: run memleak as root (sudo), or allow it with \`sudo sysctl kernel.yama.ptrace_scope=0\`${rootWithoutCap ? `; ${CONTAINER_HINT}` : ""}`;
   }

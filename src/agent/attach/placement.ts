@@ -23,7 +23,16 @@
  * removed by the agents it leaves (memleak_agent.py `_remove_placed`, once memleak's socket stops answering), or by
  * the next memleak that places files in that container (removeStalePlacedDirs).
  */
-import { lchownSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  lchownSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, join } from "node:path";
 import { alive } from "../../system/isolate.js";
 import { answers } from "../channel.js";
@@ -109,7 +118,14 @@ export function placeAgentFiles(pid: number, uid: number, gid: number): PlaceRes
 
 type Placed = { ok: true; placement: Placement } | { ok: false; why: string; overflow: boolean };
 
-function placeIn(root: string, tmp: string, files: (readonly [string, Buffer])[], uid: number, gid: number, asOwner: <T>(fn: () => T) => T): Placed {
+function placeIn(
+  root: string,
+  tmp: string,
+  files: (readonly [string, Buffer])[],
+  uid: number,
+  gid: number,
+  asOwner: <T>(fn: () => T) => T,
+): Placed {
   const hostTmp = root + tmp;
   let dir: string;
   try {
@@ -124,7 +140,14 @@ function placeIn(root: string, tmp: string, files: (readonly [string, Buffer])[]
     }
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === "EROFS" ? `${tmp} is read-only` : code === "ENOENT" ? `no ${tmp}` : code === "EOVERFLOW" ? `${tmp} belongs to a user namespace where memleak's uid owns nothing` : `${tmp}: ${errText(err)}`;
+    const why =
+      code === "EROFS"
+        ? `${tmp} is read-only`
+        : code === "ENOENT"
+          ? `no ${tmp}`
+          : code === "EOVERFLOW"
+            ? `${tmp} belongs to a user namespace where memleak's uid owns nothing`
+            : `${tmp}: ${errText(err)}`;
     return { ok: false, why, overflow: code === "EOVERFLOW" };
   }
   try {

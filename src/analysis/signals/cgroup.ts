@@ -61,7 +61,12 @@ export interface CgroupBreakdownChange {
 }
 
 /** @param usageCol the usage judged (memleak's agents taken out), when it is not the raw column */
-export function breakdownChange(set: SeriesSet, a: Assessment, from: number, usageCol = set.cgroup.cgroup): CgroupBreakdownChange {
+export function breakdownChange(
+  set: SeriesSet,
+  a: Assessment,
+  from: number,
+  usageCol = set.cgroup.cgroup,
+): CgroupBreakdownChange {
   const c = set.cgroup;
   const file = levelChange(c["cgroup-file"], from);
   const shmem = levelChange(c["cgroup-shmem"], from);
@@ -78,7 +83,12 @@ export function breakdownChange(set: SeriesSet, a: Assessment, from: number, usa
 }
 
 /** @param own what memleak's agents added to the watched processes (`watch`): judged without it. */
-export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup" }, ctx: Context, own: readonly OwnArrival[] = []): JudgedFinding | undefined {
+export function analyzeCgroup(
+  set: SeriesSet,
+  subject: Subject & { type: "cgroup" },
+  ctx: Context,
+  own: readonly OwnArrival[] = [],
+): JudgedFinding | undefined {
   const raw = set.cgroup.cgroup;
   if (!raw) return undefined;
   const col = own.length > 0 ? withoutOwnArrivals(raw, own) : raw;
@@ -104,7 +114,12 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
   // and by a minority of the growth, what grew is cache or kernel memory, however the processes' shares fell (Σ PSS
   // on a kernel without Pss_Anon counts mapped file pages): never a leak.
   const anonLike = (d.anon ?? 0) + (d.shmem ?? 0);
-  if (d.anon !== undefined && anonLike < minGrowth(a.start) && anonLike < (1 - ARTEFACT_EXPLAINED) * growth && cacheLike > anonLike) {
+  if (
+    d.anon !== undefined &&
+    anonLike < minGrowth(a.start) &&
+    anonLike < (1 - ARTEFACT_EXPLAINED) * growth &&
+    cacheLike > anonLike
+  ) {
     return artefact(set, base, d, from, cacheLike / growth);
   }
   // The processes (or anon the watch could not attribute) explain it: classify.ts reconciles with process findings.
@@ -115,13 +130,21 @@ export function analyzeCgroup(set: SeriesSet, subject: Subject & { type: "cgroup
 type CgroupBase = Pick<JudgedFinding, "subject" | "metric" | "rate" | "evidence" | "caveats">;
 
 /** What every cgroup finding carries: the trend, memleak's own footprint, the limit and the OOM kills seen. */
-function cgroupBase(set: SeriesSet, subject: Subject & { type: "cgroup" }, a: Assessment, own: readonly OwnArrival[]): CgroupBase {
+function cgroupBase(
+  set: SeriesSet,
+  subject: Subject & { type: "cgroup" },
+  a: Assessment,
+  own: readonly OwnArrival[],
+): CgroupBase {
   const ownBytes = own.reduce((sum, r) => sum + r.bytes, 0);
   const base: CgroupBase = {
     subject,
     metric: "cgroup" as const,
     rate: a.rate,
-    evidence: { ...trendEvidence(a), ...(own.length > 0 && { agentFootprint: Math.round(ownBytes) }) } as Finding["evidence"],
+    evidence: {
+      ...trendEvidence(a),
+      ...(own.length > 0 && { agentFootprint: Math.round(ownBytes) }),
+    } as Finding["evidence"],
     caveats: own.length > 0 ? [phrase("cgroup.agents", { bytes: ownBytes, processes: own.length })] : [],
   };
   if (set.cgroupLimit != null) base.evidence.limit = set.cgroupLimit;
@@ -138,14 +161,23 @@ function breakdownEvidence(set: SeriesSet, d: CgroupBreakdownChange): Finding["e
     ...(d.cache !== undefined && { pageCacheGrowth: Math.round(d.cache) }),
     ...(d.shmem !== undefined && { shmemGrowth: Math.round(d.shmem) }),
     ...(d.kernel !== undefined && { kernelGrowth: Math.round(d.kernel) }),
-    ...(d.processes !== undefined && { processesGrowth: Math.round(d.processes), processesMetric: `Σ ${treeMetric(set)}` }),
+    ...(d.processes !== undefined && {
+      processesGrowth: Math.round(d.processes),
+      processesMetric: `Σ ${treeMetric(set)}`,
+    }),
     ...(d.workingSet !== undefined && { workingSetGrowth: Math.round(d.workingSet) }),
   };
 }
 
 function insufficientCgroup(base: CgroupBase, subject: Subject & { type: "cgroup" }, a: Assessment): JudgedFinding {
   const reason = a.reason;
-  return { ...base, kind: "insufficient-data", confidence: 0, summary: phrase("cgroup.insufficient", { path: subject.path, reason }), advice: [phrase("advice.insufficient-data", { reason })] };
+  return {
+    ...base,
+    kind: "insufficient-data",
+    confidence: 0,
+    summary: phrase("cgroup.insufficient", { path: subject.path, reason }),
+    advice: [phrase("advice.insufficient-data", { reason })],
+  };
 }
 
 function stableCgroup(base: CgroupBase, a: Assessment, usage: CgroupUsageFacts): JudgedFinding {
@@ -178,14 +210,31 @@ function anonLeak(base: CgroupBase, a: Assessment, usage: CgroupUsageFacts): Jud
 function anonPlateau(base: CgroupBase, a: Assessment, usage: CgroupUsageFacts): JudgedFinding {
   const p = plateauParts(a);
   if (p.levelFromSeconds !== undefined) base.evidence.levelFromSeconds = p.levelFromSeconds;
-  return { ...base, kind: p.kind, confidence: p.confidence, summary: phrase("cgroup.plateau", { ...usage, growth: p.growth }), advice: p.advice };
+  return {
+    ...base,
+    kind: p.kind,
+    confidence: p.confidence,
+    summary: phrase("cgroup.plateau", { ...usage, growth: p.growth }),
+    advice: p.advice,
+  };
 }
 
 /** Growth that page cache or kernel memory explains: a cgroup accounting artefact, with the part that grew named. */
-function artefact(set: SeriesSet, base: CgroupBase, d: CgroupBreakdownChange, from: number, share: number): JudgedFinding {
+function artefact(
+  set: SeriesSet,
+  base: CgroupBase,
+  d: CgroupBreakdownChange,
+  from: number,
+  share: number,
+): JudgedFinding {
   const ws = set.cgroup["working-set"];
   const cache = d.cache ?? 0;
-  const variant = cache < (d.kernel ?? 0) ? "kernel" : (d.mapped ?? 0) >= MAPPED_SHARE * cache && cache > 0 ? "mapped-file" : "page-cache";
+  const variant =
+    cache < (d.kernel ?? 0)
+      ? "kernel"
+      : (d.mapped ?? 0) >= MAPPED_SHARE * cache && cache > 0
+        ? "mapped-file"
+        : "page-cache";
   base.evidence.growthIn = variant;
   const files = variant === "mapped-file" ? setMappedFilesText(set) : undefined;
   if (variant === "mapped-file") {
@@ -194,12 +243,30 @@ function artefact(set: SeriesSet, base: CgroupBase, d: CgroupBreakdownChange, fr
   }
   const wsStart = ws && ws.length ? levels(sliceByTime({ xs: ws.xs, ys: ws.ys }, from).ys).start : undefined;
   const processesMetric = d.processes === undefined ? undefined : treeMetric(set);
-  const facts: ArtefactFacts = { variant, usage: d.usage, processes: d.processes, processesMetric, kernel: d.kernel, cache, files, wsStart, wsEnd: endLevel(ws) };
+  const facts: ArtefactFacts = {
+    variant,
+    usage: d.usage,
+    processes: d.processes,
+    processesMetric,
+    kernel: d.kernel,
+    cache,
+    files,
+    wsStart,
+    wsEnd: endLevel(ws),
+  };
   return {
     ...base,
     kind: "cgroup-artefact",
     confidence: artefactConfidence(share),
     summary: phrase("cgroup.artefact", facts),
-    advice: [phrase("advice.cgroup-artefact", { ...facts, cache: d.cache, mapped: d.mapped, treeMetric: treeMetric(set), dirty: endLevel(set.cgroup["cgroup-dirty"]) })],
+    advice: [
+      phrase("advice.cgroup-artefact", {
+        ...facts,
+        cache: d.cache,
+        mapped: d.mapped,
+        treeMetric: treeMetric(set),
+        dirty: endLevel(set.cgroup["cgroup-dirty"]),
+      }),
+    ],
   };
 }

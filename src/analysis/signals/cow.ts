@@ -46,7 +46,6 @@ export interface CowSignal {
   besideGrowth?: boolean;
 }
 
-
 /**
  * @param relativesAtEnd whether a process it shares pages with (its forking parent, or forked children) was still
  *        alive at its last sample: when they have exited, their pages became this process's own — its USS rose
@@ -74,7 +73,16 @@ export function copying(ps: ProcessSeries, relativesAtEnd: boolean): Copying | u
   const ussGrowth = u.end - u.start;
   const residentGrowth = r.end - r.start;
   const sharedDrop = ps.shared.length >= 2 ? ps.shared.first()! - ps.shared.last()! : undefined;
-  const signal = { ussStart: u.start, ussEnd: u.end, ussGrowth, residentGrowth, sharedDrop, bound: ps.parentAnonAtStart ?? resident.max(), residentStart: r.start, residentEnd: r.end };
+  const signal = {
+    ussStart: u.start,
+    ussEnd: u.end,
+    ussGrowth,
+    residentGrowth,
+    sharedDrop,
+    bound: ps.parentAnonAtStart ?? resident.max(),
+    residentStart: r.start,
+    residentEnd: r.end,
+  };
   if (!(ussGrowth > 0)) return undefined;
   if (residentGrowth > COW_RESIDENT_SHARE * ussGrowth) return copyingBesideGrowth(signal);
   // Total RSS must stay flat too: loading libraries raises USS (private file pages) and RSS, but not anon.
@@ -92,6 +100,12 @@ export function copying(ps: ProcessSeries, relativesAtEnd: boolean): Copying | u
  */
 function copyingBesideGrowth(s: Copying): Copying | undefined {
   const copied = s.ussGrowth - Math.max(0, s.residentGrowth);
-  if (!(copied > 0) || s.residentGrowth <= 0 || s.sharedDrop === undefined || s.sharedDrop < COW_SHARED_DROP_SHARE * copied) return undefined;
+  if (
+    !(copied > 0) ||
+    s.residentGrowth <= 0 ||
+    s.sharedDrop === undefined ||
+    s.sharedDrop < COW_SHARED_DROP_SHARE * copied
+  )
+    return undefined;
   return { ...s, ussGrowth: copied, besideGrowth: true };
 }

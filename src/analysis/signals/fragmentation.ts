@@ -73,7 +73,6 @@ export interface Retention {
   readings: number;
 }
 
-
 export function retention(ps: ProcessSeries, trim?: TrimResult): Retention | undefined {
   const anonCol = ps.metrics.anon ?? ps.metrics.rss;
   // Under jemalloc or tcmalloc the agent sends no in-use bytes; those of a process that re-exec'd itself with the
@@ -81,7 +80,8 @@ export function retention(ps: ProcessSeries, trim?: TrimResult): Retention | und
   const inUseCol = otherAllocator(ps) ? undefined : ps.agent["malloc.inUse"];
   const trimBefore = trim?.anonBefore ?? ps.agent["trim.anonBefore"]?.last();
   const trimAfter = trim?.anonAfter ?? ps.agent["trim.anonAfter"]?.last();
-  if (!anonCol || anonCol.length === 0 || ((!inUseCol || inUseCol.length === 0) && trimBefore === undefined)) return undefined;
+  if (!anonCol || anonCol.length === 0 || ((!inUseCol || inUseCol.length === 0) && trimBefore === undefined))
+    return undefined;
   const anon = levels(anonCol.ys).end;
   const mallocInUse = endLevel(inUseCol) ?? NaN;
   const mallocFree = endLevel(ps.agent["malloc.free"]) ?? 0;
@@ -90,8 +90,13 @@ export function retention(ps: ProcessSeries, trim?: TrimResult): Retention | und
   const held = anon - live;
   const trimmed = trimBefore !== undefined && trimAfter !== undefined ? trimBefore - trimAfter : undefined;
   const heldDuringWatch = Math.max(trimBefore ?? 0, anon);
-  const byTrim = trimmed !== undefined && heldDuringWatch > 0 && trimmed / heldDuringWatch >= TRIM_SHARE && trimmed >= HELD_MIN_BYTES / 2;
-  const byHeld = Number.isFinite(held) && held >= HELD_MIN_BYTES && held / anon >= HELD_SHARE && mallocFree >= FREE_COVERS * held;
+  const byTrim =
+    trimmed !== undefined &&
+    heldDuringWatch > 0 &&
+    trimmed / heldDuringWatch >= TRIM_SHARE &&
+    trimmed >= HELD_MIN_BYTES / 2;
+  const byHeld =
+    Number.isFinite(held) && held >= HELD_MIN_BYTES && held / anon >= HELD_SHARE && mallocFree >= FREE_COVERS * held;
   const inUse = inUseCol && inUseCol.length > 0 ? levels(inUseCol.ys) : undefined;
   return {
     anon,
@@ -107,4 +112,3 @@ export function retention(ps: ProcessSeries, trim?: TrimResult): Retention | und
     readings: byTrim ? Infinity : (inUseCol?.length ?? 0),
   };
 }
-

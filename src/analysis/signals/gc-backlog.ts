@@ -140,7 +140,8 @@ function valueAtOrBefore(col: Column, t: number): number | undefined {
 /** Smallest value of `col` in [from, to); undefined when there is none. */
 function lowest(col: Column, from: number, to: number): number | undefined {
   let m: number | undefined;
-  for (let i = lowerBound(col.xs, from); i < col.xs.length && col.xs[i]! < to; i++) if (m === undefined || col.ys[i]! < m) m = col.ys[i]!;
+  for (let i = lowerBound(col.xs, from); i < col.xs.length && col.xs[i]! < to; i++)
+    if (m === undefined || col.ys[i]! < m) m = col.ys[i]!;
   return m;
 }
 
@@ -151,14 +152,22 @@ function lowest(col: Column, from: number, to: number): number | undefined {
  * @param freedFrom seconds: collections before this (start-up's) do not count
  * @param release bytes the lows must fall by for a collection to count as a release
  */
-export function gcBacklog(ps: ProcessSeries, metric: Column, from: number, to: number, freedFrom: number, release: number): Backlog | undefined {
+export function gcBacklog(
+  ps: ProcessSeries,
+  metric: Column,
+  from: number,
+  to: number,
+  freedFrom: number,
+  release: number,
+): Backlog | undefined {
   const a = ps.agent;
   const count2 = a["py.gcCount2"];
   const pending = last(count2);
   const threshold = last(a["py.gcThreshold2"]);
   const freed1 = a["py.gcCollected1"];
   const freed2 = a["py.gcCollected2"];
-  if (!freed1 || !freed2 || !a["py.gcRuns2"] || pending === undefined || threshold === undefined || !(threshold > 0)) return undefined;
+  if (!freed1 || !freed2 || !a["py.gcRuns2"] || pending === undefined || threshold === undefined || !(threshold > 0))
+    return undefined;
   if (to - count2!.xs[count2!.xs.length - 1]! > GC_READING_MAX_AGE_SECONDS) return undefined;
   const after = Math.max(from, freedFrom);
   const older1 = increases(freed1, after, to);
@@ -168,11 +177,16 @@ export function gcBacklog(ps: ProcessSeries, metric: Column, from: number, to: n
     const ran = readingBefore(count2, t);
     const since = ran - (t - ran);
     // The lower of the two samples before: one spike (a temporary read at its peak) is no level to fall from.
-    const pre = Math.min(valueAtOrBefore(metric, since) ?? NaN, valueAtOrBefore(metric, since - 1e-6 - (t - ran)) ?? Infinity);
+    const pre = Math.min(
+      valueAtOrBefore(metric, since) ?? NaN,
+      valueAtOrBefore(metric, since - 1e-6 - (t - ran)) ?? Infinity,
+    );
     const post = lowest(metric, since + 1e-9, t + RELEASE_AFTER_SECONDS);
     return Number.isFinite(pre) && post !== undefined ? pre - post : 0;
   };
-  const falls = [...new Set([...older1.times, ...older2.times])].filter(outsideImports).map((t) => ({ t, by: fall(t) }));
+  const falls = [...new Set([...older1.times, ...older2.times])]
+    .filter(outsideImports)
+    .map((t) => ({ t, by: fall(t) }));
   const released = falls.filter((f) => f.by >= release);
   return {
     releases: released.map((f) => f.t),
@@ -201,9 +215,18 @@ export function gcBacklog(ps: ProcessSeries, metric: Column, from: number, to: n
  * @param startupUntil seconds: the lows before a full collection are read from here, and collections before it are
  *        the start-up's (a process's start, from nothing to its working level, is no level to compare with)
  */
-export function judgeBacklog(ps: ProcessSeries, metric: Column, from: number, to: number, floor: number, startupUntil: number, growth: number): BacklogJudgement | undefined {
+export function judgeBacklog(
+  ps: ProcessSeries,
+  metric: Column,
+  from: number,
+  to: number,
+  floor: number,
+  startupUntil: number,
+  growth: number,
+): BacklogJudgement | undefined {
   const backlog = gcBacklog(ps, metric, from, to, startupUntil, RELEASE_SHARE_OF_FLOOR * floor);
-  if (!backlog || backlog.releases.length === 0 || growth > BACKLOG_MAX_RELEASES * backlog.largestRelease) return undefined;
+  if (!backlog || backlog.releases.length === 0 || growth > BACKLOG_MAX_RELEASES * backlog.largestRelease)
+    return undefined;
   // Overdue (the quarter rule holds it back): nothing says when memory would come back, so nothing is waited for.
   const dueIn = backlog.threshold + DUE_SLACK_RUNS - backlog.pending;
   if (dueIn < 0) return undefined;
@@ -215,11 +238,16 @@ export function judgeBacklog(ps: ProcessSeries, metric: Column, from: number, to
   if (lastFull === undefined) return to - from <= MAX_WAIT_SECONDS ? { kind: "waiting", backlog, dueIn } : undefined;
   if (to - lastFull > MAX_WAIT_SECONDS) return undefined;
   const runs2 = ps.agent["py.gcRuns2"];
-  const lowBefore = lowest(metric, Math.max(from, startupUntil), readingBefore(runs2, backlog.fullCollections[0]!) + 1e-9);
+  const lowBefore = lowest(
+    metric,
+    Math.max(from, startupUntil),
+    readingBefore(runs2, backlog.fullCollections[0]!) + 1e-9,
+  );
   const lowAfter = lowest(metric, readingBefore(runs2, lastFull) + 1e-9, lastFull + AFTER_FULL_SECONDS);
   // Since the last full collection only: right after it, the lows of before it are no end level.
   const lowAtEnd = lowest(metric, Math.max(to - END_LOWS_SECONDS, readingBefore(runs2, lastFull) + 1e-9), to + 1e-9);
-  if (lowBefore === undefined || lowAfter === undefined || lowAtEnd === undefined || lowAfter - lowBefore >= floor) return undefined;
+  if (lowBefore === undefined || lowAfter === undefined || lowAtEnd === undefined || lowAfter - lowBefore >= floor)
+    return undefined;
   // Grown by less than the floor since the level the full collection brought it back to: what grew was garbage.
   if (lowAtEnd - lowAfter < floor) return { kind: "released", backlog, at: lastFull, lowBefore, lowAfter };
   // Memory rose again after the last full collection: a backlog again only if a collection has released some since.
@@ -237,14 +265,36 @@ export function withGcBacklog(
   metric: Column,
 ): { a: Assessment; judgement?: BacklogJudgement; waiting?: GcWaitingFacts; note?: Phrase } {
   if (a.shape !== "growing") return { a };
-  const judgement = judgeBacklog(ps, metric, a.from, a.to, minGrowth(a.start), startupEnd(ps.firstSeen, a.to), a.growth);
+  const judgement = judgeBacklog(
+    ps,
+    metric,
+    a.from,
+    a.to,
+    minGrowth(a.start),
+    startupEnd(ps.firstSeen, a.to),
+    a.growth,
+  );
   if (!judgement) return { a };
   const b = judgement.backlog;
-  const freed: GcFreedFacts = { olderFreed: b.olderFreed, releases: b.releases.length, largestRelease: b.largestRelease };
+  const freed: GcFreedFacts = {
+    olderFreed: b.olderFreed,
+    releases: b.releases.length,
+    largestRelease: b.largestRelease,
+  };
   if (judgement.kind === "waiting") {
-    return { a: { ...a, shape: "insufficient" }, judgement, waiting: { ...freed, growth: a.growth, dueIn: judgement.dueIn } };
+    return {
+      a: { ...a, shape: "insufficient" },
+      judgement,
+      waiting: { ...freed, growth: a.growth, dueIn: judgement.dueIn },
+    };
   }
-  const note = phrase("gc.released", { ...freed, growth: a.growth, at: judgement.at, lowBefore: judgement.lowBefore, lowAfter: judgement.lowAfter });
+  const note = phrase("gc.released", {
+    ...freed,
+    growth: a.growth,
+    at: judgement.at,
+    lowBefore: judgement.lowBefore,
+    lowAfter: judgement.lowAfter,
+  });
   return { a: { ...a, shape: "flat" }, judgement, note };
 }
 
@@ -252,11 +302,22 @@ export function withGcBacklog(
  * The backlog of a process over [from, its end], for the tree's and the cgroup's rules (classify.ts): its judgement on
  * its own anonymous memory, and how much that changed over the window (what it can explain of theirs).
  */
-export function backlogOf(ps: ProcessSeries, from: number): { judgement: BacklogJudgement; growth: number } | undefined {
+export function backlogOf(
+  ps: ProcessSeries,
+  from: number,
+): { judgement: BacklogJudgement; growth: number } | undefined {
   const metric = ps.metrics.anon ?? ps.metrics.rss;
   if (!metric || metric.length < 2) return undefined;
   const start = Math.max(from, ps.firstSeen);
   const growth = levelChange(metric, start) ?? 0;
-  const judgement = judgeBacklog(ps, metric, start, ps.lastSeen, minGrowth(levels(metric.ys).end), startupEnd(ps.firstSeen, ps.lastSeen), growth);
+  const judgement = judgeBacklog(
+    ps,
+    metric,
+    start,
+    ps.lastSeen,
+    minGrowth(levels(metric.ys).end),
+    startupEnd(ps.firstSeen, ps.lastSeen),
+    growth,
+  );
   return judgement && { judgement, growth };
 }

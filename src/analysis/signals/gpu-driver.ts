@@ -14,7 +14,9 @@ export function decideDriver(subject: GpuSubject, a: Assessment): JudgedFinding 
   if (a.shape !== "growing") return shapeFinding(subject, "gpu-used", a, undefined);
   const who = gpuFacts(subject);
   const facts = { ...who, start: a.start, end: a.end, rate: a.rate, reserved: undefined };
-  const f = gpuFinding(subject, "leak", "gpu-used", a, phrase("gpu.leak", facts), growthConfidence(a), [phrase("advice.gpu", { variant: "driver-leak", ...who })]);
+  const f = gpuFinding(subject, "leak", "gpu-used", a, phrase("gpu.leak", facts), growthConfidence(a), [
+    phrase("advice.gpu", { variant: "driver-leak", ...who }),
+  ]);
   f.caveats.push(phrase("gpu.driver-counts-all", {}));
   return f;
 }

@@ -71,7 +71,10 @@ const FIELDS: Record<keyof GpuColumns, GpuField> = {
 
 function columnsOf(ps: ProcessSeries, index: number, allocated: Column): GpuColumns {
   const col = (f: GpuField) => ps.agent[`gpu.${gpuFieldName(index, f)}`];
-  return { ...(Object.fromEntries(Object.entries(FIELDS).map(([k, f]) => [k, col(f)])) as unknown as GpuColumns), allocated };
+  return {
+    ...(Object.fromEntries(Object.entries(FIELDS).map(([k, f]) => [k, col(f)])) as unknown as GpuColumns),
+    allocated,
+  };
 }
 
 /** The GPU findings of every process of the set (`commandOf`: its command as subjects show it). */
@@ -110,13 +113,38 @@ function decideGpu(subject: GpuSubject, a: Assessment, s: GpuState, cols: GpuCol
   let f: JudgedFinding;
   if (a.shape === "growing") {
     const facts = { ...who, start: a.start, end: a.end, rate: a.rate, reserved: s.reserved };
-    f = gpuFinding(subject, "leak", "gpu-allocated", a, phrase("gpu.leak", facts), growthConfidence(a), [phrase("advice.gpu", { variant: "leak", ...who })]);
+    f = gpuFinding(subject, "leak", "gpu-allocated", a, phrase("gpu.leak", facts), growthConfidence(a), [
+      phrase("advice.gpu", { variant: "leak", ...who }),
+    ]);
     f.evidence.layer = "CUDA tensors";
   } else if (why) {
     const split = (s.split ?? 0) >= GPU_SPLIT_COVERS * s.held!;
-    const facts = { ...who, allocated: s.allocated, reserved: s.reserved!, held: s.held!, split: s.split, highest: s.highest, why, retries: s.retries, ooms: s.ooms };
-    const advice = phrase("advice.gpu", { variant: split ? "fragmentation" : "retention", ...who, held: s.held!, split: s.split });
-    f = gpuFinding(subject, "fragmentation", "gpu-reserved", a, phrase(split ? "gpu.fragmentation" : "gpu.retention", facts), why === "retries" || split ? 0.9 : 0.8, [advice]);
+    const facts = {
+      ...who,
+      allocated: s.allocated,
+      reserved: s.reserved!,
+      held: s.held!,
+      split: s.split,
+      highest: s.highest,
+      why,
+      retries: s.retries,
+      ooms: s.ooms,
+    };
+    const advice = phrase("advice.gpu", {
+      variant: split ? "fragmentation" : "retention",
+      ...who,
+      held: s.held!,
+      split: s.split,
+    });
+    f = gpuFinding(
+      subject,
+      "fragmentation",
+      "gpu-reserved",
+      a,
+      phrase(split ? "gpu.fragmentation" : "gpu.retention", facts),
+      why === "retries" || split ? 0.9 : 0.8,
+      [advice],
+    );
     f.evidence.gpuHeldAs = split ? "inactive-split" : "cached";
   } else {
     f = shapeFinding(subject, "gpu-allocated", a, s.reserved);

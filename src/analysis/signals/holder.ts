@@ -11,7 +11,11 @@ import { phrase, type Phrase } from "../phrases.js";
 import type { Finding } from "../types.js";
 
 /** The layers (layer.ts) whose growth a Python container holds. */
-const PYTHON_LAYERS = new Set(["Python objects", "Python objects (tracemalloc sees the growth)", "small Python objects (pymalloc)"]);
+const PYTHON_LAYERS = new Set([
+  "Python objects",
+  "Python objects (tracemalloc sees the growth)",
+  "small Python objects (pymalloc)",
+]);
 const TENSOR_LAYERS = new Set(["PyTorch CPU tensors", "PyTorch autograd graphs"]);
 const OF_TENSORS = /\bof (Tensor|Parameter)\b/;
 
@@ -41,7 +45,10 @@ export function holderField(h: HolderResult): NonNullable<Finding["holder"]> {
 }
 
 /** Which advice fits the root: a cache to bound, a graph to drop, a thread's local to clear. */
-function variant(h: HolderResult, layer: string): "holder" | "holder-lru" | "holder-graphs" | "holder-frame" | "holder-not-found" {
+function variant(
+  h: HolderResult,
+  layer: string,
+): "holder" | "holder-lru" | "holder-graphs" | "holder-frame" | "holder-not-found" {
   if (!h.found) return "holder-not-found";
   if (layer === "PyTorch autograd graphs") return "holder-graphs";
   if (h.hops?.some((x) => x.kind === "lru_cache")) return "holder-lru";
@@ -53,10 +60,19 @@ function variant(h: HolderResult, layer: string): "holder" | "holder-lru" | "hol
 export function addHolder(f: JudgedFinding, h: HolderResult, layer: string): void {
   f.holder = holderField(h);
   f.evidence.holder = h.found ? h.path! : "not found";
-  const advice: Phrase = phrase("advice.holder", { variant: variant(h, layer), path: h.path, container: h.container, length: h.length, itemsPerSecond: h.itemsPerSecond, why: h.why });
+  const advice: Phrase = phrase("advice.holder", {
+    variant: variant(h, layer),
+    path: h.path,
+    container: h.container,
+    length: h.length,
+    itemsPerSecond: h.itemsPerSecond,
+    why: h.why,
+  });
   // A process's general leak advice opens with how to find the holder: found, it is replaced. A worker's keeps its
   // stop-gap (recycling workers), and a search that found nothing keeps the ways to look further.
-  const general = f.advice.findIndex((p) => p.say === "advice.leak" && (p.facts.variant === "process" || p.facts.variant === "process-traced"));
+  const general = f.advice.findIndex(
+    (p) => p.say === "advice.leak" && (p.facts.variant === "process" || p.facts.variant === "process-traced"),
+  );
   if (h.found && general >= 0) f.advice.splice(general, 1);
   f.advice.unshift(advice);
 }

@@ -36,7 +36,10 @@ export const IMPORT_BURST_SECONDS = 10;
  * had risen by IMPORT_BURST_MODULES over the IMPORT_BURST_SECONDS before it. A few modules imported later do not move
  * it (bytes_leak_torch under load: torch's imports, then the holder search's, 10 s later, cut the window to nothing).
  */
-export function lastImportBurst(modules: Column | undefined, from: number): { at: number; loaded: number; modules: number } | undefined {
+export function lastImportBurst(
+  modules: Column | undefined,
+  from: number,
+): { at: number; loaded: number; modules: number } | undefined {
   if (!modules || modules.length < 2) return undefined;
   const i0 = Math.max(1, lowerBound(modules.xs, from));
   for (let i = modules.length - 1; i >= i0; i--) {
@@ -66,5 +69,8 @@ export function withoutImports(a: Assessment, ps: ProcessSeries, col: Column): A
     return during >= IMPORTS_EXPLAIN_SHARE * a.growth ? after : a;
   }
   const loaded = `${Math.round(burst.loaded)} modules loaded in the window (${Math.round(burst.modules)} now), the last at ${burst.at.toFixed(0)} s`;
-  return { ...after, reason: `still importing: ${loaded}; memory grown while importing is start-up — ${after.reason ?? "too little since"}` };
+  return {
+    ...after,
+    reason: `still importing: ${loaded}; memory grown while importing is start-up — ${after.reason ?? "too little since"}`,
+  };
 }

@@ -70,14 +70,22 @@ function containerLayer(ps: ProcessSeries, from: number, growth: number): Candid
   if (bytes === undefined || bytes <= 0 || itemBytes === undefined) return undefined;
   const what = ps.agentText["census.growing"] ?? "container";
   const length = ps.agent["census.growingLen"]?.ys.at(-1) ?? 0;
-  return { name: "Python objects", bytes, notes: [phrase("layer.container", { what, length, itemBytes, bytes, growth })] };
+  return {
+    name: "Python objects",
+    bytes,
+    notes: [phrase("layer.container", { what, length, itemBytes, bytes, growth })],
+  };
 }
 
 /** pymalloc's blocks (objects of up to 512 bytes), which malloc does not see: count × 512 bounds their bytes. */
 function smallObjectLayer(ps: ProcessSeries, from: number): Candidate | undefined {
   const blocks = grew(ps, "py.allocatedBlocks", from);
   if (blocks === undefined || blocks <= 0) return undefined;
-  return { name: "small Python objects (pymalloc)", bytes: blocks * PYMALLOC_MAX_BLOCK, notes: [phrase("layer.small-objects", { blocks })] };
+  return {
+    name: "small Python objects (pymalloc)",
+    bytes: blocks * PYMALLOC_MAX_BLOCK,
+    notes: [phrase("layer.small-objects", { blocks })],
+  };
 }
 
 /** Whether the agent saw the program import torch (it reports torch's version and threads then, and never imports it). */
@@ -90,7 +98,8 @@ function mallocNotes(native: number, growth: number, ps: ProcessSeries, traced: 
   const notes = [phrase("layer.malloc", { native, growth, nearlyAll: native / growth >= NEARLY_ALL_SHARE })];
   const torchLoaded = torchImported(ps);
   const tensors = grew(ps, "census.cpuTensorBytes", from);
-  if (torchLoaded && tensors !== undefined && tensors > 0) notes.push(phrase("layer.torch-tensors-grew", { bytes: tensors }));
+  if (torchLoaded && tensors !== undefined && tensors > 0)
+    notes.push(phrase("layer.torch-tensors-grew", { bytes: tensors }));
   else if (torchLoaded && tensors !== undefined) notes.push(phrase("layer.torch-tensors-flat", {}));
   else if (torchLoaded) notes.push(phrase("layer.torch-no-census", {}));
   else if (!traced) notes.push(phrase("layer.trace-hint", {}));
@@ -125,7 +134,8 @@ export function leakLayer(ps: ProcessSeries, a: Assessment, ctx: Context): Layer
   if (graphs >= GRAPH_TENSORS_MIN) {
     // The saved activations a graph holds are tensors too (the census counts them): the graphs are the cause.
     const because = phrase("layer.graphs", { graphs });
-    const measuredBy = tensors?.notes ?? (native !== undefined ? mallocNotes(native, growth, ps, false, a.from).slice(0, 1) : []);
+    const measuredBy =
+      tensors?.notes ?? (native !== undefined ? mallocNotes(native, growth, ps, false, a.from).slice(0, 1) : []);
     return { name: "PyTorch autograd graphs", notes: [because, ...measuredBy] };
   }
   if (enough(tensors)) return { name: tensors!.name, notes: tensors!.notes };
@@ -133,6 +143,7 @@ export function leakLayer(ps: ProcessSeries, a: Assessment, ctx: Context): Layer
   if (objects) return { name: objects.name, notes: objects.notes };
   const small = enough(smallObjectLayer(ps, a.from));
   const heap = native !== undefined && native >= LAYER_MIN_SHARE * growth ? native : undefined;
-  if (heap !== undefined && heap >= (small?.bytes ?? 0)) return { name: "native heap (malloc)", notes: mallocNotes(heap, growth, ps, trace !== undefined, a.from) };
+  if (heap !== undefined && heap >= (small?.bytes ?? 0))
+    return { name: "native heap (malloc)", notes: mallocNotes(heap, growth, ps, trace !== undefined, a.from) };
   return small && { name: small.name, notes: small.notes };
 }

@@ -32,10 +32,16 @@ export function plateauParts(a: Assessment): PlateauParts {
 }
 
 /** Held still: the longer it was watched, the surer; the advice says how little it moved and over how long. */
-export function stableParts(a: Assessment, subject: Subject["type"], metric: MetricName): { kind: "stable"; confidence: number; advice: Phrase[] } {
+export function stableParts(
+  a: Assessment,
+  subject: Subject["type"],
+  metric: MetricName,
+): { kind: "stable"; confidence: number; advice: Phrase[] } {
   return {
     kind: "stable",
     confidence: stableConfidence(a.to - a.from),
-    advice: [phrase("advice.stable", { subject, metric, growth: a.growth, seconds: a.to - a.from, noise: a.plateau?.noise })],
+    advice: [
+      phrase("advice.stable", { subject, metric, growth: a.growth, seconds: a.to - a.from, noise: a.plateau?.noise }),
+    ],
   };
 }

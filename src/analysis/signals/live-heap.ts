@@ -70,7 +70,6 @@ export const SETTLING_SWING_COVERS = 1;
 /** Agent readings in the window before the live heap's level and swing mean anything (levels: 3 at each end). */
 export const SETTLING_MIN_READINGS = 6;
 
-
 /**
  * pymalloc serves requests up to 512 bytes: its blocks counted at that size bound Python's small objects from above.
  * The settling rule counts them so, to lean toward a leak: a small-object leak under churn must show in the live

@@ -28,7 +28,9 @@ export function mappedFilesText(from: Iterable<ProcessSeries>, top = 3): string 
   const largest = files[0]?.rss ?? 0;
   const shown = files.filter((f) => f.rss >= FILE_LIST_SHARE * largest).slice(0, top);
   if (shown.length === 0) return undefined;
-  return shown.map((f) => `${safeText(f.path)}${f.deleted ? " (deleted)" : ""} (${formatBytes(f.rss)} resident)`).join(", ");
+  return shown
+    .map((f) => `${safeText(f.path)}${f.deleted ? " (deleted)" : ""} (${formatBytes(f.rss)} resident)`)
+    .join(", ");
 }
 
 /** The processes' mapped files, over the whole set. */
@@ -47,6 +49,7 @@ export function noteMappedFiles(f: JudgedFinding, ps: ProcessSeries, from: numbe
   const files = mappedFilesText([ps]);
   f.evidence.fileBackedGrowth = Math.round(growth);
   if (files) f.evidence.mappedFiles = files;
-  if (f.kind === "stable" || f.kind === "plateau") f.summary = phrase("mapped.in-summary", { of: f.summary, growth, files });
+  if (f.kind === "stable" || f.kind === "plateau")
+    f.summary = phrase("mapped.in-summary", { of: f.summary, growth, files });
   else f.caveats.push(phrase("mapped.file-pages", { growth, files }));
 }

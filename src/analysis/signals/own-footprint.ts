@@ -49,7 +49,10 @@ export function injectedAt(ps: ProcessSeries): Injection | undefined {
   const first = ps.firstReport;
   if (first === undefined || first - ps.firstSeen <= INJECTED_AFTER_SECONDS) return undefined;
   const started = ps.injectionStarted;
-  const from = started !== undefined && started <= first && first - started <= OWN_MAX_INJECTION_SECONDS ? started : first - OWN_LEAD_SECONDS;
+  const from =
+    started !== undefined && started <= first && first - started <= OWN_MAX_INJECTION_SECONDS
+      ? started
+      : first - OWN_LEAD_SECONDS;
   return { from, reported: first };
 }
 
@@ -76,7 +79,10 @@ export function ownStep(a: Assessment, injections: readonly Injection[]): number
 export function withoutOwnStep(a: Assessment, injections: readonly Injection[]): { a: Assessment; caveat?: Phrase } {
   const own = ownStep(a, injections);
   if (own === undefined) return { a };
-  return { a: { ...a, shape: "flat" }, caveat: phrase("own.step", { at: injections.map((i) => i.reported), added: own }) };
+  return {
+    a: { ...a, shape: "flat" },
+    caveat: phrase("own.step", { at: injections.map((i) => i.reported), added: own }),
+  };
 }
 
 /** The agent's memory is read this long either side of its arrival: before the injection, and after the first report. */
@@ -123,7 +129,8 @@ export interface OwnArrival {
 export function withoutOwnArrivals(col: Column, arrivals: readonly OwnArrival[]): Column {
   const out = new Column(Math.max(col.length, 1) * 2);
   // An exited process's agent left the cgroup with it: a pool that recycles its workers must not pile up subtractions.
-  const share = (t: number, r: OwnArrival) => (t > r.until ? 0 : t >= r.at ? 1 : t <= r.from ? 0 : (t - r.from) / Math.max(r.at - r.from, 1e-9));
+  const share = (t: number, r: OwnArrival) =>
+    t > r.until ? 0 : t >= r.at ? 1 : t <= r.from ? 0 : (t - r.from) / Math.max(r.at - r.from, 1e-9);
   for (let i = 0; i < col.length; i++) {
     const t = col.xs[i]!;
     out.push(t, col.ys[i]! - arrivals.reduce((sum, r) => sum + r.bytes * share(t, r), 0));

@@ -32,7 +32,16 @@ export function processSubject(ps: ProcessSeries, rootPid: number | undefined, c
   return { type: "process", pid: ps.pid, starttime: ps.starttime, command, ppid: ps.ppid, isRoot: ps.pid === rootPid };
 }
 
-function finding(ps: ProcessSeries, subject: Subject, kind: JudgedFinding["kind"], metric: MetricName, a: Assessment, summary: Phrase, confidence: number, advice: Phrase[]): JudgedFinding {
+function finding(
+  ps: ProcessSeries,
+  subject: Subject,
+  kind: JudgedFinding["kind"],
+  metric: MetricName,
+  a: Assessment,
+  summary: Phrase,
+  confidence: number,
+  advice: Phrase[],
+): JudgedFinding {
   return {
     kind,
     confidence,
@@ -41,7 +50,11 @@ function finding(ps: ProcessSeries, subject: Subject, kind: JudgedFinding["kind"
     metric,
     rate: a.rate,
     summary,
-    evidence: { ...trendEvidence(a), firstSeenSeconds: Number(ps.firstSeen.toFixed(1)), lastSeenSeconds: Number(ps.lastSeen.toFixed(1)) },
+    evidence: {
+      ...trendEvidence(a),
+      firstSeenSeconds: Number(ps.firstSeen.toFixed(1)),
+      lastSeenSeconds: Number(ps.lastSeen.toFixed(1)),
+    },
     advice,
     caveats: [],
   };
@@ -51,13 +64,25 @@ function finding(ps: ProcessSeries, subject: Subject, kind: JudgedFinding["kind"
 function fragmentationAdvice(held: Retention, pid: number): Phrase[] {
   const variant = Number.isFinite(held.mallocInUse) ? ("process" as const) : ("trim" as const);
   return [
-    phrase("advice.fragmentation", { variant, pid, anon: held.anon, live: held.live, held: held.held, trimmed: held.trimmed }),
+    phrase("advice.fragmentation", {
+      variant,
+      pid,
+      anon: held.anon,
+      live: held.live,
+      held: held.held,
+      trimmed: held.trimmed,
+    }),
     phrase("advice.fragmentation-actions", { arenas: held.arenas }),
   ];
 }
 
 /** @param copy the process's copy-on-write signal (cow.ts `copying`), which classify.ts also sums over the tree. */
-export function analyzeProcess(ps: ProcessSeries, subject: Subject & { type: "process" }, ctx: Context, copy: Copying | undefined): JudgedFinding {
+export function analyzeProcess(
+  ps: ProcessSeries,
+  subject: Subject & { type: "process" },
+  ctx: Context,
+  copy: Copying | undefined,
+): JudgedFinding {
   const metric: MetricName = ps.metrics.anon ? "anon" : "rss";
   const injected = injectedAt(ps);
   const assessed = assess(ps.metrics[metric]!, Math.max(ctx.from, ps.firstSeen), ps.firstSeen);
@@ -128,7 +153,8 @@ function decideProcess(
   const d: Decision = { ps, subject, metric, a, who: { pid: ps.pid, command: subject.command } };
 
   const held = retention(ps, ctx.agentResults?.trims.get(ps.pid));
-  if (a.shape === "insufficient" && !(held?.decided && held.readings >= STATE_MIN_READINGS)) return insufficientFinding(d, waiting);
+  if (a.shape === "insufficient" && !(held?.decided && held.readings >= STATE_MIN_READINGS))
+    return insufficientFinding(d, waiting);
 
   // Retention is a state, read off malloc's numbers at the end: it needs no trend, only a few readings that agree
   // (a window too short for a trend still shows 600 MB resident with 12 MB in use).
@@ -138,7 +164,9 @@ function decideProcess(
   if (cow) states.push(cowFinding(d, cow));
 
   const trend = trendFinding(d, ctx, held);
-  const [headline, ...rest] = [...states, ...(trend ? [trend] : [])].sort((x, y) => SEVERITY[y.kind] - SEVERITY[x.kind]);
+  const [headline, ...rest] = [...states, ...(trend ? [trend] : [])].sort(
+    (x, y) => SEVERITY[y.kind] - SEVERITY[x.kind],
+  );
   if (!headline) return stableFinding(d);
   const also = rest.filter((f) => f.kind !== "insufficient-data");
   if (also.length > 0) headline.alsoFound = also;
@@ -168,17 +196,51 @@ function trendFinding(d: Decision, ctx: Context, held: Retention | undefined): J
   return undefined;
 }
 
-function insufficientFinding({ ps, subject, metric, a, who }: Decision, waiting: GcWaitingFacts | undefined, settling?: Settling): JudgedFinding {
+function insufficientFinding(
+  { ps, subject, metric, a, who }: Decision,
+  waiting: GcWaitingFacts | undefined,
+  settling?: Settling,
+): JudgedFinding {
   const why = { reason: a.reason, ...(waiting && { waiting }), ...(settling && { settling }) };
-  const f = finding(ps, subject, "insufficient-data", metric, a, phrase("process.insufficient", { ...who, ...why }), 0, [phrase("advice.insufficient-data", why)]);
-  if (settling) Object.assign(f.evidence, { settling: true, liveHeapGrowth: Math.round(settling.liveGrowth), liveHeapSwing: Math.round(settling.swing) });
+  const f = finding(
+    ps,
+    subject,
+    "insufficient-data",
+    metric,
+    a,
+    phrase("process.insufficient", { ...who, ...why }),
+    0,
+    [phrase("advice.insufficient-data", why)],
+  );
+  if (settling)
+    Object.assign(f.evidence, {
+      settling: true,
+      liveHeapGrowth: Math.round(settling.liveGrowth),
+      liveHeapSwing: Math.round(settling.swing),
+    });
   return f;
 }
 
 function retentionFinding({ ps, subject, metric, a, who }: Decision, held: Retention): JudgedFinding {
-  const facts = { ...who, anon: held.anon, live: held.live, mallocInUse: held.mallocInUse, mallocFree: held.mallocFree, trimmed: held.trimmed };
+  const facts = {
+    ...who,
+    anon: held.anon,
+    live: held.live,
+    mallocInUse: held.mallocInUse,
+    mallocFree: held.mallocFree,
+    trimmed: held.trimmed,
+  };
   const confidence = held.trimmed !== undefined && held.trimmed > 0 ? 0.95 : 0.8;
-  const f = finding(ps, subject, "fragmentation", metric, a, phrase("process.retention", facts), confidence, fragmentationAdvice(held, ps.pid));
+  const f = finding(
+    ps,
+    subject,
+    "fragmentation",
+    metric,
+    a,
+    phrase("process.retention", facts),
+    confidence,
+    fragmentationAdvice(held, ps.pid),
+  );
   Object.assign(f.evidence, {
     anonBytes: Math.round(held.anon),
     liveBytes: Math.round(held.live),
@@ -197,13 +259,30 @@ function leakAdvice(ps: ProcessSeries, advice: Phrase): Phrase[] {
   return torchImported(ps) ? [advice, phrase("advice.leak-torch", {})] : [advice];
 }
 
-function leakFinding({ ps, subject, metric, a, who }: Decision, ctx: Context, held: Retention | undefined, liveGrowth: number | undefined): JudgedFinding {
+function leakFinding(
+  { ps, subject, metric, a, who }: Decision,
+  ctx: Context,
+  held: Retention | undefined,
+  liveGrowth: number | undefined,
+): JudgedFinding {
   // With --trace-python's sites in hand, the advice starts from them instead of telling the user to run it again.
   const traced = (ctx.agentResults?.traces.get(ps.pid)?.sites.length ?? 0) > 0;
   const variant = `${subject.isRoot ? "process" : "worker"}${traced ? "-traced" : ""}` as const;
   const layer = leakLayer(ps, a, ctx);
   const holder = holderFor(ps.pid, layer?.name, ctx);
-  const facts = { ...who, metric, start: a.start, end: a.end, rate: a.rate, peak: a.peak, seconds: a.to - a.from, swings: Boolean(a.envelope), early: Boolean(a.early), layer: layer?.name, ...(holder?.found && { holder: holder.path }) };
+  const facts = {
+    ...who,
+    metric,
+    start: a.start,
+    end: a.end,
+    rate: a.rate,
+    peak: a.peak,
+    seconds: a.to - a.from,
+    swings: Boolean(a.envelope),
+    early: Boolean(a.early),
+    layer: layer?.name,
+    ...(holder?.found && { holder: holder.path }),
+  };
   const advice = leakAdvice(ps, phrase("advice.leak", { variant, rate: a.rate, ...who, ppid: ps.ppid }));
   const f = finding(ps, subject, "leak", metric, a, phrase("process.leak", facts), growthConfidence(a), advice);
   if (layer) {
@@ -224,12 +303,35 @@ function leakFinding({ ps, subject, metric, a, who }: Decision, ctx: Context, he
  * steadily. Judged on the live heap, whose growth is the leak's; resident memory climbs again once malloc's free
  * memory is used up.
  */
-function hiddenLeakFinding({ ps, subject, who }: Decision, ctx: Context, live: Assessment, held: Retention): JudgedFinding {
+function hiddenLeakFinding(
+  { ps, subject, who }: Decision,
+  ctx: Context,
+  live: Assessment,
+  held: Retention,
+): JudgedFinding {
   const layer = leakLayer(ps, live, ctx);
-  const facts = { ...who, start: live.start, end: live.end, rate: live.rate, seconds: live.to - live.from, anon: held.anon, free: held.mallocFree, layer: layer?.name };
+  const facts = {
+    ...who,
+    start: live.start,
+    end: live.end,
+    rate: live.rate,
+    seconds: live.to - live.from,
+    anon: held.anon,
+    free: held.mallocFree,
+    layer: layer?.name,
+  };
   const variant = subject.isRoot ? "process" : "worker";
   const advice = leakAdvice(ps, phrase("advice.leak", { variant, rate: live.rate, ...who, ppid: ps.ppid }));
-  const f = finding(ps, subject, "leak", "heap-live", live, phrase("process.hidden-leak", facts), growthConfidence(live), advice);
+  const f = finding(
+    ps,
+    subject,
+    "leak",
+    "heap-live",
+    live,
+    phrase("process.hidden-leak", facts),
+    growthConfidence(live),
+    advice,
+  );
   f.evidence.residentAnonBytes = Math.round(held.anon);
   f.evidence.mallocFreeBytes = Math.round(held.mallocFree);
   if (layer) {
@@ -241,10 +343,25 @@ function hiddenLeakFinding({ ps, subject, who }: Decision, ctx: Context, live: A
 
 function cowFinding({ ps, subject, who }: Decision, cow: CowSignal): JudgedFinding {
   const uss = assess(ps.metrics.uss!, ps.firstSeen);
-  const facts = { ...who, ussStart: cow.ussStart, ussEnd: cow.ussEnd, bound: cow.bound, ...(cow.besideGrowth && { copied: cow.ussGrowth, sharedDrop: cow.sharedDrop }) };
+  const facts = {
+    ...who,
+    ussStart: cow.ussStart,
+    ussEnd: cow.ussEnd,
+    bound: cow.bound,
+    ...(cow.besideGrowth && { copied: cow.ussGrowth, sharedDrop: cow.sharedDrop }),
+  };
   // The root forked the others: its pages are copied by its children, not copied from a parent (advice per role).
   const advice = [phrase("advice.cow-process", { ...facts, isRoot: subject.isRoot })];
-  const f = finding(ps, subject, "cow", "uss", uss, phrase("process.cow", { ...facts, isRoot: subject.isRoot }), uss.p < 1 ? confidenceFromP(uss.p) : 0.7, advice);
+  const f = finding(
+    ps,
+    subject,
+    "cow",
+    "uss",
+    uss,
+    phrase("process.cow", { ...facts, isRoot: subject.isRoot }),
+    uss.p < 1 ? confidenceFromP(uss.p) : 0.7,
+    advice,
+  );
   Object.assign(f.evidence, { growth: Math.round(cow.ussGrowth), residentGrowth: Math.round(cow.residentGrowth) });
   if (cow.sharedDrop !== undefined) f.evidence.sharedDrop = Math.round(cow.sharedDrop);
   if (cow.bound !== undefined) f.evidence.bound = Math.round(cow.bound);
@@ -261,5 +378,14 @@ function plateauFinding({ ps, subject, metric, a, who }: Decision): JudgedFindin
 
 function stableFinding({ ps, subject, metric, a, who }: Decision): JudgedFinding {
   const s = stableParts(a, "process", metric);
-  return finding(ps, subject, s.kind, metric, a, phrase("process.stable", { ...who, metric, start: a.start, end: a.end }), s.confidence, s.advice);
+  return finding(
+    ps,
+    subject,
+    s.kind,
+    metric,
+    a,
+    phrase("process.stable", { ...who, metric, start: a.start, end: a.end }),
+    s.confidence,
+    s.advice,
+  );
 }

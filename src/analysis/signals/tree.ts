@@ -45,12 +45,23 @@ export function analyzeTree(set: SeriesSet, ctx: Context): JudgedFinding | undef
     subject,
     metric,
     rate: a.rate,
-    evidence: { ...trendEvidence(a), processesStart, processesEnd, processesSeen: set.processes.size } as Finding["evidence"],
+    evidence: {
+      ...trendEvidence(a),
+      processesStart,
+      processesEnd,
+      processesSeen: set.processes.size,
+    } as Finding["evidence"],
     caveats: own ? [own] : [],
   };
   if (a.shape === "insufficient") {
     const reason = a.reason;
-    return { ...base, kind: "insufficient-data", confidence: 0, summary: phrase("tree.insufficient", { reason }), advice: [phrase("advice.insufficient-data", { reason })] };
+    return {
+      ...base,
+      kind: "insufficient-data",
+      confidence: 0,
+      summary: phrase("tree.insufficient", { reason }),
+      advice: [phrase("advice.insufficient-data", { reason })],
+    };
   }
   if (a.shape === "growing") {
     return {
@@ -64,8 +75,20 @@ export function analyzeTree(set: SeriesSet, ctx: Context): JudgedFinding | undef
   if (a.shape === "plateau" || a.shape === "step") {
     const p = plateauParts(a);
     if (p.levelFromSeconds !== undefined) base.evidence.levelFromSeconds = p.levelFromSeconds;
-    return { ...base, kind: p.kind, confidence: p.confidence, summary: phrase("tree.plateau", { metric, end: a.end }), advice: p.advice };
+    return {
+      ...base,
+      kind: p.kind,
+      confidence: p.confidence,
+      summary: phrase("tree.plateau", { metric, end: a.end }),
+      advice: p.advice,
+    };
   }
   const s = stableParts(a, "tree", metric);
-  return { ...base, kind: s.kind, confidence: s.confidence, summary: phrase("tree.stable", { metric, start: a.start, end: a.end }), advice: s.advice };
+  return {
+    ...base,
+    kind: s.kind,
+    confidence: s.confidence,
+    summary: phrase("tree.stable", { metric, start: a.start, end: a.end }),
+    advice: s.advice,
+  };
 }

@@ -46,7 +46,12 @@ export function blockMinima(s: Series, count: number): Series {
  * Whether the lows rise: Mann–Kendall on TREND_BLOCKS block minima at ENVELOPE_ALPHA, a positive Theil–Sen slope of
  * at least minSlope, and a rise of at least minRise. Undefined when there are too few points to test.
  */
-export function lowerEnvelope(xs: readonly number[], ys: readonly number[], minSlope = 0, minRise = 0): Envelope | undefined {
+export function lowerEnvelope(
+  xs: readonly number[],
+  ys: readonly number[],
+  minSlope = 0,
+  minRise = 0,
+): Envelope | undefined {
   const minima = blockMinima(cleanSeries(xs, ys), TREND_BLOCKS);
   if (minima.xs.length < TREND_BLOCKS || checkTrendInput(minima)) return undefined;
   const counts = kendallCounts(minima);
@@ -55,6 +60,11 @@ export function lowerEnvelope(xs: readonly number[], ys: readonly number[], minS
   const start = median(minima.ys.slice(0, 3))!;
   const end = median(minima.ys.slice(-3))!;
   const rise = end - start;
-  const increasing = mannKendall.p < ENVELOPE_ALPHA && mannKendall.s > 0 && theilSen.slope > 0 && theilSen.slope >= minSlope && rise >= minRise;
+  const increasing =
+    mannKendall.p < ENVELOPE_ALPHA &&
+    mannKendall.s > 0 &&
+    theilSen.slope > 0 &&
+    theilSen.slope >= minSlope &&
+    rise >= minRise;
   return { ok: true, increasing, mannKendall, theilSen, start, end, rise };
 }

@@ -23,9 +23,31 @@ export { MAD_SCALE, quantile, median, mad } from "./quantiles.js";
 export { DEFAULT_CONFIDENCE, erfc, normalCdf, normalQuantile } from "./normal.js";
 export { MIN_TREND_POINTS, type MannKendall, mannKendall } from "./mann-kendall.js";
 export { MAX_EXACT_PAIRS, SAMPLED_PAIRS, type TheilSen, type TheilSenOptions, theilSen } from "./theil-sen.js";
-export { DEFAULT_ALPHA, TREND_BLOCKS, type Direction, type Trend, type TrendOptions, trendTest, blockMeans } from "./trend.js";
-export { PLATEAU_RATE_RATIO, GREW_NOISE_MULTIPLE, type PlateauState, type Plateau, type PlateauOptions, detectPlateau } from "./plateau.js";
-export { MIN_SHAPE_POINTS, SHAPE_MAX_POINTS, TRANSIENT_NOISE_MULTIPLE, LOWS_CHANGE_SHARE, LOWS_QUANTILE, lowsFollow } from "./shape.js";
+export {
+  DEFAULT_ALPHA,
+  TREND_BLOCKS,
+  type Direction,
+  type Trend,
+  type TrendOptions,
+  trendTest,
+  blockMeans,
+} from "./trend.js";
+export {
+  PLATEAU_RATE_RATIO,
+  GREW_NOISE_MULTIPLE,
+  type PlateauState,
+  type Plateau,
+  type PlateauOptions,
+  detectPlateau,
+} from "./plateau.js";
+export {
+  MIN_SHAPE_POINTS,
+  SHAPE_MAX_POINTS,
+  TRANSIENT_NOISE_MULTIPLE,
+  LOWS_CHANGE_SHARE,
+  LOWS_QUANTILE,
+  lowsFollow,
+} from "./shape.js";
 export { ENVELOPE_ALPHA, type Envelope, blockMinima, lowerEnvelope } from "./envelope.js";
 export { WARMUP_MAX_FRACTION, type Warmup, type WarmupOptions, detectWarmup } from "./warmup.js";
 export { STEP_SE_MULTIPLE, STEP_NOISE_MULTIPLE, STEP_DRIFT_RATIO, type Step, detectStep } from "./step.js";

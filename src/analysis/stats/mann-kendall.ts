@@ -8,7 +8,6 @@ import { type NotEnoughData, type Series, cleanSeries, hasTimeSpan, lowerBound, 
 /** Fewer than 3 samples cannot tell a trend from a single jump, so no trend statistic is computed below it. */
 export const MIN_TREND_POINTS = 3;
 
-
 export interface MannKendall {
   readonly ok: true;
   readonly n: number;

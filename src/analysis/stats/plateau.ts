@@ -4,7 +4,16 @@
 import { type MannKendall, checkTrendInput, kendallCounts, mannKendallOf } from "./mann-kendall.js";
 import { mad, median } from "./quantiles.js";
 import { saturate } from "./saturating.js";
-import { MIN_SHAPE_POINTS, SHAPE_MAX_POINTS, TRANSIENT_NOISE_MULTIPLE, blockOffset, lowsFollow, residuals, roundingFloor, scanBlockCount } from "./shape.js";
+import {
+  MIN_SHAPE_POINTS,
+  SHAPE_MAX_POINTS,
+  TRANSIENT_NOISE_MULTIPLE,
+  blockOffset,
+  lowsFollow,
+  residuals,
+  roundingFloor,
+  scanBlockCount,
+} from "./shape.js";
 import { DEFAULT_CONFIDENCE } from "./normal.js";
 import { type TheilSen, theilSenOf } from "./theil-sen.js";
 import { DEFAULT_ALPHA } from "./trend.js";
@@ -25,7 +34,6 @@ export const PLATEAU_RATE_RATIO = 0.25;
  * sawtooth's phase moves the median of a stretch by; a leak, a filled cache or a step rises by several.
  */
 export const GREW_NOISE_MULTIPLE = 1;
-
 
 /**
  * flat: the series did not grow (nothing to level off from: stable, sawtooth, transient jumps).
@@ -109,7 +117,11 @@ export function detectPlateau(
   const growthRate = saturate(rise / (median(tail.xs)! - median(head.xs)!));
   const noise = mad(residuals(s, whole.ts))!;
   const riseFloor = Math.max(GREW_NOISE_MULTIPLE * noise, options.minRise ?? 0);
-  const grew = whole.mk.p < (options.alpha ?? DEFAULT_ALPHA) && whole.mk.s > 0 && rise > riseFloor && lowsFollow(head.ys, tail.ys, rise);
+  const grew =
+    whole.mk.p < (options.alpha ?? DEFAULT_ALPHA) &&
+    whole.mk.s > 0 &&
+    rise > riseFloor &&
+    lowsFollow(head.ys, tail.ys, rise);
   const limit = (options.ratio ?? PLATEAU_RATE_RATIO) * growthRate;
   const stopped = grew && late.ts.high < limit;
   const state: PlateauState = !grew ? "flat" : stopped ? "plateau" : "growing";
@@ -128,7 +140,6 @@ export function detectPlateau(
     p: whole.mk.p,
   };
 }
-
 
 /**
  * A series is at its level once within this share of the rise of it, whatever the noise: a quiet tail (a 400 MB load,

@@ -7,7 +7,6 @@ import { float64Scratch } from "./scratch.js";
 /** Scale that makes the median absolute deviation estimate a Gaussian standard deviation (1 / Φ⁻¹(3/4)). */
 export const MAD_SCALE = 1.4826;
 
-
 /** quantile's copy of its input: reordered in place, and done with before quantile returns (scratch.ts). */
 const copySpace = float64Scratch();
 
@@ -38,7 +37,9 @@ function select(a: Float64Array, k: number, lo = 0, hi = a.length - 1): number {
   while (lo < hi) {
     // Median of three: sorted or reversed input (slopes come out in pair order) does not degrade to O(n²).
     const mid = lo + ((hi - lo) >> 1);
-    const x = a[lo]!, y = a[mid]!, z = a[hi]!;
+    const x = a[lo]!,
+      y = a[mid]!,
+      z = a[hi]!;
     const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
     let lt = lo;
     let gt = hi;

@@ -66,7 +66,12 @@ export interface EarlyGrowth {
  * @param minSamples, minSeconds when the shape rules take over (assess.ts MIN_SAMPLES, MIN_SECONDS): the early
  *        phase lasts until both are reached, so at a sampling interval dt it has max(minSamples, minSeconds / dt) looks.
  */
-export function earlyGrowth(xs: readonly number[], ys: readonly number[], minSamples: number, minSeconds: number): EarlyGrowth {
+export function earlyGrowth(
+  xs: readonly number[],
+  ys: readonly number[],
+  minSamples: number,
+  minSeconds: number,
+): EarlyGrowth {
   const s = cleanSeries(xs, ys);
   const n = s.xs.length;
   const span = n > 1 ? s.xs[n - 1]! - s.xs[0]! : 0;
@@ -76,7 +81,8 @@ export function earlyGrowth(xs: readonly number[], ys: readonly number[], minSam
   const alpha = EARLY_ALPHA / looks;
   const none: EarlyGrowth = { called: false, p: 1, alpha, looks, slope: 0, tailSlope: 0 };
   if (n < EARLY_MIN_POINTS) return { ...none, reason: `${n} samples (the early test needs ${EARLY_MIN_POINTS})` };
-  if (span < EARLY_MIN_SECONDS) return { ...none, reason: `${span.toFixed(0)} s (the early test needs ${EARLY_MIN_SECONDS} s)` };
+  if (span < EARLY_MIN_SECONDS)
+    return { ...none, reason: `${span.toFixed(0)} s (the early test needs ${EARLY_MIN_SECONDS} s)` };
 
   const blocks = blockMeans(s, Math.min(n, TREND_BLOCKS));
   const mk = mannKendall(blocks.xs, blocks.ys);
@@ -84,10 +90,23 @@ export function earlyGrowth(xs: readonly number[], ys: readonly number[], minSam
   const third = Math.max(3, Math.floor(n / 3));
   const tail = theilSen(s.xs.slice(-third), s.ys.slice(-third));
   if (!mk.ok || !whole.ok || !tail.ok) return { ...none, reason: "no trend could be computed" };
-  const out: EarlyGrowth = { called: false, p: (mk as MannKendall).p, alpha, looks, slope: whole.slope, tailSlope: tail.slope };
-  if (!(mk.s > 0 && mk.p <= alpha)) return { ...out, reason: `no significant rise yet (p = ${mk.p.toPrecision(2)}, needs ≤ ${alpha.toPrecision(2)} at this look)` };
-  if (!(whole.slope > 0 && tail.slope >= TAIL_SLOPE_SHARE * whole.slope)) return { ...out, reason: "the rise has slowed down at the end" };
+  const out: EarlyGrowth = {
+    called: false,
+    p: (mk as MannKendall).p,
+    alpha,
+    looks,
+    slope: whole.slope,
+    tailSlope: tail.slope,
+  };
+  if (!(mk.s > 0 && mk.p <= alpha))
+    return {
+      ...out,
+      reason: `no significant rise yet (p = ${mk.p.toPrecision(2)}, needs ≤ ${alpha.toPrecision(2)} at this look)`,
+    };
+  if (!(whole.slope > 0 && tail.slope >= TAIL_SLOPE_SHARE * whole.slope))
+    return { ...out, reason: "the rise has slowed down at the end" };
   const scatter = MAD_SCALE * (mad(s.xs.map((x, i) => s.ys[i]! - (whole.intercept + whole.slope * x))) ?? 0);
-  if (whole.slope * span < EARLY_MIN_RISE_TO_SCATTER * scatter) return { ...out, reason: "the rise is not far above the scatter around it" };
+  if (whole.slope * span < EARLY_MIN_RISE_TO_SCATTER * scatter)
+    return { ...out, reason: "the rise is not far above the scatter around it" };
   return { ...out, called: true };
 }

@@ -29,7 +29,6 @@ export const SHAPE_MAX_POINTS = 300;
  */
 export const TRANSIENT_NOISE_MULTIPLE = 3;
 
-
 export function scanBlockCount(n: number): number {
   return Math.max(4, Math.min(100, Math.floor(n / 3)));
 }

@@ -19,7 +19,6 @@ export const STEP_SE_MULTIPLE = 5;
 export const STEP_NOISE_MULTIPLE = 1;
 export const STEP_DRIFT_RATIO = 0.25;
 
-
 export interface Step {
   readonly ok: true;
   /** One jump between two flat stretches (see STEP_* thresholds). */

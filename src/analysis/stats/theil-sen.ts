@@ -10,7 +10,6 @@ import { saturate, slopeBetween } from "./saturating.js";
 import { float64Scratch } from "./scratch.js";
 import { type NotEnoughData, type Series, cleanSeries } from "./window.js";
 
-
 /**
  * Theil–Sen enumerates all pairs up to this many (about 630 points); beyond, it draws this many pairs at random
  * (with a fixed seed, so the same input always gives the same answer). 200,000 slopes sort in about 10 ms, and
@@ -22,7 +21,6 @@ export const SAMPLED_PAIRS = 200_000;
 
 /** Fixed seed of the pair sampler: determinism matters more than which pairs are drawn. */
 const PAIR_SAMPLER_SEED = 0x5eed_1eac;
-
 
 export interface TheilSen {
   readonly ok: true;
@@ -121,7 +119,10 @@ function senInterval(slopes: Float64Array, totalPairs: number, varS: number, con
 }
 
 /** The line's two numbers, and the slopes they came from (selected in place: for senInterval's ranks next). */
-function lineOf(s: Series, distinctTimePairs: number): { slope: number; intercept: number; slopes: Float64Array; sampled: boolean } {
+function lineOf(
+  s: Series,
+  distinctTimePairs: number,
+): { slope: number; intercept: number; slopes: Float64Array; sampled: boolean } {
   const { slopes, sampled } = pairwiseSlopes(s, distinctTimePairs);
   const slope = quantileInPlace(slopes, 0.5);
   const offsets = s.xs.map((x, i) => saturate(s.ys[i]! - saturate(slope * x)));

@@ -23,7 +23,6 @@ export const DEFAULT_ALPHA = 0.01;
  */
 export const TREND_BLOCKS = 12;
 
-
 export type Direction = "increasing" | "decreasing" | "none";
 
 export interface Trend {

@@ -4,13 +4,27 @@
 import { checkTrendInput } from "./mann-kendall.js";
 import { mad } from "./quantiles.js";
 import { saturate } from "./saturating.js";
-import { MIN_SHAPE_POINTS, TRANSIENT_NOISE_MULTIPLE, blockOffset, residuals, roundingFloor, scanBlockCount } from "./shape.js";
+import {
+  MIN_SHAPE_POINTS,
+  TRANSIENT_NOISE_MULTIPLE,
+  blockOffset,
+  residuals,
+  roundingFloor,
+  scanBlockCount,
+} from "./shape.js";
 import { theilSenLine } from "./theil-sen.js";
-import { type NotEnoughData, type Series, cleanSeries, notEnough, sliceByTime, timeAt, windowLength } from "./window.js";
+import {
+  type NotEnoughData,
+  type Series,
+  cleanSeries,
+  notEnough,
+  sliceByTime,
+  timeAt,
+  windowLength,
+} from "./window.js";
 
 /** At most this fraction of the window is ever called warm-up: the rest must be long enough to judge. */
 export const WARMUP_MAX_FRACTION = 0.25;
-
 
 export interface Warmup {
   readonly ok: true;
@@ -62,7 +76,11 @@ export function detectWarmup(
 
   const offsets = residuals(s, line);
   const noise = mad(offsets.slice(n - steady.xs.length))!;
-  const threshold = Math.max((options.noiseMultiple ?? TRANSIENT_NOISE_MULTIPLE) * noise, roundingFloor(s.ys), options.minOffset ?? 0);
+  const threshold = Math.max(
+    (options.noiseMultiple ?? TRANSIENT_NOISE_MULTIPLE) * noise,
+    roundingFloor(s.ys),
+    options.minOffset ?? 0,
+  );
   const requested = options.maxFraction ?? WARMUP_MAX_FRACTION;
   const cap = Number.isFinite(requested) ? Math.min(1, Math.max(0, requested)) : WARMUP_MAX_FRACTION;
   const off = transientFraction(s, offsets, threshold, cap);

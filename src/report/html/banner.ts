@@ -28,7 +28,12 @@ function targetList(doc: VerdictDocument): string {
   if (t.command?.length) rows.push(["command", `<code>${h(t.command.join(" "))}</code>`]);
   rows.push(["pid", h(t.pid)]);
   if (t.cgroup) {
-    rows.push(["cgroup", "error" in t.cgroup ? `not read: ${h(t.cgroup.error)}` : `<code>${h(t.cgroup.path)}</code> (v${h(t.cgroup.version)}${t.cgroup.isolated ? ", created for this run" : ""})`]);
+    rows.push([
+      "cgroup",
+      "error" in t.cgroup
+        ? `not read: ${h(t.cgroup.error)}`
+        : `<code>${h(t.cgroup.path)}</code> (v${h(t.cgroup.version)}${t.cgroup.isolated ? ", created for this run" : ""})`,
+    ]);
   }
   const end: string[] = [];
   if (t.stopReason) end.push(h(t.stopReason));
@@ -54,14 +59,19 @@ ${v.timeToLimit ? `<p class="rate">time to the limit: ${h(v.timeToLimit.summary)
 
 function evidenceTable(v: Finding): string {
   // The label a person reads; the key the JSON document uses on hover, for whoever scripts against it.
-  const rows = Object.entries(v.evidence).map(([k, val]) => `<tr><th scope="row" title="${h(k)}">${h(evidenceLabel(k))}</th><td>${h(evidenceValue(k, val))}</td></tr>`);
+  const rows = Object.entries(v.evidence).map(
+    ([k, val]) =>
+      `<tr><th scope="row" title="${h(k)}">${h(evidenceLabel(k))}</th><td>${h(evidenceValue(k, val))}</td></tr>`,
+  );
   return `<section class="evidence"><h2>Evidence</h2><table>${rows.join("")}</table></section>`;
 }
 
 function adviceBlock(v: Finding): string {
   // Caveats of a verdict that was reached qualify it; only with no verdict are they what kept memleak from one.
   const heading = v.kind === "insufficient-data" ? "Could not decide" : "Caveats";
-  const caveats = v.caveats.length ? `<h3>${heading}</h3><ul class="caveats">${v.caveats.map((c) => `<li>${h(c)}</li>`).join("")}</ul>` : "";
+  const caveats = v.caveats.length
+    ? `<h3>${heading}</h3><ul class="caveats">${v.caveats.map((c) => `<li>${h(c)}</li>`).join("")}</ul>`
+    : "";
   const advice = v.advice ? markdownToHtml(v.advice) : "<p>Nothing to do.</p>";
   return `<section class="advice"><h2>What to do</h2>${advice}${caveats}</section>`;
 }
@@ -79,8 +89,15 @@ function otherFindings(doc: VerdictDocument): string {
 
 function gatesTable(doc: VerdictDocument): string {
   if (!doc.gates?.length) return "";
-  const cell = (g: (typeof doc.gates)[number]) => (g.result === "pass" ? ["pass", "pass"] : g.passed ? ["inconclusive", "inconclusive"] : ["fail", g.result === "fail" ? "FAIL" : "FAIL (inconclusive, --strict)"]);
-  const rows = doc.gates.map((g) => `<tr class="${cell(g)[0]}"><td>${cell(g)[1]}</td><td>${h(g.name)}</td><td>${h(g.message)}</td></tr>`);
+  const cell = (g: (typeof doc.gates)[number]) =>
+    g.result === "pass"
+      ? ["pass", "pass"]
+      : g.passed
+        ? ["inconclusive", "inconclusive"]
+        : ["fail", g.result === "fail" ? "FAIL" : "FAIL (inconclusive, --strict)"];
+  const rows = doc.gates.map(
+    (g) => `<tr class="${cell(g)[0]}"><td>${cell(g)[1]}</td><td>${h(g.name)}</td><td>${h(g.message)}</td></tr>`,
+  );
   return `<section class="gates"><h2>Gates</h2><table>${rows.join("")}</table></section>`;
 }
 
@@ -89,11 +106,20 @@ function sitesTable(v: Finding): string {
   if (!v.sites?.length) return "";
   const rows = v.sites
     .slice(0, 20)
-    .map((s) => `<tr><td class="num">+${h(formatBytes(s.sizeDiff))}</td><td class="num">${s.countDiff >= 0 ? "+" : ""}${h(s.countDiff)}</td><td class="num">${h(formatBytes(s.size))}</td><td><code>${h(s.file)}:${h(s.line)}</code></td></tr>`);
+    .map(
+      (s) =>
+        `<tr><td class="num">+${h(formatBytes(s.sizeDiff))}</td><td class="num">${s.countDiff >= 0 ? "+" : ""}${h(s.countDiff)}</td><td class="num">${h(formatBytes(s.size))}</td><td><code>${h(s.file)}:${h(s.line)}</code></td></tr>`,
+    );
   const window = traceWindowCost(v);
-  const heading = window ? "Allocation sites that grew during the trace window" : "Allocation sites that grew since warm-up";
-  const until = v.sitesInterim ? "the agent's last periodic report (the process ended without its final one)" : "the end of the run";
-  const note = window ? `From tracemalloc (watch --trace-python): the lines of Python whose live allocations grew most during the window. ${h(window)}.` : `From tracemalloc (--trace-python): the lines of Python whose live allocations grew most between the end of warm-up and ${until}.`;
+  const heading = window
+    ? "Allocation sites that grew during the trace window"
+    : "Allocation sites that grew since warm-up";
+  const until = v.sitesInterim
+    ? "the agent's last periodic report (the process ended without its final one)"
+    : "the end of the run";
+  const note = window
+    ? `From tracemalloc (watch --trace-python): the lines of Python whose live allocations grew most during the window. ${h(window)}.`
+    : `From tracemalloc (--trace-python): the lines of Python whose live allocations grew most between the end of warm-up and ${until}.`;
   return `<section class="sites" id="sites"><h2>${heading}</h2><p class="note">${note}</p><table><thead><tr><th class="num">grew by</th><th class="num">blocks</th><th class="num">now</th><th>where</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
 }
 

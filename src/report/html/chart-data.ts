@@ -78,13 +78,21 @@ const CGROUP_STACK: { metric: MetricName; label: string; color: string }[] = [
 const round = (v: number | null | undefined) => (v === null || v === undefined ? null : Math.round(v));
 const roundX = (x: number) => Math.round(x * 1000) / 1000;
 
-function lineSeries(lines: { label: string; color: string; col: Column | undefined; width?: number }[]): { xs: number[]; series: ChartSeries[] } {
+function lineSeries(lines: { label: string; color: string; col: Column | undefined; width?: number }[]): {
+  xs: number[];
+  series: ChartSeries[];
+} {
   // A metric that is 0 throughout (swap, mostly) would only add a flat line and a legend entry.
   const present = lines.filter((l) => l.col && l.col.length > 0 && (l.col.max() !== 0 || l.width));
   const a = alignForDrawing(present.map((l) => l.col));
   return {
     xs: a.xs.map(roundX),
-    series: present.map((l, i) => ({ label: l.label, color: l.color, values: a.ys[i]!.map(round), ...(l.width && { width: l.width }) })),
+    series: present.map((l, i) => ({
+      label: l.label,
+      color: l.color,
+      values: a.ys[i]!.map(round),
+      ...(l.width && { width: l.width }),
+    })),
   };
 }
 
@@ -95,7 +103,8 @@ function sameFinding(a: Finding, b: Finding): boolean {
 }
 
 function findingOf(doc: VerdictDocument, key: string): ChartSpec["finding"] | undefined {
-  const f = doc.findings.find((x) => findingKey(x) === key) ?? (findingKey(doc.verdict) === key ? doc.verdict : undefined);
+  const f =
+    doc.findings.find((x) => findingKey(x) === key) ?? (findingKey(doc.verdict) === key ? doc.verdict : undefined);
   return f && { kind: f.kind, metric: f.metric, isVerdict: sameFinding(f, doc.verdict) };
 }
 
@@ -118,11 +127,21 @@ function processOrder(set: SeriesSet, doc: VerdictDocument): ProcessSeries[] {
   return [...set.processes.values()].sort((a, b) => rank(a) - rank(b) || size(b) - size(a));
 }
 
-function processChart(ps: ProcessSeries, set: SeriesSet, doc: VerdictDocument, commands: Map<number, string[]> | undefined): ChartSpec {
+function processChart(
+  ps: ProcessSeries,
+  set: SeriesSet,
+  doc: VerdictDocument,
+  commands: Map<number, string[]> | undefined,
+): ChartSpec {
   const key = processKey(ps);
   const finding = findingOf(doc, key);
   const { xs, series } = lineSeries(
-    PROCESS_LINES.map((l) => ({ label: l.metric, color: l.color, col: ps.metrics[l.metric], ...(finding?.metric === l.metric && { width: 3 }) })),
+    PROCESS_LINES.map((l) => ({
+      label: l.metric,
+      color: l.color,
+      col: ps.metrics[l.metric],
+      ...(finding?.metric === l.metric && { width: 3 }),
+    })),
   );
   const command = commandOf(ps, commands);
   const parent = ps.pid === set.rootPid ? "root" : `child of ${ps.ppid}`;
@@ -142,11 +161,23 @@ function processChart(ps: ProcessSeries, set: SeriesSet, doc: VerdictDocument, c
 function treeChart(set: SeriesSet, doc: VerdictDocument): ChartSpec | undefined {
   const finding = findingOf(doc, "tree");
   const { xs, series } = lineSeries(
-    PROCESS_LINES.map((l) => ({ label: `Σ ${l.metric}`, color: l.color, col: set.tree[l.metric], ...(finding?.metric === l.metric && { width: 3 }) })),
+    PROCESS_LINES.map((l) => ({
+      label: `Σ ${l.metric}`,
+      color: l.color,
+      col: set.tree[l.metric],
+      ...(finding?.metric === l.metric && { width: 3 }),
+    })),
   );
   if (xs.length === 0) return undefined;
   const most = set.treeCount.max() ?? 0;
-  return { id: "tree", group: "tree", title: `Process tree total (up to ${most} process${most === 1 ? "" : "es"})`, ...(finding && { finding }), xs, series };
+  return {
+    id: "tree",
+    group: "tree",
+    title: `Process tree total (up to ${most} process${most === 1 ? "" : "es"})`,
+    ...(finding && { finding }),
+    xs,
+    series,
+  };
 }
 
 /** Running totals of the stack components at every sample, so bands can be drawn between consecutive totals. */
@@ -178,7 +209,10 @@ function cgroupChart(set: SeriesSet, doc: VerdictDocument): ChartSpec | undefine
   ].filter((l) => l.line && l.line.xs.length > 0);
   if (lines.length === 0) return undefined;
   // One point fewer when the projection to the limit adds its end past the run (limit-projection.ts).
-  const a = alignForDrawing(lines.map((l) => l.line), cgroupCountdown(doc) ? MAX_POINTS - 1 : MAX_POINTS);
+  const a = alignForDrawing(
+    lines.map((l) => l.line),
+    cgroupCountdown(doc) ? MAX_POINTS - 1 : MAX_POINTS,
+  );
   const series: ChartSeries[] = lines.map((l, i) => {
     const s: ChartSeries = { label: l.label, color: l.color, values: a.ys[i]!.map(round) };
     if (i < stack.length) {
@@ -198,30 +232,58 @@ function cgroupChart(set: SeriesSet, doc: VerdictDocument): ChartSpec | undefine
     for (const s of series) for (const v of s.values ?? []) if (v !== null && v > peak) peak = v;
     // A limit far above everything would flatten the chart to a line at the bottom: start it hidden, say so.
     const far = peak > 0 && limit > 4 * peak;
-    series.push({ label: far ? "limit (off the scale; click to show)" : "limit", color: "#d62728", constant: limit, dash: [8, 4], width: 2, ...(far && { hidden: true }) });
+    series.push({
+      label: far ? "limit (off the scale; click to show)" : "limit",
+      color: "#d62728",
+      constant: limit,
+      dash: [8, 4],
+      width: 2,
+      ...(far && { hidden: true }),
+    });
   }
   const finding = findingOf(doc, "cgroup");
-  const path = doc.target.cgroup && "path" in doc.target.cgroup ? doc.target.cgroup.path : doc.verdict.subject.type === "cgroup" ? doc.verdict.subject.path : undefined;
-  return withLimitProjection<ChartSeries, ChartSpec>({
-    id: "cgroup",
-    group: "cgroup",
-    title: "Memory cgroup (stacked breakdown; usage and working set as lines)",
-    ...(path !== undefined && { detail: path }),
-    ...(finding && { finding }),
-    xs: a.xs.map(roundX),
-    series,
-  }, set, doc);
+  const path =
+    doc.target.cgroup && "path" in doc.target.cgroup
+      ? doc.target.cgroup.path
+      : doc.verdict.subject.type === "cgroup"
+        ? doc.verdict.subject.path
+        : undefined;
+  return withLimitProjection<ChartSeries, ChartSpec>(
+    {
+      id: "cgroup",
+      group: "cgroup",
+      title: "Memory cgroup (stacked breakdown; usage and working set as lines)",
+      ...(path !== undefined && { detail: path }),
+      ...(finding && { finding }),
+      xs: a.xs.map(roundX),
+      series,
+    },
+    set,
+    doc,
+  );
 }
 
-export function buildCharts(doc: VerdictDocument, set: SeriesSet, commands?: Map<number, string[]>, settledAt?: number): ChartPayload {
+export function buildCharts(
+  doc: VerdictDocument,
+  set: SeriesSet,
+  commands?: Map<number, string[]>,
+  settledAt?: number,
+): ChartPayload {
   // A process seen once as it started or exited can have no reading at all (its status gone between listing and
   // reading): no chart for it, rather than an empty frame.
-  const ordered = processOrder(set, doc).filter((ps) => Object.values(ps.metrics).some((c) => c !== undefined && c.length > 0));
+  const ordered = processOrder(set, doc).filter((ps) =>
+    Object.values(ps.metrics).some((c) => c !== undefined && c.length > 0),
+  );
   const processCharts = ordered.slice(0, MAX_PROCESS_CHARTS).map((ps) => processChart(ps, set, doc, commands));
   const tree = set.processes.size > 1 ? treeChart(set, doc) : undefined;
   const cgroup = cgroupChart(set, doc);
   // The group holding the verdict's subject comes first: that is the chart that explains the verdict.
-  const groups: ChartSpec[][] = [processCharts, tree ? [tree] : [], cgroup ? [cgroup] : [], gpuCharts(doc, set, lineSeries)];
+  const groups: ChartSpec[][] = [
+    processCharts,
+    tree ? [tree] : [],
+    cgroup ? [cgroup] : [],
+    gpuCharts(doc, set, lineSeries),
+  ];
   const first = { process: 0, tree: 1, cgroup: 2, gpu: 3 }[doc.verdict.subject.type];
   const charts = [groups[first]!, ...groups.filter((_, i) => i !== first)].flat();
   return {

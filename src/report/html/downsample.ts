@@ -54,7 +54,10 @@ function alignBuckets(lines: readonly (Line | undefined)[], x0: number, x1: numb
     const row: (number | null)[] = new Array<number | null>(buckets * 2).fill(null);
     if (!l) return row;
     let b = -1;
-    let lo = 0, loAt = 0, hi = 0, hiAt = 0;
+    let lo = 0,
+      loAt = 0,
+      hi = 0,
+      hiAt = 0;
     const flush = () => {
       if (b < 0) return;
       row[2 * b] = loAt <= hiAt ? lo : hi;

@@ -29,7 +29,13 @@ const TORCH_LINES = [
 ] as const;
 
 function findingFor(doc: VerdictDocument, g: GpuSeries): Finding | undefined {
-  return doc.findings.find((f) => f.subject.type === "gpu" && f.subject.pid === g.ps.pid && f.subject.starttime === g.ps.starttime && f.subject.device === g.device);
+  return doc.findings.find(
+    (f) =>
+      f.subject.type === "gpu" &&
+      f.subject.pid === g.ps.pid &&
+      f.subject.starttime === g.ps.starttime &&
+      f.subject.device === g.device,
+  );
 }
 
 /**
@@ -39,13 +45,21 @@ function findingFor(doc: VerdictDocument, g: GpuSeries): Finding | undefined {
 export function gpuCharts<S>(
   doc: VerdictDocument,
   set: SeriesSet,
-  lineSeries: (lines: { label: string; color: string; col: Column | undefined; width?: number }[]) => { xs: number[]; series: S[] },
+  lineSeries: (lines: { label: string; color: string; col: Column | undefined; width?: number }[]) => {
+    xs: number[];
+    series: S[];
+  },
 ): GpuChart<S>[] {
   return gpuSeries(set).map((g) => {
     const lines =
       g.index === undefined
         ? [{ label: "used (driver)", color: "#e15759", col: g.col, width: 2 }]
-        : TORCH_LINES.map((l) => ({ label: l.label, color: l.color, col: g.ps.agent[`gpu.${gpuFieldName(g.index!, l.field)}`], ...(l.field === "Allocated" && { width: 2 }) }));
+        : TORCH_LINES.map((l) => ({
+            label: l.label,
+            color: l.color,
+            col: g.ps.agent[`gpu.${gpuFieldName(g.index!, l.field)}`],
+            ...(l.field === "Allocated" && { width: 2 }),
+          }));
     const f = findingFor(doc, g);
     const chart: GpuChart<S> = {
       ...lineSeries(lines),
@@ -53,7 +67,13 @@ export function gpuCharts<S>(
       group: "gpu",
       title: gpuLabel(g.ps.pid, g.device, g.source),
       detail: g.ps.comm,
-      ...(f && { finding: { kind: f.kind, metric: f.metric, isVerdict: f === doc.verdict || (f.kind === doc.verdict.kind && f.summary === doc.verdict.summary) } }),
+      ...(f && {
+        finding: {
+          kind: f.kind,
+          metric: f.metric,
+          isVerdict: f === doc.verdict || (f.kind === doc.verdict.kind && f.summary === doc.verdict.summary),
+        },
+      }),
     };
     return chart;
   });

@@ -33,14 +33,22 @@ const PROJECTION_COLOR = "#d62728";
 /** The countdown the cgroup's memory is under: the cgroup finding's, or the verdict's when it counts the cgroup. */
 export function cgroupCountdown(doc: VerdictDocument): TimeToLimit | undefined {
   const all = [doc.verdict, ...doc.findings];
-  return all.find((f) => f.subject.type === "cgroup" && f.timeToLimit)?.timeToLimit ?? all.find((f) => f.timeToLimit?.metric === "cgroup-unreclaimable")?.timeToLimit;
+  return (
+    all.find((f) => f.subject.type === "cgroup" && f.timeToLimit)?.timeToLimit ??
+    all.find((f) => f.timeToLimit?.metric === "cgroup-unreclaimable")?.timeToLimit
+  );
 }
 
-export function withLimitProjection<L extends Line, C extends Chart<L | Line>>(chart: C, set: SeriesSet, doc: VerdictDocument): C {
+export function withLimitProjection<L extends Line, C extends Chart<L | Line>>(
+  chart: C,
+  set: SeriesSet,
+  doc: VerdictDocument,
+): C {
   const series: (L | Line)[] = [...chart.series];
   let xs = chart.xs;
   const high = set.cgroupHigh;
-  if (typeof high === "number") series.push({ label: "memory.high", color: "#ff9da7", constant: high, dash: [2, 3], width: 2 });
+  if (typeof high === "number")
+    series.push({ label: "memory.high", color: "#ff9da7", constant: high, dash: [2, 3], width: 2 });
   const t = cgroupCountdown(doc);
   const counted = set.cgroup["cgroup-unreclaimable"];
   if (!t || !counted || counted.length === 0) return { ...chart, series };
@@ -66,6 +74,12 @@ export function withLimitProjection<L extends Line, C extends Chart<L | Line>>(c
   countedValues.push(null);
   projection.push(Math.round(endY));
   padded.push({ label: `${t.counted} (what the limit counts)`, color: COUNTED_COLOR, values: countedValues, width: 2 });
-  padded.push({ label: `projection: ${reach > horizon ? "beyond the chart" : "reaches the limit"} in ~${Math.round(t.seconds)} s`, color: PROJECTION_COLOR, values: projection, dash: [3, 3], width: 2 });
+  padded.push({
+    label: `projection: ${reach > horizon ? "beyond the chart" : "reaches the limit"} in ~${Math.round(t.seconds)} s`,
+    color: PROJECTION_COLOR,
+    values: projection,
+    dash: [3, 3],
+    width: 2,
+  });
   return { ...chart, xs, series: padded, xMax: Math.max(set.duration, endX) };
 }

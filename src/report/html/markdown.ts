@@ -68,6 +68,10 @@ export function inlineHtml(text: string): string {
 
 export function markdownToHtml(md: string): string {
   return markdownBlocks(md)
-    .map((b) => (b.type === "p" ? `<p>${inlineHtml(b.text)}</p>` : `<ul>${b.items.map((it) => `<li>${inlineHtml(it)}</li>`).join("")}</ul>`))
+    .map((b) =>
+      b.type === "p"
+        ? `<p>${inlineHtml(b.text)}</p>`
+        : `<ul>${b.items.map((it) => `<li>${inlineHtml(it)}</li>`).join("")}</ul>`,
+    )
     .join("\n");
 }

@@ -32,7 +32,12 @@ export function chartTests(tests: readonly TestResult[] | undefined): ChartTest[
     ...(t.end !== undefined && { end: t.end }),
     label: shortName(t.nodeid),
     kind: t.result === "crashed" ? "crashed" : t.kind,
-    shaded: t.kind === "leak" || t.kind === "one-off" || t.kind === "fragmentation" || t.result === "fail" || t.result === "crashed",
+    shaded:
+      t.kind === "leak" ||
+      t.kind === "one-off" ||
+      t.kind === "fragmentation" ||
+      t.result === "fail" ||
+      t.result === "crashed",
   }));
 }
 
@@ -47,7 +52,10 @@ export function testsSection(doc: VerdictDocument): string {
     const holder = testHolderText(t);
     return `<tr class="${cls}"><td><code>${h(t.nodeid)}</code>${holder ? `<br><span class="note">${h(holder)}</span>` : ""}</td><td>${h(kindWord(t))}</td><td>${h(signedBytes(t.growthBytes))}</td><td>${h(perCallText(t))}</td><td>${h(signedBytes(t.growth?.mallocInUse))}</td><td>${h(t.growth ? `${t.growth.allocatedBlocks > 0 ? "+" : ""}${t.growth.allocatedBlocks}` : "–")}</td><td>${h(signedBytes(t.growth?.rssAnon))}</td><td>${h(t.calls)}</td><td>${h(limitWord(t))}</td></tr>`;
   });
-  const more = tests.length > MAX_HTML_TESTS ? `<p>… and ${h(tests.length - MAX_HTML_TESTS)} more (the JSON document lists every test).</p>` : "";
+  const more =
+    tests.length > MAX_HTML_TESTS
+      ? `<p>… and ${h(tests.length - MAX_HTML_TESTS)} more (the JSON document lists every test).</p>`
+      : "";
   const repeats = repeatsText(tests);
   return `<section class="tests" id="tests"><h2>Tests by growth</h2><p>${h(testsCensus(tests))}${repeats ? `; ${h(repeats)}` : ""}.</p>
 <table><thead><tr><th>test</th><th>kind</th><th>growth</th><th>per call</th><th>malloc</th><th>blocks</th><th>RSS anon</th><th>calls</th><th>limit</th></tr></thead><tbody>${rows.join("")}</tbody></table>${more}</section>`;

@@ -10,7 +10,12 @@ import { gcWaitingReason, settlingReason } from "./notes.js";
 import { groupName, type Wordings } from "./words.js";
 
 /** How stable.md names what did not grow. */
-const STABLE_METRIC = { process: (m: string) => m, tree: (m: string) => `Σ ${m}`, cgroup: () => "cgroup usage", gpu: (m: string) => m };
+const STABLE_METRIC = {
+  process: (m: string) => m,
+  tree: (m: string) => `Σ ${m}`,
+  cgroup: () => "cgroup usage",
+  gpu: (m: string) => m,
+};
 
 /** Items a second as the advice says them: 2 significant digits, a fraction under 1 ("~0.5"). */
 function gainsText(perSecond: number): string {
@@ -32,12 +37,28 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
                 ? settlingReason(f.settling)
                 : f.reason,
     }),
-  "advice.cow-tree": (f) => advice("cow", "tree", { subject: groupName(f.subject), growth: formatBytes(f.growth), copiers: f.copiers, copied: formatBytes(f.copied) }),
+  "advice.cow-tree": (f) =>
+    advice("cow", "tree", {
+      subject: groupName(f.subject),
+      growth: formatBytes(f.growth),
+      copiers: f.copiers,
+      copied: formatBytes(f.copied),
+    }),
   "advice.leak-torch": () => advice("leak", "torch", {}),
   "advice.leak": (f) => advice("leak", f.variant, { ...f, rate: formatRate(f.rate) }),
-  "advice.plateau": (f) => advice("plateau", "any", { growth: formatBytes(f.growth), level: formatBytes(f.level), levelFrom: sinceText(f.levelFrom) }),
+  "advice.plateau": (f) =>
+    advice("plateau", "any", {
+      growth: formatBytes(f.growth),
+      level: formatBytes(f.level),
+      levelFrom: sinceText(f.levelFrom),
+    }),
   "advice.stable": (f) =>
-    advice("stable", "any", { metric: STABLE_METRIC[f.subject](f.metric), growth: formatBytes(f.growth), duration: `${f.seconds.toFixed(0)} s`, noise: formatBytes(f.noise) }),
+    advice("stable", "any", {
+      metric: STABLE_METRIC[f.subject](f.metric),
+      growth: formatBytes(f.growth),
+      duration: `${f.seconds.toFixed(0)} s`,
+      noise: formatBytes(f.noise),
+    }),
   "advice.cgroup-artefact": (f) =>
     advice("cgroup-artefact", f.variant, {
       growth: formatBytes(f.usage),
@@ -53,11 +74,31 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
       dirty: formatBytes(f.dirty),
     }),
   "advice.fragmentation": (f) =>
-    advice("fragmentation", f.variant, { pid: f.pid, rss: formatBytes(f.anon), live: formatBytes(f.live), held: formatBytes(f.held), trimmed: formatBytes(f.trimmed) }),
-  "advice.fragmentation-actions": (f) => advice("fragmentation", "actions", { arenas: f.arenas ?? "an unknown number: the agent did not report malloc's" }),
+    advice("fragmentation", f.variant, {
+      pid: f.pid,
+      rss: formatBytes(f.anon),
+      live: formatBytes(f.live),
+      held: formatBytes(f.held),
+      trimmed: formatBytes(f.trimmed),
+    }),
+  "advice.fragmentation-actions": (f) =>
+    advice("fragmentation", "actions", { arenas: f.arenas ?? "an unknown number: the agent did not report malloc's" }),
   "advice.cow-process": (f) =>
-    advice("cow", f.isRoot ? "parent" : "process", { pid: f.pid, command: f.command, ussStart: formatBytes(f.ussStart), ussEnd: formatBytes(f.ussEnd), parentAnon: formatBytes(f.bound) }),
-  "advice.gpu": (f) => advice("gpu", f.variant, { pid: f.pid, command: f.command, device: f.device, held: formatBytes(f.held), split: formatBytes(f.split) }),
+    advice("cow", f.isRoot ? "parent" : "process", {
+      pid: f.pid,
+      command: f.command,
+      ussStart: formatBytes(f.ussStart),
+      ussEnd: formatBytes(f.ussEnd),
+      parentAnon: formatBytes(f.bound),
+    }),
+  "advice.gpu": (f) =>
+    advice("gpu", f.variant, {
+      pid: f.pid,
+      command: f.command,
+      device: f.device,
+      held: formatBytes(f.held),
+      split: formatBytes(f.split),
+    }),
   "advice.holder": (f) =>
     advice("leak", f.variant, {
       path: f.path?.replace(/\u0060/g, "'"),

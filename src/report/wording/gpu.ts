@@ -21,7 +21,8 @@ const onDevice =
 /** What allocated is called: live tensors (the agent's torch numbers), or the process's use (the driver's). */
 const what = (f: GpuFacts) => (f.source === "driver" ? "GPU memory used (driver)" : "allocated CUDA memory");
 
-const reservedNote = (reserved: number | undefined) => (reserved === undefined ? "" : `, ${formatBytes(reserved)} reserved by the caching allocator`);
+const reservedNote = (reserved: number | undefined) =>
+  reserved === undefined ? "" : `, ${formatBytes(reserved)} reserved by the caching allocator`;
 
 function held(f: GpuHeldFacts): string {
   const since =
@@ -36,15 +37,23 @@ function held(f: GpuHeldFacts): string {
 export const GPU_WORDS: Wordings<GpuPhrase> = {
   "gpu.insufficient": onDevice<"gpu.insufficient">((f) => `not enough data (${f.reason ?? "too few readings"})`),
   "gpu.leak": onDevice<"gpu.leak">(
-    (f) => `${what(f)} grows steadily: ${formatBytes(f.start)} → ${formatBytes(f.end)} at ${formatRate(f.rate)}, no sign of levelling off${reservedNote(f.reserved)}`,
+    (f) =>
+      `${what(f)} grows steadily: ${formatBytes(f.start)} → ${formatBytes(f.end)} at ${formatRate(f.rate)}, no sign of levelling off${reservedNote(f.reserved)}`,
   ),
-  "gpu.retention": onDevice<"gpu.retention">((f) => `the caching allocator keeps ${formatBytes(f.held)} of freed blocks (${held(f)}): reusable by this process, not a leak`),
+  "gpu.retention": onDevice<"gpu.retention">(
+    (f) =>
+      `the caching allocator keeps ${formatBytes(f.held)} of freed blocks (${held(f)}): reusable by this process, not a leak`,
+  ),
   "gpu.fragmentation": onDevice<"gpu.fragmentation">(
     (f) =>
       `the caching allocator holds ${formatBytes(f.held)} beyond live tensors, ${formatBytes(f.split)} of it in inactive split blocks that empty_cache() cannot release (${held(f)})${f.ooms ? `; ${f.ooms} out-of-memory error${f.ooms === 1 ? "" : "s"}` : ""}`,
   ),
-  "gpu.plateau": onDevice<"gpu.plateau">((f) => `${what(f)} grew by ${formatBytes(f.growth)}, then levelled off at ${formatBytes(f.end)}`),
-  "gpu.stable": onDevice<"gpu.stable">((f) => `${what(f)} is stable: ${formatBytes(f.start)} → ${formatBytes(f.end)}${reservedNote(f.reserved)}`),
+  "gpu.plateau": onDevice<"gpu.plateau">(
+    (f) => `${what(f)} grew by ${formatBytes(f.growth)}, then levelled off at ${formatBytes(f.end)}`,
+  ),
+  "gpu.stable": onDevice<"gpu.stable">(
+    (f) => `${what(f)} is stable: ${formatBytes(f.start)} → ${formatBytes(f.end)}${reservedNote(f.reserved)}`,
+  ),
   "gpu.driver-counts-all": () =>
     "the driver's number holds the CUDA context and the framework's cache as well as live arrays: growth there may be a cache that grows (memleak's agent tells them apart for PyTorch)",
 };

@@ -28,7 +28,9 @@ const WORDS: Wordings<PhraseName> = {
 };
 
 function sayer(short: boolean): Say {
-  const s: Say = Object.assign((p: Phrase) => (WORDS[p.say] as (facts: unknown, s: Say) => string)(p.facts, s), { short });
+  const s: Say = Object.assign((p: Phrase) => (WORDS[p.say] as (facts: unknown, s: Say) => string)(p.facts, s), {
+    short,
+  });
   return s;
 }
 
@@ -64,5 +66,9 @@ export function renderFinding(f: JudgedFinding): Finding {
 /** The verdict document of a judgement. The verdict stays the same object as its finding in the list. */
 export function renderVerdict(j: Judgement): VerdictDocument {
   const rendered = new Map(j.findings.map((f) => [f, renderFinding(f)]));
-  return { ...j, verdict: rendered.get(j.verdict) ?? renderFinding(j.verdict), findings: j.findings.map((f) => rendered.get(f)!) };
+  return {
+    ...j,
+    verdict: rendered.get(j.verdict) ?? renderFinding(j.verdict),
+    findings: j.findings.map((f) => rendered.get(f)!),
+  };
 }

@@ -17,7 +17,10 @@ export function settlingReason(f: Settling): string {
 }
 
 export function gcWaitingReason(f: GcWaitingFacts): string {
-  const due = f.dueIn === 0 ? "a full collection is due now" : `a full collection comes due after ${f.dueIn} more generation-1 run${f.dueIn === 1 ? "" : "s"}`;
+  const due =
+    f.dueIn === 0
+      ? "a full collection is due now"
+      : `a full collection comes due after ${f.dueIn} more generation-1 run${f.dueIn === 1 ? "" : "s"}`;
   // What it may be comes first: the live view cuts the line at the terminal's width.
   return `garbage cycles may be waiting for a full collection: +${formatBytes(f.growth)} since the last one (${freed(f)}); ${due}, and memory that stays up after it is a leak`;
 }
@@ -25,7 +28,9 @@ export function gcWaitingReason(f: GcWaitingFacts): string {
 const filePages = (f: { growth: number; files: string | undefined }) =>
   `resident file pages grew ${formatBytes(f.growth)}${f.files ? ` (mapped: ${f.files})` : ""}: page cache the kernel can drop, not counted as growth here`;
 
-export const NOTE_WORDS: Wordings<"leak.early" | "mapped.file-pages" | "mapped.in-summary" | "own.step" | "gc.released" | "agent.missing"> = {
+export const NOTE_WORDS: Wordings<
+  "leak.early" | "mapped.file-pages" | "mapped.in-summary" | "own.step" | "gc.released" | "agent.missing"
+> = {
   "leak.early": (f) =>
     `called early, on ${f.seconds.toFixed(0)} s after warm-up (a sequential test, each look held to p ≤ ${f.alpha}): it still grows at the end, but a load that has not finished yet (a dataset read into memory, a model being built) looks the same until it levels off`,
   "mapped.file-pages": filePages,

@@ -11,13 +11,20 @@ export function formatRate(rate: Rate | undefined): string {
   if (!rate) return "–";
   const perMin = rate.bytesPerSecond * 60;
   const abs = Math.abs(rate.bytesPerSecond);
-  const text = abs >= 2 ** 20 / 10 ? `${formatBytes(rate.bytesPerSecond)}/s` : perMin >= 2 ** 20 / 10 || perMin <= -(2 ** 20) / 10 ? `${formatBytes(perMin)}/min` : `${formatBytes(perMin * 60)}/h`;
+  const text =
+    abs >= 2 ** 20 / 10
+      ? `${formatBytes(rate.bytesPerSecond)}/s`
+      : perMin >= 2 ** 20 / 10 || perMin <= -(2 ** 20) / 10
+        ? `${formatBytes(perMin)}/min`
+        : `${formatBytes(perMin * 60)}/h`;
   const pct = rate.percentPerHour;
   // Past 1000%/h the percentage says nothing more than "fast" (a process that started near zero).
-  const pctText = Math.abs(pct) >= 1000 ? `${pct > 0 ? ">+" : "<-"}1000%/h` : `${pct >= 0 ? "+" : ""}${pct.toFixed(Math.abs(pct) < 10 ? 1 : 0)}%/h`;
+  const pctText =
+    Math.abs(pct) >= 1000
+      ? `${pct > 0 ? ">+" : "<-"}1000%/h`
+      : `${pct >= 0 ? "+" : ""}${pct.toFixed(Math.abs(pct) < 10 ? 1 : 0)}%/h`;
   return `${text} (${pctText})`;
 }
-
 
 const seconds = (s: number) => `${s < 10 ? s.toFixed(1) : s.toFixed(0)} s`;
 

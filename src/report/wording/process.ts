@@ -8,7 +8,14 @@ import type { LeakFacts, PhraseFacts, ProcessFacts } from "../../analysis/phrase
 import { gcWaitingReason, settlingReason } from "./notes.js";
 import type { Say, Wordings } from "./words.js";
 
-type ProcessPhrase = "process.insufficient" | "process.retention" | "process.leak" | "process.hidden-leak" | "process.cow" | "process.plateau" | "process.stable";
+type ProcessPhrase =
+  | "process.insufficient"
+  | "process.retention"
+  | "process.leak"
+  | "process.hidden-leak"
+  | "process.cow"
+  | "process.plateau"
+  | "process.stable";
 
 /** What the process does, and what joins it to the process's name (": " or " "). */
 type Predicate<N extends ProcessPhrase> = (facts: PhraseFacts[N]) => [joint: string, says: string];
@@ -42,7 +49,10 @@ const retention: Predicate<"process.retention"> = ({ anon, live, mallocInUse, ma
 ];
 
 const PREDICATES: { [N in ProcessPhrase]: Predicate<N> } = {
-  "process.insufficient": (f) => [": ", `not enough data (${f.waiting ? gcWaitingReason(f.waiting) : f.settling ? settlingReason(f.settling) : f.reason})`],
+  "process.insufficient": (f) => [
+    ": ",
+    `not enough data (${f.waiting ? gcWaitingReason(f.waiting) : f.settling ? settlingReason(f.settling) : f.reason})`,
+  ],
   "process.retention": retention,
   "process.leak": (f) => [" ", leak(f)],
   "process.hidden-leak": (f) => [
@@ -56,7 +66,10 @@ const PREDICATES: { [N in ProcessPhrase]: Predicate<N> } = {
       ? `private memory (USS) ${formatBytes(f.ussStart)} → ${formatBytes(f.ussEnd)} while RSS stays flat: copy-on-write of pages shared with ${f.isRoot ? "its forked children" : "its parent"}, bounded by ${formatBytes(f.bound)}`
       : `besides its own growth, it copies pages shared with ${f.isRoot ? "its forked children" : "its parent"}: ${formatBytes(f.copied)} of its private memory's rise (USS ${formatBytes(f.ussStart)} → ${formatBytes(f.ussEnd)}) is copy-on-write, as its shared memory fell by ${formatBytes(f.sharedDrop)}, bounded by ${formatBytes(f.bound)}`,
   ],
-  "process.plateau": (f) => [" ", `${f.step ? `one step of ${formatBytes(f.growth)}` : `grew by ${formatBytes(f.growth)}`}, then levelled off at ${formatBytes(f.end)}`],
+  "process.plateau": (f) => [
+    " ",
+    `${f.step ? `one step of ${formatBytes(f.growth)}` : `grew by ${formatBytes(f.growth)}`}, then levelled off at ${formatBytes(f.end)}`,
+  ],
   "process.stable": (f) => [" ", `is stable: ${f.metric} ${formatBytes(f.start)} → ${formatBytes(f.end)}`],
 };
 

@@ -6,9 +6,17 @@ import { groupName, pidList, processCount, type Wordings } from "./words.js";
 const signed = (bytes: number) => `${bytes >= 0 ? "+" : ""}${formatBytes(bytes)}`;
 
 export const RECONCILE_WORDS: Wordings<
-  "reconcile.attributed" | "reconcile.backlog-waiting" | "reconcile.backlog-released" | "reconcile.settling" | "reconcile.cow" | "reconcile.outside" | "cgroup.others" | "verdict.no-samples"
+  | "reconcile.attributed"
+  | "reconcile.backlog-waiting"
+  | "reconcile.backlog-released"
+  | "reconcile.settling"
+  | "reconcile.cow"
+  | "reconcile.outside"
+  | "cgroup.others"
+  | "verdict.no-samples"
 > = {
-  "reconcile.attributed": (f, say) => `${say(f.of)} — because PID ${f.pids} grows${f.as ? ` (whose own finding is ${f.as})` : ""}`,
+  "reconcile.attributed": (f, say) =>
+    `${say(f.of)} — because PID ${f.pids} grows${f.as ? ` (whose own finding is ${f.as})` : ""}`,
   "reconcile.backlog-waiting": (f) =>
     `the ${groupName(f.subject)} grows by ${formatBytes(f.growth)} as PID ${f.pids} holds garbage cycles waiting for a full collection: the next one decides`,
   "reconcile.backlog-released": (f) =>
@@ -27,6 +35,7 @@ export const RECONCILE_WORDS: Wordings<
     const artefact = f.artefact ? `; ${say(f.artefact)}` : "";
     return `the cgroup grows by ${formatBytes(f.growth)}${rate}, but not because of the watched tree (${signed(f.tree)}): ${theirs}${artefact}`;
   },
-  "cgroup.others": (f) => `the cgroup also holds ${processCount(f.others.length)} outside the watched tree (PID ${pidList(f.others)}): its numbers include theirs`,
+  "cgroup.others": (f) =>
+    `the cgroup also holds ${processCount(f.others.length)} outside the watched tree (PID ${pidList(f.others)}): its numbers include theirs`,
   "verdict.no-samples": () => "no samples: the process exited before memleak could read it",
 };

@@ -59,7 +59,8 @@ function limitText(t: TimeToLimitFacts): string {
 }
 
 export function timeToLimitText(t: TimeToLimitFacts): string {
-  const when = t.headroom <= 0 ? "at the limit now" : `~${spanText(t.seconds)} (${rangeText(t.secondsMin, t.secondsMax)})`;
+  const when =
+    t.headroom <= 0 ? "at the limit now" : `~${spanText(t.seconds)} (${rangeText(t.secondsMin, t.secondsMax)})`;
   // Peaks worth saying: over 1 MiB and 2% of the room left (a sawtooth of temporaries reaches the limit first).
   const peaks = t.swing >= Math.max(2 ** 20, 0.02 * t.headroom) ? ` (peaks +${formatBytes(t.swing)})` : "";
   return `${limitText(t)}, ${t.counted} ${formatBytes(t.level)}${peaks}, growing ${rateText(t.bytesPerSecond)}: ${when}`;

@@ -53,7 +53,13 @@ export class FailFast {
     for (const key of [...this.failing.keys()]) if (!now.has(key)) this.failing.delete(key);
     for (const f of this.failing.values()) {
       if (t - f.since >= this.holdSeconds && f.looks >= FAIL_FAST_MIN_LOOKS) {
-        this.fired = { name: f.last.name, ...(f.last.subject !== undefined && { subject: f.last.subject }), message: f.last.message, since: f.since, at: t };
+        this.fired = {
+          name: f.last.name,
+          ...(f.last.subject !== undefined && { subject: f.last.subject }),
+          message: f.last.message,
+          since: f.since,
+          at: t,
+        };
         return this.fired;
       }
     }

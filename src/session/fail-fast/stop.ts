@@ -50,7 +50,11 @@ export class FailFastStop {
   /** After the session: descendants that outlived the command get the rest of their grace period, then SIGKILL. */
   async finish(): Promise<void> {
     clearInterval(this.timer);
-    while (this.stopped && this.stopped.pids.some(this.processes.alive) && this.now() - this.stopped.at < FAIL_FAST_GRACE_MS) {
+    while (
+      this.stopped &&
+      this.stopped.pids.some(this.processes.alive) &&
+      this.now() - this.stopped.at < FAIL_FAST_GRACE_MS
+    ) {
       await new Promise((r) => setTimeout(r, 100));
     }
     this.killOverdue();
@@ -59,6 +63,7 @@ export class FailFastStop {
   /** Whatever of the stopped tree is still there once the grace period is over gets SIGKILL. */
   private killOverdue(): void {
     const stopped = this.stopped;
-    if (stopped && this.now() - stopped.at >= FAIL_FAST_GRACE_MS) this.processes.signal(stopped.pids.filter(this.processes.alive), "SIGKILL");
+    if (stopped && this.now() - stopped.at >= FAIL_FAST_GRACE_MS)
+      this.processes.signal(stopped.pids.filter(this.processes.alive), "SIGKILL");
   }
 }

@@ -53,7 +53,9 @@ const EARLY_ANALYSIS_SHARE = 0.03;
 export function nextAnalysisIn(duration: number, lastCost: number, failFast = false): number {
   const early = duration < EARLY_PHASE_S;
   const every = early ? EARLY_ANALYSE_EVERY_S : ANALYSE_EVERY_S;
-  return failFast ? every : Math.max(every, early ? lastCost / EARLY_ANALYSIS_SHARE : (lastCost * AFTERMATH) / ANALYSIS_SHARE);
+  return failFast
+    ? every
+    : Math.max(every, early ? lastCost / EARLY_ANALYSIS_SHARE : (lastCost * AFTERMATH) / ANALYSIS_SHARE);
 }
 
 /** From when on did the verdict so far agree with the final one? */
@@ -66,11 +68,15 @@ export function settledAt(history: { t: number; key: string }[], final: string):
   return since;
 }
 
-export const verdictKey = (doc: VerdictDocument) => `${doc.verdict.kind}:${doc.verdict.pid ?? doc.verdict.subject.type}`;
+export const verdictKey = (doc: VerdictDocument) =>
+  `${doc.verdict.kind}:${doc.verdict.pid ?? doc.verdict.subject.type}`;
 
 /** What InterimVerdicts needs of an analyst: one verdict at a time, each told to onResult. */
 export type Analyst = Pick<InterimAnalyst, "busy" | "request" | "close">;
-export type MakeAnalyst = (onResult: (r: InterimResult, at: number) => void, onError: (message: string) => void) => Analyst;
+export type MakeAnalyst = (
+  onResult: (r: InterimResult, at: number) => void,
+  onError: (message: string) => void,
+) => Analyst;
 
 export class InterimVerdicts {
   /** The latest verdict so far, for the live view (as facts: it words them its own way). */
@@ -97,13 +103,20 @@ export class InterimVerdicts {
     this.failFast = gates.failFast ? new FailFast() : undefined;
     this.analyst = makeAnalyst(
       (r, at) => this.received(r, at),
-      (message) => say(`memleak: warning: the verdict so far could not be worked out (a bug in memleak; the final verdict is worked out apart): ${safeText(message.split("\n")[0] ?? "")}\n`),
+      (message) =>
+        say(
+          `memleak: warning: the verdict so far could not be worked out (a bug in memleak; the final verdict is worked out apart): ${safeText(message.split("\n")[0] ?? "")}\n`,
+        ),
     );
   }
 
   /** Called every tick, `elapsed` seconds in: starts a verdict on the series so far when one is due and none is in flight. */
   consider(elapsed: number, set: SeriesSet, input: () => ClassifyInput): void {
-    if (this.analyst.busy || elapsed - this.lastAt < nextAnalysisIn(set.duration, this.lastCost, this.failFast !== undefined)) return;
+    if (
+      this.analyst.busy ||
+      elapsed - this.lastAt < nextAnalysisIn(set.duration, this.lastCost, this.failFast !== undefined)
+    )
+      return;
     this.lastAt = elapsed;
     // The coarse view and its packing are the verdict's cost too, paid here on the sampling thread; measured before
     // the request, which works the verdict out at once when it runs in line (no worker), and reports it then.
@@ -137,7 +150,9 @@ export class InterimVerdicts {
     this.lastCost = r.costMs / 1000 + this.preparedCost;
     const failed = this.failFast?.check(at, r.gates);
     if (failed) {
-      this.say(`memleak: --fail-fast: gate ${failed.name} has failed since ${failed.since.toFixed(0)} s (${safeText(failed.message)}); stopping\n`);
+      this.say(
+        `memleak: --fail-fast: gate ${failed.name} has failed since ${failed.since.toFixed(0)} s (${safeText(failed.message)}); stopping\n`,
+      );
       this.wakeup.stop("gate-failed");
     }
   }

@@ -14,7 +14,14 @@ describe("inlined advice", () => {
   });
 
   it("a variant's text comes back with its placeholders filled, from the inlined copy", () => {
-    const text = advice("leak", "process", { pid: 42, rate: "1 MiB/s", growth: "60 MiB", level: "100 MiB", metric: "anon", command: "python3 x.py" });
+    const text = advice("leak", "process", {
+      pid: 42,
+      rate: "1 MiB/s",
+      growth: "60 MiB",
+      level: "100 MiB",
+      metric: "anon",
+      command: "python3 x.py",
+    });
     expect(text.length).toBeGreaterThan(50);
     expect(text).not.toMatch(/\{\{/);
   });

@@ -21,7 +21,9 @@ def look():
     out.append(agent._census_stats(1.0, force=True))
 ${body}
 print(json.dumps(out))`;
-  return JSON.parse(execFileSync(python, ["-c", code], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })) as Record<string, number | string>[];
+  return JSON.parse(
+    execFileSync(python, ["-c", code], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),
+  ) as Record<string, number | string>[];
 }
 
 describe("the agent's census of Python objects", () => {
@@ -122,7 +124,12 @@ gc.disable()
 look()
 out[1]["stillDisabledAfterAWalkWhileDisabled"] = not gc.isenabled()`,
     );
-    expect(second).toMatchObject({ growing: "list of Item", enabledDuringWalk: false, enabledAfter: true, stillDisabledAfterAWalkWhileDisabled: true });
+    expect(second).toMatchObject({
+      growing: "list of Item",
+      enabledDuringWalk: false,
+      enabledAfter: true,
+      stillDisabledAfterAWalkWhileDisabled: true,
+    });
     expect(second!.sampled as number).toBeGreaterThan(0);
   });
 
@@ -266,18 +273,21 @@ os.waitpid(pid, 0)`,
     expect(cost!.narrowKiB as number).toBeLessThan(2 * 1024);
   });
 
-  it.skipIf(!existsSync("/usr/lib/python3/dist-packages/torch"))("with PyTorch: live CPU tensor storage, and tensors that keep a graph", () => {
-    const [before, after] = census(
-      "/usr/bin/python3",
-      `import torch
+  it.skipIf(!existsSync("/usr/lib/python3/dist-packages/torch"))(
+    "with PyTorch: live CPU tensor storage, and tensors that keep a graph",
+    () => {
+      const [before, after] = census(
+        "/usr/bin/python3",
+        `import torch
 w = torch.randn(64, 64, requires_grad=True)
 look()
 kept = [torch.zeros(1024) for _ in range(10)]          # 10 × 4 KiB of storage
 losses = [(w * i).sum() for i in range(5)]             # 5 tensors keeping a grad_fn
 look()`,
-    );
-    expect((after!.cpuTensorBytes as number) - (before!.cpuTensorBytes as number)).toBeGreaterThanOrEqual(10 * 4096);
-    expect((after!.graphTensors as number) - (before!.graphTensors as number)).toBeGreaterThanOrEqual(5);
-    expect((after!.cpuTensors as number) - (before!.cpuTensors as number)).toBeGreaterThanOrEqual(15);
-  });
+      );
+      expect((after!.cpuTensorBytes as number) - (before!.cpuTensorBytes as number)).toBeGreaterThanOrEqual(10 * 4096);
+      expect((after!.graphTensors as number) - (before!.graphTensors as number)).toBeGreaterThanOrEqual(5);
+      expect((after!.cpuTensors as number) - (before!.cpuTensors as number)).toBeGreaterThanOrEqual(15);
+    },
+  );
 });

@@ -8,7 +8,11 @@ import { AgentChannel, MAX_AGENTS } from "../../../src/agent/channel.js";
 
 const hello = (pid: number) => JSON.stringify({ type: "hello", pid, version: [3, 11], t: 1 }) + "\n";
 const report = (pid: number) => JSON.stringify({ type: "report", pid, t: 2, data: { malloc: { inUse: 1 } } }) + "\n";
-const connect = (path: string) => new Promise<Socket>((resolve, reject) => { const s = createConnection(path, () => resolve(s)); s.once("error", reject); });
+const connect = (path: string) =>
+  new Promise<Socket>((resolve, reject) => {
+    const s = createConnection(path, () => resolve(s));
+    s.once("error", reject);
+  });
 /**
  * Waits until the channel has done what the test waits for (at most 5 s, then the test's own expectations say what
  * is missing): the socket delivers asynchronously, and a fixed pause is either too long or, on a loaded machine, short.
@@ -37,7 +41,15 @@ describe("the agent socket", () => {
     ch = await AgentChannel.open();
     const s = await connect(ch.socketPath);
     const trace = (t: number, line: number, interim: boolean) =>
-      JSON.stringify({ type: "trace", pid: 4242, t, sites: [{ file: "a.py", line, sizeDiff: 10, countDiff: 1, size: 10 }], traced: 1, tracedPeak: 1, ...(interim && { interim: true }) }) + "\n";
+      JSON.stringify({
+        type: "trace",
+        pid: 4242,
+        t,
+        sites: [{ file: "a.py", line, sizeDiff: 10, countDiff: 1, size: 10 }],
+        traced: 1,
+        tracedPeak: 1,
+        ...(interim && { interim: true }),
+      }) + "\n";
     s.write(hello(4242) + trace(1, 1, true) + trace(2, 2, true));
     await until(() => ch!.traces.get(4242)?.sites[0]?.line === 2);
     expect(ch.traces.get(4242)).toMatchObject({ interim: true, sites: [{ line: 2 }] });
@@ -54,7 +66,9 @@ describe("the agent socket", () => {
     ch = await AgentChannel.open();
     const s = await connect(ch.socketPath);
     const mark = (type: string, nodeid: unknown, t: number) => JSON.stringify({ type, pid: 4242, t, nodeid }) + "\n";
-    s.write(hello(4242) + mark("test-start", "a.py::t", 1) + mark("test-end", "a.py::t", 2) + mark("test-start", 42, 3));
+    s.write(
+      hello(4242) + mark("test-start", "a.py::t", 1) + mark("test-end", "a.py::t", 2) + mark("test-start", 42, 3),
+    );
     await until(() => ch!.dropped === 1); // the last line read
     expect(ch.testMarks.map((m) => [m.type, m.nodeid, m.t])).toEqual([
       ["test-start", "a.py::t", 1],
@@ -72,8 +86,10 @@ describe("the agent socket", () => {
   it(`takes at most ${MAX_AGENTS} connections at once`, async () => {
     ch = await AgentChannel.open();
     const sockets: Socket[] = [];
-    for (let i = 0; i < MAX_AGENTS + 50; i++) sockets.push(await connect(ch.socketPath).catch(() => createConnection("/nonexistent")));
-    const server = (ch as unknown as { server: { getConnections(cb: (e: Error | null, n: number) => void): void } }).server;
+    for (let i = 0; i < MAX_AGENTS + 50; i++)
+      sockets.push(await connect(ch.socketPath).catch(() => createConnection("/nonexistent")));
+    const server = (ch as unknown as { server: { getConnections(cb: (e: Error | null, n: number) => void): void } })
+      .server;
     const connections = () => new Promise<number>((r) => server.getConnections((_e, n) => r(n)));
     // Settled once every connection is either held by the channel or closed by it.
     await until(async () => (await connections()) + sockets.filter((s) => s.closed).length >= sockets.length, 10_000);

@@ -30,7 +30,9 @@ ${setup}
 gpu = agent._cuda_stats()
 tstats = agent._torch_stats()
 print(json.dumps({"gpu": gpu, "torch": tstats, "calls": sys.modules["torch"].cuda.calls if "torch" in sys.modules else []}))`;
-  return JSON.parse(execFileSync("python3", ["-c", code], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })) as Read;
+  return JSON.parse(
+    execFileSync("python3", ["-c", code], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),
+  ) as Read;
 }
 
 const GiB = 1024 ** 3;
@@ -115,7 +117,9 @@ names = [n for n in ("is_initialized", "is_available", "device_count", "memory_s
 gpu = agent._cuda_stats()
 t = agent._torch_stats()
 print(json.dumps({"missing": names, "gpu": gpu, "cuda": [k for k in t if k.startswith("cuda")], "initialized": torch.cuda.is_initialized()}))`;
-    const r = JSON.parse(execFileSync("/usr/bin/python3", ["-c", code], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })) as Record<string, unknown>;
+    const r = JSON.parse(
+      execFileSync("/usr/bin/python3", ["-c", code], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),
+    ) as Record<string, unknown>;
     expect(r).toEqual({ missing: [], gpu: null, cuda: [], initialized: false });
   });
 });

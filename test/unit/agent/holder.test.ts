@@ -21,7 +21,9 @@ function pythons(): string[] {
   } catch {
     /* no pyenv: python3 alone */
   }
-  const others = ["3.8.18", "3.10.13", "3.12.1", "3.13.0"].map((v) => `${root}/versions/${v}/bin/python`).filter((p) => root && existsSync(p));
+  const others = ["3.8.18", "3.10.13", "3.12.1", "3.13.0"]
+    .map((v) => `${root}/versions/${v}/bin/python`)
+    .filter((p) => root && existsSync(p));
   return ["python3", ...others];
 }
 
@@ -30,7 +32,9 @@ function pythons(): string[] {
  * thread's frames are not roots), so the main thread holds nothing but what the program does.
  */
 function run(python: string, body: string): Record<string, unknown>[] {
-  return JSON.parse(execFileSync(python, ["-c", program(body)], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })) as Record<string, unknown>[];
+  return JSON.parse(
+    execFileSync(python, ["-c", program(body)], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),
+  ) as Record<string, unknown>[];
 }
 
 /** The Python that `run` runs (or a script holds): `body` between the probe's definition and the results printed. */
@@ -105,7 +109,12 @@ const CASES: [string, string, string, string][] = [
   ["class attribute", "lambda: Service._cache", "__main__.Service._cache", "class attribute"],
   ["instance attribute", "lambda: service._history", "__main__.service._history", "attribute"],
   ["closure cell", "lambda: log.__closure__[0].cell_contents", "__main__.log closure cell events", "closure cell"],
-  ["default argument", "lambda: remember.__defaults__[0]", "__main__.remember default argument seen", "default argument"],
+  [
+    "default argument",
+    "lambda: remember.__defaults__[0]",
+    "__main__.remember default argument seen",
+    "default argument",
+  ],
   ["unbounded lru_cache", "lru_dict", "__main__.render lru_cache(maxsize=None) cache", "lru_cache"],
   ["dict item", 'lambda: REGISTRY["users"]', "__main__.REGISTRY['users']", "item"],
   ["thread's running frame", "thread_local", 'thread "logger": logger() local pending', "thread frame"],
@@ -128,9 +137,12 @@ describe.each(pythons())("the holder search under %s", (python) => {
     const probes = CASES.filter(([, , , hop]) => hop !== "thread frame").map(([, get]) => `probe(${get})`);
     writeFileSync(script, program(PROGRAM + probes.join("\n")));
     try {
-      const results = JSON.parse(execFileSync(python, [script], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })) as { where?: { file: string; line: number } }[];
+      const results = JSON.parse(
+        execFileSync(python, [script], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),
+      ) as { where?: { file: string; line: number } }[];
       const lines = readFileSync(script, "utf8").split("\n");
-      const at = (r: { where?: { file: string; line: number } }) => (r.where ? `${r.where.file === script ? "" : r.where.file}:${lines[r.where.line - 1]!.trim()}` : undefined);
+      const at = (r: { where?: { file: string; line: number } }) =>
+        r.where ? `${r.where.file === script ? "" : r.where.file}:${lines[r.where.line - 1]!.trim()}` : undefined;
       expect(results.map(at)).toEqual([
         ":EVENTS = []                                   # module global",
         ":_cache = {}                               # class attribute",
@@ -225,9 +237,18 @@ for _ in range(4):
     service._history.extend(Item() for _ in range(500))
     look()
 print(json.dumps(out))`;
-    const walks = JSON.parse(execFileSync("python3", ["-c", code], { encoding: "utf8" })) as [string | null, number | null][];
+    const walks = JSON.parse(execFileSync("python3", ["-c", code], { encoding: "utf8" })) as [
+      string | null,
+      number | null,
+    ][];
     // Walk 2 sees it grow, walk 3 sees it grow again: suspected, searched; walks 4 and 5 do not search it again.
-    expect(walks.map(([path]) => path)).toEqual([null, null, "__main__.service._history", "__main__.service._history", "__main__.service._history"]);
+    expect(walks.map(([path]) => path)).toEqual([
+      null,
+      null,
+      "__main__.service._history",
+      "__main__.service._history",
+      "__main__.service._history",
+    ]);
     expect(new Set(walks.slice(2).map(([, t]) => t)).size).toBe(1);
   });
 
@@ -246,7 +267,10 @@ for step in range(3):
     out.append(agent._census_stats(1.0, force=True))
 out.append({"tracked": gc.is_tracked(PAGES), "holder": agent._census.get("holder", {}).get("path")})
 print(json.dumps(out))`;
-    const results = JSON.parse(execFileSync("python3", ["-c", code], { encoding: "utf8" })) as Record<string, unknown>[];
+    const results = JSON.parse(execFileSync("python3", ["-c", code], { encoding: "utf8" })) as Record<
+      string,
+      unknown
+    >[];
     expect(results.at(-1)).toEqual({ tracked: false, holder: "__main__.PAGES" });
     expect(results.at(-2)).toMatchObject({ growing: "dict of str", growingAdded: 900 });
     expect(results.at(-2)!.growingItemBytes as number).toBeGreaterThan(6000);

@@ -9,9 +9,22 @@ import { parseAgentMessage } from "../../../src/agent/messages.js";
 describe("agent messages", () => {
   it("keeps only known, numeric fields of a report", () => {
     const m = parseAgentMessage(
-      JSON.stringify({ type: "report", pid: 42, t: 1, threads: 3, py: { allocatedBlocks: 10, evil: "x" }, malloc: { inUse: 5, allocator: "glibc", nested: { a: 1 } }, extra: 1 }),
+      JSON.stringify({
+        type: "report",
+        pid: 42,
+        t: 1,
+        threads: 3,
+        py: { allocatedBlocks: 10, evil: "x" },
+        malloc: { inUse: 5, allocator: "glibc", nested: { a: 1 } },
+        extra: 1,
+      }),
     );
-    expect(m).toEqual({ type: "report", pid: 42, t: 1, data: { threads: 3, py: { allocatedBlocks: 10 }, malloc: { inUse: 5, allocator: "glibc" } } });
+    expect(m).toEqual({
+      type: "report",
+      pid: 42,
+      t: 1,
+      data: { threads: 3, py: { allocatedBlocks: 10 }, malloc: { inUse: 5, allocator: "glibc" } },
+    });
   });
 
   it.each([
@@ -34,11 +47,23 @@ describe("agent messages", () => {
       expect(["hello", "report", "trace", "trim", "test-start", "test-end", "holder"]).toContain(m.type);
       expect(Number.isInteger(m.pid) && m.pid > 0, JSON.stringify(m)).toBe(true);
     };
-    fc.assert(fc.property(fc.string({ maxLength: 300 }), (s) => kept(parseAgentMessage(s))), { numRuns: 500 });
-    fc.assert(fc.property(fc.jsonValue(), (v) => kept(parseAgentMessage(JSON.stringify(v)))), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.string({ maxLength: 300 }), (s) => kept(parseAgentMessage(s))),
+      { numRuns: 500 },
+    );
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => kept(parseAgentMessage(JSON.stringify(v)))),
+      { numRuns: 500 },
+    );
     // Objects shaped like messages, with the type and pid drawn from good and bad values alike.
-    const shaped = fc.record({ type: fc.constantFrom("hello", "report", "trim", "holder", "exec", 1), pid: fc.oneof(fc.integer(), fc.double(), fc.string()) });
-    fc.assert(fc.property(shaped, (v) => kept(parseAgentMessage(JSON.stringify(v)))), { numRuns: 500 });
+    const shaped = fc.record({
+      type: fc.constantFrom("hello", "report", "trim", "holder", "exec", 1),
+      pid: fc.oneof(fc.integer(), fc.double(), fc.string()),
+    });
+    fc.assert(
+      fc.property(shaped, (v) => kept(parseAgentMessage(JSON.stringify(v)))),
+      { numRuns: 500 },
+    );
   });
 });
 
@@ -67,16 +92,45 @@ describe("agent channel", () => {
 });
 
 describe("the agent's holder message", () => {
-  const base = { type: "holder", pid: 7, t: 1, container: "list of dict", length: 10, levels: 1, calls: 1, objects: 1, ms: 1, longestMs: 0.5 };
+  const base = {
+    type: "holder",
+    pid: 7,
+    t: 1,
+    container: "list of dict",
+    length: 10,
+    levels: 1,
+    calls: 1,
+    objects: 1,
+    ms: 1,
+    longestMs: 0.5,
+  };
 
   it("keeps the chain, each hop's kind and name, and what the search cost", () => {
-    const m = parseAgentMessage(JSON.stringify({ ...base, found: true, path: "app.EVENTS", root: "module global", hops: [{ kind: "module global", name: "app.EVENTS", extra: 1 }], evil: 1 }));
-    expect(m).toEqual({ ...base, found: true, path: "app.EVENTS", root: "module global", hops: [{ kind: "module global", name: "app.EVENTS" }] });
+    const m = parseAgentMessage(
+      JSON.stringify({
+        ...base,
+        found: true,
+        path: "app.EVENTS",
+        root: "module global",
+        hops: [{ kind: "module global", name: "app.EVENTS", extra: 1 }],
+        evil: 1,
+      }),
+    );
+    expect(m).toEqual({
+      ...base,
+      found: true,
+      path: "app.EVENTS",
+      root: "module global",
+      hops: [{ kind: "module global", name: "app.EVENTS" }],
+    });
   });
 
   it("bounds what the program named: a path of 500 characters, 16 hops of 200", () => {
     const hops = Array.from({ length: 40 }, () => ({ kind: "attribute", name: "x".repeat(1000) }));
-    const m = parseAgentMessage(JSON.stringify({ ...base, found: true, path: "p".repeat(5000), hops })) as { path: string; hops: { name: string }[] };
+    const m = parseAgentMessage(JSON.stringify({ ...base, found: true, path: "p".repeat(5000), hops })) as {
+      path: string;
+      hops: { name: string }[];
+    };
     expect(m.path).toHaveLength(500);
     expect(m.hops).toHaveLength(16);
     expect(m.hops[0]!.name).toHaveLength(200);
@@ -94,11 +148,17 @@ describe("the agent's holder message", () => {
 });
 
 describe("the pytest plugin's holder of a leaking test", () => {
-  const end = (holder: unknown) => parseAgentMessage(JSON.stringify({ type: "test-end", pid: 7, t: 1, nodeid: "t.py::t", kind: "leak", holder }));
+  const end = (holder: unknown) =>
+    parseAgentMessage(JSON.stringify({ type: "test-end", pid: 7, t: 1, nodeid: "t.py::t", kind: "leak", holder }));
 
   it("keeps the container, its length and the path, bounded", () => {
-    expect(end({ container: "list of bytes", length: 7, found: true, path: "m._KEPT", evil: 1 })).toMatchObject({ holder: { container: "list of bytes", length: 7, found: true, path: "m._KEPT" } });
-    expect((end({ container: "x", length: 1, found: true, path: "p".repeat(900) }) as { holder: { path: string } }).holder.path).toHaveLength(500);
+    expect(end({ container: "list of bytes", length: 7, found: true, path: "m._KEPT", evil: 1 })).toMatchObject({
+      holder: { container: "list of bytes", length: 7, found: true, path: "m._KEPT" },
+    });
+    expect(
+      (end({ container: "x", length: 1, found: true, path: "p".repeat(900) }) as { holder: { path: string } }).holder
+        .path,
+    ).toHaveLength(500);
   });
 
   it.each([

@@ -50,16 +50,44 @@ const steps = (...deltas: [number, number, number][]): [number, number, number][
 describe("judge: what a test's readings say", () => {
   it.each<[string, string, Case]>([
     // The fixture suite's shapes
-    ["256 KiB kept on every call, 2 warm-up calls", "leak", { readings: steps(...Array(7).fill([2, 256 * KiB, 256 * KiB])), warmup: 2 }],
-    ["4 MiB on the first call, nothing after", "one-off", { readings: steps([66, 4 * MiB, 3 * MiB], ...Array(6).fill([0, 0, 0])), warmup: 2 }],
-    ["one block on every call after the warm-up (CPython's -R rule)", "leak", { readings: steps([40, 0, 0], [1, 0, 0], [1, 0, 0], [2, 0, 0], [1, 0, 0]), warmup: 1 }],
+    [
+      "256 KiB kept on every call, 2 warm-up calls",
+      "leak",
+      { readings: steps(...Array(7).fill([2, 256 * KiB, 256 * KiB])), warmup: 2 },
+    ],
+    [
+      "4 MiB on the first call, nothing after",
+      "one-off",
+      { readings: steps([66, 4 * MiB, 3 * MiB], ...Array(6).fill([0, 0, 0])), warmup: 2 },
+    ],
+    [
+      "one block on every call after the warm-up (CPython's -R rule)",
+      "leak",
+      { readings: steps([40, 0, 0], [1, 0, 0], [1, 0, 0], [2, 0, 0], [1, 0, 0]), warmup: 1 },
+    ],
     // CPython's refleak false positives: not every delta ≥ 1
-    ["blocks 3, 0, 0 after warm-up", "stable", { readings: steps([0, 0, 0], [3, 0, 0], [0, 0, 0], [0, 0, 0]), warmup: 1 }],
+    [
+      "blocks 3, 0, 0 after warm-up",
+      "stable",
+      { readings: steps([0, 0, 0], [3, 0, 0], [0, 0, 0], [0, 0, 0]), warmup: 1 },
+    ],
     ["blocks 8, -8, 1", "stable", { readings: steps([0, 0, 0], [8, 0, 0], [-8, 0, 0], [1, 0, 0]), warmup: 1 }],
-    ["malloc noise of a few hundred bytes a call", "stable", { readings: steps(...Array(6).fill([0, 300, 0])), warmup: 1 }],
-    ["one call that kept 3 MiB: nothing to compare it with", "insufficient-data", { readings: steps([9, 3 * MiB, 0]), warmup: 0 }],
+    [
+      "malloc noise of a few hundred bytes a call",
+      "stable",
+      { readings: steps(...Array(6).fill([0, 300, 0])), warmup: 1 },
+    ],
+    [
+      "one call that kept 3 MiB: nothing to compare it with",
+      "insufficient-data",
+      { readings: steps([9, 3 * MiB, 0]), warmup: 0 },
+    ],
     ["one call that kept nothing", "stable", { readings: steps([0, 200, 4 * KiB]), warmup: 0 }],
-    ["a single repeat after the warm-up cannot show growth on every call", "stable", { readings: steps([0, 0, 0], [1, 2 * KiB, 0]), warmup: 1 }],
+    [
+      "a single repeat after the warm-up cannot show growth on every call",
+      "stable",
+      { readings: steps([0, 0, 0], [1, 2 * KiB, 0]), warmup: 1 },
+    ],
   ])("%s → %s", (_name, kind, c) => {
     expect(judge([c])[0]!.kind).toBe(kind);
   });
@@ -92,7 +120,9 @@ describe("judge: what a test's readings say", () => {
   });
 
   it("the growth per call is the mean over the calls after the warm-up", () => {
-    const [leak] = judge([{ readings: steps([50, 5 * MiB, 5 * MiB], [2, 100 * KiB, 0], [2, 300 * KiB, 400 * KiB]), warmup: 1 }]);
+    const [leak] = judge([
+      { readings: steps([50, 5 * MiB, 5 * MiB], [2, 100 * KiB, 0], [2, 300 * KiB, 400 * KiB]), warmup: 1 },
+    ]);
     expect(leak!.kind).toBe("leak");
     expect(leak!.perCall).toEqual([2, 200 * KiB, 200 * KiB]);
   });
@@ -100,19 +130,34 @@ describe("judge: what a test's readings say", () => {
 
 describe("parse_size reads sizes as memleak does", () => {
   it.each(["10MiB", "1.5GB", "100KiB", "4096", "2k", "3 MB", "1Gi"])("%s", (text) => {
-    const py = execFileSync(SYSTEM_PYTHON, ["-c", `import sys; sys.path.insert(0, ${JSON.stringify(`${REPO}src/agent/python`)}); import memleak_pytest as p; print(p.parse_size(sys.argv[1]))`, text], { encoding: "utf8" });
+    const py = execFileSync(
+      SYSTEM_PYTHON,
+      [
+        "-c",
+        `import sys; sys.path.insert(0, ${JSON.stringify(`${REPO}src/agent/python`)}); import memleak_pytest as p; print(p.parse_size(sys.argv[1]))`,
+        text,
+      ],
+      { encoding: "utf8" },
+    );
     const ts = parseSize(text);
     expect(ts.ok && ts.value.kind === "bytes" ? ts.value.bytes : undefined).toBe(Number(py));
   });
 
   it("refuses what memleak refuses, and a percentage", () => {
-    const out = execFileSync(SYSTEM_PYTHON, ["-c", `
+    const out = execFileSync(
+      SYSTEM_PYTHON,
+      [
+        "-c",
+        `
 import sys; sys.path.insert(0, ${JSON.stringify(`${REPO}src/agent/python`)}); import memleak_pytest as p
 for v in ["50MX", "10%", "", "-5", True, -1]:
     try:
         p.parse_size(v); print("accepted", v)
     except p.SizeError as e:
-        print(e)`], { encoding: "utf8" });
+        print(e)`,
+      ],
+      { encoding: "utf8" },
+    );
     expect(out.trim().split("\n")).toEqual([
       '"50MX" is not a size: use a number with B, KiB, MiB, GiB (or kB, MB, GB)',
       '"10%" is not a size: use a number with B, KiB, MiB, GiB (or kB, MB, GB)',
@@ -133,8 +178,11 @@ import json, sys
 sys.path.insert(0, ${JSON.stringify(`${REPO}src/agent/python`)})
 import memleak_pytest as p
 print(json.dumps([p._short_nodeid(i) for i in json.loads(sys.stdin.read())]))`;
-    const cut = JSON.parse(execFileSync(SYSTEM_PYTHON, ["-c", code], { input: JSON.stringify(ids), encoding: "utf8" })) as string[];
+    const cut = JSON.parse(
+      execFileSync(SYSTEM_PYTHON, ["-c", code], { input: JSON.stringify(ids), encoding: "utf8" }),
+    ) as string[];
     expect(cut[2]).toBe("t.py::plain");
-    for (const nodeid of cut) expect(parseTestMark({ type: "test-start", nodeid }, 1, 0), nodeid.slice(0, 40)).toBeDefined();
+    for (const nodeid of cut)
+      expect(parseTestMark({ type: "test-start", nodeid }, 1, 0), nodeid.slice(0, 40)).toBeDefined();
   });
 });

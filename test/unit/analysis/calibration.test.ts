@@ -86,9 +86,12 @@ describe("calibration recordings (near the thresholds)", () => {
     });
   }
 
-  it.each(Object.entries(KNOWN_MISSES))("known miss %s: memleak still says what KNOWN_MISSES says", async (name, miss) => {
-    const doc = await analyzedDoc(`${DIR}recordings/${name}.jsonl`);
-    expect(doc.verdict.kind).toBe(miss.today);
-    expect(miss.today).not.toBe(expectation(name).kind);
-  });
+  it.each(Object.entries(KNOWN_MISSES))(
+    "known miss %s: memleak still says what KNOWN_MISSES says",
+    async (name, miss) => {
+      const doc = await analyzedDoc(`${DIR}recordings/${name}.jsonl`);
+      expect(doc.verdict.kind).toBe(miss.today);
+      expect(miss.today).not.toBe(expectation(name).kind);
+    },
+  );
 });

@@ -12,10 +12,19 @@ const CG = { path: "/test", version: 1 as const };
 
 function verdictOf(sc: SynthScenario, warmup?: number): VerdictDocument {
   const set = buildSeries(synthesize(sc));
-  return classify({ set, options: warmup === undefined ? {} : { warmup }, cgroup: sc.noCgroup ? undefined : CG, target: { pid: 100 } });
+  return classify({
+    set,
+    options: warmup === undefined ? {} : { warmup },
+    cgroup: sc.noCgroup ? undefined : CG,
+    target: { pid: 100 },
+  });
 }
 
-const one = (anon: SynthScenario["processes"][0]["anon"], seconds = 600, extra: Partial<SynthScenario> = {}): SynthScenario => ({
+const one = (
+  anon: SynthScenario["processes"][0]["anon"],
+  seconds = 600,
+  extra: Partial<SynthScenario> = {},
+): SynthScenario => ({
   seconds,
   processes: [{ pid: 100, ppid: 1, anon }],
   ...extra,
@@ -23,33 +32,97 @@ const one = (anon: SynthScenario["processes"][0]["anon"], seconds = 600, extra: 
 
 // scenario                                      → verdict kind,    subject type, pid
 const TABLE: [string, SynthScenario, string, string, number | undefined][] = [
-  ["leak 0.1 MB/s on 100 MB ±5 MB", one({ shape: { kind: "linear", bytesPerSecond: 0.1 * MB }, noise: 5 * MB }), "leak", "process", 100],
-  ["leak 1 MB/s ±5 MB", one({ shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 5 * MB }), "leak", "process", 100],
-  ["leak 10 MB/s ±5 MB", one({ shape: { kind: "linear", bytesPerSecond: 10 * MB }, noise: 5 * MB }, 120), "leak", "process", 100],
-  ["leak after a 200 MB warm-up", one({ shape: { kind: "linear", bytesPerSecond: 0.2 * MB }, noise: 3 * MB, warmup: { level: 200 * MB, tau: 10 } }), "leak", "process", 100],
+  [
+    "leak 0.1 MB/s on 100 MB ±5 MB",
+    one({ shape: { kind: "linear", bytesPerSecond: 0.1 * MB }, noise: 5 * MB }),
+    "leak",
+    "process",
+    100,
+  ],
+  [
+    "leak 1 MB/s ±5 MB",
+    one({ shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 5 * MB }),
+    "leak",
+    "process",
+    100,
+  ],
+  [
+    "leak 10 MB/s ±5 MB",
+    one({ shape: { kind: "linear", bytesPerSecond: 10 * MB }, noise: 5 * MB }, 120),
+    "leak",
+    "process",
+    100,
+  ],
+  [
+    "leak after a 200 MB warm-up",
+    one({ shape: { kind: "linear", bytesPerSecond: 0.2 * MB }, noise: 3 * MB, warmup: { level: 200 * MB, tau: 10 } }),
+    "leak",
+    "process",
+    100,
+  ],
   ["steady ±5 MB", one({ shape: { kind: "stable" }, noise: 5 * MB }), "stable", "process", 100],
-  ["steady with ±100 MB jumps", one({ shape: { kind: "stable", jumps: { every: 60, size: 100 * MB, duration: 5 } }, noise: 5 * MB, baseline: 400 * MB }), "stable", "process", 100],
-  ["GC sawtooth, 60 s teeth of 50 MB", one({ shape: { kind: "sawtooth", period: 60, amplitude: 50 * MB, jitter: 0.3 }, noise: 2 * MB }), "stable", "process", 100],
-  ["plateau after warm-up (tau 60 s)", one({ shape: { kind: "plateau", level: 300 * MB, tau: 60 }, noise: 5 * MB }), "plateau", "process", 100],
-  ["bounded cache fills for 200 s", one({ shape: { kind: "fill", bytesPerSecond: 1 * MB, until: 200 }, noise: 3 * MB }), "plateau", "process", 100],
-  ["one step of 200 MB, then flat", one({ shape: { kind: "step", at: 250, height: 200 * MB }, noise: 3 * MB }), "plateau", "process", 100],
+  [
+    "steady with ±100 MB jumps",
+    one({
+      shape: { kind: "stable", jumps: { every: 60, size: 100 * MB, duration: 5 } },
+      noise: 5 * MB,
+      baseline: 400 * MB,
+    }),
+    "stable",
+    "process",
+    100,
+  ],
+  [
+    "GC sawtooth, 60 s teeth of 50 MB",
+    one({ shape: { kind: "sawtooth", period: 60, amplitude: 50 * MB, jitter: 0.3 }, noise: 2 * MB }),
+    "stable",
+    "process",
+    100,
+  ],
+  [
+    "plateau after warm-up (tau 60 s)",
+    one({ shape: { kind: "plateau", level: 300 * MB, tau: 60 }, noise: 5 * MB }),
+    "plateau",
+    "process",
+    100,
+  ],
+  [
+    "bounded cache fills for 200 s",
+    one({ shape: { kind: "fill", bytesPerSecond: 1 * MB, until: 200 }, noise: 3 * MB }),
+    "plateau",
+    "process",
+    100,
+  ],
+  [
+    "one step of 200 MB, then flat",
+    one({ shape: { kind: "step", at: 250, height: 200 * MB }, noise: 3 * MB }),
+    "plateau",
+    "process",
+    100,
+  ],
   [
     "log file: page cache grows, process flat",
-    one({ shape: { kind: "stable" }, noise: 1 * MB }, 600, { cache: { shape: { kind: "linear", bytesPerSecond: 0.5 * MB }, noise: 0.5 * MB } }),
+    one({ shape: { kind: "stable" }, noise: 1 * MB }, 600, {
+      cache: { shape: { kind: "linear", bytesPerSecond: 0.5 * MB }, noise: 0.5 * MB },
+    }),
     "cgroup-artefact",
     "cgroup",
     undefined,
   ],
   [
     "slab/kernel memory grows, process flat",
-    one({ shape: { kind: "stable" }, noise: 1 * MB }, 600, { kernel: { shape: { kind: "linear", bytesPerSecond: 0.3 * MB }, baseline: 10 * MB } }),
+    one({ shape: { kind: "stable" }, noise: 1 * MB }, 600, {
+      kernel: { shape: { kind: "linear", bytesPerSecond: 0.3 * MB }, baseline: 10 * MB },
+    }),
     "cgroup-artefact",
     "cgroup",
     undefined,
   ],
   [
     "shmem grows: not an artefact",
-    one({ shape: { kind: "stable" }, noise: 1 * MB }, 600, { shmem: { shape: { kind: "linear", bytesPerSecond: 0.5 * MB } } }),
+    one({ shape: { kind: "stable" }, noise: 1 * MB }, 600, {
+      shmem: { shape: { kind: "linear", bytesPerSecond: 0.5 * MB } },
+    }),
     "leak",
     "cgroup",
     undefined,
@@ -86,7 +159,13 @@ const TABLE: [string, SynthScenario, string, string, number | undefined][] = [
     "process",
     undefined,
   ],
-  ["10 seconds is not enough", one({ shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 5 * MB }, 10), "insufficient-data", "process", 100],
+  [
+    "10 seconds is not enough",
+    one({ shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 5 * MB }, 10),
+    "insufficient-data",
+    "process",
+    100,
+  ],
   [
     "600 MB resident, 10 MB in use by malloc (agent)",
     {
@@ -172,13 +251,22 @@ describe("verdict engine decision table", () => {
     expect(shmem.evidence.growthIn).toBe("shmem");
     // the same process with malloc holding 300 MB free is retention: free bytes are what decided the row
     const objects = row("600 MB resident in 3M small Python objects");
-    const holdsFree = { ...objects, processes: objects.processes.map((p) => ({ ...p, agent: () => ({ malloc: { inUse: 10 * MB, free: 300 * MB, arenas: 1 }, py: { allocatedBlocks: 3_000_000 } }) })) };
+    const holdsFree = {
+      ...objects,
+      processes: objects.processes.map((p) => ({
+        ...p,
+        agent: () => ({ malloc: { inUse: 10 * MB, free: 300 * MB, arenas: 1 }, py: { allocatedBlocks: 3_000_000 } }),
+      })),
+    };
     expect(verdictOf(objects).verdict.kind).toBe("stable");
     expect(verdictOf(holdsFree).verdict.kind).toBe("fragmentation");
   });
 
   it.each([1, 2, 3, 4, 5, 6, 7, 8])("no false leak on steady noisy data (seed %d)", (seed) => {
-    for (const shape of [{ kind: "stable" as const }, { kind: "sawtooth" as const, period: 45, amplitude: 40 * MB, jitter: 0.4 }]) {
+    for (const shape of [
+      { kind: "stable" as const },
+      { kind: "sawtooth" as const, period: 45, amplitude: 40 * MB, jitter: 0.4 },
+    ]) {
       const doc = verdictOf({ ...one({ shape, noise: 8 * MB }), seed });
       expect(doc.findings.filter((f) => f.kind === "leak")).toEqual([]);
     }

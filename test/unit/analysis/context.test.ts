@@ -26,7 +26,9 @@ describe("warmupFor", () => {
   });
   it("at 1 GiB, 15 MiB off is", () => expect(warmupFor(startingLow(1024 * MB, 15 * MB), {})).toBeGreaterThan(50));
 
-  it("20 samples are enough to find one", () => expect(warmupFor(startingLow(100 * MB, 20 * MB, 20), {})).toBeGreaterThan(0));
+  it("20 samples are enough to find one", () =>
+    expect(warmupFor(startingLow(100 * MB, 20 * MB, 20), {})).toBeGreaterThan(0));
   it("19 are not", () => expect(warmupFor(startingLow(100 * MB, 20 * MB, 19), {})).toBe(0));
-  it("the user's 0 is kept, not detected over", () => expect(warmupFor(startingLow(1024 * MB, 15 * MB), { warmup: 0 })).toBe(0));
+  it("the user's 0 is kept, not detected over", () =>
+    expect(warmupFor(startingLow(1024 * MB, 15 * MB), { warmup: 0 })).toBe(0));
 });

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { everyFinding } from "../../../src/analysis/every-finding.js";
 import type { Finding } from "../../../src/analysis/types.js";
 
-const finding = (kind: Finding["kind"], alsoFound?: Finding[]) => ({ kind, ...(alsoFound ? { alsoFound } : {}) }) as Finding;
+const finding = (kind: Finding["kind"], alsoFound?: Finding[]) =>
+  ({ kind, ...(alsoFound ? { alsoFound } : {}) }) as Finding;
 
 describe("everyFinding", () => {
   it("a finding alone is itself", () => {

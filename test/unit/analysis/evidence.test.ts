@@ -40,9 +40,25 @@ describe("trendEvidence", () => {
   });
 
   it("puts the prefix before every key", () => {
-    const e = trendEvidence({ ...growing, plateau: { noise: 10.6 } as Plateau, envelope: {} as Envelope, early }, "live");
+    const e = trendEvidence(
+      { ...growing, plateau: { noise: 10.6 } as Plateau, envelope: {} as Envelope, early },
+      "live",
+    );
     expect(Object.keys(e).sort()).toEqual(
-      ["start", "end", "peak", "growth", "slopeBytesPerSecond", "pValue", "windowSeconds", "samples", "noise", "trendOn", "calledEarly", "earlyAlpha"]
+      [
+        "start",
+        "end",
+        "peak",
+        "growth",
+        "slopeBytesPerSecond",
+        "pValue",
+        "windowSeconds",
+        "samples",
+        "noise",
+        "trendOn",
+        "calledEarly",
+        "earlyAlpha",
+      ]
         .map((k) => `live${k}`)
         .sort(),
     );
@@ -68,14 +84,21 @@ describe("trendEvidence", () => {
 });
 
 describe("growthConfidence", () => {
-  it("is the p's confidence for a trend over the whole window", () => expect(growthConfidence({ ...growing, p: 1e-9 })).toBe(0.99));
-  it("is capped for an early call, however small its p", () => expect(growthConfidence({ ...growing, p: 1e-9, early })).toBe(EARLY_CONFIDENCE_MAX));
-  it("keeps an early call's lower confidence below the cap", () => expect(growthConfidence({ ...growing, p: 0.01, early })).toBe(0.66));
+  it("is the p's confidence for a trend over the whole window", () =>
+    expect(growthConfidence({ ...growing, p: 1e-9 })).toBe(0.99));
+  it("is capped for an early call, however small its p", () =>
+    expect(growthConfidence({ ...growing, p: 1e-9, early })).toBe(EARLY_CONFIDENCE_MAX));
+  it("keeps an early call's lower confidence below the cap", () =>
+    expect(growthConfidence({ ...growing, p: 0.01, early })).toBe(0.66));
 });
 
 describe("earlyCaveat", () => {
   it("says how long the window was and at what level it was called", () => {
-    expect(earlyCaveat(trendEvidence({ ...growing, early }))).toEqual({ say: "leak.early", facts: { seconds: 61.1, alpha: "0.0012" } });
+    expect(earlyCaveat(trendEvidence({ ...growing, early }))).toEqual({
+      say: "leak.early",
+      facts: { seconds: 61.1, alpha: "0.0012" },
+    });
   });
-  it("says nothing for a trend over the whole window", () => expect(earlyCaveat(trendEvidence(growing))).toBeUndefined());
+  it("says nothing for a trend over the whole window", () =>
+    expect(earlyCaveat(trendEvidence(growing))).toBeUndefined());
 });

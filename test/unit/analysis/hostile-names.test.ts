@@ -11,7 +11,10 @@ import { fakeIO } from "../../helpers/command-io.js";
 import { MB, synthesize } from "../../helpers/synthetic-samples.js";
 
 describe("a hostile process name", () => {
-  const samples = synthesize({ seconds: 60, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 0.1 * MB } }] });
+  const samples = synthesize({
+    seconds: 60,
+    processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 0.1 * MB } }],
+  });
   for (const s of samples) for (const p of s.processes) p.comm = "ev\u001b[2Jil\n::error::pwned";
   const set = buildSeries(samples);
   const doc = classify({ set, options: {}, target: { pid: 100 } }); // no command lines: the name is all there is
@@ -25,10 +28,19 @@ describe("a hostile process name", () => {
   it("cannot start a line of its own on stderr, in the text report or in GitHub's output", () => {
     const err: string[] = [];
     const out: string[] = [];
-    doc.gates = [{ name: "fail-on", result: "fail", passed: false, message: `leak found: ${doc.verdict.summary}\n::error::raw` }];
-    report(doc, false, fakeIO({ stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), env: { GITHUB_ACTIONS: "true" } }), { set });
+    doc.gates = [
+      { name: "fail-on", result: "fail", passed: false, message: `leak found: ${doc.verdict.summary}\n::error::raw` },
+    ];
+    report(
+      doc,
+      false,
+      fakeIO({ stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), env: { GITHUB_ACTIONS: "true" } }),
+      { set },
+    );
     const lines = [...err, ...out].join("").split("\n");
-    expect(lines.filter((l) => l.startsWith("::")).every((l) => l.startsWith("::error title=memleak fail-on::"))).toBe(true);
+    expect(lines.filter((l) => l.startsWith("::")).every((l) => l.startsWith("::error title=memleak fail-on::"))).toBe(
+      true,
+    );
     expect(lines.join("\n")).not.toMatch(/\u001b/);
   });
 });

@@ -15,7 +15,9 @@ const GiB = 1024 * MB;
 
 describe("cgroupLimits", () => {
   it("v1: memory.limit_in_bytes; memory.high is v2's", () => {
-    expect(cgroupLimits({ cgroupLimit: 1 * GiB, cgroupHigh: 600 * MB }, 1)).toEqual([{ kind: "container", source: "memory.limit_in_bytes", bytes: 1 * GiB }]);
+    expect(cgroupLimits({ cgroupLimit: 1 * GiB, cgroupHigh: 600 * MB }, 1)).toEqual([
+      { kind: "container", source: "memory.limit_in_bytes", bytes: 1 * GiB },
+    ]);
   });
   it("v2: memory.max and memory.high", () => {
     expect(cgroupLimits({ cgroupLimit: 1 * GiB, cgroupHigh: 600 * MB }, 2)).toEqual([
@@ -24,24 +26,53 @@ describe("cgroupLimits", () => {
     ]);
   });
   it("unset ones are left out", () => {
-    expect(cgroupLimits({ cgroupLimit: null, cgroupHigh: 600 * MB }, 2)).toEqual([{ kind: "container", source: "memory.high", bytes: 600 * MB }]);
+    expect(cgroupLimits({ cgroupLimit: null, cgroupHigh: 600 * MB }, 2)).toEqual([
+      { kind: "container", source: "memory.high", bytes: 600 * MB },
+    ]);
     expect(cgroupLimits({ cgroupLimit: undefined, cgroupHigh: null }, 2)).toEqual([]);
   });
 });
 
 /** Process 100 leaking 1 MiB/s for 300 s in a cgroup, the machine with 20 GiB available; `limit` on the cgroup. */
 function leaking(limit: number | null = null): SeriesSet {
-  const samples = synthesize({ seconds: 300, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 1 * MB } }] });
-  return buildSeries(samples.map((s) => ({ ...s, cgroup: { ...s.cgroup!, limit }, machine: { memTotal: 24 * GiB, memAvailable: 20 * GiB } })));
+  const samples = synthesize({
+    seconds: 300,
+    processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 1 * MB } }],
+  });
+  return buildSeries(
+    samples.map((s) => ({
+      ...s,
+      cgroup: { ...s.cgroup!, limit },
+      machine: { memTotal: 24 * GiB, memAvailable: 20 * GiB },
+    })),
+  );
 }
 
-const processSubject: Subject = { type: "process", pid: 100, starttime: 1000, ppid: 1, command: "python3", isRoot: true };
+const processSubject: Subject = {
+  type: "process",
+  pid: 100,
+  starttime: 1000,
+  ppid: 1,
+  command: "python3",
+  isRoot: true,
+};
 const leakOf = (subject: Subject, kind: JudgedFinding["kind"] = "leak") =>
-  ({ kind, subject, confidence: 0.9, metric: "anon", summary: phrase("verdict.no-samples", {}), evidence: {}, advice: [], caveats: [] }) as JudgedFinding;
-const countdown = (f: JudgedFinding, set: SeriesSet, version: 1 | 2 | undefined) => withTimeToLimit([f], set, 0, version)[0]!.timeToLimit;
+  ({
+    kind,
+    subject,
+    confidence: 0.9,
+    metric: "anon",
+    summary: phrase("verdict.no-samples", {}),
+    evidence: {},
+    advice: [],
+    caveats: [],
+  }) as JudgedFinding;
+const countdown = (f: JudgedFinding, set: SeriesSet, version: 1 | 2 | undefined) =>
+  withTimeToLimit([f], set, 0, version)[0]!.timeToLimit;
 
 describe("cgroupCountdown", () => {
-  it("counts anon, shmem and the kernel's part where they were read", () => expect(cgroupCountdown(leaking(), 1, 0)?.counted).toBe("anon + shmem + kernel"));
+  it("counts anon, shmem and the kernel's part where they were read", () =>
+    expect(cgroupCountdown(leaking(), 1, 0)?.counted).toBe("anon + shmem + kernel"));
   it("and only anon where they were not", () => {
     const set = leaking();
     delete set.cgroup["cgroup-shmem"];
@@ -60,18 +91,32 @@ describe("withTimeToLimit", () => {
     const t = countdown(leakOf(processSubject), leaking(), 1);
     expect(t).toMatchObject({ metric: "anon", counted: "anon", limit: { source: "MemAvailable" } });
   });
-  it("…and with no cgroup at all", () => expect(countdown(leakOf(processSubject), leaking(), undefined)).toMatchObject({ metric: "anon", counted: "anon" }));
+  it("…and with no cgroup at all", () =>
+    expect(countdown(leakOf(processSubject), leaking(), undefined)).toMatchObject({ metric: "anon", counted: "anon" }));
   it("under a cgroup limit, the cgroup's countdown", () => {
-    expect(countdown(leakOf(processSubject), leaking(1 * GiB), 1)).toMatchObject({ metric: "cgroup-unreclaimable", limit: { source: "memory.limit_in_bytes" } });
+    expect(countdown(leakOf(processSubject), leaking(1 * GiB), 1)).toMatchObject({
+      metric: "cgroup-unreclaimable",
+      limit: { source: "memory.limit_in_bytes" },
+    });
   });
   it("a limit read without knowing the cgroup's version is no cgroup countdown: the process's own", () => {
-    expect(countdown(leakOf(processSubject), leaking(1 * GiB), undefined)).toMatchObject({ metric: "anon", counted: "anon", limit: { source: "MemAvailable" } });
+    expect(countdown(leakOf(processSubject), leaking(1 * GiB), undefined)).toMatchObject({
+      metric: "anon",
+      counted: "anon",
+      limit: { source: "MemAvailable" },
+    });
   });
   it("the tree counts its Σ anon", () => {
-    expect(countdown(leakOf({ type: "tree", processes: 1 }), leaking(), 1)).toMatchObject({ metric: "anon", counted: "anon" });
+    expect(countdown(leakOf({ type: "tree", processes: 1 }), leaking(), 1)).toMatchObject({
+      metric: "anon",
+      counted: "anon",
+    });
   });
   it("the cgroup counts its own series, limit or not", () => {
-    expect(countdown(leakOf({ type: "cgroup", path: "/test", version: 1 }), leaking(), 1)).toMatchObject({ metric: "cgroup-unreclaimable", limit: { source: "MemAvailable" } });
+    expect(countdown(leakOf({ type: "cgroup", path: "/test", version: 1 }), leaking(), 1)).toMatchObject({
+      metric: "cgroup-unreclaimable",
+      limit: { source: "MemAvailable" },
+    });
   });
   it("a cgroup not known to be one (no version) has none", () => {
     expect(countdown(leakOf({ type: "cgroup", path: "/test", version: 1 }), leaking(), undefined)).toBeUndefined();

@@ -13,11 +13,21 @@ describe("pids inside a container", () => {
     const doc = await docOf("leak_worker.jsonl");
     expect(doc.verdict.subject.type).toBe("process");
     const worker = doc.verdict.pid!;
-    markPidsInside(doc, new Map([[doc.target.pid, 1], [worker, 7]]));
+    markPidsInside(
+      doc,
+      new Map([
+        [doc.target.pid, 1],
+        [worker, 7],
+      ]),
+    );
     expect(doc.target.pidInside).toBe(1);
     expect(doc.verdict.subject).toMatchObject({ pid: worker, pidInside: 7 });
-    for (const f of doc.findings) if (f.subject.type === "process" && f.subject.pid !== worker && f.subject.pid !== doc.target.pid) expect(f.subject.pidInside).toBeUndefined();
-    expect(renderVerdict(doc, false, undefined, 200)).toMatch(new RegExp(`verdict: LEAK — PID ${worker} \\(child of \\d+\\) in a container \\(pid 7 inside\\)`));
+    for (const f of doc.findings)
+      if (f.subject.type === "process" && f.subject.pid !== worker && f.subject.pid !== doc.target.pid)
+        expect(f.subject.pidInside).toBeUndefined();
+    expect(renderVerdict(doc, false, undefined, 200)).toMatch(
+      new RegExp(`verdict: LEAK — PID ${worker} \\(child of \\d+\\) in a container \\(pid 7 inside\\)`),
+    );
   });
 
   it("no map, or an empty one: the document is left as it was", async () => {

@@ -13,14 +13,20 @@ function expectation(name: string): { kind: string; subject?: string; layer?: st
   const text = fixture(`scenarios/${name}.py`);
   const kind = /^# expect: (\S+)/m.exec(text)?.[1];
   if (!kind) throw new Error(`${name}.py has no "# expect:" line`);
-  return { kind, subject: /^# subject: (\S+)/m.exec(text)?.[1], layer: /^# layer: (.+)$/m.exec(text)?.[1], also: /^# also: (\S+)/m.exec(text)?.[1] };
+  return {
+    kind,
+    subject: /^# subject: (\S+)/m.exec(text)?.[1],
+    layer: /^# layer: (.+)$/m.exec(text)?.[1],
+    also: /^# also: (\S+)/m.exec(text)?.[1],
+  };
 }
-
 
 describe("verdicts on real recordings", () => {
   it("there is a recording for every scenario", () => {
     // _*.py are helpers the scenarios import, not scenarios.
-    const scenarios = readdirSync(`${FIXTURES}scenarios`).filter((f) => f.endsWith(".py") && !f.startsWith("_")).map((f) => f.replace(/\.py$/, ""));
+    const scenarios = readdirSync(`${FIXTURES}scenarios`)
+      .filter((f) => f.endsWith(".py") && !f.startsWith("_"))
+      .map((f) => f.replace(/\.py$/, ""));
     // <scenario>.jsonl, plus variants <scenario>.<variant>.jsonl (e.g. recorded under load).
     const covered = new Set(recordings.map((r) => r.split(".")[0]));
     expect([...covered].sort()).toEqual(scenarios.sort());

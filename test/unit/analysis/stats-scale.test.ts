@@ -4,10 +4,22 @@
  * (vitest.mutation.config.ts leaves this file out); they run with every `npm test`.
  */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_ALPHA, detectPlateau, detectStep, detectWarmup, mannKendall, median, theilSen, trendTest } from "../../../src/analysis/stats/index.js";
+import {
+  DEFAULT_ALPHA,
+  detectPlateau,
+  detectStep,
+  detectWarmup,
+  mannKendall,
+  median,
+  theilSen,
+  trendTest,
+} from "../../../src/analysis/stats/index.js";
 import { generate, MB, SCENARIOS } from "../../helpers/synthetic.js";
 
-const leak = (mbPerSecond: number) => ({ ...SCENARIOS.linearLeak, shape: { kind: "linear" as const, bytesPerSecond: mbPerSecond * MB } });
+const leak = (mbPerSecond: number) => ({
+  ...SCENARIOS.linearLeak,
+  shape: { kind: "linear" as const, bytesPerSecond: mbPerSecond * MB },
+});
 
 describe("large inputs", () => {
   it("260,000 samples: Mann–Kendall exact in O(n log n), Theil–Sen on sampled pairs", () => {
@@ -32,7 +44,6 @@ describe("large inputs", () => {
     const exact = naiveTheilSenSlope(xs, ys);
     expect(Math.abs(sampled.slope - exact)).toBeLessThan(0.05 * (sampled.high - sampled.low));
   });
-
 });
 
 /**
@@ -84,7 +95,6 @@ function secondsToSustainedDetection(xs: number[], ys: number[], rule: Rule): nu
   }
   return since === undefined ? Infinity : xs[since - 1]! - xs[0]!;
 }
-
 
 function naiveTheilSenSlope(xs: number[], ys: number[]): number {
   const slopes: number[] = [];

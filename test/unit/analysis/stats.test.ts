@@ -152,7 +152,13 @@ const TABLE: Row[] = [
   ["leak 1 MB/s", leak(1), "increasing", "growing", false],
   ["leak 10 MB/s", leak(10), "increasing", "growing", false],
   ["slow leak under heavy noise (0.1 MB/s, σ = 20 MB)", SCENARIOS.slowLeakHeavyNoise, "increasing", "growing", false],
-  ["leak 0.5 MB/s under a 200 MB GC sawtooth", sawtooth(60, { bytesPerSecond: 0.5 * MB }), "increasing", "growing", false],
+  [
+    "leak 0.5 MB/s under a 200 MB GC sawtooth",
+    sawtooth(60, { bytesPerSecond: 0.5 * MB }),
+    "increasing",
+    "growing",
+    false,
+  ],
   ["stable", series({ kind: "stable" }), "none", "flat", false],
   ["stable with ±100 MB jumps that come back", SCENARIOS.stableWithJumps, "none", "flat", false],
   ["GC sawtooth, 60 s teeth of 200 MB", SCENARIOS.sawtooth, "none", "flat", false],
@@ -277,7 +283,12 @@ describe("large inputs", () => {
   it("unsorted input is sorted by time first", () => {
     const { xs, ys } = generate(SCENARIOS.linearLeak);
     const order = xs.map((_, i) => i).reverse();
-    expect(mannKendall(order.map((i) => xs[i]!), order.map((i) => ys[i]!))).toEqual(mannKendall(xs, ys));
+    expect(
+      mannKendall(
+        order.map((i) => xs[i]!),
+        order.map((i) => ys[i]!),
+      ),
+    ).toEqual(mannKendall(xs, ys));
   });
 });
 
@@ -348,28 +359,36 @@ describe("properties", () => {
       return vs.reduce((sum, v) => sum + Math.abs(v - m), 0);
     };
     fc.assert(
-      fc.property(fc.array(fc.oneof(smallInt, fc.double({ min: -1e12, max: 1e12, noNaN: true })), { maxLength: 120 }), (vs) => {
-        const running = runningAbsoluteDeviations(vs);
-        vs.forEach((_, k) => {
-          const want = fresh(vs.slice(0, k + 1));
-          expect(Math.abs(running[k + 1]! - want)).toBeLessThanOrEqual(1e-9 * Math.max(1, want) + 1e-3);
-        });
-      }),
+      fc.property(
+        fc.array(fc.oneof(smallInt, fc.double({ min: -1e12, max: 1e12, noNaN: true })), { maxLength: 120 }),
+        (vs) => {
+          const running = runningAbsoluteDeviations(vs);
+          vs.forEach((_, k) => {
+            const want = fresh(vs.slice(0, k + 1));
+            expect(Math.abs(running[k + 1]! - want)).toBeLessThanOrEqual(1e-9 * Math.max(1, want) + 1e-3);
+          });
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
   it("quantiles by selection are the sorted array's (R type 7), duplicates and extremes included", () => {
     // The reference: sort, then interpolate between the neighbouring order statistics.
-    const sortedQuantile = (vs: number[], p: number) => quantileOfSorted(Float64Array.from(vs.filter(Number.isFinite)).sort(), p);
+    const sortedQuantile = (vs: number[], p: number) =>
+      quantileOfSorted(Float64Array.from(vs.filter(Number.isFinite)).sort(), p);
     fc.assert(
-      fc.property(fc.array(fc.oneof(smallInt, anything), { minLength: 1, maxLength: 200 }), fc.double({ min: 0, max: 1, noNaN: true }), (vs, p) => {
-        fc.pre(vs.some(Number.isFinite)); // with no finite value there is no quantile to compare (tested apart)
-        const want = sortedQuantile(vs, p);
-        const got = quantile(vs, p)!;
-        // == : −0 and +0 are the same order statistic; either may be selected.
-        expect(got == want || (Number.isNaN(want) && Number.isNaN(got)), `${got} vs ${want}`).toBe(true);
-      }),
+      fc.property(
+        fc.array(fc.oneof(smallInt, anything), { minLength: 1, maxLength: 200 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (vs, p) => {
+          fc.pre(vs.some(Number.isFinite)); // with no finite value there is no quantile to compare (tested apart)
+          const want = sortedQuantile(vs, p);
+          const got = quantile(vs, p)!;
+          // == : −0 and +0 are the same order statistic; either may be selected.
+          expect(got == want || (Number.isNaN(want) && Number.isNaN(got)), `${got} vs ${want}`).toBe(true);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

@@ -12,7 +12,8 @@ import { trendTest } from "../../../src/analysis/stats/trend.js";
 
 const MB = 2 ** 20;
 const xs = Array.from({ length: 120 }, (_, t) => t);
-const levelOfBlock = (b: number) => 100 * MB + Array.from({ length: b }, (_, i) => ((i + 1) % 2 === 1 ? 1 : 3) * MB).reduce((a, v) => a + v, 0);
+const levelOfBlock = (b: number) =>
+  100 * MB + Array.from({ length: b }, (_, i) => ((i + 1) % 2 === 1 ? 1 : 3) * MB).reduce((a, v) => a + v, 0);
 const ys = xs.map((t) => levelOfBlock(Math.floor(t / 10)));
 
 // By hand: 11 block-to-block slopes, six of 0.1 MiB/s and five of 0.3
@@ -28,7 +29,15 @@ describe("the projection's range on a staircase", () => {
   const line = ts.theilSen;
   const z = twoSidedZ(line.confidence);
   const level = line.intercept + line.slope * 119;
-  const t = projectToLimit({ xs, ys, from: 0, metric: "anon", counted: "anon", limits: [], machineAvailable: 100 * MB })!;
+  const t = projectToLimit({
+    xs,
+    ys,
+    from: 0,
+    metric: "anon",
+    counted: "anon",
+    limits: [],
+    machineAvailable: 100 * MB,
+  })!;
   const residuals = xs.map((x, i) => ys[i]! - (line.intercept + line.slope * x));
   const swing = quantile(residuals, 0.95)!;
   const highest = Math.max(...residuals);

@@ -28,7 +28,12 @@ function verdictOf(sc: SynthScenario, l: Limits): VerdictDocument {
     ...(l.memAvailable !== undefined && { machine: { memTotal: 24 * GiB, memAvailable: l.memAvailable } }),
   }));
   const set = buildSeries(samples);
-  return classify({ set, options: {}, cgroup: sc.noCgroup ? undefined : { path: "/test", version: l.version ?? 1 }, target: { pid: 100 } });
+  return classify({
+    set,
+    options: {},
+    cgroup: sc.noCgroup ? undefined : { path: "/test", version: l.version ?? 1 },
+    target: { pid: 100 },
+  });
 }
 
 const one = (anon: SynthScenario["processes"][0]["anon"], extra: Partial<SynthScenario> = {}): SynthScenario => ({
@@ -42,30 +47,106 @@ const withCountdown = (d: VerdictDocument) => d.findings.filter((f) => f.timeToL
 
 describe("which findings count down, towards which limit", () => {
   // scenario, limits → the verdict's kind, the limit it counts down to (or none on any finding), what is counted
-  const TABLE: [string, SynthScenario, Limits, string, Finding["timeToLimit"] extends infer T ? string | undefined : never, string | undefined][] = [
-    ["leak 1 MB/s under a 1 GiB limit (v1)", leak, { limit: 1 * GiB, memAvailable: 20 * GiB }, "leak", "memory.limit_in_bytes", "anon + shmem + kernel"],
-    ["leak 1 MB/s under memory.max 1 GiB (v2)", leak, { version: 2, limit: 1 * GiB }, "leak", "memory.max", "anon + shmem + kernel"],
-    ["memory.high 600 MiB below memory.max 1 GiB", leak, { version: 2, limit: 1 * GiB, high: 600 * MB }, "leak", "memory.high", "anon + shmem + kernel"],
-    ["memory.high unset (max)", leak, { version: 2, limit: 1 * GiB, high: null }, "leak", "memory.max", "anon + shmem + kernel"],
+  const TABLE: [
+    string,
+    SynthScenario,
+    Limits,
+    string,
+    Finding["timeToLimit"] extends infer T ? string | undefined : never,
+    string | undefined,
+  ][] = [
+    [
+      "leak 1 MB/s under a 1 GiB limit (v1)",
+      leak,
+      { limit: 1 * GiB, memAvailable: 20 * GiB },
+      "leak",
+      "memory.limit_in_bytes",
+      "anon + shmem + kernel",
+    ],
+    [
+      "leak 1 MB/s under memory.max 1 GiB (v2)",
+      leak,
+      { version: 2, limit: 1 * GiB },
+      "leak",
+      "memory.max",
+      "anon + shmem + kernel",
+    ],
+    [
+      "memory.high 600 MiB below memory.max 1 GiB",
+      leak,
+      { version: 2, limit: 1 * GiB, high: 600 * MB },
+      "leak",
+      "memory.high",
+      "anon + shmem + kernel",
+    ],
+    [
+      "memory.high unset (max)",
+      leak,
+      { version: 2, limit: 1 * GiB, high: null },
+      "leak",
+      "memory.max",
+      "anon + shmem + kernel",
+    ],
     // The cgroup has no limit: the process's own anon is what it counts (the machine limits the process, not the cgroup).
     ["no limit: the machine's available memory", leak, { memAvailable: 2 * GiB }, "leak", "MemAvailable", "anon"],
-    ["a machine nearer than the container limit", leak, { limit: 16 * GiB, memAvailable: 1 * GiB }, "leak", "MemAvailable", "anon + shmem + kernel"],
-    ["no cgroup, no limit: the process's anon towards the machine", one(leak.processes[0]!.anon, { noCgroup: true }), { memAvailable: 2 * GiB }, "leak", "MemAvailable", "anon"],
+    [
+      "a machine nearer than the container limit",
+      leak,
+      { limit: 16 * GiB, memAvailable: 1 * GiB },
+      "leak",
+      "MemAvailable",
+      "anon + shmem + kernel",
+    ],
+    [
+      "no cgroup, no limit: the process's anon towards the machine",
+      one(leak.processes[0]!.anon, { noCgroup: true }),
+      { memAvailable: 2 * GiB },
+      "leak",
+      "MemAvailable",
+      "anon",
+    ],
     ["no limit and no machine reading (an old recording)", leak, {}, "leak", undefined, undefined],
     [
       "page cache grows under a limit, the process does not",
-      one({ shape: { kind: "stable" }, noise: 1 * MB }, { cache: { shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 0.5 * MB } }),
+      one(
+        { shape: { kind: "stable" }, noise: 1 * MB },
+        { cache: { shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 0.5 * MB } },
+      ),
       { limit: 1 * GiB, memAvailable: 20 * GiB },
       "cgroup-artefact",
       undefined,
       undefined,
     ],
-    ["plateau under a limit", one({ shape: { kind: "plateau", level: 300 * MB, tau: 40 }, noise: 3 * MB }), { limit: 1 * GiB, memAvailable: 20 * GiB }, "plateau", undefined, undefined],
-    ["bounded fill under a limit", one({ shape: { kind: "fill", bytesPerSecond: 1 * MB, until: 100 }, noise: 3 * MB }), { limit: 1 * GiB, memAvailable: 20 * GiB }, "plateau", undefined, undefined],
-    ["stable under a limit", one({ shape: { kind: "stable" }, noise: 3 * MB }), { limit: 1 * GiB, memAvailable: 20 * GiB }, "stable", undefined, undefined],
+    [
+      "plateau under a limit",
+      one({ shape: { kind: "plateau", level: 300 * MB, tau: 40 }, noise: 3 * MB }),
+      { limit: 1 * GiB, memAvailable: 20 * GiB },
+      "plateau",
+      undefined,
+      undefined,
+    ],
+    [
+      "bounded fill under a limit",
+      one({ shape: { kind: "fill", bytesPerSecond: 1 * MB, until: 100 }, noise: 3 * MB }),
+      { limit: 1 * GiB, memAvailable: 20 * GiB },
+      "plateau",
+      undefined,
+      undefined,
+    ],
+    [
+      "stable under a limit",
+      one({ shape: { kind: "stable" }, noise: 3 * MB }),
+      { limit: 1 * GiB, memAvailable: 20 * GiB },
+      "stable",
+      undefined,
+      undefined,
+    ],
     [
       "shmem grows under a limit (tmpfs is not reclaimable)",
-      one({ shape: { kind: "stable" }, noise: 1 * MB }, { shmem: { shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 0.5 * MB } }),
+      one(
+        { shape: { kind: "stable" }, noise: 1 * MB },
+        { shmem: { shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 0.5 * MB } },
+      ),
       { limit: 1 * GiB, memAvailable: 20 * GiB },
       "leak",
       "memory.limit_in_bytes",
@@ -97,13 +178,17 @@ describe("which findings count down, towards which limit", () => {
     expect(t.secondsMax).toBeGreaterThanOrEqual(truth);
     expect(t.at).toBe(299);
     expect(t.atUnix).toBe(1_700_000_000 + 299);
-    expect(t.summary).toMatch(/^container limit 1\.00 GiB, anon \+ shmem \+ kernel 40\d MiB, growing \d+ KiB\/s: ~10 min \(\d+(\.\d)?–\d+(\.\d)? min\)$/);
+    expect(t.summary).toMatch(
+      /^container limit 1\.00 GiB, anon \+ shmem \+ kernel 40\d MiB, growing \d+ KiB\/s: ~10 min \(\d+(\.\d)?–\d+(\.\d)? min\)$/,
+    );
   });
 
   it("memory.high nearer than memory.max says both", () => {
     const t = verdictOf(leak, { version: 2, limit: 1 * GiB, high: 600 * MB }).verdict.timeToLimit!;
     expect(t.otherLimits.map((l) => l.source)).toEqual(["memory.max"]);
-    expect(t.summary).toMatch(/^container memory\.high 600 MiB \(reclaim and throttling from there; memory\.max 1\.00 GiB\), /);
+    expect(t.summary).toMatch(
+      /^container memory\.high 600 MiB \(reclaim and throttling from there; memory\.max 1\.00 GiB\), /,
+    );
   });
 
   it("the process's leak carries the cgroup's countdown when the cgroup has a limit (the limit bounds the cgroup)", () => {
@@ -114,17 +199,29 @@ describe("which findings count down, towards which limit", () => {
 });
 
 describe("projectToLimit", () => {
-  const line = (bytesPerSecond: number, noise: number, seconds = 300) => generate({ seconds, hz: 1, baseline: 1 * GiB, noise, seed: 3, shape: { kind: "linear", bytesPerSecond } });
+  const line = (bytesPerSecond: number, noise: number, seconds = 300) =>
+    generate({ seconds, hz: 1, baseline: 1 * GiB, noise, seed: 3, shape: { kind: "linear", bytesPerSecond } });
 
   it("no limit at all: no projection", () => {
     const s = line(2 * MB, 5 * MB);
-    expect(projectToLimit({ xs: s.xs, ys: s.ys, from: 0, metric: "anon", counted: "anon", limits: [] })).toBeUndefined();
+    expect(
+      projectToLimit({ xs: s.xs, ys: s.ys, from: 0, metric: "anon", counted: "anon", limits: [] }),
+    ).toBeUndefined();
   });
 
   it("a falling or flat series: no projection, however near the limit", () => {
     for (const rate of [0, -1 * MB]) {
       const s = line(rate, 5 * MB);
-      expect(projectToLimit({ xs: s.xs, ys: s.ys, from: 0, metric: "anon", counted: "anon", limits: [{ kind: "container", source: "memory.max", bytes: 1.1 * GiB }] })).toBeUndefined();
+      expect(
+        projectToLimit({
+          xs: s.xs,
+          ys: s.ys,
+          from: 0,
+          metric: "anon",
+          counted: "anon",
+          limits: [{ kind: "container", source: "memory.max", bytes: 1.1 * GiB }],
+        }),
+      ).toBeUndefined();
     }
   });
 
@@ -165,7 +262,14 @@ describe("projectToLimit", () => {
     const xs = Array.from({ length: 300 }, (_, i) => i);
     const ys = xs.map((x) => 1 * GiB + 2 * MB * x + (x % 10) * 2 * MB);
     const limit = 2 * GiB;
-    const t = projectToLimit({ xs, ys, from: 0, metric: "anon", counted: "anon", limits: [{ kind: "container", source: "memory.max", bytes: limit }] })!;
+    const t = projectToLimit({
+      xs,
+      ys,
+      from: 0,
+      metric: "anon",
+      counted: "anon",
+      limits: [{ kind: "container", source: "memory.max", bytes: limit }],
+    })!;
     // From the last reading (t = 299 s), when the line and when the peaks reach 2 GiB.
     const lineAt = (limit - 1 * GiB - 9 * MB) / (2 * MB) - 299;
     const peaksAt = (limit - 1 * GiB - 18 * MB) / (2 * MB) - 299;
@@ -173,12 +277,21 @@ describe("projectToLimit", () => {
     expect(t.seconds).toBeLessThan(lineAt - 2);
     expect(t.secondsMin).toBeLessThanOrEqual(peaksAt);
     expect(t.secondsMax!).toBeGreaterThanOrEqual(peaksAt);
-    expect(timeToLimitText(t)).toMatch(/^container limit 2\.00 GiB, anon 1\.\d+ GiB \(peaks \+\d+(\.\d+)? MiB\), growing 2\.00 MiB\/s: /);
+    expect(timeToLimitText(t)).toMatch(
+      /^container limit 2\.00 GiB, anon 1\.\d+ GiB \(peaks \+\d+(\.\d+)? MiB\), growing 2\.00 MiB\/s: /,
+    );
   });
 
   it("past the limit already (memory.high is soft): zero headroom, at the limit now", () => {
     const s = line(2 * MB, 5 * MB);
-    const t = projectToLimit({ xs: s.xs, ys: s.ys, from: 0, metric: "anon", counted: "anon", limits: [{ kind: "container", source: "memory.high", bytes: 1 * GiB }] })!;
+    const t = projectToLimit({
+      xs: s.xs,
+      ys: s.ys,
+      from: 0,
+      metric: "anon",
+      counted: "anon",
+      limits: [{ kind: "container", source: "memory.high", bytes: 1 * GiB }],
+    })!;
     expect(t.headroom).toBe(0);
     expect(t.seconds).toBe(0);
     expect(timeToLimitText(t)).toMatch(/: at the limit now$/);
@@ -238,6 +351,8 @@ describe("the sentence", () => {
       secondsMax: (2 * GiB) / (8 * 1024),
       at: 600,
     });
-    expect(text).toBe("no nearer limit than the machine's memory: 2.00 GiB available, anon 1.00 GiB, growing 600 KiB/min: ~2.4 days (2–3 days)");
+    expect(text).toBe(
+      "no nearer limit than the machine's memory: 2.00 GiB available, anon 1.00 GiB, growing 600 KiB/min: ~2.4 days (2–3 days)",
+    );
   });
 });

@@ -10,7 +10,10 @@ import { describe, expect, it } from "vitest";
 import { analyzedDoc } from "../../helpers/analyzed-once.js";
 import { FIXTURES, REPO } from "../../helpers/fixtures.js";
 
-const recordings = execSync("find recordings calibration -name '*.jsonl' | sort", { cwd: FIXTURES }).toString().trim().split("\n");
+const recordings = execSync("find recordings calibration -name '*.jsonl' | sort", { cwd: FIXTURES })
+  .toString()
+  .trim()
+  .split("\n");
 const GOLDEN = `${REPO}fixtures/verdicts/`;
 const goldenOf = (file: string) => `${file.replace(/\//g, "__").replace(/\.jsonl$/, "")}.json`;
 

@@ -10,7 +10,11 @@ import { WARMUP_MAX_FRACTION } from "../../../src/analysis/stats/warmup.js";
 import { FIXTURES } from "../../helpers/fixtures.js";
 
 const DIRS = ["recordings", "calibration/recordings"];
-const all = DIRS.flatMap((d) => readdirSync(`${FIXTURES}${d}`).filter((f) => f.endsWith(".jsonl")).map((f) => `${d}/${f}`));
+const all = DIRS.flatMap((d) =>
+  readdirSync(`${FIXTURES}${d}`)
+    .filter((f) => f.endsWith(".jsonl"))
+    .map((f) => `${d}/${f}`),
+);
 
 async function warmup(path: string): Promise<{ seconds: number; cap: number }> {
   const doc = await analyzedDoc(`${FIXTURES}${path}`);

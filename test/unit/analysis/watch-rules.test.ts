@@ -13,23 +13,46 @@ import { MB, synthesize, type SynthScenario } from "../../helpers/synthetic-samp
 
 const CG = { path: "/shared", version: 1 as const };
 
-function verdictOf(sc: SynthScenario, cgroup: { others?: number[]; othersAnonGrowth?: number } = {}, agentMissing?: Map<number, string>): VerdictDocument {
-  return classify({ set: buildSeries(synthesize(sc)), options: {}, cgroup: { ...CG, ...cgroup }, target: { pid: 100 }, agentMissing });
+function verdictOf(
+  sc: SynthScenario,
+  cgroup: { others?: number[]; othersAnonGrowth?: number } = {},
+  agentMissing?: Map<number, string>,
+): VerdictDocument {
+  return classify({
+    set: buildSeries(synthesize(sc)),
+    options: {},
+    cgroup: { ...CG, ...cgroup },
+    target: { pid: 100 },
+    agentMissing,
+  });
 }
 
-const watched = (anon: SynthScenario["processes"][0]["anon"], outsiders?: SynthScenario["outsiders"]): SynthScenario => ({
+const watched = (
+  anon: SynthScenario["processes"][0]["anon"],
+  outsiders?: SynthScenario["outsiders"],
+): SynthScenario => ({
   seconds: 300,
   processes: [{ pid: 100, ppid: 1, anon }],
   ...(outsiders && { outsiders }),
 });
 const flat = { shape: { kind: "stable" as const }, noise: 2 * MB };
-const leaking = (mbPerSecond: number) => ({ shape: { kind: "linear" as const, bytesPerSecond: mbPerSecond * MB }, noise: 1 * MB });
+const leaking = (mbPerSecond: number) => ({
+  shape: { kind: "linear" as const, bytesPerSecond: mbPerSecond * MB },
+  noise: 1 * MB,
+});
 
 describe("a shared cgroup: the verdict is about the watched tree", () => {
   // watched process, outsiders in the cgroup, others listed? → verdict kind/subject, cgroup finding outside?
   const TABLE: [string, SynthScenario, number[], string, string, boolean | undefined][] = [
     ["steady pid, an outsider leaks 1 MB/s", watched(flat, leaking(1)), [200], "stable", "process", true],
-    ["steady pid, an outsider leaks, but nobody else is in the cgroup (isolated run)", watched(flat, leaking(1)), [], "leak", "cgroup", undefined],
+    [
+      "steady pid, an outsider leaks, but nobody else is in the cgroup (isolated run)",
+      watched(flat, leaking(1)),
+      [],
+      "leak",
+      "cgroup",
+      undefined,
+    ],
     ["the pid leaks 1 MB/s, an outsider too", watched(leaking(1), leaking(1)), [200], "leak", "process", undefined],
     ["the pid leaks 1 MB/s, outsiders steady", watched(leaking(1), flat), [200], "leak", "process", undefined],
   ];
@@ -47,11 +70,15 @@ describe("a shared cgroup: the verdict is about the watched tree", () => {
     // (after the 75 s warm-up cap) the tree explains half the cgroup's growth, but only the outsider still grows.
     const sc: SynthScenario = {
       seconds: 300,
-      processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "fill", bytesPerSecond: 1.5 * MB, until: 150 }, noise: 0.5 * MB } }],
+      processes: [
+        { pid: 100, ppid: 1, anon: { shape: { kind: "fill", bytesPerSecond: 1.5 * MB, until: 150 }, noise: 0.5 * MB } },
+      ],
       outsiders: leaking(0.5),
     };
     const doc = verdictOf(sc, { others: [200], othersAnonGrowth: 150 * MB });
-    expect(Number(doc.findings.find((f) => f.subject.type === "cgroup")!.evidence.processesGrowth)).toBeGreaterThan(0.34 * Number(doc.findings.find((f) => f.subject.type === "cgroup")!.evidence.usageGrowth));
+    expect(Number(doc.findings.find((f) => f.subject.type === "cgroup")!.evidence.processesGrowth)).toBeGreaterThan(
+      0.34 * Number(doc.findings.find((f) => f.subject.type === "cgroup")!.evidence.usageGrowth),
+    );
     expect(doc.findings.find((f) => f.subject.type === "process")!.kind).toBe("plateau");
     const cg = doc.findings.find((f) => f.subject.type === "cgroup")!;
     expect(cg.kind).toBe("leak");
@@ -63,13 +90,21 @@ describe("a shared cgroup: the verdict is about the watched tree", () => {
     const doc = verdictOf(watched(flat, leaking(1)), { others: [200, 201], othersAnonGrowth: 290 * MB });
     const cg = doc.findings.find((f) => f.subject.type === "cgroup")!;
     expect(cg.summary).toMatch(/the cgroup grows by .*MiB, at .*\/s.*, but not because of the watched tree \(/);
-    expect(cg.summary).toMatch(/the 2 other processes in it \(PID 200, 201\) account for \+2\d\d MiB of anonymous memory/);
-    expect(cg.evidence).toMatchObject({ outsideWatchedTree: true, otherProcessesInCgroup: 2, otherProcessesAnonGrowth: 290 * MB });
+    expect(cg.summary).toMatch(
+      /the 2 other processes in it \(PID 200, 201\) account for \+2\d\d MiB of anonymous memory/,
+    );
+    expect(cg.evidence).toMatchObject({
+      outsideWatchedTree: true,
+      otherProcessesInCgroup: 2,
+      otherProcessesAnonGrowth: 290 * MB,
+    });
   });
 
   it("without the outsiders' /proc, it says their memory could not be read", () => {
     const doc = verdictOf(watched(flat, leaking(1)), { others: [200] });
-    expect(doc.findings.find((f) => f.outsideWatchedTree)!.summary).toMatch(/1 other process share it \(PID 200\), whose memory memleak could not read/);
+    expect(doc.findings.find((f) => f.outsideWatchedTree)!.summary).toMatch(
+      /1 other process share it \(PID 200\), whose memory memleak could not read/,
+    );
   });
 
   it(`boundary: the tree explaining ${(TREE_EXPLAINS * 100).toFixed(0)}% or more of the growth keeps the cgroup finding its own`, () => {
@@ -87,7 +122,14 @@ describe("a shared cgroup growing with a file the watched process maps", () => {
   it("is the watched tree's page cache, not the outsiders' doing", () => {
     const sc: SynthScenario = {
       seconds: 300,
-      processes: [{ pid: 100, ppid: 1, anon: flat, file: { shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 0.05 * MB } }],
+      processes: [
+        {
+          pid: 100,
+          ppid: 1,
+          anon: flat,
+          file: { shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 0.05 * MB },
+        },
+      ],
       outsiders: flat,
     };
     const doc = verdictOf(sc, { others: [200], othersAnonGrowth: 0 });
@@ -109,13 +151,41 @@ describe("a process the agent could not see into", () => {
   const TABLE: [string, SynthScenario, Map<number, string> | undefined, boolean][] = [
     ["600 MB flat, injection refused", big({ kind: "stable" }), refused, true],
     ["600 MB flat, no agent in the session", big({ kind: "stable" }), undefined, true],
-    ["600 MB flat, with the agent's numbers", { ...big({ kind: "stable" }), processes: [{ ...big({ kind: "stable" }).processes[0]!, agent: () => ({ malloc: { inUse: 590 * MB, free: 1 * MB } }) }] }, refused, false],
-    ["40 MB flat, injection refused (too small for retention to matter)", { ...big({ kind: "stable" }), processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "stable" }, noise: 1 * MB, baseline: 40 * MB } }] }, refused, false],
-    ["600 MB ratcheting up in steps, injection refused", big({ kind: "step", at: 150, height: 200 * MB }), refused, true],
+    [
+      "600 MB flat, with the agent's numbers",
+      {
+        ...big({ kind: "stable" }),
+        processes: [
+          { ...big({ kind: "stable" }).processes[0]!, agent: () => ({ malloc: { inUse: 590 * MB, free: 1 * MB } }) },
+        ],
+      },
+      refused,
+      false,
+    ],
+    [
+      "40 MB flat, injection refused (too small for retention to matter)",
+      {
+        ...big({ kind: "stable" }),
+        processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "stable" }, noise: 1 * MB, baseline: 40 * MB } }],
+      },
+      refused,
+      false,
+    ],
+    [
+      "600 MB ratcheting up in steps, injection refused",
+      big({ kind: "step", at: 150, height: 200 * MB }),
+      refused,
+      true,
+    ],
     ["a leak, injection refused", big({ kind: "linear", bytesPerSecond: 1 * MB }), refused, true],
   ];
   it.each(TABLE)("%s → caveat: %s", (_name, sc, missing, caveat) => {
-    const doc = classify({ set: buildSeries(synthesize(sc)), options: {}, target: { pid: 100 }, agentMissing: missing });
+    const doc = classify({
+      set: buildSeries(synthesize(sc)),
+      options: {},
+      target: { pid: 100 },
+      agentMissing: missing,
+    });
     const f = doc.findings.find((x) => x.pid === 100)!;
     const said = f.caveats.some((c) => /allocator retention not ruled out: without the agent/.test(c));
     expect(said).toBe(caveat);

@@ -10,7 +10,9 @@ describe("an internal error", () => {
     const out = reportInternalError(err, ["run", "--", "python3", "x.py"], undefined, dir, new Date(0));
     expect(out).not.toMatch(/\n\s+at /);
     expect(out.trimEnd().split("\n")).toHaveLength(2);
-    expect(out).toMatch(/^memleak: internal error \(a bug in memleak\): cannot read properties of undefined \(reading 'anon'\)\n/);
+    expect(out).toMatch(
+      /^memleak: internal error \(a bug in memleak\): cannot read properties of undefined \(reading 'anon'\)\n/,
+    );
     const path = /details written to (\S+);/.exec(out)![1]!;
     expect(path.startsWith(dir)).toBe(true);
     const details = readFileSync(path, "utf8");

@@ -32,7 +32,8 @@ const WIDTHS = [undefined, 20, 39, 40, 41, 57, 80, 81, 100, 132, 200, 400];
 
 describe("the recorded help, laid out", () => {
   it.each(["", ...COMMANDS])("'%s --help' is commander's at every width", (name) => {
-    for (const width of WIDTHS) expect(layOut(model.help[name]!, width ?? 80), `width ${width}`).toBe(commanderHelp(name, width));
+    for (const width of WIDTHS)
+      expect(layOut(model.help[name]!, width ?? 80), `width ${width}`).toBe(commanderHelp(name, width));
   });
 
   it("a wider terminal changes the layout (the comparison above can fail)", () => {
@@ -54,12 +55,22 @@ describe("what the fast path answers", () => {
   });
 
   it("nothing else: those go to commander", () => {
-    for (const args of [[], ["watch"], ["help"], ["watch", "1", "--help"], ["--help", "watch"], ["frobnicate", "--help"], ["--version", "--json"]]) {
+    for (const args of [
+      [],
+      ["watch"],
+      ["help"],
+      ["watch", "1", "--help"],
+      ["--help", "watch"],
+      ["frobnicate", "--help"],
+      ["--version", "--json"],
+    ]) {
       expect(fastAnswer(args, undefined, url), args.join(" ")).toBeUndefined();
     }
   });
 
   it("without a recorded model (tsc alone built dist/) it leaves the answer to commander", () => {
-    expect(fastAnswer(["--help"], undefined, pathToFileURL(join(tempDir("help-model"), "absent.json")))).toBeUndefined();
+    expect(
+      fastAnswer(["--help"], undefined, pathToFileURL(join(tempDir("help-model"), "absent.json"))),
+    ).toBeUndefined();
   });
 });

@@ -49,7 +49,10 @@ function helpEntries(command: CommandName): string[] {
   const r = parseCLI([command, "--help"]);
   if (r.kind !== "print") throw new Error(`${command} --help gave ${r.kind}`);
   // The options stand in groups (help-text.ts), after the arguments and before the examples; headings left out.
-  const options = r.text.slice(r.text.search(/^(?!Usage|Arguments)[A-Z][^\n]*:\n {2}-/m), r.text.indexOf("\nExamples:\n"));
+  const options = r.text.slice(
+    r.text.search(/^(?!Usage|Arguments)[A-Z][^\n]*:\n {2}-/m),
+    r.text.indexOf("\nExamples:\n"),
+  );
   return options
     .replace(/^[A-Z][^\n]*:$/gm, "")
     .split(/\n(?= {2}-)/)
@@ -65,7 +68,10 @@ function expectedEntry(name: OptionName, option: OptionSpec, command: CommandNam
   ];
   const described = descriptionIn(option, command) + (extras.length ? ` (${extras.join(", ")})` : "");
   const short = SHORT_FLAG[name];
-  return [short ? `${short}, ${option.flag}` : option.flag, option.placeholder, described].filter(Boolean).join(" ").replace(/\s+/g, " ");
+  return [short ? `${short}, ${option.flag}` : option.flag, option.placeholder, described]
+    .filter(Boolean)
+    .join(" ")
+    .replace(/\s+/g, " ");
 }
 
 describe("the options' table", () => {
@@ -73,28 +79,40 @@ describe("the options' table", () => {
     for (const [, option] of ROWS) expect(option.commands.length, option.flag).toBeGreaterThan(0);
   });
 
-  it.each(COMMANDS)("%s --help lists the table's options for it, in order, with their descriptions, choices and defaults", (command) => {
-    // In the table's order within each group: compared sorted, the groups' order being help-text.ts's.
-    const listed = ROWS.filter(([, o]) => takes(o, command) && !o.hidden).map(([name, o]) => expectedEntry(name, o, command));
-    expect(helpEntries(command).sort()).toEqual(listed.sort());
-  });
+  it.each(COMMANDS)(
+    "%s --help lists the table's options for it, in order, with their descriptions, choices and defaults",
+    (command) => {
+      // In the table's order within each group: compared sorted, the groups' order being help-text.ts's.
+      const listed = ROWS.filter(([, o]) => takes(o, command) && !o.hidden).map(([name, o]) =>
+        expectedEntry(name, o, command),
+      );
+      expect(helpEntries(command).sort()).toEqual(listed.sort());
+    },
+  );
 
   it("a hidden option is accepted where it belongs though --help does not list it", () => {
     for (const command of COMMANDS) {
-      expect(parseCLI(argv(command, ["--root", "/captured"]))).toMatchObject(takes(OPTIONS.root, command) ? { root: "/captured" } : { kind: "error" });
+      expect(parseCLI(argv(command, ["--root", "/captured"]))).toMatchObject(
+        takes(OPTIONS.root, command) ? { root: "/captured" } : { kind: "error" },
+      );
     }
   });
 
   it.each(COMMANDS)("%s refuses the options of other commands as unknown", (command) => {
     for (const [, option] of ROWS.filter(([, o]) => !takes(o, command))) {
       const given = option.placeholder ? [option.flag, "1"] : [option.flag];
-      expect(parseCLI(argv(command, given)), option.flag).toMatchObject({ kind: "error", exitCode: 2, message: expect.stringContaining(`unknown option '${option.flag}'`) });
+      expect(parseCLI(argv(command, given)), option.flag).toMatchObject({
+        kind: "error",
+        exitCode: 2,
+        message: expect.stringContaining(`unknown option '${option.flag}'`),
+      });
     }
   });
 
   it("every value's placeholder says how it can be malformed, or is free text", () => {
     for (const [, option] of ROWS) {
-      if (option.placeholder) expect([...Object.keys(MALFORMED), ...FREE_TEXT], option.flag).toContain(option.placeholder);
+      if (option.placeholder)
+        expect([...Object.keys(MALFORMED), ...FREE_TEXT], option.flag).toContain(option.placeholder);
     }
   });
 
@@ -124,8 +142,13 @@ describe("the options' table", () => {
       // --range and --step belong to a Prometheus source: read with one.
       const source = name === "range" || name === "step" ? ["--prometheus", "http://p:9090", "--query", "up"] : [];
       const r = parseCLI(source.length ? ["analyze", ...source] : argv(command, []));
-      const fields = r as unknown as Record<string, unknown> & { gates?: Record<string, unknown>; prometheus?: Record<string, unknown> };
-      expect(fields[name] ?? fields.gates?.[name] ?? fields.prometheus?.[name]).toEqual(option.parse!(option.default!, option.flag));
+      const fields = r as unknown as Record<string, unknown> & {
+        gates?: Record<string, unknown>;
+        prometheus?: Record<string, unknown>;
+      };
+      expect(fields[name] ?? fields.gates?.[name] ?? fields.prometheus?.[name]).toEqual(
+        option.parse!(option.default!, option.flag),
+      );
     });
   });
 });

@@ -23,7 +23,10 @@ describe("--metrics [host:]port", () => {
   });
 
   it.each(["", "http://x:9", "99999", "host:", ":9464", "a:b:9464", "9464x"])("%j is a usage error", (text) => {
-    expect(error(["watch", "--metrics", text, "12"])).toMatchObject({ exitCode: 2, message: expect.stringMatching(/^--metrics: ".*" is not \[host:\]port/) });
+    expect(error(["watch", "--metrics", text, "12"])).toMatchObject({
+      exitCode: 2,
+      message: expect.stringMatching(/^--metrics: ".*" is not \[host:\]port/),
+    });
   });
 
   it("is not analyze's", () => {
@@ -33,7 +36,19 @@ describe("--metrics [host:]port", () => {
 
 describe("analyze --prometheus", () => {
   it("reads the server, the query, the range and the step", () => {
-    expect(parseCLI(["analyze", "--prometheus", "http://prom:9090", "--query", "container_memory_rss", "--range", "6h", "--step", "30s"])).toMatchObject({
+    expect(
+      parseCLI([
+        "analyze",
+        "--prometheus",
+        "http://prom:9090",
+        "--query",
+        "container_memory_rss",
+        "--range",
+        "6h",
+        "--step",
+        "30s",
+      ]),
+    ).toMatchObject({
       kind: "analyze",
       file: undefined,
       prometheus: { url: new URL("http://prom:9090"), query: "container_memory_rss", range: 6 * 3600, step: 30 },
@@ -41,7 +56,9 @@ describe("analyze --prometheus", () => {
   });
 
   it("defaults: the last hour at 15 s", () => {
-    expect(parseCLI(["analyze", "--prometheus", "http://prom:9090", "--query", "up"])).toMatchObject({ prometheus: { range: 3600, step: 15 } });
+    expect(parseCLI(["analyze", "--prometheus", "http://prom:9090", "--query", "up"])).toMatchObject({
+      prometheus: { range: 3600, step: 15 },
+    });
   });
 
   it("a recording still works alone", () => {
@@ -52,12 +69,27 @@ describe("analyze --prometheus", () => {
     [["analyze"], "analyze needs a recording (memleak analyze run.jsonl) or --prometheus <url> --query <promql>"],
     [["analyze", "--prometheus", "http://p:9090"], "--prometheus needs --query <promql>: the series to judge"],
     [["analyze", "--query", "up", "r.jsonl"], "--query needs --prometheus <url>: the server to ask"],
-    [["analyze", "--prometheus", "http://p:9090", "--query", "up", "r.jsonl"], "analyze reads a recording or --prometheus, not both: drop r.jsonl or --prometheus"],
-    [["analyze", "--prometheus", "prom:9090", "--query", "up"], '--prometheus: "prom:9090" is not an http:// or https:// URL'],
-    [["analyze", "--prometheus", "not a url", "--query", "up"], '--prometheus: "not a url" is not a URL (http://prometheus:9090)'],
+    [
+      ["analyze", "--prometheus", "http://p:9090", "--query", "up", "r.jsonl"],
+      "analyze reads a recording or --prometheus, not both: drop r.jsonl or --prometheus",
+    ],
+    [
+      ["analyze", "--prometheus", "prom:9090", "--query", "up"],
+      '--prometheus: "prom:9090" is not an http:// or https:// URL',
+    ],
+    [
+      ["analyze", "--prometheus", "not a url", "--query", "up"],
+      '--prometheus: "not a url" is not a URL (http://prometheus:9090)',
+    ],
     [["analyze", "--prometheus", "http://p:9090", "--query", " "], "--query: must not be empty"],
-    [["analyze", "--prometheus", "http://p:9090", "--query", "up", "--range", "1m", "--step", "5m"], "--step 300s is longer than --range 60s: no two points to judge"],
-    [["analyze", "--prometheus", "http://p:9090", "--query", "up", "--html", "r.html"], "--html draws a recording's series: not with --prometheus (Grafana draws those)"],
+    [
+      ["analyze", "--prometheus", "http://p:9090", "--query", "up", "--range", "1m", "--step", "5m"],
+      "--step 300s is longer than --range 60s: no two points to judge",
+    ],
+    [
+      ["analyze", "--prometheus", "http://p:9090", "--query", "up", "--html", "r.html"],
+      "--html draws a recording's series: not with --prometheus (Grafana draws those)",
+    ],
   ])("%j: %s", (args, message) => {
     expect(error(args)).toEqual({ kind: "error", message, exitCode: 2 });
   });

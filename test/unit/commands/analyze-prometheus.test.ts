@@ -16,7 +16,12 @@ async function serving(file: string, status = 200) {
   return new URL(server.url);
 }
 
-const options = (url: URL, extra: object = {}) => ({ prometheus: { url, query: "q", range: 120, step: 1 }, json: false, gates: { metric: "pss" as const, perProcess: false }, ...extra });
+const options = (url: URL, extra: object = {}) => ({
+  prometheus: { url, query: "q", range: 120, step: 1 },
+  json: false,
+  gates: { metric: "pss" as const, perProcess: false },
+  ...extra,
+});
 
 describe("analyze --prometheus", () => {
   it("prints a line per pod, most serious first, then the headline's report; exit 0 without gates", async () => {
@@ -33,16 +38,28 @@ describe("analyze --prometheus", () => {
 
   it("--fail-on leak fails the step on any pod's leak (exit 1)", async () => {
     const io = fakeIO();
-    const r = await analyzePrometheusCommand(options(await serving("prometheus/cadvisor-containers.json"), { gates: { metric: "pss", perProcess: false, failOn: ["leak"] } }), io);
+    const r = await analyzePrometheusCommand(
+      options(await serving("prometheus/cadvisor-containers.json"), {
+        gates: { metric: "pss", perProcess: false, failOn: ["leak"] },
+      }),
+      io,
+    );
     expect(r.exitCode).toBe(1);
     expect(io.err.join("")).toContain("memleak: gate fail-on failed: leak found");
   });
 
   it("--max-growth on a container measures its usage, not an empty Σ of processes that would pass as 0 B", async () => {
     const io = fakeIO();
-    const r = await analyzePrometheusCommand(options(await serving("prometheus/cadvisor-containers.json"), { gates: { metric: "pss", perProcess: false, maxGrowth: { bytes: 2 ** 20, text: "1 MiB" } } }), io);
+    const r = await analyzePrometheusCommand(
+      options(await serving("prometheus/cadvisor-containers.json"), {
+        gates: { metric: "pss", perProcess: false, maxGrowth: { bytes: 2 ** 20, text: "1 MiB" } },
+      }),
+      io,
+    );
     expect(r.exitCode).toBe(1);
-    expect(r.doc.gates).toEqual([expect.objectContaining({ name: "max-growth", result: "fail", subject: "cgroup usage" })]);
+    expect(r.doc.gates).toEqual([
+      expect.objectContaining({ name: "max-growth", result: "fail", subject: "cgroup usage" }),
+    ]);
   });
 
   it("--json prints every finding in the verdict document", async () => {
@@ -53,7 +70,9 @@ describe("analyze --prometheus", () => {
   });
 
   it("an empty result is exit 3, naming the query and the range", async () => {
-    const err = await analyzePrometheusCommand(options(await serving("prometheus/empty.json")), fakeIO()).catch((e: unknown) => e as MemleakError);
+    const err = await analyzePrometheusCommand(options(await serving("prometheus/empty.json")), fakeIO()).catch(
+      (e: unknown) => e as MemleakError,
+    );
     expect(err).toBeInstanceOf(MemleakError);
     expect((err as MemleakError).exitCode).toBe(3);
     expect((err as MemleakError).message).toMatch(/has no data for q over the last 2m/);
@@ -62,7 +81,12 @@ describe("analyze --prometheus", () => {
   it("a range with too many points is read at a coarser step, and says so", async () => {
     const url = await serving("prometheus/cadvisor-containers.json");
     const io = fakeIO();
-    await analyzePrometheusCommand({ ...options(url), prometheus: { url, query: "q", range: 30 * 86400, step: 15 } }, io);
-    expect(io.err.join("")).toMatch(/--range 720h00m at --step 15s would be 172801 points per series; reading one every 21m37s instead \(downsampled by Prometheus\)/);
+    await analyzePrometheusCommand(
+      { ...options(url), prometheus: { url, query: "q", range: 30 * 86400, step: 15 } },
+      io,
+    );
+    expect(io.err.join("")).toMatch(
+      /--range 720h00m at --step 15s would be 172801 points per series; reading one every 21m37s instead \(downsampled by Prometheus\)/,
+    );
   });
 });

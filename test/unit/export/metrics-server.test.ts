@@ -23,7 +23,12 @@ describe("the metrics server", () => {
     expect(plain.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
     expect(await plain.text()).toContain("# TYPE memleak_self_cpu_seconds_total counter");
     // What Prometheus 2.x sends.
-    const om = await fetch(`${base}/metrics`, { headers: { accept: "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1" } });
+    const om = await fetch(`${base}/metrics`, {
+      headers: {
+        accept:
+          "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
+      },
+    });
     expect(om.headers.get("content-type")).toContain("application/openmetrics-text; version=1.0.0");
     expect((await om.text()).trimEnd().endsWith("# EOF")).toBe(true);
   });
@@ -36,10 +41,14 @@ describe("the metrics server", () => {
 
   it("a port in use is one line and exit 3", async () => {
     const { server } = await started();
-    const err = await startMetricsServer(new SessionMetrics(), "127.0.0.1", server.address.port).catch((e: unknown) => e);
+    const err = await startMetricsServer(new SessionMetrics(), "127.0.0.1", server.address.port).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(MemleakError);
     expect((err as MemleakError).exitCode).toBe(3);
-    expect((err as MemleakError).message).toBe(`--metrics 127.0.0.1:${server.address.port}: cannot listen: the port is in use (choose another, or 0 for any free one)`);
+    expect((err as MemleakError).message).toBe(
+      `--metrics 127.0.0.1:${server.address.port}: cannot listen: the port is in use (choose another, or 0 for any free one)`,
+    );
   });
 
   it("an address this machine does not have is named", async () => {

@@ -39,7 +39,10 @@ describe("SessionMetrics", () => {
     const at = `{pid="${p.pid}",comm="${p.comm}"}`;
     expect(v.get(`memleak_process_rss_bytes${at}`)).toBe(p.rss);
     expect(v.get(`memleak_process_anon_bytes${at}`)).toBe(p.anon);
-    const agent = last.agent![String(p.pid)] as { malloc: { inUse: number; free: number; arenas: number }; py: { allocatedBlocks: number } };
+    const agent = last.agent![String(p.pid)] as {
+      malloc: { inUse: number; free: number; arenas: number };
+      py: { allocatedBlocks: number };
+    };
     expect(v.get(`memleak_process_malloc_in_use_bytes${at}`)).toBe(agent.malloc.inUse);
     expect(v.get(`memleak_process_malloc_free_bytes${at}`)).toBe(agent.malloc.free);
     expect(v.get(`memleak_process_malloc_arenas${at}`)).toBe(agent.malloc.arenas);
@@ -60,7 +63,9 @@ describe("SessionMetrics", () => {
     const p = last.processes[0]!;
     m.pidsInside = new Map([[p.pid, 1]]);
     m.update(last, undefined);
-    const inside = [...values(await m.prometheus.metrics())].filter(([k]) => k.startsWith("memleak_process_pid_inside"));
+    const inside = [...values(await m.prometheus.metrics())].filter(([k]) =>
+      k.startsWith("memleak_process_pid_inside"),
+    );
     expect(inside).toEqual([[`memleak_process_pid_inside{pid="${p.pid}",comm="${p.comm}"}`, 1]]);
   });
 
@@ -77,7 +82,11 @@ describe("SessionMetrics", () => {
     expect(kinds).toHaveLength(7);
     expect(kinds.filter(([, x]) => x === 1)).toHaveLength(1);
     expect(v.get(`memleak_verdict_confidence{subject="process",pid="${pid}"}`)).toBe(doc.verdict.confidence);
-    expect(v.get(`memleak_verdict_growth_rate_bytes_per_second{subject="process",pid="${pid}",metric="${doc.verdict.metric}"}`)).toBeCloseTo(doc.verdict.rate!.bytesPerSecond);
+    expect(
+      v.get(
+        `memleak_verdict_growth_rate_bytes_per_second{subject="process",pid="${pid}",metric="${doc.verdict.metric}"}`,
+      ),
+    ).toBeCloseTo(doc.verdict.rate!.bytesPerSecond);
     expect(v.get(`memleak_finding{kind="leak",subject="process",pid="${pid}"}`)).toBe(1);
   });
 
@@ -101,7 +110,12 @@ describe("SessionMetrics", () => {
   it("a process that exited loses its series at the next sample: a pool's workers do not pile up", async () => {
     const samples = await samplesOf("fork_cow.jsonl");
     const m = new SessionMetrics();
-    const pidsIn = async () => new Set([...values(await m.prometheus.metrics()).keys()].filter((k) => k.startsWith("memleak_process_rss_bytes")).map((k) => /pid="(\d+)"/.exec(k)![1]));
+    const pidsIn = async () =>
+      new Set(
+        [...values(await m.prometheus.metrics()).keys()]
+          .filter((k) => k.startsWith("memleak_process_rss_bytes"))
+          .map((k) => /pid="(\d+)"/.exec(k)![1]),
+      );
     const most = samples.reduce((a, b) => (b.processes.length > a.processes.length ? b : a));
     m.update(most, undefined);
     expect((await pidsIn()).size).toBe(most.processes.length);
@@ -115,7 +129,18 @@ describe("SessionMetrics", () => {
   it("exports the root and the largest processes, MAX_EXPORTED_PROCESSES at most, and counts the rest", async () => {
     const base = (await samplesOf("fork_cow.jsonl")).at(-1)!;
     const root = base.processes[0]!;
-    const many: Sample = { ...base, processes: [root, ...Array.from({ length: 120 }, (_, i) => ({ ...root, pid: 100_000 + i, ppid: root.pid, rss: (i + 1) * 2 ** 20 }))] };
+    const many: Sample = {
+      ...base,
+      processes: [
+        root,
+        ...Array.from({ length: 120 }, (_, i) => ({
+          ...root,
+          pid: 100_000 + i,
+          ppid: root.pid,
+          rss: (i + 1) * 2 ** 20,
+        })),
+      ],
+    };
     const chosen = exportedProcesses(many.processes, root.pid);
     expect(chosen).toHaveLength(MAX_EXPORTED_PROCESSES);
     expect(chosen[0]!.pid).toBe(root.pid);

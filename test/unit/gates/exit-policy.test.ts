@@ -5,7 +5,12 @@ import type { VerdictDocument } from "../../../src/analysis/types.js";
 import { EXIT, type ExitCode } from "../../../src/base/errors.js";
 
 const exit = (code: number | null, signal: NodeJS.Signals | null = null): CommandExit => ({ code, signal });
-const gate = (result: GateResult["result"], passed: boolean): GateResult => ({ name: "fail-on", result, passed, message: "m" });
+const gate = (result: GateResult["result"], passed: boolean): GateResult => ({
+  name: "fail-on",
+  result,
+  passed,
+  message: "m",
+});
 const docWith = (gates?: GateResult[]) => ({ ...(gates && { gates }) }) as unknown as VerdictDocument;
 
 describe("gatesExitCode", () => {

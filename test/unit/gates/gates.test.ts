@@ -5,8 +5,14 @@ import { evaluateGates } from "../../../src/gates/gates.js";
 import { parseKinds, type GateOptions } from "../../../src/gates/spec.js";
 import { MB, synthesize } from "../../helpers/synthetic-samples.js";
 
-const leak = synthesize({ seconds: 300, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: 0.5 * MB }, noise: 2 * MB } }] });
-const flat = synthesize({ seconds: 300, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "stable" }, noise: 2 * MB } }] });
+const leak = synthesize({
+  seconds: 300,
+  processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: 0.5 * MB }, noise: 2 * MB } }],
+});
+const flat = synthesize({
+  seconds: 300,
+  processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "stable" }, noise: 2 * MB } }],
+});
 
 function gates(samples: typeof leak, o: Partial<GateOptions>) {
   const set = buildSeries(samples);
@@ -45,20 +51,39 @@ describe("CI gates", () => {
   });
 
   it("no readings for the metric is an inconclusive gate, not a silent pass; --strict fails it", () => {
-    const noCg = synthesize({ seconds: 60, noCgroup: true, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "stable" } } }] });
+    const noCg = synthesize({
+      seconds: 60,
+      noCgroup: true,
+      processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "stable" } } }],
+    });
     const [g] = gates(noCg, { metric: "cgroup", maxGrowth: { kind: "bytes", bytes: 1 } });
-    expect(g).toMatchObject({ result: "inconclusive", passed: true, message: expect.stringMatching(/no cgroup readings/) });
+    expect(g).toMatchObject({
+      result: "inconclusive",
+      passed: true,
+      message: expect.stringMatching(/no cgroup readings/),
+    });
     const [strict] = gates(noCg, { metric: "cgroup", maxGrowth: { kind: "bytes", bytes: 1 }, strict: true });
     expect(strict).toMatchObject({ result: "inconclusive", passed: false });
   });
 
   describe("a gate the data cannot decide is inconclusive, never a silent pass", () => {
     const short = (seconds: number, bytesPerSecond = 0) =>
-      synthesize({ seconds, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond }, noise: 0.05 * MB } }] });
+      synthesize({
+        seconds,
+        processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond }, noise: 0.05 * MB } }],
+      });
     it("--fail-on leak on a 5 s steady script: inconclusive (nothing could be judged), passing unless --strict", () => {
       const [g] = gates(short(5), { failOn: ["leak"] });
-      expect(g).toMatchObject({ name: "fail-on", result: "inconclusive", passed: true, message: expect.stringMatching(/^no leak found, but nothing could be judged: .*not enough data/) });
-      expect(gates(short(5), { failOn: ["leak"], strict: true })[0]).toMatchObject({ result: "inconclusive", passed: false });
+      expect(g).toMatchObject({
+        name: "fail-on",
+        result: "inconclusive",
+        passed: true,
+        message: expect.stringMatching(/^no leak found, but nothing could be judged: .*not enough data/),
+      });
+      expect(gates(short(5), { failOn: ["leak"], strict: true })[0]).toMatchObject({
+        result: "inconclusive",
+        passed: false,
+      });
     });
     it("--fail-on leak on 15 s of a 3 MiB/s leak: failed (the early test called it)", () => {
       expect(gates(short(15, 3 * MB), { failOn: ["leak"] })[0]).toMatchObject({ result: "fail", passed: false });
@@ -67,24 +92,41 @@ describe("CI gates", () => {
       expect(gates(short(5), { failOn: ["insufficient-data"] })[0]).toMatchObject({ result: "fail" });
     });
     it("--max-rate on 8 s: inconclusive when flat; failed when the early test sees growth faster than the limit", () => {
-      expect(gates(short(8), { maxRate: { bytesPerSecond: 0.1 * MB, text: "6MiB/min" } })[0]).toMatchObject({ result: "inconclusive", message: expect.stringMatching(/too few for a rate/) });
-      expect(gates(short(15, 3 * MB), { maxRate: { bytesPerSecond: 1 * MB, text: "60MiB/min" } })[0]).toMatchObject({ result: "fail", message: expect.stringMatching(/early test/) });
-      expect(gates(short(15, 3 * MB), { maxRate: { bytesPerSecond: 5 * MB, text: "300MiB/min" } })[0]).toMatchObject({ result: "inconclusive" });
+      expect(gates(short(8), { maxRate: { bytesPerSecond: 0.1 * MB, text: "6MiB/min" } })[0]).toMatchObject({
+        result: "inconclusive",
+        message: expect.stringMatching(/too few for a rate/),
+      });
+      expect(gates(short(15, 3 * MB), { maxRate: { bytesPerSecond: 1 * MB, text: "60MiB/min" } })[0]).toMatchObject({
+        result: "fail",
+        message: expect.stringMatching(/early test/),
+      });
+      expect(gates(short(15, 3 * MB), { maxRate: { bytesPerSecond: 5 * MB, text: "300MiB/min" } })[0]).toMatchObject({
+        result: "inconclusive",
+      });
     });
     it("--max-growth on fewer than 6 readings: inconclusive (its start and end levels would overlap), 6 decide", () => {
       const at = (seconds: number) => gates(short(seconds, 3 * MB), { maxGrowth: { kind: "bytes", bytes: 1 * MB } })[0];
-      expect(at(5)).toMatchObject({ result: "inconclusive", message: expect.stringMatching(/5 readings, too few to compare a start with an end \(needs 6\)/) });
+      expect(at(5)).toMatchObject({
+        result: "inconclusive",
+        message: expect.stringMatching(/5 readings, too few to compare a start with an end \(needs 6\)/),
+      });
       expect(at(6)).toMatchObject({ result: "fail", subject: "tree Σ pss" });
     });
 
     it("--max-growth with a warm-up that covers the run: inconclusive", () => {
-      expect(gates(short(10), { maxGrowth: { kind: "bytes", bytes: 50 * MB }, warmup: 60 })[0]).toMatchObject({ result: "inconclusive", message: expect.stringMatching(/too few to compare/) });
+      expect(gates(short(10), { maxGrowth: { kind: "bytes", bytes: 50 * MB }, warmup: 60 })[0]).toMatchObject({
+        result: "inconclusive",
+        message: expect.stringMatching(/too few to compare/),
+      });
     });
   });
 
   it("kinds are validated", () => {
     expect(parseKinds("leak,cow")).toEqual({ ok: true, value: ["leak", "cow"] });
-    expect(parseKinds("leak,leaky")).toMatchObject({ ok: false, message: expect.stringMatching(/unknown verdict kind "leaky"/) });
+    expect(parseKinds("leak,leaky")).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/unknown verdict kind "leaky"/),
+    });
     expect(parseKinds("")).toMatchObject({ ok: false });
   });
 });

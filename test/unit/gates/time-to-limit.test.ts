@@ -21,8 +21,14 @@ function gateOn(sc: SynthScenario, limit: number | null, min: { seconds: number;
   return { doc, gate: gates.find((g) => g.name === "min-time-to-limit")! };
 }
 
-const leak: SynthScenario = { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 3 * MB } }] };
-const steady: SynthScenario = { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "stable" }, noise: 3 * MB } }] };
+const leak: SynthScenario = {
+  seconds: 300,
+  processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 3 * MB } }],
+};
+const steady: SynthScenario = {
+  seconds: 300,
+  processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "stable" }, noise: 3 * MB } }],
+};
 
 describe("--min-time-to-limit", () => {
   // A 1 MB/s leak at ~409 MiB under a 1 GiB limit: ~10 minutes away.
@@ -32,7 +38,9 @@ describe("--min-time-to-limit", () => {
     expect(gate.result).toBe("fail");
     expect(gate.passed).toBe(false);
     expect(gate.subject).toBe("PID 100");
-    expect(gate.message).toMatch(/^PID 100: container limit 1\.00 GiB, .*: ~10 min .*; even the slow end \(\d+m\d\ds\) is sooner than --min-time-to-limit 1h$/);
+    expect(gate.message).toMatch(
+      /^PID 100: container limit 1\.00 GiB, .*: ~10 min .*; even the slow end \(\d+m\d\ds\) is sooner than --min-time-to-limit 1h$/,
+    );
   });
 
   it("passes when the slow end is further away than the time given", () => {
@@ -55,13 +63,28 @@ describe("--min-time-to-limit", () => {
 
   it("is inconclusive when nothing could be judged, and fails the step under --strict", () => {
     const short: SynthScenario = { ...leak, seconds: 5 };
-    expect(gateOn(short, 1 * GiB, { seconds: 3600, text: "1h" }).gate).toMatchObject({ result: "inconclusive", passed: true });
-    expect(gateOn(short, 1 * GiB, { seconds: 3600, text: "1h" }, true).gate).toMatchObject({ result: "inconclusive", passed: false });
+    expect(gateOn(short, 1 * GiB, { seconds: 3600, text: "1h" }).gate).toMatchObject({
+      result: "inconclusive",
+      passed: true,
+    });
+    expect(gateOn(short, 1 * GiB, { seconds: 3600, text: "1h" }, true).gate).toMatchObject({
+      result: "inconclusive",
+      passed: false,
+    });
   });
 
   it("is parsed as a duration, quoted as typed; a malformed one is a usage error", () => {
-    expect(parseCLI(["run", "--min-time-to-limit", "30m", "--", "python3", "x.py"])).toMatchObject({ kind: "run", gates: { minTimeToLimit: { seconds: 1800, text: "30m" } } });
-    expect(parseCLI(["watch", "1", "--min-time-to-limit", "2h", "--fail-fast"])).toMatchObject({ gates: { minTimeToLimit: { seconds: 7200 }, failFast: true } });
-    expect(parseCLI(["run", "--min-time-to-limit", "soon", "--", "python3", "x.py"])).toMatchObject({ kind: "error", exitCode: 2, message: expect.stringMatching(/--min-time-to-limit.*"soon" is not a duration/) });
+    expect(parseCLI(["run", "--min-time-to-limit", "30m", "--", "python3", "x.py"])).toMatchObject({
+      kind: "run",
+      gates: { minTimeToLimit: { seconds: 1800, text: "30m" } },
+    });
+    expect(parseCLI(["watch", "1", "--min-time-to-limit", "2h", "--fail-fast"])).toMatchObject({
+      gates: { minTimeToLimit: { seconds: 7200 }, failFast: true },
+    });
+    expect(parseCLI(["run", "--min-time-to-limit", "soon", "--", "python3", "x.py"])).toMatchObject({
+      kind: "error",
+      exitCode: 2,
+      message: expect.stringMatching(/--min-time-to-limit.*"soon" is not a duration/),
+    });
   });
 });

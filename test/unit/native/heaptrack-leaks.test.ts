@@ -19,11 +19,29 @@ describe("parseHeaptrackLeaks", () => {
     const top = r.blocks[0]!;
     expect(top.bytes).toBe(19_200_000);
     expect(top.count).toBe(293);
-    expect(top.frames[0]).toEqual({ function: "leaky_fn", file: "/tmp/ht34/leaky.c", line: 6, module: "/tmp/ht34/leaky.cpython-311-x86_64-linux-gnu.so" });
-    expect(top.frames[1]).toEqual({ function: "_PyEval_EvalFrameDefault", file: "Python/ceval.c", line: 5020, module: "/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0" });
+    expect(top.frames[0]).toEqual({
+      function: "leaky_fn",
+      file: "/tmp/ht34/leaky.c",
+      line: 6,
+      module: "/tmp/ht34/leaky.cpython-311-x86_64-linux-gnu.so",
+    });
+    expect(top.frames[1]).toEqual({
+      function: "_PyEval_EvalFrameDefault",
+      file: "Python/ceval.c",
+      line: 5020,
+      module: "/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0",
+    });
     // _PyEval_Vector is inlined (no "in" line of its own): it is in the library named last.
-    expect(top.frames[3]).toEqual({ function: "_PyEval_Vector", file: "Python/ceval.c", line: 6434, module: "/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0" });
-    expect(top.frames[top.frames.length - 1]).toEqual({ function: "_start", module: "/root/.pyenv/versions/3.11.7/bin/python3.11" });
+    expect(top.frames[3]).toEqual({
+      function: "_PyEval_Vector",
+      file: "Python/ceval.c",
+      line: 6434,
+      module: "/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0",
+    });
+    expect(top.frames[top.frames.length - 1]).toEqual({
+      function: "_start",
+      module: "/root/.pyenv/versions/3.11.7/bin/python3.11",
+    });
   });
 
   it("reads unnamed frames (bare addresses) as functions of their library", () => {
@@ -40,7 +58,7 @@ describe("parseHeaptrackLeaks", () => {
   });
 
   it("ignores text that is not a leak list, and a list cut short", () => {
-    expect(parseHeaptrackLeaks("reading file \"x\" - please wait\nfinished reading file\n").blocks).toEqual([]);
+    expect(parseHeaptrackLeaks('reading file "x" - please wait\nfinished reading file\n').blocks).toEqual([]);
     const cut = readFileSync(`${FIXTURES}heaptrack/leaks.c-extension.txt`, "utf8").slice(0, 400);
     const r = parseHeaptrackLeaks(cut);
     expect(r.blocks).toHaveLength(1);
@@ -52,8 +70,15 @@ describe("which stacks are claimed", () => {
   it("puts the C library, libpython, the python executable and lib-dynload in the runtime, an extension outside it", () => {
     expect(isRuntimeFrame({ function: "x", module: "/lib/x86_64-linux-gnu/libc.so.6" })).toBe(true);
     expect(isRuntimeFrame({ function: "x", module: "/usr/bin/python3.11" })).toBe(true);
-    expect(isRuntimeFrame({ function: "x", module: "/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0" })).toBe(true);
-    expect(isRuntimeFrame({ function: "x", module: "/usr/lib/python3.11/lib-dynload/_json.cpython-311-x86_64-linux-gnu.so" })).toBe(true);
+    expect(isRuntimeFrame({ function: "x", module: "/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0" })).toBe(
+      true,
+    );
+    expect(
+      isRuntimeFrame({
+        function: "x",
+        module: "/usr/lib/python3.11/lib-dynload/_json.cpython-311-x86_64-linux-gnu.so",
+      }),
+    ).toBe(true);
     expect(isRuntimeFrame({ function: "x", module: "/lib/x86_64-linux-gnu/libstdc++.so.6" })).toBe(true);
     expect(isRuntimeFrame({ function: "x", module: "/lib/x86_64-linux-gnu/libtorch_python.so.1.13" })).toBe(false);
     expect(isRuntimeFrame({ function: "x", module: "/lib/x86_64-linux-gnu/libffi.so.8" })).toBe(false);
@@ -118,7 +143,10 @@ describe("which stacks are claimed", () => {
     const r = capture("c-extension");
     const top = r.blocks[0]!;
     const atCut = [{ ...top, bytes: 6_553_600, count: 100 }];
-    expect(claimLeaks({ pid: 1, command: "", atExit: r.blocks, atCut })[0]).toMatchObject({ bytes: 19_658_750 - 6_553_600, count: 200 });
+    expect(claimLeaks({ pid: 1, command: "", atExit: r.blocks, atCut })[0]).toMatchObject({
+      bytes: 19_658_750 - 6_553_600,
+      count: 200,
+    });
     const oneLess = r.blocks.map((b) => (b === top ? { ...top, count: 292, bytes: 19_134_464 } : b));
     expect(claimLeaks({ pid: 1, command: "", atExit: r.blocks, atCut: oneLess })).toEqual([]);
   });
@@ -126,9 +154,12 @@ describe("which stacks are claimed", () => {
   it("needs the stack's never-freed bytes to have grown again after each late cut: an import that outlasted the warm-up is not a leak", () => {
     const r = capture("c-extension");
     const top = r.blocks[0]!;
-    const at = (calls: number) => r.blocks.map((b) => (b === top ? { ...top, count: calls, bytes: calls * 65_536 } : b));
+    const at = (calls: number) =>
+      r.blocks.map((b) => (b === top ? { ...top, count: calls, bytes: calls * 65_536 } : b));
     // 19.2 MB at exit: growing through both late stretches.
-    expect(claimLeaks({ pid: 1, command: "", atExit: r.blocks, atCut: [], atLate: [at(200), at(250)] })).toHaveLength(1);
+    expect(claimLeaks({ pid: 1, command: "", atExit: r.blocks, atCut: [], atLate: [at(200), at(250)] })).toHaveLength(
+      1,
+    );
     // Done growing by the first late cut (all of this block held there already): not claimed.
     expect(claimLeaks({ pid: 1, command: "", atExit: r.blocks, atCut: [], atLate: [r.blocks, r.blocks] })).toEqual([]);
     // Grew up to nine tenths of the life, then stopped: not claimed either.
@@ -150,7 +181,11 @@ describe("which stacks are claimed", () => {
 
   it("groups stacks that differ only above the site (called from different Python lines)", () => {
     const top = capture("c-extension").blocks[0]!;
-    const other = { bytes: 1000, count: 4, frames: [top.frames[0]!, { function: "somewhere_else", module: "/usr/bin/python3.11" }] };
+    const other = {
+      bytes: 1000,
+      count: 4,
+      frames: [top.frames[0]!, { function: "somewhere_else", module: "/usr/bin/python3.11" }],
+    };
     const [g] = claimLeaks({ pid: 1, command: "", atExit: [top, other], atCut: [] });
     expect(g).toMatchObject({ bytes: top.bytes + 1000, count: top.count + 4 });
   });

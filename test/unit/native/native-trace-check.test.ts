@@ -36,7 +36,10 @@ describe("nativeTraceFrom", () => {
     ["a line that is text", (t: any) => ({ ...t, stacks: [{ ...t.stacks[0], site: { function: "f", line: "6" } }] })],
     ["too many stacks", (t: any) => ({ ...t, stacks: Array(9).fill(t.stacks[0]) })],
     ["a problem that is not text", (t: any) => ({ ...t, problems: [1] })],
-    ["a function name of 5,000 characters", (t: any) => ({ ...t, stacks: [{ ...t.stacks[0], site: { function: "f".repeat(5000) } }] })],
+    [
+      "a function name of 5,000 characters",
+      (t: any) => ({ ...t, stacks: [{ ...t.stacks[0], site: { function: "f".repeat(5000) } }] }),
+    ],
   ])("drops the whole trace for %s", (_, change) => {
     expect(through(change(trace))).toBeUndefined();
   });

@@ -15,7 +15,9 @@ import { FIXTURES, fixture, value } from "../../helpers/fixtures.js";
 
 describe("cgroup limits", () => {
   it("v1 memory.limit_in_bytes set to 300 MiB (the e2e test's limit, captured on the dev machine)", () => {
-    expect(value(parseLimitFile(fixture("hybrid/memory.limit_in_bytes.300MiB"), "memory.limit_in_bytes"))).toBe(300 * 2 ** 20);
+    expect(value(parseLimitFile(fixture("hybrid/memory.limit_in_bytes.300MiB"), "memory.limit_in_bytes"))).toBe(
+      300 * 2 ** 20,
+    );
   });
 
   it("v1 unlimited is no limit", () => {
@@ -33,7 +35,11 @@ describe("cgroup limits", () => {
     const v2 = readCgroup(fs, { version: 2, path: "/", dir: "/sys/fs/cgroup" });
     // The container capture has no memory.high: absent, not "no limit".
     expect("high" in v2).toBe(false);
-    const v1 = readCgroup(new HostFs(`${FIXTURES}trees/v2-container`), { version: 1, path: "/", dir: "/sys/fs/cgroup" });
+    const v1 = readCgroup(new HostFs(`${FIXTURES}trees/v2-container`), {
+      version: 1,
+      path: "/",
+      dir: "/sys/fs/cgroup",
+    });
     expect("high" in v1).toBe(false);
     // A cgroup with memory.high set (the limited capture's value, written where a v2 cgroup keeps it).
     const root = mkdtempSync(join(tmpdir(), "memleak-high-"));

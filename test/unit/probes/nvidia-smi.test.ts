@@ -59,7 +59,9 @@ describe("nvidia-smi --query-gpu=index,uuid", () => {
 
 describe("gpuMemoryByPid", () => {
   it("gives each pid its memory by GPU index, the UUID where the index is unknown, two contexts on one GPU summed", () => {
-    const { apps } = value(parseComputeApps(`${fixture("nvidia-smi/compute-apps.two-gpus")}4242, 100, ${GPU0}\n7, 5, MIG-aa11\n`));
+    const { apps } = value(
+      parseComputeApps(`${fixture("nvidia-smi/compute-apps.two-gpus")}4242, 100, ${GPU0}\n7, 5, MIG-aa11\n`),
+    );
     const indices = value(parseGpuIndices(fixture("nvidia-smi/gpu-indices.two-gpus")));
     expect(Object.fromEntries(gpuMemoryByPid(apps, indices))).toEqual({
       4242: { "0": 1636 * MiB, "1": 22018 * MiB },

@@ -36,9 +36,11 @@ const PARSERS: [string, AnyParser, string][] = [
 const noise = fc.oneof(
   fc.string({ maxLength: 400 }),
   fc.string({ unit: "binary", maxLength: 400 }),
-  fc.array(fc.tuple(fc.string({ maxLength: 20 }), fc.oneof(fc.bigInt(), fc.double().map(String), fc.string())), {
-    maxLength: 30,
-  }).map((kv) => kv.map(([k, v]) => `${k}${[":", " ", ":\t"][String(v).length % 3]}${v} kB`).join("\n")),
+  fc
+    .array(fc.tuple(fc.string({ maxLength: 20 }), fc.oneof(fc.bigInt(), fc.double().map(String), fc.string())), {
+      maxLength: 30,
+    })
+    .map((kv) => kv.map(([k, v]) => `${k}${[":", " ", ":\t"][String(v).length % 3]}${v} kB`).join("\n")),
 );
 
 describe.each(PARSERS)("%s parser is total", (_name, parse, capture) => {
@@ -95,7 +97,8 @@ describe("lines missing from a real capture: what is left is the capture's own v
       fc.property(fc.subarray(lines.map((_, i) => i)), (kept) => {
         const r = parse(kept.map((i) => lines[i]).join("\n")) as { ok: boolean; value?: unknown[] };
         const want = kept.map((i) => entryOf[i]).filter((e) => e !== undefined);
-        if (want.length === 0) expect(r.ok).toBe(false); // nothing left to read is an error ("empty"), not []
+        if (want.length === 0)
+          expect(r.ok).toBe(false); // nothing left to read is an error ("empty"), not []
         else expect(r.value).toEqual(want);
       }),
       { numRuns: 200 },
@@ -109,7 +112,12 @@ describe("lines missing from a real capture: what is left is the capture's own v
       fc.property(fc.subarray(lines), (kept) => {
         const r = parseMemoryStat(kept.join("\n"), 2);
         const raw = r.ok ? r.value.raw : {};
-        const want = Object.fromEntries(kept.filter((l) => l.trim() !== "").map((l) => l.split(" ")[0]!).map((k) => [k, whole.raw[k]]));
+        const want = Object.fromEntries(
+          kept
+            .filter((l) => l.trim() !== "")
+            .map((l) => l.split(" ")[0]!)
+            .map((k) => [k, whole.raw[k]]),
+        );
         expect(raw).toEqual(want);
         if (r.ok && kept.some((l) => l.startsWith("anon "))) expect(r.value.breakdown.anon).toBe(whole.breakdown.anon);
       }),
@@ -140,7 +148,10 @@ describe("lines missing from a real capture: what is left is the capture's own v
         const r = parseMappedFiles(kept.join("\n"), Infinity);
         if (!r.ok) return;
         for (const f of r.value) {
-          expect(kept.some((l) => l.includes(f.path)), f.path).toBe(true);
+          expect(
+            kept.some((l) => l.includes(f.path)),
+            f.path,
+          ).toBe(true);
           expect(f.rss % 1024).toBe(0);
         }
       }),

@@ -60,7 +60,12 @@ describe("v2 one-value files", () => {
     expect(value(parseLimitFile(fixture("v2/memory.max"), "memory.max"))).toBeNull();
     expect(value(parseLimitFile(fixture("v2/memory.max.limited"), "memory.max"))).toBe(103079215104);
     expect(value(parseBytesFile(fixture("v2/memory.peak"), "memory.peak"))).toBe(87302021120);
-    expect(value(parseOomFile(fixture("v2/memory.events"), 2))).toEqual({ oom: 0, oomKill: 0, max: 0, underOom: undefined });
+    expect(value(parseOomFile(fixture("v2/memory.events"), 2))).toEqual({
+      oom: 0,
+      oomKill: 0,
+      max: 0,
+      underOom: undefined,
+    });
   });
 });
 

@@ -9,7 +9,11 @@ import type { RangeSeries } from "../../../src/prometheus/range-response.js";
 
 const MiB = 2 ** 20;
 const ts = Array.from({ length: 120 }, (_, i) => 1_700_000_000 + i * 5);
-const series = (name: string, labels: Record<string, string>, value: (i: number) => number): RangeSeries => ({ labels: { __name__: name, job: "memleak", ...labels }, ts, values: ts.map((_, i) => value(i)) });
+const series = (name: string, labels: Record<string, string>, value: (i: number) => number): RangeSeries => ({
+  labels: { __name__: name, job: "memleak", ...labels },
+  ts,
+  values: ts.map((_, i) => value(i)),
+});
 
 const trainer = { pid: "100", comm: "python3" };
 const other = { pid: "101", comm: "python3" };
@@ -34,8 +38,15 @@ describe("analyze --prometheus on memleak's GPU series", () => {
 
   it("the CUDA leak on cuda:0 is the verdict; cuda:1 and the driver's GPU 2 are stable", () => {
     const { doc } = analyzePrometheus(SERIES);
-    expect(doc.verdict).toMatchObject({ kind: "leak", pid: 100, subject: { type: "gpu", device: "cuda:0", source: "torch" }, evidence: { source: "prometheus" } });
-    const gpus = doc.findings.filter((f) => f.subject.type === "gpu").map((f) => [f.pid, f.subject.type === "gpu" && f.subject.device, f.kind]);
+    expect(doc.verdict).toMatchObject({
+      kind: "leak",
+      pid: 100,
+      subject: { type: "gpu", device: "cuda:0", source: "torch" },
+      evidence: { source: "prometheus" },
+    });
+    const gpus = doc.findings
+      .filter((f) => f.subject.type === "gpu")
+      .map((f) => [f.pid, f.subject.type === "gpu" && f.subject.device, f.kind]);
     expect(gpus).toEqual([
       [100, "cuda:0", "leak"],
       [100, "cuda:1", "stable"],

@@ -1,7 +1,13 @@
 /** memleak's Prometheus client on a real socket: what it asks, and what it says when the server cannot be read. */
 import { afterEach, describe, expect, it } from "vitest";
 import { MemleakError } from "../../../src/base/errors.js";
-import { chooseStep, MAX_POINTS_PER_SERIES, queryRange, queryRangeUrl, serverText } from "../../../src/prometheus/query-range.js";
+import {
+  chooseStep,
+  MAX_POINTS_PER_SERIES,
+  queryRange,
+  queryRangeUrl,
+  serverText,
+} from "../../../src/prometheus/query-range.js";
 import { closedPort, replayServer } from "../../helpers/replay-server.js";
 
 const closers: (() => Promise<void>)[] = [];
@@ -49,7 +55,12 @@ describe("the request", () => {
     expect(r.series).toEqual([]);
     const [asked] = server.asked;
     expect(asked).toMatchObject({ method: "POST", url: "/api/v1/query_range" });
-    expect(Object.fromEntries(new URLSearchParams(asked!.body))).toEqual({ query: 'container_memory_rss{pod="a b"}', start: "100", end: "200", step: "15" });
+    expect(Object.fromEntries(new URLSearchParams(asked!.body))).toEqual({
+      query: 'container_memory_rss{pod="a b"}',
+      start: "100",
+      end: "200",
+      step: "15",
+    });
     expect(asked!.headers.authorization).toBe(`Basic ${Buffer.from("ops:p@ss").toString("base64")}`);
   });
 });
@@ -57,9 +68,13 @@ describe("the request", () => {
 describe("what cannot be read", () => {
   it("a server that is not there: exit 3, with the system's reason", async () => {
     const port = await closedPort();
-    const err = await rejection(queryRange({ url: new URL(`http://127.0.0.1:${port}`), query: "up", start: 1, end: 2, step: 1 }));
+    const err = await rejection(
+      queryRange({ url: new URL(`http://127.0.0.1:${port}`), query: "up", start: 1, end: 2, step: 1 }),
+    );
     expect(err.exitCode).toBe(3);
-    expect(err.message).toMatch(new RegExp(`^cannot read from Prometheus at http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`));
+    expect(err.message).toMatch(
+      new RegExp(`^cannot read from Prometheus at http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`),
+    );
   });
 
   it("Prometheus's refusal of a bad query (its captured answer, HTTP 400): exit 2 with its words", async () => {

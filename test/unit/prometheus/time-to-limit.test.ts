@@ -13,10 +13,18 @@ const captured = () => parseRangeResponse(200, fixture("prometheus/cadvisor-cont
 /** cAdvisor's limit series for the pod's container, at `bytes`, over the same times as its other series. */
 function withLimit(series: RangeSeries[], pod: string, bytes: number): RangeSeries[] {
   const usage = series.find((s) => s.labels.pod === pod && s.labels.__name__ === "container_memory_usage_bytes")!;
-  return [...series, { labels: { ...usage.labels, __name__: "container_spec_memory_limit_bytes" }, ts: [...usage.ts], values: usage.ts.map(() => bytes) }];
+  return [
+    ...series,
+    {
+      labels: { ...usage.labels, __name__: "container_spec_memory_limit_bytes" },
+      ts: [...usage.ts],
+      values: usage.ts.map(() => bytes),
+    },
+  ];
 }
 
-const findingOf = (series: RangeSeries[], path: string) => analyzePrometheus(series).doc.findings.find((f) => f.subject.type === "cgroup" && f.subject.path === path)!;
+const findingOf = (series: RangeSeries[], path: string) =>
+  analyzePrometheus(series).doc.findings.find((f) => f.subject.type === "cgroup" && f.subject.path === path)!;
 
 describe("time to the limit from cAdvisor's series", () => {
   it("the leaking container counts down to its limit, on its rss (anon: cAdvisor has no shmem series), the series named", () => {

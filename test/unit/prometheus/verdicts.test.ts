@@ -12,11 +12,15 @@ import { isOwnBookkeeping, subjectsOf } from "../../../src/prometheus/series-sam
 import { fixture, REPO } from "../../helpers/fixtures.js";
 
 const seriesOf = (file: string) => parseRangeResponse(200, fixture(`prometheus/${file}`), "x").series;
-const verdicts = (file: string) => Object.fromEntries(analyzePrometheus(seriesOf(file)).subjects.map((s) => [s.subject.name, s.verdict.kind]));
+const verdicts = (file: string) =>
+  Object.fromEntries(analyzePrometheus(seriesOf(file)).subjects.map((s) => [s.subject.name, s.verdict.kind]));
 
 describe("one verdict per subject", () => {
   it.each([
-    ["cadvisor-containers.json", { "ml/logger-0/app": "cgroup-artefact", "ml/leaker-0/app": "leak", "ml/steady-0/app": "stable" }],
+    [
+      "cadvisor-containers.json",
+      { "ml/logger-0/app": "cgroup-artefact", "ml/leaker-0/app": "leak", "ml/steady-0/app": "stable" },
+    ],
   ])("%s → %j", (file, expected) => {
     expect(verdicts(file)).toEqual(expected);
   });
@@ -29,7 +33,12 @@ describe("one verdict per subject", () => {
     const leak = judged.find((s) => s.verdict.kind === "leak")!;
     expect(leak.subject.kind).toBe("process");
     expect(leak.verdict.pid).toBe(Number(leak.subject.labels.pid));
-    expect(leak.subject.metrics.sort()).toEqual(["memleak_process_anon_bytes", "memleak_process_pss_bytes", "memleak_process_rss_bytes", "memleak_process_uss_bytes"]);
+    expect(leak.subject.metrics.sort()).toEqual([
+      "memleak_process_anon_bytes",
+      "memleak_process_pss_bytes",
+      "memleak_process_rss_bytes",
+      "memleak_process_uss_bytes",
+    ]);
   });
 
   it("memleak's own cgroup series: the same three verdicts as cAdvisor's names over the same cgroups", () => {
@@ -46,7 +55,9 @@ describe("one verdict per subject", () => {
     expect(logger.evidence.processesGrowth).toBeUndefined();
     expect(logger.caveats.join(" ")).toContain("the container's processes are not in these series");
     expect(logger.evidence.source).toBe("prometheus");
-    expect(logger.evidence.metrics).toBe("container_memory_cache,container_memory_rss,container_memory_usage_bytes,container_memory_working_set_bytes");
+    expect(logger.evidence.metrics).toBe(
+      "container_memory_cache,container_memory_rss,container_memory_usage_bytes,container_memory_working_set_bytes",
+    );
     expect(String(logger.evidence.series)).toContain('pod="logger-0"');
   });
 
@@ -71,10 +82,23 @@ describe("one verdict per subject", () => {
 describe("series → subjects", () => {
   it("memleak's own series that are not memory figures are bookkeeping; its memory series and others' are not", () => {
     const named = (__name__: string) => ({ labels: { __name__, pid: "1" }, ts: [1], values: [1] });
-    for (const name of ["memleak_verdict", "memleak_verdict_confidence", "memleak_finding", "memleak_self_cpu_seconds_total", "memleak_samples_total", "memleak_unexported_processes"]) {
+    for (const name of [
+      "memleak_verdict",
+      "memleak_verdict_confidence",
+      "memleak_finding",
+      "memleak_self_cpu_seconds_total",
+      "memleak_samples_total",
+      "memleak_unexported_processes",
+    ]) {
       expect(isOwnBookkeeping(named(name)), name).toBe(true);
     }
-    for (const name of ["memleak_process_anon_bytes", "memleak_cgroup_usage_bytes", "memleak_cgroup_limit_bytes", "container_memory_rss", "my_app_heap_bytes"]) {
+    for (const name of [
+      "memleak_process_anon_bytes",
+      "memleak_cgroup_usage_bytes",
+      "memleak_cgroup_limit_bytes",
+      "container_memory_rss",
+      "my_app_heap_bytes",
+    ]) {
       expect(isOwnBookkeeping(named(name)), name).toBe(false);
     }
     expect(isOwnBookkeeping({ labels: { pod: "a" }, ts: [1], values: [1] })).toBe(false);
@@ -99,7 +123,11 @@ describe("series → subjects", () => {
     expect(s.kind).toBe("cgroup");
     const last = s.samples.at(-1)!;
     expect(last.processes).toEqual([]);
-    expect(last.cgroup).toMatchObject({ usage: expect.any(Number), workingSet: expect.any(Number), stat: { anon: expect.any(Number), file: expect.any(Number) } });
+    expect(last.cgroup).toMatchObject({
+      usage: expect.any(Number),
+      workingSet: expect.any(Number),
+      stat: { anon: expect.any(Number), file: expect.any(Number) },
+    });
     // Prometheus's seconds become a sample's milliseconds.
     expect(last.t).toBeGreaterThan(1.7e12);
   });
@@ -110,7 +138,12 @@ describe("the document", () => {
   const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
   const validate = ajv.compile(JSON.parse(readFileSync(`${REPO}schema/verdict.schema.json`, "utf8")) as object);
 
-  it.each(["cadvisor-containers.json", "cadvisor-working-set-by-pod.json", "memleak-process.json", "memleak-cgroup.json"])("of %s is a memleak.verdict/1 document", (file) => {
+  it.each([
+    "cadvisor-containers.json",
+    "cadvisor-working-set-by-pod.json",
+    "memleak-process.json",
+    "memleak-cgroup.json",
+  ])("of %s is a memleak.verdict/1 document", (file) => {
     const { doc } = analyzePrometheus(seriesOf(file));
     const ok = validate(JSON.parse(JSON.stringify(doc)));
     expect(ok, ajv.errorsText(validate.errors)).toBe(true);
@@ -119,9 +152,14 @@ describe("the document", () => {
 
 describe("a query that returns more subjects than memleak judges", () => {
   it("judges the first MAX_SUBJECTS and counts the rest", () => {
-    const one = seriesOf("cadvisor-containers.json").find((x) => x.labels.__name__ === "container_memory_working_set_bytes")!;
+    const one = seriesOf("cadvisor-containers.json").find(
+      (x) => x.labels.__name__ === "container_memory_working_set_bytes",
+    )!;
     const short = { ...one, ts: one.ts.slice(0, 5), values: one.values.slice(0, 5) };
-    const many = Array.from({ length: MAX_SUBJECTS + 7 }, (_, i) => ({ ...short, labels: { ...short.labels, pod: `p-${i}` } }));
+    const many = Array.from({ length: MAX_SUBJECTS + 7 }, (_, i) => ({
+      ...short,
+      labels: { ...short.labels, pod: `p-${i}` },
+    }));
     const r = analyzePrometheus(many);
     expect(r.subjects).toHaveLength(MAX_SUBJECTS);
     expect(r.omitted).toBe(7);

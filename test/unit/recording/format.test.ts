@@ -71,7 +71,10 @@ describe("recordings", () => {
     });
 
     it("impossible sizes are bad lines, named with their line (negative, not finite, beyond the machine)", async () => {
-      const s = JSON.parse(sampleLines[3]!) as { processes: { rss: number; anon: number }[]; cgroup?: { usage: number } };
+      const s = JSON.parse(sampleLines[3]!) as {
+        processes: { rss: number; anon: number }[];
+        cgroup?: { usage: number };
+      };
       const neg = JSON.parse(JSON.stringify(s));
       neg.processes[0].anon = -5;
       const huge = JSON.parse(JSON.stringify(s));
@@ -79,13 +82,20 @@ describe("recordings", () => {
       const cg = JSON.parse(JSON.stringify(s));
       cg.cgroup = { ...cg.cgroup, usage: -1 };
       const r = await read(withLine(12, JSON.stringify(neg)));
-      expect(r.skipped.first).toEqual({ line: 13, why: expect.stringMatching(/^PID \d+: anon = -5 is not a possible size$/) });
-      expect((await read(withLine(12, JSON.stringify(huge)))).skipped.first!.why).toMatch(/rss = 1e\+308 is not a possible size/);
+      expect(r.skipped.first).toEqual({
+        line: 13,
+        why: expect.stringMatching(/^PID \d+: anon = -5 is not a possible size$/),
+      });
+      expect((await read(withLine(12, JSON.stringify(huge)))).skipped.first!.why).toMatch(
+        /rss = 1e\+308 is not a possible size/,
+      );
       expect((await read(withLine(12, JSON.stringify(cg)))).skipped.first!.why).toMatch(/cgroup usage = -1/);
     });
 
     it("a negated recording is refused, not analyzed as 'stable'", async () => {
-      const negated = lines.map((l) => (l.includes('"type":"sample"') ? l.replace(/"(rss|anon|pss|uss)":(\d+)/g, '"$1":-$2') : l)).join("\n");
+      const negated = lines
+        .map((l) => (l.includes('"type":"sample"') ? l.replace(/"(rss|anon|pss|uss)":(\d+)/g, '"$1":-$2') : l))
+        .join("\n");
       const e = await readError(negated);
       expect(e.exitCode).toBe(2);
       expect(e.message).toMatch(/line \d+: PID \d+: \w+ = -\d+ is not a possible size \(and \d+ more bad lines\)/);
@@ -93,7 +103,8 @@ describe("recordings", () => {
 
     it("a long recording with a few bad lines is analyzed around them; a tenth bad, and it is refused", async () => {
       const long = [lines[0]!, ...Array.from({ length: 40 }, () => sampleLines.slice(0, 50)).flat()];
-      const spoiled = (every: number) => long.map((l, i) => (i > 0 && i % every === 0 ? "garbage" : l)).join("\n") + "\n";
+      const spoiled = (every: number) =>
+        long.map((l, i) => (i > 0 && i % every === 0 ? "garbage" : l)).join("\n") + "\n";
       expect((await read(spoiled(500))).skipped.count).toBe(3); // 3 of 2,001 lines
       expect((await read(spoiled(100))).skipped.count).toBe(19); // 19 of 2,001: under a tenth
       expect((await readError(spoiled(9))).message).toMatch(/line 10: not JSON \(and \d+ more bad lines\)/);
@@ -101,7 +112,9 @@ describe("recordings", () => {
 
     it("a schema from another version is named", async () => {
       const e = await readError(lines[0]!.replace("memleak.recording/1", "memleak.recording/7") + "\n");
-      expect(e.message).toMatch(/written by another version of memleak \(schema memleak.recording\/7\); this one reads memleak.recording\/1/);
+      expect(e.message).toMatch(
+        /written by another version of memleak \(schema memleak.recording\/7\); this one reads memleak.recording\/1/,
+      );
     });
 
     it("a line longer than 32 MiB is refused without reading it whole (memory stays bounded)", async () => {
@@ -117,12 +130,16 @@ describe("recordings", () => {
       await expect(readRecording(dir, () => {})).rejects.toThrow(/cannot read the recording .*: it is a directory/);
       const fifo = `${dir}/fifo`;
       execFileSync("mkfifo", [fifo]);
-      await expect(readRecording(fifo, () => {})).rejects.toThrow(/not a regular file \(a FIFO, a socket or a device\)/);
+      await expect(readRecording(fifo, () => {})).rejects.toThrow(
+        /not a regular file \(a FIFO, a socket or a device\)/,
+      );
     });
   });
 
   it("a missing file is a clear error", async () => {
-    await expect(readRecording(`${dir}/nope.jsonl`, () => {})).rejects.toThrow(/cannot read the recording .*: no such file/);
+    await expect(readRecording(`${dir}/nope.jsonl`, () => {})).rejects.toThrow(
+      /cannot read the recording .*: no such file/,
+    );
   });
 
   it("the writer appends whole lines synchronously (readable while still open)", () => {

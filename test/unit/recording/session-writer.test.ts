@@ -20,15 +20,26 @@ const HEADER: RecordingHeader = {
 function recorder() {
   const lines: RecordingLine[] = [];
   let closed = false;
-  const r = new SessionRecorder({ write: (l) => void lines.push(l), close: () => void (closed = true) }, Promise.resolve(HEADER), () => 42);
+  const r = new SessionRecorder(
+    { write: (l) => void lines.push(l), close: () => void (closed = true) },
+    Promise.resolve(HEADER),
+    () => 42,
+  );
   return { r, lines, closed: () => closed };
 }
 
-const sample = (t: number, ...pids: number[]): Sample => ({ t, processes: pids.map((pid) => ({ pid, ppid: 1, starttime: pid * 10, comm: `p${pid}` })) }) as Sample;
+const sample = (t: number, ...pids: number[]): Sample =>
+  ({ t, processes: pids.map((pid) => ({ pid, ppid: 1, starttime: pid * 10, comm: `p${pid}` })) }) as Sample;
 type Seen = SamplerTotals["seen"];
 const seen = (...ps: { pid: number; comm?: string; cmdline?: string[] }[]): Seen =>
-  new Map(ps.map((p) => [`${p.pid}:${p.pid * 10}`, { pid: p.pid, ppid: 1, comm: p.comm ?? `p${p.pid}`, cmdline: p.cmdline, firstSeen: p.pid }]));
-const events = (lines: RecordingLine[]) => lines.map((l) => (l.type === "event" ? `${l.event}:${String(l.detail?.pid ?? "")}` : l.type));
+  new Map(
+    ps.map((p) => [
+      `${p.pid}:${p.pid * 10}`,
+      { pid: p.pid, ppid: 1, comm: p.comm ?? `p${p.pid}`, cmdline: p.cmdline, firstSeen: p.pid },
+    ]),
+  );
+const events = (lines: RecordingLine[]) =>
+  lines.map((l) => (l.type === "event" ? `${l.event}:${String(l.detail?.pid ?? "")}` : l.type));
 
 describe("SessionRecorder", () => {
   it("writes the header once, when asked after the first sample", async () => {
@@ -43,8 +54,20 @@ describe("SessionRecorder", () => {
     r.sample(sample(1, 1, 2), seen({ pid: 1, cmdline: ["python3", "a.py"] }, { pid: 2 }));
     r.sample(sample(2, 1, 2), seen({ pid: 1, cmdline: ["python3", "a.py"] }, { pid: 2 }));
     r.sample(sample(3, 1, 2), seen({ pid: 1, cmdline: ["python3", "a.py"] }, { pid: 2, comm: "worker" }));
-    expect(events(lines)).toEqual(["process-start:1", "process-start:2", "sample", "sample", "process-start:2", "sample"]);
-    expect(lines[0]).toEqual({ type: "event", t: 1, event: "process-start", detail: { pid: 1, ppid: 1, comm: "p1", cmdline: ["python3", "a.py"] } });
+    expect(events(lines)).toEqual([
+      "process-start:1",
+      "process-start:2",
+      "sample",
+      "sample",
+      "process-start:2",
+      "sample",
+    ]);
+    expect(lines[0]).toEqual({
+      type: "event",
+      t: 1,
+      event: "process-start",
+      detail: { pid: 1, ppid: 1, comm: "p1", cmdline: ["python3", "a.py"] },
+    });
     expect(lines[1]).toEqual({ type: "event", t: 2, event: "process-start", detail: { pid: 2, ppid: 1, comm: "p2" } });
   });
 
@@ -61,7 +84,10 @@ describe("SessionRecorder", () => {
     r.outsiders([5], 1024);
     r.agentResults([{ type: "trim", pid: 7, t: 3 } as never]);
     r.lastWords(99, { "7": { x: 1 } });
-    r.testMarks([{ type: "test-start", pid: 7, t: 4, nodeid: "a.py::t" }, { type: "test-end", pid: 7, t: 5, nodeid: "a.py::t", kind: "leak" }]);
+    r.testMarks([
+      { type: "test-start", pid: 7, t: 4, nodeid: "a.py::t" },
+      { type: "test-end", pid: 7, t: 5, nodeid: "a.py::t", kind: "leak" },
+    ]);
     r.verdict({ schema: "v" } as unknown as VerdictDocument);
     r.close();
     expect(lines).toEqual([
@@ -71,7 +97,12 @@ describe("SessionRecorder", () => {
       { type: "event", t: 3000, event: "agent-trim", detail: { type: "trim", pid: 7, t: 3 } },
       { type: "event", t: 99, event: "agent-last-words", detail: { "7": { x: 1 } } },
       { type: "event", t: 4000, event: "test-start", detail: { type: "test-start", pid: 7, t: 4, nodeid: "a.py::t" } },
-      { type: "event", t: 5000, event: "test-end", detail: { type: "test-end", pid: 7, t: 5, nodeid: "a.py::t", kind: "leak" } },
+      {
+        type: "event",
+        t: 5000,
+        event: "test-end",
+        detail: { type: "test-end", pid: 7, t: 5, nodeid: "a.py::t", kind: "leak" },
+      },
       { type: "verdict", schema: "v" },
     ]);
     expect(closed()).toBe(true);
@@ -81,7 +112,12 @@ describe("SessionRecorder", () => {
 describe("openRecorder", () => {
   it("without --record does nothing and never describes the machine", async () => {
     let asked = false;
-    const r = openRecorder(undefined, false, async () => ((asked = true), HEADER), () => {});
+    const r = openRecorder(
+      undefined,
+      false,
+      async () => ((asked = true), HEADER),
+      () => {},
+    );
     await r.header();
     r.sample(sample(1, 1), seen({ pid: 1 }));
     r.verdict({} as VerdictDocument);
@@ -91,18 +127,45 @@ describe("openRecorder", () => {
 
   it("with --record writes JSON lines to the file, header first", async () => {
     const path = `${tempDir("recorder")}/r.jsonl`;
-    const r = openRecorder(path, false, async () => HEADER, () => {});
+    const r = openRecorder(
+      path,
+      false,
+      async () => HEADER,
+      () => {},
+    );
     await r.header();
     r.sample(sample(1, 1), seen({ pid: 1 }));
     r.close();
-    const types = readFileSync(path, "utf8").trim().split("\n").map((l) => (JSON.parse(l) as RecordingLine).type);
+    const types = readFileSync(path, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => (JSON.parse(l) as RecordingLine).type);
     expect(types).toEqual(["header", "event", "sample"]);
   });
 
   it("refuses a file that exists unless told to overwrite it", () => {
     const path = `${tempDir("recorder")}/r.jsonl`;
-    openRecorder(path, false, async () => HEADER, () => {}).close();
-    expect(() => openRecorder(path, false, async () => HEADER, () => {})).toThrow(/--overwrite/);
-    expect(() => openRecorder(path, true, async () => HEADER, () => {}).close()).not.toThrow();
+    openRecorder(
+      path,
+      false,
+      async () => HEADER,
+      () => {},
+    ).close();
+    expect(() =>
+      openRecorder(
+        path,
+        false,
+        async () => HEADER,
+        () => {},
+      ),
+    ).toThrow(/--overwrite/);
+    expect(() =>
+      openRecorder(
+        path,
+        true,
+        async () => HEADER,
+        () => {},
+      ).close(),
+    ).not.toThrow();
   });
 });

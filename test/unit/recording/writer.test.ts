@@ -34,8 +34,12 @@ describe("two runs, one --record path", () => {
   it("an existing recording is refused before the start, and at open if it appeared since; --overwrite replaces it", () => {
     const path = `${tempDir("rw")}/r.jsonl`;
     writeFileSync(path, "someone else's recording\n");
-    expect(() => checkOutputPath(path, "--record", true)).toThrow(/--record .*: the file exists; pass --overwrite to replace it, or choose another name/);
-    expect(() => new RecordingWriter(path, { exclusive: true })).toThrow(/the file exists \(another memleak writing it\?\); pass --overwrite/);
+    expect(() => checkOutputPath(path, "--record", true)).toThrow(
+      /--record .*: the file exists; pass --overwrite to replace it, or choose another name/,
+    );
+    expect(() => new RecordingWriter(path, { exclusive: true })).toThrow(
+      /the file exists \(another memleak writing it\?\); pass --overwrite/,
+    );
     expect(readFileSync(path, "utf8")).toBe("someone else's recording\n");
     expect(() => checkOutputPath(path, "--record", false)).not.toThrow();
     new RecordingWriter(path, { exclusive: false }).close();

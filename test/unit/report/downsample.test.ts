@@ -10,7 +10,7 @@ function spiky(n: number) {
   const xs: number[] = [];
   const ys: number[] = [];
   let seed = 42;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   for (let i = 0; i < n; i++) {
     xs.push(i);
     ys.push(500e6 + 1e6 * Math.sin(i / 5000) + 2e5 * rand());
@@ -67,11 +67,7 @@ describe("downsample for drawing", () => {
   });
 
   it("aligns lines with different sample times on one x array, null where a line has no point", () => {
-    const a = alignForDrawing([
-      { xs: [0, 1, 2, 3], ys: [10, 11, 12, 13] },
-      { xs: [1, 3], ys: [100, 300] },
-      undefined,
-    ]);
+    const a = alignForDrawing([{ xs: [0, 1, 2, 3], ys: [10, 11, 12, 13] }, { xs: [1, 3], ys: [100, 300] }, undefined]);
     expect(a.xs).toEqual([0, 1, 2, 3]);
     expect(a.ys).toEqual([
       [10, 11, 12, 13],

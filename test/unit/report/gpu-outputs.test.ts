@@ -30,7 +30,15 @@ function scenario(): Sample[] {
     seconds: SECONDS,
     noCgroup: true,
     processes: [
-      { pid: 100, ppid: 1, anon: { shape: { kind: "stable" }, baseline: 600 * MB, noise: 0.5 * MB }, agent: gpuReports({ 0: { allocated: { shape: { kind: "linear", bytesPerSecond: 4 * MB }, baseline: 1024 * MB } } }, SECONDS) },
+      {
+        pid: 100,
+        ppid: 1,
+        anon: { shape: { kind: "stable" }, baseline: 600 * MB, noise: 0.5 * MB },
+        agent: gpuReports(
+          { 0: { allocated: { shape: { kind: "linear", bytesPerSecond: 4 * MB }, baseline: 1024 * MB } } },
+          SECONDS,
+        ),
+      },
       { pid: 101, ppid: 100, anon: { shape: { kind: "stable" }, baseline: 300 * MB, noise: 0.5 * MB } },
     ],
   });
@@ -52,7 +60,15 @@ describe("GPU findings in memleak's outputs", () => {
   const gpu = doc.findings.filter((f) => f.subject.type === "gpu");
 
   it("one finding per process and device: the agent's cuda:0 of PID 100, the driver's GPU 1 of PID 101", () => {
-    expect(gpu.map((f) => [f.pid, f.subject.type === "gpu" && f.subject.device, f.subject.type === "gpu" && f.subject.source, f.kind, f.metric])).toEqual([
+    expect(
+      gpu.map((f) => [
+        f.pid,
+        f.subject.type === "gpu" && f.subject.device,
+        f.subject.type === "gpu" && f.subject.source,
+        f.kind,
+        f.metric,
+      ]),
+    ).toEqual([
       [100, "cuda:0", "torch", "leak", "gpu-allocated"],
       [101, "1", "driver", "leak", "gpu-used"],
     ]);
@@ -70,16 +86,36 @@ describe("GPU findings in memleak's outputs", () => {
   it("the terminal report has a row per process's GPU, labelled by device, and says the verdict", () => {
     const text = renderVerdict(doc, false, set, 160);
     // each under its process's row, the metric clipped to the column as pss-anon is
-    expect(text).toMatch(/^PID 100 +anon .*\n  cuda:0 +gpu-a… +1\.03 GiB +1\.45 GiB .*\n└ 101 +anon .*\n  GPU 1 +gpu-u… +520 MiB +720 MiB/m);
+    expect(text).toMatch(
+      /^PID 100 +anon .*\n  cuda:0 +gpu-a… +1\.03 GiB +1\.45 GiB .*\n└ 101 +anon .*\n  GPU 1 +gpu-u… +520 MiB +720 MiB/m,
+    );
     expect(text).toContain("PID 100 (python3) on cuda:0: allocated CUDA memory grows steadily");
   });
 
   it("the live view has a line per live process's GPU, within the terminal's width", () => {
     for (const columns of [80, 120]) {
-      const lines = renderLive({ mode: "run", rootPid: 100, command: "python3 train.py", elapsed: SECONDS, set, latest: samples.at(-1), soFar: undefined, commands: new Map(), pssAge: undefined }, false, columns).split("\n");
+      const lines = renderLive(
+        {
+          mode: "run",
+          rootPid: 100,
+          command: "python3 train.py",
+          elapsed: SECONDS,
+          set,
+          latest: samples.at(-1),
+          soFar: undefined,
+          commands: new Map(),
+          pssAge: undefined,
+        },
+        false,
+        columns,
+      ).split("\n");
       // at 80 columns the reserve gives way ("reserved …"), the change and the sparkline stay
       expect(lines.filter((l) => l.startsWith("gpu "))).toEqual([
-        expect.stringMatching(columns > 80 ? /^gpu +PID 100 cuda:0 allocated 1\.4\d GiB  reserved 1\.5\d GiB +\+\d+ MiB/ : /^gpu +PID 100 cuda:0 allocated 1\.4\d GiB  reserved … +\+\d+ MiB/),
+        expect.stringMatching(
+          columns > 80
+            ? /^gpu +PID 100 cuda:0 allocated 1\.4\d GiB  reserved 1\.5\d GiB +\+\d+ MiB/
+            : /^gpu +PID 100 cuda:0 allocated 1\.4\d GiB  reserved … +\+\d+ MiB/,
+        ),
         expect.stringMatching(/^gpu +PID 101 GPU 1 used 7\d\d MiB +\+\d+ MiB/),
       ]);
       for (const l of lines) expect(displayWidth(l), l).toBeLessThan(columns);
@@ -103,7 +139,12 @@ describe("GPU findings in memleak's outputs", () => {
   });
 
   it("--metric gpu gates each process's GPU; --fail-on leak fails on a GPU leak", () => {
-    const gates = evaluateGates(doc, set, { metric: "gpu", perProcess: false, maxGrowth: { kind: "bytes", bytes: 100 * MB }, failOn: ["leak"] });
+    const gates = evaluateGates(doc, set, {
+      metric: "gpu",
+      perProcess: false,
+      maxGrowth: { kind: "bytes", bytes: 100 * MB },
+      failOn: ["leak"],
+    });
     expect(gates.map((g) => [g.name, g.subject, g.result])).toEqual([
       ["max-growth", "PID 100 cuda:0 allocated", "fail"],
       ["max-growth", "PID 101 GPU 1 used", "fail"],
@@ -113,10 +154,21 @@ describe("GPU findings in memleak's outputs", () => {
   });
 
   it("--metric gpu with no GPU readings is inconclusive, and says why", () => {
-    const plain = synthesize({ seconds: 60, noCgroup: true, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "stable" }, baseline: 100 * MB } }] });
+    const plain = synthesize({
+      seconds: 60,
+      noCgroup: true,
+      processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "stable" }, baseline: 100 * MB } }],
+    });
     const j = judged(plain);
-    const [g] = evaluateGates(j.doc, j.set, { metric: "gpu", perProcess: false, maxGrowth: { kind: "bytes", bytes: 100 * MB } });
-    expect(g).toMatchObject({ result: "inconclusive", message: expect.stringMatching(/^no gpu readings to check \(no process used CUDA/) });
+    const [g] = evaluateGates(j.doc, j.set, {
+      metric: "gpu",
+      perProcess: false,
+      maxGrowth: { kind: "bytes", bytes: 100 * MB },
+    });
+    expect(g).toMatchObject({
+      result: "inconclusive",
+      message: expect.stringMatching(/^no gpu readings to check \(no process used CUDA/),
+    });
   });
 
   it("--metrics serves each process's GPU figures labelled by device, and the GPU findings by device", async () => {

@@ -28,7 +28,13 @@ function withHolder(holder: NonNullable<VerdictDocument["verdict"]["holder"]>): 
     caveats: [],
     holder,
   };
-  return { schema: "memleak.verdict/1", verdict, findings: [verdict], target: { pid: 42 }, window: { start: 0, end: 60, warmup: 0, samples: 60, interval: 1 } } as unknown as VerdictDocument;
+  return {
+    schema: "memleak.verdict/1",
+    verdict,
+    findings: [verdict],
+    target: { pid: 42 },
+    window: { start: 0, end: 60, warmup: 0, samples: 60, interval: 1 },
+  } as unknown as VerdictDocument;
 }
 
 const found = {
@@ -58,7 +64,16 @@ describe("what holds it, in the reports", () => {
   });
 
   it("the terminal says when no root was found, and why", () => {
-    const text = renderVerdict(withHolder({ container: "dict of str", length: 900, found: false, why: "no root within 12 references", search: found.search }), false);
+    const text = renderVerdict(
+      withHolder({
+        container: "dict of str",
+        length: 900,
+        found: false,
+        why: "no root within 12 references",
+        search: found.search,
+      }),
+      false,
+    );
     expect(text).toContain("  not found (dict of str, 900 items): no root within 12 references");
   });
 
@@ -75,7 +90,9 @@ describe("what holds it, in the reports", () => {
 
   it("where the root is assigned, when the agent found the line: in the terminal, the HTML panel and the step summary", () => {
     const x = { ...found, where: { file: "/srv/app/state.py", line: 9 } };
-    expect(renderVerdict(withHolder(x), false)).toContain("  module global app.state.service → attribute _history\n  assigned at /srv/app/state.py:9\n  searched 2 levels");
+    expect(renderVerdict(withHolder(x), false)).toContain(
+      "  module global app.state.service → attribute _history\n  assigned at /srv/app/state.py:9\n  searched 2 levels",
+    );
     expect(holderPanel(withHolder(x).verdict)).toContain('<p class="holder-where">Assigned at /srv/app/state.py:9</p>');
     expect(stepSummary(withHolder(x))).toContain("\nassigned at /srv/app/state.py:9\n");
     // Without it, no such line anywhere.
@@ -84,12 +101,19 @@ describe("what holds it, in the reports", () => {
   });
 
   it("the HTML panel lists each hop with its kind", () => {
-    expect(holderPanel(withHolder(found).verdict)).toContain('<ol class="hops"><li><span class="hop-kind">module global</span> <code>app.state.service</code></li><li><span class="hop-kind">attribute</span> <code>_history</code></li></ol>');
+    expect(holderPanel(withHolder(found).verdict)).toContain(
+      '<ol class="hops"><li><span class="hop-kind">module global</span> <code>app.state.service</code></li><li><span class="hop-kind">attribute</span> <code>_history</code></li></ol>',
+    );
   });
 
   it("the JSON schema takes a finding's holder, and refuses one without its search's cost", () => {
     const schema = JSON.parse(readFileSync(`${REPO}schema/verdict.schema.json`, "utf8")) as object;
-    const validate = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true }).compile(schema);
+    const validate = new Ajv2020({
+      allErrors: true,
+      strict: true,
+      strictRequired: false,
+      allowUnionTypes: true,
+    }).compile(schema);
     expect(validate(withHolder(found)), JSON.stringify(validate.errors)).toBe(true);
     const { search: _, ...noCost } = found;
     expect(validate(withHolder(noCost as typeof found))).toBe(false);
@@ -99,9 +123,17 @@ describe("what holds it, in the reports", () => {
 describe("watch --trace-python's window in the reports", () => {
   it("the sites are those that grew during the window, with what it cost the program", () => {
     const doc = withHolder(found);
-    doc.verdict.sites = [{ file: "/srv/app/views.py", line: 17, sizeDiff: 3 * 2 ** 20, countDiff: 500, size: 9 * 2 ** 20 }];
-    Object.assign(doc.verdict.evidence, { traceWindowSeconds: 15.1, traceCpuShare: 0.0262, traceCpuShareBefore: 0.009, tracemallocBytes: 1.41 * 2 ** 20 });
-    const cost = "tracemalloc ran 15.1 s in the program, then was stopped and its traces freed: the program used 2.6% of a core meanwhile (0.9% just before), tracemalloc itself 1.41 MiB";
+    doc.verdict.sites = [
+      { file: "/srv/app/views.py", line: 17, sizeDiff: 3 * 2 ** 20, countDiff: 500, size: 9 * 2 ** 20 },
+    ];
+    Object.assign(doc.verdict.evidence, {
+      traceWindowSeconds: 15.1,
+      traceCpuShare: 0.0262,
+      traceCpuShareBefore: 0.009,
+      tracemallocBytes: 1.41 * 2 ** 20,
+    });
+    const cost =
+      "tracemalloc ran 15.1 s in the program, then was stopped and its traces freed: the program used 2.6% of a core meanwhile (0.9% just before), tracemalloc itself 1.41 MiB";
     const text = renderVerdict(doc, false, undefined, 400);
     expect(text).toContain("allocation sites that grew during the trace window (tracemalloc)");
     expect(text).toContain(`  ${cost}`);

@@ -57,7 +57,9 @@ describe("renderHtml", () => {
     expect(html).not.toMatch(/\b(src|href)\s*=\s*["']?\s*(https?:|\/\/)/i);
     expect(html).not.toMatch(/url\(\s*["']?\s*(https?:|\/\/)/i);
     expect(html).not.toMatch(/<link\b|@import/i);
-    expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;sha256-/);
+    expect(html).toMatch(
+      /<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;sha256-/,
+    );
     expect(html).toContain("uPlot");
   });
 
@@ -69,7 +71,9 @@ describe("renderHtml", () => {
     const p = payloadOf(html);
     expect(p.settledAt).toBe(12);
     expect(p.warmup).toBe(a.doc.window.warmup);
-    const read = [...a.set.processes.values()].filter((ps) => Object.values(ps.metrics).some((c) => c !== undefined && c.length > 0));
+    const read = [...a.set.processes.values()].filter((ps) =>
+      Object.values(ps.metrics).some((c) => c !== undefined && c.length > 0),
+    );
     expect(p.charts.filter((c) => c.group === "process")).toHaveLength(read.length);
     expect(p.charts.some((c) => c.group === "cgroup")).toBe(true);
     for (const c of p.charts) {
@@ -87,7 +91,8 @@ describe("renderHtml", () => {
     expect(labels).toEqual(expect.arrayContaining(["anon", "inactive file", "usage", "working set"]));
     const stacked = cg.series.filter((s) => s.fillTo !== undefined);
     const last = cg.xs.length - 1;
-    for (let i = 1; i < stacked.length; i++) expect(stacked[i]!.values![last]!).toBeGreaterThanOrEqual(stacked[i - 1]!.values![last]!);
+    for (let i = 1; i < stacked.length; i++)
+      expect(stacked[i]!.values![last]!).toBeGreaterThanOrEqual(stacked[i - 1]!.values![last]!);
   });
 
   it("renders a 72-hour 1 Hz watch (260k samples) into a page under 1 MB, at most ~2000 points per chart", () => {
@@ -100,10 +105,32 @@ describe("renderHtml", () => {
       b.add({
         t: t0 + i * 1000,
         processes: [
-          { pid: 100, ppid: 1, starttime: 5, comm: "python3", rss: anon + 40e6, anon, ...(i % 30 === 0 && { pss: anon + 20e6, uss: anon }) },
-          { pid: 101, ppid: 100, starttime: 6, comm: "python3", rss: 120e6, anon: 80e6, ...(i % 30 === 15 && { pss: 90e6, uss: 70e6 }) },
+          {
+            pid: 100,
+            ppid: 1,
+            starttime: 5,
+            comm: "python3",
+            rss: anon + 40e6,
+            anon,
+            ...(i % 30 === 0 && { pss: anon + 20e6, uss: anon }),
+          },
+          {
+            pid: 101,
+            ppid: 100,
+            starttime: 6,
+            comm: "python3",
+            rss: 120e6,
+            anon: 80e6,
+            ...(i % 30 === 15 && { pss: 90e6, uss: 70e6 }),
+          },
         ],
-        cgroup: { usage: anon + 300e6, workingSet: anon + 250e6, limit: 4 * 2 ** 30, kernel: 10e6, stat: { anon: anon + 80e6, activeFile: 100e6, inactiveFile: 50e6, shmem: 1e6 } },
+        cgroup: {
+          usage: anon + 300e6,
+          workingSet: anon + 250e6,
+          limit: 4 * 2 ** 30,
+          kernel: 10e6,
+          stat: { anon: anon + 80e6, activeFile: 100e6, inactiveFile: 50e6, shmem: 1e6 },
+        },
       });
     }
     const doc = classify({ set: b.set, options: {}, cgroup: { path: "/test", version: 2 }, target: { pid: 100 } });
@@ -116,7 +143,9 @@ describe("renderHtml", () => {
     const drawn = proc.series.find((s) => s.label === "anon")!.values!.filter((v) => v !== null) as number[];
     const held = b.set.processes.get("100:5")!.metrics.anon!;
     expect(drawn.reduce((m, v) => Math.max(m, v), 0)).toBe(Math.round(held.ys.reduce((m, v) => Math.max(m, v), 0)));
-    expect(drawn.reduce((m, v) => Math.min(m, v), Infinity)).toBe(Math.round(held.ys.reduce((m, v) => Math.min(m, v), Infinity)));
+    expect(drawn.reduce((m, v) => Math.min(m, v), Infinity)).toBe(
+      Math.round(held.ys.reduce((m, v) => Math.min(m, v), Infinity)),
+    );
     expect(html.length).toBeLessThan(1_000_000);
   });
 });
@@ -135,7 +164,10 @@ describe("the page reads as prose, not identifiers", () => {
     const decided = { ...a.doc, verdict: { ...a.doc.verdict, confidence: 0.91, caveats: ["called early"] } };
     expect(renderHtml(decided, a.set)).toContain("<h3>Caveats</h3>");
     expect(renderHtml(decided, a.set)).not.toContain("Could not decide");
-    const undecided = { ...a.doc, verdict: { ...a.doc.verdict, kind: "insufficient-data" as const, caveats: ["12 samples"] } };
+    const undecided = {
+      ...a.doc,
+      verdict: { ...a.doc.verdict, kind: "insufficient-data" as const, caveats: ["12 samples"] },
+    };
     expect(renderHtml(undecided, a.set)).toContain("<h3>Could not decide</h3>");
   });
 
@@ -151,15 +183,34 @@ describe("the page reads as prose, not identifiers", () => {
 
   it("ends with which memleak wrote it, when, and where the readings were taken", async () => {
     const a = await analyze("leak_main.jsonl");
-    const html = renderHtml(a.doc, a.set, { about: { hostname: "gpu-<7>", kernel: "6.1.0", startedAt: Date.UTC(2026, 10, 24, 7, 0, 0), recordedBy: "0.0.9", writtenAt: Date.UTC(2026, 10, 24, 8, 0, 0) } });
-    expect(html).toMatch(/<footer class="about">memleak \d+\.\d+\.\d+ · written 2026-11-24T08:00:00Z · readings from 2026-11-24T07:00:00Z · on gpu-&lt;7&gt; \(Linux 6\.1\.0\) · recorded by memleak 0\.0\.9<\/footer>/);
+    const html = renderHtml(a.doc, a.set, {
+      about: {
+        hostname: "gpu-<7>",
+        kernel: "6.1.0",
+        startedAt: Date.UTC(2026, 10, 24, 7, 0, 0),
+        recordedBy: "0.0.9",
+        writtenAt: Date.UTC(2026, 10, 24, 8, 0, 0),
+      },
+    });
+    expect(html).toMatch(
+      /<footer class="about">memleak \d+\.\d+\.\d+ · written 2026-11-24T08:00:00Z · readings from 2026-11-24T07:00:00Z · on gpu-&lt;7&gt; \(Linux 6\.1\.0\) · recorded by memleak 0\.0\.9<\/footer>/,
+    );
   });
 
   it("and, for a session's own report, how fresh PSS/USS were and what memleak took", async () => {
     const a = await analyze("leak_main.jsonl");
-    const sampling = { interval: 1, ticks: 60, lateTicks: 2, pssEvery: 2, pssAge: { median: 0.9, max: 2 }, cpuShare: 0.034 };
+    const sampling = {
+      interval: 1,
+      ticks: 60,
+      lateTicks: 2,
+      pssEvery: 2,
+      pssAge: { median: 0.9, max: 2 },
+      cpuShare: 0.034,
+    };
     const html = renderHtml({ ...a.doc, sampling }, a.set, { about: { writtenAt: Date.UTC(2026, 10, 24, 8, 0, 0) } });
-    expect(html).toMatch(/ · sampling: 60 ticks, 2 late; PSS\/USS at most 2\.0 s old \(median 0\.9 s; --pss-every 2\.0 s\); memleak itself 3\.4% of a core<\/footer>/);
+    expect(html).toMatch(
+      / · sampling: 60 ticks, 2 late; PSS\/USS at most 2\.0 s old \(median 0\.9 s; --pss-every 2\.0 s\); memleak itself 3\.4% of a core<\/footer>/,
+    );
   });
 });
 
@@ -172,7 +223,9 @@ describe("the advice's markdown", () => {
   });
 
   it("turns no markdown into a link, an image or raw HTML", () => {
-    const html = markdownToHtml('[x](javascript:alert(1)) ![i](http://e/x.png) <script>alert(1)</script> <a href="http://e">');
+    const html = markdownToHtml(
+      '[x](javascript:alert(1)) ![i](http://e/x.png) <script>alert(1)</script> <a href="http://e">',
+    );
     expect(html).not.toMatch(/<(a|img|script)\b/);
     expect(html).toContain("&lt;script&gt;");
   });

@@ -12,15 +12,28 @@ const SYNC = /\x1b\[\?2026[hl]/g;
 
 function terminal(columns = 80, rows = 24) {
   const out: { stream: "stdout" | "stderr"; text: string }[] = [];
-  const term = { columns, rows, stdout: (text: string) => out.push({ stream: "stdout", text }), stderr: (text: string) => out.push({ stream: "stderr", text }) };
+  const term = {
+    columns,
+    rows,
+    stdout: (text: string) => out.push({ stream: "stdout", text }),
+    stderr: (text: string) => out.push({ stream: "stderr", text }),
+  };
   /** Everything written since `from`, as one string, without the synchronized-output brackets. */
-  const since = (from = 0) => out.slice(from).map((w) => w.text.replace(SYNC, "")).join("");
+  const since = (from = 0) =>
+    out
+      .slice(from)
+      .map((w) => w.text.replace(SYNC, ""))
+      .join("");
   return { term, out, since };
 }
 
 /** The text lines of a frame as written (escapes that move the cursor or erase removed). */
 // eslint-disable-next-line no-control-regex
-const textLines = (s: string) => s.replace(/\x1b\[[0-9;]*[A-HJKGf]/g, "").split("\n").filter((l) => l !== "");
+const textLines = (s: string) =>
+  s
+    .replace(/\x1b\[[0-9;]*[A-HJKGf]/g, "")
+    .split("\n")
+    .filter((l) => l !== "");
 
 describe("the live region", () => {
   it("prints the command's complete lines above the block and redraws the block below them", () => {
@@ -119,7 +132,8 @@ describe("a progress bar redrawn for a long time", () => {
     const t = terminal();
     const r = new LiveRegion(t.term);
     r.update("block");
-    for (let i = 0; i < 20_000; i++) r.passthrough("stderr", `\r${i % 7 === 3 ? "long frame of the bar" : "short"} ${i}`);
+    for (let i = 0; i < 20_000; i++)
+      r.passthrough("stderr", `\r${i % 7 === 3 ? "long frame of the bar" : "short"} ${i}`);
     r.passthrough("stderr", "\r");
     r.update("block");
     expect(textLines(t.since()).slice(-2)).toEqual(["short 19999", "block"]);
@@ -148,11 +162,17 @@ describe("settledLine: what a terminal leaves of a line rewritten with \\r", () 
     r.update("BLOCK"); // a tick while the command is mid-line: nothing drawn
     r.passthrough("stdout", "end\nnext\n");
     r.clear();
-    const stdout = t.out.filter((w) => w.stream === "stdout").map((w) => w.text).join("");
+    const stdout = t.out
+      .filter((w) => w.stream === "stdout")
+      .map((w) => w.text)
+      .join("");
     expect(stdout).toBe(`${chunk.repeat(chunks)}end\nnext\n`);
     // Held at most MAX_HELD_LINE: everything after went straight out, chunk by chunk.
     expect(t.out.filter((w) => w.stream === "stdout").length).toBeGreaterThan(30);
-    const stderr = t.out.filter((w) => w.stream === "stderr").map((w) => w.text).join("");
+    const stderr = t.out
+      .filter((w) => w.stream === "stderr")
+      .map((w) => w.text)
+      .join("");
     expect(stderr.split("BLOCK").length - 1).toBe(2); // the first frame, and once after "end\n"; none mid-line
   });
 });

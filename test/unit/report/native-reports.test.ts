@@ -24,14 +24,20 @@ describe("step summary", () => {
   it("has a row per stack naming the site, and says the run was traced", () => {
     const md = nativeStepSummary(doc(trace));
     expect(md).toContain("#### Native stacks that leaked (heaptrack)");
-    expect(md).toContain("| leaky_fn (leaky.c:6, leaky.cpython-311-x86_64-linux-gnu.so) | 18.7 MiB allocated after warm-up and never freed, over 300 calls, PID 10867 | leaky_fn (leaky.c:6, leaky.cpython-311-x86_64-linux-gnu.so) ← _PyEval_EvalFrameDefault (ceval.c:5020, libpython3.11.so.1.0) ← _PyEval_EvalFrame (pycore_ceval.h:73, libpython3.11.so.1.0) |");
+    expect(md).toContain(
+      "| leaky_fn (leaky.c:6, leaky.cpython-311-x86_64-linux-gnu.so) | 18.7 MiB allocated after warm-up and never freed, over 300 calls, PID 10867 | leaky_fn (leaky.c:6, leaky.cpython-311-x86_64-linux-gnu.so) ← _PyEval_EvalFrameDefault (ceval.c:5020, libpython3.11.so.1.0) ← _PyEval_EvalFrame (pycore_ceval.h:73, libpython3.11.so.1.0) |",
+    );
     expect(md).toMatch(/_traced with heaptrack 1\.4\.0 \(--trace-native\): 1 process/);
     expect(nativeStepSummary(doc(undefined))).toBe("");
   });
 
   it("says when nothing was claimed, and keeps a hostile function name from breaking the table", () => {
     expect(nativeStepSummary(doc({ ...trace, stacks: [] }))).toContain("no C/C++ stack kept leaking after warm-up");
-    const hostile = { ...trace.stacks[0]!, site: { function: "f|<img src=x>`" }, frames: [{ function: "f|<img src=x>`" }] };
+    const hostile = {
+      ...trace.stacks[0]!,
+      site: { function: "f|<img src=x>`" },
+      frames: [{ function: "f|<img src=x>`" }],
+    };
     const md = nativeStepSummary(doc({ ...trace, stacks: [hostile] }));
     expect(md).not.toContain("<img");
     expect(md).toContain("f\\|&lt;img src=x&gt;&#96;");
@@ -40,7 +46,13 @@ describe("step summary", () => {
 
 describe("HTML section", () => {
   it("lists each stack's frames and escapes them", () => {
-    const html = nativeSection({ ...trace, stacks: [trace.stacks[0]!, { ...trace.stacks[0]!, site: { function: "<script>" }, frames: [{ function: "<script>" }] }] });
+    const html = nativeSection({
+      ...trace,
+      stacks: [
+        trace.stacks[0]!,
+        { ...trace.stacks[0]!, site: { function: "<script>" }, frames: [{ function: "<script>" }] },
+      ],
+    });
     expect(html).toContain("<h2>Native stacks that leaked</h2>");
     expect(html).toContain("<li><code>leaky_fn (leaky.c:6, leaky.cpython-311-x86_64-linux-gnu.so)</code></li>");
     expect(html).toContain("&lt;script&gt;");

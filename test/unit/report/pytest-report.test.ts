@@ -25,7 +25,10 @@ beforeAll(async () => {
 const hostile = () => {
   const d = JSON.parse(JSON.stringify(doc)) as VerdictDocument;
   // A ninth test: a copy of the leak, under an id with markup, a pipe, backticks and an escape sequence.
-  d.tests!.push({ ...d.tests!.find((t) => t.kind === "leak" && t.result === "pass")!, nodeid: "t.py::test[<img src=x onerror=alert(1)>|`x`\u001b[31m]" });
+  d.tests!.push({
+    ...d.tests!.find((t) => t.kind === "leak" && t.result === "pass")!,
+    nodeid: "t.py::test[<img src=x onerror=alert(1)>|`x`\u001b[31m]",
+  });
   return d;
 };
 
@@ -33,10 +36,18 @@ describe("the tests of a memleak pytest recording", () => {
   it("analyze rebuilds each test from its marks: the leak, the one-off, the test over its limit", () => {
     const t = new Map(doc.tests!.map((x) => [x.nodeid, x]));
     expect(doc.tests).toHaveLength(8);
-    expect(t.get("test_growth.py::test_leaks_per_call")).toMatchObject({ kind: "leak", calls: 7, warmupCalls: 2, result: "pass" });
+    expect(t.get("test_growth.py::test_leaks_per_call")).toMatchObject({
+      kind: "leak",
+      calls: 7,
+      warmupCalls: 2,
+      result: "pass",
+    });
     expect(t.get("test_growth.py::test_leaks_per_call")!.perCall!.mallocInUse).toBe(256 * KiB + 16);
     expect(t.get("test_growth.py::test_fills_cache_once")).toMatchObject({ kind: "one-off", result: "pass" });
-    expect(t.get("test_limits.py::test_over_its_limit")).toMatchObject({ result: "fail", limit: { maxGrowth: 1024 * KiB } });
+    expect(t.get("test_limits.py::test_over_its_limit")).toMatchObject({
+      result: "fail",
+      limit: { maxGrowth: 1024 * KiB },
+    });
     expect(doc.tests!.every((x) => x.end !== undefined && x.end >= x.start)).toBe(true);
   });
 
@@ -53,7 +64,9 @@ describe("the tests of a memleak pytest recording", () => {
   it("the step summary lists the leaking test with its growth per call, and escapes a hostile id", () => {
     const md = testsStepSummary(hostile());
     expect(md).toMatch(/^#### Tests \(9 tests: .*; 5 measured calls after 2 warm-up\)$/m);
-    expect(md).toMatch(/^\| <code>test_growth.py::test_leaks_per_call<\/code> \| \*\*leak\*\* \| \+1.75 MiB \| \+256 KiB \| 7 \| – \|$/m);
+    expect(md).toMatch(
+      /^\| <code>test_growth.py::test_leaks_per_call<\/code> \| \*\*leak\*\* \| \+1.75 MiB \| \+256 KiB \| 7 \| – \|$/m,
+    );
     expect(md).not.toMatch(/<img|\|`x`/);
   });
 
@@ -63,7 +76,9 @@ describe("the tests of a memleak pytest recording", () => {
     const rows = [...page.matchAll(/<tr class="[a-z]*"><td><code>([^<]*)<\/code>/g)].map((m) => m[1]);
     expect(rows.slice(0, 2)).toEqual(["test_limits.py::test_over_its_limit", "test_limits.py::test_within_its_limit"]);
     expect(page).not.toMatch(/<img src=x/);
-    const data = JSON.parse(page.match(/<script type="application\/json" id="memleak-data">([^<]*)<\/script>/)![1]!) as { tests: { start: number; end: number; shaded: boolean; label: string }[] };
+    const data = JSON.parse(
+      page.match(/<script type="application\/json" id="memleak-data">([^<]*)<\/script>/)![1]!,
+    ) as { tests: { start: number; end: number; shaded: boolean; label: string }[] };
     expect(data.tests).toHaveLength(9);
     expect(data.tests.filter((t) => t.shaded).map((t) => t.label)).toContain("test_leaks_per_call");
   });
@@ -73,20 +88,31 @@ describe("a leaking test's holder in the reports", () => {
   /** The recording's leak, with the holder the plugin names now (the captured run predates it), under a hostile path. */
   const withHolder = (path: string) => {
     const d = JSON.parse(JSON.stringify(doc)) as VerdictDocument;
-    d.tests!.find((t) => t.nodeid === "test_growth.py::test_leaks_per_call")!.holder = { container: "list of bytearray", length: 7, found: true, path };
+    d.tests!.find((t) => t.nodeid === "test_growth.py::test_leaks_per_call")!.holder = {
+      container: "list of bytearray",
+      length: 7,
+      found: true,
+      path,
+    };
     return d;
   };
 
   it("the terminal table says what holds it, on the line below the test, within the columns", () => {
     const text = renderVerdict(withHolder("test_growth._KEPT"), false, set, 80);
-    expect(text).toMatch(/test_growth.py::test_leaks_per_call\n {4}held by test_growth._KEPT \(list of bytearray, 7 items\)\n/);
+    expect(text).toMatch(
+      /test_growth.py::test_leaks_per_call\n {4}held by test_growth._KEPT \(list of bytearray, 7 items\)\n/,
+    );
   });
 
   it("the step summary and the HTML show it escaped", () => {
     const hostilePath = "m.CACHE['<img src=x>|`']";
     const md = testsStepSummary(withHolder(hostilePath));
-    expect(md).toContain("<code>test_growth.py::test_leaks_per_call</code><br>held by m.CACHE&#91;'&lt;img src=x&gt;\\|&#96;'&#93; (list of bytearray, 7 items) |");
+    expect(md).toContain(
+      "<code>test_growth.py::test_leaks_per_call</code><br>held by m.CACHE&#91;'&lt;img src=x&gt;\\|&#96;'&#93; (list of bytearray, 7 items) |",
+    );
     const page = renderHtml(withHolder(hostilePath), set, "t");
-    expect(page).toContain("<br><span class=\"note\">held by m.CACHE[&#39;&lt;img src=x&gt;|`&#39;] (list of bytearray, 7 items)</span>");
+    expect(page).toContain(
+      '<br><span class="note">held by m.CACHE[&#39;&lt;img src=x&gt;|`&#39;] (list of bytearray, 7 items)</span>',
+    );
   });
 });

@@ -21,16 +21,19 @@ describe("report lines right for their subject", () => {
     for (const w of workers) expect(w.advice).toMatch(/^Forked worker PID \d+[\s\S]*shares with its parent/);
   });
 
-  it.each(["fork_cow.jsonl", "bounded_cache.jsonl"])("%s: a bounded change (copy-on-write, plateau) has no hourly rate", async (name) => {
-    const { doc, set, commands } = await analyze(name);
-    expect(["cow", "plateau"]).toContain(doc.verdict.kind);
-    const text = renderVerdict(doc, false, set, 80);
-    expect(text).not.toMatch(/^rate: /m);
-    expect(text).not.toMatch(/%\/h/);
-    // The subjects table's "per hour" column shows a dash for each row judged bounded.
-    expect(text).not.toMatch(/ [+-][\d.]+ [KMG]iB +[▁-█]/);
-    expect(renderHtml(doc, set, { commands })).not.toMatch(/class="rate"/);
-  });
+  it.each(["fork_cow.jsonl", "bounded_cache.jsonl"])(
+    "%s: a bounded change (copy-on-write, plateau) has no hourly rate",
+    async (name) => {
+      const { doc, set, commands } = await analyze(name);
+      expect(["cow", "plateau"]).toContain(doc.verdict.kind);
+      const text = renderVerdict(doc, false, set, 80);
+      expect(text).not.toMatch(/^rate: /m);
+      expect(text).not.toMatch(/%\/h/);
+      // The subjects table's "per hour" column shows a dash for each row judged bounded.
+      expect(text).not.toMatch(/ [+-][\d.]+ [KMG]iB +[▁-█]/);
+      expect(renderHtml(doc, set, { commands })).not.toMatch(/class="rate"/);
+    },
+  );
 
   it("torch advice only where torch was loaded: a leak in a PyTorch program gets it, a plain Python leak does not", async () => {
     const torch = await docOf("torch_losses_leak.jsonl");
@@ -39,7 +42,8 @@ describe("report lines right for their subject", () => {
     for (const name of ["leak_main.jsonl", "dict_cache_leak.jsonl", "leak_worker.jsonl"]) {
       const doc = await docOf(name);
       expect(doc.verdict.kind).toBe("leak");
-      for (const f of [doc.verdict, ...doc.findings]) expect(f.advice ?? "", `${name}: ${f.summary}`).not.toMatch(/torch|losses\.append|autograd/);
+      for (const f of [doc.verdict, ...doc.findings])
+        expect(f.advice ?? "", `${name}: ${f.summary}`).not.toMatch(/torch|losses\.append|autograd/);
     }
   });
 

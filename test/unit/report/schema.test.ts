@@ -34,7 +34,12 @@ describe("schema/verdict.schema.json", () => {
 
   it.each(RECORDINGS)("describes the analysis of %s, gates included", async (file) => {
     const { doc, set } = await analyze(file);
-    doc.gates = evaluateGates(doc, set, { metric: "pss", perProcess: false, maxGrowth: { kind: "bytes", bytes: 50 * 2 ** 20 }, failOn: ["leak"] });
+    doc.gates = evaluateGates(doc, set, {
+      metric: "pss",
+      perProcess: false,
+      maxGrowth: { kind: "bytes", bytes: 50 * 2 ** 20 },
+      failOn: ["leak"],
+    });
     doc.target.stopReason = "exited";
     doc.target.exitCode = 0;
     doc.target.signal = null;
@@ -78,7 +83,9 @@ describe("schema/verdict.schema.json", () => {
     it("a document with an unknown kind, a missing pid, a bad subject or a wrong schema name", async () => {
       base = await docOf("leak_worker.jsonl");
       expect(check(base)).toBe("valid");
-      expect(mutated((d) => (d.verdict.kind = "memory-goblin"))).toMatch(/kind must be equal to one of the allowed values/);
+      expect(mutated((d) => (d.verdict.kind = "memory-goblin"))).toMatch(
+        /kind must be equal to one of the allowed values/,
+      );
       expect(mutated((d) => (d.findings[1].kind = "LEAK"))).not.toBe("valid");
       expect(mutated((d) => delete d.verdict.pid)).toMatch(/must have required property 'pid'/);
       expect(mutated((d) => (d.verdict.subject = { type: "container", id: "x" }))).not.toBe("valid");

@@ -28,8 +28,21 @@ const snap: Snapshot = {
   targetPid: 9983,
   platform: "linux",
   warnings: [],
-  processes: [proc(9983, 1, ["python3", "train.py", "--epochs", "10"]), proc(10025, 9983, ["python3", "-m", "torch.utils.data.worker"]), proc(10026, 9983, ["python3", "-m", "torch.utils.data.worker"])],
-  totals: { rss: 385 * MiB, pss: 187 * MiB, uss: 89 * MiB, anon: 366 * MiB, file: 19.6 * MiB, shmem: 0, swap: 0, threads: 36 },
+  processes: [
+    proc(9983, 1, ["python3", "train.py", "--epochs", "10"]),
+    proc(10025, 9983, ["python3", "-m", "torch.utils.data.worker"]),
+    proc(10026, 9983, ["python3", "-m", "torch.utils.data.worker"]),
+  ],
+  totals: {
+    rss: 385 * MiB,
+    pss: 187 * MiB,
+    uss: 89 * MiB,
+    anon: 366 * MiB,
+    file: 19.6 * MiB,
+    shmem: 0,
+    swap: 0,
+    threads: 36,
+  },
   cgroup: { error: "none" },
 };
 const width = (line: string) => [...line].length;
@@ -41,12 +54,14 @@ describe("the snapshot's process table", () => {
     const head = lines[1]!;
     expect(head).toMatch(/│\s+PID │ command\s+│\s+RSS │/);
     expect(lines.find((l) => l.includes("10025"))).toMatch(/│ +122 MiB │/);
-    if (!head.includes("swap")) expect(lines.at(-1)).toMatch(/^swap.* not shown at \d+ columns \(--json has every field\)$/);
+    if (!head.includes("swap"))
+      expect(lines.at(-1)).toMatch(/^swap.* not shown at \d+ columns \(--json has every field\)$/);
   });
 
   it("has every column when there is room", () => {
     const out = renderProcessTable(snap, false, 160);
-    for (const h of ["PID", "command", "RSS", "PSS", "USS", "anon", "file", "shmem", "swap", "thr"]) expect(out).toContain(` ${h} `);
+    for (const h of ["PID", "command", "RSS", "PSS", "USS", "anon", "file", "shmem", "swap", "thr"])
+      expect(out).toContain(` ${h} `);
     expect(out).toContain("total (3 processes)");
     expect(out).not.toContain("not shown");
   });

@@ -18,19 +18,48 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { REPO } from "../../helpers/fixtures.js";
 
 function reports(sc: SynthScenario, high?: number) {
-  const samples: Sample[] = synthesize(sc).map((s) => ({ ...s, cgroup: { ...s.cgroup!, limit: 1024 * MB, ...(high !== undefined && { high }) } }));
+  const samples: Sample[] = synthesize(sc).map((s) => ({
+    ...s,
+    cgroup: { ...s.cgroup!, limit: 1024 * MB, ...(high !== undefined && { high }) },
+  }));
   const set = buildSeries(samples);
-  const judged = judge({ set, options: {}, cgroup: { path: "/ci/job", version: high === undefined ? 1 : 2 }, target: { pid: 100, command: ["python3", "serve.py"] } });
+  const judged = judge({
+    set,
+    options: {},
+    cgroup: { path: "/ci/job", version: high === undefined ? 1 : 2 },
+    target: { pid: 100, command: ["python3", "serve.py"] },
+  });
   const doc = wordJudgement(judged);
-  const live: LiveState = { mode: "run", rootPid: 100, command: "python3 serve.py", elapsed: 300, set, latest: samples.at(-1), soFar: judged.verdict, commands: new Map() };
-  return { doc, charts: buildCharts(doc, set), html: renderHtml(doc, set), terminal: renderVerdict(doc, false, set, 200), live: renderLive(live, false, 200), progress: renderProgress(live), summary: stepSummary(doc) };
+  const live: LiveState = {
+    mode: "run",
+    rootPid: 100,
+    command: "python3 serve.py",
+    elapsed: 300,
+    set,
+    latest: samples.at(-1),
+    soFar: judged.verdict,
+    commands: new Map(),
+  };
+  return {
+    doc,
+    charts: buildCharts(doc, set),
+    html: renderHtml(doc, set),
+    terminal: renderVerdict(doc, false, set, 200),
+    live: renderLive(live, false, 200),
+    progress: renderProgress(live),
+    summary: stepSummary(doc),
+  };
 }
 
-const SENTENCE = /container limit 1\.00 GiB, anon \+ shmem \+ kernel \d+ MiB( \(peaks \+[\d.]+ MiB\))?, growing \d+ KiB\/s: ~\d+(\.\d)? min \(/;
+const SENTENCE =
+  /container limit 1\.00 GiB, anon \+ shmem \+ kernel \d+ MiB( \(peaks \+[\d.]+ MiB\))?, growing \d+ KiB\/s: ~\d+(\.\d)? min \(/;
 
 describe("time to the limit in the reports", () => {
   it("a leak under a 1 GiB limit: every report says it", () => {
-    const r = reports({ seconds: 300, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 3 * MB } }] });
+    const r = reports({
+      seconds: 300,
+      processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 3 * MB } }],
+    });
     expect(r.terminal).toMatch(new RegExp(`\\ntime to the limit: ${SENTENCE.source}`));
     expect(r.live).toMatch(new RegExp(`\\nlimit: ${SENTENCE.source}`));
     expect(r.progress).toMatch(/, limit in ~\d+(\.\d)? min \([\d.]+–[\d.]+ min\)$/);
@@ -39,14 +68,23 @@ describe("time to the limit in the reports", () => {
   });
 
   it("a steady process: none does", () => {
-    const r = reports({ seconds: 300, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "stable" }, noise: 3 * MB } }] });
-    for (const text of [r.terminal, r.live, r.progress, r.summary, r.html]) expect(text).not.toMatch(/limit in|time to the limit|Time to the memory limit|\nlimit:/);
+    const r = reports({
+      seconds: 300,
+      processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "stable" }, noise: 3 * MB } }],
+    });
+    for (const text of [r.terminal, r.live, r.progress, r.summary, r.html])
+      expect(text).not.toMatch(/limit in|time to the limit|Time to the memory limit|\nlimit:/);
   });
 });
 
 const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
-const validate = ajv.compile(JSON.parse(readFileSync(`${REPO}schema/verdict.schema.json`, "utf8")) as Record<string, unknown>);
-const leak: SynthScenario = { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 3 * MB } }] };
+const validate = ajv.compile(
+  JSON.parse(readFileSync(`${REPO}schema/verdict.schema.json`, "utf8")) as Record<string, unknown>,
+);
+const leak: SynthScenario = {
+  seconds: 300,
+  processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: 1 * MB }, noise: 3 * MB } }],
+};
 
 describe("timeToLimit in --json and the HTML report", () => {
   it("the document with a countdown is valid against the schema", () => {
@@ -75,7 +113,10 @@ describe("timeToLimit in --json and the HTML report", () => {
   });
 
   it("no countdown: the chart is as it was (no projection, no extra time)", () => {
-    const { charts } = reports({ seconds: 300, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "stable" }, noise: 3 * MB } }] });
+    const { charts } = reports({
+      seconds: 300,
+      processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "stable" }, noise: 3 * MB } }],
+    });
     const chart = charts.charts.find((c) => c.id === "cgroup")!;
     expect(chart.xMax).toBeUndefined();
     expect(chart.series.some((s) => /projection/.test(s.label))).toBe(false);

@@ -22,7 +22,12 @@ function widest(text: string): { width: number; line: string } {
 describe("renderVerdict", () => {
   it.each(RECORDINGS)("%s: every line fits 80 columns, with and without colour and series", async (file) => {
     const { doc, set } = await analyze(file);
-    for (const text of [renderVerdict(doc, false, set), renderVerdict(doc, true, set), renderVerdict(doc, false), renderVerdict(doc, false, set, 80, true)]) {
+    for (const text of [
+      renderVerdict(doc, false, set),
+      renderVerdict(doc, true, set),
+      renderVerdict(doc, false),
+      renderVerdict(doc, false, set, 80, true),
+    ]) {
       const w = widest(text);
       expect(w.width, `too wide: ${JSON.stringify(w.line)}`).toBeLessThanOrEqual(80);
     }
@@ -45,7 +50,11 @@ describe("renderVerdict", () => {
     const e = doc.verdict.evidence as Record<string, number>;
     const esc = (v: number) => formatBytes(v).replace(/[.+]/g, "\\$&");
     const perHour = formatBytes(doc.verdict.rate!.bytesPerSecond * 3600).replace(/[.+]/g, "\\$&");
-    expect(worker).toMatch(new RegExp(`anon\\s+${esc(e.start!)}\\s+${esc(e.end!)}\\s+${esc(e.peak!)}\\s+\\+${esc(e.growth!)}\\s+\\+${perHour}\\s+[▁▂▃▄▅▆▇█]{6,}$`));
+    expect(worker).toMatch(
+      new RegExp(
+        `anon\\s+${esc(e.start!)}\\s+${esc(e.end!)}\\s+${esc(e.peak!)}\\s+\\+${esc(e.growth!)}\\s+\\+${perHour}\\s+[▁▂▃▄▅▆▇█]{6,}$`,
+      ),
+    );
     expect(lines.some((l) => /^tree \(3\)\s+pss/.test(l))).toBe(true);
     expect(lines.some((l) => /^cgroup\s+cgroup/.test(l))).toBe(true);
     expect(text).toContain("verdict: LEAK");
@@ -72,7 +81,14 @@ describe("renderVerdict", () => {
 describe("wrap", () => {
   it("breaks at spaces, keeps a number with its unit, and cuts a word longer than the line", () => {
     expect(wrap("grew from 10.2 MiB to 54.1 MiB", 17)).toEqual(["grew from", "10.2 MiB to", "54.1 MiB"]);
-    expect(wrap("/a/very/long/cgroup/path/that/goes/on", 10, "  ", "    ")).toEqual(["  /a/very/", "    long/c", "    group/", "    path/t", "    hat/go", "    es/on"]);
+    expect(wrap("/a/very/long/cgroup/path/that/goes/on", 10, "  ", "    ")).toEqual([
+      "  /a/very/",
+      "    long/c",
+      "    group/",
+      "    path/t",
+      "    hat/go",
+      "    es/on",
+    ]);
   });
 });
 
@@ -88,7 +104,9 @@ describe("sparkline", () => {
     const { doc, set } = await analyze("leak_worker.jsonl");
     const stable = doc.findings.find((f) => f.kind === "stable" && f.subject.type === "process")!;
     expect(stable.rate).toBeDefined();
-    const row = renderVerdict(doc, false, set, 132).split("\n").find((l) => l.includes(`└ ${stable.pid}`) || l.startsWith(`PID ${stable.pid}`))!;
+    const row = renderVerdict(doc, false, set, 132)
+      .split("\n")
+      .find((l) => l.includes(`└ ${stable.pid}`) || l.startsWith(`PID ${stable.pid}`))!;
     // subject, metric, start, end, peak, growth, then "–" where the rate per hour would be
     expect(row).toMatch(/^\S.*\s[+-]?[\d.]+ (B|KiB|MiB)\s+–(\s|$)/);
     // Nor a hill for a trend: its sparkline is scaled to at least the growth floor, so its noise draws flat.
@@ -97,24 +115,45 @@ describe("sparkline", () => {
 });
 
 describe("how the readings were taken (a session's own report)", () => {
-  const sampling = { interval: 1, ticks: 301, lateTicks: 0, pssEvery: 2, pssAge: { median: 0.1, max: 1 }, cpuShare: 0.0182 };
+  const sampling = {
+    interval: 1,
+    ticks: 301,
+    lateTicks: 0,
+    pssEvery: 2,
+    pssAge: { median: 0.1, max: 1 },
+    cpuShare: 0.0182,
+  };
 
   it("says how old PSS/USS were and what memleak took, under the first line, within 60 columns", async () => {
     const { doc, set } = await analyze("leak_worker.jsonl");
     const text = renderVerdict({ ...doc, sampling }, false, set, 60);
     const head = text.split("\n").slice(0, 4).join(" ").replace(/\s+/g, " ");
-    expect(head).toContain("sampling: 301 ticks, none late; PSS/USS at most 1.0 s old (median 0.1 s; --pss-every 2.0 s); memleak itself 1.8% of a core");
+    expect(head).toContain(
+      "sampling: 301 ticks, none late; PSS/USS at most 1.0 s old (median 0.1 s; --pss-every 2.0 s); memleak itself 1.8% of a core",
+    );
     expect(widest(text).width).toBeLessThanOrEqual(60);
   });
 
   it("counts late ticks, and says so when PSS/USS were never read", async () => {
     const { doc } = await analyze("leak_worker.jsonl");
-    const text = renderVerdict({ ...doc, sampling: { ...sampling, lateTicks: 7, pssAge: undefined } }, false, undefined, 200);
+    const text = renderVerdict(
+      { ...doc, sampling: { ...sampling, lateTicks: 7, pssAge: undefined } },
+      false,
+      undefined,
+      200,
+    );
     expect(text).toContain("sampling: 301 ticks, 7 late; no PSS/USS read");
     const idle = renderVerdict({ ...doc, sampling: { ...sampling, cpuShare: 0.0004 } }, false, undefined, 200);
     expect(idle).toContain("memleak itself <0.1% of a core");
-    const short = renderVerdict({ ...doc, sampling: { ...sampling, pssAge: { median: 0, max: 0 } } }, false, undefined, 200);
-    expect(short).toContain("sampling: 301 ticks, none late; PSS/USS read at every tick; memleak itself 1.8% of a core");
+    const short = renderVerdict(
+      { ...doc, sampling: { ...sampling, pssAge: { median: 0, max: 0 } } },
+      false,
+      undefined,
+      200,
+    );
+    expect(short).toContain(
+      "sampling: 301 ticks, none late; PSS/USS read at every tick; memleak itself 1.8% of a core",
+    );
   });
 
   it("is not there for a re-analyzed recording, which has no such facts", async () => {
@@ -137,6 +176,8 @@ describe("several causes in one subject (issue 27)", () => {
   it("a leaking worker that copies: its copying is listed with the other findings, worded beside its growth", async () => {
     const { doc, set } = await analyze("cow_and_leak.jsonl");
     const text = renderVerdict(doc, false, set, 80).replace(/\s+/g, " ");
-    expect(text).toContain(`PID ${doc.verdict.pid} (python3 fixtures/scenarios/cow_and_leak.py 40): besides its own growth, it copies pages shared with its parent`);
+    expect(text).toContain(
+      `PID ${doc.verdict.pid} (python3 fixtures/scenarios/cow_and_leak.py 40): besides its own growth, it copies pages shared with its parent`,
+    );
   });
 });

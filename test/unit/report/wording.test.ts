@@ -16,7 +16,14 @@ describe("a process's sentences", () => {
     phrase("process.insufficient", { ...who, reason: "12 samples after warm-up (needs 20)" }),
     phrase("process.stable", { ...who, metric: "anon", start: 10 * MiB, end: 11 * MiB }),
     phrase("process.plateau", { ...who, step: true, growth: 50 * MiB, end: 80 * MiB }),
-    phrase("process.retention", { ...who, anon: 600 * MiB, live: 12 * MiB, mallocInUse: NaN, mallocFree: 0, trimmed: 500 * MiB }),
+    phrase("process.retention", {
+      ...who,
+      anon: 600 * MiB,
+      live: 12 * MiB,
+      mallocInUse: NaN,
+      mallocFree: 0,
+      trimmed: 500 * MiB,
+    }),
   ];
 
   it.each(sentences)("start with the process in full, and leave it out in the short form ($say)", (p) => {
@@ -36,7 +43,15 @@ describe("a process's sentences", () => {
 
 describe("sentences no recording makes yet", () => {
   it("memory a full collection gave back, for a process and for the tree it explains", () => {
-    const released = phrase("gc.released", { growth: 6 * MiB, at: 290, lowBefore: 10 * MiB, lowAfter: 10.5 * MiB, olderFreed: 400, releases: 1, largestRelease: 4 * MiB });
+    const released = phrase("gc.released", {
+      growth: 6 * MiB,
+      at: 290,
+      lowBefore: 10 * MiB,
+      lowAfter: 10.5 * MiB,
+      olderFreed: 400,
+      releases: 1,
+      largestRelease: 4 * MiB,
+    });
     expect(say(released)).toBe(
       "memory rose 6.00 MiB and came back down at the full garbage collection at 290 s (lows 10.0 MiB before, 10.5 MiB after): garbage cycles waiting for the collector, not a leak (the older generations' collections freed 400 objects in this window, once as memory fell by up to 4.00 MiB)",
     );
@@ -57,11 +72,20 @@ describe("sentences no recording makes yet", () => {
       wsStart: 100 * MiB,
       wsEnd: 140 * MiB,
     });
-    const outside = phrase("reconcile.outside", { growth: 40 * MiB, rate: undefined, tree: -MiB, others: [7, 8], othersAnonGrowth: undefined, artefact });
+    const outside = phrase("reconcile.outside", {
+      growth: 40 * MiB,
+      rate: undefined,
+      tree: -MiB,
+      others: [7, 8],
+      othersAnonGrowth: undefined,
+      artefact,
+    });
     expect(say(outside)).toBe(
       `the cgroup grows by 40.0 MiB, but not because of the watched tree (-1.00 MiB): 2 other processes share it (PID 7, 8), whose memory memleak could not read; ${say(artefact)}`,
     );
-    expect(say(artefact)).toBe("the cgroup grew by 40.0 MiB but its processes did not (0 B): the growth is kernel memory (+38.0 MiB); working set 100 MiB → 140 MiB");
+    expect(say(artefact)).toBe(
+      "the cgroup grew by 40.0 MiB but its processes did not (0 B): the growth is kernel memory (+38.0 MiB); working set 100 MiB → 140 MiB",
+    );
   });
 });
 
@@ -73,21 +97,34 @@ describe("the verdict document", () => {
     metric: "rss",
     summary,
     evidence: {},
-    advice: [phrase("advice.plateau", { growth: MiB, level: 2 * MiB, levelFrom: undefined }), phrase("advice.insufficient-data", { reason: "why" })],
+    advice: [
+      phrase("advice.plateau", { growth: MiB, level: 2 * MiB, levelFrom: undefined }),
+      phrase("advice.insufficient-data", { reason: "why" }),
+    ],
     caveats: [phrase("leak.early", { seconds: 30, alpha: "0.001" })],
   });
 
   it("words every finding once: the verdict is the same object as its finding in the list, its keys in analysis's order", () => {
     const a = finding(phrase("tree.stable", { metric: "pss", start: MiB, end: MiB }));
     const b = finding(phrase("verdict.no-samples", {}));
-    const j: Judgement = { schema: "memleak.verdict/1", verdict: b, findings: [a, b], target: { pid: 1 }, window: { start: 0, end: 1, warmup: 0, samples: 2, interval: 1 } };
+    const j: Judgement = {
+      schema: "memleak.verdict/1",
+      verdict: b,
+      findings: [a, b],
+      target: { pid: 1 },
+      window: { start: 0, end: 1, warmup: 0, samples: 2, interval: 1 },
+    };
     const doc = renderVerdict(j);
     expect(doc.verdict).toBe(doc.findings[1]);
     expect(Object.keys(doc)).toEqual(["schema", "verdict", "findings", "target", "window"]);
     expect(Object.keys(doc.findings[0]!)).toEqual(Object.keys(a));
     expect(doc.verdict.summary).toBe("no samples: the process exited before memleak could read it");
     // advice sections joined by a blank line, each from its src/advice/<kind>.md section
-    expect(doc.verdict.advice).toMatch(/^Memory grew by 1\.00 MiB and then levelled off at about 2\.00 MiB \(flat since the start\)[\s\S]*\n\nNot enough data to decide: why\n/);
-    expect(doc.verdict.caveats).toEqual([expect.stringMatching(/^called early, on 30 s after warm-up \(a sequential test, each look held to p ≤ 0\.001\)/)]);
+    expect(doc.verdict.advice).toMatch(
+      /^Memory grew by 1\.00 MiB and then levelled off at about 2\.00 MiB \(flat since the start\)[\s\S]*\n\nNot enough data to decide: why\n/,
+    );
+    expect(doc.verdict.caveats).toEqual([
+      expect.stringMatching(/^called early, on 30 s after warm-up \(a sequential test, each look held to p ≤ 0\.001\)/),
+    ]);
   });
 });

@@ -53,7 +53,12 @@ describe("smaps_rollup budget", () => {
   it("a new process is read before processes that were read already", () => {
     const b = new SmapsBudget(0.01);
     b.charge("old", 0, 0.1);
-    expect(b.plan(1000, [{ key: "old", rss: 0 }, { key: "new", rss: 0 }])[0]).toBe("new");
+    expect(
+      b.plan(1000, [
+        { key: "old", rss: 0 },
+        { key: "new", rss: 0 },
+      ])[0],
+    ).toBe("new");
   });
 
   it("forgets processes that are gone", () => {
@@ -109,7 +114,10 @@ describe("--pss-every: a target age, with the budget as the cap", () => {
 describe("the first seconds are eager", () => {
   it("for eagerForMs every process is read at every tick the budget allows; after it, once every everyMs", () => {
     const b = new SmapsBudget(0.03, 30, 2000, 30_000);
-    const procs = [{ key: "a", rss: 0.05 * GiB }, { key: "b", rss: 0.05 * GiB }];
+    const procs = [
+      { key: "a", rss: 0.05 * GiB },
+      { key: "b", rss: 0.05 * GiB },
+    ];
     const readsAt: number[] = [];
     for (let tick = 0; tick < 60; tick++) {
       const now = tick * 1000;

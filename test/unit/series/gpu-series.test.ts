@@ -12,13 +12,17 @@ const column = (...ys: number[]) => {
   ys.forEach((y, t) => c.push(t, y));
   return c;
 };
-const process = (agent: Record<string, Column>, gpuUsed: Record<string, Column> = {}) => ({ pid: 100, agent, gpuUsed }) as unknown as ProcessSeries;
+const process = (agent: Record<string, Column>, gpuUsed: Record<string, Column> = {}) =>
+  ({ pid: 100, agent, gpuUsed }) as unknown as ProcessSeries;
 
 describe("processGpuSeries", () => {
   it("the agent's allocated bytes per device, with its index and label", () => {
     const c1 = column(5, 6);
     const c0 = column(1, 2);
-    const ps = process({ "gpu.cuda1Allocated": c1, "gpu.cuda0Allocated": c0, "gpu.cuda0Reserved": column(9) }, { "0": column(7) });
+    const ps = process(
+      { "gpu.cuda1Allocated": c1, "gpu.cuda0Allocated": c0, "gpu.cuda0Reserved": column(9) },
+      { "0": column(7) },
+    );
     expect(processGpuSeries(ps)).toEqual([
       { ps, device: "cuda:0", source: "torch", metric: "gpu-allocated", col: c0, index: 0 },
       { ps, device: "cuda:1", source: "torch", metric: "gpu-allocated", col: c1, index: 1 },
@@ -41,14 +45,23 @@ describe("processGpuSeries", () => {
     ]);
   });
 
-  it("none from either, none", () => expect(processGpuSeries(process({ "gpu.cuda0Allocated": column() }, { "0": column() }))).toEqual([]));
+  it("none from either, none", () =>
+    expect(processGpuSeries(process({ "gpu.cuda0Allocated": column() }, { "0": column() }))).toEqual([]));
 });
 
 describe("gpuSeries", () => {
   it("every process's, in the set's order", () => {
     const a = process({ "gpu.cuda0Allocated": column(1) });
     const b = process({}, { "1": column(2) });
-    const set = { processes: new Map([["a", a], ["b", b]]) } as unknown as SeriesSet;
-    expect(gpuSeries(set).map((g) => [g.ps, g.device])).toEqual([[a, "cuda:0"], [b, "1"]]);
+    const set = {
+      processes: new Map([
+        ["a", a],
+        ["b", b],
+      ]),
+    } as unknown as SeriesSet;
+    expect(gpuSeries(set).map((g) => [g.ps, g.device])).toEqual([
+      [a, "cuda:0"],
+      [b, "1"],
+    ]);
   });
 });

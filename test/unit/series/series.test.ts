@@ -25,7 +25,9 @@ describe("series stay bounded over a long watch", () => {
       b.add(s);
     }
     // At t = 999 s: the root, the running worker, and those last seen less than KEEP_EXITED_SECONDS ago (971 … 997 s).
-    const recent = [...Array(500).keys()].filter((w) => 999 - (2 * w + 1) > 0 && 999 - (2 * w + 1) < KEEP_EXITED_SECONDS).length;
+    const recent = [...Array(500).keys()].filter(
+      (w) => 999 - (2 * w + 1) > 0 && 999 - (2 * w + 1) < KEEP_EXITED_SECONDS,
+    ).length;
     expect(recent).toBe(14);
     expect(b.set.processes.size).toBe(2 + recent);
     expect(b.set.shortLivedDropped).toBe(500 - 1 - recent);
@@ -47,7 +49,11 @@ describe("the agents' last words", () => {
   it("are added to the process's agent columns after its last sample, and only to processes it knows", () => {
     const b = new SeriesBuilder();
     for (let i = 0; i < 30; i++) {
-      b.add({ t: i * 1000, processes: [{ pid: 7, ppid: 1, starttime: 70, comm: "python3", anon: 900 * MiB }], agent: { "7": { malloc: { inUse: 800 * MiB } } } });
+      b.add({
+        t: i * 1000,
+        processes: [{ pid: 7, ppid: 1, starttime: 70, comm: "python3", anon: 900 * MiB }],
+        agent: { "7": { malloc: { inUse: 800 * MiB } } },
+      });
     }
     b.addLastWords(30_500, { "7": { malloc: { inUse: 12 * MiB, allocator: "glibc" } }, "8": { malloc: { inUse: 1 } } });
     const ps = [...b.set.processes.values()][0]!;
@@ -83,7 +89,18 @@ describe("interim verdicts on the coarse twins (a session's verdict so far)", ()
 
   it("an agent there from the first sample is not taken for an injected one on a compacted view", () => {
     const b = new SeriesBuilder(undefined, INTERIM_POINTS);
-    for (const s of synthesize({ seconds: 3600, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "stable" }, baseline: 100 * MB }, agent: () => ({ py: { allocatedBlocks: 1 } }) }] })) b.add(s);
+    for (const s of synthesize({
+      seconds: 3600,
+      processes: [
+        {
+          pid: 100,
+          ppid: 1,
+          anon: { shape: { kind: "stable" }, baseline: 100 * MB },
+          agent: () => ({ py: { allocatedBlocks: 1 } }),
+        },
+      ],
+    }))
+      b.add(s);
     const view = interimView(b.set);
     expect(view.processes.get("100:1000")!.agent["py.allocatedBlocks"]!.xs[0]).toBeGreaterThan(1);
     expect(injectedAt(view.processes.get("100:1000")!)).toBeUndefined();
@@ -92,7 +109,10 @@ describe("interim verdicts on the coarse twins (a session's verdict so far)", ()
   it("every column of the view has at most INTERIM_POINTS points after an hour, and the full set keeps them all", () => {
     const set = watch({ kind: "stable" }, 3600);
     const view = interimView(set);
-    const columns = (s: typeof set) => [...s.processes.values()].flatMap((p) => [...Object.values(p.metrics), p.shared]).concat(Object.values(s.cgroup), Object.values(s.tree));
+    const columns = (s: typeof set) =>
+      [...s.processes.values()]
+        .flatMap((p) => [...Object.values(p.metrics), p.shared])
+        .concat(Object.values(s.cgroup), Object.values(s.tree));
     // At most the twin's capacity, and the pending partial point.
     expect(Math.max(...columns(view).map((c) => c!.length))).toBeLessThanOrEqual(INTERIM_POINTS + 1);
     expect(Math.min(...columns(set).map((c) => c!.length))).toBe(3600);
@@ -102,12 +122,16 @@ describe("interim verdicts on the coarse twins (a session's verdict so far)", ()
     ["a leak of 0.2 MiB/s", { kind: "linear", bytesPerSecond: 0.2 * MB }, "leak"],
     ["a 60 s GC sawtooth of 200 MiB", { kind: "sawtooth", period: 60, amplitude: 200 * MB }, "stable"],
     ["a cache that fills for 10 minutes", { kind: "fill", bytesPerSecond: 0.5 * MB, until: 600 }, "plateau"],
-  ] as [string, Shape, string][])("%s over 30 minutes: the same verdict on the view as on the full series (%s)", (_name, shape, kind) => {
-    const set = watch(shape, 1800);
-    const judge = (s: typeof set) => classify({ set: s, options: {}, target: { pid: 100 }, cgroup: { path: "/x", version: 1 } }).verdict.kind;
-    expect(judge(set)).toBe(kind);
-    expect(judge(interimView(set))).toBe(kind);
-  });
+  ] as [string, Shape, string][])(
+    "%s over 30 minutes: the same verdict on the view as on the full series (%s)",
+    (_name, shape, kind) => {
+      const set = watch(shape, 1800);
+      const judge = (s: typeof set) =>
+        classify({ set: s, options: {}, target: { pid: 100 }, cgroup: { path: "/x", version: 1 } }).verdict.kind;
+      expect(judge(set)).toBe(kind);
+      expect(judge(interimView(set))).toBe(kind);
+    },
+  );
 });
 
 describe("how often the verdict so far is worked out", () => {

@@ -19,7 +19,8 @@ describe("CgroupOutsiders on a captured host", () => {
   /** The hybrid host's three processes, in a cgroup (and a child cgroup) that also holds memleak's PID 4242. */
   function host() {
     const root = tempDir("outsiders");
-    for (const pid of [5932, 5974, 5975]) cpSync(`${FIXTURES}trees/hybrid-v1/proc/${pid}`, `${root}/proc/${pid}`, { recursive: true });
+    for (const pid of [5932, 5974, 5975])
+      cpSync(`${FIXTURES}trees/hybrid-v1/proc/${pid}`, `${root}/proc/${pid}`, { recursive: true });
     mkdirSync(`${root}/cg/child`, { recursive: true });
     writeFileSync(`${root}/cg/cgroup.procs`, "5932\n5974\n4242\n");
     writeFileSync(`${root}/cg/child/cgroup.procs`, "5975\n");

@@ -8,7 +8,10 @@ import type { SamplerTotals } from "../../../src/sampling/sampler.js";
 import { fakeIO } from "../../helpers/command-io.js";
 import { MB, synthesize } from "../../helpers/synthetic-samples.js";
 
-const samples = synthesize({ seconds: 5, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: MB } } }] });
+const samples = synthesize({
+  seconds: 5,
+  processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: MB } } }],
+});
 const builder = new SeriesBuilder();
 for (const s of samples) builder.add(s);
 const latest = samples[samples.length - 1]!;
@@ -69,10 +72,18 @@ describe("SessionPresenter on a terminal (live view)", () => {
 describe("SessionPresenter draws for the region's width", () => {
   it("a terminal that does not say its width: drawn for 80 columns, the width the region cuts at, so nothing wraps", () => {
     const io = fakeIO({ isTTY: true, columns: undefined, color: true });
-    const p = new SessionPresenter(io, new LiveRegion(io), { mode: "run", rootPid: 100, command: ["python3", "a-command-line-long-enough-to-reach-the-edge.py", "--with", "options"] });
+    const p = new SessionPresenter(io, new LiveRegion(io), {
+      mode: "run",
+      rootPid: 100,
+      command: ["python3", "a-command-line-long-enough-to-reach-the-edge.py", "--with", "options"],
+    });
     p.tick(5, viewCounter().view);
     // eslint-disable-next-line no-control-regex
-    const lines = io.err.join("").replace(/\x1b\[\?2026[hl]/g, "").split("\n").filter((l) => l !== "");
+    const lines = io.err
+      .join("")
+      .replace(/\x1b\[\?2026[hl]/g, "")
+      .split("\n")
+      .filter((l) => l !== "");
     expect(lines.length).toBeGreaterThan(2);
     for (const line of lines) expect(displayWidth(line), line).toBeLessThan(80);
   });
@@ -80,8 +91,16 @@ describe("SessionPresenter draws for the region's width", () => {
 
 describe("liveNames", () => {
   it("names each process of the sample by its command line as first seen, or its comm", () => {
-    const s = { t: 0, processes: [{ pid: 1, ppid: 0, starttime: 10, comm: "python3" }, { pid: 2, ppid: 1, starttime: 20, comm: "pt_worker" }] } as Sample;
-    const known: SamplerTotals["seen"] = new Map([["1:10", { pid: 1, ppid: 0, comm: "python3", cmdline: ["/usr/bin/python3", "train.py"], firstSeen: 0 }]]);
+    const s = {
+      t: 0,
+      processes: [
+        { pid: 1, ppid: 0, starttime: 10, comm: "python3" },
+        { pid: 2, ppid: 1, starttime: 20, comm: "pt_worker" },
+      ],
+    } as Sample;
+    const known: SamplerTotals["seen"] = new Map([
+      ["1:10", { pid: 1, ppid: 0, comm: "python3", cmdline: ["/usr/bin/python3", "train.py"], firstSeen: 0 }],
+    ]);
     const names = liveNames(s, known);
     expect(names.get(1)).toMatch(/python3 train\.py/);
     expect(names.get(2)).toBe("pt_worker");

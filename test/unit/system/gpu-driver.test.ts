@@ -27,17 +27,25 @@ function standIn(o: { gpus: string; apps: string; exit?: number }): string {
 
 describe("GpuDriver", () => {
   it("reads each process's memory per GPU index through nvidia-smi, and hands it over once", async () => {
-    const driver = new GpuDriver(standIn({ gpus: fixture("nvidia-smi/gpu-indices.two-gpus"), apps: fixture("nvidia-smi/compute-apps.two-gpus") }));
+    const driver = new GpuDriver(
+      standIn({ gpus: fixture("nvidia-smi/gpu-indices.two-gpus"), apps: fixture("nvidia-smi/compute-apps.two-gpus") }),
+    );
     await driver.poll();
     const got = driver.take();
-    expect(got && Object.fromEntries(got)).toEqual({ 4242: { "0": 1536 * MiB, "1": 22018 * MiB }, 4243: { "0": 812 * MiB } });
+    expect(got && Object.fromEntries(got)).toEqual({
+      4242: { "0": 1536 * MiB, "1": 22018 * MiB },
+      4243: { "0": 812 * MiB },
+    });
     expect(driver.take()).toBeUndefined();
     expect(driver.facts()).toMatchObject({ driver: "read", reads: 1 });
   });
 
   it(`reads again no sooner than ${DRIVER_MIN_SECONDS} s after the last read`, async () => {
     let now = 1_000_000;
-    const driver = new GpuDriver(standIn({ gpus: fixture("nvidia-smi/gpu-indices.two-gpus"), apps: fixture("nvidia-smi/compute-apps.two-gpus") }), () => now);
+    const driver = new GpuDriver(
+      standIn({ gpus: fixture("nvidia-smi/gpu-indices.two-gpus"), apps: fixture("nvidia-smi/compute-apps.two-gpus") }),
+      () => now,
+    );
     await driver.poll();
     now += (DRIVER_MIN_SECONDS - 0.5) * 1000;
     expect(driver.poll()).toBeUndefined();
@@ -51,7 +59,11 @@ describe("GpuDriver", () => {
     await driver.poll();
     expect(driver.take()).toBeUndefined();
     expect(driver.poll()).toBeUndefined();
-    expect(driver.facts()).toEqual({ driver: "unavailable", note: "GPU memory per process not read from the driver: nvidia-smi is not installed (no NVIDIA driver here)", reads: 0 });
+    expect(driver.facts()).toEqual({
+      driver: "unavailable",
+      note: "GPU memory per process not read from the driver: nvidia-smi is not installed (no NVIDIA driver here)",
+      reads: 0,
+    });
   });
 
   it("with nvidia-smi but no driver behind it: nothing read, and nvidia-smi's own words", async () => {
@@ -60,6 +72,8 @@ describe("GpuDriver", () => {
     await driver.poll();
     expect(driver.take()).toBeUndefined();
     expect(driver.poll()).toBeUndefined();
-    expect(driver.facts().note).toBe("GPU memory per process not read from the driver: nvidia-smi failed: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.");
+    expect(driver.facts().note).toBe(
+      "GPU memory per process not read from the driver: nvidia-smi failed: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.",
+    );
   });
 });

@@ -68,7 +68,8 @@ describe("HostFs.read through the shared buffer", () => {
   it("reads a /proc file of megabytes in a few doublings of one buffer, as the kernel hands it out", async () => {
     // A process with 3,000 mappings (alternate protections keep the kernel from merging them): its smaps runs to
     // megabytes, like a PyTorch process's, and it does not change while the process sleeps.
-    const script = "import mmap, sys, time\nm = [mmap.mmap(-1, 4096, prot=mmap.PROT_READ if i % 2 else mmap.PROT_READ | mmap.PROT_WRITE) for i in range(3000)]\nprint('ready', flush=True)\ntime.sleep(60)";
+    const script =
+      "import mmap, sys, time\nm = [mmap.mmap(-1, 4096, prot=mmap.PROT_READ if i % 2 else mmap.PROT_READ | mmap.PROT_WRITE) for i in range(3000)]\nprint('ready', flush=True)\ntime.sleep(60)";
     const mapper = spawn("python3", ["-c", script], { stdio: ["ignore", "pipe", "ignore"] });
     try {
       await new Promise((resolve) => mapper.stdout.once("data", resolve));

@@ -10,7 +10,12 @@ import { tempDir } from "../../helpers/temp.js";
 
 describe("the parent-death wrapper", () => {
   it("is the machine's setpriv --pdeathsig TERM when it has the option", () => {
-    expect(parentDeathWrapper({ PATH: "/usr/bin:/bin" })).toEqual([expect.stringMatching(/\/setpriv$/), "--pdeathsig", "TERM", "--"]);
+    expect(parentDeathWrapper({ PATH: "/usr/bin:/bin" })).toEqual([
+      expect.stringMatching(/\/setpriv$/),
+      "--pdeathsig",
+      "TERM",
+      "--",
+    ]);
   });
 
   it("is nothing where setpriv refuses --pdeathsig (util-linux before 2.33, busybox): the command starts unwrapped", () => {

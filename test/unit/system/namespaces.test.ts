@@ -36,13 +36,20 @@ const isRoot = process.geteuid?.() === 0;
 
 describe.skipIf(!isRoot)("the host pid of a pid inside a real PID namespace", () => {
   // A shell as pid 1 of a new PID namespace, with two sleeps below it (pids 2 and 3 inside).
-  const child = spawn("unshare", ["--pid", "--fork", "--mount", "--mount-proc", "sh", "-c", "sleep 60 & sleep 60 & wait"], { stdio: "ignore", detached: true });
+  const child = spawn(
+    "unshare",
+    ["--pid", "--fork", "--mount", "--mount-proc", "sh", "-c", "sleep 60 & sleep 60 & wait"],
+    { stdio: "ignore", detached: true },
+  );
   afterAll(() => process.kill(-child.pid!, "SIGKILL"));
   const fs = new HostFs("/");
-  const kids = (pid: number) => readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  const kids = (pid: number) =>
+    readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
 
   it("is found by NSpid and the namespace's identity, with or without a hint", async () => {
-    expect(await eventually(() => kids(child.pid!).length === 1 && kids(kids(child.pid!)[0]!).length === 2, 5000)).toBe(true);
+    expect(await eventually(() => kids(child.pid!).length === 1 && kids(kids(child.pid!)[0]!).length === 2, 5000)).toBe(
+      true,
+    );
     const init = kids(child.pid!)[0]!;
     const [a, b] = kids(init) as [number, number];
     expect(inOtherNamespace(fs, init, "pid")).toBe(true);

@@ -13,11 +13,19 @@ describe("stale agent directories", () => {
   it("removes a dead memleak's, keeps a live one's and anything else", async () => {
     const dir = tempDir("stale");
     const dead = Number(execFileSync("sh", ["-c", "echo $$"], { encoding: "utf8" }).trim()); // exited by now
-    for (const name of [`memleak-agent-${dead}-aaaaaa`, `memleak-agent-${process.pid}-bbbbbb`, "memleak-agent-1-cccccc", "memleak-agent-xyz", "other"]) {
+    for (const name of [
+      `memleak-agent-${dead}-aaaaaa`,
+      `memleak-agent-${process.pid}-bbbbbb`,
+      "memleak-agent-1-cccccc",
+      "memleak-agent-xyz",
+      "other",
+    ]) {
       mkdirSync(`${dir}/${name}`);
     }
     await removeStaleAgentDirs(dir);
-    expect(readdirSync(dir).sort()).toEqual([`memleak-agent-${process.pid}-bbbbbb`, "memleak-agent-1-cccccc", "memleak-agent-xyz", "other"].sort());
+    expect(readdirSync(dir).sort()).toEqual(
+      [`memleak-agent-${process.pid}-bbbbbb`, "memleak-agent-1-cccccc", "memleak-agent-xyz", "other"].sort(),
+    );
   });
 
   it("a dead pid's directory whose socket still answers (a memleak in another container, same /tmp) is kept", async () => {

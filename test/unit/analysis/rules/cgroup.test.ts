@@ -25,7 +25,9 @@ function cgroupGrows(g: Growth): SynthScenario {
   const rate = (mib = 0) => linear(0, mib * MB, 0.05 * MB);
   return {
     seconds: 300,
-    processes: [{ pid: 100, ppid: 1, anon: flat(200 * MB), uss: g.pss ? linear(150 * MB, g.pss * MB, 0.2 * MB) : flat(150 * MB) }],
+    processes: [
+      { pid: 100, ppid: 1, anon: flat(200 * MB), uss: g.pss ? linear(150 * MB, g.pss * MB, 0.2 * MB) : flat(150 * MB) },
+    ],
     ...(g.cache && { cache: rate(g.cache) }),
     ...(g.kernel && { kernel: { ...rate(g.kernel), baseline: 10 * MB } }),
     ...(g.shmem && { shmem: rate(g.shmem) }),
@@ -59,7 +61,9 @@ describe("mapped files (a model loaded with mmap, np.memmap, a memory-mapped dat
     const r = judge(mapsAFile(1), { warmup: 0 });
     const p = subjectFinding(r, "process");
     expect(p.kind).toBe("stable");
-    expect(p.summary).toMatch(/; resident file pages grew 2\d\d MiB: page cache the kernel can drop, not counted as growth here$/);
+    expect(p.summary).toMatch(
+      /; resident file pages grew 2\d\d MiB: page cache the kernel can drop, not counted as growth here$/,
+    );
     expect(p.evidence.fileBackedGrowth as number).toBeGreaterThan(250 * MB);
     expect(r.findings.filter((f) => f.kind === "leak")).toEqual([]);
   });
@@ -79,8 +83,18 @@ describe("cgroup-artefact boundaries", () => {
     ["page cache 55% of the growth, anon 45%", { cache: 0.55, anon: 0.45 }, "leak", "anon"],
     ["page cache 65% of the growth, anon 35%", { cache: 0.65, anon: 0.35 }, "cgroup-artefact", "page-cache"],
     ["kernel memory 65%, anon 35%", { kernel: 0.65, anon: 0.35 }, "cgroup-artefact", "kernel"],
-    ["page cache 35% + kernel 30%, anon 35%: together they explain it", { cache: 0.35, kernel: 0.3, anon: 0.35 }, "cgroup-artefact", "page-cache"],
-    ["page cache 70%, the processes' PSS grows by 25% of it", { cache: 0.7, anon: 0.3, pss: 0.25 }, "cgroup-artefact", "page-cache"],
+    [
+      "page cache 35% + kernel 30%, anon 35%: together they explain it",
+      { cache: 0.35, kernel: 0.3, anon: 0.35 },
+      "cgroup-artefact",
+      "page-cache",
+    ],
+    [
+      "page cache 70%, the processes' PSS grows by 25% of it",
+      { cache: 0.7, anon: 0.3, pss: 0.25 },
+      "cgroup-artefact",
+      "page-cache",
+    ],
     ["page cache 70%, the processes' PSS grows by 35% of it", { cache: 0.7, anon: 0.3, pss: 0.35 }, "leak", "anon"],
     ["shmem 45%, anon 55%", { shmem: 0.45, anon: 0.55 }, "leak", "anon"],
     ["shmem 55%, anon 45%", { shmem: 0.55, anon: 0.45 }, "leak", "shmem"],
@@ -97,19 +111,35 @@ describe("cgroup-artefact boundaries", () => {
 
   it("says how much the cgroup and its processes grew, where, and what the working set did", () => {
     const f = cgroupOf({ cache: 1 });
-    expect(f.summary).toMatch(/^the cgroup grew by 2\d\d MiB but its processes did not \(.*\): the growth is page cache \(\+2\d\d MiB\); working set .* → .*/);
-    for (const key of ["usageGrowth", "anonGrowth", "pageCacheGrowth", "shmemGrowth", "kernelGrowth", "processesGrowth", "workingSetGrowth"]) {
+    expect(f.summary).toMatch(
+      /^the cgroup grew by 2\d\d MiB but its processes did not \(.*\): the growth is page cache \(\+2\d\d MiB\); working set .* → .*/,
+    );
+    for (const key of [
+      "usageGrowth",
+      "anonGrowth",
+      "pageCacheGrowth",
+      "shmemGrowth",
+      "kernelGrowth",
+      "processesGrowth",
+      "workingSetGrowth",
+    ]) {
       expect(f.evidence, key).toHaveProperty(key);
     }
     expect(Number(f.evidence.pageCacheGrowth) / Number(f.evidence.usageGrowth)).toBeGreaterThan(0.95);
   });
 
   it("a shmem leak says it is not reclaimable cache", () => {
-    expect(cgroupOf({ shmem: 1 }).summary).toMatch(/shared memory \(tmpfs, \/dev\/shm\) grows: \+\d+ MiB; it is not reclaimable cache/);
+    expect(cgroupOf({ shmem: 1 }).summary).toMatch(
+      /shared memory \(tmpfs, \/dev\/shm\) grows: \+\d+ MiB; it is not reclaimable cache/,
+    );
   });
 
   it("a cgroup that filled and stopped is a plateau; one that did not grow is stable", () => {
-    const filled: SynthScenario = { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(200 * MB) }], outsiders: { shape: { kind: "fill", bytesPerSecond: 1 * MB, until: 100 }, baseline: 0, noise: 0.05 * MB } };
+    const filled: SynthScenario = {
+      seconds: 300,
+      processes: [{ pid: 100, ppid: 1, anon: flat(200 * MB) }],
+      outsiders: { shape: { kind: "fill", bytesPerSecond: 1 * MB, until: 100 }, baseline: 0, noise: 0.05 * MB },
+    };
     expect(subjectFinding(judge(filled), "cgroup").kind).toBe("plateau");
     expect(subjectFinding(judge(cgroupGrows({})), "cgroup").kind).toBe("stable");
   });

@@ -19,7 +19,12 @@ interface Worker {
 
 /** A parent flat at 260 MiB and one forked worker (pid 101) whose USS rises as it copies the parent's pages. */
 function forked(w: Worker) {
-  const parent: SynthProcess = { pid: 100, ppid: 1, anon: flat(260 * MB), ...(w.parentLives && { lives: w.parentLives }) };
+  const parent: SynthProcess = {
+    pid: 100,
+    ppid: 1,
+    anon: flat(260 * MB),
+    ...(w.parentLives && { lives: w.parentLives }),
+  };
   const anon: Series = w.anonGrowth ? fill(w.anon, w.anonGrowth, 200) : flat(w.anon, 0.1 * MB);
   const worker: SynthProcess = {
     pid: 101,
@@ -39,16 +44,40 @@ const ROWS: Row[] = [
   ["a 400 MiB worker copies 19 MiB (4.4% of its RSS)", "stable", forked({ anon: 400 * MB, copied: 19 * MB })],
   ["a 400 MiB worker copies 24 MiB (5.6% of its RSS)", "cow", forked({ anon: 400 * MB, copied: 24 * MB })],
   // resident (anon) growth ≤ 20% of the USS growth; the file pages shrink by as much, so RSS alone stays flat
-  ["USS +40 MiB, anon +6 MiB (15%), RSS flat", "cow", forked({ anon: 260 * MB, copied: 40 * MB, anonGrowth: 6 * MB, fileChange: -6 * MB })],
+  [
+    "USS +40 MiB, anon +6 MiB (15%), RSS flat",
+    "cow",
+    forked({ anon: 260 * MB, copied: 40 * MB, anonGrowth: 6 * MB, fileChange: -6 * MB }),
+  ],
   // over 20%, the copied part is USS growth − anon growth, when the shared pages fell by as much (they do here):
   // 30 MiB copied beside 10 MiB of its own (issue 27: a state beside a trend)
-  ["USS +40 MiB, anon +10 MiB (25%), RSS flat, shared −40 MiB", "cow", forked({ anon: 260 * MB, copied: 40 * MB, anonGrowth: 10 * MB, fileChange: -10 * MB })],
+  [
+    "USS +40 MiB, anon +10 MiB (25%), RSS flat, shared −40 MiB",
+    "cow",
+    forked({ anon: 260 * MB, copied: 40 * MB, anonGrowth: 10 * MB, fileChange: -10 * MB }),
+  ],
   // RSS growth ≤ 20% too: libraries loaded raise USS (private file pages) and RSS, not anon
-  ["USS +40 MiB, anon flat, RSS +6 MiB of file pages (15%)", "cow", forked({ anon: 260 * MB, copied: 40 * MB, fileChange: 6 * MB })],
-  ["USS +40 MiB, anon flat, RSS +10 MiB of file pages (25%)", "stable", forked({ anon: 260 * MB, copied: 40 * MB, fileChange: 10 * MB })],
+  [
+    "USS +40 MiB, anon flat, RSS +6 MiB of file pages (15%)",
+    "cow",
+    forked({ anon: 260 * MB, copied: 40 * MB, fileChange: 6 * MB }),
+  ],
+  [
+    "USS +40 MiB, anon flat, RSS +10 MiB of file pages (25%)",
+    "stable",
+    forked({ anon: 260 * MB, copied: 40 * MB, fileChange: 10 * MB }),
+  ],
   // a relative alive at the worker's last sample: within 1.5 sample intervals of it
-  ["the parent's last sample is one interval before the worker's", "cow", forked({ anon: 260 * MB, copied: 40 * MB, parentLives: [0, 299] })],
-  ["the parent's last sample is two intervals before the worker's (its pages became the worker's own)", "stable", forked({ anon: 260 * MB, copied: 40 * MB, parentLives: [0, 298] })],
+  [
+    "the parent's last sample is one interval before the worker's",
+    "cow",
+    forked({ anon: 260 * MB, copied: 40 * MB, parentLives: [0, 299] }),
+  ],
+  [
+    "the parent's last sample is two intervals before the worker's (its pages became the worker's own)",
+    "stable",
+    forked({ anon: 260 * MB, copied: 40 * MB, parentLives: [0, 298] }),
+  ],
 ];
 
 describe("copy-on-write boundaries", () => {
@@ -75,7 +104,9 @@ describe("copy-on-write boundaries", () => {
     expect(Number(f.evidence.growth)).toBeGreaterThan(36 * MB);
     expect(Number(f.evidence.growth)).toBeLessThan(40 * MB);
     expect(Math.abs(Number(f.evidence.residentGrowth))).toBeLessThan(1 * MB);
-    expect(f.summary).toMatch(/private memory \(USS\) 7.\d+ MiB → 45.0 MiB while RSS stays flat: copy-on-write of pages shared with its parent, bounded by 26\d MiB/);
+    expect(f.summary).toMatch(
+      /private memory \(USS\) 7.\d+ MiB → 45.0 MiB while RSS stays flat: copy-on-write of pages shared with its parent, bounded by 26\d MiB/,
+    );
     expect(f.metric).toBe("uss");
   });
 });

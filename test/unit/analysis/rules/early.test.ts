@@ -33,7 +33,14 @@ describe("a leak called before the shape rules have their 20 samples over 10 s",
     ["a load still rising at 12 s", "leak", alone({ anon: fill(100 * MB, 60 * MB, 30) }, 12)],
     // flat with noise, and a GC sawtooth with teeth of 4 s: no call
     ["flat, ±2 MiB noise", "insufficient-data", alone({ anon: flat(100 * MB, 2 * MB) }, 19)],
-    ["sawtooth, 20 MiB teeth of 4 s", "insufficient-data", alone({ anon: { shape: { kind: "sawtooth", period: 4, amplitude: 20 * MB }, baseline: 100 * MB, noise: 0.2 * MB } }, 19)],
+    [
+      "sawtooth, 20 MiB teeth of 4 s",
+      "insufficient-data",
+      alone(
+        { anon: { shape: { kind: "sawtooth", period: 4, amplitude: 20 * MB }, baseline: 100 * MB, noise: 0.2 * MB } },
+        19,
+      ),
+    ],
   ];
   it.each(ROWS)("%s → %s", (_name, kind, sc) => expect(kindOf(sc, { warmup: 0 })).toBe(kind));
 
@@ -54,7 +61,10 @@ describe("a leak called before the shape rules have their 20 samples over 10 s",
   it("the tail of a load, then a creep of a few KiB/s, is no early leak: the rate must clear the floor too", () => {
     // one_off_load.py under `run` at 1 s, its anon (MiB) from 6 s (the warm-up) to 24 s: the load's last 4 s, then
     // 409.20 → 409.29. The level rose 64 MiB, monotonically; the rate is 8 KiB/s, 136 KiB over the window.
-    const mib = [257.02, 301.09, 345.14, 389.18, 409.2, 409.2, 409.23, 409.23, 409.23, 409.23, 409.23, 409.25, 409.26, 409.26, 409.26, 409.27, 409.29, 409.29];
+    const mib = [
+      257.02, 301.09, 345.14, 389.18, 409.2, 409.2, 409.23, 409.23, 409.23, 409.23, 409.23, 409.25, 409.26, 409.26,
+      409.26, 409.27, 409.29, 409.29,
+    ];
     const col = new Column();
     mib.forEach((m, i) => col.push(6 + i, m * MB));
     expect(assess(col, 6).shape).toBe("insufficient");
@@ -119,7 +129,12 @@ describe("copy-on-write is a state: workers seen too briefly for a finding of th
     seconds: 10,
     processes: [
       { pid: 100, ppid: 1, anon: flat(110 * MB, 0.05 * MB), uss: flat(110 * MB, 0.05 * MB) },
-      ...[101, 102].map((pid) => ({ pid, ppid: 100, anon: flat(110 * MB, 0.05 * MB), uss: linear(5 * MB, 6 * MB, 0.05 * MB) })),
+      ...[101, 102].map((pid) => ({
+        pid,
+        ppid: 100,
+        anon: flat(110 * MB, 0.05 * MB),
+        uss: linear(5 * MB, 6 * MB, 0.05 * MB),
+      })),
     ],
   };
   it("the tree's growth is cow, not a leak called early", () => {

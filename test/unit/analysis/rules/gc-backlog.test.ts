@@ -61,15 +61,24 @@ const creep: Series = linear(20 * MB, 30 * 1024, 0.3 * MB);
  * gc_sawtooth's shape between full collections: 4 MiB teeth that fall every 60 s (generation-1 runs) on lows that
  * rise 12 KiB/s (what waits in generation 2): a leak by the trend rules.
  */
-const backlog: Series = { shape: { kind: "sawtooth", period: 60, amplitude: 4 * MB, bytesPerSecond: 12 * 1024 }, baseline: 20 * MB, noise: 0.2 * MB };
+const backlog: Series = {
+  shape: { kind: "sawtooth", period: 60, amplitude: 4 * MB, bytesPerSecond: 12 * 1024 },
+  baseline: 20 * MB,
+  noise: 0.2 * MB,
+};
 
 /**
  * Rises 8 MiB over 290 s and falls back at 290 s, 10 s before the end: what a full collection does to a backlog
  * (the last tenth's median is still high, so the trend rules call it growth).
  */
-const ratchet = (keptBytes = 0): Series => ({ shape: { kind: "sawtooth", period: 290, amplitude: 8 * MB, bytesPerSecond: keptBytes / 290 }, baseline: 20 * MB, noise: 0.2 * MB });
+const ratchet = (keptBytes = 0): Series => ({
+  shape: { kind: "sawtooth", period: 290, amplitude: 8 * MB, bytesPerSecond: keptBytes / 290 },
+  baseline: 20 * MB,
+  noise: 0.2 * MB,
+});
 
-const judged = (anon: Series, gc?: Gc, seconds = 300) => judge(alone({ anon, ...(gc && { agent: gcNumbers(gc) }) }, seconds), { warmup: 0 });
+const judged = (anon: Series, gc?: Gc, seconds = 300) =>
+  judge(alone({ anon, ...(gc && { agent: gcNumbers(gc) }) }, seconds), { warmup: 0 });
 const kindOf = (anon: Series, gc?: Gc, seconds?: number) => processFinding(judged(anon, gc, seconds), 100);
 
 describe("gc backlog", () => {
@@ -79,13 +88,18 @@ describe("gc backlog", () => {
     expect(waiting.kind).toBe("insufficient-data");
     expect(waiting.evidence.gcBacklog).toBe("waiting");
     // 4 generation-1 runs since the last full collection at 299 s; one comes due after the 11th
-    expect(waiting.summary).toMatch(/not enough data \(garbage cycles may be waiting for a full collection: \+.*4 times as memory fell.*comes due after 7 more generation-1 runs/);
+    expect(waiting.summary).toMatch(
+      /not enough data \(garbage cycles may be waiting for a full collection: \+.*4 times as memory fell.*comes due after 7 more generation-1 runs/,
+    );
   });
 
   it("collections that free objects while memory does not fall are no backlog: a leak (dict_cache_leak's exit)", () => {
     expect(kindOf(creep, { gen1Every: 60 }).kind).toBe("leak");
     // A release is a fall of half the 2 MiB floor: teeth of 0.5 MiB fall by less (with ±0.2 MiB of noise on each reading), of 1.3 MiB by more
-    const teeth = (amplitude: number): Series => ({ ...backlog, shape: { kind: "sawtooth", period: 60, amplitude, bytesPerSecond: 12 * 1024 } });
+    const teeth = (amplitude: number): Series => ({
+      ...backlog,
+      shape: { kind: "sawtooth", period: 60, amplitude, bytesPerSecond: 12 * 1024 },
+    });
     expect(kindOf(teeth(0.5 * MB)).kind).toBe("leak");
     expect(kindOf(teeth(0.5 * MB), { gen1Every: 60 }).kind).toBe("leak");
     expect(kindOf(teeth(1.3 * MB), { gen1Every: 60 }).kind).toBe("insufficient-data");
@@ -93,8 +107,11 @@ describe("gc backlog", () => {
 
   it("collections during start-up or while the program imports are theirs, however long the imports take", () => {
     // The fall at 60 s is a release from 50 s on, not from 70 s on (what the start-up's end sets).
-    const ps = [...buildSeries(synthesize(alone({ anon: backlog, agent: gcNumbers({ gen1Every: 60 }) }))).processes.values()][0]!;
-    const releasesFrom = (freedFrom: number) => gcBacklog(ps, ps.metrics.anon!, 0, 299, freedFrom, 1 * MB)!.releases.length;
+    const ps = [
+      ...buildSeries(synthesize(alone({ anon: backlog, agent: gcNumbers({ gen1Every: 60 }) }))).processes.values(),
+    ][0]!;
+    const releasesFrom = (freedFrom: number) =>
+      gcBacklog(ps, ps.metrics.anon!, 0, 299, freedFrom, 1 * MB)!.releases.length;
     expect(releasesFrom(50)).toBe(4);
     expect(releasesFrom(70)).toBe(3);
     expect(kindOf(backlog, { gen1Every: 60, freesUntil: 125, importsUntil: 125 }).kind).toBe("leak");
@@ -123,7 +140,10 @@ describe("gc backlog", () => {
 
   it("growth past what the releases could hold back is a leak whatever the collector does", () => {
     // 4 MiB teeth release ~4 MiB at each fall; 4× that is ~16 MiB: 12 KiB/s (3.5 MiB) stays under it, 80 KiB/s (23 MiB) does not
-    const faster: Series = { ...backlog, shape: { kind: "sawtooth", period: 60, amplitude: 4 * MB, bytesPerSecond: 80 * 1024 } };
+    const faster: Series = {
+      ...backlog,
+      shape: { kind: "sawtooth", period: 60, amplitude: 4 * MB, bytesPerSecond: 80 * 1024 },
+    };
     expect(kindOf(faster, { gen1Every: 60 }).kind).toBe("leak");
   });
 
@@ -131,7 +151,11 @@ describe("gc backlog", () => {
     expect(kindOf(ratchet()).kind).toBe("leak");
     // the rules called it growth 10 s after the fall (the last tenth's median still high); here judged 20 s after it
     const judgedAt = (kept: number, to: number) => {
-      const ps = [...buildSeries(synthesize(alone({ anon: ratchet(kept), agent: gcNumbers({ gen1Every: Infinity, fullAt: 290 }) }, 320))).processes.values()][0]!;
+      const ps = [
+        ...buildSeries(
+          synthesize(alone({ anon: ratchet(kept), agent: gcNumbers({ gen1Every: Infinity, fullAt: 290 }) }, 320)),
+        ).processes.values(),
+      ][0]!;
       return judgeBacklog(ps, ps.metrics.anon!, 3, to, 2 * MB, 16, 8 * MB);
     };
     expect(judgedAt(0, 310)).toMatchObject({ kind: "released", at: 290 });
@@ -145,13 +169,19 @@ describe("gc backlog", () => {
   });
 
   it("a program calling gc.collect() every 5 s is judged on the full collections that can be, not waited on", () => {
-    const leaking: Series = { ...backlog, shape: { kind: "sawtooth", period: 60, amplitude: 4 * MB, bytesPerSecond: 30 * 1024 } };
+    const leaking: Series = {
+      ...backlog,
+      shape: { kind: "sawtooth", period: 60, amplitude: 4 * MB, bytesPerSecond: 30 * 1024 },
+    };
     expect(kindOf(leaking, { gen1Every: 60, fullAt: 60, fullEvery: 5 }).kind).toBe("leak");
   });
 
   it("a full collection early in the window (a gc.collect() after loading) does not clear the growth after it", () => {
     // teeth fall every 60 s, the full collection at 60 s brings the lows back, and they then rise 20 KiB/s: +5.5 MiB
-    const after: Series = { ...backlog, shape: { kind: "sawtooth", period: 60, amplitude: 4 * MB, bytesPerSecond: 20 * 1024 } };
+    const after: Series = {
+      ...backlog,
+      shape: { kind: "sawtooth", period: 60, amplitude: 4 * MB, bytesPerSecond: 20 * 1024 },
+    };
     expect(kindOf(after, { gen1Every: Infinity, fullAt: 60 }).kind).toBe("leak");
   });
 
@@ -161,12 +191,21 @@ describe("gc backlog", () => {
       seconds: 300,
       processes: [
         { pid: 100, ppid: 1, anon: backlog, agent: gcNumbers({ gen1Every: 60 }) },
-        ...Array.from({ length: workers }, (_, i) => ({ pid: 200 + i, ppid: 100, anon: linear(30 * MB, (1 * MB) / 300, 0.05 * MB) })),
+        ...Array.from({ length: workers }, (_, i) => ({
+          pid: 200 + i,
+          ppid: 100,
+          anon: linear(30 * MB, (1 * MB) / 300, 0.05 * MB),
+        })),
       ],
     });
     expect(subjectFinding(judge(tree(1), { warmup: 0 }), "tree").kind).toBe("insufficient-data");
     expect(subjectFinding(judge(tree(4), { warmup: 0 }), "tree").kind).toBe("leak");
-    const shared = classify({ set: buildSeries(synthesize(alone({ anon: backlog, agent: gcNumbers({ gen1Every: 60 }) }))), options: { warmup: 0 }, cgroup: { path: "/rules", version: 1, others: [999] }, target: { pid: 100 } });
+    const shared = classify({
+      set: buildSeries(synthesize(alone({ anon: backlog, agent: gcNumbers({ gen1Every: 60 }) }))),
+      options: { warmup: 0 },
+      cgroup: { path: "/rules", version: 1, others: [999] },
+      target: { pid: 100 },
+    });
     expect(subjectFinding(shared, "cgroup").kind).toBe("leak");
   });
 

@@ -33,8 +33,12 @@ describe("how much data the shape rules need (a leak called before that: rules/e
   it.each(ROWS)("%s → %s", (_name, kind, sc) => expect(kindOf(sc, { warmup: 0 })).toBe(kind));
 
   it("says what was missing", () => {
-    expect(processFinding(judge(alone({ anon: filled }, 19), { warmup: 0 }), 100).summary).toMatch(/not enough data \(19 samples after warm-up \(needs 20\)\)/);
-    expect(processFinding(judge({ ...alone({ anon: filled }, 9), hz: 4 }, { warmup: 0 }), 100).summary).toMatch(/not enough data \(9 s after warm-up \(needs 10 s\)\)/);
+    expect(processFinding(judge(alone({ anon: filled }, 19), { warmup: 0 }), 100).summary).toMatch(
+      /not enough data \(19 samples after warm-up \(needs 20\)\)/,
+    );
+    expect(processFinding(judge({ ...alone({ anon: filled }, 9), hz: 4 }, { warmup: 0 }), 100).summary).toMatch(
+      /not enough data \(9 s after warm-up \(needs 10 s\)\)/,
+    );
   });
 
   it("a worker seen for fewer than 20 samples or 10 s is left out, and counted in the tree's evidence", () => {
@@ -76,15 +80,27 @@ describe("start-up is not a plateau", () => {
   // before a sixth of the window never reaches the plateau detector at all (the first third's median is already at
   // the top), so the 5% share binds on steps, below.
   const ROWS: Row[] = [
-    ["30 s series, the rise over by 1.5 s (3 s floor)", "stable", { ...alone({ anon: fill(100 * MB, 60 * MB, 1.5, 0.2 * MB) }, 30), hz: 4 }],
-    ["30 s series, the rise over by 6 s", "plateau", { ...alone({ anon: fill(100 * MB, 60 * MB, 6, 0.2 * MB) }, 30), hz: 4 }],
+    [
+      "30 s series, the rise over by 1.5 s (3 s floor)",
+      "stable",
+      { ...alone({ anon: fill(100 * MB, 60 * MB, 1.5, 0.2 * MB) }, 30), hz: 4 },
+    ],
+    [
+      "30 s series, the rise over by 6 s",
+      "plateau",
+      { ...alone({ anon: fill(100 * MB, 60 * MB, 6, 0.2 * MB) }, 30), hz: 4 },
+    ],
   ];
   it.each(ROWS)("%s → %s", (_name, kind, sc) => expect(kindOf(sc)).toBe(kind));
 });
 
 describe("a step is one jump clear of the growth floor, after start-up", () => {
   // Late in the window (the last third holds the jump, so the plateau detector sees no flat tail): the step rule.
-  const step = (at: number, height: number): Series => ({ shape: { kind: "step", at, height }, baseline: 100 * MB, noise: 0.2 * MB });
+  const step = (at: number, height: number): Series => ({
+    shape: { kind: "step", at, height },
+    baseline: 100 * MB,
+    noise: 0.2 * MB,
+  });
   it.each([
     ["+30 MiB at 250 of 300 s", step(250, 30 * MB), 300, "step"],
     ["+1.8 MiB at 250 s (under the 2 MiB floor)", step(250, 1.8 * MB), 300, "flat"],
@@ -115,7 +131,17 @@ describe("a step is one jump clear of the growth floor, after start-up", () => {
 describe("a plateau that keeps rising after its level is a leak after a long start-up", () => {
   // 90 s at 2 Hz: ~190 MiB of start-up (τ = 12 s: most of it in the first 25 s) on 100 MiB, then `rate`: the floor after it is 2% of ~290 MiB ≈ 5.8 MiB
   const afterStartup = (rate: number) => ({
-    ...alone({ anon: { shape: { kind: "linear" as const, bytesPerSecond: rate }, baseline: 100 * MB, noise: 0.1 * MB, warmup: { level: 190 * MB, tau: 12 } } }, 90),
+    ...alone(
+      {
+        anon: {
+          shape: { kind: "linear" as const, bytesPerSecond: rate },
+          baseline: 100 * MB,
+          noise: 0.1 * MB,
+          warmup: { level: 190 * MB, tau: 12 },
+        },
+      },
+      90,
+    ),
     hz: 2,
   });
   it.each([
@@ -129,7 +155,14 @@ describe("warm-up: a start that sits off the steady line by more than noise and 
   // 400 s of a quiet 100 MiB process (floor 2 MiB, half of it 1 MiB) whose first 60 s sit `offset` below its level
   const startingLow = (offset: number) => {
     const col = new Column();
-    const { ys } = generate({ seconds: 400, hz: 1, baseline: 100 * MB, noise: 0.02 * MB, seed: 3, shape: { kind: "stable" } });
+    const { ys } = generate({
+      seconds: 400,
+      hz: 1,
+      baseline: 100 * MB,
+      noise: 0.02 * MB,
+      seed: 3,
+      shape: { kind: "stable" },
+    });
     ys.forEach((y, t) => col.push(t, t < 60 ? y - offset : y));
     return warmupFor(col, {});
   };

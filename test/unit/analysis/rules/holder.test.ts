@@ -31,14 +31,33 @@ function leaking(layer: "objects" | "native" | "tensors" | "flat") {
 }
 
 /** What the agent found: the chain, as the finding's field shows it too. */
-const CHAIN = { container: "list of bytes", length: 70_000, found: true, path: "app.handlers.EVENTS", root: "module global", hops: [{ kind: "module global", name: "app.handlers.EVENTS" }] };
+const CHAIN = {
+  container: "list of bytes",
+  length: 70_000,
+  found: true,
+  path: "app.handlers.EVENTS",
+  root: "module global",
+  hops: [{ kind: "module global", name: "app.handlers.EVENTS" }],
+};
 
 function holder(o: Partial<HolderResult> = {}): AgentResults {
-  const h: HolderResult = { type: "holder", pid: 100, t: 200, ...CHAIN, levels: 1, calls: 1, objects: 1, ms: 1.5, longestMs: 1.2, ...o };
+  const h: HolderResult = {
+    type: "holder",
+    pid: 100,
+    t: 200,
+    ...CHAIN,
+    levels: 1,
+    calls: 1,
+    objects: 1,
+    ms: 1.5,
+    longestMs: 1.2,
+    ...o,
+  };
   return { traces: new Map(), trims: new Map(), holders: new Map([[100, h]]) };
 }
 
-const finding = (layer: Parameters<typeof leaking>[0], results: AgentResults) => processFinding(judge(leaking(layer), { warmup: 0, agentResults: results }), 100);
+const finding = (layer: Parameters<typeof leaking>[0], results: AgentResults) =>
+  processFinding(judge(leaking(layer), { warmup: 0, agentResults: results }), 100);
 
 describe("the holder on a leak's finding", () => {
   it("a leak of Python objects: the path in the evidence, the summary, the field and first in the advice", () => {
@@ -47,13 +66,17 @@ describe("the holder on a leak's finding", () => {
     expect(f.evidence).toMatchObject({ layer: "Python objects", holder: "app.handlers.EVENTS" });
     expect(f.summary).toMatch(/ — in the Python objects, held by app\.handlers\.EVENTS$/);
     expect(f.holder).toEqual({ ...CHAIN, search: { levels: 1, calls: 1, objects: 1, ms: 1.5, longestPauseMs: 1.2 } });
-    expect(f.advice).toMatch(/^\*\*`app\.handlers\.EVENTS` holds it\*\*: the list of bytes there keeps growing \(70,000 items/);
+    expect(f.advice).toMatch(
+      /^\*\*`app\.handlers\.EVENTS` holds it\*\*: the list of bytes there keeps growing \(70,000 items/,
+    );
     // The general advice's "run again with --trace-python to find what holds it" is answered: left out.
     expect(f.advice).not.toMatch(/run again with `memleak run --trace-python/);
   });
 
   it("says how fast it gains items, as the agent measured between the two walks that saw it grow", () => {
-    expect(finding("objects", holder({ itemsPerSecond: 412.5 })).advice).toMatch(/^\*\*`app\.handlers\.EVENTS` holds it\*\*: the list of bytes there gains ~410 items a second \(70,000 items/);
+    expect(finding("objects", holder({ itemsPerSecond: 412.5 })).advice).toMatch(
+      /^\*\*`app\.handlers\.EVENTS` holds it\*\*: the list of bytes there gains ~410 items a second \(70,000 items/,
+    );
     expect(finding("objects", holder({ itemsPerSecond: 0.45 })).advice).toMatch(/gains ~0\.45 items a second/);
     expect(finding("objects", holder({ itemsPerSecond: 412.5 })).holder!.itemsPerSecond).toBe(412.5);
   });
@@ -73,16 +96,28 @@ describe("the holder on a leak's finding", () => {
 
   it("tensors: only a container of tensors is their holder", () => {
     expect(finding("tensors", holder()).holder).toBeUndefined();
-    const f = finding("tensors", holder({ container: "list of Tensor", path: "__main__.cache", hops: [{ kind: "module global", name: "__main__.cache" }] }));
+    const f = finding(
+      "tensors",
+      holder({
+        container: "list of Tensor",
+        path: "__main__.cache",
+        hops: [{ kind: "module global", name: "__main__.cache" }],
+      }),
+    );
     expect(f.evidence).toMatchObject({ layer: "PyTorch CPU tensors", holder: "__main__.cache" });
   });
 
   it("a search that found no root says so, and keeps the ways to look further", () => {
-    const f = finding("objects", holder({ found: false, path: undefined, root: undefined, hops: undefined, why: "no root within 12 references" }));
+    const f = finding(
+      "objects",
+      holder({ found: false, path: undefined, root: undefined, hops: undefined, why: "no root within 12 references" }),
+    );
     expect(f.evidence.holder).toBe("not found");
     expect(f.holder).toMatchObject({ found: false, why: "no root within 12 references" });
     expect(f.summary).not.toMatch(/held by/);
-    expect(f.advice).toMatch(/found no module global, class or\s+running frame leading to it within its search's bounds \(no root within 12 references\)/);
+    expect(f.advice).toMatch(
+      /found no module global, class or\s+running frame leading to it within its search's bounds \(no root within 12 references\)/,
+    );
     expect(f.advice).toMatch(/run again with `memleak run --trace-python/);
   });
 

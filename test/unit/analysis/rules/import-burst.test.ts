@@ -18,18 +18,34 @@ function counts(seconds: number, modulesAt: (t: number) => number): Column {
   return col;
 }
 /** 100 modules, `n` more loaded evenly from 5 s to 10 s, `late` more at 25 s. */
-const burst = (n: number, late = 0) => counts(30, (t) => 100 + (n * Math.min(5, Math.max(0, t - 5))) / 5 + (t >= 25 ? late : 0));
+const burst = (n: number, late = 0) =>
+  counts(30, (t) => 100 + (n * Math.min(5, Math.max(0, t - 5))) / 5 + (t >= 25 ? late : 0));
 
 describe("lastImportBurst", () => {
-  it("20 modules in 5 s are a burst, ending at the last of them", () => expect(lastImportBurst(burst(20), 0)).toEqual({ at: 10, loaded: 20, modules: 120 }));
+  it("20 modules in 5 s are a burst, ending at the last of them", () =>
+    expect(lastImportBurst(burst(20), 0)).toEqual({ at: 10, loaded: 20, modules: 120 }));
   it("19 are not", () => expect(lastImportBurst(burst(19), 0)).toBeUndefined());
 
-  it("3 modules imported 15 s later do not move it", () => expect(lastImportBurst(burst(60, 3), 0)).toEqual({ at: 10, loaded: 60, modules: 160 }));
-  it("a second burst does", () => expect(lastImportBurst(burst(60, 25), 0)).toEqual({ at: 25, loaded: 25, modules: 185 }));
+  it("3 modules imported 15 s later do not move it", () =>
+    expect(lastImportBurst(burst(60, 3), 0)).toEqual({ at: 10, loaded: 60, modules: 160 }));
+  it("a second burst does", () =>
+    expect(lastImportBurst(burst(60, 25), 0)).toEqual({ at: 25, loaded: 25, modules: 185 }));
 
   // Counted from the reading before the 10 s: 11 s of readings, 19 modules at one every 0.6 s, 24 at one every 0.45 s
-  it("a module every 0.6 s is never a burst", () => expect(lastImportBurst(counts(120, (t) => 100 + Math.floor(t / 0.6)), 0)).toBeUndefined());
-  it("a module every 0.45 s is, ending at the last reading", () => expect(lastImportBurst(counts(120, (t) => 100 + Math.floor(t / 0.45)), 0)).toEqual({ at: 120, loaded: 24, modules: 366 }));
+  it("a module every 0.6 s is never a burst", () =>
+    expect(
+      lastImportBurst(
+        counts(120, (t) => 100 + Math.floor(t / 0.6)),
+        0,
+      ),
+    ).toBeUndefined());
+  it("a module every 0.45 s is, ending at the last reading", () =>
+    expect(
+      lastImportBurst(
+        counts(120, (t) => 100 + Math.floor(t / 0.45)),
+        0,
+      ),
+    ).toEqual({ at: 120, loaded: 24, modules: 366 }));
 
   it("a burst before the window is not the window's", () => expect(lastImportBurst(burst(60), 20)).toBeUndefined());
   it("of a burst the window cuts, only what loaded since the reading before it counts", () => {
@@ -37,12 +53,29 @@ describe("lastImportBurst", () => {
     expect(lastImportBurst(burst(30), 9)).toBeUndefined();
   });
 
-  it("two readings are enough", () => expect(lastImportBurst(counts(1, (t) => 100 + 30 * t), 0)).toEqual({ at: 1, loaded: 30, modules: 130 }));
-  it("the window's first reading counts", () => expect(lastImportBurst(counts(30, (t) => (t < 10 ? 100 : 200)), 10)).toEqual({ at: 10, loaded: 100, modules: 200 }));
+  it("two readings are enough", () =>
+    expect(
+      lastImportBurst(
+        counts(1, (t) => 100 + 30 * t),
+        0,
+      ),
+    ).toEqual({ at: 1, loaded: 30, modules: 130 }));
+  it("the window's first reading counts", () =>
+    expect(
+      lastImportBurst(
+        counts(30, (t) => (t < 10 ? 100 : 200)),
+        10,
+      ),
+    ).toEqual({ at: 10, loaded: 100, modules: 200 }));
 
   it("no count, or a single reading, says nothing", () => {
     expect(lastImportBurst(undefined, 0)).toBeUndefined();
-    expect(lastImportBurst(counts(0, () => 500), 0)).toBeUndefined();
+    expect(
+      lastImportBurst(
+        counts(0, () => 500),
+        0,
+      ),
+    ).toBeUndefined();
   });
 });
 
@@ -60,7 +93,13 @@ describe("withoutImports", () => {
     modules.push(t, 100 + 5 * Math.min(t, 60));
   }
   const ps = { agent: { "py.modules": modules }, firstSeen: 0 } as unknown as ProcessSeries;
-  const growing = (growth: number): Assessment => ({ ...assess(anon, 0), shape: "growing", from: 0, start: 35 * MB, growth });
+  const growing = (growth: number): Assessment => ({
+    ...assess(anon, 0),
+    shape: "growing",
+    from: 0,
+    start: 35 * MB,
+    growth,
+  });
   const after = assess(anon, 60, 0);
 
   it("judges from the imports' end when three quarters of the growth came while importing", () => {
@@ -91,6 +130,8 @@ describe("withoutImports", () => {
     expect(early.shape).toBe("insufficient");
     const r = withoutImports(growing(80 * MB), ps, short);
     expect(r.shape).toBe("insufficient");
-    expect(r.reason).toBe(`still importing: 55 modules loaded in the window (400 now), the last at 60 s; memory grown while importing is start-up — ${early.reason}`);
+    expect(r.reason).toBe(
+      `still importing: 55 modules loaded in the window (400 now), the last at 60 s; memory grown while importing is start-up — ${early.reason}`,
+    );
   });
 });

@@ -44,7 +44,11 @@ export function subjectFinding(doc: VerdictDocument, type: "tree" | "cgroup"): F
 }
 
 /** Flat at `level` with a little noise. */
-export const flat = (level: number, noise = 0.5 * MB): Series => ({ shape: { kind: "stable" }, baseline: level, noise });
+export const flat = (level: number, noise = 0.5 * MB): Series => ({
+  shape: { kind: "stable" },
+  baseline: level,
+  noise,
+});
 
 /** From `level`, up by `by` bytes at a constant rate until `until` seconds, then flat. */
 export const fill = (level: number, by: number, until: number, noise = 0.1 * MB): Series => ({
@@ -60,7 +64,11 @@ export const linear = (level: number, bytesPerSecond: number, noise = 0.5 * MB):
 });
 
 /** One process (pid 100) alone, for `seconds` at 1 Hz. */
-export function alone(p: Omit<SynthProcess, "pid" | "ppid">, seconds = 300, extra: Partial<SynthScenario> = {}): SynthScenario {
+export function alone(
+  p: Omit<SynthProcess, "pid" | "ppid">,
+  seconds = 300,
+  extra: Partial<SynthScenario> = {},
+): SynthScenario {
   return { seconds, processes: [{ pid: 100, ppid: 1, ...p }], ...extra };
 }
 

@@ -31,7 +31,12 @@ function leaking(o: Grows = {}) {
   return alone({
     anon: linear(200 * MB, 1 * MB),
     agent: (t) => ({
-      malloc: { ...(o.allocator === undefined && { inUse: 50 * MB + (o.native ?? 0) * t * MB }), free: 5 * MB, arenas: 1, allocator: o.allocator ?? "glibc" },
+      malloc: {
+        ...(o.allocator === undefined && { inUse: 50 * MB + (o.native ?? 0) * t * MB }),
+        free: 5 * MB,
+        arenas: 1,
+        allocator: o.allocator ?? "glibc",
+      },
       py: { allocatedBlocks: 100_000 + ((o.blocks ?? 0) * t * MB) / 512 },
       ...(o.torch && { torch: { version: "1.13.1", threads: 2 } }),
       ...(census && {
@@ -42,7 +47,11 @@ function leaking(o: Grows = {}) {
           growingAddedBytes: (o.items ?? 0) * t * MB,
           growing: "list of bytes",
           growingItemBytes: 4096,
-          ...(o.torch && { cpuTensorBytes: 20 * MB + (o.tensors ?? 0) * t * MB, cpuTensors: 100, graphTensors: 3 + Math.floor((o.graphs ?? 0) * t) }),
+          ...(o.torch && {
+            cpuTensorBytes: 20 * MB + (o.tensors ?? 0) * t * MB,
+            cpuTensors: 100,
+            graphTensors: 3 + Math.floor((o.graphs ?? 0) * t),
+          }),
         },
       }),
     }),
@@ -51,7 +60,10 @@ function leaking(o: Grows = {}) {
 
 function traced(share: number): AgentResults {
   const sites = [{ file: "app.py", line: 12, size: 270 * share * MB, sizeDiff: 270 * share * MB, countDiff: 1000 }];
-  return { traces: new Map([[100, { type: "trace", pid: 100, t: 299, sites, traced: 0, tracedPeak: 0 }]]), trims: new Map() };
+  return {
+    traces: new Map([[100, { type: "trace", pid: 100, t: 299, sites, traced: 0, tracedPeak: 0 }]]),
+    trims: new Map(),
+  };
 }
 
 const layerOf = (...[sc, options]: Parameters<typeof judge>) => {
@@ -69,14 +81,30 @@ describe("leak layer boundaries", () => {
     ["small objects: blocks × 512 B grow by 30% of the growth", { blocks: 0.3 }, "small Python objects (pymalloc)"],
     ["malloc 40%, small objects 50%: the larger wins", { native: 0.4, blocks: 0.5 }, "small Python objects (pymalloc)"],
     ["malloc 50%, small objects 40%", { native: 0.5, blocks: 0.4 }, "native heap (malloc)"],
-    ["live CPU tensor storage 30%, malloc 95% (tensors are malloc'd): the tensors", { native: 0.95, tensors: 0.3, torch: true }, "PyTorch CPU tensors"],
+    [
+      "live CPU tensor storage 30%, malloc 95% (tensors are malloc'd): the tensors",
+      { native: 0.95, tensors: 0.3, torch: true },
+      "PyTorch CPU tensors",
+    ],
     ["live CPU tensor storage 20%, malloc 95%", { native: 0.95, tensors: 0.2, torch: true }, "native heap (malloc)"],
-    ["a container's new items × their size 90%, torch loaded, its tensors flat", { native: 0.95, items: 0.9, torch: true }, "Python objects"],
+    [
+      "a container's new items × their size 90%, torch loaded, its tensors flat",
+      { native: 0.95, items: 0.9, torch: true },
+      "Python objects",
+    ],
     ["a container's new items × their size 20%", { native: 0.95, items: 0.2 }, "native heap (malloc)"],
     // levelChange: the last tenth's median − the first's, 270 s apart
-    ["22 more tensors keep a grad_fn over the window, malloc grows", { native: 0.9, graphs: 0.08, torch: true }, "PyTorch autograd graphs"],
+    [
+      "22 more tensors keep a grad_fn over the window, malloc grows",
+      { native: 0.9, graphs: 0.08, torch: true },
+      "PyTorch autograd graphs",
+    ],
     ["16 more", { native: 0.9, graphs: 0.06, torch: true }, "native heap (malloc)"],
-    ["graphs grow, and the tensors they save with them: the graphs", { native: 0.9, tensors: 0.8, graphs: 1, torch: true }, "PyTorch autograd graphs"],
+    [
+      "graphs grow, and the tensors they save with them: the graphs",
+      { native: 0.9, tensors: 0.8, graphs: 1, torch: true },
+      "PyTorch autograd graphs",
+    ],
   ] as [string, Grows, string | undefined][])("%s → %s", (_name, o, layer) => {
     expect(layerOf(leaking(o)).evidence.layer).toBe(layer);
   });
@@ -90,31 +118,45 @@ describe("leak layer boundaries", () => {
 
   it("says how much of the growth malloc's in-use bytes explain, and that the rest is held free or outside malloc", () => {
     const partly = layerOf(leaking({ native: 0.8 }));
-    expect(partly.caveats[0]).toMatch(/^malloc's in-use bytes grew 2\d\d MiB: 80% of the growth; the rest is memory malloc holds free, or outside malloc$/);
+    expect(partly.caveats[0]).toMatch(
+      /^malloc's in-use bytes grew 2\d\d MiB: 80% of the growth; the rest is memory malloc holds free, or outside malloc$/,
+    );
     expect(partly.caveats[1]).toMatch(/--trace-python tells Python objects over 512 bytes apart/);
     const all = layerOf(leaking({ native: 0.95 }));
     expect(all.caveats[0]).toMatch(/: 95% of the growth$/);
     expect(layerOf(leaking({ native: 1.1 })).caveats[0]).toMatch(/: all of the growth$/);
-    expect(layerOf(leaking({ native: 0.5, torch: true })).caveats[1]).toMatch(/^PyTorch is loaded and its CPU tensors live in malloc too; the agent's census did not run/);
-    expect(layerOf(leaking({ native: 0.5, torch: true, census: true })).caveats[1]).toBe("not PyTorch's CPU tensors: their live storage did not grow");
+    expect(layerOf(leaking({ native: 0.5, torch: true })).caveats[1]).toMatch(
+      /^PyTorch is loaded and its CPU tensors live in malloc too; the agent's census did not run/,
+    );
+    expect(layerOf(leaking({ native: 0.5, torch: true, census: true })).caveats[1]).toBe(
+      "not PyTorch's CPU tensors: their live storage did not grow",
+    );
   });
 
   it("names the layer in the summary, with what was measured", () => {
     expect(layerOf(leaking({ blocks: 0.5 })).summary).toMatch(/ — in the small Python objects \(pymalloc\)$/);
-    expect(layerOf(leaking({ blocks: 0.5 })).caveats).toEqual([expect.stringMatching(/^\d+ more Python objects allocated over the window$/)]);
+    expect(layerOf(leaking({ blocks: 0.5 })).caveats).toEqual([
+      expect.stringMatching(/^\d+ more Python objects allocated over the window$/),
+    ]);
     expect(layerOf(leaking({ native: 0.95, items: 0.9, torch: true })).caveats[0]).toMatch(
       /^a list of bytes grows \(6\d,\d{3} items now, ~4.00 KiB each, sampled\): ~2\d\d MiB added over the window, (9\d%|all) of the [\d.]+ MiB growth$/,
     );
-    expect(layerOf(leaking({ native: 0.9, graphs: 1, torch: true })).caveats[0]).toMatch(/^2\d\d more tensors keep a grad_fn: .*losses.append\(loss\)/);
+    expect(layerOf(leaking({ native: 0.9, graphs: 1, torch: true })).caveats[0]).toMatch(
+      /^2\d\d more tensors keep a grad_fn: .*losses.append\(loss\)/,
+    );
   });
 
   it("under jemalloc: no malloc-based layer or claim, the allocator named in the evidence and why", () => {
     const f = layerOf(leaking({ allocator: "jemalloc" }));
     expect(f.evidence.layer).toBeUndefined();
     expect(f.evidence.allocator).toBe("jemalloc");
-    expect(f.caveats.join(" ")).toMatch(/jemalloc replaces glibc's malloc in this process: .* memleak makes no claim from them/);
+    expect(f.caveats.join(" ")).toMatch(
+      /jemalloc replaces glibc's malloc in this process: .* memleak makes no claim from them/,
+    );
     expect(f.caveats.join(" ")).not.toMatch(/malloc's in-use bytes grew/);
     // A layer measured otherwise (Python's own counters) is still named.
-    expect(layerOf(leaking({ allocator: "jemalloc", blocks: 0.5 })).evidence.layer).toBe("small Python objects (pymalloc)");
+    expect(layerOf(leaking({ allocator: "jemalloc", blocks: 0.5 })).evidence.layer).toBe(
+      "small Python objects (pymalloc)",
+    );
   });
 });

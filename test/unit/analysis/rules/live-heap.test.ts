@@ -28,13 +28,33 @@ describe("liveHeapColumn", () => {
     const blocks = new Column();
     blocks.push(0, 10);
     blocks.push(2, 30);
-    const col = liveHeapColumn(process(column(3, (t) => 1000 * (t + 1)), { blocks }), 64)!;
+    const col = liveHeapColumn(
+      process(
+        column(3, (t) => 1000 * (t + 1)),
+        { blocks },
+      ),
+      64,
+    )!;
     expect([...col.xs]).toEqual([0, 1, 2]);
     expect([...col.ys]).toEqual([1000 + 640, 2000, 3000 + 1920]);
   });
   it("nothing under another allocator, or without malloc's numbers", () => {
-    expect(liveHeapColumn(process(column(3, () => 1000), { allocator: "jemalloc" }))).toBeUndefined();
-    expect(liveHeapColumn(process(column(3, () => 1000), { allocator: "glibc" }))).toBeDefined();
+    expect(
+      liveHeapColumn(
+        process(
+          column(3, () => 1000),
+          { allocator: "jemalloc" },
+        ),
+      ),
+    ).toBeUndefined();
+    expect(
+      liveHeapColumn(
+        process(
+          column(3, () => 1000),
+          { allocator: "glibc" },
+        ),
+      ),
+    ).toBeDefined();
     expect(liveHeapColumn(process(new Column()))).toBeUndefined();
     expect(liveHeapColumn(process(undefined))).toBeUndefined();
   });
@@ -57,7 +77,8 @@ describe("liveHeapLeak", () => {
 
 describe("allocatorSettling", () => {
   /** A GC sawtooth: 10 → 40 MiB every 10 s, over `seconds`, on `base(t)`. */
-  const sawtooth = (seconds: number, base: (t: number) => number = () => 0) => column(seconds, (t) => base(t) + (10 + 3 * (t % 10)) * MB);
+  const sawtooth = (seconds: number, base: (t: number) => number = () => 0) =>
+    column(seconds, (t) => base(t) + (10 + 3 * (t % 10)) * MB);
   const anonGrew = (growth: number, from = 0): Assessment => ({ shape: "growing", from, growth }) as Assessment;
 
   it("anon up 16 MiB while the live heap swings 27 MiB about a flat course: settling", () => {
@@ -70,7 +91,8 @@ describe("allocatorSettling", () => {
   it("…and while it falls", () => {
     expect(allocatorSettling(process(sawtooth(300, (t) => 20 * MB - t * 0.05 * MB)), anonGrew(16 * MB))).toBeDefined();
   });
-  it("not when anon grew by more than the swing", () => expect(allocatorSettling(process(sawtooth(300)), anonGrew(40 * MB))).toBeUndefined());
+  it("not when anon grew by more than the swing", () =>
+    expect(allocatorSettling(process(sawtooth(300)), anonGrew(40 * MB))).toBeUndefined());
   it("not when the live heap's lows rise by a quarter of anon's growth", () => {
     expect(allocatorSettling(process(sawtooth(300, (t) => (t < 150 ? 0 : 6 * MB))), anonGrew(16 * MB))).toBeUndefined();
   });
@@ -78,5 +100,6 @@ describe("allocatorSettling", () => {
     expect(allocatorSettling(process(sawtooth(300)), { ...anonGrew(16 * MB), shape: "plateau" })).toBeUndefined();
     expect(allocatorSettling(process(sawtooth(300)), anonGrew(0))).toBeUndefined();
   });
-  it("not without the live heap", () => expect(allocatorSettling(process(undefined), anonGrew(16 * MB))).toBeUndefined());
+  it("not without the live heap", () =>
+    expect(allocatorSettling(process(undefined), anonGrew(16 * MB))).toBeUndefined());
 });

@@ -8,11 +8,18 @@ import type { ProcessSeries } from "../../../../src/series/series.js";
 import type { MappedFile } from "../../../../src/probes/smaps-files.js";
 import { MB } from "./judge.js";
 
-const mapping = (...files: MappedFile[]) => ({ files: new Map(files.map((f) => [f.path, f])) }) as unknown as ProcessSeries;
+const mapping = (...files: MappedFile[]) =>
+  ({ files: new Map(files.map((f) => [f.path, f])) }) as unknown as ProcessSeries;
 
 describe("the mapped files a finding names", () => {
   it("keeps files of at least an eighth of the largest (60 MB of 400 MB: 0.15), leaves out smaller (30 MB: 0.075)", () => {
-    const text = mappedFilesText([mapping({ path: "/m/shard-1.bin", rss: 400 * MB }, { path: "/m/shard-2.bin", rss: 60 * MB }, { path: "/usr/lib/libtorch_cpu.so", rss: 30 * MB })]);
+    const text = mappedFilesText([
+      mapping(
+        { path: "/m/shard-1.bin", rss: 400 * MB },
+        { path: "/m/shard-2.bin", rss: 60 * MB },
+        { path: "/usr/lib/libtorch_cpu.so", rss: 30 * MB },
+      ),
+    ]);
     expect(text).toBe("/m/shard-1.bin (400 MiB resident), /m/shard-2.bin (60.0 MiB resident)");
   });
 

@@ -11,10 +11,13 @@ import { alone, judge, MB, processFinding } from "./judge.js";
 
 /** A quiet 70 MiB process, its agent injected at `injected` s, with an anon step of `height` at `at` s. */
 const stepped = (height: number, at: number, injected = 60) =>
-  alone({
-    anon: { shape: { kind: "step", at, height }, baseline: 70 * MB, noise: 0.05 * MB },
-    agent: (t) => (t >= injected ? { py: { allocatedBlocks: 30_000 } } : undefined),
-  }, 120);
+  alone(
+    {
+      anon: { shape: { kind: "step", at, height }, baseline: 70 * MB, noise: 0.05 * MB },
+      agent: (t) => (t >= injected ? { py: { allocatedBlocks: 30_000 } } : undefined),
+    },
+    120,
+  );
 
 const finding = (...args: Parameters<typeof stepped>) => processFinding(judge(stepped(...args), { warmup: 0 }), 100);
 
@@ -32,7 +35,11 @@ describe("memleak's own arrival under watch", () => {
   });
 
   it("says what memleak added and when", () => {
-    expect(finding(2.5 * MB, 63).caveats).toContainEqual(expect.stringMatching(/^memleak's agent, injected at 60 s, added 2\.\d+ MiB \(its modules and thread\): not counted as growth$/));
+    expect(finding(2.5 * MB, 63).caveats).toContainEqual(
+      expect.stringMatching(
+        /^memleak's agent, injected at 60 s, added 2\.\d+ MiB \(its modules and thread\): not counted as growth$/,
+      ),
+    );
   });
 
   it("an agent there from the first sample (run) was not injected: a step after it is the program's", () => {
@@ -79,7 +86,9 @@ describe("the cgroup is judged without the agents memleak injected", () => {
           anon: { shape: { kind: "step", at: 3.5 + 3 * i, height: 2.4 * MB }, baseline: 67 * MB, noise: 0.01 * MB },
           agent: (t: number) => (t >= 3.75 + 3 * i ? { py: { allocatedBlocks: 30_000 } } : undefined),
         })),
-        ...(outsiders !== undefined && { outsiders: { shape: { kind: "linear", bytesPerSecond: outsiders }, noise: 0.01 * MB } }),
+        ...(outsiders !== undefined && {
+          outsiders: { shape: { kind: "linear", bytesPerSecond: outsiders }, noise: 0.01 * MB },
+        }),
       },
       { warmup: 0 },
     );
@@ -89,7 +98,11 @@ describe("the cgroup is judged without the agents memleak injected", () => {
     expect(doc.findings.filter((f) => f.kind !== "stable").map((f) => [f.kind, f.summary])).toEqual([]);
     const cg = doc.findings.find((f) => f.subject.type === "cgroup")!;
     expect(cg.summary).toMatch(/\(memleak's agents taken out\)$/);
-    expect(cg.caveats).toContainEqual(expect.stringMatching(/^memleak's agents added 7\.\d+ MiB to 3 processes it was injected into: judged without it$/));
+    expect(cg.caveats).toContainEqual(
+      expect.stringMatching(
+        /^memleak's agents added 7\.\d+ MiB to 3 processes it was injected into: judged without it$/,
+      ),
+    );
     expect(cg.evidence.agentFootprint as number).toBeGreaterThan(7 * MB);
   });
 
@@ -111,7 +124,14 @@ describe("an exited worker's agent leaves the cgroup with it", () => {
     const doc = judge(
       {
         seconds: 600,
-        processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: (4 * MB) / 60 }, baseline: 400 * MB, noise: 0.5 * MB } }, ...workers],
+        processes: [
+          {
+            pid: 100,
+            ppid: 1,
+            anon: { shape: { kind: "linear", bytesPerSecond: (4 * MB) / 60 }, baseline: 400 * MB, noise: 0.5 * MB },
+          },
+          ...workers,
+        ],
       },
       { warmup: 0 },
     );

@@ -10,7 +10,10 @@ import { buildSeries } from "../../../../src/series/series.js";
 import { synthesize } from "../../../helpers/synthetic-samples.js";
 import { alone, fill, flat, judge, linear, MB, processFinding } from "./judge.js";
 
-const kinds = (f: { kind: string; alsoFound?: { kind: string }[] }) => [f.kind, ...(f.alsoFound ?? []).map((x) => x.kind)];
+const kinds = (f: { kind: string; alsoFound?: { kind: string }[] }) => [
+  f.kind,
+  ...(f.alsoFound ?? []).map((x) => x.kind),
+];
 
 /** 500 MiB resident anon, flat; malloc holds `free` free and has `inUse(t)` in use; no small objects. */
 const retained = (anon: ReturnType<typeof flat>, inUse: (t: number) => number, free = 380 * MB) =>
@@ -19,11 +22,25 @@ const retained = (anon: ReturnType<typeof flat>, inUse: (t: number) => number, f
 describe("a state and a trend in one process", () => {
   it.each([
     // [name, scenario, headline + alsoFound]
-    ["fragmentation alone (flat anon, flat live heap) stays fragmentation", retained(flat(500 * MB), () => 40 * MB), ["fragmentation"]],
-    ["a leak alone (anon and live heap grow together, nothing held) stays a leak", alone({ anon: linear(100 * MB, 1 * MB), agent: (t) => ({ malloc: { inUse: 60 * MB + t * MB, free: 2 * MB, arenas: 2 } }) }), ["leak"]],
+    [
+      "fragmentation alone (flat anon, flat live heap) stays fragmentation",
+      retained(flat(500 * MB), () => 40 * MB),
+      ["fragmentation"],
+    ],
+    [
+      "a leak alone (anon and live heap grow together, nothing held) stays a leak",
+      alone({
+        anon: linear(100 * MB, 1 * MB),
+        agent: (t) => ({ malloc: { inUse: 60 * MB + t * MB, free: 2 * MB, arenas: 2 } }),
+      }),
+      ["leak"],
+    ],
     [
       "fragmentation + a leak that grows anon (live heap grows with it) → leak, fragmentation beside it",
-      alone({ anon: linear(500 * MB, 0.5 * MB), agent: (t) => ({ malloc: { inUse: 40 * MB + 0.5 * t * MB, free: 380 * MB, arenas: 4 } }) }),
+      alone({
+        anon: linear(500 * MB, 0.5 * MB),
+        agent: (t) => ({ malloc: { inUse: 40 * MB + 0.5 * t * MB, free: 380 * MB, arenas: 4 } }),
+      }),
       ["leak", "fragmentation"],
     ],
     [
@@ -33,7 +50,10 @@ describe("a state and a trend in one process", () => {
     ],
     [
       "fragmentation + growing holes (anon grows, the live heap does not) → fragmentation, no leak",
-      alone({ anon: linear(500 * MB, 0.5 * MB), agent: () => ({ malloc: { inUse: 40 * MB, free: 450 * MB, arenas: 16 } }) }),
+      alone({
+        anon: linear(500 * MB, 0.5 * MB),
+        agent: () => ({ malloc: { inUse: 40 * MB, free: 450 * MB, arenas: 16 } }),
+      }),
       ["fragmentation"],
     ],
     [
@@ -43,7 +63,10 @@ describe("a state and a trend in one process", () => {
     ],
     [
       "fragmentation after a one-off load (anon one step, flat since) → fragmentation, the plateau beside it",
-      alone({ anon: fill(10 * MB, 490 * MB, 80), agent: () => ({ malloc: { inUse: 40 * MB, free: 380 * MB, arenas: 4 } }) }),
+      alone({
+        anon: fill(10 * MB, 490 * MB, 80),
+        agent: () => ({ malloc: { inUse: 40 * MB, free: 380 * MB, arenas: 4 } }),
+      }),
       ["fragmentation", "plateau"],
     ],
   ] as const)("%s", (_name, sc, want) => {
@@ -51,7 +74,13 @@ describe("a state and a trend in one process", () => {
   });
 
   it("a leak hidden in retained heap says so: its metric is the live heap, the resident level and malloc's free bytes are its evidence", () => {
-    const f = processFinding(judge(retained(flat(500 * MB), (t) => 40 * MB + 0.1 * t * MB), { warmup: 0 }), 100);
+    const f = processFinding(
+      judge(
+        retained(flat(500 * MB), (t) => 40 * MB + 0.1 * t * MB),
+        { warmup: 0 },
+      ),
+      100,
+    );
     expect(f.metric).toBe("heap-live");
     expect(f.rate!.bytesPerSecond).toBeGreaterThan(0.08 * MB);
     expect(f.rate!.bytesPerSecond).toBeLessThan(0.12 * MB);
@@ -60,7 +89,17 @@ describe("a state and a trend in one process", () => {
   });
 
   it("a live heap that grows under the growth floor (1.5 MiB over 300 s) is no hidden leak", () => {
-    expect(kinds(processFinding(judge(retained(flat(500 * MB), (t) => 20 * MB + (t / 300) * 1.5 * MB), { warmup: 0 }), 100))).toEqual(["fragmentation"]);
+    expect(
+      kinds(
+        processFinding(
+          judge(
+            retained(flat(500 * MB), (t) => 20 * MB + (t / 300) * 1.5 * MB),
+            { warmup: 0 },
+          ),
+          100,
+        ),
+      ),
+    ).toEqual(["fragmentation"]);
   });
 
   it("a live heap growing by 25% of the anon growth makes a leak under retention; by 20%, the holes grow (windowed, not from the series' start)", () => {
@@ -81,7 +120,9 @@ describe("the gates judge every finding", () => {
   const gateOn = (failOn: string[]) => {
     const doc = judge(bothSc, { warmup: 0 });
     const set = buildSeries(synthesize(bothSc));
-    return evaluateGates(doc, set, { metric: "pss", failOn: failOn as never, perProcess: false }).find((g) => g.name === "fail-on")!;
+    return evaluateGates(doc, set, { metric: "pss", failOn: failOn as never, perProcess: false }).find(
+      (g) => g.name === "fail-on",
+    )!;
   };
 
   it("--fail-on leak fails on the leak hidden in retained heap", () => {
@@ -108,7 +149,10 @@ describe("no false leak while the allocators settle (signals/live-heap.ts alloca
     alone(
       {
         anon,
-        agent: (t) => ({ malloc: { inUse: 3 * MB, free: 2 * MB, arenas: 1 }, py: { allocatedBlocks: lows(t) + ((t % 5) / 5) * 300_000 } }),
+        agent: (t) => ({
+          malloc: { inUse: 3 * MB, free: 2 * MB, arenas: 1 },
+          py: { allocatedBlocks: lows(t) + ((t % 5) / 5) * 300_000 },
+        }),
       },
       120,
     );
@@ -127,7 +171,13 @@ describe("no false leak while the allocators settle (signals/live-heap.ts alloca
   });
 
   it("anon growing with a live heap that does not churn (thread stacks, a C extension's mmap) → leak", () => {
-    const still = alone({ anon: linear(30 * MB, 0.15 * MB, 0.3 * MB), agent: () => ({ malloc: { inUse: 3 * MB, free: 2 * MB, arenas: 1 }, py: { allocatedBlocks: 70_000 } }) }, 120);
+    const still = alone(
+      {
+        anon: linear(30 * MB, 0.15 * MB, 0.3 * MB),
+        agent: () => ({ malloc: { inUse: 3 * MB, free: 2 * MB, arenas: 1 }, py: { allocatedBlocks: 70_000 } }),
+      },
+      120,
+    );
     expect(verdictOf(still).kind).toBe("leak");
   });
 
@@ -139,7 +189,11 @@ describe("no false leak while the allocators settle (signals/live-heap.ts alloca
     const sc = churning(18 * MB, flatLows);
     const doc = judge(sc, { warmup: 0 });
     expect(doc.findings.filter((f) => f.kind === "leak")).toEqual([]);
-    const gates = evaluateGates(doc, buildSeries(synthesize(sc)), { metric: "pss", failOn: ["leak"], perProcess: false });
+    const gates = evaluateGates(doc, buildSeries(synthesize(sc)), {
+      metric: "pss",
+      failOn: ["leak"],
+      perProcess: false,
+    });
     expect(gates.find((g) => g.name === "fail-on")!.result).not.toBe("fail");
   });
 });
@@ -148,12 +202,30 @@ describe("settling needs evidence that the live heap does not grow", () => {
   it("a thread's steady leak of small objects, 16 s at one reading a second (too few for the live heap's own shape) → leak", () => {
     // anon +1.8 MiB/s; 6,000 blocks a second (≈ 0.37 MiB/s at 64 B, under a quarter; 2.9 MiB/s at 512 B: the raw
     // series' 90th − 10th percentile spans its own growth and would "cover" anon's — the thread case of holder.test.ts)
-    const steady = alone({ anon: linear(20 * MB, 1.8 * MB, 0.2 * MB), agent: (t) => ({ malloc: { inUse: 3 * MB, free: 1 * MB, arenas: 1 }, py: { allocatedBlocks: 50_000 + 6_000 * t } }) }, 16);
+    const steady = alone(
+      {
+        anon: linear(20 * MB, 1.8 * MB, 0.2 * MB),
+        agent: (t) => ({
+          malloc: { inUse: 3 * MB, free: 1 * MB, arenas: 1 },
+          py: { allocatedBlocks: 50_000 + 6_000 * t },
+        }),
+      },
+      16,
+    );
     expect(processFinding(judge(steady, { warmup: 0, noCgroup: true }), 100).kind).toBe("leak");
   });
 
   it("the same leak read for 120 s (enough for the live heap's shape): its swing about its course is noise → leak", () => {
-    const steady = alone({ anon: linear(20 * MB, 1.6 * MB, 0.2 * MB), agent: (t) => ({ malloc: { inUse: 3 * MB, free: 1 * MB, arenas: 1 }, py: { allocatedBlocks: 50_000 + 3_000 * t } }) }, 120);
+    const steady = alone(
+      {
+        anon: linear(20 * MB, 1.6 * MB, 0.2 * MB),
+        agent: (t) => ({
+          malloc: { inUse: 3 * MB, free: 1 * MB, arenas: 1 },
+          py: { allocatedBlocks: 50_000 + 3_000 * t },
+        }),
+      },
+      120,
+    );
     expect(processFinding(judge(steady, { warmup: 0, noCgroup: true }), 100).kind).toBe("leak");
   });
 });

@@ -100,7 +100,10 @@ describe("plateau: where the level was reached (1% of the rise, or 3 noise width
   // tail's noise is a few KB, and without the 1% tolerance the level was dated at 18 s (issue 11).
   const load = (wobble: number) => {
     const xs = Array.from({ length: 31 }, (_, i) => i);
-    const ys = xs.map((t) => 3 * MB + 44 * MB * Math.min(t, 9) + (t > 9 ? 20 * MB : 0) + wobble * Math.floor(Math.max(0, t - 9) / 2) * 2);
+    const ys = xs.map(
+      (t) =>
+        3 * MB + 44 * MB * Math.min(t, 9) + (t > 9 ? 20 * MB : 0) + wobble * Math.floor(Math.max(0, t - 9) / 2) * 2,
+    );
     return detectPlateau(xs, ys);
   };
   // The tolerance is 1% of the plateau's rise between its thirds' medians (here ~45% of the load: the load fills the
@@ -108,7 +111,9 @@ describe("plateau: where the level was reached (1% of the rise, or 3 noise width
   it("a load that creeps its last 0.3% over 10 s after 9 s is levelled from 9 s", () => {
     const xs = Array.from({ length: 61 }, (_, i) => i / 2);
     const rise = 400 * MB;
-    const ys = xs.map((t) => 3 * MB + (t <= 9 ? (0.997 * rise * t) / 9 : 0.997 * rise + 0.003 * rise * Math.min(1, (t - 9) / 10)));
+    const ys = xs.map(
+      (t) => 3 * MB + (t <= 9 ? (0.997 * rise * t) / 9 : 0.997 * rise + 0.003 * rise * Math.min(1, (t - 9) / 10)),
+    );
     const p = detectPlateau(xs, ys);
     if (!p.ok) throw new Error(p.reason);
     expect(p.state).toBe("plateau");

@@ -106,7 +106,10 @@ describe("the same swings with nothing kept are stable, looked at every 10 s for
         for (let i = 0; i < col.length && col.xs[i]! < end; i++) part.push(col.xs[i]!, col.ys[i]!);
         shapes.add(assess(part, 0).shape);
       }
-      expect([...shapes].filter((s) => forbidden.includes(s)), `seed ${seed}`).toEqual([]);
+      expect(
+        [...shapes].filter((s) => forbidden.includes(s)),
+        `seed ${seed}`,
+      ).toEqual([]);
     }
   });
 });

@@ -20,7 +20,10 @@ const ctx = (from = 0): Context => ({ from, warmup: from, duration: 300, agentSe
 const tree = (...children: Omit<SynthProcess, "pid" | "ppid">[]): SynthScenario => ({
   seconds: 300,
   noCgroup: true,
-  processes: [{ pid: 100, ppid: 1, anon: flat(50 * MB, 0.05 * MB) }, ...children.map((c, i) => ({ pid: 101 + i, ppid: 100, ...c }))],
+  processes: [
+    { pid: 100, ppid: 1, anon: flat(50 * MB, 0.05 * MB) },
+    ...children.map((c, i) => ({ pid: 101 + i, ppid: 100, ...c })),
+  ],
 });
 const judged = (sc: SynthScenario, from = 0) => {
   const set = buildSeries(synthesize(sc));
@@ -38,7 +41,8 @@ describe("which sum the tree is judged on", () => {
   });
   it("Σ RSS when no process's anon was read", () => {
     const samples: Sample[] = synthesize(tree({ anon: flat(50 * MB) }));
-    for (const s of samples) for (const p of s.processes) for (const k of ["anon", "pss", "pssAnon"] as const) delete p[k];
+    for (const s of samples)
+      for (const p of s.processes) for (const k of ["anon", "pss", "pssAnon"] as const) delete p[k];
     expect(treeMetric(buildSeries(samples))).toBe("rss");
   });
   it("no sample, no finding", () => expect(analyzeTree(buildSeries([]), ctx())).toBeUndefined());
@@ -49,15 +53,28 @@ describe("what the tree's finding says", () => {
     const { f } = judged(tree({ anon: linear(50 * MB, 0.2 * MB) }, { anon: linear(50 * MB, 0.2 * MB) }));
     expect(f.kind).toBe("leak");
     expect(f.evidence).toMatchObject({ processesStart: 3, processesEnd: 3, processesSeen: 3 });
-    expect(f.summary).toEqual(phrase("tree.leak", { metric: "pss-anon", start: f.evidence.start as number, end: f.evidence.end as number, rate: f.rate! }));
-    expect(f.advice).toEqual([phrase("advice.leak", { variant: "tree", rate: f.rate!, processesStart: 3, processesEnd: 3 })]);
+    expect(f.summary).toEqual(
+      phrase("tree.leak", {
+        metric: "pss-anon",
+        start: f.evidence.start as number,
+        end: f.evidence.end as number,
+        rate: f.rate!,
+      }),
+    );
+    expect(f.advice).toEqual([
+      phrase("advice.leak", { variant: "tree", rate: f.rate!, processesStart: 3, processesEnd: 3 }),
+    ]);
   });
 
   it("too short: not enough data, saying why, sure of nothing", () => {
     const { f } = judged({ ...tree({ anon: flat(50 * MB) }), seconds: 8 });
     expect(f.kind).toBe("insufficient-data");
     expect(f.confidence).toBe(0);
-    const reason = assess(buildSeries(synthesize({ ...tree({ anon: flat(50 * MB) }), seconds: 8 })).tree["pss-anon"]!, 0, 0).reason;
+    const reason = assess(
+      buildSeries(synthesize({ ...tree({ anon: flat(50 * MB) }), seconds: 8 })).tree["pss-anon"]!,
+      0,
+      0,
+    ).reason;
     expect(reason).toMatch(/samples/);
     expect(f.summary).toEqual(phrase("tree.insufficient", { reason }));
     expect(f.advice).toEqual([phrase("advice.insufficient-data", { reason })]);
@@ -72,12 +89,16 @@ describe("what the tree's finding says", () => {
     expect(f.confidence).toBe(confidenceFromP(a.plateau!.p));
     expect(f.evidence.levelFromSeconds).toBe(Number(a.plateau!.levelFrom!.toFixed(1)));
     expect(f.summary).toEqual(phrase("tree.plateau", { metric: "pss-anon", end: a.end }));
-    expect(f.advice).toEqual([phrase("advice.plateau", { growth: expect.any(Number) as number, level: a.end, levelFrom: a.plateau!.levelFrom })]);
+    expect(f.advice).toEqual([
+      phrase("advice.plateau", { growth: expect.any(Number) as number, level: a.end, levelFrom: a.plateau!.levelFrom }),
+    ]);
     expect((f.advice[0] as { facts: { growth: number } }).facts.growth).toBeGreaterThan(75 * MB);
   });
 
   it("a step is a plateau too, levelled off at the jump", () => {
-    const { set, f } = judged(tree({ anon: { shape: { kind: "step", at: 250, height: 60 * MB }, baseline: 50 * MB, noise: 0.05 * MB } }));
+    const { set, f } = judged(
+      tree({ anon: { shape: { kind: "step", at: 250, height: 60 * MB }, baseline: 50 * MB, noise: 0.05 * MB } }),
+    );
     const a = assess(set.tree["pss-anon"]!, 0, 0);
     expect(a.shape).toBe("step");
     expect(f.kind).toBe("plateau");
@@ -87,7 +108,10 @@ describe("what the tree's finding says", () => {
   it("memleak's own arrival under watch is said, and the tree judged without it", () => {
     // one worker whose agent was injected at 60 s and added 2.5 MiB by 63 s (own-footprint.test.ts for the process)
     const { f } = judged({
-      ...tree({ anon: { shape: { kind: "step", at: 63, height: 2.5 * MB }, baseline: 70 * MB, noise: 0.05 * MB }, agent: (t) => (t >= 60 ? { py: { allocatedBlocks: 30_000 } } : undefined) }),
+      ...tree({
+        anon: { shape: { kind: "step", at: 63, height: 2.5 * MB }, baseline: 70 * MB, noise: 0.05 * MB },
+        agent: (t) => (t >= 60 ? { py: { allocatedBlocks: 30_000 } } : undefined),
+      }),
       seconds: 120,
     });
     expect(f.kind).toBe("stable");
@@ -100,7 +124,15 @@ describe("what the tree's finding says", () => {
     expect(f.kind).toBe("stable");
     expect(f.confidence).toBe(stableConfidence(a.to - a.from));
     expect(f.summary).toEqual(phrase("tree.stable", { metric: "pss-anon", start: a.start, end: a.end }));
-    expect(f.advice).toEqual([phrase("advice.stable", { subject: "tree", metric: "pss-anon", growth: a.growth, seconds: a.to - a.from, noise: a.plateau?.noise })]);
+    expect(f.advice).toEqual([
+      phrase("advice.stable", {
+        subject: "tree",
+        metric: "pss-anon",
+        growth: a.growth,
+        seconds: a.to - a.from,
+        noise: a.plateau?.noise,
+      }),
+    ]);
     expect(a.to - a.from).toBeCloseTo(239, 0);
   });
 });

@@ -16,14 +16,20 @@ import { fill, flat, judge, linear, MB, subjectFinding } from "./judge.js";
 
 /** `n` children of a flat parent, each growing `each` bytes over 300 s (on 50 MiB). */
 function many(n: number, each: number): SynthScenario {
-  const children: SynthProcess[] = Array.from({ length: n }, (_, i) => ({ pid: 101 + i, ppid: 100, anon: linear(50 * MB, each / 270, 0.05 * MB) }));
+  const children: SynthProcess[] = Array.from({ length: n }, (_, i) => ({
+    pid: 101 + i,
+    ppid: 100,
+    anon: linear(50 * MB, each / 270, 0.05 * MB),
+  }));
   return { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(50 * MB, 0.05 * MB) }, ...children] };
 }
 
 describe("the tree", () => {
   it("6 workers each growing 1.8 MiB (under their 2 MiB floor) are each stable, and together a tree leak", () => {
     const doc = judge(many(6, 1.8 * MB), { warmup: 0 });
-    expect(doc.findings.filter((f) => f.subject.type === "process").map((f) => f.kind)).toEqual(Array(7).fill("stable"));
+    expect(doc.findings.filter((f) => f.subject.type === "process").map((f) => f.kind)).toEqual(
+      Array(7).fill("stable"),
+    );
     const tree = subjectFinding(doc, "tree");
     expect(tree.kind).toBe("leak");
     expect(tree.metric).toBe("pss-anon");
@@ -38,7 +44,9 @@ describe("the tree", () => {
       samples.forEach((s, i) => {
         if (i < (1 - share) * samples.length) for (const p of s.processes.filter((q) => q.pid === 101)) delete p.pss;
       });
-      return classify({ set: buildSeries(samples), options: {}, target: { pid: 100 } }).findings.find((f) => f.subject.type === "tree")!.metric;
+      return classify({ set: buildSeries(samples), options: {}, target: { pid: 100 } }).findings.find(
+        (f) => f.subject.type === "tree",
+      )!.metric;
     };
     expect(withPss(0.4)).toBe("anon");
     expect(withPss(0.6)).toBe("pss-anon");
@@ -50,7 +58,13 @@ describe("the tree", () => {
   });
 
   it("a tree that grew and levelled off is a plateau; one that did not grow is stable", () => {
-    const filled = { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(50 * MB) }, { pid: 101, ppid: 100, anon: fill(50 * MB, 100 * MB, 100) }] };
+    const filled = {
+      seconds: 300,
+      processes: [
+        { pid: 100, ppid: 1, anon: flat(50 * MB) },
+        { pid: 101, ppid: 100, anon: fill(50 * MB, 100 * MB, 100) },
+      ],
+    };
     expect(subjectFinding(judge(filled), "tree").kind).toBe("plateau");
     expect(subjectFinding(judge(many(2, 0)), "tree").kind).toBe("stable");
   });
@@ -59,7 +73,12 @@ describe("the tree", () => {
 describe("copy-on-write explains tree and cgroup growth", () => {
   /** Two workers copying 40 MiB each of a 260 MiB parent, a third growing its own anon by `own` (a leak). */
   function copying(own: number, cgroupExtra = 0): SynthScenario {
-    const copier = (pid: number): SynthProcess => ({ pid, ppid: 100, anon: flat(260 * MB, 0.1 * MB), uss: fill(5 * MB, 40 * MB, 200) });
+    const copier = (pid: number): SynthProcess => ({
+      pid,
+      ppid: 100,
+      anon: flat(260 * MB, 0.1 * MB),
+      uss: fill(5 * MB, 40 * MB, 200),
+    });
     return {
       seconds: 300,
       processes: [
@@ -75,14 +94,18 @@ describe("copy-on-write explains tree and cgroup growth", () => {
 
   // Process 103 leaks while 101 and 102 copy: the tree's and the cgroup's growth has both causes (issue 27). The leak
   // heads them; copying that explains COW_EXPLAINS_SHARE of the growth is listed beside it, less is not.
-  const kinds = (f: { kind: string; alsoFound?: { kind: string }[] }) => [f.kind, ...(f.alsoFound ?? []).map((x) => x.kind)].join(" + ");
+  const kinds = (f: { kind: string; alsoFound?: { kind: string }[] }) =>
+    [f.kind, ...(f.alsoFound ?? []).map((x) => x.kind)].join(" + ");
   it.each([
     ["the tree: 74 MiB copied of ~120 MiB growth (62%)", 50 * MB, "leak + cow"],
     ["the tree: 74 MiB copied of ~180 MiB growth (41%)", 120 * MB, "leak"],
   ] as [string, number, string][])("%s → %s", (_name, own, want) => {
     const tree = subjectFinding(judge(copying(own), { warmup: 0 }), "tree");
     expect(kinds(tree)).toBe(want);
-    if (want === "leak + cow") expect(tree.alsoFound![0]!.summary).toMatch(/^the process tree grows by .* because 2 processes copy pages shared after fork/);
+    if (want === "leak + cow")
+      expect(tree.alsoFound![0]!.summary).toMatch(
+        /^the process tree grows by .* because 2 processes copy pages shared after fork/,
+      );
   });
 
   it.each([
@@ -105,14 +128,30 @@ describe("copying explains growth only while the copiers live", () => {
    * forked worker leaves behind is its parent's pages, which stay charged (only what it copied goes).
    */
   function copiersUntil(until: number): VerdictDocument {
-    const copier = (pid: number): SynthProcess => ({ pid, ppid: 100, anon: flat(40 * MB, 0.05 * MB), uss: fill(2 * MB, 35 * MB, 100), file: 0, lives: [0, until] });
-    const samples = synthesize({ seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(260 * MB, 0.1 * MB) }, copier(101), copier(102)], outsiders: linear(0, (60 * MB) / 270, 0.05 * MB) });
+    const copier = (pid: number): SynthProcess => ({
+      pid,
+      ppid: 100,
+      anon: flat(40 * MB, 0.05 * MB),
+      uss: fill(2 * MB, 35 * MB, 100),
+      file: 0,
+      lives: [0, until],
+    });
+    const samples = synthesize({
+      seconds: 300,
+      processes: [{ pid: 100, ppid: 1, anon: flat(260 * MB, 0.1 * MB) }, copier(101), copier(102)],
+      outsiders: linear(0, (60 * MB) / 270, 0.05 * MB),
+    });
     for (const s of samples) {
       if ((s.t - samples[0]!.t) / 1000 < until) continue;
       s.cgroup!.usage += 80 * MB;
       s.cgroup!.stat!.anon! += 80 * MB;
     }
-    return classify({ set: buildSeries(samples), options: { warmup: 0 }, cgroup: { path: "/rules", version: 1 }, target: { pid: 100 } });
+    return classify({
+      set: buildSeries(samples),
+      options: { warmup: 0 },
+      cgroup: { path: "/rules", version: 1 },
+      target: { pid: 100 },
+    });
   }
 
   it("copiers alive at the end explain the cgroup's growth: cow", () => {
@@ -126,7 +165,13 @@ describe("copying explains growth only while the copiers live", () => {
 
 describe("attribution and the verdict", () => {
   it("a tree or cgroup leak that a process's leak explains names the process", () => {
-    const sc: SynthScenario = { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(50 * MB) }, { pid: 101, ppid: 100, anon: linear(50 * MB, 0.5 * MB) }] };
+    const sc: SynthScenario = {
+      seconds: 300,
+      processes: [
+        { pid: 100, ppid: 1, anon: flat(50 * MB) },
+        { pid: 101, ppid: 100, anon: linear(50 * MB, 0.5 * MB) },
+      ],
+    };
     const doc = judge(sc);
     expect(subjectFinding(doc, "tree").summary).toMatch(/ — because PID 101 grows$/);
     expect(subjectFinding(doc, "cgroup").evidence.explainedByPids).toBe("101");
@@ -136,7 +181,10 @@ describe("attribution and the verdict", () => {
   it("shmem growth is not attributed to a process", () => {
     const sc: SynthScenario = {
       seconds: 300,
-      processes: [{ pid: 100, ppid: 1, anon: flat(50 * MB) }, { pid: 101, ppid: 100, anon: linear(50 * MB, 0.1 * MB) }],
+      processes: [
+        { pid: 100, ppid: 1, anon: flat(50 * MB) },
+        { pid: 101, ppid: 100, anon: linear(50 * MB, 0.1 * MB) },
+      ],
       shmem: linear(0, 1 * MB, 0.05 * MB),
     };
     const cg = subjectFinding(judge(sc), "cgroup");
@@ -144,10 +192,20 @@ describe("attribution and the verdict", () => {
     expect(cg.summary).not.toMatch(/because PID/);
   });
 
-  const f = (kind: Finding["kind"], type: "process" | "tree" | "cgroup", confidence: number, bytesPerSecond = 0): Finding => ({
+  const f = (
+    kind: Finding["kind"],
+    type: "process" | "tree" | "cgroup",
+    confidence: number,
+    bytesPerSecond = 0,
+  ): Finding => ({
     kind,
     confidence,
-    subject: type === "process" ? { type, pid: 1, starttime: 1, command: "x", ppid: 0, isRoot: true } : type === "tree" ? { type, processes: 2 } : { type, path: "/", version: 2 },
+    subject:
+      type === "process"
+        ? { type, pid: 1, starttime: 1, command: "x", ppid: 0, isRoot: true }
+        : type === "tree"
+          ? { type, processes: 2 }
+          : { type, path: "/", version: 2 },
     metric: "anon",
     rate: { bytesPerSecond, percentPerHour: 0 },
     summary: "",
@@ -157,9 +215,25 @@ describe("attribution and the verdict", () => {
   });
 
   it("orders findings: severity, then process before tree before cgroup, then confidence, then rate", () => {
-    const sorted = [f("plateau", "process", 0.9), f("leak", "cgroup", 0.9), f("leak", "process", 0.6), f("leak", "tree", 0.99)].sort(compareFindings);
-    expect(sorted.map((x) => `${x.kind} ${x.subject.type}`)).toEqual(["leak process", "leak tree", "leak cgroup", "plateau process"]);
-    expect([f("leak", "process", 0.6), f("leak", "process", 0.9)].sort(compareFindings).map((x) => x.confidence)).toEqual([0.9, 0.6]);
-    expect([f("leak", "process", 0.9, 10), f("leak", "process", 0.9, 20)].sort(compareFindings).map((x) => x.rate!.bytesPerSecond)).toEqual([20, 10]);
+    const sorted = [
+      f("plateau", "process", 0.9),
+      f("leak", "cgroup", 0.9),
+      f("leak", "process", 0.6),
+      f("leak", "tree", 0.99),
+    ].sort(compareFindings);
+    expect(sorted.map((x) => `${x.kind} ${x.subject.type}`)).toEqual([
+      "leak process",
+      "leak tree",
+      "leak cgroup",
+      "plateau process",
+    ]);
+    expect(
+      [f("leak", "process", 0.6), f("leak", "process", 0.9)].sort(compareFindings).map((x) => x.confidence),
+    ).toEqual([0.9, 0.6]);
+    expect(
+      [f("leak", "process", 0.9, 10), f("leak", "process", 0.9, 20)]
+        .sort(compareFindings)
+        .map((x) => x.rate!.bytesPerSecond),
+    ).toEqual([20, 10]);
   });
 });

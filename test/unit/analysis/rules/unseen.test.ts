@@ -14,14 +14,20 @@ describe("without the agent", () => {
     const f = processFinding(judge(alone({ anon: flat(level) })), 100);
     expect(f.kind).toBe("stable");
     expect(f.confidence).toBe(confidence);
-    expect(f.caveats.some((c) => c.startsWith("allocator retention not ruled out: without the agent (no agent in this session)"))).toBe(caveat);
+    expect(
+      f.caveats.some((c) =>
+        c.startsWith("allocator retention not ruled out: without the agent (no agent in this session)"),
+      ),
+    ).toBe(caveat);
     expect(f.evidence.agent).toBe(caveat ? "missing" : undefined);
   });
 
   it("a small leak still says retention was not ruled out", () => {
     const f = processFinding(judge(alone({ anon: linear(30 * MB, 0.2 * MB) })), 100);
     expect(f.kind).toBe("leak");
-    expect(f.caveats[0]).toMatch(/^allocator retention not ruled out: without the agent \(no agent in this session\), memleak cannot tell freed-but-kept memory from live memory — [\d.]+ MiB of anonymous memory could be either$/);
+    expect(f.caveats[0]).toMatch(
+      /^allocator retention not ruled out: without the agent \(no agent in this session\), memleak cannot tell freed-but-kept memory from live memory — [\d.]+ MiB of anonymous memory could be either$/,
+    );
     expect(f.advice).toMatch(/\n\n/);
   });
 });

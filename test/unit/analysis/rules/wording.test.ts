@@ -10,26 +10,89 @@ import type { Finding } from "../../../../src/analysis/types.js";
 import type { SynthScenario } from "../../../helpers/synthetic-samples.js";
 import { alone, fill, flat, judge, linear, MB, type JudgeOptions } from "./judge.js";
 
-const worker = (pid: number, anon: SynthScenario["processes"][0]["anon"], uss?: SynthScenario["processes"][0]["uss"]) => ({ pid, ppid: 100, anon, ...(uss && { uss }) });
+const worker = (
+  pid: number,
+  anon: SynthScenario["processes"][0]["anon"],
+  uss?: SynthScenario["processes"][0]["uss"],
+) => ({ pid, ppid: 100, anon, ...(uss && { uss }) });
 const traced: AgentResults = {
-  traces: new Map([[100, { type: "trace", pid: 100, t: 299, sites: [{ file: "app.py", line: 42, sizeDiff: 180 * MB, countDiff: 9000, size: 190 * MB }], traced: 200 * MB, tracedPeak: 210 * MB }]]),
+  traces: new Map([
+    [
+      100,
+      {
+        type: "trace",
+        pid: 100,
+        t: 299,
+        sites: [{ file: "app.py", line: 42, sizeDiff: 180 * MB, countDiff: 9000, size: 190 * MB }],
+        traced: 200 * MB,
+        tracedPeak: 210 * MB,
+      },
+    ],
+  ]),
   trims: new Map(),
 };
-const trims: AgentResults = { traces: new Map(), trims: new Map([[100, { type: "trim", pid: 100, t: 299, anonBefore: 400 * MB, anonAfter: 100 * MB }]]) };
+const trims: AgentResults = {
+  traces: new Map(),
+  trims: new Map([[100, { type: "trim", pid: 100, t: 299, anonBefore: 400 * MB, anonAfter: 100 * MB }]]),
+};
 
 const CASES: [string, SynthScenario, JudgeOptions?][] = [
-  ["leak in the root, native layer", alone({ anon: linear(200 * MB, 1 * MB), agent: (t) => ({ malloc: { inUse: 50 * MB + 0.8 * t * MB, free: 5 * MB, arenas: 1 } }) })],
-  ["leak in the root, with --trace-python's sites", alone({ anon: linear(200 * MB, 1 * MB) }), { agentResults: traced }],
-  ["leak in a worker", { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(50 * MB) }, worker(101, linear(50 * MB, 0.5 * MB))] }],
-  ["fragmentation from malloc's numbers", alone({ anon: flat(400 * MB), agent: () => ({ malloc: { inUse: 50 * MB, free: 300 * MB, arenas: 8 } }) })],
-  ["fragmentation by the trim probe", alone({ anon: flat(400 * MB), agent: () => ({ py: { allocatedBlocks: 1000 } }) }), { agentResults: trims }],
-  ["copy-on-write in a worker", { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(260 * MB) }, worker(101, flat(260 * MB, 0.1 * MB), fill(5 * MB, 40 * MB, 200))] }],
-  ["copy-on-write under the floor, summed over the tree", { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(260 * MB, 0.1 * MB) }, ...[101, 102, 103, 104].map((p) => worker(p, flat(260 * MB, 0.1 * MB), fill(5 * MB, 6 * MB, 200)))] }],
+  [
+    "leak in the root, native layer",
+    alone({
+      anon: linear(200 * MB, 1 * MB),
+      agent: (t) => ({ malloc: { inUse: 50 * MB + 0.8 * t * MB, free: 5 * MB, arenas: 1 } }),
+    }),
+  ],
+  [
+    "leak in the root, with --trace-python's sites",
+    alone({ anon: linear(200 * MB, 1 * MB) }),
+    { agentResults: traced },
+  ],
+  [
+    "leak in a worker",
+    { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(50 * MB) }, worker(101, linear(50 * MB, 0.5 * MB))] },
+  ],
+  [
+    "fragmentation from malloc's numbers",
+    alone({ anon: flat(400 * MB), agent: () => ({ malloc: { inUse: 50 * MB, free: 300 * MB, arenas: 8 } }) }),
+  ],
+  [
+    "fragmentation by the trim probe",
+    alone({ anon: flat(400 * MB), agent: () => ({ py: { allocatedBlocks: 1000 } }) }),
+    { agentResults: trims },
+  ],
+  [
+    "copy-on-write in a worker",
+    {
+      seconds: 300,
+      processes: [
+        { pid: 100, ppid: 1, anon: flat(260 * MB) },
+        worker(101, flat(260 * MB, 0.1 * MB), fill(5 * MB, 40 * MB, 200)),
+      ],
+    },
+  ],
+  [
+    "copy-on-write under the floor, summed over the tree",
+    {
+      seconds: 300,
+      processes: [
+        { pid: 100, ppid: 1, anon: flat(260 * MB, 0.1 * MB) },
+        ...[101, 102, 103, 104].map((p) => worker(p, flat(260 * MB, 0.1 * MB), fill(5 * MB, 6 * MB, 200))),
+      ],
+    },
+  ],
   ["page cache in the cgroup", alone({ anon: flat(200 * MB) }, 300, { cache: linear(0, 1 * MB, 0.05 * MB) })],
-  ["kernel memory in the cgroup", alone({ anon: flat(200 * MB) }, 300, { kernel: { ...linear(0, 1 * MB, 0.05 * MB), baseline: 10 * MB } })],
+  [
+    "kernel memory in the cgroup",
+    alone({ anon: flat(200 * MB) }, 300, { kernel: { ...linear(0, 1 * MB, 0.05 * MB), baseline: 10 * MB } }),
+  ],
   ["shmem in the cgroup", alone({ anon: flat(200 * MB) }, 300, { shmem: linear(0, 1 * MB, 0.05 * MB) })],
   ["a plateau", alone({ anon: fill(100 * MB, 100 * MB, 100) })],
-  ["one late step", alone({ anon: { shape: { kind: "step", at: 250, height: 30 * MB }, baseline: 100 * MB, noise: 0.2 * MB } })],
+  [
+    "one late step",
+    alone({ anon: { shape: { kind: "step", at: 250, height: 30 * MB }, baseline: 100 * MB, noise: 0.2 * MB } }),
+  ],
   ["stable", alone({ anon: flat(100 * MB) })],
   ["not enough data", alone({ anon: flat(100 * MB) }, 15)],
 ];

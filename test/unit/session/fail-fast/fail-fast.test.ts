@@ -39,19 +39,34 @@ describe("--fail-fast", () => {
 
   it("inconclusive is not a failure", () => {
     const ff = new FailFast();
-    for (let t = 0; t < 20; t++) expect(ff.check(t, [{ ...fail(), result: "inconclusive", passed: false }])).toBeUndefined();
+    for (let t = 0; t < 20; t++)
+      expect(ff.check(t, [{ ...fail(), result: "inconclusive", passed: false }])).toBeUndefined();
   });
 
   it("the gate that stopped the session stays failed in the final results", () => {
     const ff = new FailFast();
     for (const t of [8, 9, 10, 16]) ff.check(t, [fail("max-growth"), pass()]);
     const final = ff.final([pass("max-growth"), pass()]);
-    expect(final).toEqual([pass(), expect.objectContaining({ name: "max-growth", result: "fail", passed: false, message: "max-growth failed (at 16 s, when --fail-fast stopped the session)" })]);
+    expect(final).toEqual([
+      pass(),
+      expect.objectContaining({
+        name: "max-growth",
+        result: "fail",
+        passed: false,
+        message: "max-growth failed (at 16 s, when --fail-fast stopped the session)",
+      }),
+    ]);
     expect(ff.final([fail("max-growth")])).toEqual([fail("max-growth")]);
   });
 
   it("--per-process: each process's gate is its own (one failing after another is no held failure)", () => {
-    const g = (pid: number, result: "fail" | "pass"): GateResult => ({ name: "max-growth", subject: `PID ${pid} anon`, result, passed: result === "pass", message: `PID ${pid}` });
+    const g = (pid: number, result: "fail" | "pass"): GateResult => ({
+      name: "max-growth",
+      subject: `PID ${pid} anon`,
+      result,
+      passed: result === "pass",
+      message: `PID ${pid}`,
+    });
     const ff = new FailFast();
     // three processes failing in one judgement are one judgement each, not three of one gate
     expect(ff.check(0, [g(1, "fail"), g(2, "fail"), g(3, "fail")])).toBeUndefined();
@@ -59,6 +74,10 @@ describe("--fail-fast", () => {
     // PID 1 stops failing at 9; PID 2 keeps on: its failure dates from 0, PID 1's is gone
     expect(ff.check(9, [g(1, "pass"), g(2, "fail"), g(3, "pass")])).toMatchObject({ subject: "PID 2 anon", since: 0 });
     const final = ff.final([g(1, "pass"), g(2, "pass"), g(3, "pass")]);
-    expect(final.map((x) => [x.subject, x.result])).toEqual([["PID 1 anon", "pass"], ["PID 3 anon", "pass"], ["PID 2 anon", "fail"]]);
+    expect(final.map((x) => [x.subject, x.result])).toEqual([
+      ["PID 1 anon", "pass"],
+      ["PID 3 anon", "pass"],
+      ["PID 2 anon", "fail"],
+    ]);
   });
 });

@@ -12,14 +12,24 @@ import { MB, synthesize } from "../../../helpers/synthetic-samples.js";
 
 function seriesOf(seconds: number): SeriesSet {
   const b = new SeriesBuilder();
-  for (const s of synthesize({ seconds, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: MB } } }] })) b.add(s);
+  for (const s of synthesize({
+    seconds,
+    processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: MB } } }],
+  }))
+    b.add(s);
   return b.set;
 }
 const SET = seriesOf(10);
 const input = () => ({ set: SET }) as unknown as ClassifyInput;
-const doc = (kind: string, pid?: number) => ({ verdict: { kind, pid, subject: { type: "tree" } } }) as unknown as VerdictDocument;
+const doc = (kind: string, pid?: number) =>
+  ({ verdict: { kind, pid, subject: { type: "tree" } } }) as unknown as VerdictDocument;
 /** What the analyst answers: the document, and its verdict as the live view reads it. */
-const result = (d: VerdictDocument, gates: GateResult[] = []): InterimResult => ({ doc: d, verdict: d.verdict as unknown as JudgedFinding, gates, costMs: 1 });
+const result = (d: VerdictDocument, gates: GateResult[] = []): InterimResult => ({
+  doc: d,
+  verdict: d.verdict as unknown as JudgedFinding,
+  gates,
+  costMs: 1,
+});
 const failing: GateResult[] = [{ name: "fail-on", result: "fail", passed: false, message: "leak found" }];
 const GATES: GateOptions = { metric: "auto", perProcess: false } as GateOptions;
 
@@ -53,11 +63,7 @@ describe("InterimVerdicts", () => {
   });
 
   it("says when the verdict settled on the final one", () => {
-    const a = answering([
-      result(doc("leak", 100)),
-      result(doc("stable")),
-      result(doc("leak", 100)),
-    ]);
+    const a = answering([result(doc("leak", 100)), result(doc("stable")), result(doc("leak", 100))]);
     const v = new InterimVerdicts(GATES, new Wakeup(), () => {}, a.make);
     for (const t of [1, 2, 3]) v.consider(t, SET, input);
     expect(v.settledAt(doc("leak", 100))).toBe(SET.duration);
@@ -67,19 +73,29 @@ describe("InterimVerdicts", () => {
   it("under --fail-fast stops the session once a gate has failed for sure, and keeps that gate failed", () => {
     const said: string[] = [];
     const wakeup = new Wakeup();
-    const answers = Array.from({ length: 20 }, () => (result(doc("leak", 100), failing)));
+    const answers = Array.from({ length: 20 }, () => result(doc("leak", 100), failing));
     const v = new InterimVerdicts({ ...GATES, failFast: true }, wakeup, (l) => said.push(l), answering(answers).make);
     // The series' time goes on as the session samples: each verdict is told the duration its data ran to.
     for (let s = 2; s <= 20 && !wakeup.stopped; s++) v.consider(s, seriesOf(s), input);
     expect(wakeup.stopped).toBe("gate-failed");
-    expect(said).toEqual([expect.stringMatching(/^memleak: --fail-fast: gate fail-on has failed since \d+ s \(leak found\); stopping\n$/)]);
-    expect(v.finalGates([{ name: "fail-on", result: "pass", passed: true, message: "none" }])[0]).toMatchObject({ name: "fail-on", result: "fail" });
+    expect(said).toEqual([
+      expect.stringMatching(/^memleak: --fail-fast: gate fail-on has failed since \d+ s \(leak found\); stopping\n$/),
+    ]);
+    expect(v.finalGates([{ name: "fail-on", result: "pass", passed: true, message: "none" }])[0]).toMatchObject({
+      name: "fail-on",
+      result: "fail",
+    });
   });
 
   it("ignores a verdict that comes in once sampling has stopped", () => {
     const wakeup = new Wakeup();
     wakeup.stop("interrupted");
-    const v = new InterimVerdicts({ ...GATES, failFast: true }, wakeup, () => {}, answering([result(doc("leak", 1), failing)]).make);
+    const v = new InterimVerdicts(
+      { ...GATES, failFast: true },
+      wakeup,
+      () => {},
+      answering([result(doc("leak", 1), failing)]).make,
+    );
     v.consider(1, SET, input);
     expect(v.soFar).toBeUndefined();
     expect(wakeup.stopped).toBe("interrupted");
@@ -96,14 +112,24 @@ describe("InterimVerdicts", () => {
     const a = answering([]);
     new InterimVerdicts(GATES, new Wakeup(), (l) => said.push(l), a.make);
     a.error("TypeError: x\n    at y");
-    expect(said).toEqual(["memleak: warning: the verdict so far could not be worked out (a bug in memleak; the final verdict is worked out apart): TypeError: x\n"]);
+    expect(said).toEqual([
+      "memleak: warning: the verdict so far could not be worked out (a bug in memleak; the final verdict is worked out apart): TypeError: x\n",
+    ]);
   });
 
   it("works it out on the real analyst too (in line, from the TypeScript sources)", async () => {
     const v = new InterimVerdicts(GATES, new Wakeup(), () => {});
     const b = new SeriesBuilder();
-    for (const s of synthesize({ seconds: 20, processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: MB } } }] })) b.add(s);
-    v.consider(1, b.set, () => ({ set: b.set, options: {}, commands: new Map(), target: { pid: 100 } }) as unknown as ClassifyInput);
+    for (const s of synthesize({
+      seconds: 20,
+      processes: [{ pid: 100, ppid: 1, anon: { shape: { kind: "linear", bytesPerSecond: MB } } }],
+    }))
+      b.add(s);
+    v.consider(
+      1,
+      b.set,
+      () => ({ set: b.set, options: {}, commands: new Map(), target: { pid: 100 } }) as unknown as ClassifyInput,
+    );
     await v.close();
     // 20 s of a steady 1 MB/s climb: a leak of that process, not merely some verdict (stable would be wrong).
     expect(v.soFar).toMatchObject({ kind: "leak", pid: 100 });

@@ -249,7 +249,8 @@ describe("examples/github-actions.yml, its steps run as the runner would", { tim
     expect(w.results).toHaveLength(1);
     const [step] = w.results;
     expect(step!.code, step!.stderr).toBe(1);
-    expect(step!.stdout).toMatch(/^::error title=memleak fail-on::leak found/m);
+    // On the line that assigns what holds the leak (`keep = []`, leak.py's line 2): where the user clicks to fix it.
+    expect(step!.stdout).toMatch(/^::error file=leak\.py,line=2,title=memleak fail-on::leak found/m);
     expect(w.summary).toMatch(/\| fail-on \| \*\*FAIL\*\* \|/);
     expect(w.upload?.if).toBe("always()"); // uploaded even though the step failed
     expect(w.artifacts).toEqual([

@@ -41,7 +41,9 @@ describe("the packed package, installed into an empty project", () => {
 
   it("ships its licence, and its source maps with their sources (src/ is not shipped but the agent's Python)", () => {
     expect(readFileSync(join(project, "node_modules/memleak/LICENSE"), "utf8")).toMatch(/^MIT License/);
-    const map = JSON.parse(readFileSync(join(project, "node_modules/memleak/dist/sampler.js.map"), "utf8")) as {
+    const map = JSON.parse(
+      readFileSync(join(project, "node_modules/memleak/dist/sampling/sampler.js.map"), "utf8"),
+    ) as {
       sourcesContent?: string[];
     };
     expect(map.sourcesContent?.[0]).toContain("export class Sampler");

@@ -47,8 +47,6 @@ const gate = (
   message,
 });
 
-export { GROWTH_MIN_READINGS };
-
 interface Measured {
   subject: string;
   col: Column;

@@ -22,7 +22,7 @@ export const EVENT = {
 
 /** The agent's end-of-run results are recorded as `agent-<message type>` (agent-trace, agent-trim, agent-holder). */
 const AGENT_RESULT_PREFIX = "agent-";
-export const agentResultEvent = (messageType: string) => `${AGENT_RESULT_PREFIX}${messageType}`;
+export const agentResultEvent = (messageType: string): `agent-${string}` => `${AGENT_RESULT_PREFIX}${messageType}`;
 /** Whether an event holds an agent message (its detail is the message as the agent sent it). */
 export const holdsAgentMessage = (event: string) => event.startsWith(AGENT_RESULT_PREFIX);
 
@@ -43,7 +43,13 @@ export type RecordingEvent =
   | { type: "event"; t: number; event: typeof EVENT.attach; detail: AttachRecord }
   | { type: "event"; t: number; event: typeof EVENT.processStart; detail: ProcessStartDetail }
   | { type: "event"; t: number; event: typeof EVENT.cgroupOutsiders; detail: OutsidersDetail }
-  | { type: "event"; t: number; event: string; detail: Record<string, unknown> };
+  | {
+      type: "event";
+      t: number;
+      // What the agent sent, as it sent it: its last words, an end-of-run result, a test mark.
+      event: typeof EVENT.agentLastWords | typeof EVENT.testStart | typeof EVENT.testEnd | `agent-${string}`;
+      detail: Record<string, unknown>;
+    };
 
 /** One event line as read: any name (a newer memleak may write events this one does not know), any detail. */
 export interface ReadEvent {

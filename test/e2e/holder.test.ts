@@ -94,7 +94,7 @@ describe.concurrent(
 // With torch loaded a census walk costs 50-90 ms, so the census walks every 10-18 s (its CPU held under 0.5%): the
 // container must outlast two walks after it passes 16 items. 40 s leaves room for a loaded machine, where a training
 // step can take a second.
-describe.concurrent.skipIf(!existsSync("/usr/lib/python3/dist-packages/torch"))(
+(existsSync("/usr/lib/python3/dist-packages/torch") ? describe.concurrent : describe.skip)(
   "the holder of tensors (Debian's PyTorch)",
   { timeout: 180_000 },
   () => {

@@ -9,8 +9,13 @@ import { MB, synthesize } from "../helpers/synthetic-samples.js";
 
 describe("interim verdicts on a worker thread", () => {
   it("answers asynchronously, with the same verdict as in line", async () => {
-    const { InterimAnalyst } = await import("../../dist/session/interim/analyst.js");
-    const { packSet } = await import("../../dist/series/packed-set.js");
+    // The compiled files (the worker thread runs dist/'s worker), typed as their sources (dist/ has no declarations).
+    const { InterimAnalyst } = (await import(
+      "../../dist/session/interim/analyst.js" as string
+    )) as typeof import("../../src/session/interim/analyst.js");
+    const { packSet } = (await import(
+      "../../dist/series/packed-set.js" as string
+    )) as typeof import("../../src/series/packed-set.js");
     const b = new SeriesBuilder(undefined, 120);
     for (const s of synthesize({
       seconds: 600,

@@ -9,7 +9,6 @@ import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import type { VerdictDocument } from "../../src/analysis/types.js";
-import type { TestResult } from "../../src/agent/pytest-results.js";
 import { REPO } from "../helpers/fixtures.js";
 import { execFileP, memleak, SYSTEM_PYTHON } from "../helpers/processes.js";
 import { tempDir } from "../helpers/temp.js";

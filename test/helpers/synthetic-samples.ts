@@ -18,7 +18,8 @@ export interface SynthProcess {
   file?: number | (Partial<GenerateOptions> & { shape: Shape });
   /** Seconds [from, to) the process exists; whole window by default. */
   lives?: [number, number];
-  agent?: (t: number) => Record<string, unknown>;
+  /** The agent's report at t; undefined before the agent is in. */
+  agent?: (t: number) => Record<string, unknown> | undefined;
 }
 
 export interface SynthScenario {

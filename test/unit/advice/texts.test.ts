@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+// @ts-expect-error: a build script in plain JavaScript, without declarations
 import { adviceModule } from "../../../scripts/inline-advice.mjs";
 import { advice } from "../../../src/advice/load.js";
 import { REPO } from "../../helpers/fixtures.js";

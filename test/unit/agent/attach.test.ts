@@ -91,7 +91,7 @@ describe("may memleak ptrace it", () => {
     ],
     ["already traced", 0, 4321, own(root, 0, undefined), /already traced by PID 4321/],
   ] as const)("%s", (_name, uid, tracerPid, facts, expected) => {
-    const why = ptraceRefusal(77, { uid, gid: uid, tracerPid }, facts);
+    const why = ptraceRefusal(77, { uid, gid: uid, tracerPid, fsUid: uid, fsGid: uid }, facts);
     if (expected === undefined) expect(why).toBeUndefined();
     else expect(why).toMatch(expected);
   });

@@ -82,7 +82,8 @@ describe("agent channel", () => {
     await ch.drain(1000);
     // drain returns at once if the channel has not yet accepted the last connection: wait for what it carried.
     const end = Date.now() + 5000;
-    while (ch.snapshot([7])["7"]?.trim === undefined && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
+    while ((ch.snapshot([7])?.["7"] as { trim?: unknown } | undefined)?.trim === undefined && Date.now() < end)
+      await new Promise((r) => setTimeout(r, 5));
     expect(ch.latest.get(7)?.data.threads).toBe(5);
     expect(ch.snapshot([7, 8])).toEqual({ "7": { threads: 5, trim: { anonBefore: 100, anonAfter: 40 } } });
     expect(ch.dropped).toBeGreaterThanOrEqual(1);

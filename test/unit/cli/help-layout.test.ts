@@ -18,7 +18,8 @@ import { pathToFileURL } from "node:url";
 function commanderHelp(name: string, width: number | undefined): string {
   const output = { text: "" };
   const program = buildProgram(() => {}, output);
-  for (const cmd of [program, ...program.commands] as Command[]) cmd.configureOutput({ getOutHelpWidth: () => width });
+  for (const cmd of [program, ...program.commands] as Command[])
+    cmd.configureOutput({ getOutHelpWidth: () => width ?? 80 });
   try {
     program.parse(name === "" ? ["--help"] : [name, "--help"], { from: "user" });
   } catch {

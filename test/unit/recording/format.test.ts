@@ -145,8 +145,8 @@ describe("recordings", () => {
   it("the writer appends whole lines synchronously (readable while still open)", () => {
     const file = `${dir}/w.jsonl`;
     const w = new RecordingWriter(file);
-    w.write({ type: "event", t: 1, event: "x" });
-    expect(readFileSync(file, "utf8")).toBe('{"type":"event","t":1,"event":"x"}\n');
+    w.write({ type: "event", t: 1, event: "agent-x", detail: {} });
+    expect(readFileSync(file, "utf8")).toBe('{"type":"event","t":1,"event":"agent-x","detail":{}}\n');
     w.close();
   });
 });

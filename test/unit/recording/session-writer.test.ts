@@ -39,7 +39,7 @@ const seen = (...ps: { pid: number; comm?: string; cmdline?: string[] }[]): Seen
     ]),
   );
 const events = (lines: RecordingLine[]) =>
-  lines.map((l) => (l.type === "event" ? `${l.event}:${String(l.detail?.pid ?? "")}` : l.type));
+  lines.map((l) => (l.type === "event" ? `${l.event}:${String((l.detail as { pid?: unknown }).pid ?? "")}` : l.type));
 
 describe("SessionRecorder", () => {
   it("writes the header once, when asked after the first sample", async () => {

@@ -12,7 +12,7 @@ describe("a recording on a full disk", () => {
   it("stops at the first failed write, says why once, and never throws", () => {
     const told: string[] = [];
     const w = new RecordingWriter("/dev/full", { exclusive: true }, (m) => told.push(m)); // a device: opened as it is
-    for (let i = 0; i < 5; i++) w.write({ type: "event", t: i, event: "x" });
+    for (let i = 0; i < 5; i++) w.write({ type: "event", t: i, event: "agent-x", detail: {} });
     w.close();
     expect(told).toEqual([expect.stringMatching(/^the recording \/dev\/full stopped: ENOSPC/)]);
     expect(w.failure).toBe(told[0]);
@@ -23,8 +23,8 @@ describe("a recording on a full disk", () => {
     const w = new RecordingWriter(path, { exclusive: true }, () => {
       throw new Error("no failure expected");
     });
-    w.write({ type: "event", t: 1, event: "a" });
-    w.write({ type: "event", t: 2, event: "b" });
+    w.write({ type: "event", t: 1, event: "agent-a", detail: {} });
+    w.write({ type: "event", t: 2, event: "agent-b", detail: {} });
     w.close();
     expect(readFileSync(path, "utf8").trim().split("\n")).toHaveLength(2);
   });

@@ -110,7 +110,7 @@ describe("a leaking test's holder in the reports", () => {
     expect(md).toContain(
       "<code>test_growth.py::test_leaks_per_call</code><br>held by m.CACHE&#91;'&lt;img src=x&gt;\\|&#96;'&#93; (list of bytearray, 7 items) |",
     );
-    const page = renderHtml(withHolder(hostilePath), set, "t");
+    const page = renderHtml(withHolder(hostilePath), set, { title: "t" });
     expect(page).toContain(
       '<br><span class="note">held by m.CACHE[&#39;&lt;img src=x&gt;|`&#39;] (list of bytearray, 7 items)</span>',
     );

@@ -37,7 +37,7 @@ export function processFinding(doc: VerdictDocument, pid: number): Finding {
   return f!;
 }
 
-export function subjectFinding(doc: VerdictDocument, type: "tree" | "cgroup"): Finding {
+export function subjectFinding(doc: VerdictDocument, type: Finding["subject"]["type"]): Finding {
   const f = doc.findings.find((x) => x.subject.type === type);
   expect(f, `a ${type} finding`).toBeDefined();
   return f!;

@@ -143,7 +143,7 @@ describe("copying explains growth only while the copiers live", () => {
     });
     for (const s of samples) {
       if ((s.t - samples[0]!.t) / 1000 < until) continue;
-      s.cgroup!.usage += 80 * MB;
+      s.cgroup!.usage! += 80 * MB;
       s.cgroup!.stat!.anon! += 80 * MB;
     }
     return classify({

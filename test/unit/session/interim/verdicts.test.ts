@@ -31,7 +31,7 @@ const result = (d: VerdictDocument, gates: GateResult[] = []): InterimResult => 
   costMs: 1,
 });
 const failing: GateResult[] = [{ name: "fail-on", result: "fail", passed: false, message: "leak found" }];
-const GATES: GateOptions = { metric: "auto", perProcess: false } as GateOptions;
+const GATES: GateOptions = { metric: "pss", perProcess: false };
 
 /** An analyst that answers each request at once with the next of `answers` (worked out in line, as without a worker). */
 function answering(answers: InterimResult[]): { make: MakeAnalyst; requests: number[]; error: (m: string) => void } {

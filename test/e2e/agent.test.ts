@@ -98,7 +98,9 @@ describe.concurrent("agent: fragmentation vs leak", () => {
   });
 });
 
-describe("agent: injection and clean-up", () => {
+// Concurrent like the describe above, whose slots its runs share (at most 5 tests at once): each checks its own run's
+// output, recording or directories, and none measures the CPU of another.
+describe.concurrent("agent: injection and clean-up", () => {
   it("chains to the user's own sitecustomize, and removes its socket directory afterwards", async () => {
     const dir = tempDir("usersite");
     const marker = `${dir}/marker`;

@@ -174,7 +174,10 @@ describe.concurrent("a short CI step", { timeout: 120_000 }, () => {
   });
 });
 
-describe("examples/github-actions.yml, its steps run as the runner would", { timeout: 180_000 }, () => {
+// This describe and the two after it are concurrent too, so that their runs share the short CI step's slots (vitest runs
+// at most 5 tests at once, a file's concurrent describes together) instead of following it one after another: ~40 s.
+// Each run is in a cgroup of its own or checks its own output; none measures the CPU of another.
+describe.concurrent("examples/github-actions.yml, its steps run as the runner would", { timeout: 180_000 }, () => {
   interface Step {
     id?: string;
     name?: string;
@@ -269,7 +272,7 @@ describe("examples/github-actions.yml, its steps run as the runner would", { tim
 
 const execFileP = promisify(execFile);
 
-describe("nothing lost", { timeout: 60_000 }, () => {
+describe.concurrent("nothing lost", { timeout: 60_000 }, () => {
   it("a recording on a full disk: one warning, and the verdict, the gates and the exit code all the same", async () => {
     const r = await memleak(["run", "--record", "/dev/full", "--fail-on", "leak", "--json", "--", ...leaking(15, 3)]);
     expect(r.code).toBe(1);
@@ -300,7 +303,7 @@ describe("nothing lost", { timeout: 60_000 }, () => {
   });
 });
 
-describe("error discipline", { timeout: 60_000 }, () => {
+describe.concurrent("error discipline", { timeout: 60_000 }, () => {
   it("a $TMPDIR that does not exist: one line, exit 3, no stack trace", async () => {
     const r = await memleak(["run", "--", "true"], { TMPDIR: "/nonexistent-memleak-tmp" });
     expect(r.code).toBe(3);

@@ -81,9 +81,10 @@ async function startPrometheus(targets: string[]): Promise<string> {
   throw new Error(`Prometheus did not start: ${log}`);
 }
 
+// Concurrent: the short --metrics runs go beside the long scrape rather than after it; each listens on a port of its own.
 describe(
   "Prometheus scrapes memleak watch --metrics, and analyze --prometheus judges what it scraped",
-  { timeout: 150_000 },
+  { concurrent: true, timeout: 150_000 },
   () => {
     it("the recipe's scrape config is valid for Prometheus (promtool)", async () => {
       const r = await execFileP(PROMTOOL, ["check", "config", RECIPE]);

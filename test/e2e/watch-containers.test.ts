@@ -142,10 +142,11 @@ describe.skipIf(!isRoot).concurrent("watch: a target in a container", { timeout:
   });
 });
 
-describe.skipIf(!isRoot || !HOST_TEST_CGROUP.ok)(
-  `watch: the container's own memory cgroup${skipNote(HOST_TEST_CGROUP)}`,
-  { timeout: 120_000 },
-  () => {
+// This describe and the two after it are concurrent too, so that their runs share the first one's slots (at most 5 tests
+// at once, a file's concurrent describes together) instead of following it: each has a container of its own.
+describe
+  .skipIf(!isRoot || !HOST_TEST_CGROUP.ok)
+  .concurrent(`watch: the container's own memory cgroup${skipNote(HOST_TEST_CGROUP)}`, { timeout: 120_000 }, () => {
     it("a target in a memory cgroup of its own: that cgroup is read, from its /proc/PID/cgroup, and said to be the container's", async () => {
       const c = await startContained("dict_cache_leak", 60);
       started.push(c);
@@ -168,21 +169,22 @@ describe.skipIf(!isRoot || !HOST_TEST_CGROUP.ok)(
         cgroup.remove();
       }
     });
-  },
-);
-
-describe.skipIf(!isRoot)("watch: a container memleak cannot place its agent in", { timeout: 120_000 }, () => {
-  it("/tmp, /dev/shm and /var/tmp read-only: one line says so and how to fix it, not 'did not run the agent'", async () => {
-    const c = await startContained("dict_cache_leak", 60, { readOnlyTmp: true });
-    const { stderr } = await watch(c, 5);
-    expect(stderr).toMatch(
-      /no agent in PID \d+ \(python3\) in a container \(pid 1 inside\): memleak cannot place its agent's files in PID \d+'s container \(\/tmp is read-only; \/dev\/shm is read-only; \/var\/tmp is read-only\): give it a writable \/tmp \(in Kubernetes an emptyDir volume at \/tmp/,
-    );
-    expect(stderr).not.toMatch(/did not run the agent/);
   });
-});
 
-describe.skipIf(!isRoot)("watch: what a killed memleak leaves in a container", { timeout: 120_000 }, () => {
+describe
+  .skipIf(!isRoot)
+  .concurrent("watch: a container memleak cannot place its agent in", { timeout: 120_000 }, () => {
+    it("/tmp, /dev/shm and /var/tmp read-only: one line says so and how to fix it, not 'did not run the agent'", async () => {
+      const c = await startContained("dict_cache_leak", 60, { readOnlyTmp: true });
+      const { stderr } = await watch(c, 5);
+      expect(stderr).toMatch(
+        /no agent in PID \d+ \(python3\) in a container \(pid 1 inside\): memleak cannot place its agent's files in PID \d+'s container \(\/tmp is read-only; \/dev\/shm is read-only; \/var\/tmp is read-only\): give it a writable \/tmp \(in Kubernetes an emptyDir volume at \/tmp/,
+      );
+      expect(stderr).not.toMatch(/did not run the agent/);
+    });
+  });
+
+describe.skipIf(!isRoot).concurrent("watch: what a killed memleak leaves in a container", { timeout: 120_000 }, () => {
   it("kill -9 after the agent attached: the agent removes the placed directory", async () => {
     const c = await startContained("dict_cache_leak", 90);
     started.push(c);

@@ -44,8 +44,13 @@ export const SHMEM_SHARE = 0.5;
  */
 export const MAPPED_SHARE = 0.5;
 
-/** An artefact's confidence: 0.5 + 0.49 × the share cache and kernel explain (0.99 when they explain all of it). */
-const artefactConfidence = (share: number) => Number(Math.min(0.99, 0.5 + 0.49 * Math.min(1, share)).toFixed(2));
+/**
+ * An artefact's confidence: 0.5 + 0.49 × the share cache and kernel explain (0.99 when they explain all of it). A
+ * share below 0 (anon fell further than cache did, the second artefact rule) counts as none: a confidence is never
+ * below 0.5 for a finding made, and never negative (the schema's floor; seen in a container whose anon fell).
+ */
+export const artefactConfidence = (share: number) =>
+  Number(Math.min(0.99, 0.5 + 0.49 * Math.min(1, Math.max(0, share))).toFixed(2));
 
 export interface CgroupBreakdownChange {
   usage: number;

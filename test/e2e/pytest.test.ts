@@ -72,9 +72,10 @@ describe.concurrent("memleak pytest", () => {
   it("a per-test limit fails exactly the test over it, with pytest's own failure output, and memleak exits 1", async () => {
     const r = await pytest([], [`${SUITE}/test_limits.py`]);
     expect(r.code, r.stderr).toBe(1);
-    // pytest's report: the test over its limit is its failure; the two within theirs pass.
+    // pytest's report: the test over its limit is its failure; the two within theirs pass. It kept 3 MiB; malloc's
+    // in-use bytes also move by some KiB of the interpreter's own during the test (+2.99 MiB seen): 2.95-3.05 MiB.
     expect(r.stdout).toMatch(
-      /_+ test_over_its_limit _+\nmemleak: grew \+3.00 MiB, over its max_growth of \+1.00 MiB \(insufficient-data; /,
+      /_+ test_over_its_limit _+\nmemleak: grew \+(2\.9[5-9]|3\.0[0-5]) MiB, over its max_growth of \+1\.00 MiB \(insufficient-data; /,
     );
     expect(r.stdout).toMatch(/1 failed, 2 passed/);
     expect(r.stdout.match(/^FAILED .*/gm)).toEqual([

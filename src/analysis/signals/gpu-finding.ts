@@ -2,8 +2,9 @@
  * What the allocator's rules (gpu.ts) and the driver's (gpu-driver.ts) share: the subject, the finding's frame, and
  * the findings that need nothing but the series' shape — too little data, a plateau, stable.
  */
-import { stoppedAt, stoppedGrowth, type Assessment } from "../assess.js";
-import { confidenceFromP, stableConfidence, trendEvidence } from "../evidence.js";
+import type { Assessment } from "../assess.js";
+import { trendEvidence } from "../evidence.js";
+import { plateauParts, stableParts } from "./level-findings.js";
 import type { JudgedFinding } from "../judgement.js";
 import { phrase, type GpuFacts, type Phrase } from "../phrases.js";
 import type { ProcessSeries } from "../../series/series.js";
@@ -65,34 +66,13 @@ export function shapeFinding(
     );
   }
   if (a.shape === "plateau" || a.shape === "step") {
-    const growth = stoppedGrowth(a);
-    const levelFrom = stoppedAt(a);
-    const f = gpuFinding(
-      subject,
-      "plateau",
-      metric,
-      a,
-      phrase("gpu.plateau", { ...who, growth, end: a.end }),
-      confidenceFromP(a.plateau?.p ?? a.p),
-      [phrase("advice.plateau", { growth, level: a.end, levelFrom })],
-    );
-    if (levelFrom !== undefined) f.evidence.levelFromSeconds = Number(levelFrom.toFixed(1));
+    const p = plateauParts(a);
+    const summary = phrase("gpu.plateau", { ...who, growth: p.growth, end: a.end });
+    const f = gpuFinding(subject, p.kind, metric, a, summary, p.confidence, p.advice);
+    if (p.levelFromSeconds !== undefined) f.evidence.levelFromSeconds = p.levelFromSeconds;
     return f;
   }
-  const advice = phrase("advice.stable", {
-    subject: "gpu",
-    metric,
-    growth: a.growth,
-    seconds: a.to - a.from,
-    noise: a.plateau?.noise,
-  });
-  return gpuFinding(
-    subject,
-    "stable",
-    metric,
-    a,
-    phrase("gpu.stable", { ...who, start: a.start, end: a.end, reserved }),
-    stableConfidence(a.to - a.from),
-    [advice],
-  );
+  const s = stableParts(a, "gpu", metric);
+  const summary = phrase("gpu.stable", { ...who, start: a.start, end: a.end, reserved });
+  return gpuFinding(subject, s.kind, metric, a, summary, s.confidence, s.advice);
 }

@@ -1,5 +1,5 @@
 /**
- * What a plateau and a stable finding hold whichever subject levelled off or held still — a process, the tree, the
+ * What a plateau and a stable finding hold whichever subject levelled off or held still — a process, the tree, a GPU device, the
  * cgroup: the confidence, the advice and where the level began come from one builder each, so the three subjects
  * are judged and advised alike; each subject words its own summary (its facts differ).
  */

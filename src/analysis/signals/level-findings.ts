@@ -1,7 +1,7 @@
 /**
- * What a plateau and a stable finding hold whichever subject levelled off or held still — a process, the tree, a GPU device, the
- * cgroup: the confidence, the advice and where the level began come from one builder each, so the three subjects
- * are judged and advised alike; each subject words its own summary (its facts differ).
+ * What a plateau and a stable finding hold whichever subject levelled off or held still — a process, the tree, the
+ * cgroup, a GPU device: the confidence, the advice and where the level began come from one builder each, so every
+ * subject is judged and advised alike; each words its own summary (its facts differ).
  */
 import { stoppedAt, stoppedGrowth, type Assessment } from "../assess.js";
 import { confidenceFromP, stableConfidence } from "../evidence.js";

@@ -72,10 +72,10 @@ export function stoppedGrowth(a: Assessment): number {
   return (a.shape === "step" ? a.step?.jump : undefined) ?? a.growth;
 }
 
-/** Median of the first and of the last tenth of a series (at least 3 points each). */
 /** How many points a level is the median of: a tenth of the series, 3 at least (`levels`). */
 export const levelPoints = (n: number) => Math.max(3, Math.floor(n / 10));
 
+/** Median of the first and of the last tenth of a series (at least 3 points each). */
 export function levels(ys: readonly number[]): { start: number; end: number } {
   const k = levelPoints(ys.length);
   return { start: median(ys.slice(0, k)) ?? NaN, end: median(ys.slice(-k)) ?? NaN };

@@ -35,6 +35,10 @@ describe.concurrent("a short CI step", { timeout: 120_000 }, () => {
     const doc = JSON.parse(r.stdout) as VerdictDocument; // nothing but the document on stdout
     expect(doc.verdict.kind).toBe("leak");
     expect(doc.verdict.evidence.calledEarly).toBe("sequential");
+    // A list of bytearrays: the census first sees it grow inside so short a window (walks ≥ 5 s apart), and that is
+    // growth from nothing, not a flat series (which put this leak in the native heap, its holder unnamed).
+    expect(doc.verdict.evidence.layer, doc.verdict.summary).toBe("Python objects");
+    expect(doc.verdict.holder?.path, doc.verdict.summary).toBe("__main__.keep");
     expect(doc.gates).toEqual([expect.objectContaining({ name: "fail-on", result: "fail", passed: false })]);
     expect(r.stderr).toMatch(/^::error title=memleak fail-on::leak found: PID \d+ /m);
     const md = readFileSync(summary, "utf8");

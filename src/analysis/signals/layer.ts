@@ -12,9 +12,10 @@
  * The share is reported, because what malloc keeps free (fragmentation) grows with a leak too and is in no layer.
  * Under jemalloc or tcmalloc, glibc's counters see nothing: that is said, and no malloc-based claim is made.
  */
-import { levelChange, type Assessment } from "../assess.js";
+import { levelChange, levels, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
 import { phrase, type Phrase } from "../phrases.js";
+import { sliceByTime } from "../stats/window.js";
 import type { ProcessSeries } from "../../series/series.js";
 
 /**
@@ -64,7 +65,7 @@ function tensorLayer(ps: ProcessSeries, from: number): Candidate | undefined {
  */
 function containerLayer(ps: ProcessSeries, from: number, growth: number): Candidate | undefined {
   // Bytes over the window; the rest is what the last walk saw (which container grows fastest may have changed).
-  const bytes = grew(ps, "census.growingAddedBytes", from);
+  const bytes = containerGrowth(ps, from);
   // Label, length and item size from the same (last) walk, as the text is: a median could mix two containers.
   const itemBytes = ps.agent["census.growingItemBytes"]?.ys.at(-1);
   if (bytes === undefined || bytes <= 0 || itemBytes === undefined) return undefined;
@@ -75,6 +76,25 @@ function containerLayer(ps: ProcessSeries, from: number, growth: number): Candid
     bytes,
     notes: [phrase("layer.container", { what, length, itemBytes, bytes, growth })],
   };
+}
+
+/**
+ * Bytes the followed container gained over the window. The agent reports census.growingAddedBytes only from the first
+ * walk that found a container gaining items; at the ticks before it that carry a census (census.containerItems), no
+ * followed container had grown: 0 added. A short program (a 15 s CI step, with a walk every 5 s or more) has its first
+ * such walk inside the window and a series flat from there, which alone reads as no growth: the leak was put in the
+ * native heap and its holder left unnamed. The zeros go in front, and the levels are taken as for any other series.
+ */
+function containerGrowth(ps: ProcessSeries, from: number): number | undefined {
+  const added = ps.agent["census.growingAddedBytes"];
+  const firstAdded = added?.xs[0];
+  if (added === undefined || firstAdded === undefined) return undefined;
+  const walks = ps.agent["census.containerItems"];
+  const unfollowed = walks ? sliceByTime(walks, from, firstAdded).xs.length : 0;
+  if (unfollowed === 0) return levelChange(added, from);
+  const ys = [...new Array<number>(unfollowed).fill(0), ...sliceByTime(added, from).ys];
+  const l = levels(ys);
+  return l.end - l.start;
 }
 
 /** pymalloc's blocks (objects of up to 512 bytes), which malloc does not see: count × 512 bounds their bytes. */

@@ -141,9 +141,44 @@ describe("leak layer boundaries", () => {
     expect(layerOf(leaking({ native: 0.95, items: 0.9, torch: true })).caveats[0]).toMatch(
       /^a list of bytes grows \(6\d,\d{3} items now, ~4.00 KiB each, sampled\): ~2\d\d MiB added over the window, (9\d%|all) of the [\d.]+ MiB growth$/,
     );
+    // Under 90% of the growth, the note says why the rest is not in the container's items.
+    expect(layerOf(leaking({ native: 0.95, items: 0.5 })).caveats[0]).toMatch(
+      /added over the window, [45]\d% of the [\d.]+ MiB growth: the items' sizes are shallow \(what they refer to is not counted\), and memory outside this container grew too$/,
+    );
     expect(layerOf(leaking({ native: 0.9, graphs: 1, torch: true })).caveats[0]).toMatch(
       /^2\d\d more tensors keep a grad_fn: .*losses.append\(loss\)/,
     );
+  });
+
+  it("a short program whose census first saw the container grow inside the window: Python objects, not malloc", () => {
+    // short.py in a 15 s CI step: the census walks at 3 s (nothing followed has grown: no growing* fields) and at 9 s
+    // (a list gained 30 items of 1 MiB); the next walk would come after the program ends. malloc grows with it.
+    const shortProgram = (firstWalk: number) =>
+      alone(
+        {
+          anon: linear(20 * MB, 4 * MB),
+          agent: (t) => ({
+            malloc: { inUse: 8 * MB + 4 * t * MB, free: 2 * MB, arenas: 2, allocator: "glibc" },
+            py: { allocatedBlocks: 46_000 },
+            ...(t >= firstWalk && {
+              census: {
+                containerItems: 22_700,
+                ...(t >= 9 && {
+                  growingLen: 30,
+                  growingAdded: 30,
+                  growingAddedBytes: 30 * MB,
+                  growing: "list of bytearray",
+                  growingItemBytes: MB,
+                }),
+              },
+            }),
+          }),
+        },
+        14,
+      );
+    expect(layerOf(shortProgram(3)).evidence.layer).toBe("Python objects");
+    // With no walk before it, its first reading is no baseline: the container's own (flat) series is all there is.
+    expect(layerOf(shortProgram(9)).evidence.layer).toBe("native heap (malloc)");
   });
 
   it("under jemalloc: no malloc-based layer or claim, the allocator named in the evidence and why", () => {

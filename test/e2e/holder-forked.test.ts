@@ -5,7 +5,8 @@
  * each leaking worker's finding must name `flask_pages.PAGES`, and put the growth in the Python objects, not in the
  * native heap where 6 KB strings live. With --preload (the app imported in the master, its objects shared) and
  * without, under `run` (as in a GitHub Actions job: the annotation points at the line that assigns PAGES), and under
- * `watch` of a running gunicorn. Debian's gunicorn and python3-flask (apt).
+ * `watch` of a running gunicorn. Debian's gunicorn and python3-flask (apt). And the README's example, a multiprocessing
+ * worker whose leak a local of its running function holds.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -151,6 +152,30 @@ describe.concurrent(
       expect(doc.verdict.kind, shown(doc)).toBe("leak");
       expectWorkersHeldByPages(doc);
       expect(r.stderr).toContain(`::warning file=${APP},line=${PAGES_LINE},title=memleak::`);
+    });
+
+    it("run, the README's example (npm run example): a multiprocessing worker's leak is held by a local of worker()", async () => {
+      // fixtures/scenarios/leak_worker.py: worker() appends to `cache = []`, a local that no module global reaches.
+      // The worker is forked (it shares pages with its parent), so the census walks narrowly: near the globals, and
+      // the locals of the program's own running functions.
+      const r = await memleak([
+        "run",
+        "--interval",
+        "0.5",
+        "--json",
+        "--",
+        "python3",
+        "fixtures/scenarios/leak_worker.py",
+        "16",
+      ]);
+      const doc = JSON.parse(r.stdout) as VerdictDocument;
+      expect(doc.verdict, shown(doc)).toMatchObject({ kind: "leak", evidence: { layer: "Python objects" } });
+      expect(doc.verdict.holder, shown(doc)).toMatchObject({
+        found: true,
+        root: "thread frame",
+        path: 'thread "MainThread": worker() local cache',
+        container: "list of bytearray",
+      });
     });
 
     it("watch of a running gunicorn (--preload): the agent injected into master and workers names the dict", async () => {

@@ -406,8 +406,11 @@ def _near_globals(containers):
     of every object on the heap, and copy-on-write copies each page it writes: in a gunicorn --preload worker of a
     Flask app that was 10.3 MiB of the worker's 20 MiB of shared memory, as much as a full collection copies; this
     copies 1.5 MiB, nearly all of it for reading each loaded module's name and file (0.4 MiB of 4.5 without --preload;
-    BENCHMARKS.md §k′). Once copied a page stays the process's own: later walks copy nothing more. A container only
-    the interpreter's library or an installed package holds, or only a running frame, is not seen here."""
+    BENCHMARKS.md §k′). Once copied a page stays the process's own: later walks copy nothing more. And the
+    locals of the program's own running functions: a worker's loop keeps its cache in a local (`cache = []` in the
+    function multiprocessing runs), which no global reaches; read as the holder search reads them (memleak_holder.py:
+    on Python <= 3.12, f_locals refreshes the frame's locals() snapshot). A container only the interpreter's library
+    or an installed package holds is not seen here."""
     found = []
     seen = set()
 
@@ -445,6 +448,19 @@ def _near_globals(containers):
                     keep(x)
         except Exception:  # a global changed meanwhile (another thread): what was found so far stands
             continue
+    me = threading.get_ident()  # the agent's own thread: its frames hold the census's own lists
+    for ident, frame in list(sys._current_frames().items()):
+        while frame is not None and ident != me:
+            code = frame.f_code
+            if code.co_flags & _CO_OPTIMIZED and _own_path(code.co_filename):
+                try:
+                    for v in list(frame.f_locals.values()):
+                        for x in held_by(v, frame.f_globals.get("__name__")):
+                            keep(x)
+                except Exception:  # a frame that returned meanwhile: what was found so far stands
+                    pass
+            frame = frame.f_back
+    frame = None  # hold no frame (and so none of its locals) past the walk
     return found
 
 
@@ -457,6 +473,7 @@ def _cell_filled(cell):
 
 
 _FunctionType = type(_cell_filled)
+_CO_OPTIMIZED = 0x1  # a function's frame (its f_locals is a snapshot), not a module's or a class body's
 _CLASS_NAMESPACE = type.__dict__["__dict__"]  # a class's own namespace, whatever its metaclass says
 _PLAIN_DICT_SLOT = type(_CLASS_NAMESPACE)  # getset_descriptor: how CPython's own __dict__ is read
 
@@ -475,6 +492,8 @@ def _plain_attributes(obj):
                 return None
             return attrs if type(attrs) is dict else None
     return None
+
+
 _AGENT_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -489,7 +508,17 @@ def _programs_own(module):
     path = getattr(module, "__file__", None)
     if not isinstance(path, str):
         return getattr(module, "__name__", "") == "__main__"
-    return "-packages/" not in path and not path.startswith(_LIBRARY_DIRS)
+    return _own_path(path)
+
+
+def _own_path(path):
+    """A source file of the program: not the interpreter's library, an installed package, or memleak's agent."""
+    return (
+        "-packages/" not in path
+        and not path.startswith(_LIBRARY_DIRS)
+        and not path.startswith(_AGENT_DIR)
+        and not path.startswith("<frozen")  # the interpreter's own modules (<string> and <stdin> are a -c program's)
+    )
 
 
 def _census_walk(interval, force):

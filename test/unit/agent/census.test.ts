@@ -193,7 +193,8 @@ out.append({"alive": probe() is not None})`,
   it("in a process that shares pages with forked relatives, follows only the containers near the program's globals", () => {
     // Parent and child both share pages (the parent has a forked child alive; the child was forked). In the child,
     // containers grow through a global, an instance attribute, an item of a small global dict and a closure cell,
-    // and one only a local variable holds, which the narrow walk must not see (finding it takes the whole heap).
+    // and one only a local variable of the walking thread holds, which the narrow walk must not see: the agent walks
+    // in a thread of its own, whose frames hold the census's own lists (the next test has another thread's local).
     const [parentWithChild, before, after] = census(
       "python3",
       `import os, time, json as j
@@ -236,6 +237,37 @@ os.waitpid(pid, 0)`,
     // 100 + 200 + 300 + 400 items: the four containers near the globals, and not the local's 5,000.
     expect((after!.containerItems as number) - (before!.containerItems as number)).toBe(1000);
     expect(after).toMatchObject({ scope: "near globals", growing: "list of dict", growingLen: 400, growingAdded: 400 });
+  });
+
+  it("in a forked child, the narrow walk follows a container a running function of the program keeps in a local", () => {
+    // leak_worker.py (the README's example): multiprocessing runs worker(), whose loop appends to `cache = []`, a
+    // local no global reaches. The census walks in the agent's own thread, as here.
+    const [before, after] = census(
+      "python3",
+      `import os, threading, json as j
+def child(w):
+    cache = []
+    walks = []
+    def walk():
+        walks.append(agent._census_stats(1.0, force=True))
+    for grow in (0, 300):
+        cache.extend({"i": i} for i in range(grow))
+        t = threading.Thread(target=walk)
+        t.start()
+        t.join()
+    os.write(w, j.dumps(walks).encode())
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.close(r)
+    child(w)
+    os._exit(0)
+os.close(w)
+out.extend(j.loads(os.read(r, 65536)))
+os.waitpid(pid, 0)`,
+    );
+    expect(before).toMatchObject({ scope: "near globals" });
+    expect(after).toMatchObject({ scope: "near globals", growing: "list of dict", growingLen: 300, growingAdded: 300 });
   });
 
   it("in a forked child, the narrow walk copies a fraction of the pages a walk of the whole heap copies", () => {

@@ -86,6 +86,7 @@ export interface PhraseFacts {
   "layer.tensors": { bytes: number; count: number };
   "layer.container": { what: string; length: number; itemBytes: number; bytes: number; growth?: number };
   "layer.small-objects": { blocks: number };
+  "layer.pinning": { what: string; items: number; perSecond: number; inUse: number; free: number };
   "layer.graphs": { graphs: number };
   "layer.malloc": { native: number; growth: number; nearlyAll: boolean };
   "layer.torch-tensors-grew": { bytes: number };

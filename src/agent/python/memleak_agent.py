@@ -539,10 +539,11 @@ def _census_walk(interval, force):
     if _census.get("scope") is None:
         _census["scope"] = "near globals" if shared else "heap"
     if shared and _census["scope"] == "heap":
-        # It forked after the walks started over the whole heap: a narrower walk would be another series.
-        _census["last"] = now
-        _census["cached"] = {"skipped": 1, "why": "shares pages with forked relatives"}
-        return _census["cached"]
+        # It forked after the walks started over the whole heap (a DataLoader starts its workers at the first batch,
+        # after the program has run a while): a walk of the whole heap would now copy every page it shares with them.
+        # It walks narrowly from here on, and stays narrow once they are gone (another switch, another series).
+        _census["scope"] = "near globals"
+        _census["rebase"] = True
     near = _census["scope"] == "near globals"
     torch = sys.modules.get("torch")
     tensor_type = getattr(torch, "Tensor", None) if torch is not None and not near else None
@@ -587,7 +588,11 @@ def _census_walk(interval, force):
     seen = _census["seen"]
     first = _census.get("walked") is None
     _census["walked"] = True
-    base = {i: (n if first else seen.get(i, 0)) for n, i, _ in big}
+    # The first narrow walk after walks of the whole heap: a container those walks followed keeps its start; one they
+    # did not follow (there are many more, all near the globals among them) starts from its length now, as on a first
+    # walk — counted from 0 it would seem to have gained all it holds.
+    rebase = _census.pop("rebase", False)
+    base = {i: (n if first else seen.get(i, n) if rebase else seen.get(i, 0)) for n, i, _ in big}
     _census["seen"] = base
     # Ranked by bytes added (items × their sampled size), not items: an import fills module dicts with thousands of
     # small functions, which must not hide a list of 4 KB buffers that grows by a few hundred a second.

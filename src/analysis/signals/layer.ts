@@ -79,22 +79,68 @@ function containerLayer(ps: ProcessSeries, from: number, growth: number): Candid
 }
 
 /**
- * Bytes the followed container gained over the window. The agent reports census.growingAddedBytes only from the first
- * walk that found a container gaining items; at the ticks before it that carry a census (census.containerItems), no
- * followed container had grown: 0 added. A short program (a 15 s CI step, with a walk every 5 s or more) has its first
- * such walk inside the window and a series flat from there, which alone reads as no growth: the leak was put in the
- * native heap and its holder left unnamed. The zeros go in front, and the levels are taken as for any other series.
+ * One of the followed container's fields (census.growing*) from the window's start. The agent reports them only from
+ * the first walk that found a container gaining items; at the ticks before it that carry a census
+ * (census.containerItems), no followed container had grown: 0 added. A short program (a 15 s CI step, with a walk every
+ * 5 s or more) has its first such walk inside the window and a series flat from there, which alone reads as no growth:
+ * the leak was put in the native heap and its holder left unnamed. So the zeros go in front.
  */
-function containerGrowth(ps: ProcessSeries, from: number): number | undefined {
-  const added = ps.agent["census.growingAddedBytes"];
-  const firstAdded = added?.xs[0];
-  if (added === undefined || firstAdded === undefined) return undefined;
+function followed(ps: ProcessSeries, field: string, from: number): { xs: number[]; ys: number[] } | undefined {
+  const col = ps.agent[field];
+  const first = col?.xs[0];
+  if (col === undefined || first === undefined) return undefined;
   const walks = ps.agent["census.containerItems"];
-  const unfollowed = walks ? sliceByTime(walks, from, firstAdded).xs.length : 0;
-  if (unfollowed === 0) return levelChange(added, from);
-  const ys = [...new Array<number>(unfollowed).fill(0), ...sliceByTime(added, from).ys];
-  const l = levels(ys);
+  const before = walks ? sliceByTime(walks, from, first).xs : [];
+  const after = sliceByTime(col, from);
+  return { xs: [...before, ...after.xs], ys: [...before.map(() => 0), ...after.ys] };
+}
+
+/** Bytes the followed container gained over the window, its levels taken as for any other series. */
+function containerGrowth(ps: ProcessSeries, from: number): number | undefined {
+  const s = followed(ps, "census.growingAddedBytes", from);
+  if (s === undefined || s.ys.length < 2) return undefined;
+  const l = levels(s.ys);
   return l.end - l.start;
+}
+
+/** Walks inside the window at which the followed container gained items, for it to be what pins retention's holes. */
+export const PINNING_MIN_WALKS = 3;
+
+export interface Pinning {
+  what: string;
+  /** Items it gained over the window. */
+  items: number;
+  perSecond: number;
+}
+
+/**
+ * A container the census saw gain items at PINNING_MIN_WALKS walks or more of the window, the last of them in its final
+ * third (still gaining at the end, not a cache that filled up). Under retention — anon grows, malloc's in-use bytes
+ * do not — it is what keeps the holes growing: each object kept alive pins the freed memory around it, which malloc
+ * can neither reuse for larger requests nor give back. A training loop that keeps every step's loss
+ * (`history.append(loss)` after backward()) grew 7 MiB/s that way with malloc's in-use bytes flat; with loss.item()
+ * it was stable.
+ */
+export function pinningContainer(ps: ProcessSeries, from: number, to: number): Pinning | undefined {
+  const s = followed(ps, "census.growingAdded", from);
+  if (s === undefined || !(to > from)) return undefined;
+  let rises = 0;
+  let lastRise = -Infinity;
+  for (let i = 1; i < s.ys.length; i++)
+    if (s.ys[i]! > s.ys[i - 1]!) {
+      rises++;
+      lastRise = s.xs[i]!;
+    }
+  if (rises < PINNING_MIN_WALKS || lastRise < from + (2 / 3) * (to - from)) return undefined;
+  const items = s.ys.at(-1)! - s.ys[0]!;
+  return { what: ps.agentText["census.growing"] ?? "container", items, perSecond: items / (to - from) };
+}
+
+/** The layer of a leak that pins retained memory: the objects kept, with what malloc's numbers did meanwhile. */
+export function pinnedLayer(ps: ProcessSeries, pinning: Pinning, from: number): Layer {
+  const inUse = grew(ps, "malloc.inUse", from) ?? 0;
+  const free = grew(ps, "malloc.free", from) ?? 0;
+  return { name: "Python objects", notes: [phrase("layer.pinning", { ...pinning, inUse, free })] };
 }
 
 /** pymalloc's blocks (objects of up to 512 bytes), which malloc does not see: count × 512 bounds their bytes. */

@@ -19,7 +19,15 @@ import { SEVERITY, type MetricName, type Subject } from "../types.js";
 import { copyOnWrite, type Copying, type CowSignal } from "./cow.js";
 import { retention, STATE_MIN_READINGS, type Retention } from "./fragmentation.js";
 import { allocatorSettling, liveHeapGrowth, liveHeapLeak } from "./live-heap.js";
-import { leakLayer, LAYER_MIN_SHARE, otherAllocator, torchImported } from "./layer.js";
+import {
+  leakLayer,
+  LAYER_MIN_SHARE,
+  otherAllocator,
+  pinnedLayer,
+  pinningContainer,
+  torchImported,
+  type Pinning,
+} from "./layer.js";
 import { noteMissingAgent } from "./unseen.js";
 import { noteMappedFiles } from "./mapped.js";
 import { injectedAt, withoutOwnStep } from "./own-footprint.js";
@@ -185,7 +193,13 @@ function trendFinding(d: Decision, ctx: Context, held: Retention | undefined): J
   if (a.shape === "growing") {
     const live = held ? liveHeapGrowth(ps, a.from) : undefined;
     const liveGrows = live !== undefined && live >= LAYER_MIN_SHARE * a.growth;
-    if (held?.decided && !liveGrows) return undefined;
+    if (held?.decided && !liveGrows) {
+      // The holes grow. Retention alone levels off at the program's peak; holes that keep growing beside a container
+      // that keeps gaining items are pinned by what it keeps: a leak, whose objects are small and whose cost is the
+      // freed memory they pin (layer.ts, pinningContainer). Otherwise the state says it all.
+      const pinning = pinningContainer(ps, a.from, a.to);
+      return pinning ? leakFinding(d, ctx, held, live, pinning) : undefined;
+    }
     // Not live memory kept, but the allocators filling to the program's working size: undecided while it lasts.
     const settling = held ? allocatorSettling(ps, a) : undefined;
     return settling ? insufficientFinding(d, undefined, settling) : leakFinding(d, ctx, held, live);
@@ -264,11 +278,12 @@ function leakFinding(
   ctx: Context,
   held: Retention | undefined,
   liveGrowth: number | undefined,
+  pinning?: Pinning,
 ): JudgedFinding {
   // With --trace-python's sites in hand, the advice starts from them instead of telling the user to run it again.
   const traced = (ctx.agentResults?.traces.get(ps.pid)?.sites.length ?? 0) > 0;
   const variant = `${subject.isRoot ? "process" : "worker"}${traced ? "-traced" : ""}` as const;
-  const layer = leakLayer(ps, a, ctx);
+  const layer = leakLayer(ps, a, ctx) ?? (pinning && pinnedLayer(ps, pinning, a.from));
   const holder = holderFor(ps.pid, layer?.name, ctx);
   const facts = {
     ...who,

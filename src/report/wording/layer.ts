@@ -24,6 +24,8 @@ export const LAYER_WORDS: Wordings<Extract<PhraseName, `layer.${string}`>> = {
     `live CPU tensor storage grew ${formatBytes(f.bytes)} (${f.count >= 0 ? "+" : ""}${Math.round(f.count)} tensors)`,
   "layer.container": (f) =>
     `a ${f.what} grows (${Math.round(f.length).toLocaleString("en-US")} items now, ~${formatBytes(f.itemBytes)} each, sampled): ~${formatBytes(f.bytes)} added over the window${containerShare(f.bytes, f.growth)}`,
+  "layer.pinning": (f) =>
+    `a ${f.what} gains ~${f.perSecond >= 10 ? Math.round(f.perSecond) : f.perSecond.toFixed(1)} items a second (${Math.round(f.items).toLocaleString("en-US")} over the window) while malloc's in-use bytes ${f.inUse > 0 ? `grew ${formatBytes(f.inUse)}` : "did not grow"} and what it keeps free grew ${formatBytes(f.free)}: the objects kept alive pin freed memory around them, which malloc can neither reuse nor give back — keep fewer of them and the holes stop growing`,
   "layer.small-objects": (f) => `${Math.round(f.blocks)} more Python objects allocated over the window`,
   "layer.graphs": (f) =>
     `${Math.round(f.graphs)} more tensors keep a grad_fn: each keeps its autograd graph and the activations it saved (e.g. losses.append(loss) where loss.item() was meant)`,

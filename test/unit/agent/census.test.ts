@@ -270,6 +270,49 @@ os.waitpid(pid, 0)`,
     expect(after).toMatchObject({ scope: "near globals", growing: "list of dict", growingLen: 300, growingAdded: 300 });
   });
 
+  it("a process that forks after its census began (a DataLoader's workers) walks narrowly from then", () => {
+    // The parent's walks cover the whole heap (nothing forked yet); then it forks a child and stays alive beside it:
+    // the next walks go near the globals and the running functions' locals instead of stopping. A list the whole-heap
+    // walk followed keeps its start; one it did not follow starts from its length at the first narrow walk, not from 0
+    // (counted from 0 it would seem to have gained all it holds).
+    const [wholeHeap, firstNarrow, later] = census(
+      "python3",
+      `import os, threading, time
+def train():
+    history = [object() for _ in range(50)]
+    walks = []
+    def walk():
+        walks.append(agent._census_stats(1.0, force=True))
+    def walked():
+        t = threading.Thread(target=walk)
+        t.start()
+        t.join()
+    walked()
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(3)
+        os._exit(0)
+    history.extend(object() for _ in range(30))
+    late = [object() for _ in range(40)]
+    walked()
+    history.extend(object() for _ in range(10))
+    late.extend(object() for _ in range(200))
+    walked()
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    return walks
+out.extend(train())`,
+    );
+    expect(wholeHeap!.scope).toBeUndefined(); // the whole heap
+    expect(firstNarrow).toMatchObject({ scope: "near globals", growingLen: 80, growingAdded: 30 });
+    expect(later).toMatchObject({
+      scope: "near globals",
+      growing: "list of object",
+      growingLen: 240,
+      growingAdded: 200,
+    });
+  });
+
   it("in a forked child, the narrow walk copies a fraction of the pages a walk of the whole heap copies", () => {
     // Every object the walk holds has its reference count written, and copy-on-write gives the child its own copy of
     // that page. 200,000 lists made before the fork: the whole heap's walk copies their pages, the narrow one does not.

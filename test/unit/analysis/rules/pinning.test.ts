@@ -1,0 +1,63 @@
+/**
+ * Boundaries of the pinning rule (signals/layer.ts `pinningContainer`, used by process.ts): a process whose anon grows
+ * steadily under retention — malloc's in-use bytes flat, what it keeps free growing — is a leak when the census's
+ * followed container gained items at PINNING_MIN_WALKS (3) walks or more of the window, the last of them in its final
+ * third; otherwise the holes alone say it (fragmentation). torch_loader_history.py is the real case: every step's loss
+ * kept after backward(), small objects pinning freed activations.
+ */
+import { describe, expect, it } from "vitest";
+import { alone, judge, linear, MB, processFinding } from "./judge.js";
+
+/**
+ * 300 s, anon 200 MiB growing 1 MiB/s, malloc's in-use bytes flat at 60 MiB and its free bytes growing with anon.
+ * The census walks every 30 s from t = 5; `gains` are the times of the walks at which the list had gained more items.
+ */
+function pinned(gains: number[]) {
+  const walks = Array.from({ length: 10 }, (_, i) => 5 + 30 * i);
+  return alone({
+    anon: linear(200 * MB, 1 * MB),
+    agent: (t) => {
+      const last = walks.filter((w) => w <= t).at(-1);
+      const added = gains.filter((g) => last !== undefined && g <= last).length * 40;
+      return {
+        malloc: { inUse: 60 * MB, free: 120 * MB + t * MB, arenas: 2, allocator: "glibc" },
+        py: { allocatedBlocks: 50_000 },
+        ...(last !== undefined && {
+          census: {
+            containerItems: 3000 + added,
+            ...(added > 0 && {
+              growingLen: 10 + added,
+              growingAdded: added,
+              growingAddedBytes: added * 80,
+              growing: "list of Tensor",
+              growingItemBytes: 80,
+            }),
+          },
+        }),
+      };
+    },
+  });
+}
+
+const headline = (gains: number[]) => processFinding(judge(pinned(gains), { warmup: 0 }), 100);
+
+describe("a leak of small objects pinning retained memory", () => {
+  it("the list gains items at every walk: a leak in the Python objects, fragmentation beside it", () => {
+    const f = headline([35, 65, 95, 125, 155, 185, 215, 245, 275]);
+    expect(f.kind).toBe("leak");
+    expect(f.evidence.layer).toBe("Python objects");
+    expect(f.caveats[0]).toMatch(
+      /^a list of Tensor gains ~1\.\d items a second \(3\d\d over the window\) while malloc's in-use bytes did not grow and what it keeps free grew 2\d\d MiB: the objects kept alive pin freed memory around them/,
+    );
+    expect(f.alsoFound?.map((x) => x.kind)).toEqual(["fragmentation"]);
+  });
+
+  it.each([
+    ["at 2 walks only", [215, 275], "fragmentation"],
+    ["at 3 walks, the last in the final third", [155, 215, 275], "leak"],
+    ["at 3 walks, none in the final third (a cache that filled up)", [65, 125, 185], "fragmentation"],
+    ["at none: the holes grow with nothing kept in sight", [], "fragmentation"],
+  ] as [string, number[], string][])("the list gains items %s → %s", (_name, gains, kind) => {
+    expect(headline(gains).kind).toBe(kind);
+  });
+});

@@ -253,11 +253,13 @@ function reconcile(all: JudgedFinding[], copiers: Map<number, number>, set: Seri
     if (f.subject.type === "process" || (f.kind !== "leak" && f.kind !== "plateau")) return f;
     const growth = Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
     if (!(growth > 0 && copied >= COW_EXPLAINS_SHARE * growth)) return f;
+    const besideLeak = f.kind === "leak" && processLeaks;
     const facts = {
       subject: f.subject.type === "tree" ? ("tree" as const) : ("cgroup" as const),
       growth,
       copiers: copiers.size,
       copied,
+      ...(besideLeak && { besideLeak }),
     };
     const cow: JudgedFinding = {
       ...f,
@@ -270,7 +272,7 @@ function reconcile(all: JudgedFinding[], copiers: Map<number, number>, set: Seri
         copyOnWritePids: [...copiers.keys()].join(","),
       },
     };
-    return f.kind === "leak" && processLeaks ? { ...f, alsoFound: [...(f.alsoFound ?? []), cow] } : cow;
+    return besideLeak ? { ...f, alsoFound: [...(f.alsoFound ?? []), cow] } : cow;
   });
 }
 

@@ -26,7 +26,14 @@ export interface PhraseFacts {
   /** …or by processes whose allocators are still filling to their working size (signals/live-heap.ts). */
   "reconcile.settling": { subject: "tree" | "cgroup"; growth: number; pids: string };
   /** Tree or cgroup growth that copying after fork accounts for. */
-  "reconcile.cow": { subject: "tree" | "cgroup"; growth: number; copiers: number; copied: number };
+  /** besideLeak: a process leaks too, and this is listed beside the group's leak: only the copied part is bounded. */
+  "reconcile.cow": {
+    subject: "tree" | "cgroup";
+    growth: number;
+    copiers: number;
+    copied: number;
+    besideLeak?: boolean;
+  };
   /** A shared cgroup's growth that the watched tree does not explain; an artefact's own sentence follows. */
   "reconcile.outside": {
     growth: number;

@@ -24,7 +24,9 @@ export const RECONCILE_WORDS: Wordings<
   "reconcile.settling": (f) =>
     `the ${groupName(f.subject)} grows by ${formatBytes(f.growth)} as the allocators of PID ${f.pids} fill up to its working size (its live heap does not grow): waiting for it to level off`,
   "reconcile.cow": (f) =>
-    `the ${groupName(f.subject)} grows by ${formatBytes(f.growth)} because ${processCount(f.copiers)} ${f.copiers === 1 ? "copies" : "copy"} pages shared after fork (copy-on-write, +${formatBytes(f.copied)} private): bounded, not a leak`,
+    f.besideLeak
+      ? `${processCount(f.copiers)} ${f.copiers === 1 ? "copies" : "copy"} pages shared after fork (copy-on-write, +${formatBytes(f.copied)} private) as the ${groupName(f.subject)} grows by ${formatBytes(f.growth)}: that part is bounded, the leak beside it is not`
+      : `the ${groupName(f.subject)} grows by ${formatBytes(f.growth)} because ${processCount(f.copiers)} ${f.copiers === 1 ? "copies" : "copy"} pages shared after fork (copy-on-write, +${formatBytes(f.copied)} private): bounded, not a leak`,
   "reconcile.outside": (f, say) => {
     const rate = f.rate ? `, at ${formatRate(f.rate)}` : "";
     const others = `${processCount(f.others.length, "other ")}`;

@@ -10,9 +10,12 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        // Pure code on fixtures: files run in parallel (one worker per core).
+        // Pure code on fixtures: files run in parallel, one worker per core. vitest's default is a core fewer (one
+        // worker, files one after another, on a 2-core machine); the unit project is CPU work alone, and a second
+        // worker made it 17% shorter on a loaded 2-core machine (336 s against 406 s, load 13-21).
         test: {
           name: "unit",
+          maxWorkers: "100%",
           include: ["test/unit/**/*.test.ts", "test/docs/**/*.test.ts", "test/helpers/**/*.test.ts"],
           sequence: { groupOrder: 0 },
         },

@@ -33,6 +33,9 @@ const samplesIn = (path: string) =>
 // memleak run makes its cgroups inside its own memory cgroup (v1 or v2); with none, it makes none to leave behind.
 const leftoverCgroups = () =>
   OWN_MEMORY_CGROUP.ok ? readdirSync(OWN_MEMORY_CGROUP.location.dir).filter((d) => d.startsWith(`memleak-`)) : [];
+// Those of one memleak, by its pid (memleak-PID-…): the test session's cgroup is shared with every other memleak
+// running on the machine (the other tests, another developer's run), whose cgroups come and go meanwhile.
+const cgroupsOf = (memleakPid: number) => leftoverCgroups().filter((d) => d.startsWith(`memleak-${memleakPid}-`));
 
 // Every verdict here reads a memory cgroup: the command's own (isolated), or the test session's for watch.
 describe.skipIf(!OWN_MEMORY_CGROUP.ok)(
@@ -317,12 +320,11 @@ describe("memleak run: exit codes, signals, recordings, clean-up", () => {
     [["analyze", "/nonexistent.jsonl"], 2, /cannot read the recording \/nonexistent.jsonl: no such file/],
     [["analyze", "package.json"], 2, /is not a valid memleak recording: line 1/],
   ])("%j → exit %d, one line, no stack trace", async (args, code, message) => {
-    const before = leftoverCgroups().length;
     const r = await memleak(args);
     expect(r.code).toBe(code);
     expect(r.stderr).toMatch(message);
     expect(r.stderr).not.toMatch(/\n\s+at /);
-    expect(leftoverCgroups().length).toBe(before);
+    expect(cgroupsOf(r.pid)).toEqual([]);
   });
 
   it("SIGTERM to memleak is forwarded; the report is still printed and the recording is complete", async () => {
@@ -349,7 +351,7 @@ describe("memleak run: exit codes, signals, recordings, clean-up", () => {
       .map((l) => JSON.parse(l) as { type: string; target?: { signal?: string } });
     expect(lines[0]!.type).toBe("header");
     expect(lines.at(-1)).toMatchObject({ type: "verdict", target: { signal: "SIGTERM" } });
-    expect(leftoverCgroups()).toEqual([]);
+    expect(cgroupsOf(child.pid!)).toEqual([]);
   });
 
   it("kill -9 of memleak: a valid recording, the command and its forked worker stopped, and the next run removes what it left", async () => {
@@ -392,7 +394,7 @@ describe("memleak run: exit codes, signals, recordings, clean-up", () => {
     expect(r.stdout).toMatch(/verdict: /);
     // What the killed memleak left — its cgroup and its agent socket's directory — goes at the next run.
     const leftBy = (pid: number) => [
-      ...leftoverCgroups().filter((d) => d.startsWith(`memleak-${pid}-`)),
+      ...cgroupsOf(pid),
       ...readdirSync(tmpdir()).filter((d) => d.startsWith(`memleak-agent-${pid}-`)),
     ];
     expect(leftBy(killed).length).toBeGreaterThan(0);

@@ -5,7 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { chmodSync, cpSync, readFileSync, rmSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it, type TestContext } from "vitest";
 import { AgentChannel } from "../../src/agent/channel.js";
 import { Attacher } from "../../src/agent/attach/attacher.js";
 import type { VerdictDocument } from "../../src/analysis/types.js";
@@ -16,12 +16,12 @@ import { alive, childrenOf, eventually, socketCount, startScenario, threadNames 
 import { createTestCgroup, HOST_TEST_CGROUP, skipNote } from "../helpers/cgroup.js";
 
 const MiB = 2 ** 20;
-const started: Started[] = [];
-const track = (s: Started) => (started.push(s), s);
-// Each test's targets go when it ends: busy targets left running would slow the next tests on 2 cores.
-afterEach(async () => {
-  for (const s of started.splice(0)) await s.stop();
-});
+/**
+ * A target stopped when the test that started it ends, failed or not: busy targets left running would slow the next
+ * tests on 2 cores. Per test (its context's onTestFinished), not an afterEach that stops every target: the tests of
+ * the last two describes run side by side, and one test's end must not stop another's target.
+ */
+const track = (ctx: TestContext, s: Started) => (ctx.onTestFinished(() => s.stop()), s);
 
 /** Several threads doing Python work, a main loop printing a heartbeat: what a busy service looks like. */
 const BUSY = `
@@ -84,10 +84,11 @@ sys.exit(3)`;
     expect(watched.code).toBe(3);
   });
 
-  it.each(["--duration", "SIGINT", "SIGKILL"])(
+  // it.for, not it.each: it.for passes the test's context, which track needs.
+  it.for(["--duration", "SIGINT", "SIGKILL"])(
     "after memleak ends (%s) the target runs on with no memleak thread or socket",
-    async (how) => {
-      const target = track(await startReady(["python3", "-u", "-c", BUSY], /^ready$/m));
+    async (how, ctx) => {
+      const target = track(ctx, await startReady(["python3", "-u", "-c", BUSY], /^ready$/m));
       const sockets = socketCount(target.pid);
       const args = [
         MEMLEAK,
@@ -121,8 +122,8 @@ sys.exit(3)`;
     },
   );
 
-  it("50 attach/detach cycles on a busy multi-threaded target: no crash, no deadlock, no growth", async () => {
-    const target = track(await startReady(["python3", "-u", "-c", BUSY], /^ready$/m));
+  it("50 attach/detach cycles on a busy multi-threaded target: no crash, no deadlock, no growth", async (ctx) => {
+    const target = track(ctx, await startReady(["python3", "-u", "-c", BUSY], /^ready$/m));
     const fs = new HostFs();
     const proc = { pid: target.pid, starttime: starttime(target.pid), comm: "python3" };
     const footprint = () => ({
@@ -177,16 +178,21 @@ sys.exit(3)`;
   }, 240_000);
 });
 
-describe.skipIf(!HOST_TEST_CGROUP.ok)(
-  `watch in a cgroup shared with a process that leaks${skipNote(HOST_TEST_CGROUP)}`,
-  { timeout: 120_000 },
-  () => {
-    it("the verdict is about the watched pid (stable); the cgroup's growth is named as outside the watched tree", async () => {
-      const shared = createTestCgroup(new HostFs(), HOST_TEST_CGROUP);
-      let left: string | undefined;
-      try {
-        const steady = track(
-          await startReady(
+// This describe and the next are concurrent: their targets are idle or short, each test stops its own (track), and
+// they run together once the busy targets above are gone (a file's consecutive concurrent describes share its slots).
+describe
+  .skipIf(!HOST_TEST_CGROUP.ok)
+  .concurrent(
+    `watch in a cgroup shared with a process that leaks${skipNote(HOST_TEST_CGROUP)}`,
+    { timeout: 120_000 },
+    () => {
+      it("the verdict is about the watched pid (stable); the cgroup's growth is named as outside the watched tree", async () => {
+        const shared = createTestCgroup(new HostFs(), HOST_TEST_CGROUP);
+        let left: string | undefined;
+        // Stopped before the cgroup is removed (it must be empty), so not left to the test's end as track does.
+        const mine: Started[] = [];
+        try {
+          const steady = await startReady(
             [
               "python3",
               "-u",
@@ -194,48 +200,49 @@ describe.skipIf(!HOST_TEST_CGROUP.ok)(
               "import time\nx = bytearray(40 << 20)\nprint('ready', flush=True)\nwhile True: time.sleep(0.2)",
             ],
             /^ready$/m,
-          ),
-        );
-        const leaker = track(await startScenario("leak_main", 120));
-        shared.add(steady.pid);
-        shared.add(leaker.pid);
-        const r = await memleak([
-          "watch",
-          String(steady.pid),
-          "--duration",
-          "25",
-          "--interval",
-          "0.5",
-          "--json",
-          "--fail-on",
-          "leak",
-        ]);
-        const doc = JSON.parse(r.stdout) as VerdictDocument;
-        expect(doc.verdict).toMatchObject({ kind: "stable", pid: steady.pid });
-        const cg = doc.findings.find((f) => f.subject.type === "cgroup")!;
-        expect(cg.outsideWatchedTree).toBe(true);
-        expect(cg.summary).toMatch(/but not because of the watched tree/);
-        expect(cg.summary).toContain(`PID ${leaker.pid}`);
-        expect(cg.evidence.otherProcessesAnonGrowth as number).toBeGreaterThan(20 * MiB);
-        expect(r.code).toBe(0); // the gate follows the verdict about the watched pid
-      } finally {
-        for (const s of started.splice(0)) await s.stop();
-        left = shared.remove();
-      }
-      expect(left).toBeUndefined(); // the test's cgroup is gone again
-    });
-  },
-);
+          );
+          mine.push(steady);
+          const leaker = await startScenario("leak_main", 120);
+          mine.push(leaker);
+          shared.add(steady.pid);
+          shared.add(leaker.pid);
+          const r = await memleak([
+            "watch",
+            String(steady.pid),
+            "--duration",
+            "25",
+            "--interval",
+            "0.5",
+            "--json",
+            "--fail-on",
+            "leak",
+          ]);
+          const doc = JSON.parse(r.stdout) as VerdictDocument;
+          expect(doc.verdict).toMatchObject({ kind: "stable", pid: steady.pid });
+          const cg = doc.findings.find((f) => f.subject.type === "cgroup")!;
+          expect(cg.outsideWatchedTree).toBe(true);
+          expect(cg.summary).toMatch(/but not because of the watched tree/);
+          expect(cg.summary).toContain(`PID ${leaker.pid}`);
+          expect(cg.evidence.otherProcessesAnonGrowth as number).toBeGreaterThan(20 * MiB);
+          expect(r.code).toBe(0); // the gate follows the verdict about the watched pid
+        } finally {
+          for (const s of mine) await s.stop();
+          left = shared.remove();
+        }
+        expect(left).toBeUndefined(); // the test's cgroup is gone again
+      });
+    },
+  );
 
-describe(
+describe.concurrent(
   "watch says why it could not load the agent, and the verdict says what it could not see",
   { timeout: 120_000 },
   () => {
     const missing = (doc: VerdictDocument) =>
       doc.findings.find((f) => f.pid === doc.target.pid)?.evidence.agentMissingReason;
 
-    it("not a Python process", async () => {
-      const target = track(await startReady(["sh", "-c", "echo ready; exec sleep 60"], /^ready$/m));
+    it("not a Python process", async (ctx) => {
+      const target = track(ctx, await startReady(["sh", "-c", "echo ready; exec sleep 60"], /^ready$/m));
       const record = `${tempDir("watch-rec")}/r.jsonl`;
       const r = await memleak([
         "watch",
@@ -258,8 +265,8 @@ describe(
       rmSync(record.replace(/\/r\.jsonl$/, ""), { recursive: true, force: true });
     });
 
-    it("gdb missing: says how to install it", async () => {
-      const target = track(await startScenario("frag_burst", 60));
+    it("gdb missing: says how to install it", async (ctx) => {
+      const target = track(ctx, await startScenario("frag_burst", 60));
       // The burst is done: 600 MB resident, flat (it starts 1 s in and takes about a second, more under load).
       expect(await eventually(() => statusField(target.pid, "RssAnon") > 500 * 1024, 30_000)).toBe(true);
       const r = await memleak(["watch", String(target.pid), "--duration", "3", "--interval", "0.5", "--json"], {
@@ -271,8 +278,9 @@ describe(
       expect(r.stderr).not.toMatch(/\n\s+at /);
     });
 
-    it("an interpreter stuck in a long C call holding the GIL: no hang, no kill, one line", async () => {
+    it("an interpreter stuck in a long C call holding the GIL: no hang, no kill, one line", async (ctx) => {
       const target = track(
+        ctx,
         await startReady(
           ["python3", "-u", "-c", "import re\nprint('ready', flush=True)\nre.match(r'(a+)+$', 'a' * 40 + 'b')"],
           /^ready$/m,
@@ -288,8 +296,9 @@ describe(
       expect(missing(JSON.parse(r.stdout))).toMatch(/no safe point/);
     });
 
-    it("root without CAP_SYS_PTRACE (a container) watching another user's process: says which capability to add", async () => {
+    it("root without CAP_SYS_PTRACE (a container) watching another user's process: says which capability to add", async (ctx) => {
       const target = track(
+        ctx,
         await startReady(
           [
             "setpriv",
@@ -326,8 +335,8 @@ describe(
       expect(missing(JSON.parse(r.stdout))).toMatch(/CAP_SYS_PTRACE/);
     });
 
-    it("another user's process, memleak not root: says whose it is", async () => {
-      const target = track(await startScenario("frag_burst", 60));
+    it("another user's process, memleak not root: says whose it is", async (ctx) => {
+      const target = track(ctx, await startScenario("frag_burst", 60));
       // The checkout may sit under a directory only root can enter (/root): give the other user its own copy.
       const copy = tempDir("nobody");
       for (const part of [

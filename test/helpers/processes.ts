@@ -77,6 +77,8 @@ export interface Run {
   code: number;
   stdout: string;
   stderr: string;
+  /** memleak's own pid: what it names its cgroups and agent directories by (memleak-PID-…). */
+  pid: number;
 }
 
 /** Runs the built CLI and captures everything, whatever the exit code. */
@@ -86,18 +88,20 @@ export async function memleak(
   env: NodeJS.ProcessEnv = {},
   onStderr?: (text: string) => void,
 ): Promise<Run> {
+  let pid = 0;
   try {
     const running = execFileP(process.execPath, [MEMLEAK, ...args], {
       cwd: REPO,
       env: { ...process.env, NO_COLOR: "1", ...env },
       maxBuffer: 64 << 20,
     });
+    pid = running.child.pid ?? 0;
     if (onStderr) running.child.stderr?.on("data", (d: Buffer) => onStderr(d.toString()));
     const r = await running;
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+    return { code: 0, stdout: r.stdout, stderr: r.stderr, pid };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
     if (typeof e.code !== "number") throw err;
-    return { code: e.code, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
+    return { code: e.code, stdout: e.stdout ?? "", stderr: e.stderr ?? "", pid };
   }
 }

@@ -45,5 +45,9 @@ describe("slopeBetween", () => {
     expect(slopeBetween(MAX, 0, -MAX, 1)).toBe(0.5 / -MAX);
   });
 
+  it("halves only then: halving the smallest time step would underflow it to 0 (and the slope to ∞)", () => {
+    expect(slopeBetween(0, 0, Number.MIN_VALUE, 1e-300)).toBe(1e-300 / Number.MIN_VALUE);
+  });
+
   it("saturates a slope that overflows", () => expect(slopeBetween(0, 0, 1e-300, MAX)).toBe(MAX));
 });

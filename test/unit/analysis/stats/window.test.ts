@@ -28,6 +28,8 @@ describe("cleanSeries", () => {
 
   it("keeps a sorted series as it is, repeated times included", () => {
     expect(cleanSeries([0, 1, 1, 2], [3, 2, 1, 0])).toEqual({ xs: [0, 1, 1, 2], ys: [3, 2, 1, 0] });
+    // every neighbour out of order
+    expect(cleanSeries([3, 2, 1], [30, 20, 10])).toEqual({ xs: [1, 2, 3], ys: [10, 20, 30] });
     // out of order only at the end
     expect(cleanSeries([0, 1, 2, 1.5], [0, 1, 2, 3])).toEqual({ xs: [0, 1, 1.5, 2], ys: [0, 1, 3, 2] });
   });

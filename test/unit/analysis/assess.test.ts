@@ -60,6 +60,9 @@ describe("helpers", () => {
     // From 4 s: 9, 9, 9, 9, no change; from 0: medians of 1, 1, 1 and 9, 9, 9
     expect(levelChange(col, 4)).toBe(0);
     expect(levelChange(col, 0)).toBe(8);
+    // two points are enough, in all and after the time
+    expect(levelChange(column([0, 1], [1, 3]), 0)).toBe(0);
+    expect(levelChange(col, 6)).toBe(0);
   });
 
   it("a rate in bytes per second and in percent of the start level per hour (0 for no level)", () => {
@@ -243,4 +246,42 @@ describe("where the window starts", () => {
     expect(a.from).toBe(10);
     expect(a.samples).toBe(90);
   });
+});
+
+describe("a series that does not start at 0 s", () => {
+  // 300 s from 100 s: every time is offset, so a length computed as a sum of times instead of a difference shows
+  const offset = (shape: Shape, seconds = 300, hz = 1, noise = 0.05 * MB) => {
+    const { xs, ys } = generate({ seconds, hz, baseline: 100 * MB, noise, seed: 1, shape });
+    return column(
+      xs.map((x) => x + 100),
+      ys,
+    );
+  };
+
+  it("too little data: the seconds it had, not its end time", () => {
+    // 25 samples over 6 s, then 20 samples over 4.75 s
+    expect(assess(offset({ kind: "stable" }, 6.25, 4), 100).reason).toBe("6 s after warm-up (needs 10 s)");
+    expect(assess(offset({ kind: "stable" }, 5, 4), 100).reason).toBe("5 s after warm-up (needs 10 s)");
+  });
+
+  it("a step: the whole series' start and its average rate over its own length", () => {
+    const col = offset({ kind: "step", at: 250, height: 50 * MB });
+    const a = assess(col, 100);
+    expect(a.shape).toBe("step");
+    // the window starts 3 s in (start-up), the description at the series' first point
+    expect(a.from).toBe(100);
+    expect(a.rate.bytesPerSecond).toBeCloseTo((a.end - a.start) / 299, 3);
+  });
+});
+
+describe("the peak", () => {
+  it("over the whole column when the window starts at its first point: the exact one kept beside the averages", () => {
+    // 2,000 s in a 200-point column: the stored points average 16 s each, the first at 7.5 s
+    const col = new Column(200);
+    for (let t = 0; t < 2000; t++) col.push(t, 100 * MB + (t === 700 ? 100 * MB : 0));
+    expect(assess(col, col.xs[0]!).peak).toBe(200 * MB);
+    expect(assess(col, col.xs[0]! + 1).peak).toBeLessThan(110 * MB);
+  });
+
+  it("of nothing is −∞", () => expect(assess(new Column(), 0).peak).toBe(-Infinity));
 });

@@ -13,6 +13,9 @@ describe("blockMinima", () => {
     // three stretches of 11/3 s over 0..5 and 9..11
     const s = { xs: [0, 1, 2, 3, 4, 5, 9, 10, 11], ys: [5, 3, 3, 7, 2, 9, 4, 1, 1] };
     expect(blockMinima(s, 3)).toEqual({ xs: [1, 4, 10], ys: [3, 2, 1] });
+    // a lower value just before a stretch is the stretch before's
+    const t = { xs: s.xs, ys: [5, 3, 1, 7, 2, 9, 4, 1, 1] };
+    expect(blockMinima(t, 3)).toEqual({ xs: [2, 4, 10], ys: [1, 2, 1] });
   });
 });
 
@@ -20,6 +23,7 @@ describe("lowerEnvelope", () => {
   it("rising lows under swings: increasing, with the lows' start, end, rise and slope", () => {
     const e = lowerEnvelope(xs, swinging(1));
     if (!e) throw new Error("enough points");
+    expect(e.ok).toBe(true);
     expect(e.increasing).toBe(true);
     // block minima sit on the multiples of 5 (the lows): 1,000 + t
     expect(e.theilSen.slope).toBeCloseTo(1, 9);

@@ -49,7 +49,10 @@ describe("lowsFollow", () => {
   it("a rise: the lows rose by a quarter of it or more", () => {
     expect(lowsFollow(before, up(2.5), 10)).toBe(true);
     expect(lowsFollow(before, up(2.4), 10)).toBe(false);
+    // no change is a rise of 0: any lows that did not fall follow it
     expect(lowsFollow(before, before, 0)).toBe(true);
+    expect(lowsFollow(before, up(1), 0)).toBe(true);
+    expect(lowsFollow(before, up(-1), 0)).toBe(false);
   });
 
   it("a fall: the lows fell by a quarter of it or more", () => {

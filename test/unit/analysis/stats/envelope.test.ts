@@ -10,12 +10,12 @@ const swinging = (rate: number) => xs.map((t) => 1000 + rate * t + (t % 5 === 0 
 
 describe("blockMinima", () => {
   it("the time and value of each stretch's minimum, the first one on ties, gaps skipped", () => {
-    // three stretches of 11/3 s over 0..5 and 9..11
+    // three stretches of 11/3 s over 0..5 and 9..11: [0, 3.67) [3.67, 7.33) [7.33, 11]
     const s = { xs: [0, 1, 2, 3, 4, 5, 9, 10, 11], ys: [5, 3, 3, 7, 2, 9, 4, 1, 1] };
     expect(blockMinima(s, 3)).toEqual({ xs: [1, 4, 10], ys: [3, 2, 1] });
-    // a lower value just before a stretch is the stretch before's
-    const t = { xs: s.xs, ys: [5, 3, 1, 7, 2, 9, 4, 1, 1] };
-    expect(blockMinima(t, 3)).toEqual({ xs: [2, 4, 10], ys: [1, 2, 1] });
+    // stretches hold 0..3, 4..5 and 9..11: a lower value just before a stretch is the stretch before's
+    const t = { xs: s.xs, ys: [5, 3, 3, 0, 2, 9, 4, 1, 1] };
+    expect(blockMinima(t, 3)).toEqual({ xs: [3, 4, 10], ys: [0, 2, 1] });
   });
 });
 

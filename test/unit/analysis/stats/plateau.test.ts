@@ -102,4 +102,29 @@ describe("other shapes", () => {
       reason: "needs at least 20 samples",
     });
   });
+
+  it("a first or last third with fewer than 3 points is not enough data", () => {
+    const reason = "too few samples in the first or last third";
+    // one point at 0 s, nineteen from 100 s: the first third of 0–118 s holds one
+    const lateStart = [0, ...times(19).map((t) => t + 100)];
+    expect(detectPlateau(lateStart, fill(lateStart))).toEqual({ ok: false, n: 20, reason });
+    // nineteen from 0 s, one at 118 s: the last third holds one
+    const earlyEnd = [...times(19), 118];
+    expect(detectPlateau(earlyEnd, fill(earlyEnd))).toEqual({ ok: false, n: 20, reason });
+  });
+});
+
+describe("where a quiet approach levels off", () => {
+  // 500·(1 − e^(−t/20)) over 300 s: the thirds' medians rise by 41 (most of the approach is in the first third), 1% of
+  // it is 0.41, reached at 20·ln(500 / 0.41) = 142 s; the tail's own noise (3 × ~0.003) would put it past 200 s
+  it("within 1% of the rise of its level, however small the noise", () => {
+    const xs = times(300);
+    const p = detectPlateau(
+      xs,
+      xs.map((t) => 1000 + 500 * (1 - Math.exp(-t / 20))),
+    );
+    expect(p).toMatchObject({ ok: true, state: "plateau" });
+    expect(p.ok && p.levelFrom).toBeGreaterThanOrEqual(135);
+    expect(p.ok && p.levelFrom).toBeLessThanOrEqual(150);
+  });
 });

@@ -274,6 +274,25 @@ describe("a series that does not start at 0 s", () => {
   });
 });
 
+describe("the early test's growth, over the floor by the level change and by the rate", () => {
+  // 15 s: +4 MiB over the first 2 s (a load), then 0.01 MiB/s: the levels change by ~2.1 MiB (over the 2 MiB floor),
+  // the rate over the window by 0.14 MiB (under it)
+  const loadThenCreep = (at: number) =>
+    column(
+      Array.from({ length: 15 }, (_, i) => at + i),
+      Array.from({ length: 15 }, (_, t) => 100 * MB + (t < 2 ? t * 2 * MB : 4 * MB + 0.01 * MB * t)),
+    );
+
+  it("the end of a load and a slow creep after it are not growth, wherever the series starts", () => {
+    for (const at of [0, 100]) {
+      const a = assess(loadThenCreep(at), at);
+      expect(a.growth / MB).toBeGreaterThan(2);
+      expect(a.shape).toBe("insufficient");
+      expect(a.early).toBeUndefined();
+    }
+  });
+});
+
 describe("the peak", () => {
   it("over the whole column when the window starts at its first point: the exact one kept beside the averages", () => {
     // 2,000 s in a 200-point column: the stored points average 16 s each, the first at 7.5 s

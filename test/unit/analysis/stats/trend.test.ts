@@ -74,8 +74,15 @@ describe("trendTest", () => {
 
   it("flat is none; too few points or times is not enough data", () => {
     expect(trendTest(range(30), Array<number>(30).fill(5))).toMatchObject({ ok: true, direction: "none" });
-    expect(trendTest([1, 2], [1, 2])).toMatchObject({ ok: false });
-    expect(trendTest(Array<number>(30).fill(1), range(30))).toMatchObject({ ok: false });
+    expect(trendTest([1, 2], [1, 2])).toEqual({ ok: false, n: 2, reason: "needs at least 3 samples" });
+    expect(trendTest(Array<number>(30).fill(1), range(30))).toEqual({
+      ok: false,
+      n: 30,
+      reason: "all samples have the same time",
+    });
+    // twelve samples at 0 s and one at 10 s: two block means, too few to test
+    const clumped = [...Array<number>(12).fill(0), 10];
+    expect(trendTest(clumped, range(13))).toEqual({ ok: false, n: 13, reason: "too few distinct times" });
   });
 
   it("the confidence asked for is the Theil–Sen interval's", () => {

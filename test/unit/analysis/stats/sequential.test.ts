@@ -49,6 +49,9 @@ describe("earlyGrowth", () => {
       reason: "4 s (the early test needs 5 s)",
     });
     expect(earlyGrowth(times(8, 5 / 7), times(8), 20, 10).reason).not.toMatch(/needs 5 s/);
+    // the seconds it covers, not its end time
+    const late = times(8, 0.5).map((t) => t + 100);
+    expect(earlyGrowth(late, late, 20, 10).reason).toBe("4 s (the early test needs 5 s)");
   });
 
   it("no significant rise", () => {
@@ -104,5 +107,18 @@ describe("earlyGrowth", () => {
         10,
       ).called,
     ).toBe(true);
+  });
+
+  it("the end is its last third, not its last three samples", () => {
+    // +100 a second for 21 s, then 3 s level: the last third (8 samples) still rises at over half the rate
+    const xs = times(24);
+    const g = earlyGrowth(
+      xs,
+      xs.map((t) => 1000 + 100 * Math.min(t, 21) + wobble(t)),
+      20,
+      10,
+    );
+    expect(g.tailSlope).toBeGreaterThan(0.5 * g.slope);
+    expect(g.called).toBe(true);
   });
 });

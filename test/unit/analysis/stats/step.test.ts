@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { detectStep, runningAbsoluteDeviations } from "../../../../src/analysis/stats/step.js";
 import { median } from "../../../../src/analysis/stats/quantiles.js";
+import { mulberry32 } from "../../../../src/analysis/stats/random.js";
 
 const wobble = (t: number) => (t * 7919) % 11;
 const xs = Array.from({ length: 100 }, (_, i) => i);
@@ -86,6 +87,17 @@ describe("runningAbsoluteDeviations", () => {
   it("Σ|y − median| of every prefix", () => {
     // prefixes of 5, 1, 9, 3, 3: medians 5, 3, 5, 4, 3
     expect([...runningAbsoluteDeviations([5, 1, 9, 3, 3])]).toEqual([0, 0, 4, 8, 10, 10]);
+  });
+
+  it("is the sum afresh for every prefix of 300 values with repeats (the two heaps' pushes and pops)", () => {
+    const random = mulberry32(7);
+    const ys = Array.from({ length: 300 }, () => Math.floor(random() * 50));
+    const out = runningAbsoluteDeviations(ys);
+    for (let k = 1; k <= ys.length; k++) {
+      const prefix = ys.slice(0, k);
+      const m = median(prefix)!;
+      expect(out[k], `prefix of ${k}`).toBe(prefix.reduce((sum, y) => sum + Math.abs(y - m), 0));
+    }
   });
 
   it("saturates instead of overflowing", () => {

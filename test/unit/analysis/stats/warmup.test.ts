@@ -80,6 +80,7 @@ describe("detectWarmup", () => {
       n: 19,
       reason: "needs at least 20 samples",
     });
+    expect(detectWarmup(xs.slice(0, 20), lowStart(30, 100).slice(0, 20))).toMatchObject({ ok: true });
     const oneTime = [...xs.slice(0, 20), 100, 100, 100];
     expect(detectWarmup(oneTime, oneTime)).toMatchObject({ ok: false, reason: "too few samples in the second half" });
   });

@@ -38,4 +38,27 @@ describe("pids inside a container", () => {
     expect(JSON.stringify(doc)).toBe(before);
     expect(renderVerdict(doc, false)).not.toMatch(/in a container/);
   });
+
+  it("only process subjects are marked, and a pid the map lacks gets no pidInside key at all", async () => {
+    const doc = await docOf("leak_worker.jsonl");
+    const worker = doc.verdict.pid!;
+    // A GPU subject names a process too; its pid inside is the process finding's to say
+    const gpu = {
+      ...doc.verdict,
+      subject: {
+        type: "gpu" as const,
+        pid: worker,
+        starttime: 0,
+        command: "python",
+        device: "0",
+        source: "torch" as const,
+      },
+    };
+    doc.findings.push(gpu);
+    markPidsInside(doc, new Map([[worker, 7]]));
+    expect(gpu.subject).not.toHaveProperty("pidInside");
+    expect(doc.target).not.toHaveProperty("pidInside");
+    for (const f of doc.findings)
+      if (f.subject.type === "process" && f.subject.pid !== worker) expect(f.subject).not.toHaveProperty("pidInside");
+  });
 });

@@ -29,6 +29,26 @@ const end = (nodeid: string, t: number, extra: Partial<TestMark> = {}, pid = 10)
   }) as TestMark;
 
 describe("testResults", () => {
+  it("no marks and no first sample: no tests", () => expect(testResults([], undefined)).toEqual([]));
+
+  it("a crashed test and an end that says nothing measured: insufficient data, crashed or unmeasured", () => {
+    const bare = { type: "test-end", pid: 10, t: T0 / 1000 + 2, nodeid: "a.py::t2" } as TestMark;
+    const tests = testResults([start("a.py::t1", 1), start("a.py::t2", 1.5, 10), bare], T0);
+    expect(tests).toEqual([
+      { nodeid: "a.py::t1", pid: 10, start: 1, calls: 0, warmupCalls: 0, kind: "insufficient-data", result: "crashed" },
+      {
+        nodeid: "a.py::t2",
+        pid: 10,
+        start: 1.5,
+        end: 2,
+        calls: 0,
+        warmupCalls: 0,
+        kind: "insufficient-data",
+        result: "unmeasured",
+      },
+    ]);
+  });
+
   it("pairs each start with its end, in seconds since the first sample", () => {
     const tests = testResults(
       [

@@ -92,8 +92,9 @@ export const OWN_ARRIVAL_READ_SECONDS = 2;
 /**
  * What memleak's agent added to an injected process, read off its anonymous memory: the median over the seconds
  * after the agent's first report, less the median over the seconds before the injection began (at least three points
- * either side: a coarse view's points are seconds apart), or of `metric` when given (the tree's sum: a forked worker's
- * Pss_Anon also rises by the pages the agent's first collections copy from its parent, which RssAnon does not show). Read directly, not from the process's own assessment: a
+ * either side: a coarse view's points are seconds apart), or of `metric` when given (for the tree's Σ Pss_Anon, USS:
+ * a forked worker's private pages also grow by the pages the agent's first collections copy from its parent, which
+ * RssAnon does not show, and Σ Pss_Anon grows by one page for each). Read directly, not from the process's own assessment: a
  * step at the very end of a watch, or one the shape tests do not call a step, is still charged to the cgroup. At most
  * OWN_FOOTPRINT_BYTES, never negative; counted only while the process lives (`until`).
  */

@@ -104,7 +104,7 @@ export function analyzeTree(set: SeriesSet, ctx: Context): JudgedFinding | undef
  * worker, the pages its first collections copy from the parent (+4 MiB of Σ Pss_Anon per idle worker of
  * bench/py/small_tree.py): a staircase the trend test called a leak for the minutes the injections took (an idle
  * 64-process tree said "so far: leak"). Each injected process's arrival is read off its own column of the tree's metric
- * (own-footprint.ts ownArrival) and subtracted as the cgroup's are. Only when that changes the shape: a tree whose
+ * (own-footprint.ts ownArrival; USS for the sums of PSS) and subtracted as the cgroup's are. Only when that changes the shape: a tree whose
  * shape is the same either way is judged, and its numbers given, as before.
  */
 function withoutOwnArrivalsIfChanged(
@@ -115,7 +115,10 @@ function withoutOwnArrivalsIfChanged(
 ): { a: Assessment; caveat?: Phrase } {
   const raw = assess(col, ctx.from, 0);
   if (raw.shape !== "growing" && raw.shape !== "plateau" && raw.shape !== "step") return { a: raw };
-  const arrivals = [...set.processes.values()].flatMap((ps) => ownArrival(ps, metric) ?? []);
+  // A sum of PSS rises by one page for every page a process copies or adds, which is what its USS (private pages)
+  // counts; the other sums are read off the same metric of each process.
+  const perProcess = metric === "pss-anon" || metric === "pss" ? "uss" : metric;
+  const arrivals = [...set.processes.values()].flatMap((ps) => ownArrival(ps, perProcess) ?? []);
   if (arrivals.length === 0) return { a: raw };
   const without = assess(withoutOwnArrivals(col, arrivals), ctx.from, 0);
   if (without.shape === raw.shape) return { a: raw };

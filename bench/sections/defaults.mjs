@@ -82,6 +82,16 @@ function treeCpu(root, includeRoot, seen) {
   return sum([...seen.values()]);
 }
 
+/**
+ * MEMLEAK_BENCH_PROF=DIR: each memleak runs under `node --cpu-prof`, its profile written to DIR/<configuration>.cpuprofile
+ * as it exits (bench/lib/profile-window.mjs sums a window of it). The profiler costs CPU too: not for the ratios.
+ */
+function nodeArgs(name) {
+  const dir = process.env.MEMLEAK_BENCH_PROF;
+  if (!dir) return [];
+  return ["--cpu-prof", `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name.replace(/[^a-z-]+/g, "_")}.cpuprofile`];
+}
+
 function start(argv) {
   const child = spawn(argv[0], argv.slice(1), {
     cwd: REPO,
@@ -109,17 +119,28 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
   const watchers = {};
   try {
     watchers["watch (default)"] = {
-      ...start(["node", MEMLEAK, "watch", String(treeWatch.pid), ...common]),
+      ...start(["node", ...nodeArgs("watch"), MEMLEAK, "watch", String(treeWatch.pid), ...common]),
       tree: treeWatch.pid,
       treeRoot: true,
     };
     watchers["watch --no-inject"] = {
-      ...start(["node", MEMLEAK, "watch", String(treeBare.pid), "--no-inject", ...common]),
+      ...start(["node", ...nodeArgs("no-inject"), MEMLEAK, "watch", String(treeBare.pid), "--no-inject", ...common]),
       tree: treeBare.pid,
       treeRoot: true,
     };
     watchers["run (default)"] = {
-      ...start(["node", MEMLEAK, "run", ...common, "--", SYSTEM_PYTHON, "bench/py/small_tree.py", workers, "8"]),
+      ...start([
+        "node",
+        ...nodeArgs("run"),
+        MEMLEAK,
+        "run",
+        ...common,
+        "--",
+        SYSTEM_PYTHON,
+        "bench/py/small_tree.py",
+        workers,
+        "8",
+      ]),
       treeRoot: false,
     };
     watchers.psutil = {

@@ -91,7 +91,9 @@ export function injectedCode(o: {
   }
   const trace = o.traceSeconds === undefined ? "None" : String(Number(o.traceSeconds));
   const placed = o.placed ? `, 'PLACED': ${JSON.stringify(from)}` : "";
-  const globals = `{'__name__': '__memleak_attach__', 'SOCKET': ${JSON.stringify(o.socketPath)}, 'INTERVAL': ${Number(o.interval)}, 'AGENT': ${JSON.stringify(agent)}, 'TRACE': ${trace}${placed}}`;
+  // Where the first process compiles the agent for the others (memleak_attach.py _compiled): the directory it may write.
+  const cache = o.failedDir ? `, 'CACHE': ${JSON.stringify(o.failedDir)}` : "";
+  const globals = `{'__name__': '__memleak_attach__', 'SOCKET': ${JSON.stringify(o.socketPath)}, 'INTERVAL': ${Number(o.interval)}, 'AGENT': ${JSON.stringify(agent)}, 'TRACE': ${trace}${placed}${cache}}`;
   lines.push(
     "try:",
     `    exec(compile((lambda f: (f.read(), f.close())[0])(open(${JSON.stringify(boot)}, 'rb')), ${JSON.stringify(boot)}, 'exec'), ${globals})`,

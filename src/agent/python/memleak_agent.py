@@ -4,8 +4,8 @@ caching allocator's memory per device (only if the program imported torch and in
 here), and optionally tracemalloc growth sites and a malloc_trim probe at exit. Standard library only, Python 3.8+.
 
 Costs, by design: one daemon thread that sleeps between reports; /proc/self/status (~20 µs); mallinfo2() locks every
-arena and walks the bins, so it is rate-limited to ≤ 0.5% of one core by its own measured cost; /proc/self/maps is
-read at the same low rate (arena count, allocator detection); the census walks the objects the GC tracks at most
+arena and walks the bins, so it is rate-limited to ≤ 0.5% of one core by its own measured cost, and so is
+malloc_info() (the arena count); /proc/self/maps is read once (allocator detection); the census walks the objects the GC tracks at most
 every 5 s, and no more often than keeps its own CPU under 0.5% of one core (~1 ms for a plain script, ~20 ms with
 PyTorch loaded: every 5 s), in a loop that competes with the program's threads for the GIL, so it is skipped on heaps
 of over a million objects; in a process that shares pages with forked relatives (gunicorn's workers) it looks only at
@@ -15,7 +15,6 @@ opt-in.
 """
 import atexit
 import ctypes
-import ctypes.util
 import gc
 import json
 import os
@@ -96,7 +95,16 @@ def _glibc_version():
 
 
 def _allocator():
-    """jemalloc or tcmalloc replace glibc's malloc when preloaded or linked in: then mallinfo2 sees nothing."""
+    """jemalloc or tcmalloc replace glibc's malloc when preloaded or linked in: then mallinfo2 sees nothing. Read once
+    per process and kept (a forked child inherits the answer with the mappings): malloc is bound when the program
+    starts, before the agent loads, and a library dlopen'd later does not take it over. Reading /proc/self/maps line by
+    line took ~460 µs of the process's CPU, more than the rest of a report, when it was read at every report."""
+    if _malloc["kind"] is None:
+        _malloc["kind"] = _read_allocator()
+    return _malloc["kind"]
+
+
+def _read_allocator():
     try:
         with open("/proc/self/maps") as f:
             for line in f:
@@ -535,7 +543,9 @@ def _census_walk(interval, force):
         return _census["cached"]
     if sys.getallocatedblocks() > _CENSUS_MAX_BLOCKS:
         return {"skipped": 1, "why": "over a million objects"}
-    shared = _shares_pages_with_relatives()
+    # Once the walks keep to what is near the globals they stay there, whatever the relatives do now: the check (a read
+    # of /proc/self/smaps_rollup, ~0.3-0.6 ms) is only needed while a whole-heap scope may still have to stop.
+    shared = True if _census.get("scope") == "near globals" else _shares_pages_with_relatives()
     if _census.get("scope") is None:
         _census["scope"] = "near globals" if shared else "heap"
     if shared and _census["scope"] == "heap":

@@ -10,6 +10,7 @@ import { Column } from "../../series/column.js";
 import { median } from "../stats/quantiles.js";
 import { stoppedAt, stoppedGrowth, type Assessment } from "../assess.js";
 import type { ProcessSeries } from "../../series/series.js";
+import type { MetricName } from "../types.js";
 import { phrase, type Phrase } from "../phrases.js";
 
 /** The agent arrived mid-watch (injected) when its first report came this long after the process was first seen. */
@@ -91,13 +92,15 @@ export const OWN_ARRIVAL_READ_SECONDS = 2;
 /**
  * What memleak's agent added to an injected process, read off its anonymous memory: the median over the seconds
  * after the agent's first report, less the median over the seconds before the injection began (at least three points
- * either side: a coarse view's points are seconds apart). Read directly, not from the process's own assessment: a
+ * either side: a coarse view's points are seconds apart), or of `metric` when given (for the tree's Σ Pss_Anon, USS:
+ * a forked worker's private pages also grow by the pages the agent's first collections copy from its parent, which
+ * RssAnon does not show, and Σ Pss_Anon grows by one page for each). Read directly, not from the process's own assessment: a
  * step at the very end of a watch, or one the shape tests do not call a step, is still charged to the cgroup. At most
  * OWN_FOOTPRINT_BYTES, never negative; counted only while the process lives (`until`).
  */
-export function ownArrival(ps: ProcessSeries): OwnArrival | undefined {
+export function ownArrival(ps: ProcessSeries, metric?: MetricName): OwnArrival | undefined {
   const i = injectedAt(ps);
-  const col = ps.metrics.anon ?? ps.metrics.rss;
+  const col = (metric && ps.metrics[metric]) ?? ps.metrics.anon ?? ps.metrics.rss;
   if (!i || !col || col.length < 2) return undefined;
   const spacing = (col.xs[col.length - 1]! - col.xs[0]!) / (col.length - 1);
   const reach = Math.max(OWN_ARRIVAL_READ_SECONDS, 3 * spacing);

@@ -118,6 +118,47 @@ describe("what the tree's finding says", () => {
     expect(f.caveats).toEqual([expect.objectContaining({ say: "own.step" })]);
   });
 
+  /** `n` idle workers, the agent injected into one every 6 s from 10 s: each adds 4 MiB as it arrives (watch). */
+  const injectedOneByOne = (n: number, seconds: number, leakPerSecond = 0) => ({
+    seconds,
+    noCgroup: true as const,
+    processes: [
+      { pid: 100, ppid: 1, anon: flat(50 * MB, 0.05 * MB) },
+      ...Array.from({ length: n }, (_, k) => ({
+        pid: 101 + k,
+        ppid: 100,
+        anon: {
+          shape:
+            k === 0 && leakPerSecond > 0
+              ? ({ kind: "linear", bytesPerSecond: leakPerSecond } as const)
+              : ({ kind: "step", at: 10 + 6 * k + 1, height: 4 * MB } as const),
+          baseline: 20 * MB,
+          noise: 0.05 * MB,
+        },
+        agent: (t: number) => (t >= 10 + 6 * k + 1 ? { py: { allocatedBlocks: 30_000 } } : undefined),
+      })),
+    ],
+  });
+
+  it("agents injected one process after another are memleak's own staircase, not the tree's growth", () => {
+    // 10 workers, one every 6 s: 40 MiB in a straight staircase over the minute the injections take (an idle
+    // 64-process tree under watch said "so far: leak" while its agents came in)
+    const { f } = judged(injectedOneByOne(10, 70));
+    const raw = judged({
+      ...injectedOneByOne(10, 70),
+      processes: injectedOneByOne(10, 70).processes.map((p) => ({ ...p, agent: undefined })),
+    });
+    expect(raw.f.kind).toBe("leak"); // without the agents' reports nothing says they came in
+    expect(f.kind).toBe("stable");
+    expect(f.caveats).toEqual([expect.objectContaining({ say: "own.step" })]);
+    expect(f.caveats[0]!.facts).toMatchObject({ at: expect.arrayContaining([11, 65]) });
+  });
+
+  it("a worker that leaks while the agents come in is still the tree's growth", () => {
+    const { f } = judged(injectedOneByOne(10, 70, 1 * MB));
+    expect(f.kind).toBe("leak");
+  });
+
   it("stable: surer the longer the window after warm-up, with its growth and noise", () => {
     const { set, f } = judged(tree({ anon: flat(50 * MB, 0.05 * MB) }), 60);
     const a = assess(set.tree["pss-anon"]!, 60, 0);

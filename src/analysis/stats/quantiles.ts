@@ -62,15 +62,78 @@ function select(a: Float64Array, k: number, lo = 0, hi = a.length - 1): number {
   return a[k]!;
 }
 
+/** Below this many values quickselect alone is as cheap as narrowing first. */
+const BAND_MIN_LENGTH = 8192;
+/** Values read, evenly spaced, to place the band: sorted, their order statistics say where the k-th lies. */
+const BAND_PROBES = 4096;
 /**
- * The same as quantileOfSorted on the sorted array, without sorting: reorders `a` in place. After select(k) every
+ * How far either side of the k-th's expected place among the probes the band reaches: 4 standard deviations of a
+ * probe rank (√(probes · ¼) = 32 at most) for a random order, so the band misses (and the whole array is selected
+ * as before) about once in 30,000; a band then holds ~6% of the values.
+ */
+const BAND_HALF_WIDTH = 128;
+
+const probeSpace = float64Scratch();
+const bandSpace = float64Scratch();
+
+/**
+ * The k-th smallest of `a` and, when `next`, the (k+1)-th, or undefined when the band missed them (or a value is
+ * NaN): the same order statistics select gives (as select, −0 or +0 where both are among the values), found by one
+ * pass that counts the values under a band around where the k-th is expected (placed by order statistics of evenly
+ * spaced probes) and copies out those inside it, then quickselect on that copy alone. select on 200,000 Theil–Sen
+ * slopes is a few partition passes over all of them; this is one pass of two comparisons. `a` is left as it was.
+ */
+function selectInBand(a: Float64Array, k: number, next: boolean): [number, number] | undefined {
+  const n = a.length;
+  const probes = probeSpace(BAND_PROBES);
+  for (let i = 0; i < BAND_PROBES; i++) probes[i] = a[Math.floor(((i + 0.5) * n) / BAND_PROBES)]!;
+  // The band's two edges are two order statistics of the probes: selected, not sorted for (a sort of 4,096 cost
+  // more than the pass). After the first, the second is among the probes past it.
+  const at = Math.floor((k * BAND_PROBES) / n);
+  const lowRank = at - BAND_HALF_WIDTH;
+  const highRank = at + BAND_HALF_WIDTH;
+  const low = lowRank < 0 ? -Infinity : select(probes, lowRank);
+  const high = highRank >= BAND_PROBES ? Infinity : select(probes, highRank, Math.max(0, lowRank + 1));
+  const band = bandSpace(n);
+  let below = 0;
+  let inside = 0;
+  let nan = 0;
+  // Without branches: which side a slope falls is a coin toss, and a mispredicted branch per value cost more than
+  // the pass (the value is written at `inside` always, and kept by moving `inside` on only when it is in the band).
+  for (let i = 0; i < n; i++) {
+    const v = a[i]!;
+    band[inside] = v;
+    const under = +(v < low);
+    const over = +(v > high);
+    below += under;
+    nan += +Number.isNaN(v);
+    inside += 1 - under - over;
+  }
+  // select's answer with a NaN among the values depends on where it sits: select gives it.
+  if (nan > 0) return undefined;
+  const last = next ? k + 1 : k;
+  if (k < below || last >= below + inside) return undefined;
+  const values = band.subarray(0, inside);
+  const first = select(values, k - below);
+  if (!next) return [first, first];
+  // After select every value past k - below is at least the k-th: the (k+1)-th is the smallest of them.
+  let second = Infinity;
+  for (let i = k - below + 1; i < inside; i++) if (values[i]! < second) second = values[i]!;
+  return [first, second];
+}
+
+/**
+ * The same as quantileOfSorted on the sorted array, without sorting: may reorder `a` in place. After select(k) every
  * value past k is at least a[k], so the next order statistic is the smallest of them.
  */
 export function quantileInPlace(a: Float64Array, p: number): number {
   const pos = Math.min(1, Math.max(0, p)) * (a.length - 1);
   const lo = Math.floor(pos);
+  const interpolate = pos !== lo && lo + 1 < a.length;
+  const banded = a.length >= BAND_MIN_LENGTH ? selectInBand(a, lo, interpolate) : undefined;
+  if (banded) return interpolate ? lerp(banded[0], banded[1], pos - lo) : banded[0];
   const low = select(a, lo);
-  if (pos === lo || lo + 1 >= a.length) return low;
+  if (!interpolate) return low;
   let next = Infinity;
   for (let i = lo + 1; i < a.length; i++) if (a[i]! < next) next = a[i]!;
   return lerp(low, next, pos - lo);

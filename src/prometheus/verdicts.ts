@@ -85,7 +85,7 @@ const processName = (labels: Record<string, string>) =>
 
 function judge(s: SubjectSamples, warmup: number | undefined): { doc: VerdictDocument; set: SeriesSet } {
   const builder = new SeriesBuilder();
-  for (const sample of s.samples) builder.add(sample);
+  s.eachSample((sample) => builder.add(sample));
   const set = builder.set;
   // A container's series carry no process: the tree's sums over none are 0 at every point, which the cgroup rules
   // would read as "its processes did not grow (0 B)". Unknown is what they are.

@@ -1,11 +1,11 @@
 /**
- * quantileInPlace on large arrays (8,192 values and more: Theil–Sen's 200,000 slopes) narrows to a band placed by
+ * quantileInPlace and quantilesInPlace on large arrays (8,192 values and more: Theil–Sen's 200,000 slopes) narrows to a band placed by
  * probes before it selects. Whatever the order and ties of the values, and where the probes mislead (the band then
  * misses and the whole array is selected), the answer is the sorted array's quantile.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { quantileInPlace, quantileOfSorted } from "../../../src/analysis/stats/quantiles.js";
+import { quantileInPlace, quantileOfSorted, quantilesInPlace } from "../../../src/analysis/stats/quantiles.js";
 import { mulberry32 } from "../../../src/analysis/stats/random.js";
 
 const sortedQuantile = (vs: Float64Array, p: number) => quantileOfSorted(Float64Array.from(vs).sort(), p);
@@ -65,5 +65,16 @@ describe("quantileInPlace on large arrays", () => {
       ),
       { numRuns: 60 },
     );
+  });
+
+  it.each(SHAPES)("%s: several quantiles from one band, each the sorted array's", (shape) => {
+    for (const n of [100, 8192, 44_850, 200_000]) {
+      const a = shaped(shape, n, n + 1);
+      // Theil–Sen's median and Sen's bounds, close together; and quantiles far apart, or out of order.
+      for (const ps of [[0.5, 0.473, 0.527], [0.5, 0, 1], [0.9, 0.1], [0.5]]) {
+        const got = quantilesInPlace(a.slice(), ps);
+        expect(got, `${shape} n=${n} ${ps.join(",")}`).toEqual(ps.map((p) => sortedQuantile(a, p)));
+      }
+    }
   });
 });

@@ -7,6 +7,8 @@
  */
 import { MemleakError, EXIT } from "../base/errors.js";
 import { safeText } from "../base/safe-text.js";
+import { NOT_READ, Points, readMatrixJson } from "./matrix-json.js";
+import { pointInto } from "./point.js";
 
 export interface RangeSeries {
   /** The series' labels, `__name__` (the metric's name) included when the query kept it. */
@@ -41,7 +43,9 @@ interface ApiBody {
 export function parseRangeResponse(status: number, body: string, where: string): RangeResult {
   let parsed: ApiBody;
   try {
-    parsed = JSON.parse(body) as ApiBody;
+    // The matrix's points read in place; any other text (or one the reader does not know) as JSON.parse reads it.
+    const read = readMatrixJson(body);
+    parsed = (read === NOT_READ ? JSON.parse(body) : read) as ApiBody;
   } catch {
     throw new MemleakError(
       `${where} answered HTTP ${status} with something that is not Prometheus's JSON API: ${oneLine(body) || "(empty)"}`,
@@ -76,17 +80,9 @@ function seriesOf(entry: unknown): RangeSeries {
   const labels: Record<string, string> = {};
   if (e.metric && typeof e.metric === "object")
     for (const [k, v] of Object.entries(e.metric)) if (typeof v === "string") labels[k] = v;
+  if (e.values instanceof Points) return { labels, ts: e.values.ts, values: e.values.values };
   const ts: number[] = [];
   const values: number[] = [];
-  for (const point of Array.isArray(e.values) ? e.values : []) {
-    if (!Array.isArray(point)) continue;
-    const t = Number(point[0]);
-    // Values are strings ("NaN", "+Inf" included): a point that is not a finite number is a gap, not a 0.
-    const v = typeof point[1] === "string" ? Number(point[1]) : NaN;
-    if (Number.isFinite(t) && Number.isFinite(v)) {
-      ts.push(t);
-      values.push(v);
-    }
-  }
+  for (const point of Array.isArray(e.values) ? e.values : []) pointInto(point, ts, values);
   return { labels, ts, values };
 }

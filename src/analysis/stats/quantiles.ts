@@ -62,18 +62,101 @@ function select(a: Float64Array, k: number, lo = 0, hi = a.length - 1): number {
   return a[k]!;
 }
 
+/** Below this many values quickselect alone is as cheap as narrowing first. */
+const BAND_MIN_LENGTH = 8192;
+/** Values read, evenly spaced, to place the band: sorted, their order statistics say where the k-th lies. */
+const BAND_PROBES = 4096;
 /**
- * The same as quantileOfSorted on the sorted array, without sorting: reorders `a` in place. After select(k) every
+ * How far either side of the k-th's expected place among the probes the band reaches: 4 standard deviations of a
+ * probe rank (√(probes · ¼) = 32 at most) for a random order, so the band misses (and the whole array is selected
+ * as before) about once in 30,000; a band then holds ~6% of the values.
+ */
+const BAND_HALF_WIDTH = 128;
+
+const probeSpace = float64Scratch();
+const bandSpace = float64Scratch();
+
+/**
+ * The values of `a` from a little under its `first`-th smallest to a little over its `last`-th, and how many are
+ * below them, or undefined when the band missed (or a value is NaN): one pass counts the values under a band around
+ * where those ranks are expected (placed by order statistics of evenly spaced probes) and copies out those inside it.
+ * Quickselect on that copy then gives the same order statistics select gives on all of `a` (as select, −0 or +0
+ * where both are among the values). select on 200,000 Theil–Sen slopes is a few partition passes over all of them;
+ * this is one pass of two comparisons. `a` is left as it was.
+ */
+function bandOf(a: Float64Array, first: number, last: number): { values: Float64Array; below: number } | undefined {
+  const n = a.length;
+  // A NaN rank (a NaN p) is select's to answer, as it always was.
+  if (!(first >= 0 && last < n)) return undefined;
+  const probes = probeSpace(BAND_PROBES);
+  for (let i = 0; i < BAND_PROBES; i++) probes[i] = a[Math.floor(((i + 0.5) * n) / BAND_PROBES)]!;
+  // The band's two edges are two order statistics of the probes: selected, not sorted for (a sort of 4,096 cost
+  // more than the pass). After the first, the second is among the probes past it.
+  const lowRank = Math.floor((first * BAND_PROBES) / n) - BAND_HALF_WIDTH;
+  const highRank = Math.floor((last * BAND_PROBES) / n) + BAND_HALF_WIDTH;
+  const low = lowRank < 0 ? -Infinity : select(probes, lowRank);
+  const high = highRank >= BAND_PROBES ? Infinity : select(probes, highRank, Math.max(0, lowRank + 1));
+  const band = bandSpace(n);
+  let below = 0;
+  let inside = 0;
+  let nan = 0;
+  // Without branches: which side a slope falls is a coin toss, and a mispredicted branch per value cost more than
+  // the pass (the value is written at `inside` always, and kept by moving `inside` on only when it is in the band).
+  for (let i = 0; i < n; i++) {
+    const v = a[i]!;
+    band[inside] = v;
+    const under = +(v < low);
+    const over = +(v > high);
+    below += under;
+    nan += +Number.isNaN(v);
+    inside += 1 - under - over;
+  }
+  // select's answer with a NaN among the values depends on where it sits: select gives it.
+  if (nan > 0 || first < below || last >= below + inside) return undefined;
+  return { values: band.subarray(0, inside), below };
+}
+
+/** Where quantile p of n values lies: the order statistic below it, and whether the next one is interpolated to. */
+function placeOf(n: number, p: number): { pos: number; lo: number; interpolate: boolean } {
+  const pos = Math.min(1, Math.max(0, p)) * (n - 1);
+  const lo = Math.floor(pos);
+  return { pos, lo, interpolate: pos !== lo && lo + 1 < n };
+}
+
+/** Quantile `place` of `values`, found by select (which reorders them); `offset` values below them are not there. */
+function selected(values: Float64Array, offset: number, place: ReturnType<typeof placeOf>): number {
+  const k = place.lo - offset;
+  const low = select(values, k);
+  if (!place.interpolate) return low;
+  // After select every value past k is at least the k-th: the next order statistic is the smallest of them.
+  let next = Infinity;
+  for (let i = k + 1; i < values.length; i++) if (values[i]! < next) next = values[i]!;
+  return lerp(low, next, place.pos - place.lo);
+}
+
+/**
+ * The same as quantileOfSorted on the sorted array, without sorting: may reorder `a` in place. After select(k) every
  * value past k is at least a[k], so the next order statistic is the smallest of them.
  */
 export function quantileInPlace(a: Float64Array, p: number): number {
-  const pos = Math.min(1, Math.max(0, p)) * (a.length - 1);
-  const lo = Math.floor(pos);
-  const low = select(a, lo);
-  if (pos === lo || lo + 1 >= a.length) return low;
-  let next = Infinity;
-  for (let i = lo + 1; i < a.length; i++) if (a[i]! < next) next = a[i]!;
-  return lerp(low, next, pos - lo);
+  const place = placeOf(a.length, p);
+  const band = a.length >= BAND_MIN_LENGTH ? bandOf(a, place.lo, place.lo + (place.interpolate ? 1 : 0)) : undefined;
+  return band ? selected(band.values, band.below, place) : selected(a, 0, place);
+}
+
+/**
+ * quantileInPlace at each of `ps`, the same numbers, from one band around them all where it holds them: Theil–Sen's
+ * slope and Sen's interval are three quantiles of the same slopes, a few percent of them apart, and three passes over
+ * 44,850 slopes (300 points) cost more than the selections (BENCHMARKS §i″).
+ */
+export function quantilesInPlace(a: Float64Array, ps: readonly number[]): number[] {
+  const places = ps.map((p) => placeOf(a.length, p));
+  if (a.length < BAND_MIN_LENGTH || places.length === 0) return ps.map((p) => quantileInPlace(a, p));
+  const first = Math.min(...places.map((x) => x.lo));
+  const last = Math.max(...places.map((x) => x.lo + (x.interpolate ? 1 : 0)));
+  const band = bandOf(a, first, last);
+  if (!band) return ps.map((p) => quantileInPlace(a, p));
+  return places.map((place) => selected(band.values, band.below, place));
 }
 
 /** Quantile p (clamped to [0, 1]) of the finite values, interpolated (R's type 7); undefined if there are none. */

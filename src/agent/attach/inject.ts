@@ -9,13 +9,13 @@
  * Either way this only *schedules* the code; the caller then waits for the agent's hello on its socket, and an
  * interpreter stuck in a long C call simply answers later (or never) — nothing here waits on the target or kills it.
  */
-import { spawn } from "node:child_process";
 import { existsSync, lchownSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolveCommand } from "../../system/launch.js";
 import { agentDir } from "../inject.js";
 import { REMOTE_EXEC_VERSION, versionAtLeast } from "./interpreter.js";
+import { runHelper } from "./run-helper.js";
 
 export type InjectMethod = "gdb" | "gdb-blocked" | "remote_exec";
 /**
@@ -109,44 +109,6 @@ export function injectedCode(o: {
     );
   } else lines.push("    pass");
   return lines.join("\n") + "\n";
-}
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-}
-
-/**
- * Runs a helper (gdb, or the target's python) in its own process group, so that a Ctrl-C meant for memleak never
- * reaches a debugger in the middle of an inferior call. On timeout it is interrupted (gdb then unwinds the call and
- * detaches: `set unwindonsignal on`), and killed only if it does not end after that.
- */
-function runHelper(file: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Ran> {
-  return new Promise((resolve) => {
-    const child = spawn(file, args, { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
-    let stdout = "";
-    let stderr = "";
-    let timedOut = false;
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout = (stdout + d).slice(-16_384)));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr = (stderr + d).slice(-16_384)));
-    const interrupt = setTimeout(() => {
-      timedOut = true;
-      child.kill("SIGINT");
-    }, timeoutMs);
-    const kill = setTimeout(() => child.kill("SIGKILL"), timeoutMs + 5000);
-    child.once("error", (err) => {
-      clearTimeout(interrupt);
-      clearTimeout(kill);
-      resolve({ code: 127, stdout, stderr: err.message, timedOut });
-    });
-    child.once("close", (code) => {
-      clearTimeout(interrupt);
-      clearTimeout(kill);
-      resolve({ code, stdout, stderr, timedOut });
-    });
-  });
 }
 
 /** gdb's complaint, in the words a user can act on. */

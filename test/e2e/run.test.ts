@@ -42,32 +42,6 @@ describe.skipIf(!OWN_MEMORY_CGROUP.ok)(
   `memleak run on real scenarios${skipNote(OWN_MEMORY_CGROUP)}`,
   { concurrent: true },
   () => {
-    // The two 40 s runs first: vitest gives its 5 slots in about the order tests are declared, and the longest begun
-    // first leave the short ones to fill the slots at the end.
-    it("a 1.5 MB/s leak under ±100 MB swings every 2.5 s is a leak within 40 s at the default interval", async () => {
-      const r = await memleak(["run", "--json", "--", "python3", "fixtures/scenarios/swing_leak.py", "40"]);
-      const doc = JSON.parse(r.stdout) as VerdictDocument;
-      const detail = JSON.stringify(
-        doc.findings.map((f) => [f.kind, f.summary, f.evidence.pValue]),
-        null,
-        1,
-      );
-      expect(doc.verdict, detail).toMatchObject({ kind: "leak", pid: doc.target.pid, metric: "anon" });
-      expect(doc.verdict.rate!.bytesPerSecond / (1.5 * 2 ** 20), detail).toBeGreaterThan(0.7);
-      expect(doc.verdict.rate!.bytesPerSecond / (1.5 * 2 ** 20), detail).toBeLessThan(1.3);
-    });
-
-    it("the same swings with nothing kept are stable: no leak, no plateau, no step", async () => {
-      const r = await memleak(["run", "--json", "--", "python3", "fixtures/scenarios/swing_steady.py", "40"]);
-      const doc = JSON.parse(r.stdout) as VerdictDocument;
-      const processes = doc.findings.filter((f) => f.subject.type === "process");
-      expect(
-        processes.map((f) => f.kind),
-        JSON.stringify(processes.map((f) => f.summary)),
-      ).toEqual(["stable"]);
-      expect(doc.findings.filter((f) => f.kind === "leak")).toEqual([]);
-    });
-
     it("a leaking script with --fail-on leak exits 1 and names the leaking process", async () => {
       const { code, doc, stderr } = await runJson("leak_main", ["--fail-on", "leak"]);
       expect(code).toBe(1);
@@ -437,3 +411,37 @@ describe("memleak run: exit codes, signals, recordings, clean-up", () => {
     expect(doc.target.cgroup).toMatchObject({ isolated: false });
   });
 });
+
+// The two 40 s swing runs by themselves, after everything else here: their verdicts rest on ±100 MB swings every 2.5 s,
+// and beside the scenario runs above (400 MB loads read from disk, PyTorch imports) the swings blurred: the 1.5 MB/s
+// leak under them was judged stable in a full suite on an idle machine (2026-11-26), while alone it was a leak at
+// 0.94× its rate every time. Together they still take one 40 s slot, not two (the file: 80 → 104 s).
+describe.skipIf(!OWN_MEMORY_CGROUP.ok)(
+  `memleak run under big swings, by themselves${skipNote(OWN_MEMORY_CGROUP)}`,
+  { concurrent: true },
+  () => {
+    it("a 1.5 MB/s leak under ±100 MB swings every 2.5 s is a leak within 40 s at the default interval", async () => {
+      const r = await memleak(["run", "--json", "--", "python3", "fixtures/scenarios/swing_leak.py", "40"]);
+      const doc = JSON.parse(r.stdout) as VerdictDocument;
+      const detail = JSON.stringify(
+        doc.findings.map((f) => [f.kind, f.summary, f.evidence.pValue]),
+        null,
+        1,
+      );
+      expect(doc.verdict, detail).toMatchObject({ kind: "leak", pid: doc.target.pid, metric: "anon" });
+      expect(doc.verdict.rate!.bytesPerSecond / (1.5 * 2 ** 20), detail).toBeGreaterThan(0.7);
+      expect(doc.verdict.rate!.bytesPerSecond / (1.5 * 2 ** 20), detail).toBeLessThan(1.3);
+    });
+
+    it("the same swings with nothing kept are stable: no leak, no plateau, no step", async () => {
+      const r = await memleak(["run", "--json", "--", "python3", "fixtures/scenarios/swing_steady.py", "40"]);
+      const doc = JSON.parse(r.stdout) as VerdictDocument;
+      const processes = doc.findings.filter((f) => f.subject.type === "process");
+      expect(
+        processes.map((f) => f.kind),
+        JSON.stringify(processes.map((f) => f.summary)),
+      ).toEqual(["stable"]);
+      expect(doc.findings.filter((f) => f.kind === "leak")).toEqual([]);
+    });
+  },
+);

@@ -551,9 +551,19 @@ def _census_walk(interval, force):
     if shared and _census["scope"] == "heap":
         # It forked after the walks started over the whole heap (a DataLoader starts its workers at the first batch,
         # after the program has run a while): a walk of the whole heap would now copy every page it shares with them.
-        # It walks narrowly from here on, and stays narrow once they are gone (another switch, another series).
+        # Once the sharing is seen at two walks in a row it walks narrowly from then on, and stays narrow once they are
+        # gone (another switch, another series). One walk is only skipped: a subprocess shares every page for the
+        # moment between its fork and its exec (ctypes.util.find_library runs one), and switching then lost the
+        # tensor census of a training loop for good (torch_losses_leak's graphs read as the native heap).
+        _census["sharedWalks"] = _census.get("sharedWalks", 0) + 1
+        if _census["sharedWalks"] < 2:
+            _census["last"] = now
+            _census["cached"] = {"skipped": 1, "why": "shares pages with forked relatives"}
+            return _census["cached"]
         _census["scope"] = "near globals"
         _census["rebase"] = True
+    elif not shared:
+        _census["sharedWalks"] = 0
     near = _census["scope"] == "near globals"
     torch = sys.modules.get("torch")
     tensor_type = getattr(torch, "Tensor", None) if torch is not None and not near else None

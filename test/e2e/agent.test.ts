@@ -47,7 +47,9 @@ describe.concurrent("agent: fragmentation vs leak", () => {
   });
 
   it("losses.append(loss) in a real PyTorch training loop is a leak in PyTorch's autograd graphs", async () => {
-    const { doc } = await run("torch_losses_leak");
+    // 30 s: the layer is the graphs' growth between two census walks with torch loaded, and a walk of this heap
+    // (~180,000 containers) costs ~85 ms, which spaces the walks 17 s apart (0.5% of a core): in 20 s there was one.
+    const { doc } = await run("torch_losses_leak", [], "30");
     expect(doc.verdict).toMatchObject({ kind: "leak", subject: { isRoot: true } });
     expect(doc.verdict.evidence.layer).toBe("PyTorch autograd graphs");
   });

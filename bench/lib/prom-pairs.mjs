@@ -5,25 +5,14 @@
  * to a floor measured beside it on the same load. CPU is the child's utime + stime (/usr/bin/time -v). Each build's
  * JSON output is written to OUT_DIR (default /tmp) as prom-<i>.json, for a byte comparison of the verdicts.
  */
-import { createServer } from "node:http";
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { fleetAnswer } from "../sections/prometheus.mjs";
+import { serveFleet } from "../sections/prometheus.mjs";
 import { exec, median } from "./util.mjs";
 
 const [rounds = "3", ...bins] = process.argv.slice(2);
 const outDir = process.env.OUT_DIR ?? "/tmp/h-prom";
-const body = fleetAnswer();
-const server = createServer((req, res) => {
-  req.resume();
-  req.on("end", () => {
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(body);
-  });
-});
-await new Promise((r) => server.listen(0, "127.0.0.1", r));
-const base = `http://127.0.0.1:${server.address().port}`;
-const floorScript = `const r = await fetch(${JSON.stringify(base + "/api/v1/query_range")}, { method: "POST", body: "query=x" }); const d = JSON.parse(await r.text()); console.log(d.data.result.length);`;
+const { server, base, floorScript } = await serveFleet();
 
 const cpuOf = (stderr) =>
   Number(/User time \(seconds\): ([\d.]+)/.exec(stderr)?.[1]) +

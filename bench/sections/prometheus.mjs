@@ -135,7 +135,11 @@ function timeV(stderr) {
   };
 }
 
-async function importOf(repeats, log) {
+/**
+ * Serves the fleet's answer on 127.0.0.1 for `analyze --prometheus`, with the floor it is measured against: a Node
+ * script that fetches the same answer and JSON.parses it (§i, and bench/lib/prom-pairs.mjs).
+ */
+export async function serveFleet() {
   const body = fleetAnswer();
   const server = createServer((req, res) => {
     req.resume();
@@ -146,8 +150,13 @@ async function importOf(repeats, log) {
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   const base = `http://127.0.0.1:${server.address().port}`;
+  const floorScript = `const r = await fetch(${JSON.stringify(base + "/api/v1/query_range")}, { method: "POST", body: "query=x" }); const d = JSON.parse(await r.text()); console.log(d.data.result.length);`;
+  return { server, base, floorScript };
+}
+
+async function importOf(repeats, log) {
+  const { server, base, floorScript } = await serveFleet();
   try {
-    const floorScript = `const r = await fetch(${JSON.stringify(base + "/api/v1/query_range")}, { method: "POST", body: "query=x" }); const d = JSON.parse(await r.text()); console.log(d.data.result.length);`;
     const runs = { analyze: [], floor: [] };
     let verdicts;
     for (let i = 0; i < repeats; i++) {

@@ -31,8 +31,16 @@ except Exception:  # tracing must never stop the program from starting
 
 try:
     if os.environ.get("MEMLEAK_AGENT_SOCKET"):
-        import memleak_agent
+        import memleak_code
 
+        # The agent's code compiled once per run, in memleak's private directory (its socket's), and shared by every
+        # Python process the run starts (memleak_code.py says what compiling it in each one cost).
+        memleak_agent = memleak_code.load(
+            "memleak_agent",
+            os.path.join(os.path.dirname(os.path.abspath(__file__)), "memleak_agent.py"),
+            os.path.dirname(os.environ["MEMLEAK_AGENT_SOCKET"]),
+            trim_after_compile=True,
+        )
         memleak_agent.start()
 except Exception:  # the agent must never stop the program from starting
     pass

@@ -1,0 +1,82 @@
+"""How memleak's agent module is loaded into a target: from code compiled once per memleak and shared, not compiled from
+its source in every process. Used by sitecustomize.py (`run`) and memleak_attach.py (`watch`).
+
+Compiling memleak_agent.py (60 KB) leaves ~3.6 MiB of the compiler's freed memory resident in the process (RssAnon;
+loading the compiled code instead: ~0.6 MiB), and every page of it is walked again by each smaps_rollup memleak reads
+of that process, and by the rollups of every worker forked from it. Python's own bytecode cache does not help where
+users are: PYTHONDONTWRITEBYTECODE=1 is set in most Python container images, and a global install's directory is not
+the user's to write. So the first process compiles the agent and leaves the code in memleak's private directory (its
+socket's, 0700, removed with it) under the interpreter's bytecode magic number and the source's size and mtime; the
+others load it. Another Python version, or another source, compiles its own."""
+import os
+import sys
+
+
+def _compiled(path, cache_dir):
+    """(code, compiled here?) of the source at `path`, from `cache_dir` when a process of the same Python put it there.
+    Where nothing can be cached (no directory, one the process may not write), it is compiled as Python would."""
+    import importlib.util
+    import marshal
+
+    with open(path, "rb") as f:
+        source = f.read()
+    st = os.stat(path)
+    key = b"%s %d %d\n" % (importlib.util.MAGIC_NUMBER.hex().encode(), st.st_size, st.st_mtime_ns)
+    name = os.path.splitext(os.path.basename(path))[0]
+    cached = os.path.join(cache_dir, "%s-%s.code" % (name, importlib.util.MAGIC_NUMBER.hex())) if cache_dir else None
+    if cached:
+        try:
+            fd = os.open(cached, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as f:
+                data = f.read()
+            if data.startswith(key):
+                return marshal.loads(data[len(key) :]), False
+        except (OSError, ValueError, EOFError, TypeError):
+            pass
+    code = compile(source, path, "exec")
+    if cached:
+        tmp = "%s.%d.tmp" % (cached, os.getpid())
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(key + marshal.dumps(code))
+            os.replace(tmp, cached)  # whole or not at all: another process may be reading it
+        except OSError:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+    return code, True
+
+
+def _give_back_compiler_memory():
+    """glibc keeps the compiler's freed blocks in its heap; malloc_trim returns the free pages to the kernel (~2 of the
+    3.6 MiB, in under a millisecond). Only called at start-up under `run`, before the program's own code has run, so
+    it changes nothing the program did."""
+    try:
+        import ctypes
+
+        trim = getattr(ctypes.CDLL(None), "malloc_trim", None)
+        if trim is not None:
+            trim(0)
+    except Exception:  # not glibc, or no ctypes: the memory stays, nothing else changes
+        pass
+
+
+def load(name, path, cache_dir, trim_after_compile=False):
+    """The module at `path`, registered as sys.modules[name] (as an import would), its code from the shared cache."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    code, compiled_here = _compiled(path, cache_dir)
+    sys.modules[name] = module
+    try:
+        exec(code, module.__dict__)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    del code
+    if compiled_here and trim_after_compile:
+        _give_back_compiler_memory()
+    return module

@@ -6,6 +6,7 @@
  * worker, libuv's and V8's helpers) and of each tree's Python processes (the agents' own cost: the trees otherwise
  * sleep, so a tree watched without the agent costs ~0).
  * Usage as a script: node bench/sections/defaults.mjs [PROCESSES=64] [MINUTES=3] [HZ=1]
+ * (MEMLEAK_BENCH_AB=PATH/bin/memleak.js adds that checkout's `run` beside ours: an A/B in one run.)
  */
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -143,6 +144,26 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
       ]),
       treeRoot: false,
     };
+    // MEMLEAK_BENCH_AB=/other/checkout/bin/memleak.js: that memleak's `run` as well (another commit, built), on a tree
+    // of its own, so that an A/B of a change shares this run's machine and noise.
+    const other = process.env.MEMLEAK_BENCH_AB;
+    if (other) {
+      watchers["run (A/B other)"] = {
+        ...start([
+          "node",
+          ...nodeArgs("run-other"),
+          other,
+          "run",
+          ...common,
+          "--",
+          SYSTEM_PYTHON,
+          "bench/py/small_tree.py",
+          workers,
+          "8",
+        ]),
+        treeRoot: false,
+      };
+    }
     watchers.psutil = {
       ...start([SYSTEM_PYTHON, "bench/py/psutil_cost.py", String(treeBare.pid), String(hz), String(seconds)]),
     };

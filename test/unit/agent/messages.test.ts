@@ -27,6 +27,21 @@ describe("agent messages", () => {
     });
   });
 
+  it("a group's fields: all of 40 kept, the first 40 of 41, names that are not plain words dropped", () => {
+    const fields = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, i]));
+    const data = (line: string) => (parseAgentMessage(line) as { data: Record<string, unknown> }).data;
+    expect(data(JSON.stringify({ type: "report", pid: 1, py: fields(40) })).py).toEqual(fields(40));
+    expect(data(JSON.stringify({ type: "report", pid: 1, py: fields(41) })).py).toEqual(fields(40));
+    const odd = data(
+      '{"type":"report","pid":1,"py":{"__proto__":1,"bad-name":2,"ok":3},"malloc":{"allocator":"' +
+        "x".repeat(201) +
+        '","inUse":4}}',
+    );
+    expect(odd.py).toEqual({ ok: 3 });
+    expect(Object.getPrototypeOf(odd.py)).toBe(Object.prototype);
+    expect(odd.malloc).toEqual({ inUse: 4 });
+  });
+
   it.each([
     "not json",
     '{"type":"report"}',

@@ -45,6 +45,52 @@ describe("series stay bounded over a long watch", () => {
   });
 });
 
+describe("the agents' reports, as columns", () => {
+  it("each number (and, one level down, each text) by its flattened name; what is not a finite number or a nested text is left out", () => {
+    const b = new SeriesBuilder();
+    const proc = (pid: number) => ({ pid, ppid: 1, starttime: pid, comm: "python3", anon: 10 * MiB });
+    const report = (i: number) => ({
+      threads: 2,
+      traced: i % 2 === 0, // a flag: 1 or 0
+      label: "top-level text is not kept",
+      list: [1, 2],
+      gone: null,
+      py: { allocatedBlocks: 100 + i, bad: Number.NaN, deep: { x: 1 }, on: false },
+      malloc: { inUse: 1000 * i, allocator: i < 2 ? "glibc" : "jemalloc" },
+      // A field that appears only from the third report on gets its column then.
+      ...(i >= 2 && { census: { containerItems: i } }),
+    });
+    for (let i = 0; i < 4; i++) {
+      b.add({
+        t: i * 1000,
+        processes: [proc(7), proc(8)],
+        // 8 reports nothing; 9 is no process of the sample.
+        agent: { "7": report(i), "9": { threads: 5 } },
+      });
+    }
+    const ps7 = [...b.set.processes.values()].find((p) => p.pid === 7)!;
+    const ps8 = [...b.set.processes.values()].find((p) => p.pid === 8)!;
+    expect(Object.keys(ps7.agent)).toEqual([
+      "threads",
+      "traced",
+      "py.allocatedBlocks",
+      "py.on",
+      "malloc.inUse",
+      "census.containerItems",
+    ]);
+    expect(ps7.agent["traced"]!.ys).toEqual([1, 0, 1, 0]);
+    expect(ps7.agent["py.allocatedBlocks"]!.ys).toEqual([100, 101, 102, 103]);
+    expect(ps7.agent["py.on"]!.ys).toEqual([0, 0, 0, 0]);
+    expect(ps7.agent["malloc.inUse"]!.xs).toEqual([0, 1, 2, 3]);
+    expect(ps7.agent["census.containerItems"]!.xs).toEqual([2, 3]);
+    expect(ps7.agentText).toEqual({ "malloc.allocator": "jemalloc" });
+    expect(ps7.firstReport).toBe(0);
+    expect(ps8.agent).toEqual({});
+    expect(ps8.firstReport).toBeUndefined();
+    expect(b.set.processes.size).toBe(2);
+  });
+});
+
 describe("the agents' last words", () => {
   it("are added to the process's agent columns after its last sample, and only to processes it knows", () => {
     const b = new SeriesBuilder();

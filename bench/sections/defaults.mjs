@@ -6,7 +6,8 @@
  * worker, libuv's and V8's helpers) and of each tree's Python processes (the agents' own cost: the trees otherwise
  * sleep, so a tree watched without the agent costs ~0).
  * Usage as a script: node bench/sections/defaults.mjs [PROCESSES=64] [MINUTES=3] [HZ=1]
- * (MEMLEAK_BENCH_AB=PATH/bin/memleak.js adds that checkout's `run` beside ours: an A/B in one run.)
+ * (MEMLEAK_BENCH_AB=PATH/bin/memleak.js adds that checkout's `run` beside ours: an A/B in one run; MEMLEAK_BENCH_MB=64
+ * makes each process own 64 MB instead of 8.)
  */
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -115,8 +116,11 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
   const seconds = minutes * 60;
   const interval = `${1 / hz}s`;
   const common = ["--interval", interval, "--duration", `${seconds}s`, "--json"];
-  const treeWatch = await startTree([workers, "8"], "bench/py/small_tree.py");
-  const treeBare = await startTree([workers, "8"], "bench/py/small_tree.py");
+  // MEMLEAK_BENCH_MB: each process's own memory (8 MB by default: the smallest process, where the agent's own pages
+  // weigh most in every smaps_rollup read).
+  const mb = process.env.MEMLEAK_BENCH_MB ?? "8";
+  const treeWatch = await startTree([workers, mb], "bench/py/small_tree.py");
+  const treeBare = await startTree([workers, mb], "bench/py/small_tree.py");
   const watchers = {};
   try {
     watchers["watch (default)"] = {
@@ -140,7 +144,7 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
         SYSTEM_PYTHON,
         "bench/py/small_tree.py",
         workers,
-        "8",
+        mb,
       ]),
       treeRoot: false,
     };
@@ -159,7 +163,7 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
           SYSTEM_PYTHON,
           "bench/py/small_tree.py",
           workers,
-          "8",
+          mb,
         ]),
         treeRoot: false,
       };

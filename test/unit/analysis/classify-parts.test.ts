@@ -110,3 +110,89 @@ describe("with no sample at all", () => {
     expect(j.target).toEqual({ pid: 100 });
   });
 });
+
+describe("a tree's or cgroup's leak names the processes that account for it", () => {
+  const run = (sc: SynthScenario) =>
+    judge({
+      set: buildSeries(synthesize(sc)),
+      options: { warmup: 0 },
+      cgroup: { path: "/r", version: 1 },
+      target: { pid: 100 },
+    });
+  const find = (j: ReturnType<typeof run>, type: string) => j.findings.find((x) => x.subject.type === type)!;
+  const root = { pid: 100, ppid: 1, anon: { shape: { kind: "stable" as const }, baseline: 260 * MB, noise: 0.1 * MB } };
+  const linearFrom = (level: number, perSecond: number, noise: number) => ({
+    shape: { kind: "linear" as const, bytesPerSecond: perSecond },
+    baseline: level,
+    noise,
+  });
+  /** A worker whose private pages grow 40 MiB over the run while its resident anon stays flat: copy-on-write. */
+  const copier = (pid: number) => ({
+    pid,
+    ppid: 100,
+    anon: { shape: { kind: "stable" as const }, baseline: 260 * MB, noise: 0.1 * MB },
+    uss: linearFrom(5 * MB, (40 * MB) / 270, 0.1 * MB),
+  });
+  /** Growth in the cgroup that no watched process shows (the synthetic cgroup does not charge the copied pages). */
+  const outsiders = (mb: number) => linearFrom(0, (mb * MB) / 270, 0.05 * MB);
+
+  it("processes that leak, every one of them, whatever else grows", () => {
+    const j = run({
+      seconds: 300,
+      processes: [
+        { pid: 100, ppid: 1, anon: linearFrom(50 * MB, 0, 0.5 * MB) },
+        { pid: 101, ppid: 100, anon: linearFrom(50 * MB, 0.5 * MB, 0.5 * MB) },
+        { pid: 102, ppid: 100, anon: linearFrom(50 * MB, 0.3 * MB, 0.5 * MB) },
+      ],
+    });
+    for (const type of ["tree", "cgroup"]) {
+      const f = find(j, type);
+      expect(f.kind).toBe("leak");
+      expect(f.summary).toMatchObject({ say: "reconcile.attributed", facts: { of: { say: `${type}.leak` } } });
+      expect(f.summary.facts).toEqual(expect.objectContaining({ pids: "101, 102" }));
+      expect(f.summary.facts).not.toHaveProperty("as");
+      expect(f.evidence.explainedByPids).toBe("101, 102");
+    }
+  });
+
+  it("with none leaking, processes of one other kind whose growth is a third of it or more, and that kind", () => {
+    // The cgroup grows ~210 MiB, the two copiers' USS 84 MiB: over a third, under the half that would make it cow.
+    const cg = find(
+      run({ seconds: 300, processes: [root, copier(101), copier(102)], outsiders: outsiders(200) }),
+      "cgroup",
+    );
+    expect(cg.kind).toBe("leak");
+    expect(cg.summary).toMatchObject({
+      say: "reconcile.attributed",
+      facts: { of: { say: "cgroup.leak" }, pids: "101, 102", as: "cow" },
+    });
+    expect(cg.evidence.explainedByPids).toBe("101, 102");
+  });
+
+  it("…and no kind when they are of several", () => {
+    // A third worker that filled 30 MiB and levelled off (a plateau): 111 MiB of the cgroup's ~290 MiB.
+    const filler = {
+      pid: 103,
+      ppid: 100,
+      anon: {
+        shape: { kind: "fill" as const, bytesPerSecond: (30 * MB) / 100, until: 100 },
+        baseline: 50 * MB,
+        noise: 0.1 * MB,
+      },
+    };
+    const j = run({ seconds: 300, processes: [root, copier(101), copier(102), filler], outsiders: outsiders(250) });
+    expect(find(j, "cgroup").summary).toMatchObject({ say: "reconcile.attributed", facts: { pids: "101, 102, 103" } });
+    expect(find(j, "cgroup").summary.facts).not.toHaveProperty("as");
+  });
+
+  it("…and nothing when their growth is under a third of it", () => {
+    // The cgroup grows ~262 MiB: a third is 87 MiB, more than the copiers' 84.
+    const cg = find(
+      run({ seconds: 300, processes: [root, copier(101), copier(102)], outsiders: outsiders(250) }),
+      "cgroup",
+    );
+    expect(cg.kind).toBe("leak");
+    expect(cg.summary.say).toBe("cgroup.leak");
+    expect(cg.evidence.explainedByPids).toBeUndefined();
+  });
+});

@@ -1,0 +1,233 @@
+/**
+ * How classify.ts reconciles the tree's and the cgroup's findings with the processes' (explainBacklogs, reconcile,
+ * markOutside), pinned by the facts each reconciled finding carries: the sentence it says and its numbers, the
+ * evidence it adds, whose advice it takes. rules/gc-backlog.test.ts, rules/tree.test.ts and watch-rules.test.ts judge
+ * the same cases by their kinds; these say what the finding is made of.
+ */
+import { describe, expect, it } from "vitest";
+import { judge } from "../../../src/analysis/classify.js";
+import type { JudgedFinding } from "../../../src/analysis/judgement.js";
+import { buildSeries } from "../../../src/series/series.js";
+import { synthesize, type SynthProcess, type SynthScenario } from "../../helpers/synthetic-samples.js";
+import { alone, flat, linear, MB, type Series } from "./rules/judge.js";
+import { gcNumbers } from "./rules/gc-numbers.js";
+
+function run(sc: SynthScenario, cgroup: { others?: number[]; othersAnonGrowth?: number } = {}) {
+  const j = judge({
+    set: buildSeries(synthesize(sc)),
+    options: { warmup: 0 },
+    cgroup: { path: "/r", version: 1, ...cgroup },
+    target: { pid: 100 },
+  });
+  const of = (type: string, pid?: number): JudgedFinding =>
+    j.findings.find((f) => f.subject.type === type && (pid === undefined || f.pid === pid))!;
+  return { j, of };
+}
+
+/** gc_sawtooth between full collections: 4 MiB teeth every 60 s on lows rising 12 KiB/s (rules/gc-backlog.test.ts). */
+const backlog: Series = {
+  shape: { kind: "sawtooth", period: 60, amplitude: 4 * MB, bytesPerSecond: 12 * 1024 },
+  baseline: 20 * MB,
+  noise: 0.2 * MB,
+};
+/** Up 8 MiB over 290 s and back down at the full collection at 290 s. */
+const ratchet: Series = {
+  shape: { kind: "sawtooth", period: 290, amplitude: 8 * MB, bytesPerSecond: 0 },
+  baseline: 20 * MB,
+  noise: 0.2 * MB,
+};
+
+describe("growth that a garbage backlog accounts for", () => {
+  it("is undecided while the process waits for a full collection: the cgroup's growth (its usage) and the pids", () => {
+    const { of } = run(alone({ anon: backlog, agent: gcNumbers({ gen1Every: 60 }) }));
+    const cg = of("cgroup");
+    expect(cg.kind).toBe("insufficient-data");
+    expect(cg.confidence).toBe(0);
+    expect(cg.summary).toEqual({
+      say: "reconcile.backlog-waiting",
+      facts: { subject: "cgroup", growth: cg.evidence.usageGrowth, pids: "100" },
+    });
+    // The cgroup's usage grew by more than the growth of the metric it was judged on.
+    expect(cg.evidence.usageGrowth).not.toBe(cg.evidence.growth);
+    expect(cg.evidence).toMatchObject({ gcBacklog: "waiting", explainedByPids: "100" });
+    expect(cg.evidence.settling).toBeUndefined();
+    // The process's advice (when its next full collection is due), not a generic one.
+    expect(of("process", 100).evidence.gcBacklog).toBe("waiting");
+    expect(cg.advice).toEqual(of("process", 100).advice);
+  });
+
+  it("…the tree's too, by its own growth, while a worker grows under the floor beside it", () => {
+    const { of } = run({
+      seconds: 300,
+      processes: [
+        { pid: 100, ppid: 1, anon: backlog, agent: gcNumbers({ gen1Every: 60 }) },
+        { pid: 200, ppid: 100, anon: linear(30 * MB, (1 * MB) / 300, 0.05 * MB) },
+      ],
+    });
+    const tree = of("tree");
+    expect(tree.kind).toBe("insufficient-data");
+    expect(tree.summary).toEqual({
+      say: "reconcile.backlog-waiting",
+      facts: { subject: "tree", growth: tree.evidence.growth, pids: "100" },
+    });
+  });
+
+  it("…but not when four such workers add more than the growth floor", () => {
+    const { of } = run({
+      seconds: 300,
+      processes: [
+        { pid: 100, ppid: 1, anon: backlog, agent: gcNumbers({ gen1Every: 60 }) },
+        ...[200, 201, 202, 203].map((pid) => ({ pid, ppid: 100, anon: linear(30 * MB, (1 * MB) / 300, 0.05 * MB) })),
+      ],
+    });
+    expect(of("tree").kind).toBe("leak");
+    expect(of("tree").summary.say).toBe("tree.leak");
+    expect(of("tree").evidence.gcBacklog).toBeUndefined();
+  });
+
+  it("is stable once a full collection gave it back, keeping the cgroup's confidence", () => {
+    // 303 s: the full collection at 290 s, 13 s before the end.
+    const { of } = run(alone({ anon: ratchet, agent: gcNumbers({ gen1Every: Infinity, fullAt: 290 }) }, 303));
+    const cg = of("cgroup");
+    expect(cg.kind).toBe("stable");
+    expect(cg.confidence).toBeGreaterThan(0.5);
+    expect(cg.summary).toEqual({
+      say: "reconcile.backlog-released",
+      facts: { subject: "cgroup", growth: cg.evidence.usageGrowth, pids: "100" },
+    });
+    expect(cg.evidence).toMatchObject({ gcBacklog: "released", explainedByPids: "100" });
+    expect(of("process", 100).evidence.gcBacklog).toBe("released");
+    expect(cg.advice).toEqual(of("process", 100).advice);
+  });
+});
+
+describe("growth that allocators still settling account for", () => {
+  /** Anon +18 MiB over 120 s under a live heap churning 300k blocks every 5 s on flat lows (several-causes.test.ts). */
+  const churning = alone(
+    {
+      anon: linear(30 * MB, (18 * MB) / 120, 0.3 * MB),
+      agent: (t) => ({
+        malloc: { inUse: 3 * MB, free: 2 * MB, arenas: 1 },
+        py: { allocatedBlocks: 70_000 + ((t % 5) / 5) * 300_000 },
+      }),
+    },
+    120,
+  );
+
+  it("is undecided, says so, and takes the settling process's advice", () => {
+    const { of } = run(churning);
+    const cg = of("cgroup");
+    expect(of("process", 100).evidence.settling).toBe(true);
+    expect(cg.kind).toBe("insufficient-data");
+    expect(cg.confidence).toBe(0);
+    expect(cg.summary).toEqual({
+      say: "reconcile.settling",
+      facts: { subject: "cgroup", growth: cg.evidence.usageGrowth, pids: "100" },
+    });
+    expect(cg.evidence).toMatchObject({ settling: true, explainedByPids: "100" });
+    expect(cg.evidence.gcBacklog).toBeUndefined();
+    expect(cg.advice).toEqual(of("process", 100).advice);
+  });
+});
+
+describe("a shared cgroup's growth that the watched tree does not account for", () => {
+  it("says how much it grew, how much the tree did, and who else is in it", () => {
+    const { j, of } = run(
+      { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(50 * MB) }], outsiders: linear(0, 1 * MB, 1 * MB) },
+      { others: [200, 201], othersAnonGrowth: 290 * MB },
+    );
+    const cg = of("cgroup");
+    expect(cg.kind).toBe("leak");
+    expect(cg.outsideWatchedTree).toBe(true);
+    expect(cg.evidence.outsideWatchedTree).toBe(true);
+    expect(cg.summary).toEqual({
+      say: "reconcile.outside",
+      facts: {
+        growth: cg.evidence.usageGrowth,
+        rate: cg.rate,
+        tree: cg.evidence.processesGrowth,
+        others: [200, 201],
+        othersAnonGrowth: 290 * MB,
+        artefact: undefined,
+      },
+    });
+    expect(j.verdict.subject.type).toBe("process");
+  });
+
+  it("an artefact keeps its kind and its own sentence after the outsiders'", () => {
+    const { of } = run(
+      { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(50 * MB) }], cache: linear(0, 1 * MB, 0.1 * MB) },
+      { others: [200] },
+    );
+    const cg = of("cgroup");
+    expect(cg.kind).toBe("cgroup-artefact");
+    expect(cg.outsideWatchedTree).toBe(true);
+    expect(cg.summary.say).toBe("reconcile.outside");
+    expect(cg.summary.facts).toMatchObject({ others: [200], artefact: { say: "cgroup.artefact" } });
+  });
+
+  it("no longer names the leaking process as its cause", () => {
+    // The pid leaks 0.3 MB/s, an outsider 0.7 MB/s: the tree accounts for ~27% of the cgroup's growth.
+    const leaking = (mb: number): Series => ({ shape: { kind: "linear", bytesPerSecond: mb * MB }, noise: 1 * MB });
+    const { j, of } = run(
+      { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: leaking(0.3) }], outsiders: leaking(0.7) },
+      {
+        others: [200],
+      },
+    );
+    expect(of("cgroup").outsideWatchedTree).toBe(true);
+    expect(of("cgroup").evidence.explainedByPids).toBeUndefined();
+    expect(j.verdict).toMatchObject({ kind: "leak", pid: 100 });
+  });
+});
+
+describe("growth that copy-on-write accounts for", () => {
+  /** A worker whose private pages grow 40 MiB over the run while its resident anon stays flat. */
+  const copier = (pid: number): SynthProcess => ({
+    pid,
+    ppid: 100,
+    anon: flat(260 * MB, 0.1 * MB),
+    uss: linear(5 * MB, (40 * MB) / 270, 0.1 * MB),
+  });
+  const root: SynthProcess = { pid: 100, ppid: 1, anon: flat(260 * MB, 0.1 * MB) };
+
+  it("is cow: the copiers, what they copied, and the first copier's advice", () => {
+    const { of } = run({ seconds: 300, processes: [root, copier(101), copier(102)] });
+    const tree = of("tree");
+    const copied = Number(of("process", 101).evidence.growth) + Number(of("process", 102).evidence.growth);
+    expect(tree.kind).toBe("cow");
+    expect(tree.summary).toEqual({
+      say: "reconcile.cow",
+      facts: { subject: "tree", growth: tree.evidence.growth, copiers: 2, copied },
+    });
+    expect(tree.evidence).toMatchObject({ copyOnWriteGrowth: Math.round(copied), copyOnWritePids: "101,102" });
+    expect(tree.advice).toEqual(of("process", 101).advice);
+    expect(tree.alsoFound).toBeUndefined();
+  });
+
+  it("beside a process's leak is listed under the leak, as the bounded part", () => {
+    const { of } = run({
+      seconds: 300,
+      processes: [
+        root,
+        copier(101),
+        copier(102),
+        { pid: 103, ppid: 100, anon: linear(100 * MB, (50 * MB) / 270, 0.1 * MB) },
+      ],
+    });
+    for (const type of ["tree", "cgroup"]) {
+      const f = of(type);
+      expect(f.kind).toBe("leak");
+      expect(f.summary.say).toBe("reconcile.attributed");
+      expect(f.alsoFound).toHaveLength(1);
+      const cow = f.alsoFound![0]!;
+      expect(cow.kind).toBe("cow");
+      expect(cow.summary).toMatchObject({
+        say: "reconcile.cow",
+        facts: { subject: type, copiers: 2, besideLeak: true },
+      });
+      expect(cow.evidence.copyOnWritePids).toBe("101,102");
+      expect(f.evidence.copyOnWritePids).toBeUndefined();
+    }
+  });
+});

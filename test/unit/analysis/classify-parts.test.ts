@@ -9,6 +9,7 @@ import { compareFindings, judge } from "../../../src/analysis/classify.js";
 import { buildSeries } from "../../../src/series/series.js";
 import type { Finding } from "../../../src/analysis/types.js";
 import { MB, synthesize, type SynthScenario } from "../../helpers/synthetic-samples.js";
+import { gpuReports } from "../../helpers/synthetic-gpu.js";
 
 type Ordered = Pick<Finding, "kind" | "subject" | "confidence" | "rate">;
 const process = { type: "process", pid: 1, starttime: 0, command: "x", ppid: 0, isRoot: true } as const;
@@ -87,6 +88,28 @@ describe("the window the judgement reports", () => {
     });
   });
 
+  it("reports the warm-up found on the root's memory, or the one given, to a tenth of a second", () => {
+    // A 200 MiB warm-up (time constant 10 s) before a 0.2 MB/s leak: classify.test.ts's "leak after a warm-up".
+    const warming: SynthScenario = {
+      seconds: 300,
+      noCgroup: true,
+      processes: [
+        {
+          pid: 100,
+          ppid: 1,
+          anon: {
+            shape: { kind: "linear", bytesPerSecond: 0.2 * MB },
+            noise: 3 * MB,
+            warmup: { level: 200 * MB, tau: 10 },
+          },
+        },
+      ],
+    };
+    expect(judged(warming).window.warmup).toBe(29.9);
+    const given = judge({ set: buildSeries(synthesize(alone)), options: { warmup: 12.34 }, target: { pid: 100 } });
+    expect(given.window.warmup).toBe(12.3);
+  });
+
   it("with one sample lasts 0 s at an interval of 0", () => {
     expect(judged({ ...alone, seconds: 1 }).window).toEqual({ start: 0, end: 0, warmup: 0, samples: 1, interval: 0 });
   });
@@ -111,88 +134,81 @@ describe("with no sample at all", () => {
   });
 });
 
-describe("a tree's or cgroup's leak names the processes that account for it", () => {
-  const run = (sc: SynthScenario) =>
-    judge({
-      set: buildSeries(synthesize(sc)),
-      options: { warmup: 0 },
-      cgroup: { path: "/r", version: 1 },
-      target: { pid: 100 },
-    });
-  const find = (j: ReturnType<typeof run>, type: string) => j.findings.find((x) => x.subject.type === type)!;
-  const root = { pid: 100, ppid: 1, anon: { shape: { kind: "stable" as const }, baseline: 260 * MB, noise: 0.1 * MB } };
-  const linearFrom = (level: number, perSecond: number, noise: number) => ({
+describe("the tree, and what judge adds to each finding", () => {
+  const linear = (perSecond: number) => ({
     shape: { kind: "linear" as const, bytesPerSecond: perSecond },
-    baseline: level,
-    noise,
+    baseline: 50 * MB,
+    noise: 0.1 * MB,
   });
-  /** A worker whose private pages grow 40 MiB over the run while its resident anon stays flat: copy-on-write. */
-  const copier = (pid: number) => ({
-    pid,
-    ppid: 100,
-    anon: { shape: { kind: "stable" as const }, baseline: 260 * MB, noise: 0.1 * MB },
-    uss: linearFrom(5 * MB, (40 * MB) / 270, 0.1 * MB),
-  });
-  /** Growth in the cgroup that no watched process shows (the synthetic cgroup does not charge the copied pages). */
-  const outsiders = (mb: number) => linearFrom(0, (mb * MB) / 270, 0.05 * MB);
 
-  it("processes that leak, every one of them, whatever else grows", () => {
-    const j = run({
-      seconds: 300,
+  it("a single process has no tree finding", () => {
+    expect(judged(alone).findings.map((f) => f.subject.type)).toEqual(["process"]);
+  });
+
+  it("a leak called early says what the early test cannot know, the process's and the tree's", () => {
+    // 15 s at 1 MB/s: too short for the shape rules, the early test calls it. The worker is too short to judge.
+    const j = judged({
+      seconds: 15,
+      noCgroup: true,
       processes: [
-        { pid: 100, ppid: 1, anon: linearFrom(50 * MB, 0, 0.5 * MB) },
-        { pid: 101, ppid: 100, anon: linearFrom(50 * MB, 0.5 * MB, 0.5 * MB) },
-        { pid: 102, ppid: 100, anon: linearFrom(50 * MB, 0.3 * MB, 0.5 * MB) },
+        { pid: 100, ppid: 1, anon: linear(1 * MB) },
+        { pid: 101, ppid: 100, anon: linear(1 * MB) },
       ],
     });
-    for (const type of ["tree", "cgroup"]) {
-      const f = find(j, type);
-      expect(f.kind).toBe("leak");
-      expect(f.summary).toMatchObject({ say: "reconcile.attributed", facts: { of: { say: `${type}.leak` } } });
-      expect(f.summary.facts).toEqual(expect.objectContaining({ pids: "101, 102" }));
-      expect(f.summary.facts).not.toHaveProperty("as");
-      expect(f.evidence.explainedByPids).toBe("101, 102");
-    }
+    const tree = j.findings.find((f) => f.subject.type === "tree")!;
+    expect(tree.kind).toBe("leak");
+    expect(tree.caveats.map((c) => c.say)).toEqual(["leak.early"]);
+    expect(j.findings.find((f) => f.pid === 100)!.caveats.map((c) => c.say)).toContain("leak.early");
+    // Process 101 lived the whole 15 s, too short for a finding of its own: counted on the tree.
+    expect(j.findings.some((f) => f.pid === 101)).toBe(false);
+    expect(tree.evidence.shortLivedProcesses).toBe(1);
   });
 
-  it("with none leaking, processes of one other kind whose growth is a third of it or more, and that kind", () => {
-    // The cgroup grows ~210 MiB, the two copiers' USS 84 MiB: over a third, under the half that would make it cow.
-    const cg = find(
-      run({ seconds: 300, processes: [root, copier(101), copier(102)], outsiders: outsiders(200) }),
-      "cgroup",
-    );
-    expect(cg.kind).toBe("leak");
-    expect(cg.summary).toMatchObject({
-      say: "reconcile.attributed",
-      facts: { of: { say: "cgroup.leak" }, pids: "101, 102", as: "cow" },
+  it("counts on the tree the processes dropped as short-lived, and none when there were none", () => {
+    const sc = (extra: SynthScenario["processes"]): SynthScenario => ({
+      seconds: 120,
+      noCgroup: true,
+      processes: [{ pid: 100, ppid: 1, anon: flat }, { pid: 104, ppid: 100, anon: flat }, ...extra],
     });
-    expect(cg.evidence.explainedByPids).toBe("101, 102");
+    const treeOf = (s: SynthScenario) => judged(s).findings.find((f) => f.subject.type === "tree")!;
+    // Seen 15 s, 12 s and 2 s: buildSeries drops all three (SeriesSet.shortLivedDropped).
+    const short = [
+      { pid: 101, ppid: 100, anon: flat, lives: [10, 25] as [number, number] },
+      { pid: 102, ppid: 100, anon: flat, lives: [10, 22] as [number, number] },
+      { pid: 103, ppid: 100, anon: flat, lives: [30, 32] as [number, number] },
+    ];
+    expect(treeOf(sc(short)).evidence.shortLivedProcesses).toBe(3);
+    expect(treeOf(sc([])).evidence).not.toHaveProperty("shortLivedProcesses");
   });
 
-  it("…and no kind when they are of several", () => {
-    // A third worker that filled 30 MiB and levelled off (a plateau): 111 MiB of the cgroup's ~290 MiB.
-    const filler = {
-      pid: 103,
-      ppid: 100,
-      anon: {
-        shape: { kind: "fill" as const, bytesPerSecond: (30 * MB) / 100, until: 100 },
-        baseline: 50 * MB,
-        noise: 0.1 * MB,
+  it("GPU findings join the host's, named by the same command, and head the verdict when they are the most serious", () => {
+    const j = judged(
+      {
+        seconds: 120,
+        noCgroup: true,
+        processes: [
+          {
+            pid: 100,
+            ppid: 1,
+            anon: flat,
+            agent: gpuReports(
+              {
+                0: {
+                  allocated: { shape: { kind: "linear", bytesPerSecond: 2 * MB }, baseline: 1024 * MB, noise: 1 * MB },
+                },
+              },
+              120,
+            ),
+          },
+        ],
       },
-    };
-    const j = run({ seconds: 300, processes: [root, copier(101), copier(102), filler], outsiders: outsiders(250) });
-    expect(find(j, "cgroup").summary).toMatchObject({ say: "reconcile.attributed", facts: { pids: "101, 102, 103" } });
-    expect(find(j, "cgroup").summary.facts).not.toHaveProperty("as");
-  });
-
-  it("…and nothing when their growth is under a third of it", () => {
-    // The cgroup grows ~262 MiB: a third is 87 MiB, more than the copiers' 84.
-    const cg = find(
-      run({ seconds: 300, processes: [root, copier(101), copier(102)], outsiders: outsiders(250) }),
-      "cgroup",
+      new Map([[100, ["/bin/train", "x"]]]),
     );
-    expect(cg.kind).toBe("leak");
-    expect(cg.summary.say).toBe("cgroup.leak");
-    expect(cg.evidence.explainedByPids).toBeUndefined();
+    expect(j.findings.map((f) => [f.subject.type, f.kind])).toEqual([
+      ["gpu", "leak"],
+      ["process", "stable"],
+    ]);
+    expect(j.verdict).toBe(j.findings[0]);
+    expect(j.verdict.subject).toMatchObject({ type: "gpu", command: "train x" });
   });
 });

@@ -9,7 +9,7 @@ import { judge } from "../../../src/analysis/classify.js";
 import type { JudgedFinding } from "../../../src/analysis/judgement.js";
 import { buildSeries } from "../../../src/series/series.js";
 import { synthesize, type SynthProcess, type SynthScenario } from "../../helpers/synthetic-samples.js";
-import { alone, flat, linear, MB, type Series } from "./rules/judge.js";
+import { alone, fill, flat, linear, MB, type Series } from "./rules/judge.js";
 import { gcNumbers } from "./rules/gc-numbers.js";
 
 function run(sc: SynthScenario, cgroup: { others?: number[]; othersAnonGrowth?: number } = {}) {
@@ -181,6 +181,33 @@ describe("a shared cgroup's growth that the watched tree does not account for", 
   });
 });
 
+describe("the processes outside the watched tree that share its cgroup", () => {
+  const sc: SynthScenario = {
+    seconds: 300,
+    processes: [{ pid: 100, ppid: 1, anon: flat(50 * MB) }],
+    outsiders: flat(50 * MB),
+  };
+
+  it("are a caveat and evidence of the cgroup's finding, their anon growth rounded to a byte", () => {
+    const cg = run(sc, { others: [200], othersAnonGrowth: 1000.6 }).of("cgroup");
+    expect(cg.kind).toBe("stable");
+    expect(cg.caveats).toEqual([{ say: "cgroup.others", facts: { others: [200] } }]);
+    expect(cg.evidence).toMatchObject({ otherProcessesInCgroup: 1, otherProcessesAnonGrowth: 1001 });
+    // A cgroup that does not grow is nobody's doing.
+    expect(cg.outsideWatchedTree).toBeUndefined();
+  });
+
+  it("…without their growth when their /proc could not be read, and not at all when there are none", () => {
+    const unread = run(sc, { others: [200] }).of("cgroup");
+    expect(unread.evidence.otherProcessesInCgroup).toBe(1);
+    expect(unread.evidence).not.toHaveProperty("otherProcessesAnonGrowth");
+    const none = run(sc, { others: [], othersAnonGrowth: 1000.6 }).of("cgroup");
+    expect(none.caveats).toEqual([]);
+    expect(none.evidence).not.toHaveProperty("otherProcessesInCgroup");
+    expect(none.evidence).not.toHaveProperty("otherProcessesAnonGrowth");
+  });
+});
+
 describe("growth that copy-on-write accounts for", () => {
   /** A worker whose private pages grow 40 MiB over the run while its resident anon stays flat. */
   const copier = (pid: number): SynthProcess => ({
@@ -203,6 +230,24 @@ describe("growth that copy-on-write accounts for", () => {
     expect(tree.evidence).toMatchObject({ copyOnWriteGrowth: Math.round(copied), copyOnWritePids: "101,102" });
     expect(tree.advice).toEqual(of("process", 101).advice);
     expect(tree.alsoFound).toBeUndefined();
+  });
+
+  it("is cow when the tree levelled off too (a plateau)", () => {
+    const filler = (pid: number): SynthProcess => ({ ...copier(pid), uss: fill(5 * MB, 40 * MB, 200) });
+    const { of } = run({ seconds: 300, processes: [root, filler(101), filler(102)] });
+    expect(of("tree").kind).toBe("cow");
+    expect(of("tree").summary.say).toBe("reconcile.cow");
+  });
+
+  it("counts only the copiers alive when the run's last level was read", () => {
+    // 102 exits at 150 s (what it copied is freed then), or at 295 s, within the last tenth of the run.
+    const until = (end: number) => ({ ...copier(102), lives: [0, end] as [number, number] });
+    expect(run({ seconds: 300, processes: [root, copier(101), until(150)] }).of("tree").evidence.copyOnWritePids).toBe(
+      "101",
+    );
+    expect(run({ seconds: 300, processes: [root, copier(101), until(295)] }).of("tree").evidence.copyOnWritePids).toBe(
+      "101,102",
+    );
   });
 
   it("beside a process's leak is listed under the leak, as the bounded part", () => {
@@ -229,5 +274,85 @@ describe("growth that copy-on-write accounts for", () => {
       expect(cow.evidence.copyOnWritePids).toBe("101,102");
       expect(f.evidence.copyOnWritePids).toBeUndefined();
     }
+  });
+});
+
+describe("a tree's or cgroup's leak names the processes that account for it", () => {
+  const root = { pid: 100, ppid: 1, anon: { shape: { kind: "stable" as const }, baseline: 260 * MB, noise: 0.1 * MB } };
+  const linearFrom = (level: number, perSecond: number, noise: number) => ({
+    shape: { kind: "linear" as const, bytesPerSecond: perSecond },
+    baseline: level,
+    noise,
+  });
+  /** A worker whose private pages grow 40 MiB over the run while its resident anon stays flat: copy-on-write. */
+  const copier = (pid: number) => ({
+    pid,
+    ppid: 100,
+    anon: { shape: { kind: "stable" as const }, baseline: 260 * MB, noise: 0.1 * MB },
+    uss: linearFrom(5 * MB, (40 * MB) / 270, 0.1 * MB),
+  });
+  /** Growth in the cgroup that no watched process shows (the synthetic cgroup does not charge the copied pages). */
+  const outsiders = (mb: number) => linearFrom(0, (mb * MB) / 270, 0.05 * MB);
+
+  it("processes that leak, every one of them, whatever else grows", () => {
+    const { of } = run({
+      seconds: 300,
+      processes: [
+        { pid: 100, ppid: 1, anon: linearFrom(50 * MB, 0, 0.5 * MB) },
+        { pid: 101, ppid: 100, anon: linearFrom(50 * MB, 0.5 * MB, 0.5 * MB) },
+        { pid: 102, ppid: 100, anon: linearFrom(50 * MB, 0.3 * MB, 0.5 * MB) },
+      ],
+    });
+    for (const type of ["tree", "cgroup"]) {
+      const f = of(type);
+      expect(f.kind).toBe("leak");
+      expect(f.summary).toMatchObject({ say: "reconcile.attributed", facts: { of: { say: `${type}.leak` } } });
+      expect(f.summary.facts).toEqual(expect.objectContaining({ pids: "101, 102" }));
+      expect(f.summary.facts).not.toHaveProperty("as");
+      expect(f.evidence.explainedByPids).toBe("101, 102");
+    }
+  });
+
+  it("with none leaking, processes of one other kind whose growth is a third of it or more, and that kind", () => {
+    // The cgroup grows ~210 MiB, the two copiers' USS 84 MiB: over a third, under the half that would make it cow.
+    const cg = run({ seconds: 300, processes: [root, copier(101), copier(102)], outsiders: outsiders(200) }).of(
+      "cgroup",
+    );
+    expect(cg.kind).toBe("leak");
+    expect(cg.summary).toMatchObject({
+      say: "reconcile.attributed",
+      facts: { of: { say: "cgroup.leak" }, pids: "101, 102", as: "cow" },
+    });
+    expect(cg.evidence.explainedByPids).toBe("101, 102");
+  });
+
+  it("…and no kind when they are of several", () => {
+    // A third worker that filled 30 MiB and levelled off (a plateau): 111 MiB of the cgroup's ~290 MiB.
+    const filler = {
+      pid: 103,
+      ppid: 100,
+      anon: {
+        shape: { kind: "fill" as const, bytesPerSecond: (30 * MB) / 100, until: 100 },
+        baseline: 50 * MB,
+        noise: 0.1 * MB,
+      },
+    };
+    const { of } = run({
+      seconds: 300,
+      processes: [root, copier(101), copier(102), filler],
+      outsiders: outsiders(250),
+    });
+    expect(of("cgroup").summary).toMatchObject({ say: "reconcile.attributed", facts: { pids: "101, 102, 103" } });
+    expect(of("cgroup").summary.facts).not.toHaveProperty("as");
+  });
+
+  it("…and nothing when their growth is under a third of it", () => {
+    // The cgroup grows ~262 MiB: a third is 87 MiB, more than the copiers' 84.
+    const cg = run({ seconds: 300, processes: [root, copier(101), copier(102)], outsiders: outsiders(250) }).of(
+      "cgroup",
+    );
+    expect(cg.kind).toBe("leak");
+    expect(cg.summary.say).toBe("cgroup.leak");
+    expect(cg.evidence.explainedByPids).toBeUndefined();
   });
 });

@@ -89,6 +89,8 @@ describe("rateAfter", () => {
 
   it("a flat short window has no early rate; an empty or one-reading window lasts 0 s", () => {
     expect(rateAfter(line(15, 1, 100, 0, 3), 0)).toEqual({ kind: "too-short", readings: 15, seconds: 14, needs });
+    // From 3 s: the window's span is from its own first reading, 3 s, to its last, 14 s.
+    expect(rateAfter(line(15, 1, 100, 0, 3), 3)).toEqual({ kind: "too-short", readings: 12, seconds: 11, needs });
     expect(rateAfter(line(15, 1, 100, 0, 3), 14)).toEqual({ kind: "too-short", readings: 1, seconds: 0, needs });
     expect(rateAfter(line(15, 1, 100, 0, 3), 100)).toEqual({ kind: "too-short", readings: 0, seconds: 0, needs });
   });

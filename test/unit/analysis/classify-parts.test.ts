@@ -212,3 +212,63 @@ describe("the tree, and what judge adds to each finding", () => {
     expect(j.verdict.subject).toMatchObject({ type: "gpu", command: "train x" });
   });
 });
+
+describe("what every rule reads besides its own series", () => {
+  /** Flat at 50 MiB after a 200 MiB warm-up with a 10 s time constant. */
+  const warming = {
+    shape: { kind: "stable" as const },
+    baseline: 50 * MB,
+    noise: 0.5 * MB,
+    warmup: { level: 200 * MB, tau: 10 },
+  };
+  const pair = (root: SynthScenario["processes"][0]["anon"], child: SynthScenario["processes"][0]["anon"]) =>
+    judged({
+      seconds: 120,
+      noCgroup: true,
+      processes: [
+        { pid: 100, ppid: 1, anon: root },
+        { pid: 101, ppid: 100, anon: child },
+      ],
+    });
+
+  it("the warm-up is found on the root's memory, not a child's nor the tree's", () => {
+    expect(pair(flat, warming).window.warmup).toBe(0);
+    expect(pair(warming, flat).window.warmup).toBe(29.8);
+  });
+
+  it("…on its anonymous memory, not its resident memory, which counts file pages too", () => {
+    // The root's file pages warm up (a model read in), its anon does not.
+    const filePagesWarm = judged({
+      seconds: 120,
+      noCgroup: true,
+      processes: [{ pid: 100, ppid: 1, anon: flat, file: { ...warming, baseline: 30 * MB } }],
+    });
+    expect(filePagesWarm.window.warmup).toBe(0);
+  });
+
+  it("a process without the agent's numbers says why: none in the session, or it never reported while others did", () => {
+    const leaking = { shape: { kind: "linear" as const, bytesPerSecond: 1 * MB }, baseline: 50 * MB, noise: 0.1 * MB };
+    const run = (rootAgent: boolean) =>
+      judged({
+        seconds: 60,
+        noCgroup: true,
+        processes: [
+          {
+            pid: 100,
+            ppid: 1,
+            anon: flat,
+            ...(rootAgent && { agent: () => ({ malloc: { inUse: 40 * MB, free: 1 * MB, arenas: 1 } }) }),
+          },
+          { pid: 101, ppid: 100, anon: leaking },
+        ],
+      });
+    const why = (rootAgent: boolean) => {
+      const c = run(rootAgent)
+        .findings.find((f) => f.pid === 101)!
+        .caveats.find((x) => x.say === "agent.missing");
+      return c?.say === "agent.missing" ? c.facts.why : undefined;
+    };
+    expect(why(true)).toBe("it never reported");
+    expect(why(false)).toBe("no agent in this session");
+  });
+});

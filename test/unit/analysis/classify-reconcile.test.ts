@@ -85,6 +85,12 @@ describe("growth that a garbage backlog accounts for", () => {
     expect(of("tree").evidence.gcBacklog).toBeUndefined();
   });
 
+  it("is not a shared cgroup's: what the others add is no backlog of the watched tree's", () => {
+    const cg = run(alone({ anon: backlog, agent: gcNumbers({ gen1Every: 60 }) }), { others: [999] }).of("cgroup");
+    expect(cg.kind).toBe("leak");
+    expect(cg.evidence.gcBacklog).toBeUndefined();
+  });
+
   it("is stable once a full collection gave it back, keeping the cgroup's confidence", () => {
     // 303 s: the full collection at 290 s, 13 s before the end.
     const { of } = run(alone({ anon: ratchet, agent: gcNumbers({ gen1Every: Infinity, fullAt: 290 }) }, 303));
@@ -113,6 +119,12 @@ describe("growth that allocators still settling account for", () => {
     },
     120,
   );
+
+  it("is undecided in a shared cgroup too: the settling processes account for all of it", () => {
+    const cg = run(churning, { others: [999] }).of("cgroup");
+    expect(cg.kind).toBe("insufficient-data");
+    expect(cg.summary.say).toBe("reconcile.settling");
+  });
 
   it("is undecided, says so, and takes the settling process's advice", () => {
     const { of } = run(churning);
@@ -344,6 +356,41 @@ describe("a tree's or cgroup's leak names the processes that account for it", ()
     });
     expect(of("cgroup").summary).toMatchObject({ say: "reconcile.attributed", facts: { pids: "101, 102, 103" } });
     expect(of("cgroup").summary.facts).not.toHaveProperty("as");
+  });
+
+  it("…counting no stable process's growth", () => {
+    // Four workers each grow 1.8 MiB, under their own floor: stable. The cgroup grows ~259 MiB, a third 86.4 MiB:
+    // the copiers' 84 MiB fall short of it, and would not with the workers' 7.5 MiB.
+    const stable = [201, 202, 203, 204].map((pid) => ({
+      pid,
+      ppid: 100,
+      anon: linearFrom(50 * MB, (1.8 * MB) / 270, 0.05 * MB),
+    }));
+    const { of } = run({
+      seconds: 300,
+      processes: [root, copier(101), copier(102), ...stable],
+      outsiders: outsiders(240),
+    });
+    expect(of("process", 201).kind).toBe("stable");
+    expect(of("cgroup").summary.say).toBe("cgroup.leak");
+    expect(of("cgroup").evidence.explainedByPids).toBeUndefined();
+  });
+
+  it("not growth in shared memory (shmem), which is no process's own", () => {
+    const { of } = run({
+      seconds: 300,
+      processes: [
+        { pid: 100, ppid: 1, anon: linearFrom(50 * MB, 0, 0.5 * MB) },
+        { pid: 101, ppid: 100, anon: linearFrom(50 * MB, 0.1 * MB, 0.5 * MB) },
+      ],
+      shmem: linearFrom(0, 1 * MB, 0.05 * MB),
+    });
+    expect(of("process", 101).kind).toBe("leak");
+    const cg = of("cgroup");
+    expect(cg.evidence.growthIn).toBe("shmem");
+    expect(cg.kind).toBe("leak");
+    expect(cg.summary.say).toBe("cgroup.shmem");
+    expect(cg.evidence.explainedByPids).toBeUndefined();
   });
 
   it("…and nothing when their growth is under a third of it", () => {

@@ -166,6 +166,30 @@ describe("a shared cgroup's growth that the watched tree does not account for", 
     expect(j.verdict.subject.type).toBe("process");
   });
 
+  it("is the outsiders' when it goes on growing after the watched tree stopped, whatever the tree added before", () => {
+    // The pid fills 225 MiB in its first 150 s and stays; an outsider leaks 0.5 MiB/s throughout (watch-rules.test.ts).
+    const { j, of } = run(
+      {
+        seconds: 300,
+        processes: [
+          {
+            pid: 100,
+            ppid: 1,
+            anon: { shape: { kind: "fill", bytesPerSecond: 1.5 * MB, until: 150 }, noise: 0.5 * MB },
+          },
+        ],
+        outsiders: linear(0, 0.5 * MB, 1 * MB),
+      },
+      { others: [200] },
+    );
+    const cg = of("cgroup");
+    expect(of("process", 100).kind).toBe("plateau");
+    expect(cg.kind).toBe("leak");
+    expect(Number(cg.evidence.processesGrowth)).toBeGreaterThan(Number(cg.evidence.usageGrowth) / 3);
+    expect(cg.outsideWatchedTree).toBe(true);
+    expect(j.verdict.kind).toBe("plateau");
+  });
+
   it("an artefact keeps its kind and its own sentence after the outsiders'", () => {
     const { of } = run(
       { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(50 * MB) }], cache: linear(0, 1 * MB, 0.1 * MB) },

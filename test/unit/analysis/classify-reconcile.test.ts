@@ -51,8 +51,9 @@ describe("growth that a garbage backlog accounts for", () => {
     expect(cg.evidence.usageGrowth).not.toBe(cg.evidence.growth);
     expect(cg.evidence).toMatchObject({ gcBacklog: "waiting", explainedByPids: "100" });
     expect(cg.evidence.settling).toBeUndefined();
-    // The process's advice (when its next full collection is due), not a generic one.
+    // The process's advice (when its next full collection is due), not a generic one; its own finding is its own.
     expect(of("process", 100).evidence.gcBacklog).toBe("waiting");
+    expect(of("process", 100).summary.say).toBe("process.insufficient");
     expect(cg.advice).toEqual(of("process", 100).advice);
   });
 
@@ -70,6 +71,40 @@ describe("growth that a garbage backlog accounts for", () => {
       say: "reconcile.backlog-waiting",
       facts: { subject: "tree", growth: tree.evidence.growth, pids: "100" },
     });
+    // The advice of the process with the backlog, not of the worker listed before it.
+    expect(tree.advice).toEqual(of("process", 100).advice);
+    expect(tree.advice).not.toEqual(of("process", 200).advice);
+  });
+
+  it("…of every process with a backlog, named together", () => {
+    const both = [100, 101].map((pid) => ({
+      pid,
+      ppid: pid === 100 ? 1 : 100,
+      anon: backlog,
+      agent: gcNumbers({ gen1Every: 60 }),
+    }));
+    const { of } = run({ seconds: 300, processes: both });
+    for (const type of ["tree", "cgroup"]) {
+      expect(of(type).kind).toBe("insufficient-data");
+      expect(of(type).evidence.explainedByPids).toBe("100, 101");
+    }
+  });
+
+  it("…but not when a process leaks: that leak explains the growth", () => {
+    // A 300 MiB worker puts the tree's floor at ~6.4 MiB: the tree's 7.3 MiB less the backlog's 5.1 MiB is under it,
+    // yet process 102's 2.8 MiB leak (over its own 2 MiB floor) heads it.
+    const { of } = run({
+      seconds: 300,
+      processes: [
+        { pid: 100, ppid: 1, anon: backlog, agent: gcNumbers({ gen1Every: 60 }) },
+        { pid: 101, ppid: 100, anon: flat(300 * MB, 0.2 * MB) },
+        { pid: 102, ppid: 100, anon: linear(20 * MB, (3 * MB) / 300, 0.05 * MB) },
+      ],
+    });
+    expect(of("process", 102).kind).toBe("leak");
+    expect(of("tree").kind).toBe("leak");
+    expect(of("tree").summary).toMatchObject({ say: "reconcile.attributed", facts: { pids: "102" } });
+    expect(of("tree").evidence.gcBacklog).toBeUndefined();
   });
 
   it("…but not when four such workers add more than the growth floor", () => {
@@ -347,6 +382,19 @@ describe("a tree's or cgroup's leak names the processes that account for it", ()
       expect(f.summary.facts).not.toHaveProperty("as");
       expect(f.evidence.explainedByPids).toBe("101, 102");
     }
+    for (const pid of [101, 102]) expect(of("process", pid).summary.say).toBe("process.leak");
+  });
+
+  it("not a cgroup's artefact, which page cache explains, while a process leaks", () => {
+    const { of } = run({
+      seconds: 300,
+      processes: [{ pid: 100, ppid: 1, anon: linearFrom(50 * MB, 0.1 * MB, 0.2 * MB) }],
+      cache: linearFrom(0, 1 * MB, 0.1 * MB),
+    });
+    expect(of("process", 100).kind).toBe("leak");
+    expect(of("cgroup").kind).toBe("cgroup-artefact");
+    expect(of("cgroup").summary.say).toBe("cgroup.artefact");
+    expect(of("cgroup").evidence.explainedByPids).toBeUndefined();
   });
 
   it("with none leaking, processes of one other kind whose growth is a third of it or more, and that kind", () => {

@@ -272,3 +272,44 @@ describe("what every rule reads besides its own series", () => {
     expect(why(false)).toBe("no agent in this session");
   });
 });
+
+describe("copying needs a relative alive when the copier was last seen", () => {
+  // Process 101 copies 40 MiB of pages shared with a relative in its first 100 s (USS up, anon flat) and exits at
+  // 150 s; its parent (999) is not watched.
+  const worker = {
+    pid: 101,
+    ppid: 999,
+    anon: { shape: { kind: "stable" as const }, baseline: 260 * MB, noise: 0.1 * MB },
+    uss: {
+      shape: { kind: "fill" as const, bytesPerSecond: (40 * MB) / 100, until: 100 },
+      baseline: 5 * MB,
+      noise: 0.1 * MB,
+    },
+    lives: [0, 150] as [number, number],
+  };
+  const kindOf101 = (...others: SynthScenario["processes"]) =>
+    judged({
+      seconds: 300,
+      noCgroup: true,
+      processes: [{ pid: 100, ppid: 1, anon: flat }, worker, ...others],
+    }).findings.find((f) => f.pid === 101)!.kind;
+
+  it("a child of its own alive then: cow", () => {
+    expect(kindOf101({ pid: 102, ppid: 101, anon: flat, lives: [100, 300] })).toBe("cow");
+  });
+
+  it("a child seen only after it exited, or none, or itself as its own parent: not copying", () => {
+    expect(kindOf101({ pid: 102, ppid: 101, anon: flat, lives: [200, 300] })).toBe("stable");
+    expect(kindOf101()).toBe("stable");
+    expect(
+      judged({
+        seconds: 300,
+        noCgroup: true,
+        processes: [
+          { pid: 100, ppid: 1, anon: flat },
+          { ...worker, ppid: 101, lives: [0, 300] },
+        ],
+      }).findings.find((f) => f.pid === 101)!.kind,
+    ).toBe("stable");
+  });
+});

@@ -303,6 +303,29 @@ describe("growth that copy-on-write accounts for", () => {
     expect(tree.alsoFound).toBeUndefined();
   });
 
+  it("is cow when copiers each under the floor add up to it, with the tree's own advice", () => {
+    // Four 60 MiB workers each copy 7 MiB (under the 8 MiB floor: each stable); the tree grows ~27 MiB.
+    const small = (pid: number): SynthProcess => ({
+      pid,
+      ppid: 100,
+      anon: flat(60 * MB, 0.1 * MB),
+      uss: fill(5 * MB, 7 * MB, 200),
+    });
+    const { of } = run({ seconds: 300, processes: [root, small(101), small(102), small(103), small(104)] });
+    const tree = of("tree");
+    expect(of("process", 101).kind).toBe("stable");
+    expect(tree.kind).toBe("cow");
+    const facts = {
+      subject: "tree",
+      growth: tree.evidence.growth,
+      copiers: 4,
+      copied: tree.evidence.copyOnWriteGrowth,
+    };
+    expect(tree.summary).toEqual({ say: "reconcile.cow", facts });
+    expect(tree.advice).toEqual([{ say: "advice.cow-tree", facts }]);
+    expect(tree.evidence.copyOnWritePids).toBe("101,102,103,104");
+  });
+
   it("is cow when the tree levelled off too (a plateau)", () => {
     const filler = (pid: number): SynthProcess => ({ ...copier(pid), uss: fill(5 * MB, 40 * MB, 200) });
     const { of } = run({ seconds: 300, processes: [root, filler(101), filler(102)] });

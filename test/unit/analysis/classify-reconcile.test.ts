@@ -366,8 +366,15 @@ describe("growth that copy-on-write accounts for", () => {
         facts: { subject: type, copiers: 2, besideLeak: true },
       });
       expect(cow.evidence.copyOnWritePids).toBe("101,102");
+      // The growth the copying is set against: the cgroup's usage, the tree's own.
+      expect(cow.summary.facts).toMatchObject({
+        growth: type === "cgroup" ? f.evidence.usageGrowth : f.evidence.growth,
+      });
       expect(f.evidence.copyOnWritePids).toBeUndefined();
     }
+    // The leaking process keeps its finding: copying explains groups' growth, not a process's own.
+    expect(of("process", 103).summary.say).toBe("process.leak");
+    expect(of("process", 103).alsoFound).toBeUndefined();
   });
 });
 

@@ -181,6 +181,21 @@ describe("the tree, and what judge adds to each finding", () => {
     expect(treeOf(sc([])).evidence).not.toHaveProperty("shortLivedProcesses");
   });
 
+  it("a process seen 20 times over 4.75 s (at 4 Hz) is too short to judge, wherever in the run it was", () => {
+    const j = judged({
+      seconds: 120,
+      hz: 4,
+      noCgroup: true,
+      processes: [
+        { pid: 100, ppid: 1, anon: flat },
+        { pid: 104, ppid: 100, anon: flat },
+        { pid: 101, ppid: 100, anon: flat, lives: [100, 105] },
+      ],
+    });
+    expect(j.findings.some((f) => f.pid === 101)).toBe(false);
+    expect(j.findings.find((f) => f.subject.type === "tree")!.evidence.shortLivedProcesses).toBe(1);
+  });
+
   it("GPU findings join the host's, named by the same command, and head the verdict when they are the most serious", () => {
     const j = judged(
       {
@@ -296,6 +311,26 @@ describe("copying needs a relative alive when the copier was last seen", () => {
 
   it("a child of its own alive then: cow", () => {
     expect(kindOf101({ pid: 102, ppid: 101, anon: flat, lives: [100, 300] })).toBe("cow");
+  });
+
+  it("a child first seen at its very last sample: cow", () => {
+    expect(kindOf101({ pid: 102, ppid: 101, anon: flat, lives: [149, 300] })).toBe("cow");
+  });
+
+  it("a parent last seen one sampling interval before it, at 2 Hz: cow; two intervals before: not copying", () => {
+    // The grace is 1.5 intervals, 0.75 s at 2 Hz: the worker's last sample is at 299.5 s.
+    const at2Hz = (parentUntil: number) =>
+      judged({
+        seconds: 300,
+        hz: 2,
+        noCgroup: true,
+        processes: [
+          { pid: 100, ppid: 1, anon: flat, lives: [0, parentUntil] },
+          { ...worker, ppid: 100, lives: [0, 300] },
+        ],
+      }).findings.find((f) => f.pid === 101)!.kind;
+    expect(at2Hz(299.5)).toBe("cow");
+    expect(at2Hz(299)).toBe("stable");
   });
 
   it("a child seen only after it exited, or none, or itself as its own parent: not copying", () => {

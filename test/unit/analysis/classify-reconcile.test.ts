@@ -225,6 +225,20 @@ describe("a shared cgroup's growth that the watched tree does not account for", 
     expect(j.verdict.kind).toBe("plateau");
   });
 
+  it("is the cgroup's own while the watched tree grows and accounts for a third of it or more", () => {
+    // The pid leaks 0.45 MB/s, an outsider 0.55 MB/s: the tree (Σ PSS ≈ 0.9 × anon) accounts for ~40%.
+    const leaking = (mb: number): Series => ({ shape: { kind: "linear", bytesPerSecond: mb * MB }, noise: 1 * MB });
+    const { of } = run(
+      { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: leaking(0.45) }], outsiders: leaking(0.55) },
+      {
+        others: [200],
+      },
+    );
+    expect(of("cgroup").kind).toBe("leak");
+    expect(of("cgroup").outsideWatchedTree).toBeUndefined();
+    expect(of("cgroup").summary.say).toBe("reconcile.attributed");
+  });
+
   it("an artefact keeps its kind and its own sentence after the outsiders'", () => {
     const { of } = run(
       { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(50 * MB) }], cache: linear(0, 1 * MB, 0.1 * MB) },
@@ -340,6 +354,10 @@ describe("growth that copy-on-write accounts for", () => {
       "101",
     );
     expect(run({ seconds: 300, processes: [root, copier(101), until(295)] }).of("tree").evidence.copyOnWritePids).toBe(
+      "101,102",
+    );
+    // The last level is read from 270 s on (the last tenth), less 1.5 intervals: a copier last seen at 269 s counts.
+    expect(run({ seconds: 300, processes: [root, copier(101), until(270)] }).of("tree").evidence.copyOnWritePids).toBe(
       "101,102",
     );
   });

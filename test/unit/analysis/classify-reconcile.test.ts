@@ -60,9 +60,10 @@ describe("growth that a garbage backlog accounts for", () => {
   it("…the tree's too, by its own growth, while a worker grows under the floor beside it", () => {
     const { of } = run({
       seconds: 300,
+      // The worker first: its finding comes before the backlog process's.
       processes: [
-        { pid: 100, ppid: 1, anon: backlog, agent: gcNumbers({ gen1Every: 60 }) },
         { pid: 200, ppid: 100, anon: linear(30 * MB, (1 * MB) / 300, 0.05 * MB) },
+        { pid: 100, ppid: 1, anon: backlog, agent: gcNumbers({ gen1Every: 60 }) },
       ],
     });
     const tree = of("tree");

@@ -341,6 +341,18 @@ describe("growth that copy-on-write accounts for", () => {
     expect(tree.evidence.copyOnWritePids).toBe("101,102,103,104");
   });
 
+  it("leaves a stable cgroup stable, however little it grew beside the copying", () => {
+    // The synthetic cgroup is not charged the copied pages: it grows the outsiders' 1 MiB, under its floor.
+    const { of } = run({
+      seconds: 300,
+      processes: [root, copier(101), copier(102)],
+      outsiders: linear(0, (1 * MB) / 300, 0.01 * MB),
+    });
+    expect(of("tree").kind).toBe("cow");
+    expect(of("cgroup").kind).toBe("stable");
+    expect(Number(of("cgroup").evidence.growth)).toBeGreaterThan(0);
+  });
+
   it("is cow when the tree levelled off too (a plateau)", () => {
     const filler = (pid: number): SynthProcess => ({ ...copier(pid), uss: fill(5 * MB, 40 * MB, 200) });
     const { of } = run({ seconds: 300, processes: [root, filler(101), filler(102)] });

@@ -91,6 +91,25 @@ describe("growth that a garbage backlog accounts for", () => {
     }
   });
 
+  it("…undecided while any of them waits, though another's full collection gave its part back", () => {
+    // 303 s: process 100's full collection at 290 s released its 8 MiB; process 101 still waits for one.
+    const { of } = run({
+      seconds: 303,
+      processes: [
+        { pid: 100, ppid: 1, anon: ratchet, agent: gcNumbers({ gen1Every: Infinity, fullAt: 290 }) },
+        { pid: 101, ppid: 100, anon: backlog, agent: gcNumbers({ gen1Every: 60 }) },
+      ],
+    });
+    expect([of("process", 100).evidence.gcBacklog, of("process", 101).evidence.gcBacklog]).toEqual([
+      "released",
+      "waiting",
+    ]);
+    for (const type of ["tree", "cgroup"]) {
+      expect(of(type).kind).toBe("insufficient-data");
+      expect(of(type).evidence).toMatchObject({ gcBacklog: "waiting", explainedByPids: "100, 101" });
+    }
+  });
+
   it("…but not when a process leaks: that leak explains the growth", () => {
     // A 300 MiB worker puts the tree's floor at ~6.4 MiB: the tree's 7.3 MiB less the backlog's 5.1 MiB is under it,
     // yet process 102's 2.8 MiB leak (over its own 2 MiB floor) heads it.

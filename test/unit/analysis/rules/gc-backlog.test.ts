@@ -12,47 +12,7 @@ import { gcBacklog, judgeBacklog } from "../../../../src/analysis/signals/gc-bac
 import { synthesize, type SynthScenario } from "../../../helpers/synthetic-samples.js";
 import { alone, judge, linear, MB, processFinding, subjectFinding } from "./judge.js";
 import type { Series } from "./judge.js";
-
-interface Gc {
-  /** Seconds between generation-1 runs that free garbage (Infinity: none after start-up). */
-  gen1Every: number;
-  /** Time of a full collection, if one runs. */
-  fullAt?: number;
-  threshold?: number;
-  /** gc.get_count()[2] added on top (a full collection held back by the quarter rule). */
-  extraPending?: number;
-  /** No generation-1 run after this time (start-up garbage only). */
-  freesUntil?: number;
-  /** The program imports modules until this time (10 a second). */
-  importsUntil?: number;
-  /** The agent stops reporting at this time. */
-  reportsUntil?: number;
-  /** Full collections every this many seconds from `fullAt` on (a program calling gc.collect() in a loop). */
-  fullEvery?: number;
-}
-
-/** The agent's gc numbers at time t, as memleak_agent.py reports them. */
-function gcNumbers(g: Gc) {
-  return (t: number) => {
-    if (t >= (g.reportsUntil ?? Infinity)) return {};
-    const gen1Runs = Number.isFinite(g.gen1Every) ? Math.floor(Math.min(t, g.freesUntil ?? Infinity) / g.gen1Every) : 0;
-    const full = g.fullAt !== undefined && t >= g.fullAt;
-    const fulls = !full ? 0 : g.fullEvery ? 1 + Math.floor((t - g.fullAt!) / g.fullEvery) : 1;
-    const sinceFull = full && Number.isFinite(g.gen1Every) ? Math.floor((t - g.fullAt!) / g.gen1Every) : gen1Runs;
-    return {
-      py: {
-        allocatedBlocks: 47_000,
-        gcCount2: sinceFull + (g.extraPending ?? 0),
-        gcRuns2: fulls,
-        // 92 objects from start-up (the first generation-1 run), then 40 per run, as gc_sawtooth's promoted requests
-        gcCollected1: 92 + 40 * gen1Runs,
-        gcCollected2: 400 * fulls,
-        gcThreshold2: g.threshold ?? 10,
-        modules: 100 + 10 * Math.floor(Math.min(t, g.importsUntil ?? 0)),
-      },
-    };
-  };
-}
+import { gcNumbers, type Gc } from "./gc-numbers.js";
 
 /** 30 KiB/s on 20 MiB for 300 s: +8.8 MiB, a leak by the trend rules, with no fall for a collection to explain. */
 const creep: Series = linear(20 * MB, 30 * 1024, 0.3 * MB);

@@ -42,9 +42,15 @@ const EARLY_ANALYSE_EVERY_S = 1;
 const EARLY_PHASE_S = 30;
 export const INTERIM_POINTS = 240;
 const ANALYSIS_SHARE = 0.0005;
-/** What a verdict is charged past the early phase, as a multiple of the CPU it was seen to take (see above). */
+/** What a verdict is charged, as a multiple of the CPU it was seen to take (see above). */
 export const AFTERMATH = 2;
-const EARLY_ANALYSIS_SHARE = 0.03;
+/**
+ * The early phase's share: a verdict on one process (~2 ms) still comes every second, on 9 processes (12–45 ms)
+ * every 5–18 s, on 64 (~60 ms) every 24 s. At 3% (before) the early verdicts of a 64-process tree took ~0.9 s of CPU in
+ * the first 30 s: memleak's whole first minute was 1.85× its steady state, and 1.45× with no early verdicts at all
+ * (BENCHMARKS §g‴). They are charged AFTERMATH times what they were seen to take, as later ones are.
+ */
+const EARLY_ANALYSIS_SHARE = 0.005;
 
 /**
  * Seconds until the next interim verdict, given what the last one cost (seconds). Under --fail-fast the budget does
@@ -53,9 +59,7 @@ const EARLY_ANALYSIS_SHARE = 0.03;
 export function nextAnalysisIn(duration: number, lastCost: number, failFast = false): number {
   const early = duration < EARLY_PHASE_S;
   const every = early ? EARLY_ANALYSE_EVERY_S : ANALYSE_EVERY_S;
-  return failFast
-    ? every
-    : Math.max(every, early ? lastCost / EARLY_ANALYSIS_SHARE : (lastCost * AFTERMATH) / ANALYSIS_SHARE);
+  return failFast ? every : Math.max(every, (lastCost * AFTERMATH) / (early ? EARLY_ANALYSIS_SHARE : ANALYSIS_SHARE));
 }
 
 /** From when on did the verdict so far agree with the final one? */

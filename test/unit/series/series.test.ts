@@ -183,7 +183,8 @@ describe("interim verdicts on the coarse twins (a session's verdict so far)", ()
 describe("how often the verdict so far is worked out", () => {
   it.each([
     ["early, cheap: every second", 10, 0.002, 1],
-    ["early, 60 ms: held to 3% of a core", 10, 0.06, 2],
+    ["early, 60 ms (64 processes): held to 0.5% of a core, its garbage counted", 10, 0.06, 24],
+    ["early, 12 ms (9 processes): every 4.8 s", 10, 0.012, 4.8],
     ["later, cheap (1 ms): every 5 s", 120, 0.001, 5],
     ["later, 2 ms (one process): its garbage counted, every 8 s", 120, 0.002, 8],
     ["later, 12 ms: held to 0.05% of a core, its garbage counted", 120, 0.012, 48],

@@ -1,0 +1,219 @@
+/**
+ * stats/quantiles.ts on small hand-made inputs, by exact values: R's type-7 quantile of a sorted array, the same
+ * quantile by selection (quickselect with a three-way partition) whatever the order of the values and their ties,
+ * several quantiles at once, and median / MAD with non-finite entries and values near ±MAX. stats.test.ts checks the
+ * same against sorting by properties over thousands of random arrays; these pin the answers in a few hundred calls.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  MAD_SCALE,
+  mad,
+  median,
+  quantile,
+  quantileInPlace,
+  quantileOfSorted,
+  quantilesInPlace,
+} from "../../../../src/analysis/stats/quantiles.js";
+
+const MAX = Number.MAX_VALUE;
+
+/** Every ordering of `vs`: select's pivot (median of first, middle, last) and its partition meet each layout. */
+function permutations(vs: readonly number[]): number[][] {
+  if (vs.length <= 1) return [vs.slice()];
+  const out: number[][] = [];
+  for (let i = 0; i < vs.length; i++) {
+    const rest = [...vs.slice(0, i), ...vs.slice(i + 1)];
+    for (const p of permutations(rest)) out.push([vs[i]!, ...p]);
+  }
+  return out;
+}
+
+describe("quantileOfSorted (R's type 7)", () => {
+  const s = Float64Array.from([10, 20, 40, 80]);
+  it.each([
+    [0, 10],
+    [1 / 3, 20],
+    [0.5, 30],
+    [0.75, 50],
+    [0.9, 68],
+    [1, 80],
+    // p is clamped to [0, 1]
+    [-0.5, 10],
+    [2, 80],
+  ])("p = %s → %s", (p, want) => {
+    expect(quantileOfSorted(s, p)).toBeCloseTo(want, 12);
+  });
+
+  it("one value is every quantile", () => {
+    for (const p of [0, 0.3, 1]) expect(quantileOfSorted(Float64Array.from([5]), p)).toBe(5);
+  });
+});
+
+describe("quantileInPlace: the sorted array's quantile, whatever the order", () => {
+  // Hand-computed type-7 quantiles of sorted [1, 2, 3, 4, 5] and of [1, 2, 2, 2, 7, 9] (ties).
+  const cases: [string, number[], [number, number][]][] = [
+    [
+      "five distinct, odd length",
+      [1, 2, 3, 4, 5],
+      [
+        [0, 1],
+        [0.1, 1.4],
+        [0.25, 2],
+        [0.5, 3],
+        [0.6, 3.4],
+        [0.75, 4],
+        [0.95, 4.8],
+        [1, 5],
+      ],
+    ],
+    [
+      "six with a run of ties, even length",
+      [1, 2, 2, 2, 7, 9],
+      [
+        [0, 1],
+        [0.1, 1.5],
+        [0.3, 2],
+        [0.5, 2],
+        [0.7, 4.5],
+        [0.8, 7],
+        [0.9, 8],
+        [1, 9],
+      ],
+    ],
+    [
+      "four, two pairs of ties",
+      [3, 3, 8, 8],
+      [
+        [0, 3],
+        [0.5, 5.5],
+        [0.25, 3],
+        [0.4, 4],
+        [1, 8],
+      ],
+    ],
+  ];
+
+  it.each(cases)("%s: each p in every ordering", (_, values, want) => {
+    for (const order of permutations(values)) {
+      for (const [p, q] of want) {
+        expect(quantileInPlace(Float64Array.from(order), p), `${order.join(",")} p=${p}`).toBeCloseTo(q, 12);
+      }
+    }
+  });
+
+  it("the k-th order statistic itself (no interpolation) in every ordering of seven values with ties", () => {
+    const sorted = [-4, 0, 0, 1, 5, 5, 12];
+    for (const order of permutations(sorted)) {
+      for (let k = 0; k < sorted.length; k++) {
+        expect(quantileInPlace(Float64Array.from(order), k / 6), `${order.join(",")} k=${k}`).toBe(sorted[k]);
+      }
+    }
+  });
+
+  it("all equal values: that value, in one pass", () => {
+    expect(quantileInPlace(Float64Array.from([7, 7, 7, 7, 7]), 0.3)).toBe(7);
+  });
+
+  it("one value and two values", () => {
+    expect(quantileInPlace(Float64Array.from([4]), 0.5)).toBe(4);
+    expect(quantileInPlace(Float64Array.from([9, 1]), 0.5)).toBe(5);
+    expect(quantileInPlace(Float64Array.from([9, 1]), 0.25)).toBe(3);
+  });
+
+  it("p is clamped to [0, 1]", () => {
+    expect(quantileInPlace(Float64Array.from([3, 1, 2]), -1)).toBe(1);
+    expect(quantileInPlace(Float64Array.from([3, 1, 2]), 5)).toBe(3);
+  });
+
+  it("interpolating towards the next order statistic: the smallest value past k, not the last one", () => {
+    // After select(k = 1) of [1, 2, 10, 3] the values past k are {3, 10} in some order: 3 is the next.
+    expect(quantileInPlace(Float64Array.from([10, 1, 3, 2]), 0.5)).toBe(2.5);
+    expect(quantileInPlace(Float64Array.from([1, 2, 10, 3]), 0.5)).toBe(2.5);
+    expect(quantileInPlace(Float64Array.from([3, 10, 2, 1]), 0.5)).toBe(2.5);
+  });
+
+  it("interpolation between values near ±MAX saturates instead of overflowing", () => {
+    expect(quantileInPlace(Float64Array.from([MAX, -MAX]), 0.5)).toBe(0);
+    expect(quantileInPlace(Float64Array.from([MAX, MAX, 0]), 0.9)).toBe(MAX);
+  });
+});
+
+describe("quantilesInPlace", () => {
+  it("several quantiles of the same small array, each the sorted array's", () => {
+    expect(quantilesInPlace(Float64Array.from([5, 1, 4, 2, 3]), [0.5, 0.1, 0.95])).toEqual([3, 1.4, 4.8]);
+  });
+
+  it("no quantiles asked: none given", () => {
+    expect(quantilesInPlace(Float64Array.from([1, 2]), [])).toEqual([]);
+  });
+
+  it("on a large array (past the band's 8,192 values), the same as one at a time", () => {
+    // 10,000 values 0..9,999 in a scrambled order: quantile p is p · 9,999.
+    const n = 10_000;
+    const a = new Float64Array(n);
+    for (let i = 0; i < n; i++) a[i] = (i * 7919) % n;
+    expect(quantilesInPlace(a.slice(), [0.5, 0.25, 0.975])).toEqual([4999.5, 2499.75, 9749.025]);
+    expect(quantileInPlace(a.slice(), 0.5)).toBe(4999.5);
+    expect(quantileInPlace(a.slice(), 0)).toBe(0);
+    expect(quantileInPlace(a.slice(), 1)).toBe(n - 1);
+    expect(quantilesInPlace(a.slice(), [0, 1])).toEqual([0, n - 1]);
+  });
+
+  it("a large array with a NaN: the band is not used, and select answers as for a small one", () => {
+    const n = 10_000;
+    const a = new Float64Array(n);
+    for (let i = 0; i < n; i++) a[i] = (i * 7919) % n;
+    const withNaN = a.slice();
+    withNaN[5000] = NaN;
+    const small = withNaN.slice();
+    // The same call on the same values must agree whether or not the band code is tried first.
+    expect(quantilesInPlace(withNaN.slice(), [0.5])).toEqual([quantileInPlace(small, 0.5)]);
+  });
+});
+
+describe("quantile, median, mad", () => {
+  it("median of odd and even lengths", () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([10])).toBe(10);
+  });
+
+  it("non-finite values are left out; none finite gives undefined", () => {
+    expect(median([NaN, 3, Infinity, 1, -Infinity])).toBe(2);
+    expect(quantile([NaN, 8, NaN, 2], 0.25)).toBe(3.5);
+    expect(median([NaN, Infinity])).toBeUndefined();
+    expect(median([])).toBeUndefined();
+    expect(quantile([1, 2], NaN)).toBeUndefined();
+  });
+
+  it("quantile does not reorder its input", () => {
+    const vs = [5, 3, 9, 1];
+    expect(quantile(vs, 0.5)).toBe(4);
+    expect(vs).toEqual([5, 3, 9, 1]);
+  });
+
+  it("reads typed arrays as well", () => {
+    expect(median(Float64Array.from([6, 2, 4]))).toBe(4);
+  });
+
+  it("mad: 1.4826 × the median absolute deviation from the median", () => {
+    expect(MAD_SCALE).toBe(1.4826);
+    // median 3; deviations 2, 1, 0, 1, 97 → median 1
+    expect(mad([1, 2, 3, 4, 100])).toBe(1.4826);
+    // median 2.5; deviations 1.5, 0.5, 0.5, 1.5 → median 1
+    expect(mad([1, 2, 3, 4])).toBe(1.4826);
+    // non-finite values are left out of both medians
+    expect(mad([NaN, 1, Infinity, 2, 3, 4, 100, -Infinity])).toBe(1.4826);
+    expect(mad([5, 5, 5])).toBe(0);
+    expect(mad([7])).toBe(0);
+    expect(mad([])).toBeUndefined();
+    expect(mad([NaN])).toBeUndefined();
+  });
+
+  it("mad of values near ±MAX saturates at MAX instead of reaching Infinity", () => {
+    // median 0; deviations MAX, MAX, 0 → median MAX; × 1.4826 overflows, saturated back to MAX
+    expect(mad([-MAX, 0, MAX])).toBe(MAX);
+    // median −MAX/2 … a deviation MAX − (−MAX) would overflow: saturated
+    expect(mad([-MAX, MAX])).toBe(MAX);
+  });
+});

@@ -56,6 +56,11 @@ describe("kendallCounts", () => {
     expect(c.tau).toBeLessThanOrEqual(1);
   });
 
+  it("tau is clamped to [−1, 1]: √3·√3 rounds below 3, so 3 concordant pairs of 3 would read past 1", () => {
+    expect(kendallCounts({ xs: [0, 1, 2], ys: [1, 2, 3] }).tau).toBe(1);
+    expect(kendallCounts({ xs: [0, 1, 2], ys: [3, 2, 1] }).tau).toBe(-1);
+  });
+
   it("values in no rank order: the dense ranks of negative, fractional and repeated values", () => {
     // pairs (i<j) up − down over (−1.5, 10, 0.25, 10, −7, 11): 3 − 1 + 1 + 0 + 1
     const ys = [-1.5, 10, 0.25, 10, -7, 11];

@@ -159,15 +159,53 @@ describe("quantilesInPlace", () => {
     expect(quantilesInPlace(a.slice(), [0, 1])).toEqual([0, n - 1]);
   });
 
-  it("a large array with a NaN: the band is not used, and select answers as for a small one", () => {
+  it("on a large array, quantiles near the band's lower and upper edges", () => {
+    // Near p = 0.03 the band's lower edge is the probes' lowest order statistics and few values fall below it:
+    // what is counted below the band decides which of the band's values is the k-th.
     const n = 10_000;
     const a = new Float64Array(n);
     for (let i = 0; i < n; i++) a[i] = (i * 7919) % n;
-    const withNaN = a.slice();
-    withNaN[5000] = NaN;
-    const small = withNaN.slice();
-    // The same call on the same values must agree whether or not the band code is tried first.
-    expect(quantilesInPlace(withNaN.slice(), [0.5])).toEqual([quantileInPlace(small, 0.5)]);
+    for (const p of [0.02, 0.03, 0.031, 0.97, 0.98]) expect(quantileInPlace(a.slice(), p)).toBeCloseTo(p * 9999, 9);
+    expect(quantilesInPlace(a.slice(), [0.031, 0.02])).toEqual([quantileInPlace(a.slice(), 0.031), 199.98000000000002]);
+    // few distinct values: runs of ties across the band's edges
+    const few = new Float64Array(n);
+    for (let i = 0; i < n; i++) few[i] = ((i * 7919) % n) % 7;
+    // each of 0..6 about 1,429 times: the 3% and 50% points are 0 and 3, 97% is 6
+    expect(quantilesInPlace(few.slice(), [0.03, 0.5, 0.97])).toEqual([0, 3, 6]);
+  });
+
+  it("a large array with a NaN: select's answer on the whole array, which depends on where the NaN sits", () => {
+    // quantileInPlace never gets a NaN from quantile (it drops them), but it is exported: with a NaN among 10,000
+    // values the band is refused and select answers, treating the NaN as equal to its pivot. Without it the median
+    // of the rest (values 0..9,999 less the one replaced) is 5,000 or 4,999; select's answers, pinned:
+    const n = 10_000;
+    const a = new Float64Array(n);
+    for (let i = 0; i < n; i++) a[i] = (i * 7919) % n;
+    const nanAt = (i: number) => {
+      const w = a.slice();
+      w[i] = NaN;
+      return w;
+    };
+    expect(quantileInPlace(nanAt(0), 0.5)).toBe(5000.5);
+    expect(quantileInPlace(nanAt(5000), 0.5)).toBe(4998.5);
+    expect(quantileInPlace(nanAt(9999), 0.03)).toBeCloseTo(298.97, 9);
+    expect(quantilesInPlace(nanAt(9999), [0.5, 0.03])).toEqual([4999.5, 299.96999999999997]);
+  });
+
+  it("sorted, reversed and organ-pipe arrays just under the band's 8,192: every quantile, in linear time", () => {
+    // The median-of-three pivot keeps select linear on the orders slopes come out in; a first- or last-element
+    // pivot would make each of these selections quadratic (34 million comparisons), which Stryker sees as a timeout.
+    const n = 8191;
+    const sorted = Float64Array.from({ length: n }, (_, i) => i);
+    const reversed = sorted.slice().reverse();
+    const organ = Float64Array.from({ length: n }, (_, i) => Math.min(i, n - 1 - i) * 2 + (i < n / 2 ? 0 : 1));
+    for (let round = 0; round < 4; round++) {
+      for (const p of [0.1, 0.5, 0.9]) {
+        expect(quantileInPlace(sorted.slice(), p)).toBeCloseTo(p * (n - 1), 9);
+        expect(quantileInPlace(reversed.slice(), p)).toBeCloseTo(p * (n - 1), 9);
+        expect(quantileInPlace(organ.slice(), p)).toBeCloseTo(p * (n - 1), 9);
+      }
+    }
   });
 });
 

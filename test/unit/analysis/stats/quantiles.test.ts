@@ -174,6 +174,22 @@ describe("quantilesInPlace", () => {
     expect(quantilesInPlace(few.slice(), [0.03, 0.5, 0.97])).toEqual([0, 3, 6]);
   });
 
+  it("on a large array the band holds the quantiles: one pass, and the array left as it was", () => {
+    // Past 8,192 values the quantile is selected on a copy of the band of values around it (bandOf), not by
+    // partitioning the whole array; the array is then left in its order. Were the band missed, select would reorder it.
+    const n = 10_000;
+    const a = new Float64Array(n);
+    for (let i = 0; i < n; i++) a[i] = (i * 7919) % n;
+    for (const p of [0.03, 0.25, 0.5, 0.975]) {
+      const b = a.slice();
+      expect(quantileInPlace(b, p)).toBeCloseTo(p * 9999, 9);
+      expect(b, `p=${p}`).toEqual(a);
+    }
+    const b = a.slice();
+    expect(quantilesInPlace(b, [0.5, 0.473, 0.527])).toEqual([4999.5, 4729.527, 5269.473]);
+    expect(b).toEqual(a);
+  });
+
   it("a large array with a NaN: select's answer on the whole array, which depends on where the NaN sits", () => {
     // quantileInPlace never gets a NaN from quantile (it drops them), but it is exported: with a NaN among 10,000
     // values the band is refused and select answers, treating the NaN as equal to its pivot. Without it the median
@@ -186,7 +202,10 @@ describe("quantilesInPlace", () => {
       w[i] = NaN;
       return w;
     };
-    expect(quantileInPlace(nanAt(0), 0.5)).toBe(5000.5);
+    const w = nanAt(0);
+    expect(quantileInPlace(w, 0.5)).toBe(5000.5);
+    // select ran on the whole array (the band refused the NaN): it is reordered
+    expect(w).not.toEqual(nanAt(0));
     expect(quantileInPlace(nanAt(5000), 0.5)).toBe(4998.5);
     expect(quantileInPlace(nanAt(9999), 0.03)).toBeCloseTo(298.97, 9);
     expect(quantilesInPlace(nanAt(9999), [0.5, 0.03])).toEqual([4999.5, 299.96999999999997]);

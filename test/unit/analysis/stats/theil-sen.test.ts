@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { kendallCounts } from "../../../../src/analysis/stats/mann-kendall.js";
+import { quantile } from "../../../../src/analysis/stats/quantiles.js";
+import { mulberry32 } from "../../../../src/analysis/stats/random.js";
 import {
   MAX_EXACT_PAIRS,
   SAMPLED_PAIRS,
@@ -132,6 +134,36 @@ describe("the pair sampler, past MAX_EXACT_PAIRS", () => {
     expect(Number.isFinite(r.low) && Number.isFinite(r.high)).toBe(true);
     expect(r.low).toBeLessThanOrEqual(5);
     expect(r.high).toBeGreaterThanOrEqual(5);
+  });
+
+  it("the pairs drawn are mulberry32(0x5eed1eac)'s: i uniform, then j uniform among the other times", () => {
+    // The sampler writes mulberry32's step out inline; drawn here with random.ts's generator, the same pairs give the
+    // same median and Sen's bounds. Times tied in pairs from 300 s on, so the skip over i's own time is exercised.
+    const n = 700;
+    const txs = Array.from({ length: n }, (_, i) => (i < 300 ? i : 300 + Math.floor((i - 300) / 2)));
+    const tys = txs.map((x, i) => 10 * x + ((i * 37) % 101) * 50);
+    const blockOf = (i: number): [number, number] => {
+      let lo = i;
+      let hi = i + 1;
+      while (lo > 0 && txs[lo - 1] === txs[i]) lo--;
+      while (hi < n && txs[hi] === txs[i]) hi++;
+      return [lo, hi];
+    };
+    const rnd = mulberry32(0x5eed1eac);
+    const slopes: number[] = [];
+    for (let k = 0; k < SAMPLED_PAIRS; k++) {
+      const i = Math.floor(rnd() * n);
+      const [lo, hi] = blockOf(i);
+      let j = Math.floor(rnd() * (n - (hi - lo)));
+      if (j >= lo) j += hi - lo;
+      const [a, b] = i < j ? [i, j] : [j, i];
+      slopes.push((tys[b]! - tys[a]!) / (txs[b]! - txs[a]!));
+    }
+    const r = answered(theilSen(txs, tys));
+    expect(r.sampled).toBe(true);
+    expect(r.slope).toBe(quantile(slopes, 0.5));
+    expect(r.low).toBeGreaterThan(quantile(slopes, 0.4)!);
+    expect(r.high).toBeLessThan(quantile(slopes, 0.6)!);
   });
 
   it("the same input gives the same answer (fixed seed), and theilSenLine the same line", () => {

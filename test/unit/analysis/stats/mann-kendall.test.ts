@@ -91,6 +91,15 @@ describe("kendallCounts", () => {
     expect(c.distinctTimePairs).toBe(9);
   });
 
+  it("groups of three tied in time and in value: the variance's Σt(t−1)(t−2) term of both", () => {
+    // times in groups 3, 3, 2; values in groups 2, 3, 3: (Σ x.t2 · Σ y.t2) / (9n(n−1)(n−2)) = 12 · 12 / 3024
+    const c = kendallCounts({ xs: [0, 0, 0, 1, 1, 1, 2, 2], ys: [1, 1, 2, 2, 2, 3, 3, 3] });
+    expect(c.s).toBe(17);
+    expect(c.varS).toBeCloseTo(1413 / 28, 10);
+    expect(c.tau).toBeCloseTo(0.8095238095238096, 12);
+    expect(c.distinctTimePairs).toBe(21);
+  });
+
   it("the same series twice gives the same counts (working arrays are reused)", () => {
     const s = { xs: [0, 1, 1, 2, 3], ys: [4, 2, 2, 5, 1] };
     const first = kendallCounts(s);
@@ -151,6 +160,8 @@ describe("mannKendall", () => {
     expect(r).toMatchObject({ ok: true, n: 5, s: 6, varS: 50 / 3, tau: 0.6 });
     expect(r.z).toBeCloseTo(5 / Math.sqrt(50 / 3), 12);
     expect(r.p).toBeCloseTo(0.2206713619, 6);
+    // no variance (all values or all times tied) is no evidence, whatever S is said to be: z 0, p 1
+    expect(mannKendallOf({ n: 5, s: 6, varS: 0, tau: 0.6, distinctTimePairs: 10 })).toMatchObject({ z: 0, p: 1 });
     // a negative variance (never computed, but the guard says no evidence): z 0, p 1
     expect(mannKendallOf({ n: 5, s: 6, varS: -1, tau: 0.6, distinctTimePairs: 10 })).toMatchObject({ z: 0, p: 1 });
   });

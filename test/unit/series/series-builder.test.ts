@@ -137,6 +137,9 @@ describe("SeriesBuilder.add", () => {
     expect(ps.files.get("/m/b")).toEqual({ path: "/m/b", rss: 6, deleted: true });
     // a file seen with 0 bytes resident is still listed
     expect(ps.files.get("/m/c")).toEqual({ path: "/m/c", rss: 0 });
+    // a later reading with the same residence does not replace the first
+    b.add({ t: 2000, processes: [proc(5, { files: [{ path: "/m/a", rss: 10, deleted: true }] })] });
+    expect(ps.files.get("/m/a")).toEqual({ path: "/m/a", rss: 10 });
   });
 
   it("the cgroup's columns, its limit, memory.high and OOM kills, and the machine's memory", () => {
@@ -245,6 +248,7 @@ describe("the agent's reports", () => {
     const b = new SeriesBuilder();
     b.add({ t: 0, processes: [proc(9)] });
     b.add({ t: 1000, processes: [proc(9)], agent: { "9": null } });
+    b.add({ t: 1500, processes: [proc(9)], agent: { "9": 5 } });
     b.add({ t: 2000, processes: [proc(9)], agent: { "9": { a: 1 } } });
     b.add({ t: 3000, processes: [proc(9)], agent: { "9": { a: 2 } } });
     expect(b.set.processes.get("9:90")!.firstReport).toBe(2);
@@ -326,6 +330,48 @@ describe("addInjection", () => {
   });
 });
 
+describe("two processes of one pid at once (pid namespaces): which one gets the injection and the last words", () => {
+  /** Processes 9:1 and 9:2 (one pid, two start times), each present over its [first, last] seconds; t0 = 100 s. */
+  function overlapping(a: [number, number], b: [number, number]): SeriesBuilder {
+    const builder = new SeriesBuilder();
+    for (let t = 0; t <= 9; t++) {
+      const processes = [proc(1)];
+      if (t >= a[0] && t <= a[1]) processes.push(proc(9, { starttime: 1 }));
+      if (t >= b[0] && t <= b[1]) processes.push(proc(9, { starttime: 2 }));
+      builder.add({ t: 100_000 + t * 1000, processes });
+    }
+    return builder;
+  }
+  const injected = (b: SeriesBuilder) =>
+    ["9:1", "9:2"].filter((k) => b.set.processes.get(k)!.injectionStarted !== undefined);
+
+  it.each([
+    ["neither alive: the one seen last (9:1, 0–9 s, over 9:2, 3–5 s)", [0, 9], [3, 5], 99_000, "9:1"],
+    ["neither alive, both seen last at 9 s: the first", [0, 9], [5, 9], 99_000, "9:1"],
+    ["both alive at 5 s: the one seen last", [0, 5], [5, 9], 105_000, "9:2"],
+    ["alive from its first sample, the other not yet", [0, 3], [2, 9], 100_000, "9:1"],
+    ["alive, the other not yet (first seen at 2 s)", [0, 3], [2, 9], 101_000, "9:1"],
+    ["between the two: the one seen last", [0, 3], [5, 9], 104_500, "9:2"],
+  ] as [string, [number, number], [number, number], number, string][])("%s", (_name, a, b, at, want) => {
+    const builder = overlapping(a, b);
+    builder.addInjection(9, at);
+    expect(injected(builder)).toEqual([want]);
+    expect(builder.set.processes.get(want)!.injectionStarted).toBe((at - 100_000) / 1000);
+  });
+
+  it("last words: the one of the pid seen last; of two seen last together, the first", () => {
+    const seenLast = overlapping([0, 9], [3, 5]);
+    seenLast.addLastWords(112_000, { "9": { a: 1 } });
+    expect(seenLast.set.processes.get("9:1")!.agent.a!.xs).toEqual([12]);
+    expect(seenLast.set.processes.get("9:2")!.agent.a).toBeUndefined();
+    const together = overlapping([0, 9], [5, 9]);
+    together.addLastWords(105_000, { "9": { a: 1 } });
+    // dated before the last sample (9 s): at 9 s
+    expect(together.set.processes.get("9:1")!.agent.a!.xs).toEqual([9]);
+    expect(together.set.processes.get("9:2")!.agent.a).toBeUndefined();
+  });
+});
+
 describe("short-lived processes", () => {
   it("dropped KEEP_EXITED_SECONDS after they exit when too short to judge; the root and long-lived ones kept", () => {
     expect(KEEP_EXITED_SECONDS).toBe(30);
@@ -342,10 +388,11 @@ describe("short-lived processes", () => {
 
   it("kept until KEEP_EXITED_SECONDS have passed since it was last seen", () => {
     const b = new SeriesBuilder();
-    b.add({ t: 0, processes: [proc(1), proc(2)] });
-    b.add({ t: 29_000, processes: [proc(1)] });
+    b.add({ t: 0, processes: [proc(1)] });
+    b.add({ t: 5000, processes: [proc(1), proc(2)] });
+    b.add({ t: 34_000, processes: [proc(1)] });
     expect(b.set.processes.has("2:20")).toBe(true);
-    b.add({ t: 30_000, processes: [proc(1)] });
+    b.add({ t: 35_000, processes: [proc(1)] });
     expect(b.set.processes.has("2:20")).toBe(false);
     expect(b.set.shortLivedDropped).toBe(1);
   });
@@ -367,6 +414,12 @@ describe("short-lived processes", () => {
     for (let i = 0; i < 20; i++) c.add({ t: i * 1000, processes: [proc(1), proc(2)] });
     c.add({ t: 60_000, processes: [proc(1)] });
     expect(c.set.processes.has("2:20")).toBe(true);
+    // 20 samples from 6 s to 15.5 s: 9.5 s, too short (its span, not its last time, is what counts)
+    const d = new SeriesBuilder();
+    d.add({ t: 0, processes: [proc(1)] });
+    for (let i = 0; i < 20; i++) d.add({ t: 6000 + i * 500, processes: [proc(1), proc(2)] });
+    d.add({ t: 60_000, processes: [proc(1)] });
+    expect(d.set.processes.has("2:20")).toBe(false);
   });
 });
 

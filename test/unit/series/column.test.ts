@@ -153,6 +153,11 @@ describe("Column", () => {
     expect(c.xs).toEqual([0.5, 2.5]);
     expect(c.ys).toEqual([4.5, 6.5]);
     expect(c.max()).toBe(9);
+    // at capacity 4 and stride 2 now: two more raw points make a third point, no compaction yet
+    c.push(4, 8);
+    c.push(5, 9);
+    expect(c.xs).toEqual([0.5, 2.5, 4.5]);
+    expect(c.ys).toEqual([4.5, 6.5, 8.5]);
     // no points: capacity 2
     const e = Column.of([], [], undefined);
     e.push(0, 1);

@@ -180,14 +180,47 @@ describe("quantilesInPlace", () => {
     const n = 10_000;
     const a = new Float64Array(n);
     for (let i = 0; i < n; i++) a[i] = (i * 7919) % n;
-    for (const p of [0.03, 0.25, 0.5, 0.975]) {
+    for (const p of [0, 0.03, 0.25, 0.5, 0.975, 1]) {
       const b = a.slice();
       expect(quantileInPlace(b, p)).toBeCloseTo(p * 9999, 9);
       expect(b, `p=${p}`).toEqual(a);
     }
+    // from exactly 8,192 values on
+    const at = Float64Array.from({ length: 8192 }, (_, i) => (i * 7919) % 8192);
+    const c = at.slice();
+    expect(quantileInPlace(c, 0.5)).toBe(4095.5);
+    expect(c).toEqual(at);
     const b = a.slice();
     expect(quantilesInPlace(b, [0.5, 0.473, 0.527])).toEqual([4999.5, 4729.527, 5269.473]);
     expect(b).toEqual(a);
+  });
+
+  it("probes that all read the largest (or smallest) values: the band misses, and the whole array is selected", () => {
+    // Every 4th value, the ones the evenly spaced probes read, is 1e6 (or 0) and the rest spread below (above): the
+    // band the probes place holds none of the quantiles asked for, which the counts below and inside it must reveal.
+    const n = 16_384;
+    const high = Float64Array.from({ length: n }, (_, i) => (i % 4 === 2 ? 1e6 + i : i));
+    const low = Float64Array.from({ length: n }, (_, i) => (i % 4 === 2 ? 0 : 1e6 + i));
+    const sortedHigh = Float64Array.from(high).sort();
+    const sortedLow = Float64Array.from(low).sort();
+    for (const p of [0.1, 0.5, 0.9]) {
+      expect(quantileInPlace(high.slice(), p), `high p=${p}`).toBe(quantileOfSorted(sortedHigh, p));
+      expect(quantileInPlace(low.slice(), p), `low p=${p}`).toBe(quantileOfSorted(sortedLow, p));
+    }
+    // the 10% point of `high`: the 1,638th of the values not ≡ 2 (mod 4), 2184, and 0.3 of the way to the next
+    expect(quantileInPlace(high.slice(), 0.1)).toBeCloseTo(2184.3, 9);
+    expect(quantilesInPlace(low.slice(), [0.9, 0.5])).toEqual([0.9, 0.5].map((p) => quantileOfSorted(sortedLow, p)));
+  });
+
+  it("a NaN p on a large array is select's to answer: its first pivot, the median of the first, middle and last", () => {
+    // quantile turns a NaN p away; quantileInPlace hands it to select on the whole array, as before the band: with a
+    // NaN rank no partition narrows, and the first pivot, median of a[0] = 0, a[4999] = 7081, a[9999] = 2081, is returned.
+    const n = 10_000;
+    const a = new Float64Array(n);
+    for (let i = 0; i < n; i++) a[i] = (i * 7919) % n;
+    const b = a.slice();
+    expect(quantileInPlace(b, NaN)).toBe(2081);
+    expect(b).not.toEqual(a);
   });
 
   it("a large array with a NaN: select's answer on the whole array, which depends on where the NaN sits", () => {

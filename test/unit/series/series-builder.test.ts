@@ -352,6 +352,7 @@ describe("two processes of one pid at once (pid namespaces): which one gets the 
     ["alive from its first sample, the other not yet", [0, 3], [2, 9], 100_000, "9:1"],
     ["alive, the other not yet (first seen at 2 s)", [0, 3], [2, 9], 101_000, "9:1"],
     ["between the two: the one seen last", [0, 3], [5, 9], 104_500, "9:2"],
+    ["after both: the one seen last, though it was first seen first", [0, 8], [2, 5], 108_500, "9:1"],
   ] as [string, [number, number], [number, number], number, string][])("%s", (_name, a, b, at, want) => {
     const builder = overlapping(a, b);
     builder.addInjection(9, at);

@@ -89,6 +89,8 @@ describe("why the reserve is held", () => {
     );
     expect(f).toMatchObject({ kind: "fragmentation", confidence: 0.9 });
     expect(f.evidence.gpuHeldAs).toBe("inactive-split");
+    // no retry counter read: none in the evidence
+    expect(f.evidence).not.toHaveProperty("allocRetries");
   });
 
   it("held exactly 256 MiB, and exactly a quarter of the reserve: both enough", () => {
@@ -117,6 +119,17 @@ describe("why the reserve is held", () => {
     );
     expect(f.kind).toBe("insufficient-data");
     expect(f.metric).toBe("gpu-allocated");
+  });
+});
+
+describe("a device that came up after the window's start, or before it", () => {
+  it("the shape from the window's start (after the warm-up), the allocator's state over all of the device's readings", () => {
+    // cuda:0 from 20 s; allocated 2 GiB until 60 s, then 1 GiB; the window starts at 150 s (warm-up): allocated is
+    // flat in it, but the reserve the load before it left is still held, and its fall is read from 20 s on.
+    const ps = process({ Allocated: down(2 * GiB, 1 * GiB), Reserved: flat(3 * GiB) }, 300, 20);
+    const f = analyzeGpus(ps, "python3 train.py", { ...ctx(), from: 150, warmup: 150 })[0]!;
+    expect(f.kind).toBe("fragmentation");
+    expect(f.evidence).toMatchObject({ allocatedFellBytes: 1 * GiB, heldBytes: 2 * GiB });
   });
 });
 

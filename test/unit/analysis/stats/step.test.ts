@@ -74,6 +74,78 @@ describe("not a step", () => {
     expect(s.at).toBeGreaterThanOrEqual(4.5);
   });
 
+  it("a jump clear of the noise but under 5 standard errors of the sides' medians (few points) is not a step", () => {
+    // 60 points, each side a palindrome of the wobble (so each side's Theil–Sen slope is exactly 0, no drift): the
+    // noise is 1.4826 × 3 = 4.45, 5 standard errors of the medians' difference 7.2. A jump of 7 is 1.57 noise
+    // widths and 0.97 of 5 standard errors; a jump of 8 clears both.
+    const x60 = xs.slice(0, 60);
+    const palindromic = (jump: number) =>
+      x60.map((t) => (t < 30 ? 1000 + wobble(Math.min(t, 29 - t)) : 1000 + jump + wobble(Math.min(t - 30, 59 - t))));
+    const under = detectStep(x60, palindromic(7));
+    const over = detectStep(x60, palindromic(8));
+    expect(under).toMatchObject({ ok: true, isStep: false, jump: 7, drift: 0, noise: 4.4478 });
+    expect(over).toMatchObject({ ok: true, isStep: true, jump: 8, drift: 0 });
+  });
+
+  it("a jump past 5 standard errors (many points) but under one noise width is not a step", () => {
+    // 300 points: 5 standard errors of the medians' difference are 3.2, the noise 4.45. A jump of 4 clears the
+    // first only; 5 clears both.
+    const x300 = Array.from({ length: 300 }, (_, i) => i);
+    const step = (jump: number) => x300.map((t) => 1000 + wobble(t) + (t >= 150 ? jump : 0));
+    expect(detectStep(x300, step(4))).toMatchObject({ ok: true, isStep: false, jump: 4, noise: 4.4478 });
+    expect(detectStep(x300, step(5))).toMatchObject({ ok: true, isStep: true, jump: 5, drift: 0, at: 154.5 });
+  });
+
+  it("each side keeps 5% of the points when that is more than 5: a jump at 10 of 300 is split at 15", () => {
+    const x300 = Array.from({ length: 300 }, (_, i) => i);
+    const s = detectStep(
+      x300,
+      x300.map((t) => (t < 10 ? 1000 : 1500) + wobble(t)),
+    );
+    expect(s).toMatchObject({ ok: true, at: 14.5 });
+  });
+
+  it("the last split allowed is tried: a jump 5 points before the end", () => {
+    const s = detectStep(
+      xs,
+      xs.map((t) => (t < 95 ? 1000 : 1500) + wobble(t)),
+    );
+    expect(s).toMatchObject({ ok: true, at: 94.5, jump: 497 });
+  });
+
+  it("of equal costs the first split wins: a flat series is split after its first 5 points", () => {
+    expect(detectStep(xs.slice(0, 40), new Array<number>(40).fill(7))).toEqual({
+      ok: true,
+      isStep: false,
+      at: 4.5,
+      jump: 0,
+      beforeSlope: 0,
+      afterSlope: 0,
+      drift: 0,
+      noise: 0,
+    });
+  });
+
+  it("a side whose samples all share one time cannot be judged", () => {
+    // the first 10 samples at t = 0, the jump after 7 of them
+    const tied = xs.map((t) => (t < 10 ? 0 : t));
+    expect(
+      detectStep(
+        tied,
+        xs.map((t) => (t < 7 ? 1000 : 1500) + wobble(t)),
+      ),
+    ).toEqual({ ok: false, n: 100, reason: "a side of the split has no time span" });
+  });
+
+  it("20 points are enough, each side 5 at least", () => {
+    const x20 = xs.slice(0, 20);
+    const s = detectStep(
+      x20,
+      x20.map((t) => (t < 3 ? 1000 : 1500) + wobble(t)),
+    );
+    expect(s).toMatchObject({ ok: true, isStep: false, at: 4.5, jump: 495 });
+  });
+
   it("fewer than 20 points is not enough data", () => {
     expect(detectStep(xs.slice(0, 19), xs.slice(0, 19))).toEqual({
       ok: false,

@@ -1,0 +1,97 @@
+/**
+ * signals/gpu-state.ts by exact values on hand-made allocator columns: allocated's end level (median of the last
+ * tenth, 3 readings at least) from the window's start, its highest tenth and the noise around the tenths' medians,
+ * how far it fell, what the allocator holds beyond it, and the counters' rise in the window.
+ */
+import { describe, expect, it } from "vitest";
+import { Column } from "../../../src/series/column.js";
+import { gpuState, type GpuColumns } from "../../../src/analysis/signals/gpu-state.js";
+
+const xs = Array.from({ length: 20 }, (_, i) => i);
+const col = (ys: number[], times = xs) => Column.of(times.slice(0, ys.length), ys, Math.max(...ys));
+
+// 150 for 3 readings, then ~100, then ~40 from the 11th: tenths of 3 readings.
+const allocated = [150, 152, 148, 101, 99, 100, 100, 104, 100, 100, 40, 42, 41, 39, 40, 40, 44, 40, 41, 39];
+const reserved = [...new Array<number>(17).fill(300), 310, 305, 300];
+
+function columns(extra: Partial<GpuColumns> = {}): GpuColumns {
+  return {
+    allocated: col(allocated),
+    reserved: col(reserved),
+    active: undefined,
+    inactiveSplit: undefined,
+    allocRetries: undefined,
+    ooms: undefined,
+    ...extra,
+  };
+}
+
+describe("gpuState", () => {
+  it("over the whole series: end level, highest tenth, noise, fall, and what is held beyond allocated", () => {
+    expect(gpuState(columns(), 0)).toEqual({
+      allocated: 40,
+      reserved: 305,
+      held: 265,
+      split: undefined,
+      active: undefined,
+      // the tenths' medians: 150, 100, 100, 40 (100, 40, 42), 40, 40; their residuals' median 1 → × 1.4826
+      highest: 150,
+      fell: 110,
+      noise: 1.4826,
+      retries: undefined,
+      ooms: undefined,
+      readings: 20,
+    });
+  });
+
+  it("from the window's start: only its readings (the 150 before it is not the highest)", () => {
+    expect(gpuState(columns(), 5)).toMatchObject({ allocated: 40, highest: 100, fell: 60, noise: 0, readings: 15 });
+  });
+
+  it("a window of fewer than 3 readings: the whole series instead", () => {
+    expect(gpuState(columns(), 18.5)).toMatchObject({ highest: 150, fell: 110, readings: 20 });
+    expect(gpuState(columns(), 17)).toMatchObject({ highest: 40, fell: 0, readings: 3 });
+  });
+
+  it("fewer readings than a tenth: the median of them all is the highest, and no fall", () => {
+    const s = gpuState(columns({ allocated: col([10, 20]), reserved: undefined }), 0);
+    expect(s).toMatchObject({ allocated: 15, highest: 15, fell: 0, noise: 0, readings: 2 });
+    expect(s.reserved).toBeUndefined();
+    expect(s.held).toBeUndefined();
+  });
+
+  it("held is never negative: a reserve read below allocated holds 0", () => {
+    expect(gpuState(columns({ reserved: col([30, 30, 30]) }), 0)).toMatchObject({ reserved: 30, held: 0 });
+  });
+
+  it("allocated that rose: no fall (never negative)", () => {
+    const up = columns({ allocated: col([10, 10, 10, 10, 10, 10, 50, 50, 50]) });
+    expect(gpuState(up, 0)).toMatchObject({ allocated: 50, highest: 50, fell: 0 });
+  });
+
+  it("split and active at their end levels; empty columns read as none", () => {
+    const s = gpuState(
+      columns({ inactiveSplit: col([5, 6, 7, 200, 210, 220]), active: col([1, 2, 3]), ooms: col([]) }),
+      0,
+    );
+    expect(s.split).toBe(210);
+    expect(s.active).toBe(2);
+    expect(s.ooms).toBeUndefined();
+    expect(gpuState(columns({ inactiveSplit: col([]), active: col([]) }), 0)).toMatchObject({
+      split: undefined,
+      active: undefined,
+    });
+  });
+
+  it("retries: the counter's rise from the window's start; the last reading of out-of-memory errors", () => {
+    const retries = col([0, 0, 1, 1, 1, 1, 4, 4, 9, 9]);
+    const ooms = col([0, 0, 0, 2, 2, 3]);
+    expect(gpuState(columns({ allocRetries: retries, ooms }), 0)).toMatchObject({ retries: 9, ooms: 3 });
+    expect(gpuState(columns({ allocRetries: retries, ooms }), 5)).toMatchObject({ retries: 8 });
+    // no reading in the window: the whole column's rise
+    expect(gpuState(columns({ allocRetries: retries }), 15)).toMatchObject({ retries: 9 });
+    // a counter that went down (a restart) rose by 0; an empty one has no rise
+    expect(gpuState(columns({ allocRetries: col([5, 5, 2]) }), 0)).toMatchObject({ retries: 0 });
+    expect(gpuState(columns({ allocRetries: col([]) }), 0).retries).toBeUndefined();
+  });
+});

@@ -150,6 +150,8 @@ describe("retention: the trim probe", () => {
     // 60 MiB back of 100 MiB before the trim, on a 200 MiB watch: exactly 30%
     expect(byTrim(100 * MB, 40 * MB, 200 * MB)?.decided).toBe(true);
     expect(byTrim(100 * MB, 40 * MB + 1, 200 * MB)?.decided).toBe(false);
+    // anon before the trim above the watch's level: 100 of 400 MiB is 25%, though it is all of the 100 MiB level
+    expect(byTrim(400 * MB, 300 * MB, 100 * MB)?.decided).toBe(false);
   });
   it("read from the agent's last trim readings when the results have none; the results' own win", () => {
     const p = proc({

@@ -83,8 +83,8 @@ describe("processSubject", () => {
       ppid: 3,
       isRoot: true,
     });
-    expect(processSubject(ps, 8, "cmd").isRoot).toBe(false);
-    expect(processSubject(ps, undefined, "cmd").isRoot).toBe(false);
+    expect(processSubject(ps, 8, "cmd")).toMatchObject({ isRoot: false });
+    expect(processSubject(ps, undefined, "cmd")).toMatchObject({ isRoot: false });
   });
 });
 

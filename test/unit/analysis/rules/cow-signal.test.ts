@@ -106,6 +106,12 @@ describe("copying: USS grew while resident memory did not, with a relative alive
     expect(copying(worker({ anon: step(200, 210), shared: step(50, 27) }), true)).toBeUndefined();
     // no shared readings: no proof
     expect(copying(worker({ anon: step(200, 210), shared: col([50 * MB]) }), true)).toBeUndefined();
+    // two shared readings are enough: the first less the last
+    expect(copying(worker({ anon: step(200, 210), shared: col([50 * MB, 20 * MB]) }), true)).toMatchObject({
+      sharedDrop: 30 * MB,
+      ussGrowth: 30 * MB,
+      besideGrowth: true,
+    });
     // resident grew as much as USS: nothing copied
     expect(copying(worker({ anon: step(200, 240), shared: step(90, 0) }), true)).toBeUndefined();
     expect(copying(worker({ anon: step(200, 250), shared: step(90, 0) }), true)).toBeUndefined();

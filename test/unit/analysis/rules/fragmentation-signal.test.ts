@@ -162,7 +162,10 @@ describe("retention: the trim probe", () => {
     });
     expect(retention(p)).toMatchObject({ trimmed: 200 * MB, decided: true });
     expect(retention(p, trim(400 * MB, 390 * MB))).toMatchObject({ trimmed: 10 * MB, decided: false });
-    // only one half of the probe: no trim
+    // only one half of the probe, either half: no trim
+    expect(retention(proc({ anon: flat(400 * MB), inUse: flat(10), trimAfter: flat(100 * MB) }))?.trimmed).toBe(
+      undefined,
+    );
     expect(retention(proc({ anon: flat(400 * MB), inUse: flat(10), trimBefore: flat(400 * MB) }))?.trimmed).toBe(
       undefined,
     );

@@ -105,6 +105,22 @@ const breakdown = (p: Parts, from = 0, own: OwnArrival[] = []) => {
   return Object.fromEntries(Object.entries(e).filter(([k]) => keys.includes(k)));
 };
 
+/** The breakdown's keys in the evidence, in order. */
+const breakdownKeys = (f: { evidence: object }) =>
+  Object.keys(f.evidence).filter((k) =>
+    [
+      "usageGrowth",
+      "anonGrowth",
+      "pageCacheGrowth",
+      "shmemGrowth",
+      "kernelGrowth",
+      "processesGrowth",
+      "processesMetric",
+      "workingSetGrowth",
+      "growthIn",
+    ].includes(k),
+  );
+
 describe("artefactConfidence", () => {
   it("0.5 + 0.49 × the share, the share held to [0, 1]", () => {
     expect(artefactConfidence(-0.5)).toBe(0.5);
@@ -201,6 +217,9 @@ describe("analyzeCgroup: where the growth went", () => {
     expect(Number(g.evidence.processesGrowth) / Number(g.evidence.usageGrowth)).toBe(0.3);
     expect(g.kind).toBe("cgroup-artefact");
     expect(g.confidence).toBe(artefactConfidence(0.8));
+    // the same with anon at the floor, so that only the first rule can call it an artefact
+    const h = analyze({ usage: linear(5 * U), cache: linear(4 * U), anon: step(2 * MB), pss: step(0.3 * 54 * 5 * U) });
+    expect(h.evidence.growthIn).toBe("page-cache");
   });
 
   it("shmem at exactly half of the growth names shmem: a leak while it grows, a plateau once it stopped", () => {
@@ -255,6 +274,12 @@ describe("analyzeCgroup: where the growth went", () => {
     );
     // anon at 40% of the growth or more: 1.9 MiB of a 4.3 MiB growth
     expect(analyze({ usage: linear(5 * U), anon: step(1.9 * MB), cache: step(2 * MB) }).evidence.growthIn).toBe("anon");
+    // anon at exactly 40% of the growth (54 × 2 of 54 × 5 U/s), under the floor and under the cache: anon
+    const forty = analyze({ usage: linear(5 * U), anon: linear(2 * U), cache: step(2 * MB) });
+    expect(Number(forty.evidence.anonGrowth)).toBe(0.4 * Number(forty.evidence.usageGrowth));
+    expect(forty.evidence.growthIn).toBe("anon");
+    // anon fell while other memory grew, no page cache grew: page cache is still the name, not mapped files
+    expect(analyze({ usage: linear(16 * U), anon: step(-3 * MB) }).evidence.growthIn).toBe("page-cache");
     // cache + kernel no larger than anon
     expect(analyze({ usage: linear(16 * U), anon: step(MB), cache: step(MB) }).evidence.growthIn).toBe("anon");
     expect(analyze({ usage: linear(16 * U), anon: step(MB), cache: step(MB + 1) }).kind).toBe("cgroup-artefact");
@@ -262,6 +287,41 @@ describe("analyzeCgroup: where the growth went", () => {
     expect(
       analyze({ usage: linear(16 * U), anon: step(MB), shmem: step(MB), cache: step(4 * MB) }).evidence.growthIn,
     ).toBe("anon");
+  });
+});
+
+describe("analyzeCgroup: the parts memory.stat did not give", () => {
+  /** The samples with only the cgroup's usage (and `keep` of its other fields). */
+  const bare = (
+    p: Parts,
+    keep: (c: NonNullable<Sample["cgroup"]>) => Partial<NonNullable<Sample["cgroup"]>> = () => ({}),
+  ) => buildSeries(samples(p).map((s) => ({ ...s, cgroup: { usage: s.cgroup!.usage, ...keep(s.cgroup!) } })));
+
+  it("usage alone: only the usage's and the processes' growth in the evidence", () => {
+    const f = analyzeCgroup(bare({ anon: linear(16 * U) }), SUBJECT, ctx(), [])!;
+    expect(f.kind).toBe("leak");
+    expect(breakdownKeys(f)).toEqual(["usageGrowth", "processesGrowth", "processesMetric", "growthIn"]);
+  });
+
+  it("without memory.stat's anon the second artefact rule cannot say anon did not grow: anon", () => {
+    // usage grows beside a little page cache; no anon reading
+    const set = bare({ usage: linear(16 * U), cache: step(MB) }, (c) => ({
+      stat: { file: c.stat!.file, shmem: c.stat!.shmem },
+    }));
+    expect(analyzeCgroup(set, SUBJECT, ctx(), [])!.evidence.growthIn).toBe("anon");
+  });
+
+  it("an artefact without a working set says nothing of it", () => {
+    const set = bare({ cache: linear(16 * U) }, (c) => ({ stat: c.stat, kernel: c.kernel }));
+    const f = analyzeCgroup(set, SUBJECT, ctx(), [])!;
+    expect(f.kind).toBe("cgroup-artefact");
+    expect(f.summary.facts).toMatchObject({ wsStart: undefined, wsEnd: undefined });
+    expect("workingSetGrowth" in f.evidence).toBe(false);
+  });
+
+  it("memleak's own arrivals default to none", () => {
+    const set = buildSeries(samples({ anon: linear(16 * U) }));
+    expect(analyzeCgroup(set, SUBJECT, ctx())).toEqual(analyzeCgroup(set, SUBJECT, ctx(), []));
   });
 });
 

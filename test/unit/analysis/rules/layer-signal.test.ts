@@ -82,8 +82,13 @@ describe("leakLayer: what the agent saw grow, in order", () => {
       name: "PyTorch autograd graphs",
       notes: [{ say: "layer.graphs", facts: { graphs: 20 } }],
     });
+    // tensors the census saw flat: malloc's note, not theirs
     expect(
-      leakLayer(proc({ "census.graphTensors": graphs, "malloc.inUse": up(80 * MB) }), leak(), noTrace)?.notes,
+      leakLayer(
+        proc({ "census.graphTensors": graphs, "census.cpuTensorBytes": up(0, MB), "malloc.inUse": up(80 * MB) }),
+        leak(),
+        noTrace,
+      )?.notes,
     ).toEqual([
       { say: "layer.graphs", facts: { graphs: 20 } },
       { say: "layer.malloc", facts: { native: 80 * MB, growth: 100 * MB, nearlyAll: false } },
@@ -241,6 +246,9 @@ describe("pinningContainer: a container gaining items at 3 walks or more, the la
     const ps = added([50, 40, 30, 0, 10, 20, 30, 40, 50, 60], {});
     expect(pinningContainer(ps, 3, 9)).toEqual({ what: "container", items: 60, perSecond: 10 });
     expect(pinningContainer(ps, 9, 9)).toBeUndefined();
+    // a window of no length, or reversed, has no final third to be gaining in (rises after 3 s there are)
+    expect(pinningContainer(ps, 3, 3)).toBeUndefined();
+    expect(pinningContainer(ps, 3, 2)).toBeUndefined();
     expect(pinningContainer(ps, 9, 3)).toBeUndefined();
     expect(pinningContainer(proc({}), 0, 9)).toBeUndefined();
     expect(pinningContainer(proc({ "census.growingAdded": new Column() }), 0, 9)).toBeUndefined();

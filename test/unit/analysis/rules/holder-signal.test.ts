@@ -52,6 +52,7 @@ describe("holderFor: a holder explains leaks of Python objects, and of tensors w
   it("none without a layer, without a search for this process, or without the agent's results", () => {
     expect(holderFor(7, undefined, ctxWith(found()))).toBeUndefined();
     expect(holderFor(8, "Python objects", ctxWith(found()))).toBeUndefined();
+    expect(holderFor(8, "PyTorch CPU tensors", ctxWith(found({ container: "list of Tensor" })))).toBeUndefined();
     expect(holderFor(7, "Python objects", ctxWith())).toBeUndefined();
     expect(holderFor(7, "Python objects", { from: 0, warmup: 0, duration: 1, agentSeen: false })).toBeUndefined();
   });
@@ -73,6 +74,15 @@ describe("holderField", () => {
     });
   });
   it("no keys for what it did not give", () => {
+    expect(Object.keys(holderField(found()))).toEqual([
+      "container",
+      "length",
+      "found",
+      "path",
+      "root",
+      "hops",
+      "search",
+    ]);
     const h = found({ found: false, path: undefined, root: undefined, hops: undefined, why: "too deep" });
     expect(holderField(h)).toEqual({
       container: "list of bytes",
@@ -121,6 +131,14 @@ describe("addHolder", () => {
     expect(f.advice).toEqual([holderAdvice("holder", h), { say: "advice.leak-torch", facts: {} }]);
     // --trace-python's general advice too
     expect(adviceOf(h, "process-traced").advice).toEqual([holderAdvice("holder", h), leak("x").advice[1]]);
+  });
+
+  it("the general advice is replaced wherever it stands", () => {
+    const h = found();
+    const f = leak("process");
+    f.advice.reverse();
+    addHolder(f, h, "Python objects");
+    expect(f.advice).toEqual([holderAdvice("holder", h), { say: "advice.leak-torch", facts: {} }]);
   });
 
   it("a worker keeps its stop-gap; a search that found nothing keeps the ways to look further", () => {

@@ -106,6 +106,28 @@ describe("ownArrival", () => {
     expect(ownArrival(injected({ anon: climbing(4) }))?.bytes).toBe(96 * K);
   });
 
+  it("each side's median over its readings, both ends included", () => {
+    // t² KiB before the report, 200 KiB + t² KiB from it: before 5–8 s (25, 36, 49, 64: 42.5), after 10–13 s
+    // (300, 321, 344, 369: 332.5)
+    const c = new Column();
+    for (let t = 0; t <= 30; t++) c.push(t, (t * t + (t >= 10 ? 200 : 0)) * 1024);
+    expect(ownArrival(injected({ anon: c }))?.bytes).toBe(290 * 1024);
+  });
+
+  it("the spacing of a column that starts late, and two points are enough", () => {
+    // from 10 to 60 s at 1 Hz (spacing 1 s: 3 s either side); reported at 42 s, injection begun at 40 s
+    const late = new Column();
+    for (let t = 10; t <= 60; t++) late.push(t, t * K + (t >= 42 ? 80 * K : 0));
+    const p = injected({ anon: late }, { firstSeen: 10, firstReport: 42, injectionStarted: 40, lastSeen: 60 });
+    // before 37–40 s (38.5 K), after 42–45 s (123.5 K)
+    expect(ownArrival(p)?.bytes).toBe(85 * K);
+    // two readings, 4 s apart: 12 s either side, each side one of them
+    const two = new Column();
+    two.push(7, 10 * K);
+    two.push(11, 30 * K);
+    expect(ownArrival(injected({ anon: two }))?.bytes).toBe(20 * K);
+  });
+
   it("read on the metric asked for when the process has it, else anon, else RSS", () => {
     const flat = new Column();
     for (let t = 0; t <= 30; t++) flat.push(t, 50 * MB);

@@ -22,8 +22,8 @@ const col = (seconds: number, y: (t: number) => number) => {
  * Teeth that climb 0.5 MiB/s and fall at each generation-1 run (20 s, 40 s) onto lows 1 MiB higher each time; a full
  * collection at `full` s (if any) brings memory back to `fullLevel` (100 MiB), from where it climbs at `after` MiB/s.
  */
-function memory(t: number, full = Infinity, after = 0, fullLevel = 100) {
-  if (t >= full) return (fullLevel + after * (t - full)) * MB;
+function memory(t: number, full = Infinity, after = 0, fullLevel = 100, dropAt = Infinity) {
+  if (t >= full) return (fullLevel + after * (t - full) - (t >= dropAt ? 3 : 0)) * MB;
   const tooth = Math.floor(t / 20);
   return (100 + tooth + 0.5 * (t - 20 * tooth)) * MB;
 }
@@ -33,6 +33,8 @@ interface Gc {
   full?: number;
   after?: number;
   fullLevel?: number;
+  /** After the full collection, memory falls by 3 MiB at this time. */
+  dropAt?: number;
   /** Generation-1 runs added to the count (a full collection held back). */
   extraPending?: number;
   threshold?: number;
@@ -63,7 +65,7 @@ function proc(g: Gc = {}): ProcessSeries {
     "py.modules": col(seconds, (t) => 100 + (g.imports ?? []).filter((i) => i <= t).length),
   };
   for (const k of g.without ?? []) delete agent[k];
-  const anon = col(seconds, (t) => memory(t, full, g.after, g.fullLevel));
+  const anon = col(seconds, (t) => memory(t, full, g.after, g.fullLevel, g.dropAt));
   return { firstSeen: 0, lastSeen: seconds, agent, metrics: { anon } } as unknown as ProcessSeries;
 }
 
@@ -176,6 +178,13 @@ describe("judgeBacklog", () => {
     expect(judge({ full: 50, after: 0.2, seconds: 80 })).toBeUndefined();
     // … with a generation-1 run at 70 s (memory does not fall there: no release) → still the rules'
     expect(judge({ full: 50, after: 0.2, seconds: 80, gen1: [20, 40, 70] })).toBeUndefined();
+    // 0.3 MiB/s, and a generation-1 run at 70 s where memory falls 3 MiB (from 104.8 to 103 MiB): waiting again
+    expect(judge({ full: 50, after: 0.3, seconds: 80, gen1: [20, 40, 70], dropAt: 70 })).toMatchObject({
+      kind: "waiting",
+      dueIn: 10,
+      // generation 1's collections first, then generation 2's
+      backlog: { releases: [20, 40, 70, 50] },
+    });
   });
 
   it("memory kept across the full collection, its lows after it the floor or more above those before: the rules'", () => {

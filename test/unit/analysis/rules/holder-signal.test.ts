@@ -1,0 +1,169 @@
+/**
+ * signals/holder.ts on holder results built by hand: for which layers a holder is named (`holderFor`), the finding's
+ * field with only the parts the search gave (`holderField`), and the advice `addHolder` puts first, with its variant
+ * and the general advice it replaces — exact values. Through the whole engine: rules/holder.test.ts.
+ */
+import { describe, expect, it } from "vitest";
+import type { HolderResult } from "../../../../src/agent/agent-results.js";
+import type { Context } from "../../../../src/analysis/context.js";
+import type { JudgedFinding } from "../../../../src/analysis/judgement.js";
+import { addHolder, holderField, holderFor } from "../../../../src/analysis/signals/holder.js";
+
+const found = (o: Partial<HolderResult> = {}): HolderResult => ({
+  type: "holder",
+  pid: 7,
+  t: 100,
+  container: "list of bytes",
+  length: 500,
+  found: true,
+  path: "app.EVENTS",
+  root: "module global",
+  hops: [{ kind: "module global", name: "app.EVENTS" }],
+  levels: 2,
+  calls: 3,
+  objects: 40,
+  ms: 1.5,
+  longestMs: 0.7,
+  ...o,
+});
+const ctxWith = (h?: HolderResult): Context => ({
+  from: 0,
+  warmup: 0,
+  duration: 100,
+  agentSeen: true,
+  agentResults: { traces: new Map(), trims: new Map(), ...(h && { holders: new Map([[h.pid, h]]) }) },
+});
+
+describe("holderFor: a holder explains leaks of Python objects, and of tensors when it holds tensors", () => {
+  it.each([
+    ["Python objects", "list of bytes", true],
+    ["Python objects (tracemalloc sees the growth)", "list of bytes", true],
+    ["small Python objects (pymalloc)", "dict of str", true],
+    ["native heap (malloc)", "list of bytes", false],
+    ["PyTorch CPU tensors", "list of bytes", false],
+    ["PyTorch CPU tensors", "list of Tensor", true],
+    ["PyTorch autograd graphs", "dict of Parameter", true],
+    ["PyTorch autograd graphs", "list of Tensors", false],
+  ])("%s, %s → %s", (layer, container, named) => {
+    const h = found({ container });
+    expect(holderFor(7, layer, ctxWith(h))).toBe(named ? h : undefined);
+  });
+
+  it("none without a layer, without a search for this process, or without the agent's results", () => {
+    expect(holderFor(7, undefined, ctxWith(found()))).toBeUndefined();
+    expect(holderFor(8, "Python objects", ctxWith(found()))).toBeUndefined();
+    expect(holderFor(8, "PyTorch CPU tensors", ctxWith(found({ container: "list of Tensor" })))).toBeUndefined();
+    expect(holderFor(7, "Python objects", ctxWith())).toBeUndefined();
+    expect(holderFor(7, "Python objects", { from: 0, warmup: 0, duration: 1, agentSeen: false })).toBeUndefined();
+  });
+});
+
+describe("holderField", () => {
+  it("every part the search gave, and what it cost", () => {
+    const h = found({ itemsPerSecond: 12.5, where: { file: "app.py", line: 3 } });
+    expect(holderField(h)).toEqual({
+      container: "list of bytes",
+      length: 500,
+      found: true,
+      itemsPerSecond: 12.5,
+      path: "app.EVENTS",
+      root: "module global",
+      hops: [{ kind: "module global", name: "app.EVENTS" }],
+      where: { file: "app.py", line: 3 },
+      search: { levels: 2, calls: 3, objects: 40, ms: 1.5, longestPauseMs: 0.7 },
+    });
+  });
+  it("no keys for what it did not give", () => {
+    expect(Object.keys(holderField(found()))).toEqual([
+      "container",
+      "length",
+      "found",
+      "path",
+      "root",
+      "hops",
+      "search",
+    ]);
+    const h = found({ found: false, path: undefined, root: undefined, hops: undefined, why: "too deep" });
+    expect(holderField(h)).toEqual({
+      container: "list of bytes",
+      length: 500,
+      found: false,
+      why: "too deep",
+      search: { levels: 2, calls: 3, objects: 40, ms: 1.5, longestPauseMs: 0.7 },
+    });
+    expect(Object.keys(holderField(h))).toEqual(["container", "length", "found", "why", "search"]);
+  });
+});
+
+describe("addHolder", () => {
+  const leak = (variant: string) =>
+    ({
+      kind: "leak",
+      evidence: {},
+      caveats: [],
+      advice: [
+        { say: "advice.leak", facts: { variant } },
+        { say: "advice.leak-torch", facts: {} },
+      ],
+    }) as unknown as JudgedFinding;
+  const adviceOf = (h: HolderResult, variantIn = "process", layer = "Python objects") => {
+    const f = leak(variantIn);
+    addHolder(f, h, layer);
+    return f;
+  };
+  const holderAdvice = (variant: string, h: HolderResult) => ({
+    say: "advice.holder",
+    facts: {
+      variant,
+      path: h.path,
+      container: h.container,
+      length: h.length,
+      itemsPerSecond: h.itemsPerSecond,
+      why: h.why,
+    },
+  });
+
+  it("found: the path in the evidence and the field, its advice first in place of a process's general advice", () => {
+    const h = found();
+    const f = adviceOf(h);
+    expect(f.evidence).toEqual({ holder: "app.EVENTS" });
+    expect(f.holder).toEqual(holderField(h));
+    expect(f.advice).toEqual([holderAdvice("holder", h), { say: "advice.leak-torch", facts: {} }]);
+    // --trace-python's general advice too
+    expect(adviceOf(h, "process-traced").advice).toEqual([holderAdvice("holder", h), leak("x").advice[1]]);
+  });
+
+  it("the general advice is replaced wherever it stands", () => {
+    const h = found();
+    const f = leak("process");
+    f.advice.reverse();
+    addHolder(f, h, "Python objects");
+    expect(f.advice).toEqual([holderAdvice("holder", h), { say: "advice.leak-torch", facts: {} }]);
+  });
+
+  it("a worker keeps its stop-gap; a search that found nothing keeps the ways to look further", () => {
+    const h = found();
+    expect(adviceOf(h, "worker").advice).toEqual([holderAdvice("holder", h), ...leak("worker").advice]);
+    const lost = found({ found: false, path: undefined, why: "too deep" });
+    const f = adviceOf(lost);
+    expect(f.evidence).toEqual({ holder: "not found" });
+    expect(f.advice).toEqual([holderAdvice("holder-not-found", lost), ...leak("process").advice]);
+  });
+
+  it("the variant: graphs to drop, a cache to bound, a thread's local to clear", () => {
+    const variantOf = (h: HolderResult, layer = "Python objects") => adviceOf(h, "worker", layer).advice[0]?.facts;
+    expect(variantOf(found(), "PyTorch autograd graphs")).toMatchObject({ variant: "holder-graphs" });
+    const lru = found({
+      hops: [
+        { kind: "module global", name: "m" },
+        { kind: "lru_cache", name: "f" },
+      ],
+    });
+    expect(variantOf(lru)).toMatchObject({ variant: "holder-lru" });
+    expect(variantOf(found({ root: "thread frame", hops: [] }))).toMatchObject({ variant: "holder-frame" });
+    expect(variantOf(found({ root: "thread frame", hops: undefined }))).toMatchObject({ variant: "holder-frame" });
+    expect(variantOf(found({ found: false }), "PyTorch autograd graphs")).toMatchObject({
+      variant: "holder-not-found",
+    });
+  });
+});

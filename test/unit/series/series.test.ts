@@ -92,6 +92,19 @@ describe("the agents' reports, as columns", () => {
 });
 
 describe("the agents' last words", () => {
+  it("a last word that is no report (a number, null) gives the process no first report", () => {
+    const b = new SeriesBuilder();
+    for (let i = 0; i < 3; i++)
+      b.add({ t: i * 1000, processes: [{ pid: 7, ppid: 1, starttime: 70, comm: "python3", anon: 9 * MiB }] });
+    b.addLastWords(3_000, { "7": 5 });
+    b.addLastWords(3_500, { "7": null });
+    const ps = [...b.set.processes.values()][0]!;
+    expect(ps.firstReport).toBeUndefined();
+    expect(ps.agent).toEqual({});
+    b.addLastWords(4_000, { "7": { threads: 2 } });
+    expect(ps.firstReport).toBe(4);
+  });
+
   it("are added to the process's agent columns after its last sample, and only to processes it knows", () => {
     const b = new SeriesBuilder();
     for (let i = 0; i < 30; i++) {

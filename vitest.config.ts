@@ -1,4 +1,10 @@
 import { defineConfig } from "vitest/config";
+import { e2eLanes } from "./test/e2e-lanes.js";
+import LongestFirst from "./test/sequencer.js";
+
+// Decided once here and handed to the workers (test/e2e-lane-setup.ts reads it): see test/e2e-lanes.ts.
+const lanes = e2eLanes();
+process.env.MEMLEAK_E2E_LANES = String(lanes);
 
 export default defineConfig({
   test: {
@@ -6,6 +12,7 @@ export default defineConfig({
     globalSetup: ["test/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    sequence: { sequencer: LongestFirst },
     // `npm test` runs both; `npm run test:unit` (vitest run --project unit) the unit tests alone, for the inner loop.
     projects: [
       {
@@ -22,10 +29,17 @@ export default defineConfig({
       },
       {
         extends: true,
-        // e2e tests start real Python processes; on a 2-core machine running them in parallel distorts the timings
-        // they depend on (sampling intervals, growth rates), so files run one after another, and only once the unit
-        // tests are done (a later group): nothing else of the suite's runs beside them.
-        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], fileParallelism: false, sequence: { groupOrder: 1 } },
+        // e2e tests start real Python processes that mostly sleep and allocate on a schedule: two files at a time, each
+        // in a memory cgroup of its own, where the host allows it (test/e2e-lanes.ts), longest first (test/sequencer.ts);
+        // only once the unit tests are done (a later group), so nothing else of the suite runs beside them.
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          setupFiles: ["test/e2e-lane-setup.ts"],
+          fileParallelism: lanes > 1,
+          maxWorkers: lanes,
+          sequence: { groupOrder: 1 },
+        },
       },
     ],
   },

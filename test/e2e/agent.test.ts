@@ -66,7 +66,10 @@ describe.concurrent("agent: fragmentation vs leak", () => {
   });
 
   it("CPU tensors kept in a list are PyTorch CPU tensors, from the census of live tensor storage", async () => {
-    const { doc } = await run("torch_tensor_list", [], "24");
+    // 30 s, as for the losses: the layer is the tensor storage's growth between census walks, ~10 s apart on this heap
+    // (a ~50 ms walk held to 0.5% of a core) once torch is imported; 24 s gave three walks alone, and two when another
+    // e2e file ran beside it (the layer then read as the list's Python objects).
+    const { doc } = await run("torch_tensor_list", [], "30");
     expect(doc.verdict, JSON.stringify(doc.verdict.caveats)).toMatchObject({
       kind: "leak",
       evidence: { layer: "PyTorch CPU tensors" },

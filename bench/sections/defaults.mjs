@@ -133,11 +133,12 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
       tree: treeBare.pid,
       treeRoot: true,
     };
-    watchers["run (default)"] = {
+    // `run` of a memleak (this checkout's, or another's for an A/B) on a small_tree of its own.
+    const runOf = (memleak, profileName) => ({
       ...start([
         "node",
-        ...nodeArgs("run"),
-        MEMLEAK,
+        ...nodeArgs(profileName),
+        memleak,
         "run",
         ...common,
         "--",
@@ -147,27 +148,12 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
         mb,
       ]),
       treeRoot: false,
-    };
+    });
+    watchers["run (default)"] = runOf(MEMLEAK, "run");
     // MEMLEAK_BENCH_AB=/other/checkout/bin/memleak.js: that memleak's `run` as well (another commit, built), on a tree
     // of its own, so that an A/B of a change shares this run's machine and noise.
     const other = process.env.MEMLEAK_BENCH_AB;
-    if (other) {
-      watchers["run (A/B other)"] = {
-        ...start([
-          "node",
-          ...nodeArgs("run-other"),
-          other,
-          "run",
-          ...common,
-          "--",
-          SYSTEM_PYTHON,
-          "bench/py/small_tree.py",
-          workers,
-          mb,
-        ]),
-        treeRoot: false,
-      };
-    }
+    if (other) watchers["run (A/B other)"] = runOf(other, "run-other");
     watchers.psutil = {
       ...start([SYSTEM_PYTHON, "bench/py/psutil_cost.py", String(treeBare.pid), String(hz), String(seconds)]),
     };

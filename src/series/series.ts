@@ -109,8 +109,6 @@ export const KEEP_EXITED_SECONDS = 30;
 export class SeriesBuilder {
   readonly set: SeriesSet;
   private readonly lastSmaps = new Map<string, { pss: number; uss: number | undefined; pssAnon: number | undefined }>();
-  /** Where each process's agent fields go (addReport); dropped with the process's series. */
-  private readonly reportFields = new WeakMap<ProcessSeries, ReportFields>();
 
   /** @param coarseCapacity keep every column also at this coarser resolution, for interimView (`run` and `watch`) */
   constructor(
@@ -323,9 +321,10 @@ export class SeriesBuilder {
 
   private addReportOf(ps: ProcessSeries, report: Record<string, unknown>, t: number): void {
     ps.firstReport ??= t;
-    let fields = this.reportFields.get(ps);
-    if (fields === undefined) this.reportFields.set(ps, (fields = { top: new Map(), groups: new Map() }));
-    this.addReport(ps, fields, report, t);
+    flatten(report, "", (name, v) => {
+      if (typeof v === "string") ps.agentText[name] = v;
+      else (ps.agent[name] ??= new Column(this.capacity, this.coarseCapacity)).push(t, v);
+    });
   }
 
   private addAgentReports(
@@ -340,57 +339,35 @@ export class SeriesBuilder {
         this.addReportOf(ps, report as Record<string, unknown>, t);
     }
   }
+}
 
-  /**
-   * Each numeric field of a report (and, one level down, each text field) into its column, by its flattened name
-   * ("malloc.inUse"), in the report's order. The fields' places are found once per process: 64 agents send the same
-   * ~25 fields every second, and building each name and looking it up in the process's columns again was most of the
-   * agents' cost to the sampling loop (BENCHMARKS §g‴).
-   */
-  private addReport(ps: ProcessSeries, fields: ReportFields, report: Record<string, unknown>, t: number): void {
-    for (const k in report) {
-      const v = report[k];
-      if (v && typeof v === "object" && !Array.isArray(v)) {
-        let group = fields.groups.get(k);
-        if (group === undefined) fields.groups.set(k, (group = new Map()));
-        const inner = v as Record<string, unknown>;
-        for (const k2 in inner) {
-          const x = inner[k2];
-          if (typeof x === "string") ps.agentText[this.slot(group, `${k}.`, k2).name] = x;
-          else this.pushField(ps, this.slot(group, `${k}.`, k2), x, t);
-        }
-      } else if (typeof v !== "string") this.pushField(ps, this.slot(fields.top, "", k), v, t);
-    }
-  }
+/** "malloc" + "inUse" → "malloc.inUse", made once: every report of every agent names the same fields each tick. */
+const dottedNames = new Map<string, Map<string, string>>();
+let dottedCount = 0;
 
-  private slot(places: Map<string, FieldSlot>, prefix: string, k: string): FieldSlot {
-    let place = places.get(k);
+function dotted(prefix: string, k: string): string {
+  if (prefix === "") return k;
+  let names = dottedNames.get(prefix);
+  if (names === undefined) dottedNames.set(prefix, (names = new Map()));
+  let name = names.get(k);
+  if (name === undefined) {
+    name = prefix + k;
     // Bounded: the names come from the agents (validated, yet many processes' fields could differ).
-    if (place === undefined) {
-      place = { name: prefix + k };
-      if (places.size < 1_000) places.set(k, place);
-    }
-    return place;
+    if (dottedCount++ < 10_000) names.set(k, name);
   }
-
-  private pushField(ps: ProcessSeries, place: FieldSlot, v: unknown, t: number): void {
-    const y = typeof v === "number" ? v : typeof v === "boolean" ? (v ? 1 : 0) : NaN;
-    if (!Number.isFinite(y)) return;
-    place.column ??= ps.agent[place.name] ??= new Column(this.capacity, this.coarseCapacity);
-    place.column.push(t, y);
-  }
+  return name;
 }
 
-/** Where one field of a process's agent reports goes: its flattened name, and its column once it carried a number. */
-interface FieldSlot {
-  name: string;
-  column?: Column;
-}
-
-/** A process's report fields found so far: top-level ones, and those of each nested object ("malloc" → "inUse"). */
-interface ReportFields {
-  top: Map<string, FieldSlot>;
-  groups: Map<string, Map<string, FieldSlot>>;
+/** Each numeric (or, nested, text) field of a report, by its flattened name, in the report's order. */
+function flatten(obj: Record<string, unknown>, prefix: string, each: (name: string, v: number | string) => void): void {
+  for (const k in obj) {
+    const v = obj[k];
+    if (typeof v === "number" && Number.isFinite(v)) each(dotted(prefix, k), v);
+    else if (typeof v === "boolean") each(dotted(prefix, k), v ? 1 : 0);
+    else if (typeof v === "string" && prefix !== "") each(dotted(prefix, k), v);
+    else if (v && typeof v === "object" && !Array.isArray(v) && prefix === "")
+      flatten(v as Record<string, unknown>, `${k}.`, each);
+  }
 }
 
 export function buildSeries(samples: Iterable<Sample>, capacity?: number): SeriesSet {

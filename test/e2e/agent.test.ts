@@ -87,9 +87,11 @@ describe.concurrent("agent: fragmentation vs leak", () => {
   });
 
   it("the same loop with loss.item() is not a leak", async () => {
-    const { doc } = await run("torch_losses_item");
+    // 30 s, as for the losses kept: torch's import and first steps take the first 5-10 s of a loaded machine, and a
+    // CI run of 20 s beside another e2e file ended before anon levelled off (the verdict was neither stable nor plateau).
+    const { doc } = await run("torch_losses_item", [], "30");
     expect(doc.findings.filter((f) => f.kind === "leak")).toEqual([]);
-    expect(["stable", "plateau"]).toContain(doc.verdict.kind);
+    expect(["stable", "plateau"], JSON.stringify({ ...doc.verdict, advice: undefined })).toContain(doc.verdict.kind);
   });
 
   it("--trace-python names the line that stores into the growing dict", async () => {

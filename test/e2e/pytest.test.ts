@@ -83,8 +83,9 @@ describe.concurrent("memleak pytest", () => {
     ]);
     // memleak's report: the table, the gate, the one line on stderr.
     const table = r.stdout.slice(r.stdout.indexOf("\ntests ("));
-    expect(table).toMatch(/grew once\s+\+3.00 MiB\s+–\s+FAIL\s+test_limits.py::test_over_its_limit/);
-    expect(table).toMatch(/grew once\s+\+1.00 MiB\s+–\s+pass\s+test_limits.py::test_within_its_limit/);
+    // The same 2.95-3.05 MiB as above, in the table (+2.99 MiB in a CI run).
+    expect(table).toMatch(/grew once\s+\+(2\.9[5-9]|3\.0[0-5]) MiB\s+–\s+FAIL\s+test_limits.py::test_over_its_limit/);
+    expect(table).toMatch(/grew once\s+\+(0\.9[5-9]|1\.0[0-5]) MiB\s+–\s+pass\s+test_limits.py::test_within_its_limit/);
     for (const line of table.split("\n")) expect(line.length, line).toBeLessThanOrEqual(80);
     expect(r.stderr).toMatch(
       /^memleak: gate test-limits failed: 1 test over its memory limit: test_limits.py::test_over_its_limit/m,

@@ -99,9 +99,14 @@ export function allocatorSettling(ps: ProcessSeries, a: Assessment): Settling | 
   // What the program keeps is what is left at the lows of its churn: with a leak under it they rise even where the
   // shape rules see only swings (swing_leak: 100 MB temporaries, the lows of malloc's in-use bytes 2 → 33 MiB in
   // 24 s). Counted at TYPICAL_BLOCK, the lows of a GC sawtooth move by noise only.
-  const typical = liveHeapColumn(ps)!;
-  const lowsRise = lowsChange(sliceByTime({ xs: typical.xs, ys: typical.ys }, a.from).ys);
+  const typicalCol = liveHeapColumn(ps)!;
+  const typical = sliceByTime({ xs: typicalCol.xs, ys: typicalCol.ys }, a.from).ys;
+  const lowsRise = lowsChange(typical);
   if (lowsRise >= LAYER_MIN_SHARE * a.growth) return undefined;
+  // Nor does a churn that settles raise its highs: its high-water mark is what anon fills up to. A live heap whose highs
+  // climb grew, even if it fell again before the end (a thread's leaked list freed as the thread returns, just before
+  // the program exits: the last readings' lows fall, and the one cliff read as a 187 MiB swing).
+  if (thirdsChange(typical, 0.9) >= LAYER_MIN_SHARE * a.growth) return undefined;
   const swing = detrendedSwing(w);
   if (swing < SETTLING_SWING_COVERS * a.growth) return undefined;
   return { growth: a.growth, liveGrowth: lowsRise, swing };
@@ -122,6 +127,11 @@ function detrendedSwing(w: { xs: readonly number[]; ys: readonly number[] }): nu
 
 /** The 10th percentile of the last third of a series minus that of its first third. */
 function lowsChange(ys: readonly number[]): number {
+  return thirdsChange(ys, 0.1);
+}
+
+/** The `p` quantile of the last third of a series minus that of its first third. */
+function thirdsChange(ys: readonly number[], p: number): number {
   const third = Math.max(1, Math.floor(ys.length / 3));
-  return (quantile(ys.slice(-third), 0.1) ?? 0) - (quantile(ys.slice(0, third), 0.1) ?? 0);
+  return (quantile(ys.slice(-third), p) ?? 0) - (quantile(ys.slice(0, third), p) ?? 0);
 }

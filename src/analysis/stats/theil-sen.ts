@@ -79,15 +79,64 @@ function sampledSlopes(s: Series, count: number): Float64Array {
   const n = s.xs.length;
   const xs = xSpace(n);
   const ys = ySpace(n);
+  let xMin = Infinity;
+  let xMax = -Infinity;
+  let yMin = Infinity;
+  let yMax = -Infinity;
   for (let i = 0; i < n; i++) {
-    xs[i] = s.xs[i]!;
-    ys[i] = s.ys[i]!;
+    const x = s.xs[i]!;
+    xs[i] = x;
+    if (x < xMin) xMin = x;
+    if (x > xMax) xMax = x;
+    const y = s.ys[i]!;
+    ys[i] = y;
+    if (y < yMin) yMin = y;
+    if (y > yMax) yMax = y;
   }
-  const [blockStart, blockEnd] = equalTimeBlocks(s.xs);
-  // mulberry32(PAIR_SAMPLER_SEED) (random.ts), its step written out here: the same numbers, drawn twice per pair
-  // 200,000 times a fit, at half the cost of calling the generator's closure (bench §i″).
-  let state = PAIR_SAMPLER_SEED >>> 0;
+  const pairs = drawnPairs(s.xs, count);
   const out = slopeSpace(count);
+  // No difference of two times or two values is larger than the whole span of them: where both spans are finite,
+  // slopeBetween's halving never happens, and its first branch is written out here (the same numbers; a NaN, which
+  // the spans skip, gives NaN both ways).
+  if (Number.isFinite(xMax - xMin) && Number.isFinite(yMax - yMin)) {
+    for (let k = 0; k < count; k++) {
+      const a = pairs[2 * k]!;
+      const b = pairs[2 * k + 1]!;
+      out[k] = saturate((ys[b]! - ys[a]!) / (xs[b]! - xs[a]!));
+    }
+  } else {
+    for (let k = 0; k < count; k++) {
+      const a = pairs[2 * k]!;
+      const b = pairs[2 * k + 1]!;
+      out[k] = slopeBetween(xs[a]!, ys[a]!, xs[b]!, ys[b]!);
+    }
+  }
+  return out;
+}
+
+/**
+ * The pairs last drawn, and what they depend on: the number of samples and which of them share a time (the seed and
+ * the count are fixed). Every container's warm-up line in one verdict is fitted on the same number of samples at
+ * the same times, so its 200,000 pairs are the same pairs; drawing them was four fifths of a warm-up fit (§i‴).
+ */
+let lastDrawn: { n: number; count: number; blockStart: Int32Array; pairs: Int32Array } | undefined;
+
+/**
+ * `count` pairs of indices [a, b] (a < b, different times) side by side, drawn uniformly with mulberry32: index i
+ * uniformly, then j uniformly among the samples whose time differs from x_i. With distinct timestamps that is exactly
+ * uniform over pairs; with a few shared timestamps, nearly so.
+ */
+function drawnPairs(times: readonly number[], count: number): Int32Array {
+  const n = times.length;
+  const [blockStart, blockEnd] = equalTimeBlocks(times);
+  if (lastDrawn && lastDrawn.n === n && lastDrawn.count === count && sameInts(lastDrawn.blockStart, blockStart))
+    return lastDrawn.pairs;
+  const pairs = lastDrawn?.pairs.length === 2 * count ? lastDrawn.pairs : new Int32Array(2 * count);
+  // Whatever happens below, the cache must never describe pairs it does not hold.
+  lastDrawn = undefined;
+  // mulberry32(PAIR_SAMPLER_SEED) (random.ts), its step written out here: the same numbers, drawn twice per pair,
+  // at half the cost of calling the generator's closure (bench §i″).
+  let state = PAIR_SAMPLER_SEED >>> 0;
   for (let k = 0; k < count; k++) {
     state = (state + 0x6d2b79f5) >>> 0;
     let t = Math.imul(state ^ (state >>> 15), state | 1);
@@ -100,12 +149,17 @@ function sampledSlopes(s: Series, count: number): Float64Array {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     let j = Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * (n - tied));
     if (j >= lo) j += tied;
-    // Two indices, not a destructured pair: a [a, b] array per draw was 200,000 arrays of garbage per fit.
-    const a = i < j ? i : j;
-    const b = i < j ? j : i;
-    out[k] = slopeBetween(xs[a]!, ys[a]!, xs[b]!, ys[b]!);
+    pairs[2 * k] = i < j ? i : j;
+    pairs[2 * k + 1] = i < j ? j : i;
   }
-  return out;
+  lastDrawn = { n, count, blockStart, pairs };
+  return pairs;
+}
+
+function sameInts(a: Int32Array, b: Int32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** For each index, the [start, end) range of indices sharing its time (xs sorted). */

@@ -217,6 +217,29 @@ describe("the pair sampler, past MAX_EXACT_PAIRS", () => {
     }
   });
 
+  it("slopes past ±MAX between samples closer than the values' span allows are clamped, exact or sampled", () => {
+    // Times 1e-300 s apart, values 1e10 B apart: every difference is finite, every quotient overflows. The slopes are
+    // written without slopeBetween's checks only where neither can happen; here saturate must still clamp each.
+    for (const n of [40, 700]) {
+      const txs = Array.from({ length: n }, (_, i) => i * 1e-300);
+      const r = answered(
+        theilSen(
+          txs,
+          txs.map((_, i) => (i % 7) * 1e10 + i * 1e11),
+        ),
+      );
+      expect([r.sampled, r.slope, r.low]).toEqual([n === 700, Number.MAX_VALUE, Number.MAX_VALUE]);
+      // falling: clamped at −MAX, not −Infinity
+      const down = answered(
+        theilSen(
+          txs,
+          txs.map((_, i) => -i * 1e11),
+        ),
+      );
+      expect([down.slope, down.high]).toEqual([-Number.MAX_VALUE, -Number.MAX_VALUE]);
+    }
+  });
+
   it("the same input gives the same answer (fixed seed), and theilSenLine the same line", () => {
     const n = 700;
     const txs = Array.from({ length: n }, (_, i) => i);

@@ -98,4 +98,19 @@ describe("quantileInPlace on large arrays", () => {
       expect(quantilesInPlace(b.slice(), [0.5, NaN, 0.4])).toEqual([0.5, NaN, 0.4].map((p) => quantileInPlace(one, p)));
     }
   });
+
+  it("with ±Infinity among the values: the sorted array's quantiles (the whole array selected)", () => {
+    for (const n of [8192, 200_000]) {
+      const a = shaped("random", n, 9);
+      a[3] = Infinity;
+      a[n - 5] = -Infinity;
+      for (const ps of [
+        [0.5, 0.473, 0.527],
+        [0, 1],
+      ]) {
+        expect(quantilesInPlace(a.slice(), ps), `n=${n}`).toEqual(ps.map((p) => sortedQuantile(a, p)));
+        for (const p of ps) expect(quantileInPlace(a.slice(), p)).toBe(sortedQuantile(a, p));
+      }
+    }
+  });
 });

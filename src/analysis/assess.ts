@@ -8,7 +8,8 @@ import { detectPlateau, type Plateau } from "./stats/plateau.js";
 import { median } from "./stats/quantiles.js";
 import { detectStep, type Step } from "./stats/step.js";
 import { trendTest, type Trend } from "./stats/trend.js";
-import { lowerBound, sliceByTime, type Series } from "./stats/window.js";
+import { SHAPE_MAX_POINTS } from "./stats/shape.js";
+import { cleanSeries, lowerBound, sliceByTime, thin, type Series } from "./stats/window.js";
 import { earlyGrowth, type EarlyGrowth } from "./stats/sequential.js";
 import type { Rate } from "./types.js";
 import { MIN_SAMPLES, MIN_SECONDS, tooShortForShapes } from "../series/enough-samples.js";
@@ -144,10 +145,13 @@ export function assess(col: Column, from: number, fullFrom = from): Assessment {
   // analyzed window), whichever is larger: a bounded fill just over the floor that stopped long ago rises less
   // between thirds than between tenths, and would otherwise be "growing" by one measure and "did not grow" by the
   // other — a leak. Not the whole series' tenths: those include start-up (imports), which is no plateau.
-  const plateau = detectPlateau(whole.xs, whole.ys);
+  // detectPlateau and detectStep each thin the whole series to SHAPE_MAX_POINTS the same way: thinned once here, the
+  // series each is given is already clean and short, and comes back from their own thin() as it is.
+  const shapes = thin(cleanSeries(whole.xs, whole.ys), SHAPE_MAX_POINTS);
+  const plateau = detectPlateau(shapes.xs, shapes.ys);
   // Steps, like plateaus, are judged on the whole series: the jump is often at the start (a model loaded, a child
   // that imported a library), where the warm-up cut would hide it.
-  const step = detectStep(whole.xs, whole.ys);
+  const step = detectStep(shapes.xs, shapes.ys);
   const out: Assessment = { ...base };
   if (trend.ok) {
     out.trend = trend;

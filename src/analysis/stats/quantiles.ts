@@ -99,7 +99,7 @@ function bandOf(a: Float64Array, first: number, last: number): { values: Float64
   const band = bandSpace(n);
   let below = 0;
   let inside = 0;
-  let nan = 0;
+  let poison = 0;
   // Without branches: which side a slope falls is a coin toss, and a mispredicted branch per value cost more than
   // the pass (the value is written at `inside` always, and kept by moving `inside` on only when it is in the band).
   for (let i = 0; i < n; i++) {
@@ -108,23 +108,32 @@ function bandOf(a: Float64Array, first: number, last: number): { values: Float64
     const under = +(v < low);
     const over = +(v > high);
     below += under;
-    nan += +Number.isNaN(v);
+    // v − v is 0 for a finite value, NaN for a NaN or ±Infinity: one subtraction a value where counting the NaNs
+    // turned a comparison into a number (a third of the pass, §i‴).
+    poison += v - v;
     inside += 1 - under - over;
   }
-  // select's answer with a NaN among the values depends on where it sits: select gives it.
-  if (nan > 0 || first < below || last >= below + inside) return undefined;
+  // select's answer with a NaN among the values depends on where it sits: select gives it. An infinity goes to select
+  // too, which answers it as it always has (no slope is infinite: they saturate at ±MAX).
+  if (Number.isNaN(poison) || first < below || last >= below + inside) return undefined;
   return { values: band.subarray(0, inside), below };
 }
 
 /** Where quantile p of n values lies: the order statistic below it, and whether the next one is interpolated to. */
-function placeOf(n: number, p: number): { pos: number; lo: number; interpolate: boolean } {
+interface Place {
+  readonly pos: number;
+  readonly lo: number;
+  readonly interpolate: boolean;
+}
+
+function placeOf(n: number, p: number): Place {
   const pos = Math.min(1, Math.max(0, p)) * (n - 1);
   const lo = Math.floor(pos);
   return { pos, lo, interpolate: pos !== lo && lo + 1 < n };
 }
 
 /** Quantile `place` of `values`, found by select (which reorders them); `offset` values below them are not there. */
-function selected(values: Float64Array, offset: number, place: ReturnType<typeof placeOf>): number {
+function selected(values: Float64Array, offset: number, place: Place): number {
   const k = place.lo - offset;
   const low = select(values, k);
   if (!place.interpolate) return low;
@@ -145,18 +154,56 @@ export function quantileInPlace(a: Float64Array, p: number): number {
 }
 
 /**
+ * selected() at each of `places`, the same numbers, with less partitioning: after select(k) no value before k is
+ * larger and none after it smaller, so the places are taken in ascending order and each select works only on the
+ * values from the previous place's k on (the k-th smallest of all is then the k-th of those). Theil–Sen's slope and
+ * Sen's two bounds were three selections over the whole band, or over all 4,950 slopes of a 100-point fit (§i‴).
+ * Not for values with a NaN, which compares neither way and so is no "larger" or "smaller".
+ */
+function selectedInTurn(values: Float64Array, offset: number, places: Place[]): number[] {
+  const order = places.map((_, i) => i).sort((i, j) => places[i]!.lo - places[j]!.lo);
+  const out: number[] = new Array<number>(places.length);
+  let from = 0;
+  for (const i of order) {
+    const place = places[i]!;
+    const k = place.lo - offset;
+    const low = select(values, k, from);
+    from = k;
+    if (!place.interpolate) {
+      out[i] = low;
+      continue;
+    }
+    let next = Infinity;
+    for (let m = k + 1; m < values.length; m++) if (values[m]! < next) next = values[m]!;
+    out[i] = lerp(low, next, place.pos - place.lo);
+  }
+  return out;
+}
+
+function hasNaN(values: Float64Array): boolean {
+  for (let i = 0; i < values.length; i++) if (Number.isNaN(values[i]!)) return true;
+  return false;
+}
+
+/**
  * quantileInPlace at each of `ps`, the same numbers, from one band around them all where it holds them: Theil–Sen's
  * slope and Sen's interval are three quantiles of the same slopes, a few percent of them apart, and three passes over
- * 44,850 slopes (300 points) cost more than the selections (BENCHMARKS §i″).
+ * 44,850 slopes (300 points) cost more than the selections (BENCHMARKS §i″). The selections in turn (selectedInTurn).
  */
 export function quantilesInPlace(a: Float64Array, ps: readonly number[]): number[] {
   const places = ps.map((p) => placeOf(a.length, p));
-  if (a.length < BAND_MIN_LENGTH || places.length === 0) return ps.map((p) => quantileInPlace(a, p));
+  if (places.length === 0) return [];
+  if (a.length < BAND_MIN_LENGTH)
+    // A NaN among them, or a NaN p: one selection after another, as quantileInPlace has always answered.
+    return hasNaN(a) || places.some((x) => !(x.lo >= 0))
+      ? ps.map((p) => quantileInPlace(a, p))
+      : selectedInTurn(a, 0, places);
   const first = Math.min(...places.map((x) => x.lo));
   const last = Math.max(...places.map((x) => x.lo + (x.interpolate ? 1 : 0)));
   const band = bandOf(a, first, last);
+  // bandOf gives no band where there is a NaN, among the values or the ranks.
   if (!band) return ps.map((p) => quantileInPlace(a, p));
-  return places.map((place) => selected(band.values, band.below, place));
+  return selectedInTurn(band.values, band.below, places);
 }
 
 /** Quantile p (clamped to [0, 1]) of the finite values, interpolated (R's type 7); undefined if there are none. */

@@ -59,13 +59,47 @@ function pairwiseSlopes(s: Series, distinctTimePairs: number): { slopes: Float64
  */
 const slopeSpace = float64Scratch();
 
+/**
+ * True when slopeBetween is plain (y_j − y_i) / (x_j − x_i) for every pair of different times of a series (times
+ * ascending): no difference is larger than the span of the times or of the values, and no time difference smaller
+ * than the least gap between two times, so where the span of the values over that gap is finite no difference
+ * overflows (slopeBetween never halves) and no quotient passes ±MAX (saturate never clamps). Rounding is monotonic,
+ * so the bound holds for the computed numbers too. A NaN, which the spans skip, gives NaN either way.
+ */
+function slopesArePlain(xs: ArrayLike<number>, ys: ArrayLike<number>): boolean {
+  const n = xs.length;
+  let gap = Infinity;
+  let yMin = Infinity;
+  let yMax = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const y = ys[i]!;
+    if (y < yMin) yMin = y;
+    if (y > yMax) yMax = y;
+    const d = i > 0 ? xs[i]! - xs[i - 1]! : Infinity;
+    if (d > 0 && d < gap) gap = d;
+  }
+  return n < 2 || (Number.isFinite(xs[n - 1]! - xs[0]!) && Number.isFinite((yMax - yMin) / gap));
+}
+
 function allSlopes(s: Series, count: number): Float64Array {
   const { xs, ys } = s;
   const out = slopeSpace(count);
   let k = 0;
-  for (let i = 0; i < xs.length; i++) {
-    for (let j = i + 1; j < xs.length; j++) {
-      if (xs[j]! > xs[i]!) out[k++] = slopeBetween(xs[i]!, ys[i]!, xs[j]!, ys[j]!);
+  // Two copies of one loop: the slopes the same, without slopeBetween's checks where slopesArePlain says they hold.
+  if (slopesArePlain(xs, ys)) {
+    for (let i = 0; i < xs.length; i++) {
+      const xi = xs[i]!;
+      const yi = ys[i]!;
+      for (let j = i + 1; j < xs.length; j++) {
+        const dx = xs[j]! - xi;
+        if (dx > 0) out[k++] = (ys[j]! - yi) / dx;
+      }
+    }
+  } else {
+    for (let i = 0; i < xs.length; i++) {
+      for (let j = i + 1; j < xs.length; j++) {
+        if (xs[j]! > xs[i]!) out[k++] = slopeBetween(xs[i]!, ys[i]!, xs[j]!, ys[j]!);
+      }
     }
   }
   return out.subarray(0, k);
@@ -83,11 +117,48 @@ function sampledSlopes(s: Series, count: number): Float64Array {
     xs[i] = s.xs[i]!;
     ys[i] = s.ys[i]!;
   }
-  const [blockStart, blockEnd] = equalTimeBlocks(s.xs);
-  // mulberry32(PAIR_SAMPLER_SEED) (random.ts), its step written out here: the same numbers, drawn twice per pair
-  // 200,000 times a fit, at half the cost of calling the generator's closure (bench §i″).
-  let state = PAIR_SAMPLER_SEED >>> 0;
+  const pairs = drawnPairs(s.xs, count);
   const out = slopeSpace(count);
+  // Two copies of one loop, as in allSlopes.
+  if (slopesArePlain(xs, ys)) {
+    for (let k = 0; k < count; k++) {
+      const a = pairs[2 * k]!;
+      const b = pairs[2 * k + 1]!;
+      out[k] = (ys[b]! - ys[a]!) / (xs[b]! - xs[a]!);
+    }
+  } else {
+    for (let k = 0; k < count; k++) {
+      const a = pairs[2 * k]!;
+      const b = pairs[2 * k + 1]!;
+      out[k] = slopeBetween(xs[a]!, ys[a]!, xs[b]!, ys[b]!);
+    }
+  }
+  return out;
+}
+
+/**
+ * The pairs last drawn, and what they depend on: the number of samples and which of them share a time (the seed and
+ * the count are fixed). Every container's warm-up line in one verdict is fitted on the same number of samples at
+ * the same times, so its 200,000 pairs are the same pairs; drawing them was four fifths of a warm-up fit (§i‴).
+ */
+let lastDrawn: { n: number; count: number; blockStart: Int32Array; pairs: Int32Array } | undefined;
+
+/**
+ * `count` pairs of indices [a, b] (a < b, different times) side by side, drawn uniformly with mulberry32: index i
+ * uniformly, then j uniformly among the samples whose time differs from x_i. With distinct timestamps that is exactly
+ * uniform over pairs; with a few shared timestamps, nearly so.
+ */
+function drawnPairs(times: readonly number[], count: number): Int32Array {
+  const n = times.length;
+  const [blockStart, blockEnd] = equalTimeBlocks(times);
+  if (lastDrawn && lastDrawn.n === n && lastDrawn.count === count && sameInts(lastDrawn.blockStart, blockStart))
+    return lastDrawn.pairs;
+  const pairs = lastDrawn?.pairs.length === 2 * count ? lastDrawn.pairs : new Int32Array(2 * count);
+  // Whatever happens below, the cache must never describe pairs it does not hold.
+  lastDrawn = undefined;
+  // mulberry32(PAIR_SAMPLER_SEED) (random.ts), its step written out here: the same numbers, drawn twice per pair,
+  // at half the cost of calling the generator's closure (bench §i″).
+  let state = PAIR_SAMPLER_SEED >>> 0;
   for (let k = 0; k < count; k++) {
     state = (state + 0x6d2b79f5) >>> 0;
     let t = Math.imul(state ^ (state >>> 15), state | 1);
@@ -100,12 +171,17 @@ function sampledSlopes(s: Series, count: number): Float64Array {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     let j = Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * (n - tied));
     if (j >= lo) j += tied;
-    // Two indices, not a destructured pair: a [a, b] array per draw was 200,000 arrays of garbage per fit.
-    const a = i < j ? i : j;
-    const b = i < j ? j : i;
-    out[k] = slopeBetween(xs[a]!, ys[a]!, xs[b]!, ys[b]!);
+    pairs[2 * k] = i < j ? i : j;
+    pairs[2 * k + 1] = i < j ? j : i;
   }
-  return out;
+  lastDrawn = { n, count, blockStart, pairs };
+  return pairs;
+}
+
+function sameInts(a: Int32Array, b: Int32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** For each index, the [start, end) range of indices sharing its time (xs sorted). */

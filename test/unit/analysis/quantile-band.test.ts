@@ -77,4 +77,40 @@ describe("quantileInPlace on large arrays", () => {
       }
     }
   });
+
+  it("with a NaN among the values, or a NaN p: what one quantileInPlace after another on the same array gives", () => {
+    // The selections in turn rely on every value comparing one way or the other; where one does not, each quantile is
+    // selected over the whole array as before, in the order asked.
+    for (const n of [100, 8192]) {
+      const a = shaped("random", n, 5);
+      a[17] = NaN;
+      for (const ps of [
+        [0.5, 0.473, 0.527],
+        [0.9, 0.1],
+      ]) {
+        const one = a.slice();
+        expect(quantilesInPlace(a.slice(), ps), `n=${n} ${ps.join(",")}`).toEqual(
+          ps.map((p) => quantileInPlace(one, p)),
+        );
+      }
+      const b = shaped("random", n, 6);
+      const one = b.slice();
+      expect(quantilesInPlace(b.slice(), [0.5, NaN, 0.4])).toEqual([0.5, NaN, 0.4].map((p) => quantileInPlace(one, p)));
+    }
+  });
+
+  it("with ±Infinity among the values: the sorted array's quantiles (the whole array selected)", () => {
+    for (const n of [8192, 200_000]) {
+      const a = shaped("random", n, 9);
+      a[3] = Infinity;
+      a[n - 5] = -Infinity;
+      for (const ps of [
+        [0.5, 0.473, 0.527],
+        [0, 1],
+      ]) {
+        expect(quantilesInPlace(a.slice(), ps), `n=${n}`).toEqual(ps.map((p) => sortedQuantile(a, p)));
+        for (const p of ps) expect(quantileInPlace(a.slice(), p)).toBe(sortedQuantile(a, p));
+      }
+    }
+  });
 });

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { kendallCounts } from "../../../../src/analysis/stats/mann-kendall.js";
 import { quantile } from "../../../../src/analysis/stats/quantiles.js";
 import { mulberry32 } from "../../../../src/analysis/stats/random.js";
+import { slopeBetween } from "../../../../src/analysis/stats/saturating.js";
 import {
   MAX_EXACT_PAIRS,
   SAMPLED_PAIRS,
@@ -166,6 +167,77 @@ describe("the pair sampler, past MAX_EXACT_PAIRS", () => {
     expect(r.slope).toBe(quantile(slopes, 0.5));
     expect(r.low).toBeGreaterThan(quantile(slopes, 0.4)!);
     expect(r.high).toBeLessThan(quantile(slopes, 0.6)!);
+  });
+
+  it("pairs drawn for one fit are used again only for the same times: fits in turn give the generator's answers", () => {
+    // The sampler keeps the last pairs it drew (the seed is fixed, so they depend on the number of samples and which
+    // share a time alone). Fits of 700 samples with their times tied in different places, of 701, and two with spans
+    // that overflow (slopeBetween halving its operands), in an order that goes back and forth between them: each
+    // must give the median of the pairs random.ts's generator draws for it.
+    const drawnSlopes = (txs: number[], tys: number[]) => {
+      const n = txs.length;
+      const rnd = mulberry32(0x5eed1eac);
+      const slopes: number[] = [];
+      for (let k = 0; k < SAMPLED_PAIRS; k++) {
+        const i = Math.floor(rnd() * n);
+        let lo = i;
+        let hi = i + 1;
+        while (lo > 0 && txs[lo - 1] === txs[i]) lo--;
+        while (hi < n && txs[hi] === txs[i]) hi++;
+        let j = Math.floor(rnd() * (n - (hi - lo)));
+        if (j >= lo) j += hi - lo;
+        const [a, b] = i < j ? [i, j] : [j, i];
+        slopes.push(slopeBetween(txs[a]!, tys[a]!, txs[b]!, tys[b]!));
+      }
+      return slopes;
+    };
+    const noise = mulberry32(7);
+    const valuesOn = (txs: number[], scale: number) => txs.map((x) => 10 * x + noise() * scale);
+    const distinct = Array.from({ length: 700 }, (_, i) => i);
+    const tiedLate = distinct.map((i) => (i < 300 ? i : 300 + Math.floor((i - 300) / 2)));
+    const tiedEarly = distinct.map((i) => (i < 400 ? Math.floor(i / 2) : i - 200));
+    const longer = Array.from({ length: 701 }, (_, i) => i);
+    const quarters = distinct.map((i) => [0, 1, 3, 4][Math.floor(i / 175)]!);
+    const fits: [number[], number[]][] = [
+      [distinct, valuesOn(distinct, 500)],
+      [tiedLate, valuesOn(tiedLate, 500)],
+      [tiedEarly, valuesOn(tiedEarly, 500)],
+      [distinct, valuesOn(distinct, 900)],
+      [longer, valuesOn(longer, 500)],
+      [tiedLate, valuesOn(tiedLate, 900)],
+      // two quarters low at 0 s and 1 s, two high at 3 s and 4 s: two thirds of the pairs drawn are a low and a high
+      // value, whose difference overflows (so the median is one of those slopes), and tied times are left out
+      [quarters, quarters.map((x) => (x < 2 ? -1 : 1) * (1.5e308 + noise() * 1e306))],
+      [longer.map((x) => (x - 350) * 4e305), valuesOn(longer, 500)],
+    ];
+    for (const [txs, tys] of fits) {
+      const r = answered(theilSen(txs, tys));
+      expect([r.n, r.sampled]).toEqual([txs.length, true]);
+      expect(r.slope).toBe(quantile(drawnSlopes(txs, tys), 0.5));
+    }
+  });
+
+  it("slopes past ±MAX between samples closer than the values' span allows are clamped, exact or sampled", () => {
+    // Times 1e-300 s apart, values 1e10 B apart: every difference is finite, every quotient overflows. The slopes are
+    // written without slopeBetween's checks only where neither can happen; here saturate must still clamp each.
+    for (const n of [40, 700]) {
+      const txs = Array.from({ length: n }, (_, i) => i * 1e-300);
+      const r = answered(
+        theilSen(
+          txs,
+          txs.map((_, i) => (i % 7) * 1e10 + i * 1e11),
+        ),
+      );
+      expect([r.sampled, r.slope, r.low]).toEqual([n === 700, Number.MAX_VALUE, Number.MAX_VALUE]);
+      // falling: clamped at −MAX, not −Infinity
+      const down = answered(
+        theilSen(
+          txs,
+          txs.map((_, i) => -i * 1e11),
+        ),
+      );
+      expect([down.slope, down.high]).toEqual([-Number.MAX_VALUE, -Number.MAX_VALUE]);
+    }
   });
 
   it("the same input gives the same answer (fixed seed), and theilSenLine the same line", () => {

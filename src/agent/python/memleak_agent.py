@@ -13,27 +13,40 @@ the containers the program's own modules hold, near their globals (see _near_glo
 tracemalloc (--trace-python) is the exception: it slows allocation-heavy code down noticeably, which is why it is
 opt-in.
 """
+import _socket
+import _thread
 import atexit
 import ctypes
 import gc
-import json
 import os
 import select
-import signal
-import socket
 import sys
-import threading
 import time
+
+# The modules above are what every watched process pays for, in each one: their objects and the interpreter's code
+# they run are resident pages that every smaps_rollup memleak reads walks again (BENCHMARKS.md §g⁗). So the C modules
+# under json, socket and threading, not those: json, socket and threading (with signal) pulled 35 more modules into a
+# bare interpreter (re, enum, collections, functools...: +1.1 MiB of Debian's Python 3.11 a process, copied into every
+# forked worker's page tables). What only some paths need (signal, shutil, tracemalloc, the holder search) is imported
+# there.
+try:
+    from _json import encode_basestring_ascii as _c_encode_basestring_ascii
+    from _json import make_encoder as _c_make_encoder
+except ImportError:  # an interpreter built without _json: json's own pure-Python encoder, the same output
+    _c_make_encoder = None
 
 _ModuleType = type(sys)
 _MAX_MESSAGE = 60 * 1024  # memleak drops longer lines; stay under it
 _state = {"sock": None, "thread": None, "pid": None, "stop": None, "path": None, "interval": 1.0, "attached": False, "atexit": False, "placed": None}
+# The program's main thread, for the holder search where threading is not loaded: the agent is loaded on it (by
+# sitecustomize under `run`, by a pending call under `watch`); in a forked child, the thread that forked.
+_state["main"] = _thread.get_ident()
 _malloc = {"fn": None, "kind": None, "last": 0.0, "cost": 0.0, "cached": None}
 # One message on the socket at a time: the reporting thread and the program's thread (the pytest plugin) both send.
-_send_lock = threading.Lock()
+_send_lock = _thread.allocate_lock()
 # Held while a report is put together: the pytest plugin takes it around its readings, so that a report's transient
 # objects (json, the census's list) are never counted in a test's growth.
-measure_lock = threading.RLock()
+measure_lock = _thread.RLock()
 
 
 # ---------------------------------------------------------------------------------------------------------- helpers
@@ -187,8 +200,18 @@ def _malloc_stats(interval, force=False):
 _GENERATIONAL_GC = sys.implementation.name == "cpython" and sys.version_info < (3, 14) and getattr(sys, "_is_gil_enabled", lambda: True)()
 
 
+def _python_threads():
+    """What threading.active_count() said when the agent's threads were threading's: the program's threads that
+    threading knows, and the agent's own. Without threading imported, the program has its main thread."""
+    threading = sys.modules.get("threading")
+    if threading is None:
+        return 1 + len(_own_threads)
+    known = {t.ident for t in threading.enumerate()}
+    return len(known) + sum(1 for ident in list(_own_threads) if ident not in known)
+
+
 def _python_stats():
-    stats = {"allocatedBlocks": sys.getallocatedblocks(), "pythonThreads": threading.active_count()}
+    stats = {"allocatedBlocks": sys.getallocatedblocks(), "pythonThreads": _python_threads()}
     counts = gc.get_count()
     stats["gcCount0"], stats["gcCount1"], stats["gcCount2"] = counts
     generations = gc.get_stats()
@@ -456,7 +479,7 @@ def _near_globals(containers):
                     keep(x)
         except Exception:  # a global changed meanwhile (another thread): what was found so far stands
             continue
-    me = threading.get_ident()  # the agent's own thread: its frames hold the census's own lists
+    me = _thread.get_ident()  # the agent's own thread: its frames hold the census's own lists
     for ident, frame in list(sys._current_frames().items()):
         while frame is not None and ident != me:
             code = frame.f_code
@@ -713,7 +736,7 @@ def grown_holder(lengths):
     _, _, what, container = best
     best = None
     length = len(container)
-    found = _holder_module().find(container)
+    found = _holder_module().find(container, main_ident=_state["main"])
     container = None
     out = {"container": what, "length": length, "found": found["found"]}
     out.update({k: found[k] for k in ("path", "why") if k in found})
@@ -724,11 +747,14 @@ def _holder_module():
     """memleak_holder.py, loaded from beside this file under a private name (as `watch` loads this one)."""
     module = sys.modules.get("_memleak_holder")
     if module is None:
-        import importlib.util
+        # The import system's own functions (importlib.util's are these, with contextlib, functools and more imported
+        # around them: imported here, they would stay in the process).
+        from _frozen_importlib import module_from_spec
+        from _frozen_importlib_external import spec_from_file_location
 
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "memleak_holder.py")
-        spec = importlib.util.spec_from_file_location("_memleak_holder", path)
-        module = importlib.util.module_from_spec(spec)
+        spec = spec_from_file_location("_memleak_holder", path)
+        module = module_from_spec(spec)
         spec.loader.exec_module(module)
         sys.modules["_memleak_holder"] = module
     return module
@@ -741,7 +767,7 @@ def _holder_search():
         return
     container, what, length, per_second = suspect
     suspect = None
-    found = _holder_module().find(container)
+    found = _holder_module().find(container, main_ident=_state["main"])
     container = None
     message = {"type": "holder", "pid": os.getpid(), "t": time.time(), "container": what, "length": length, "itemsPerSecond": round(per_second, 2)}
     message.update(found)
@@ -824,7 +850,7 @@ def _cuda_stats():
 def _connect(path):
     if not path:
         return None
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # not inheritable: a child exec'd later never holds it
+    s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)  # not inheritable: a child exec'd later never holds it
     s.settimeout(1.0)
     try:
         s.connect(path)
@@ -834,17 +860,33 @@ def _connect(path):
     return s
 
 
+def _not_serializable(o):
+    raise TypeError("Object of type %s is not JSON serializable" % o.__class__.__name__)
+
+
+def _json_line(message):
+    """json.dumps(message, separators=(",", ":")), byte for byte: json's own C encoder (the one json.dumps uses) with
+    json.dumps's defaults (ASCII only, circular references checked, NaN allowed, keys unsorted), without importing
+    json (see the imports)."""
+    if _c_make_encoder is None:
+        import json
+
+        return json.dumps(message, separators=(",", ":"))
+    encode = _c_make_encoder({}, _not_serializable, _c_encode_basestring_ascii, None, ":", ",", False, False, True)
+    return "".join(encode(message, 0))
+
+
 def _send(message):
     sock = _state["sock"]
     if sock is None:
         return
-    data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
+    data = (_json_line(message) + "\n").encode()
     if len(data) > _MAX_MESSAGE:
         return
     try:
         with _send_lock:
             sock.sendall(data)
-    except socket.timeout:
+    except _socket.timeout:
         _stop()  # memleak is there but not reading (stopped, or swamped): stop reporting to it
     except OSError:
         pass  # the connection ended: the reporting thread sees it too, and decides what that means (_loop)
@@ -921,7 +963,7 @@ def _trace_start():
                 pass
             gap = max(every, (time.thread_time() - t0) / _TRACE_SHARE)
 
-    threading.Thread(target=baseline_then_sites, name="memleak-trace-sites", daemon=True).start()
+    _start_thread(baseline_then_sites, ())
 
 
 def _trace_report(interim=False):
@@ -1060,11 +1102,58 @@ def _at_exit():
 
 # ------------------------------------------------------------------------------------------------------- lifecycle
 
+# The agent's threads are _thread's, not threading's: threading (with collections, functools and the rest it imports)
+# would be in every process only for them. They are daemon threads as threading's were (the interpreter does not wait
+# for them at exit), not in threading.enumerate() (the program sees only its own threads there), and counted in
+# pythonThreads as before (_python_threads). Their native names are set by prctl (_name_native_thread).
+_own_threads = set()
+
+
+def _start_thread(target, args):
+    def run():
+        ident = _thread.get_ident()
+        _own_threads.add(ident)
+        try:
+            target(*args)
+        except BaseException:  # never a traceback in the program's stderr (the targets catch their own already)
+            pass
+        finally:
+            _own_threads.discard(ident)
+
+    return _thread.start_new_thread(run, ())
+
+
+class _Event:
+    """threading.Event's set, is_set and wait, on one of _thread's locks: held while unset, released once set."""
+
+    def __init__(self):
+        self._flag = False
+        self._guard = _thread.allocate_lock()
+        self._gate = _thread.allocate_lock()
+        self._gate.acquire()
+
+    def is_set(self):
+        return self._flag
+
+    def set(self):
+        with self._guard:
+            if not self._flag:
+                self._flag = True
+                self._gate.release()
+
+    def wait(self, timeout):
+        if self._flag:
+            return True
+        if self._gate.acquire(True, max(0.0, timeout)):
+            self._gate.release()  # open for every other waiter too
+        return self._flag
+
+
 
 def _name_native_thread():
     """Names the OS thread, so /proc/PID/task/*/comm shows whether memleak's thread is (still) in the process."""
     try:
-        ctypes.CDLL(None).prctl(15, b"memleak-agent", 0, 0, 0)  # PR_SET_NAME
+        _libc().prctl(15, b"memleak-agent", 0, 0, 0)  # PR_SET_NAME
     except Exception:
         pass
 
@@ -1129,7 +1218,7 @@ def _remove_placed():
     # A process being killed closes its descriptors one by one: this connection can end while its listening socket
     # still takes connections for a moment. So memleak counts as there only if it still answers over ~1.5 s.
     for attempt in range(6):
-        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        probe = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         probe.settimeout(1.0)
         try:
             probe.connect(path)
@@ -1157,6 +1246,8 @@ def _die_with_memleak():
         os.write(2, b"memleak: the memleak that launched this process is gone (killed); stopping PID %d\n" % os.getpid())
     except OSError:
         pass
+    import signal  # only on this path: signal imports enum
+
     os.kill(os.getpid(), signal.SIGTERM)
     time.sleep(_env_float("MEMLEAK_ORPHAN_GRACE", 5.0))
     os.kill(os.getpid(), signal.SIGKILL)
@@ -1229,7 +1320,7 @@ def start(socket_path=None, interval=None):
     _state["path"] = path
     _state["interval"] = interval
     _state["pid"] = os.getpid()
-    stop = threading.Event()
+    stop = _Event()
     _state["stop"] = stop
     if not _state["atexit"]:
         _state["atexit"] = True
@@ -1239,9 +1330,7 @@ def start(socket_path=None, interval=None):
         _report(interval, census=False)  # on the caller's thread (the program's, under watch): no walk here
     except Exception:
         pass
-    thread = threading.Thread(target=_loop, args=(interval, stop, sock), name="memleak-agent", daemon=True)
-    thread.start()
-    _state["thread"] = thread
+    _state["thread"] = _start_thread(_loop, (interval, stop, sock))
     if not _state["attached"] and os.environ.get("MEMLEAK_TRACE_PYTHON") and _state.get("traced") is None:
         _state["traced"] = True
         _trace_start()
@@ -1269,14 +1358,16 @@ def attach(socket_path, interval, trace=None, placed=None):
     start(socket_path, interval)
     if trace and _state["sock"] is not None:
         stop = _state["stop"]
-        threading.Thread(target=_trace_window_quietly, args=(float(trace), stop), name="memleak-trace-window", daemon=True).start()
+        _start_thread(_trace_window_quietly, (float(trace), stop))
 
 
 def _after_fork_in_child():
     global _send_lock, measure_lock
     # Fresh locks: the reporting thread, which does not exist in the child, may have held them at the fork.
-    _send_lock = threading.Lock()
-    measure_lock = threading.RLock()
+    _send_lock = _thread.allocate_lock()
+    measure_lock = _thread.RLock()
+    _own_threads.clear()  # only the thread that forked is in the child
+    _state["main"] = _thread.get_ident()
     try:
         if _census.get("gcHeld"):
             # Forked by another thread while the census held collection off: the child has no census to turn it back on.

@@ -14,11 +14,13 @@ _NAME = "_memleak_agent_attached"
 
 def _loader():
     """memleak_code.py, beside the agent: the one way the agent's code is loaded (compiled once per memleak, shared)."""
-    import importlib.util
+    # importlib.util's functions, without importing it (and what it imports) into the program: memleak_code.py says why.
+    from _frozen_importlib import module_from_spec
+    from _frozen_importlib_external import spec_from_file_location
 
     path = os.path.join(os.path.dirname(AGENT), "memleak_code.py")  # noqa: F821 (given by memleak)
-    spec = importlib.util.spec_from_file_location("_memleak_code_attached", path)
-    module = importlib.util.module_from_spec(spec)
+    spec = spec_from_file_location("_memleak_code_attached", path)
+    module = module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 

@@ -11,19 +11,24 @@ others load it. Another Python version, or another source, compiles its own."""
 import os
 import sys
 
+# The import system's own functions, which importlib.util re-exports: importing importlib.util would bring contextlib,
+# functools, collections and more into every process memleak watches (+0.8 MiB of Debian's Python 3.11, in every
+# forked worker's page tables too: BENCHMARKS.md §g⁗). These modules are loaded in every CPython before site runs.
+from _frozen_importlib import module_from_spec
+from _frozen_importlib_external import MAGIC_NUMBER, spec_from_file_location
+
 
 def _compiled(path, cache_dir):
     """(code, compiled here?) of the source at `path`, from `cache_dir` when a process of the same Python put it there.
     Where nothing can be cached (no directory, one the process may not write), it is compiled as Python would."""
-    import importlib.util
     import marshal
 
     with open(path, "rb") as f:
         source = f.read()
     st = os.stat(path)
-    key = b"%s %d %d\n" % (importlib.util.MAGIC_NUMBER.hex().encode(), st.st_size, st.st_mtime_ns)
+    key = b"%s %d %d\n" % (MAGIC_NUMBER.hex().encode(), st.st_size, st.st_mtime_ns)
     name = os.path.splitext(os.path.basename(path))[0]
-    cached = os.path.join(cache_dir, "%s-%s.code" % (name, importlib.util.MAGIC_NUMBER.hex())) if cache_dir else None
+    cached = os.path.join(cache_dir, "%s-%s.code" % (name, MAGIC_NUMBER.hex())) if cache_dir else None
     if cached:
         try:
             fd = os.open(cached, os.O_RDONLY | os.O_NOFOLLOW)
@@ -65,10 +70,8 @@ def _give_back_compiler_memory():
 
 def load(name, path, cache_dir, trim_after_compile=False):
     """The module at `path`, registered as sys.modules[name] (as an import would), its code from the shared cache."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
+    spec = spec_from_file_location(name, path)
+    module = module_from_spec(spec)
     code, compiled_here = _compiled(path, cache_dir)
     sys.modules[name] = module
     try:

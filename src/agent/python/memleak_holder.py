@@ -15,9 +15,9 @@ could see, both what a debugger's would do: on 3.11+ reading the attribute dicti
 materialises it (one dict per object named), and on Python ≤ 3.12 reading a running frame's f_locals refreshes the
 frame's own locals() snapshot (3.13 hands back a live view instead).
 """
+import _thread
 import gc
 import sys
-import threading
 import time
 import types
 
@@ -53,10 +53,20 @@ def _module_dicts():
     return out
 
 
-def _frame_locals(skip_ident):
+def _thread_names(main_ident):
+    """Thread ident → name, as threading names them. Never imports threading: run on the agent's thread, that import
+    would make the agent's thread threading's main thread for the program. A program that never imported it has one
+    thread of its own, named as threading would name it."""
+    threading = sys.modules.get("threading")
+    if threading is None:
+        return {main_ident: "MainThread"} if main_ident is not None else {}
+    return {t.ident: t.name for t in threading.enumerate()}
+
+
+def _frame_locals(skip_ident, main_ident=None):
     """id(value) → (thread name, function name, variable) for the locals of every thread's running frames (the
     agent's own thread left out). Only ids are kept: the frames are read once, at the start."""
-    names = {t.ident: t.name for t in threading.enumerate()}
+    names = _thread_names(main_ident)
     out = {}
     for ident, frame in sys._current_frames().items():
         if ident == skip_ident:
@@ -203,13 +213,14 @@ def _root_of(obj, modules):
     return None
 
 
-def find(target, skip_ident=None):
+def find(target, skip_ident=None, main_ident=None):
     """The shortest chain of references from a root to `target`. Returns a dict: found, path, root (the root's
-    kind), hops, and what the search cost (levels, calls, objects, ms, longestMs: the longest the GIL was held)."""
+    kind), hops, and what the search cost (levels, calls, objects, ms, longestMs: the longest the GIL was held).
+    `main_ident`: the program's main thread, named where threading is not loaded (_thread_names)."""
     started = time.monotonic()
     cost = {"levels": 0, "calls": 0, "objects": 0, "longestMs": 0.0}
     modules = _module_dicts()
-    frame_locals = _frame_locals(skip_ident if skip_ident is not None else threading.get_ident())
+    frame_locals = _frame_locals(skip_ident if skip_ident is not None else _thread.get_ident(), main_ident)
     # Climbed objects: id → object, and id → the id of the object one step closer to the target. Kept in two dicts of
     # ours (skipped as referrers), never in tuples, which would be referrers of their own.
     held = {id(target): target}

@@ -7,15 +7,17 @@ import sys
 
 
 def _chain_to_next_sitecustomize():
-    import importlib.machinery
-    import importlib.util
+    # importlib.machinery's PathFinder and importlib.util's module_from_spec are these: importing importlib.util would
+    # bring contextlib, functools, collections and more into every process of the run (memleak_code.py).
+    from _frozen_importlib import module_from_spec
+    from _frozen_importlib_external import PathFinder
 
     here = os.path.dirname(os.path.abspath(__file__))
     others = [p for p in sys.path if os.path.abspath(p or ".") != here]
-    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", others)
+    spec = PathFinder.find_spec("sitecustomize", others)
     if spec is None or spec.loader is None:
         return
-    module = importlib.util.module_from_spec(spec)
+    module = module_from_spec(spec)
     sys.modules["sitecustomize"] = module
     spec.loader.exec_module(module)
 

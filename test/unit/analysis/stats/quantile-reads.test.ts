@@ -123,6 +123,17 @@ describe("select's work on arrays under 8,192 values", () => {
     expect(tally.reads).toBeLessThanOrEqual(onePass(n) + 2 * (n / 2));
     expect(tally.outside).toEqual([]);
   });
+
+  it("interpolating from the smallest value to a run of ties: one pass, then each tie read once", () => {
+    // [0, 1, 1, …, 1]: the median of three is 1, so the pass reads the 0 and the one it swaps with, and each 1 once
+    // (equal to the pivot, it stays); the range left is the 0 alone, read once; then the next value is the smallest
+    // of the n − 1 ties past it, each read once and the first once more (only a smaller one replaces the next).
+    const n = 100;
+    const { array, tally } = watched(Array.from({ length: n }, (_, i) => (i === 0 ? 0 : 1)));
+    expect(quantileInPlace(array, 0.5 / (n - 1))).toBe(0.5);
+    expect(tally.reads).toBeLessThanOrEqual(3 + (2 + (n - 1)) + 1 + (n - 1 + 1));
+    expect(tally.outside).toEqual([]);
+  });
 });
 
 describe("the band's work on arrays of 8,192 values and more", () => {

@@ -82,9 +82,14 @@ const bandSpace = float64Scratch();
  * where those ranks are expected (placed by order statistics of evenly spaced probes) and copies out those inside it.
  * Quickselect on that copy then gives the same order statistics select gives on all of `a` (as select, −0 or +0
  * where both are among the values). select on 200,000 Theil–Sen slopes is a few partition passes over all of them;
- * this is one pass of two comparisons. `a` is left as it was.
+ * this is one pass of two comparisons. `a` is left as it was. Exported for its tests: the band's width is the
+ * selection's cost, which the answers cannot show. `values` is a scratch view, overwritten by the next call.
  */
-function bandOf(a: Float64Array, first: number, last: number): { values: Float64Array; below: number } | undefined {
+export function bandOf(
+  a: Float64Array,
+  first: number,
+  last: number,
+): { values: Float64Array; below: number } | undefined {
   const n = a.length;
   // A NaN rank (a NaN p) is select's to answer, as it always was.
   if (!(first >= 0 && last < n)) return undefined;

@@ -209,3 +209,39 @@ describe("nothing is read outside the array", () => {
     expect(d.tally.reads).toBe(2 * values.length);
   });
 });
+
+describe("quantilesInPlace's selections in turn, on arrays under 8,192 values", () => {
+  // After select(k) no value before k is larger and none after it smaller: the next place up is selected among the
+  // values from k on, and one place alone costs exactly what quantileInPlace pays for it, and one read of each value:
+  // the look for a NaN first (a NaN compares neither way, and the selections in turn would not hold with one).
+  const scrambled = (n: number) => Array.from({ length: n }, (_, i) => (i * 7919) % n);
+
+  it("one place costs what quantileInPlace pays: no scan for a next value that is not interpolated to", () => {
+    // 101 values, p = 0.5: the 50th exactly. A scan for the next value would read the 50 values past it again.
+    for (const values of [scrambled(101), Array.from({ length: 101 }, (_, i) => i)]) {
+      const one = watched(values);
+      const inTurn = watched(values);
+      expect(quantilesInPlace(inTurn.array, [0.5])).toEqual([quantileInPlace(one.array, 0.5)]);
+      expect(inTurn.tally.reads).toBe(one.tally.reads + values.length);
+    }
+  });
+
+  it("interpolating to a run of ties in turn reads each tie once, as quantileInPlace does", () => {
+    const values = Array.from({ length: 100 }, (_, i) => (i === 0 ? 0 : 1));
+    const one = watched(values);
+    const inTurn = watched(values);
+    expect(quantilesInPlace(inTurn.array, [0.5 / 99])).toEqual([quantileInPlace(one.array, 0.5 / 99)]);
+    expect(inTurn.tally.reads).toBe(one.tally.reads + values.length);
+  });
+
+  it("three places in turn read less than three selections over the whole array", () => {
+    // The selections one after another on the same array (what quantilesInPlace did before, and does with a NaN).
+    const values = scrambled(1000);
+    const ps = [0.5, 0.025, 0.975];
+    const apart = watched(values);
+    const want = ps.map((p) => quantileInPlace(apart.array, p));
+    const inTurn = watched(values);
+    expect(quantilesInPlace(inTurn.array, ps)).toEqual(want);
+    expect(inTurn.tally.reads).toBeLessThan(apart.tally.reads);
+  });
+});

@@ -244,6 +244,26 @@ describe("quantilesInPlace", () => {
     expect(quantilesInPlace(nanAt(9999), [0.5, 0.03])).toEqual([4999.5, 299.96999999999997]);
   });
 
+  it("a small array with a NaN, or a NaN p: one selection after another on the same array, as before", () => {
+    // Selections in turn rely on no value before k being larger and none after it smaller, which a NaN (comparing
+    // neither way) breaks: with one among the values or the ranks, quantilesInPlace answers as quantileInPlace does,
+    // one p after another on the same array (select's answer then depends on where the NaN sits, as pinned above).
+    const base = Array.from({ length: 40 }, (_, i) => (i * 17) % 40);
+    for (const [at, ps] of [
+      [0, [0.5, 0.1, 0.9]],
+      [13, [0.9, 0.5, 0.25]],
+      [39, [0.05, 0.95, 0.5]],
+      [-1, [0.5, NaN, 0.1]],
+      [-1, [NaN, 0.9]],
+    ] as const) {
+      const values = Float64Array.from(base);
+      if (at >= 0) values[at] = NaN;
+      const apart = values.slice();
+      const want = ps.map((p) => quantileInPlace(apart, p));
+      expect(quantilesInPlace(values.slice(), ps), `NaN at ${at}, ps ${ps.join(",")}`).toEqual(want);
+    }
+  });
+
   it("sorted, reversed and organ-pipe arrays just under the band's 8,192: every quantile, in linear time", () => {
     // The median-of-three pivot keeps select linear on the orders slopes come out in; a first- or last-element
     // pivot would make each of these selections quadratic (34 million comparisons), which Stryker sees as a timeout.

@@ -59,47 +59,13 @@ function pairwiseSlopes(s: Series, distinctTimePairs: number): { slopes: Float64
  */
 const slopeSpace = float64Scratch();
 
-/**
- * True when slopeBetween is plain (y_j − y_i) / (x_j − x_i) for every pair of different times of a series (times
- * ascending): no difference is larger than the span of the times or of the values, and no time difference smaller
- * than the least gap between two times, so where the span of the values over that gap is finite no difference
- * overflows (slopeBetween never halves) and no quotient passes ±MAX (saturate never clamps). Rounding is monotonic,
- * so the bound holds for the computed numbers too. A NaN, which the spans skip, gives NaN either way.
- */
-function slopesArePlain(xs: ArrayLike<number>, ys: ArrayLike<number>): boolean {
-  const n = xs.length;
-  let gap = Infinity;
-  let yMin = Infinity;
-  let yMax = -Infinity;
-  for (let i = 0; i < n; i++) {
-    const y = ys[i]!;
-    if (y < yMin) yMin = y;
-    if (y > yMax) yMax = y;
-    const d = i > 0 ? xs[i]! - xs[i - 1]! : Infinity;
-    if (d > 0 && d < gap) gap = d;
-  }
-  return n < 2 || (Number.isFinite(xs[n - 1]! - xs[0]!) && Number.isFinite((yMax - yMin) / gap));
-}
-
 function allSlopes(s: Series, count: number): Float64Array {
   const { xs, ys } = s;
   const out = slopeSpace(count);
   let k = 0;
-  // Two copies of one loop: the slopes the same, without slopeBetween's checks where slopesArePlain says they hold.
-  if (slopesArePlain(xs, ys)) {
-    for (let i = 0; i < xs.length; i++) {
-      const xi = xs[i]!;
-      const yi = ys[i]!;
-      for (let j = i + 1; j < xs.length; j++) {
-        const dx = xs[j]! - xi;
-        if (dx > 0) out[k++] = (ys[j]! - yi) / dx;
-      }
-    }
-  } else {
-    for (let i = 0; i < xs.length; i++) {
-      for (let j = i + 1; j < xs.length; j++) {
-        if (xs[j]! > xs[i]!) out[k++] = slopeBetween(xs[i]!, ys[i]!, xs[j]!, ys[j]!);
-      }
+  for (let i = 0; i < xs.length; i++) {
+    for (let j = i + 1; j < xs.length; j++) {
+      if (xs[j]! > xs[i]!) out[k++] = slopeBetween(xs[i]!, ys[i]!, xs[j]!, ys[j]!);
     }
   }
   return out.subarray(0, k);
@@ -113,18 +79,30 @@ function sampledSlopes(s: Series, count: number): Float64Array {
   const n = s.xs.length;
   const xs = xSpace(n);
   const ys = ySpace(n);
+  let xMin = Infinity;
+  let xMax = -Infinity;
+  let yMin = Infinity;
+  let yMax = -Infinity;
   for (let i = 0; i < n; i++) {
-    xs[i] = s.xs[i]!;
-    ys[i] = s.ys[i]!;
+    const x = s.xs[i]!;
+    xs[i] = x;
+    if (x < xMin) xMin = x;
+    if (x > xMax) xMax = x;
+    const y = s.ys[i]!;
+    ys[i] = y;
+    if (y < yMin) yMin = y;
+    if (y > yMax) yMax = y;
   }
   const pairs = drawnPairs(s.xs, count);
   const out = slopeSpace(count);
-  // Two copies of one loop, as in allSlopes.
-  if (slopesArePlain(xs, ys)) {
+  // No difference of two times or two values is larger than the whole span of them: where both spans are finite,
+  // slopeBetween's halving never happens, and its first branch is written out here (the same numbers; a NaN, which
+  // the spans skip, gives NaN both ways).
+  if (Number.isFinite(xMax - xMin) && Number.isFinite(yMax - yMin)) {
     for (let k = 0; k < count; k++) {
       const a = pairs[2 * k]!;
       const b = pairs[2 * k + 1]!;
-      out[k] = (ys[b]! - ys[a]!) / (xs[b]! - xs[a]!);
+      out[k] = saturate((ys[b]! - ys[a]!) / (xs[b]! - xs[a]!));
     }
   } else {
     for (let k = 0; k < count; k++) {

@@ -79,37 +79,16 @@ function sampledSlopes(s: Series, count: number): Float64Array {
   const n = s.xs.length;
   const xs = xSpace(n);
   const ys = ySpace(n);
-  let xMin = Infinity;
-  let xMax = -Infinity;
-  let yMin = Infinity;
-  let yMax = -Infinity;
   for (let i = 0; i < n; i++) {
-    const x = s.xs[i]!;
-    xs[i] = x;
-    if (x < xMin) xMin = x;
-    if (x > xMax) xMax = x;
-    const y = s.ys[i]!;
-    ys[i] = y;
-    if (y < yMin) yMin = y;
-    if (y > yMax) yMax = y;
+    xs[i] = s.xs[i]!;
+    ys[i] = s.ys[i]!;
   }
   const pairs = drawnPairs(s.xs, count);
   const out = slopeSpace(count);
-  // No difference of two times or two values is larger than the whole span of them: where both spans are finite,
-  // slopeBetween's halving never happens, and its first branch is written out here (the same numbers; a NaN, which
-  // the spans skip, gives NaN both ways).
-  if (Number.isFinite(xMax - xMin) && Number.isFinite(yMax - yMin)) {
-    for (let k = 0; k < count; k++) {
-      const a = pairs[2 * k]!;
-      const b = pairs[2 * k + 1]!;
-      out[k] = saturate((ys[b]! - ys[a]!) / (xs[b]! - xs[a]!));
-    }
-  } else {
-    for (let k = 0; k < count; k++) {
-      const a = pairs[2 * k]!;
-      const b = pairs[2 * k + 1]!;
-      out[k] = slopeBetween(xs[a]!, ys[a]!, xs[b]!, ys[b]!);
-    }
+  for (let k = 0; k < count; k++) {
+    const a = pairs[2 * k]!;
+    const b = pairs[2 * k + 1]!;
+    out[k] = slopeBetween(xs[a]!, ys[a]!, xs[b]!, ys[b]!);
   }
   return out;
 }

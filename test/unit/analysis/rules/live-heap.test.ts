@@ -91,6 +91,13 @@ describe("allocatorSettling", () => {
   it("…and while it falls", () => {
     expect(allocatorSettling(process(sawtooth(300, (t) => 20 * MB - t * 0.05 * MB)), anonGrew(16 * MB))).toBeDefined();
   });
+  it("still settling when its lows and highs rise by less than a quarter of anon's growth", () => {
+    // 2 MiB over the window under a 16 MiB rise of anon: an eighth, which a churn that settles may drift by.
+    const s = allocatorSettling(process(sawtooth(300, (t) => (t / 300) * 2 * MB)), anonGrew(16 * MB))!;
+    expect(s).toBeDefined();
+    expect(s.liveGrowth).toBeGreaterThan(1 * MB);
+    expect(s.liveGrowth).toBeLessThan(4 * MB);
+  });
   it("not when anon grew by more than the swing", () =>
     expect(allocatorSettling(process(sawtooth(300)), anonGrew(40 * MB))).toBeUndefined());
   it("not when the live heap's lows rise by a quarter of anon's growth", () => {

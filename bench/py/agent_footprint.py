@@ -52,40 +52,20 @@ def accept():
 
 threading.Thread(target=accept, daemon=True).start()
 
-TREE = r"""
-import os, sys, time
-workers, mb = int(sys.argv[1]), int(sys.argv[2])
-pids = []
-for _ in range(workers):
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
-        own = bytearray(mb * 2**20)
-        for i in range(0, len(own), 4096):
-            own[i] = 1
-        os.write(w, b"x")
-        os.close(w)
-        while True:
-            time.sleep(3600)
-    os.close(w)
-    os.read(r, 1)
-    os.close(r)
-    pids.append(pid)
-print(" ".join(map(str, pids)), flush=True)
-while True:
-    time.sleep(3600)
-"""
+TREE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "small_tree.py")  # prints "ready" once its workers hold their memory
 IDLE = "import time\nprint('', flush=True)\nwhile True: time.sleep(3600)"
 
 
-def start(agent, code, argv):
+def start(agent, argv):
+    """The process and its children (the forked workers), once it has printed its first line."""
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")  # as in most container images: nothing cached on disk
     env.pop("PYTHONPATH", None)
     if agent:
         env.update(PYTHONPATH=agent_dir, MEMLEAK_AGENT_SOCKET=path, MEMLEAK_AGENT_INTERVAL="1")
-    p = subprocess.Popen([python, "-c", code] + argv, env=env, stdout=subprocess.PIPE, text=True)
-    return p, [int(x) for x in p.stdout.readline().split()]
+    p = subprocess.Popen([python] + argv, env=env, stdout=subprocess.PIPE, text=True)
+    p.stdout.readline()
+    with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as f:
+        return p, [int(x) for x in f.read().split()]
 
 
 def rollup(pid):
@@ -119,8 +99,8 @@ first = subprocess.run([python, "-c", "pass"], env=dict(os.environ, PYTHONDONTWR
 procs = {}
 try:
     for agent in (False, True):
-        procs[("idle", agent)] = start(agent, IDLE, [])
-        procs[("tree", agent)] = start(agent, TREE, [str(workers), str(mb)])
+        procs[("idle", agent)] = start(agent, ["-c", IDLE])
+        procs[("tree", agent)] = start(agent, [TREE, str(workers), str(mb)])
     time.sleep(settle)
     keys = ("Rss", "Pss", "Pss_Anon", "RssAnon")
     found = {}
@@ -139,6 +119,10 @@ try:
         diff = sorted(((k, with_agent.get(k, 0) - bare.get(k, 0)) for k in set(bare) | set(with_agent)), key=lambda x: -abs(x[1]))
         print("forked worker, Rss by mapping, agent - bare (kB):", ", ".join("%s %+d" % x for x in diff if x[1]))
 finally:
-    for p, _ in procs.values():
-        p.kill()
+    for p, kids in procs.values():
+        for pid in [p.pid] + kids:  # the forked workers too: they sleep forever, and hold this script's stderr open
+            try:
+                os.kill(pid, 9)
+            except ProcessLookupError:
+                pass
     shutil.rmtree(private, ignore_errors=True)

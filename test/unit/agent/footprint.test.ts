@@ -8,25 +8,16 @@
  * is a real `memleak run`.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { REPO } from "../../helpers/fixtures.js";
 import { MEMLEAK, SYSTEM_PYTHON } from "../../helpers/processes.js";
+import { pyenvPythons } from "../../helpers/pythons.js";
 
 const AGENT_DIR = `${REPO}src/agent/python`;
 
 /** Debian's python3, and pyenv's 3.8–3.13 where this machine has them. */
 function pythons(): string[] {
-  let root = "";
-  try {
-    root = execFileSync("pyenv", ["root"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-  } catch {
-    /* no pyenv: Debian's alone */
-  }
-  const others = ["3.8.18", "3.9.18", "3.10.13", "3.11.7", "3.12.1", "3.13.0"]
-    .map((v) => `${root}/versions/${v}/bin/python3`)
-    .filter((p) => root && existsSync(p));
-  return [SYSTEM_PYTHON, ...others];
+  return [SYSTEM_PYTHON, ...pyenvPythons([8, 9, 10, 11, 12, 13])];
 }
 
 /** The modules the agent may add to a bare interpreter: ctypes (mallinfo2), the C modules of json, socket and select,

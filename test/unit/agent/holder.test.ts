@@ -5,26 +5,18 @@
  * that grows at two walks in a row, once.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO } from "../../helpers/fixtures.js";
+import { pyenvPythons } from "../../helpers/pythons.js";
 
 const AGENT_DIR = `${REPO}src/agent/python`;
 
 /** The interpreters at hand: python3, and pyenv's other versions where this machine has them (frames changed in 3.11 and 3.13). */
 function pythons(): string[] {
-  let root = "";
-  try {
-    root = execFileSync("pyenv", ["root"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-  } catch {
-    /* no pyenv: python3 alone */
-  }
-  const others = ["3.8.18", "3.10.13", "3.12.1", "3.13.0"]
-    .map((v) => `${root}/versions/${v}/bin/python`)
-    .filter((p) => root && existsSync(p));
-  return ["python3", ...others];
+  return ["python3", ...pyenvPythons([8, 10, 12, 13])];
 }
 
 /**

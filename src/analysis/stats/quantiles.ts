@@ -137,10 +137,13 @@ function placeOf(n: number, p: number): Place {
   return { pos, lo, interpolate: pos !== lo && lo + 1 < n };
 }
 
-/** Quantile `place` of `values`, found by select (which reorders them); `offset` values below them are not there. */
-function selected(values: Float64Array, offset: number, place: Place): number {
+/**
+ * Quantile `place` of `values`, found by select (which reorders them); `offset` values below them are not there, and
+ * select starts at `from`, where no value before it is larger than any from it on (selectedInTurn).
+ */
+function selected(values: Float64Array, offset: number, place: Place, from = 0): number {
   const k = place.lo - offset;
-  const low = select(values, k);
+  const low = select(values, k, from);
   if (!place.interpolate) return low;
   // After select every value past k is at least the k-th: the next order statistic is the smallest of them.
   let next = Infinity;
@@ -170,17 +173,8 @@ function selectedInTurn(values: Float64Array, offset: number, places: Place[]): 
   const out: number[] = new Array<number>(places.length);
   let from = 0;
   for (const i of order) {
-    const place = places[i]!;
-    const k = place.lo - offset;
-    const low = select(values, k, from);
-    from = k;
-    if (!place.interpolate) {
-      out[i] = low;
-      continue;
-    }
-    let next = Infinity;
-    for (let m = k + 1; m < values.length; m++) if (values[m]! < next) next = values[m]!;
-    out[i] = lerp(low, next, place.pos - place.lo);
+    out[i] = selected(values, offset, places[i]!, from);
+    from = places[i]!.lo - offset;
   }
   return out;
 }

@@ -5,6 +5,7 @@
 import type { CgroupLocation } from "../system/cgroup-locate.js";
 import type { HostFs } from "../system/host-fs.js";
 import { processTree } from "../system/process-tree.js";
+import { AgentThreads } from "../system/agent-threads.js";
 import { readCgroup } from "../system/read-cgroup.js";
 import { readMachineMemory } from "../system/read-machine-memory.js";
 import { addSmaps, readBasic, readCmdline, readSmaps } from "../system/read-process.js";
@@ -55,6 +56,8 @@ const EXEC_SETTLE_MS = 3000;
 
 export class Sampler {
   private readonly fs: HostFs;
+  /** memleak's agent threads in the tree: the walk does not read their children files. */
+  private readonly agentThreads: AgentThreads;
   private readonly budget: SmapsBudget;
   private readonly files: MappedFilesReader;
   private readonly now: () => number;
@@ -70,6 +73,7 @@ export class Sampler {
 
   constructor(private readonly opts: SamplerOptions) {
     this.fs = opts.fs;
+    this.agentThreads = new AgentThreads(opts.fs);
     const budget = opts.smapsBudget ?? DEFAULT_SMAPS_BUDGET;
     this.budget = new SmapsBudget(
       budget,
@@ -84,7 +88,7 @@ export class Sampler {
   /** Undefined once the root process is gone. */
   tick(): Sample | undefined {
     const t = this.now();
-    const tree = processTree(this.fs, this.opts.rootPid);
+    const tree = processTree(this.fs, this.opts.rootPid, this.agentThreads);
     if (tree.length === 0) return undefined;
     const basics: ProcessSample[] = [];
     for (const node of tree) {

@@ -6,6 +6,7 @@
 import { exactCountAt, isBlank } from "../probes/colon-bytes.js";
 import { parseStatBytes } from "../probes/stat.js";
 import type { HostFs } from "./host-fs.js";
+import type { AgentThreads } from "./agent-threads.js";
 
 export interface TreeNode {
   pid: number;
@@ -27,12 +28,15 @@ function pushChildren(bytes: Uint8Array, kids: number[]): void {
   }
 }
 
-function childrenViaTasks(fs: HostFs, pid: number): number[] | undefined {
+function childrenViaTasks(fs: HostFs, pid: number, agents: AgentThreads | undefined): number[] | undefined {
   const tasks = fs.list(`/proc/${pid}/task`);
   if (tasks.length === 0) return undefined;
   const kids: number[] = [];
   let sawFile = false;
   for (const tid of tasks) {
+    // The agent's own thread never forks. It is not counted as a children file seen: a process whose program threads'
+    // files all failed still falls back to the scan of every parent.
+    if (agents?.isAgent(pid, tid)) continue;
     if (fs.readWith(`/proc/${pid}/task/${tid}/children`, (bytes) => pushChildren(bytes, kids)).ok) sawFile = true;
   }
   return sawFile ? kids : undefined;
@@ -49,17 +53,21 @@ function scanParents(fs: HostFs): Map<number, number> {
   return parents;
 }
 
-/** Breadth-first from rootPid; root first. Returns [] if the root itself is gone. */
-export function processTree(fs: HostFs, rootPid: number): TreeNode[] {
+/**
+ * Breadth-first from rootPid; root first. Returns [] if the root itself is gone. `agents`: the sampler's record of
+ * memleak's agent threads, whose children files are left out (a one-off walk reads them all).
+ */
+export function processTree(fs: HostFs, rootPid: number, agents?: AgentThreads): TreeNode[] {
   const rootStat = fs.readWith(`/proc/${rootPid}/stat`, parseStatBytes);
   if (!rootStat.ok) return [];
+  agents?.beginWalk();
   const parsedRoot = rootStat.value;
   const nodes: TreeNode[] = [{ pid: rootPid, ppid: parsedRoot.ok ? parsedRoot.value.ppid : 0 }];
   const seen = new Set([rootPid]);
   let scanned: Map<number, number> | undefined;
   for (let i = 0; i < nodes.length; i++) {
     const parent = nodes[i]!.pid;
-    let kids = childrenViaTasks(fs, parent);
+    let kids = childrenViaTasks(fs, parent, agents);
     if (kids === undefined) {
       scanned ??= scanParents(fs);
       kids = [...scanned].filter(([, pp]) => pp === parent).map(([pid]) => pid);
@@ -70,5 +78,6 @@ export function processTree(fs: HostFs, rootPid: number): TreeNode[] {
       nodes.push({ pid: kid, ppid: parent });
     }
   }
+  agents?.endWalk();
   return nodes;
 }

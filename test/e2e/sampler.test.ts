@@ -9,6 +9,9 @@ import { locateMemoryCgroup } from "../../src/system/cgroup-locate.js";
 import type { Sample } from "../../src/system/sample.js";
 import { startReady, type Started } from "../helpers/processes.js";
 import { OWN_MEMORY_CGROUP, skipNote } from "../helpers/cgroup.js";
+import { AgentChannel } from "../../src/agent/channel.js";
+import { agentEnv } from "../../src/agent/inject.js";
+import { readdirSync, readFileSync } from "node:fs";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -100,5 +103,50 @@ describe("sampler on a real process tree", () => {
     const sampler = new Sampler({ fs: new HostFs(), rootPid: target.pid });
     await new Promise((r) => target!.child.once("exit", r));
     expect(sampler.tick()).toBeUndefined();
+  });
+
+  it("leaves out the children file of the agent's thread, and finds what a program thread forks later", async () => {
+    const channel = await AgentChannel.open();
+    try {
+      const env = agentEnv(process.env, {
+        socketPath: channel.socketPath,
+        interval: 1,
+        tracePython: false,
+        traceWarmup: 0,
+        trimProbe: false,
+        launcherPid: process.pid,
+      });
+      target = await startReady(["python3", "fixtures/scripts/thread_forks_later.py", "2"], /ready/, 1, 30_000, {
+        env,
+      });
+      expect(await channel.waitForHello(target.pid, 15_000)).toBe(true);
+      const reads = new Map<string, number>();
+      const fs = new (class extends HostFs {
+        override readWith<T>(absolute: string, parse: (bytes: Buffer) => T) {
+          reads.set(absolute, (reads.get(absolute) ?? 0) + 1);
+          return super.readWith(absolute, parse);
+        }
+      })();
+      const sampler = new Sampler({ fs, rootPid: target.pid });
+      const samples = await sampleFor(sampler, 5, 100);
+      const forked = Number(/forked (\d+)/.exec(target.output())?.[1]);
+      expect(forked).toBeGreaterThan(0);
+      expect(samples.at(-1)!.processes.map((p) => p.pid)).toEqual([target.pid, forked]);
+      const threads = (pid: number, name: string) =>
+        readdirSync(`/proc/${pid}/task`).filter(
+          (tid) => readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim() === name,
+        );
+      const [agent] = threads(target.pid, "memleak-agent");
+      const [loader] = threads(target.pid, "loader");
+      const childrenReads = (tid: string | undefined) => reads.get(`/proc/${target!.pid}/task/${tid}/children`) ?? 0;
+      expect(samples.length).toBeGreaterThanOrEqual(20);
+      expect(childrenReads(String(target.pid))).toBe(samples.length);
+      expect(childrenReads(loader)).toBe(samples.length);
+      // Read at most once: the agent names its thread as the thread starts, after its hello.
+      expect(agent).toBeDefined();
+      expect(childrenReads(agent)).toBeLessThanOrEqual(1);
+    } finally {
+      channel.close();
+    }
   });
 });

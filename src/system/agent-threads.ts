@@ -2,7 +2,7 @@
  * Which threads of the watched processes are memleak's own agent threads, so the tree walk can leave out their
  * children files. The walk reads /proc/PID/task/TID/children for every thread of every process at every tick (any
  * thread may fork); the agent's threads never fork, and with the agent in, each Python process has one more thread
- * than without it: on 64 processes at 1 Hz that file was ~5% of what `--no-inject` costs in all (BENCHMARKS.md §g⁗″).
+ * than without it: on 64 processes at 1 Hz that file was ~5% of what `--no-inject` costs in all (BENCHMARKS.md §g⁵).
  *
  * The agent names its threads with prctl (memleak_agent.py _name_native_thread), so they are known by their comm from
  * outside, in a container's PID namespace as well: no pid or tid has to be translated. A thread is looked at when it

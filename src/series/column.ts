@@ -23,7 +23,7 @@ export class Column {
   readonly coarse: Column | undefined;
 
   constructor(
-    private readonly capacity = DEFAULT_CAPACITY,
+    private capacity = DEFAULT_CAPACITY,
     coarseCapacity?: number,
   ) {
     this.coarse = coarseCapacity !== undefined && coarseCapacity < capacity ? new Column(coarseCapacity) : undefined;
@@ -43,12 +43,29 @@ export class Column {
     if (this.xs.length >= this.capacity) this.compact();
   }
 
+  /**
+   * Holds at most `capacity` points from now on: compacted at once while it holds more (its stride doubles each
+   * time), and grown into again if the capacity rises. The series builder lowers it as a big tree's columns add up.
+   */
+  setCapacity(capacity: number): void {
+    this.capacity = capacity;
+    while (this.xs.length >= this.capacity && this.xs.length > 1) this.compact();
+  }
+
   private compact(): void {
     const xs: number[] = [];
     const ys: number[] = [];
-    for (let i = 0; i + 1 < this.xs.length; i += 2) {
+    const n = this.xs.length;
+    for (let i = 0; i + 1 < n; i += 2) {
       xs.push((this.xs[i]! + this.xs[i + 1]!) / 2);
       ys.push((this.ys[i]! + this.ys[i + 1]!) / 2);
+    }
+    if (n % 2 === 1) {
+      // An odd last point (a capacity lowered mid-stride) is not dropped: it waits, as the raw points it stands for,
+      // with those already pending, for the next stored point at the new stride.
+      this.pendingX += this.xs[n - 1]! * this.stride;
+      this.pendingY += this.ys[n - 1]! * this.stride;
+      this.pendingN += this.stride;
     }
     this.xs = xs;
     this.ys = ys;

@@ -106,15 +106,38 @@ export function unreclaimable(c: CgroupSample): number | undefined {
  */
 export const KEEP_EXITED_SECONDS = 30;
 
+/**
+ * The points all of a set's columns may hold together (16 bytes each: ~61 MiB). A column holds up to `capacity`
+ * points (20,000 by default) while the set has few; a big tree has many (6–7 a process from /proc, one more per
+ * numeric field of its agent's reports: 64 agents' processes held 291 MiB after four hours at 1 Hz, BENCHMARKS §g⁵), so
+ * past POINTS_BUDGET ÷ capacity columns each holds its share, never under MIN_CAPACITY. A tree of a few processes keeps
+ * 20,000 (section d's 72-hour watch); 64 processes with agents keep ~3,300 each, 256 keep MIN_CAPACITY.
+ */
+export const POINTS_BUDGET = 4_000_000;
+/**
+ * The fewest points a column is brought down to, whatever the tree: the interim verdicts judge on 120–240 (their coarse
+ * twins: session/interim/verdicts.ts says how 120 kept every verdict of fixtures/ and 42 synthetic watches).
+ */
+export const MIN_CAPACITY = 1_000;
+
 export class SeriesBuilder {
   readonly set: SeriesSet;
   private readonly lastSmaps = new Map<string, { pss: number; uss: number | undefined; pssAnon: number | undefined }>();
+  /** Columns the set holds now (a dropped process's go with it). */
+  private columns = 0;
+  /** The capacity the columns were last given. */
+  private applied: number;
 
-  /** @param coarseCapacity keep every column also at this coarser resolution, for interimView (`run` and `watch`) */
+  /**
+   * @param coarseCapacity keep every column also at this coarser resolution, for interimView (`run` and `watch`)
+   * @param pointsBudget the points all columns may hold together (tests compare with a budget that never binds)
+   */
   constructor(
     private readonly capacity = DEFAULT_CAPACITY,
     private readonly coarseCapacity?: number,
+    private readonly pointsBudget = POINTS_BUDGET,
   ) {
+    this.applied = capacity;
     this.set = {
       t0: undefined,
       duration: 0,
@@ -122,16 +145,44 @@ export class SeriesBuilder {
       rootPid: undefined,
       processes: new Map(),
       tree: {},
-      treeCount: new Column(capacity, coarseCapacity),
+      treeCount: this.newColumn(),
       cgroup: {},
       cgroupLimit: undefined,
-      cgroupOomKills: new Column(capacity, coarseCapacity),
+      cgroupOomKills: this.newColumn(),
       shortLivedDropped: 0,
     };
   }
 
+  /** Each column's share of POINTS_BUDGET with `columns` columns: `capacity` while there are few. */
+  private share(columns: number): number {
+    // Even: a column compacts by pairs.
+    const share = Math.floor(this.pointsBudget / Math.max(1, columns) / 2) * 2;
+    return Math.min(this.capacity, Math.max(MIN_CAPACITY, share));
+  }
+
+  /**
+   * A new column, at the capacity the set's columns have now; once their number moves a column's share by a tenth,
+   * every column is given the new share (lowered: compacted at once; raised, after processes were dropped: grown into).
+   */
+  private newColumn(): Column {
+    this.columns++;
+    this.rebalance();
+    return new Column(this.applied, this.coarseCapacity);
+  }
+
+  private rebalance(): void {
+    const share = this.share(this.columns);
+    if (share === this.applied) return;
+    // A small move is not worth a walk over every column; one to either bound is always made.
+    const atBound = share === MIN_CAPACITY || share === this.capacity;
+    if (!atBound && Math.abs(share - this.applied) < this.applied / 10) return;
+    this.applied = share;
+    // The constructor's own columns come before the set exists: none to walk yet.
+    if (this.set) for (const c of eachColumn(this.set)) c.setCapacity(share);
+  }
+
   private column(into: Partial<Record<MetricName, Column>>, name: MetricName): Column {
-    return (into[name] ??= new Column(this.capacity, this.coarseCapacity));
+    return (into[name] ??= this.newColumn());
   }
 
   add(sample: Sample): void {
@@ -190,6 +241,8 @@ export class SeriesBuilder {
       if (tooShortForShapes(ps.seenCount, ps.lastSeen - ps.firstSeen)) {
         this.set.processes.delete(k);
         this.set.shortLivedDropped++;
+        this.columns -= columnsOf(ps);
+        this.rebalance();
       }
     }
   }
@@ -207,7 +260,7 @@ export class SeriesBuilder {
         lastSeen: t,
         seenCount: 0,
         metrics: {},
-        shared: new Column(this.capacity, this.coarseCapacity),
+        shared: this.newColumn(),
         parentAnonAtStart: parent?.anon,
         agent: {},
         agentText: {},
@@ -224,8 +277,7 @@ export class SeriesBuilder {
     }
     if (p.sharedClean !== undefined && p.sharedDirty !== undefined) ps.shared.push(t, p.sharedClean + p.sharedDirty);
     if (p.pss !== undefined) this.lastSmaps.set(k, { pss: p.pss, uss: p.uss, pssAnon: p.pssAnon });
-    for (const [gpu, used] of Object.entries(p.gpu ?? {}))
-      (ps.gpuUsed[gpu] ??= new Column(this.capacity, this.coarseCapacity)).push(t, used);
+    for (const [gpu, used] of Object.entries(p.gpu ?? {})) (ps.gpuUsed[gpu] ??= this.newColumn()).push(t, used);
     for (const f of p.files ?? []) {
       if ((ps.files.get(f.path)?.rss ?? -1) < f.rss) ps.files.set(f.path, f);
     }
@@ -323,7 +375,7 @@ export class SeriesBuilder {
     ps.firstReport ??= t;
     flatten(report, (name, v) => {
       if (typeof v === "string") ps.agentText[name] = v;
-      else (ps.agent[name] ??= new Column(this.capacity, this.coarseCapacity)).push(t, v);
+      else (ps.agent[name] ??= this.newColumn()).push(t, v);
     });
   }
 
@@ -338,6 +390,25 @@ export class SeriesBuilder {
       if (ps && typeof report === "object" && report !== null)
         this.addReportOf(ps, report as Record<string, unknown>, t);
     }
+  }
+}
+
+/** How many columns a process's series holds. */
+function columnsOf(ps: ProcessSeries): number {
+  return Object.keys(ps.metrics).length + 1 + Object.keys(ps.agent).length + Object.keys(ps.gpuUsed).length;
+}
+
+/** Every column of the set: the tree's, the cgroup's and each process's. */
+function* eachColumn(set: SeriesSet): Generator<Column> {
+  yield set.treeCount;
+  yield set.cgroupOomKills;
+  for (const c of Object.values(set.tree)) if (c) yield c;
+  for (const c of Object.values(set.cgroup)) if (c) yield c;
+  for (const ps of set.processes.values()) {
+    for (const c of Object.values(ps.metrics)) if (c) yield c;
+    yield ps.shared;
+    yield* Object.values(ps.agent);
+    yield* Object.values(ps.gpuUsed);
   }
 }
 

@@ -92,6 +92,32 @@ describe("Column", () => {
     expect(c.max()).toBe(100);
   });
 
+  it("setCapacity: a lower one compacts at once, as often as it takes; a higher one is grown into", () => {
+    const c = filled(
+      new Column(100),
+      Array.from({ length: 9 }, (_, i) => [i, i * 10] as [number, number]),
+    );
+    c.setCapacity(4);
+    // 9 points → 4 (stride 2) → 2 (stride 4); the odd ninth waits as pending, as the raw point it is
+    expect(c.xs).toEqual([1.5, 5.5]);
+    expect(c.ys).toEqual([15, 55]);
+    expect(c.withPending().xs).toEqual([1.5, 5.5, 8]);
+    expect(c.withPending().ys).toEqual([15, 55, 80]);
+    // stride 4 from now on: with the ninth, three more raw points make the next stored one
+    c.push(9, 0);
+    c.push(10, 0);
+    expect(c.xs).toEqual([1.5, 5.5]);
+    c.push(11, 0);
+    expect(c.xs).toEqual([1.5, 5.5, 9.5]);
+    expect(c.ys).toEqual([15, 55, 20]);
+    // raised: it grows past the old capacity without compacting
+    c.setCapacity(100);
+    for (let x = 12; x < 28; x++) c.push(x, 1);
+    expect(c.length).toBe(7);
+    // the peak is the raw maximum still
+    expect(c.max()).toBe(80);
+  });
+
   it("withPending: itself with nothing pending, else its points and the mean of the raw points pending", () => {
     const c = filled(new Column(4), [
       [0, 10],

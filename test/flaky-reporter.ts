@@ -16,7 +16,9 @@ export default class FlakyReporter implements Reporter {
     const d = testCase.diagnostic();
     if (!d?.flaky) return;
     const errors = testCase.result().errors ?? [];
-    const first = errors[0]?.message?.split("\n")[0] ?? "(its first failure was not kept)";
+    // The message's start on one line: a verdict printed as JSON begins with a bracket, so its first line said nothing.
+    const message = errors[0]?.message?.replace(/\s*\n\s*/g, " ").trim();
+    const first = message ? message.slice(0, 400) : "(its first failure was not kept)";
     this.flaky.push({
       name: `${testCase.module.relativeModuleId} > ${testCase.fullName}`,
       retries: d.retryCount,

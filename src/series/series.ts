@@ -127,6 +127,8 @@ export class SeriesBuilder {
   private columns = 0;
   /** The capacity the columns were last given. */
   private applied: number;
+  /** Columns were added or dropped since the capacity was last settled (once a sample: settleCapacity). */
+  private columnsMoved = false;
 
   /**
    * @param coarseCapacity keep every column also at this coarser resolution, for interimView (`run` and `watch`)
@@ -160,25 +162,29 @@ export class SeriesBuilder {
     return Math.min(this.capacity, Math.max(MIN_CAPACITY, share));
   }
 
-  /**
-   * A new column, at the capacity the set's columns have now; once their number moves a column's share by a tenth,
-   * every column is given the new share (lowered: compacted at once; raised, after processes were dropped: grown into).
-   */
+  /** A new column, at the capacity the set's columns have now (settled again once the sample is in). */
   private newColumn(): Column {
     this.columns++;
-    this.rebalance();
+    this.columnsMoved = true;
     return new Column(this.applied, this.coarseCapacity);
   }
 
-  private rebalance(): void {
+  /**
+   * Once a sample is in: if columns came or went, every column is given its share (lowered: compacted at once; raised,
+   * after processes were dropped: grown into). Once a sample, not once a column: a new process brings 7–30 at once.
+   */
+  private settleCapacity(): void {
+    if (!this.columnsMoved) return;
+    this.columnsMoved = false;
     const share = this.share(this.columns);
     if (share === this.applied) return;
-    // A small move is not worth a walk over every column; one to either bound is always made.
-    const atBound = share === MIN_CAPACITY || share === this.capacity;
-    if (!atBound && Math.abs(share - this.applied) < this.applied / 10) return;
     this.applied = share;
-    // The constructor's own columns come before the set exists: none to walk yet.
-    if (this.set) for (const c of eachColumn(this.set)) c.setCapacity(share);
+    for (const c of eachColumn(this.set)) c.setCapacity(share);
+  }
+
+  /** How many columns the set holds (what their share of POINTS_BUDGET is worked out from). */
+  get columnCount(): number {
+    return this.columns;
   }
 
   private column(into: Partial<Record<MetricName, Column>>, name: MetricName): Column {
@@ -205,6 +211,7 @@ export class SeriesBuilder {
       this.set.machineAvailable = sample.machine.memAvailable;
     }
     this.addAgent(sample, keys, t);
+    this.settleCapacity();
   }
 
   /**
@@ -226,6 +233,7 @@ export class SeriesBuilder {
     // add()'s other steps have nothing to do without a process: no keys, no smaps, none to drop, no agent.
     s.treeCount.push(t, 0);
     if (sample.cgroup) this.addCgroup(sample.cgroup, t);
+    this.settleCapacity();
   }
 
   /**
@@ -242,7 +250,7 @@ export class SeriesBuilder {
         this.set.processes.delete(k);
         this.set.shortLivedDropped++;
         this.columns -= columnsOf(ps);
-        this.rebalance();
+        this.columnsMoved = true;
       }
     }
   }
@@ -336,6 +344,7 @@ export class SeriesBuilder {
     for (const ps of this.set.processes.values())
       if ((byPid.get(String(ps.pid))?.lastSeen ?? -1) < ps.lastSeen) byPid.set(String(ps.pid), ps);
     this.addAgentReports(agent, t, (pid) => byPid.get(pid));
+    this.settleCapacity();
   }
 
   /**
@@ -398,14 +407,17 @@ function columnsOf(ps: ProcessSeries): number {
   return Object.keys(ps.metrics).length + 1 + Object.keys(ps.agent).length + Object.keys(ps.gpuUsed).length;
 }
 
-/** Every column of the set: the tree's, the cgroup's and each process's. */
+/**
+ * Every column of the set: the tree's, the cgroup's and each process's. A Partial record's values are the columns set
+ * in it (a key is only ever added with its column), hence the casts.
+ */
 function* eachColumn(set: SeriesSet): Generator<Column> {
   yield set.treeCount;
   yield set.cgroupOomKills;
-  for (const c of Object.values(set.tree)) if (c) yield c;
-  for (const c of Object.values(set.cgroup)) if (c) yield c;
+  yield* Object.values(set.tree) as Column[];
+  yield* Object.values(set.cgroup) as Column[];
   for (const ps of set.processes.values()) {
-    for (const c of Object.values(ps.metrics)) if (c) yield c;
+    yield* Object.values(ps.metrics) as Column[];
     yield ps.shared;
     yield* Object.values(ps.agent);
     yield* Object.values(ps.gpuUsed);

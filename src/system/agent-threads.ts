@@ -74,8 +74,8 @@ export class AgentThreads {
 
 const NAME_BYTES = Buffer.from(AGENT_THREAD_NAME);
 
-/** comm is the name and a newline. */
+/** comm is the name and a newline (an empty file has no last byte: undefined is no newline). */
 function isAgentName(bytes: Buffer): boolean {
-  const end = bytes.length > 0 && bytes[bytes.length - 1] === 0x0a ? bytes.length - 1 : bytes.length;
-  return end === NAME_BYTES.length && bytes.subarray(0, end).equals(NAME_BYTES);
+  const end = bytes[bytes.length - 1] === 0x0a ? bytes.length - 1 : bytes.length;
+  return bytes.subarray(0, end).equals(NAME_BYTES);
 }

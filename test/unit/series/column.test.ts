@@ -118,6 +118,34 @@ describe("Column", () => {
     expect(c.max()).toBe(80);
   });
 
+  it("setCapacity: an odd last point met at a stride of 2 waits as the two raw points it stands for", () => {
+    const c = filled(new Column(4), [
+      [0, 10],
+      [1, 20],
+      [2, 30],
+      [3, 50],
+    ]);
+    // stride 2: (0.5, 15), (2.5, 40); two more raw points make a third stored one
+    c.push(4, 60);
+    c.push(5, 80);
+    expect(c.xs).toEqual([0.5, 2.5, 4.5]);
+    c.setCapacity(3);
+    // (0.5, 15) and (2.5, 40) → (1.5, 27.5); (4.5, 70) is pending as 2 of the 4 raw points a stored one now takes
+    expect(c.xs).toEqual([1.5]);
+    c.push(6, 0);
+    expect(c.xs).toEqual([1.5]);
+    c.push(7, 100);
+    expect(c.xs).toEqual([1.5, 5.5]);
+    expect(c.ys).toEqual([27.5, (60 + 80 + 0 + 100) / 4]);
+  });
+
+  it("setCapacity(1) keeps a single point: there is no pair to average", () => {
+    const c = filled(new Column(10), [[3, 7]]);
+    c.setCapacity(1);
+    expect(c.xs).toEqual([3]);
+    expect(c.ys).toEqual([7]);
+  });
+
   it("withPending: itself with nothing pending, else its points and the mean of the raw points pending", () => {
     const c = filled(new Column(4), [
       [0, 10],

@@ -31,13 +31,21 @@ const report = (fields: number, t: number) => ({
   py: Object.fromEntries(Array.from({ length: fields - 1 }, (_, i) => [`f${i}`, t + i])),
 });
 
-function columns(set: SeriesSet): Column[] {
-  const out: Column[] = [set.treeCount, set.cgroupOomKills, ...Object.values(set.tree)];
+/** Every column of the set, pushed to or not. */
+function allColumns(set: SeriesSet): Column[] {
+  const out = [set.treeCount, set.cgroupOomKills, ...Object.values(set.tree), ...Object.values(set.cgroup)] as Column[];
   for (const ps of set.processes.values())
-    out.push(...Object.values(ps.metrics), ps.shared, ...Object.values(ps.agent), ...Object.values(ps.gpuUsed));
-  // Columns never pushed (no cgroup here: its OOM kills) hold nothing to share.
-  return out.filter((c): c is Column => c !== undefined && c.length > 0);
+    out.push(
+      ...(Object.values(ps.metrics) as Column[]),
+      ps.shared,
+      ...Object.values(ps.agent),
+      ...Object.values(ps.gpuUsed),
+    );
+  return out;
 }
+
+/** The columns that hold points (no cgroup OOM kills or shared pages are read here). */
+const columns = (set: SeriesSet) => allColumns(set).filter((c) => c.length > 0);
 
 describe("the points budget", () => {
   it("a few processes keep the full capacity", () => {
@@ -56,9 +64,16 @@ describe("the points budget", () => {
     // 20 processes × (rss, anon, shared, threads and 39 agent fields) + the tree's: ~860 columns
     for (let t = 0; t < 2500; t++) {
       const agent = Object.fromEntries(pids.map((p) => [p, report(40, t)]));
-      b.add({ t: t * 1000, processes: pids.map((p) => proc(p, t * 4096)), agent });
+      b.add({
+        t: t * 1000,
+        processes: pids.map((p) => proc(p, t * 4096)),
+        agent,
+        cgroup: { usage: t * 8192, workingSet: t * 4096, limit: null },
+      });
     }
     const all = columns(b.set);
+    expect(b.columnCount).toBe(allColumns(b.set).length);
+    expect(Object.keys(b.set.cgroup).length).toBeGreaterThan(0);
     const share = Math.floor(budget / all.length / 2) * 2;
     expect(share).toBeGreaterThan(MIN_CAPACITY);
     expect(share).toBeLessThan(2500);
@@ -107,12 +122,21 @@ describe("the points budget", () => {
     // 150 processes of 40 columns each live 2 s (too short to judge) beside the root
     for (; t < 2; t++) {
       const agent = Object.fromEntries(brief.map((p) => [p, report(40, t)]));
-      b.add({ t: t * 1000, processes: [proc(1, t), ...brief.map((p) => proc(p, t))], agent });
+      // each with a GPU's memory too (the driver's count per process): its columns go with it
+      const processes = [proc(1, t), ...brief.map((p) => ({ ...proc(p, t), gpu: { "0": t * MB } }))];
+      b.add({ t: t * 1000, processes, agent });
     }
     for (; t < KEEP_EXITED_SECONDS + 10; t++) b.add({ t: t * 1000, processes: [proc(1, t)] });
     expect(b.set.processes.size).toBe(1);
+    // What is left: the root's columns and the tree's; the dropped processes' columns are no longer counted.
+    expect(b.columnCount).toBe(allColumns(b.set).length);
     for (; t < 5000; t++) b.add({ t: t * 1000, processes: [proc(1, t)] });
     expect(b.set.processes.get("1:1")!.metrics.rss!.length).toBe(5000);
+    // The full capacity, and no more: at DEFAULT_CAPACITY points the column compacts as before.
+    for (; t < DEFAULT_CAPACITY + 10; t++) b.add({ t: t * 1000, processes: [proc(1, t)] });
+    const rss = b.set.processes.get("1:1")!.metrics.rss!;
+    expect(rss.length).toBeLessThan(DEFAULT_CAPACITY);
+    expect(rss.length).toBeGreaterThanOrEqual(DEFAULT_CAPACITY / 2);
   });
 });
 

@@ -382,7 +382,7 @@ export class SeriesBuilder {
 
   private addReportOf(ps: ProcessSeries, report: Record<string, unknown>, t: number): void {
     ps.firstReport ??= t;
-    flatten(report, (name, v) => {
+    flatten(report, "", (name, v) => {
       if (typeof v === "string") ps.agentText[name] = v;
       else (ps.agent[name] ??= this.newColumn()).push(t, v);
     });
@@ -428,37 +428,28 @@ function* eachColumn(set: SeriesSet): Generator<Column> {
 const dottedNames = new Map<string, Map<string, string>>();
 let dottedCount = 0;
 
-function dotted(parent: string, k: string): string {
-  let names = dottedNames.get(parent);
-  if (names === undefined) dottedNames.set(parent, (names = new Map()));
+function dotted(prefix: string, k: string): string {
+  if (prefix === "") return k;
+  let names = dottedNames.get(prefix);
+  if (names === undefined) dottedNames.set(prefix, (names = new Map()));
   let name = names.get(k);
   if (name === undefined) {
-    name = `${parent}.${k}`;
+    name = prefix + k;
     // Bounded: the names come from the agents (validated, yet many processes' fields could differ).
     if (dottedCount++ < 10_000) names.set(k, name);
   }
   return name;
 }
 
-/**
- * Each numeric field of a report, and each numeric or text field of its sections one level down, by its flattened
- * name, in the report's order. The section's name is the key of the cached names (not a "malloc." made per report:
- * 64 reports a second on a big tree, each a new string to hash).
- */
-function flatten(obj: Record<string, unknown>, each: (name: string, v: number | string) => void): void {
+/** Each numeric (or, nested, text) field of a report, by its flattened name, in the report's order. */
+function flatten(obj: Record<string, unknown>, prefix: string, each: (name: string, v: number | string) => void): void {
   for (const k in obj) {
     const v = obj[k];
-    if (typeof v === "number" && Number.isFinite(v)) each(k, v);
-    else if (typeof v === "boolean") each(k, v ? 1 : 0);
-    else if (v && typeof v === "object" && !Array.isArray(v)) {
-      const section = v as Record<string, unknown>;
-      for (const f in section) {
-        const w = section[f];
-        if (typeof w === "number" && Number.isFinite(w)) each(dotted(k, f), w);
-        else if (typeof w === "boolean") each(dotted(k, f), w ? 1 : 0);
-        else if (typeof w === "string") each(dotted(k, f), w);
-      }
-    }
+    if (typeof v === "number" && Number.isFinite(v)) each(dotted(prefix, k), v);
+    else if (typeof v === "boolean") each(dotted(prefix, k), v ? 1 : 0);
+    else if (typeof v === "string" && prefix !== "") each(dotted(prefix, k), v);
+    else if (v && typeof v === "object" && !Array.isArray(v) && prefix === "")
+      flatten(v as Record<string, unknown>, `${k}.`, each);
   }
 }
 

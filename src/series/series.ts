@@ -123,8 +123,6 @@ export const MIN_CAPACITY = 1_000;
 export class SeriesBuilder {
   readonly set: SeriesSet;
   private readonly lastSmaps = new Map<string, { pss: number; uss: number | undefined; pssAnon: number | undefined }>();
-  /** Columns the set holds now (a dropped process's go with it). */
-  private columns = 0;
   /** The capacity the columns were last given. */
   private applied: number;
   /** Columns were added or dropped since the capacity was last settled (once a sample: settleCapacity). */
@@ -164,7 +162,6 @@ export class SeriesBuilder {
 
   /** A new column, at the capacity the set's columns have now (settled again once the sample is in). */
   private newColumn(): Column {
-    this.columns++;
     this.columnsMoved = true;
     return new Column(this.applied, this.coarseCapacity);
   }
@@ -176,15 +173,16 @@ export class SeriesBuilder {
   private settleCapacity(): void {
     if (!this.columnsMoved) return;
     this.columnsMoved = false;
-    const share = this.share(this.columns);
+    const all = columnsIn(this.set);
+    const share = this.share(all.length);
     if (share === this.applied) return;
     this.applied = share;
-    for (const c of eachColumn(this.set)) c.setCapacity(share);
+    for (const c of all) c.setCapacity(share);
   }
 
   /** How many columns the set holds (what their share of POINTS_BUDGET is worked out from). */
   get columnCount(): number {
-    return this.columns;
+    return columnsIn(this.set).length;
   }
 
   private column(into: Partial<Record<MetricName, Column>>, name: MetricName): Column {
@@ -249,7 +247,6 @@ export class SeriesBuilder {
       if (tooShortForShapes(ps.seenCount, ps.lastSeen - ps.firstSeen)) {
         this.set.processes.delete(k);
         this.set.shortLivedDropped++;
-        this.columns -= columnsOf(ps);
         this.columnsMoved = true;
       }
     }
@@ -402,26 +399,14 @@ export class SeriesBuilder {
   }
 }
 
-/** How many columns a process's series holds. */
-function columnsOf(ps: ProcessSeries): number {
-  return Object.keys(ps.metrics).length + 1 + Object.keys(ps.agent).length + Object.keys(ps.gpuUsed).length;
-}
-
-/**
- * Every column of the set: the tree's, the cgroup's and each process's. A Partial record's values are the columns set
- * in it (a key is only ever added with its column), hence the casts.
- */
-function* eachColumn(set: SeriesSet): Generator<Column> {
-  yield set.treeCount;
-  yield set.cgroupOomKills;
-  yield* Object.values(set.tree) as Column[];
-  yield* Object.values(set.cgroup) as Column[];
-  for (const ps of set.processes.values()) {
-    yield* Object.values(ps.metrics) as Column[];
-    yield ps.shared;
-    yield* Object.values(ps.agent);
-    yield* Object.values(ps.gpuUsed);
-  }
+/** Every column of the set, as the one walk that knows where they all are finds them (mapColumns). */
+function columnsIn(set: SeriesSet): Column[] {
+  const all: Column[] = [];
+  mapColumns(set, (c) => {
+    all.push(c);
+    return c;
+  });
+  return all;
 }
 
 /** "malloc" + "inUse" → "malloc.inUse", made once: every report of every agent names the same fields each tick. */
@@ -478,7 +463,7 @@ export type SetOf<C> = Omit<SeriesSet, "processes" | "tree" | "treeCount" | "cgr
 
 /**
  * The set with every column replaced by f(column), everything else shared, not copied: the one walk over all of a
- * set's columns (interimView, and packed-set.ts to cross to a worker thread and back).
+ * set's columns (interimView, packed-set.ts to cross to a worker thread and back, and the points budget's count).
  */
 export function mapColumns<A, B>(set: SetOf<A>, f: (col: A) => B): SetOf<B> {
   const each = <K extends string>(r: Partial<Record<K, A>>) =>

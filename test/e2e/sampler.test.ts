@@ -9,6 +9,7 @@ import { locateMemoryCgroup } from "../../src/system/cgroup-locate.js";
 import type { Sample } from "../../src/system/sample.js";
 import { startReady, type Started } from "../helpers/processes.js";
 import { OWN_MEMORY_CGROUP, skipNote } from "../helpers/cgroup.js";
+import { CountingFs } from "../helpers/counting-fs.js";
 import { AgentChannel } from "../../src/agent/channel.js";
 import { agentEnv } from "../../src/agent/inject.js";
 import { readdirSync, readFileSync } from "node:fs";
@@ -120,13 +121,7 @@ describe("sampler on a real process tree", () => {
         env,
       });
       expect(await channel.waitForHello(target.pid, 15_000)).toBe(true);
-      const reads = new Map<string, number>();
-      const fs = new (class extends HostFs {
-        override readWith<T>(absolute: string, parse: (bytes: Buffer) => T) {
-          reads.set(absolute, (reads.get(absolute) ?? 0) + 1);
-          return super.readWith(absolute, parse);
-        }
-      })();
+      const fs = new CountingFs();
       const sampler = new Sampler({ fs, rootPid: target.pid });
       const samples = await sampleFor(sampler, 5, 100);
       const forked = Number(/forked (\d+)/.exec(target.output())?.[1]);
@@ -138,7 +133,7 @@ describe("sampler on a real process tree", () => {
         );
       const [agent] = threads(target.pid, "memleak-agent");
       const [loader] = threads(target.pid, "loader");
-      const childrenReads = (tid: string | undefined) => reads.get(`/proc/${target!.pid}/task/${tid}/children`) ?? 0;
+      const childrenReads = (tid: string | undefined) => fs.count(`/proc/${target!.pid}/task/${tid}/children`);
       expect(samples.length).toBeGreaterThanOrEqual(20);
       expect(childrenReads(String(target.pid))).toBe(samples.length);
       expect(childrenReads(loader)).toBe(samples.length);

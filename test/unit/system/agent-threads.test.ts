@@ -6,22 +6,10 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { HostFs } from "../../../src/system/host-fs.js";
 import { processTree } from "../../../src/system/process-tree.js";
 import { AgentThreads, LOOKS_BEFORE_PROGRAM, RECHECK_AGENT_TICKS } from "../../../src/system/agent-threads.js";
 import { tempDir } from "../../helpers/temp.js";
-
-/** A HostFs that counts the reads of each path. */
-class CountingFs extends HostFs {
-  readonly reads = new Map<string, number>();
-  override readWith<T>(absolute: string, parse: (bytes: Buffer) => T) {
-    this.reads.set(absolute, (this.reads.get(absolute) ?? 0) + 1);
-    return super.readWith(absolute, parse);
-  }
-  count(path: string): number {
-    return this.reads.get(path) ?? 0;
-  }
-}
+import { CountingFs } from "../../helpers/counting-fs.js";
 
 function proc(root: string, pid: number, ppid: number, threads: Record<number, { comm: string; children?: number[] }>) {
   const dir = join(root, "proc", String(pid));

@@ -127,6 +127,8 @@ export interface PhraseFacts {
   "gpu.stable": GpuFacts & { start: number; end: number; reserved: number | undefined };
   /** The driver's number counts the CUDA context and the allocator's cache with the tensors. */
   "gpu.driver-counts-all": Record<string, never>;
+  /** Live tensors grow too, under a reserve that grows much faster (a fragmentation finding's caveat). */
+  "gpu.tensors-grow-too": { start: number; end: number; rate: Rate };
 
   // advice: src/advice/<kind>.md, one section per variant, filled with these facts
   "advice.insufficient-data":
@@ -171,7 +173,7 @@ export interface PhraseFacts {
   };
   "advice.cow-tree": { subject: "tree" | "cgroup"; growth: number; copiers: number; copied: number };
   "advice.gpu": GpuFacts & {
-    variant: "leak" | "retention" | "fragmentation" | "driver-leak";
+    variant: "leak" | "retention" | "reserve-grows" | "fragmentation" | "driver-leak";
     held?: number;
     split?: number | undefined;
   };
@@ -199,9 +201,12 @@ export interface GpuHeldFacts {
   reserved: number;
   held: number;
   split: number | undefined;
-  /** Allocated's highest level over the watch. */
+  /** Allocated's highest level over the watch: its readings', or the allocator's own peak (why "peak"). */
   highest: number;
-  why: "fell" | "reserve-grows" | "retries";
+  why: "fell" | "peak" | "reserve-grows" | "reserve-outgrows" | "retries";
+  /** Over the window, for "reserve-outgrows": how much the reserve grew, and allocated. */
+  reserveGrowth?: number;
+  allocatedGrowth?: number;
   retries: number | undefined;
   ooms: number | undefined;
 }

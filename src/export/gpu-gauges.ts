@@ -19,6 +19,7 @@ const HELP: Record<GpuField | "driver", string> = {
   Reserved: `CUDA memory held by PyTorch's caching allocator, per device (${GPU_FIELDS.Reserved}; memleak's agent)`,
   Active: `CUDA memory in active blocks, per device (${GPU_FIELDS.Active}; memleak's agent)`,
   InactiveSplit: `Free CUDA memory inside split segments, per device (${GPU_FIELDS.InactiveSplit}; memleak's agent)`,
+  AllocatedPeak: "",
   AllocRetries: "",
   Ooms: "",
   driver: "The process's GPU memory as the driver counts it, per GPU index (nvidia-smi used_memory)",

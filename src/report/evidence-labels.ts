@@ -80,6 +80,8 @@ const LABELS: Record<string, string> = {
   inactiveSplitBytes: "inactive split blocks",
   activeBytes: "active blocks",
   allocatedFellBytes: "allocated, fall",
+  allocatedPeakBytes: "allocated, the allocator's peak",
+  reserveGrowthBytes: "reserve growth",
   allocRetries: "allocation retries",
   outOfMemoryErrors: "out-of-memory errors",
   command: "command",

@@ -1,6 +1,6 @@
 /**
  * The agent's GPU readings, as it sends them (memleak_agent.py `_cuda_stats`): per CUDA device the process's caching
- * allocator has used, six numbers under "cuda<index><Field>" ("cuda0Allocated"), and, in a series, under
+ * allocator has used, seven numbers under "cuda<index><Field>" ("cuda0Allocated"), and, in a series, under
  * "gpu.cuda0Allocated" (series.ts flattens the report one level). The index is the device's as the process sees it
  * (after CUDA_VISIBLE_DEVICES).
  */
@@ -9,6 +9,11 @@
 export const GPU_FIELDS = {
   /** Bytes in live tensors ("allocated_bytes.all.current"). */
   Allocated: "allocated_bytes.all.current",
+  /**
+   * The allocator's highest allocated since the start, or since the program's last reset_peak_memory_stats
+   * ("allocated_bytes.all.peak"): a working set that came and went between two reports.
+   */
+  AllocatedPeak: "allocated_bytes.all.peak",
   /** Bytes the caching allocator holds from the driver ("reserved_bytes.all.current"). */
   Reserved: "reserved_bytes.all.current",
   /** Allocated, and blocks freed on one stream while another may still use them ("active_bytes.all.current"). */
@@ -23,7 +28,7 @@ export const GPU_FIELDS = {
 
 export type GpuField = keyof typeof GPU_FIELDS;
 
-/** The agent reads at most 16 devices (memleak_agent.py `_CUDA_MAX_DEVICES`), six fields each. */
+/** The agent reads at most 16 devices (memleak_agent.py `_CUDA_MAX_DEVICES`), seven fields each. */
 export const GPU_MAX_DEVICES = 16;
 export const GPU_MAX_FIELDS = GPU_MAX_DEVICES * Object.keys(GPU_FIELDS).length;
 

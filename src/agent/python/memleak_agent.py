@@ -803,9 +803,13 @@ def _torch_stats():
 # ("cuda0Allocated"): allocated = bytes in live tensors; reserved = bytes the allocator holds from the driver;
 # active = allocated plus blocks freed on one stream but still in use on another; inactive split = free space inside
 # segments that also hold live blocks (what empty_cache() cannot give back: fragmentation). The counters say when the
-# allocator had to free its cache and retry a cudaMalloc, and how many times it ran out.
+# allocator had to free its cache and retry a cudaMalloc, and how many times it ran out. The allocated peak is the
+# allocator's own highest allocated since the start (or the program's last reset_peak_memory_stats): a one-off large
+# working set, an evaluation pass of a few milliseconds on an H100, falls between two reports, and only the peak says
+# it was there (fixtures/gpu/cuda_eval_retained.py).
 _CUDA_STATS = (
     ("allocated_bytes.all.current", "Allocated"),
+    ("allocated_bytes.all.peak", "AllocatedPeak"),
     ("reserved_bytes.all.current", "Reserved"),
     ("active_bytes.all.current", "Active"),
     ("inactive_split_bytes.all.current", "InactiveSplit"),

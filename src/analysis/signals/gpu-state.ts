@@ -10,14 +10,19 @@
  *           minus the end level. A steady training loop's allocated swings inside every tenth alike (fell ≈ 0, or
  *           within its noise when few readings make a tenth) and its reserve is its own working set; a program that
  *           once held more and let go leaves the reserve behind.
+ *   peak  = what the allocator's own peak counter (AllocatedPeak) says happened between readings: a working set far
+ *           larger than the loop's, which came and went within a few milliseconds (an evaluation pass on an H100,
+ *           fixtures/gpu/cuda_eval_retained.py), is in no allocated reading, only in the peak's rise (peakRise).
  */
 import { endLevel, levels, levelPoints } from "../assess.js";
+import { minGrowth } from "../growth-floor.js";
 import type { Column } from "../../series/column.js";
 import { MAD_SCALE, median } from "../stats/quantiles.js";
 import { sliceByTime } from "../stats/window.js";
 
 export interface GpuColumns {
   allocated: Column;
+  allocatedPeak: Column | undefined;
   reserved: Column | undefined;
   active: Column | undefined;
   inactiveSplit: Column | undefined;
@@ -39,6 +44,41 @@ export interface GpuState {
   retries: number | undefined;
   ooms: number | undefined;
   readings: number;
+  /** The allocator's peak rising in the window after a stretch of a running loop (peakRise); undefined otherwise. */
+  peak: PeakRise | undefined;
+}
+
+/**
+ * The allocator's peak counter rose, in the analysis window, from the level a running loop had kept it at to a much
+ * higher one: the stretch before the rise (the readings before the peak first crossed halfway from its first reading
+ * to its highest) is at least a tenth of the window (levelPoints readings), and in it the peak stood above allocated's
+ * level by more than the growth floor: steps with tensors that lived and died between readings had run. A steady loop
+ * that starts late in the window (a model built, data loaded, then the first step) has no such stretch: before its
+ * first step its peak is its allocated level.
+ */
+export interface PeakRise {
+  /** The peak's highest in the window, and its highest in the stretch before the rise. */
+  highest: number;
+  before: number;
+  /** Allocated's level (median) over the stretch before the rise. */
+  allocatedBefore: number;
+  /** When the peak crossed halfway (seconds). */
+  at: number;
+}
+
+export function peakRise(peak: Column | undefined, allocated: Column, from: number): PeakRise | undefined {
+  if (!peak || peak.length === 0) return undefined;
+  const w = sliceByTime({ xs: peak.xs, ys: peak.ys }, from);
+  if (w.ys.length === 0) return undefined;
+  const highest = w.ys.reduce((m, y) => (y > m ? y : m), -Infinity);
+  const halfway = (w.ys[0]! + highest) / 2;
+  const j = w.ys.findIndex((y) => y > halfway);
+  if (j < levelPoints(w.ys.length)) return undefined;
+  const before = w.ys.slice(0, j).reduce((m, y) => (y > m ? y : m), -Infinity);
+  const a = sliceByTime({ xs: allocated.xs, ys: allocated.ys }, from, w.xs[j]!);
+  const allocatedBefore = median(a.ys);
+  if (allocatedBefore === undefined || before - allocatedBefore <= minGrowth(allocatedBefore)) return undefined;
+  return { highest, before, allocatedBefore, at: w.xs[j]! };
 }
 
 /**
@@ -85,5 +125,6 @@ export function gpuState(c: GpuColumns, from: number): GpuState {
     retries: counterRise(c.allocRetries, from),
     ooms: c.ooms && c.ooms.length > 0 ? c.ooms.ys[c.ooms.length - 1] : undefined,
     readings: ys.length,
+    peak: peakRise(c.allocatedPeak, c.allocated, from),
   };
 }

@@ -2,10 +2,15 @@
  * One process's memory on one CUDA device → one finding (subject type "gpu"). The rule chain, first definite answer
  * wins, with the same statistics as the host's (assess.ts on the allocated bytes):
  *   too little data                                                        → insufficient-data
- *   allocated grows and has not levelled off: tensors kept alive            → leak
+ *   allocated grows and has not levelled off: tensors kept alive            → leak, unless the reserve grows
+ *       GPU_RESERVE_OUTGROWS times as much over the window as allocated and as the allocator's peak, and the
+ *       allocator holds much more than is allocated:
+ *       shapes that grow, each step's blocks too large for any it cached    → fragmentation, as retention, with
+ *                                                                              the tensors' own growth as a caveat
  *   the allocator holds much more than is allocated (GPU_HELD_MIN_BYTES, GPU_HELD_SHARE of reserved), and either
- *   allocated came down from a higher level and stays there, or reserved grows while allocated does not, or the
- *   allocator has had to free its cache and retry a cudaMalloc in the window:
+ *   allocated came down from a higher level and stays there, or the allocator's own peak rose far above a running
+ *   loop's between two readings and allocated stayed where it was (gpu-state.ts peakRise), or reserved grows while
+ *   allocated does not, or the allocator has had to free its cache and retry a cudaMalloc in the window:
  *       most of what it holds is in inactive split blocks (GPU_SPLIT_COVERS) → fragmentation (the OOM-with-free-
  *                                                                              memory case: empty_cache cannot help)
  *       otherwise                                                          → fragmentation, as retention: reusable
@@ -16,11 +21,11 @@
  * grow, its allocator never retries, so it is stable however far reserved is above what a sample caught allocated.
  * Without the agent the driver's per-process number (gpu-driver.ts) is judged for growth only.
  */
-import { assess, type Assessment } from "../assess.js";
+import { assess, levelChange, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
 import { growthConfidence } from "../evidence.js";
 import type { JudgedFinding } from "../judgement.js";
-import { phrase } from "../phrases.js";
+import { phrase, type GpuHeldFacts } from "../phrases.js";
 import type { ProcessSeries, SeriesSet } from "../../series/series.js";
 import { gpuFacts, gpuFinding, gpuSubject, shapeFinding, type GpuSubject } from "./gpu-finding.js";
 import { gpuFieldName, type GpuField } from "../../sampling/gpu-fields.js";
@@ -59,9 +64,20 @@ export const GPU_FELL_NOISE_MULTIPLE = 3;
  * Boundary tests: 45% / 55%.
  */
 export const GPU_SPLIT_COVERS = 0.5;
+/**
+ * A reserve that grows at least this many times as much as allocated over the window is the allocator's doing, even
+ * while allocated grows too. On an H100 (fixtures/gpu/recordings, PyTorch 2.11): tensors kept each step grew the
+ * reserve with them (1.15 GiB reserved for 1.07 GiB allocated at the end; ~1×), or not at all inside a cached
+ * reserve (0×); sequences 16 positions longer each step grew it by 4.3 GiB while the batch held between steps grew
+ * allocated by 71 MiB (60×) and the step's peak by ~450 MiB (9.5×); with expandable_segments:True the same program's
+ * reserve grew 610 MiB beside a peak that grew ~500 MiB (1.2×). 4: clear of all of them. Boundary tests:
+ * gpu-decide.test.ts (3.5× / 4.5×).
+ */
+export const GPU_RESERVE_OUTGROWS = 4;
 
 const FIELDS: Record<keyof GpuColumns, GpuField> = {
   allocated: "Allocated",
+  allocatedPeak: "AllocatedPeak",
   reserved: "Reserved",
   active: "Active",
   inactiveSplit: "InactiveSplit",
@@ -97,55 +113,110 @@ export function analyzeGpus(ps: ProcessSeries, command: string, ctx: Context): J
   });
 }
 
+type HeldWhy = GpuHeldFacts["why"];
+
+/** Whether the allocator holds enough beyond live tensors for retention or fragmentation to be worth a finding. */
+const holdsMuch = (s: GpuState) =>
+  s.held !== undefined &&
+  s.reserved !== undefined &&
+  s.held >= GPU_HELD_MIN_BYTES &&
+  s.held >= GPU_HELD_SHARE * s.reserved;
+
 /** Why the allocator's reserve is more than slack, when it is: the facts retention and fragmentation rest on. */
-function heldWhy(s: GpuState, cols: GpuColumns, from: number): "fell" | "reserve-grows" | "retries" | undefined {
-  if (s.held === undefined || s.reserved === undefined) return undefined;
-  if (s.held < GPU_HELD_MIN_BYTES || s.held < GPU_HELD_SHARE * s.reserved) return undefined;
-  if (s.fell >= GPU_FELL_SHARE * s.held && s.fell >= GPU_FELL_NOISE_MULTIPLE * s.noise) return "fell";
+function heldWhy(s: GpuState, cols: GpuColumns, from: number): HeldWhy | undefined {
+  if (!holdsMuch(s)) return undefined;
+  const held = s.held!;
+  if (s.fell >= GPU_FELL_SHARE * held && s.fell >= GPU_FELL_NOISE_MULTIPLE * s.noise) return "fell";
+  if (peakCameAndWent(s, held)) return "peak";
   if ((s.retries ?? 0) > 0) return "retries";
   if (cols.reserved && assess(cols.reserved, from).shape === "growing") return "reserve-grows";
   return undefined;
 }
 
+/**
+ * The allocator's peak rose by half of what it holds above a running loop's (gpu-state.ts peakRise), the peak stands
+ * that far and 3 noise widths above allocated's level now, and allocated did not come up with it (by less than half
+ * the rise): a larger working set came and went between readings, and its blocks are what the allocator holds.
+ */
+function peakCameAndWent(s: GpuState, held: number): boolean {
+  const p = s.peak;
+  if (!p) return false;
+  const rise = p.highest - p.before;
+  const above = p.highest - s.allocated;
+  return (
+    rise >= GPU_FELL_SHARE * held &&
+    above >= GPU_FELL_SHARE * held &&
+    above >= GPU_FELL_NOISE_MULTIPLE * s.noise &&
+    s.allocated - p.allocatedBefore < GPU_FELL_SHARE * rise
+  );
+}
+
+/**
+ * Allocated grows, and the reserve GPU_RESERVE_OUTGROWS times as much over the same window, and as much beside the
+ * allocator's peak (when read): its growth, or undefined. The peak is the working set of a step; a reserve that only
+ * keeps up with a growing working set (segments that grow in place, expandable_segments:True, on the H100:
+ * reserved 742 MiB for a peak of 622 MiB, both growing ~14 MiB/s) holds nothing it cannot use.
+ */
+function reserveOutgrows(s: GpuState, cols: GpuColumns, a: Assessment): number | undefined {
+  if (!holdsMuch(s)) return undefined;
+  const grew = levelChange(cols.reserved, a.from);
+  const tensors = Math.max(0, a.growth, levelChange(cols.allocatedPeak, a.from) ?? 0);
+  return grew !== undefined && grew >= GPU_RESERVE_OUTGROWS * tensors ? grew : undefined;
+}
+
 function decideGpu(subject: GpuSubject, a: Assessment, s: GpuState, cols: GpuColumns): JudgedFinding {
   const who = gpuFacts(subject);
-  const why = a.shape === "insufficient" || a.shape === "growing" ? undefined : heldWhy(s, cols, a.from);
+  const outgrown = a.shape === "growing" ? reserveOutgrows(s, cols, a) : undefined;
+  const why: HeldWhy | undefined =
+    outgrown !== undefined
+      ? "reserve-outgrows"
+      : a.shape === "insufficient" || a.shape === "growing"
+        ? undefined
+        : heldWhy(s, cols, a.from);
   let f: JudgedFinding;
-  if (a.shape === "growing") {
-    const facts = { ...who, start: a.start, end: a.end, rate: a.rate, reserved: s.reserved };
-    f = gpuFinding(subject, "leak", "gpu-allocated", a, phrase("gpu.leak", facts), growthConfidence(a), [
-      phrase("advice.gpu", { variant: "leak", ...who }),
-    ]);
-    f.evidence.layer = "CUDA tensors";
-  } else if (why) {
+  if (why) {
     const split = (s.split ?? 0) >= GPU_SPLIT_COVERS * s.held!;
-    const facts = {
+    const facts: GpuHeldFacts & typeof who = {
       ...who,
       allocated: s.allocated,
       reserved: s.reserved!,
       held: s.held!,
       split: s.split,
-      highest: s.highest,
+      highest: why === "peak" ? s.peak!.highest : s.highest,
       why,
       retries: s.retries,
       ooms: s.ooms,
+      ...(outgrown !== undefined ? { reserveGrowth: outgrown, allocatedGrowth: a.growth } : {}),
     };
+    const grows = why === "reserve-grows" || why === "reserve-outgrows";
     const advice = phrase("advice.gpu", {
-      variant: split ? "fragmentation" : "retention",
+      variant: split ? "fragmentation" : grows ? "reserve-grows" : "retention",
       ...who,
       held: s.held!,
       split: s.split,
     });
+    // The finding is about the reserve (gpu-reserved): its trend and rate are the reserve's, not allocated's.
     f = gpuFinding(
       subject,
       "fragmentation",
       "gpu-reserved",
-      a,
+      cols.reserved ? assess(cols.reserved, a.from) : a,
       phrase(split ? "gpu.fragmentation" : "gpu.retention", facts),
       why === "retries" || split ? 0.9 : 0.8,
       [advice],
     );
     f.evidence.gpuHeldAs = split ? "inactive-split" : "cached";
+    if (outgrown !== undefined) {
+      f.caveats.push(phrase("gpu.tensors-grow-too", { start: a.start, end: a.end, rate: a.rate }));
+      f.evidence.reserveGrowthBytes = Math.round(outgrown);
+    }
+    if (why === "peak") f.evidence.allocatedPeakBytes = Math.round(s.peak!.highest);
+  } else if (a.shape === "growing") {
+    const facts = { ...who, start: a.start, end: a.end, rate: a.rate, reserved: s.reserved };
+    f = gpuFinding(subject, "leak", "gpu-allocated", a, phrase("gpu.leak", facts), growthConfidence(a), [
+      phrase("advice.gpu", { variant: "leak", ...who }),
+    ]);
+    f.evidence.layer = "CUDA tensors";
   } else {
     f = shapeFinding(subject, "gpu-allocated", a, s.reserved);
   }

@@ -25,6 +25,8 @@ interface GpuChart<S> {
 const TORCH_LINES = [
   { field: "Reserved", label: "reserved (caching allocator)", color: "#f28e2b" },
   { field: "Allocated", label: "allocated (live tensors)", color: "#e15759" },
+  // What allocated reached between readings (the allocator's own count): a large pass that came and went
+  { field: "AllocatedPeak", label: "allocated peak", color: "#76b7b2" },
   { field: "InactiveSplit", label: "inactive split", color: "#b07aa1" },
 ] as const;
 

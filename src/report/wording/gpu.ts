@@ -11,7 +11,9 @@ type GpuPhrase = Extract<keyof PhraseFacts, `gpu.${string}`>;
 
 /** The process and device, then what its memory there does. */
 const onDevice =
-  <N extends Exclude<GpuPhrase, "gpu.driver-counts-all">>(says: (facts: PhraseFacts[N]) => string) =>
+  <N extends Exclude<GpuPhrase, "gpu.driver-counts-all" | "gpu.tensors-grow-too">>(
+    says: (facts: PhraseFacts[N]) => string,
+  ) =>
   (facts: PhraseFacts[N], say: Say): string => {
     const { pid, command, device, source } = facts as GpuFacts;
     const where = source === "driver" ? `GPU ${device}` : device;
@@ -24,14 +26,24 @@ const what = (f: GpuFacts) => (f.source === "driver" ? "GPU memory used (driver)
 const reservedNote = (reserved: number | undefined) =>
   reserved === undefined ? "" : `, ${formatBytes(reserved)} reserved by the caching allocator`;
 
+/** Why what the allocator holds is more than slack (signals/gpu.ts heldWhy). */
+function heldSince(f: GpuHeldFacts): string {
+  switch (f.why) {
+    case "fell":
+      return `allocated came down from ${formatBytes(f.highest)} to ${formatBytes(f.allocated)}`;
+    case "peak":
+      return `allocated reached ${formatBytes(f.highest)} between two readings (the allocator's peak) and is ${formatBytes(f.allocated)} now`;
+    case "reserve-grows":
+      return "the reserve grew while allocated did not";
+    case "reserve-outgrows":
+      return `the reserve grew by ${formatBytes(f.reserveGrowth ?? 0)} while allocated grew by ${formatBytes(f.allocatedGrowth ?? 0)}`;
+    case "retries":
+      return `the allocator had to free its cache and retry a cudaMalloc ${f.retries} time${f.retries === 1 ? "" : "s"}`;
+  }
+}
+
 function held(f: GpuHeldFacts): string {
-  const since =
-    f.why === "fell"
-      ? `allocated came down from ${formatBytes(f.highest)} to ${formatBytes(f.allocated)}`
-      : f.why === "reserve-grows"
-        ? `the reserve grew while allocated did not`
-        : `the allocator had to free its cache and retry a cudaMalloc ${f.retries} time${f.retries === 1 ? "" : "s"}`;
-  return `${since}; ${formatBytes(f.reserved)} reserved for ${formatBytes(f.allocated)} allocated`;
+  return `${heldSince(f)}; ${formatBytes(f.reserved)} reserved for ${formatBytes(f.allocated)} allocated`;
 }
 
 export const GPU_WORDS: Wordings<GpuPhrase> = {
@@ -42,7 +54,7 @@ export const GPU_WORDS: Wordings<GpuPhrase> = {
   ),
   "gpu.retention": onDevice<"gpu.retention">(
     (f) =>
-      `the caching allocator keeps ${formatBytes(f.held)} of freed blocks (${held(f)}): reusable by this process, not a leak`,
+      `the caching allocator keeps ${formatBytes(f.held)} of freed blocks (${held(f)}): ${f.why === "reserve-grows" || f.why === "reserve-outgrows" ? "too small for its ever larger requests" : "reusable by this process"}, not a leak`,
   ),
   "gpu.fragmentation": onDevice<"gpu.fragmentation">(
     (f) =>
@@ -54,6 +66,8 @@ export const GPU_WORDS: Wordings<GpuPhrase> = {
   "gpu.stable": onDevice<"gpu.stable">(
     (f) => `${what(f)} is stable: ${formatBytes(f.start)} → ${formatBytes(f.end)}${reservedNote(f.reserved)}`,
   ),
+  "gpu.tensors-grow-too": (f) =>
+    `live tensors grow too, far slower than the reserve (${formatBytes(f.start)} → ${formatBytes(f.end)} at ${formatRate(f.rate)}): if they still grow once the reserve holds still, that is a leak`,
   "gpu.driver-counts-all": () =>
     "the driver's number holds the CUDA context and the framework's cache as well as live arrays: growth there may be a cache that grows (memleak's agent tells them apart for PyTorch)",
 };

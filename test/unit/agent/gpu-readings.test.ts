@@ -53,13 +53,14 @@ describe("the agent's CUDA readings (stand-in torch.cuda)", () => {
     expect(r.torch).toBeNull();
   });
 
-  it("reads allocated, reserved, active, inactive split and the allocator's counters of every device used", () => {
+  it("reads allocated and its peak, reserved, active, inactive split and the allocator's counters of every device used", () => {
     const r = read(`cuda.initialized = True
-cuda.devices[0] = {"allocated": ${GiB}, "reserved": ${3 * GiB}, "active": ${GiB + MiB}, "inactive_split": ${GiB}, "alloc_retries": 2, "ooms": 1}
+cuda.devices[0] = {"allocated": ${GiB}, "allocated_peak": ${3 * GiB}, "reserved": ${3 * GiB}, "active": ${GiB + MiB}, "inactive_split": ${GiB}, "alloc_retries": 2, "ooms": 1}
 cuda.devices[1] = {"allocated": 0, "reserved": 0}
 cuda.devices[2] = {"allocated": ${5 * MiB}, "reserved": ${20 * MiB}}`);
     expect(r.gpu).toEqual({
       cuda0Allocated: GiB,
+      cuda0AllocatedPeak: 3 * GiB,
       cuda0Reserved: 3 * GiB,
       cuda0Active: GiB + MiB,
       cuda0InactiveSplit: GiB,
@@ -67,6 +68,7 @@ cuda.devices[2] = {"allocated": ${5 * MiB}, "reserved": ${20 * MiB}}`);
       cuda0Ooms: 1,
       // device 1's allocator never reserved a byte: the program does not use it
       cuda2Allocated: 5 * MiB,
+      cuda2AllocatedPeak: 5 * MiB,
       cuda2Reserved: 20 * MiB,
       cuda2Active: 5 * MiB,
       cuda2InactiveSplit: 0,
@@ -101,7 +103,7 @@ cuda.memory_stats = broken`);
     const r = read(`cuda.initialized = True
 for i in range(17):
     cuda.devices[i] = {"allocated": (i + 1) * ${MiB}, "reserved": (i + 2) * ${MiB}}`);
-    expect(Object.keys(r.gpu!)).toHaveLength(16 * 6);
+    expect(Object.keys(r.gpu!)).toHaveLength(16 * 7);
     const parsed = parseAgentMessage(JSON.stringify({ type: "report", pid: 7, t: 1, gpu: r.gpu }));
     expect(parsed?.type === "report" && parsed.data.gpu).toEqual(r.gpu);
   });

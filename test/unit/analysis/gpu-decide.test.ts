@@ -8,12 +8,16 @@ import { describe, expect, it } from "vitest";
 import { analyzeGpus } from "../../../src/analysis/signals/gpu.js";
 import type { Context } from "../../../src/analysis/context.js";
 import { SeriesBuilder, type ProcessSeries } from "../../../src/series/series.js";
+import { say } from "../../../src/report/wording/index.js";
 
 const MiB = 2 ** 20;
 const GiB = 1024 * MiB;
 
 type Fields = Partial<
-  Record<"Allocated" | "Reserved" | "Active" | "InactiveSplit" | "AllocRetries" | "Ooms", (t: number) => number>
+  Record<
+    "Allocated" | "AllocatedPeak" | "Reserved" | "Active" | "InactiveSplit" | "AllocRetries" | "Ooms",
+    (t: number) => number
+  >
 >;
 
 /** One process reporting cuda:0's fields every second for `seconds` (from `start`), its host memory flat. */
@@ -119,6 +123,102 @@ describe("why the reserve is held", () => {
     );
     expect(f.kind).toBe("insufficient-data");
     expect(f.metric).toBe("gpu-allocated");
+  });
+});
+
+describe("a working set that came and went between readings (the allocator's peak)", () => {
+  // As on the H100 (fixtures/gpu/recordings/cuda_eval_retained.jsonl): a loop at 300 MiB allocated whose steps peak
+  // at 400 MiB, reserve 420 MiB; at 100 s one evaluation pass peaks at 3.4 GiB between two readings and leaves a
+  // reserve of 3.5 GiB; allocated never reads anything but 300 MiB.
+  const evalPass = (over: Partial<Record<"peakAfter" | "peakBefore" | "allocatedBefore", number>> = {}) =>
+    process({
+      Allocated: down(over.allocatedBefore ?? 300 * MiB, 300 * MiB, 100),
+      AllocatedPeak: down(over.peakBefore ?? 400 * MiB, over.peakAfter ?? 3.4 * GiB, 100),
+      Reserved: down(420 * MiB, 3.5 * GiB, 100),
+    });
+
+  it("the peak rose far above a running loop's and allocated stayed: retention, the peak named", () => {
+    const f = judge(evalPass());
+    expect(f.kind).toBe("fragmentation");
+    expect(f.summary).toMatchObject({ say: "gpu.retention", facts: { why: "peak", highest: 3.4 * GiB } });
+    expect(f.evidence).toMatchObject({ allocatedPeakBytes: Math.round(3.4 * GiB), heldBytes: 3.5 * GiB - 300 * MiB });
+    expect(say(f.summary)).toContain("allocated reached 3.40 GiB between two readings (the allocator's peak)");
+  });
+
+  it("a rise of just under half of what is held is not enough; just over is", () => {
+    // held = 3.5 GiB - 300 MiB = 3284.8 MiB (3.2 GiB); half of it 1642.4 MiB above the loop's 400 MiB peak
+    const half = (3.5 * GiB - 300 * MiB) / 2;
+    expect(judge(evalPass({ peakAfter: 400 * MiB + half * 0.95 })).kind).not.toBe("fragmentation");
+    expect(judge(evalPass({ peakAfter: 400 * MiB + half * 1.05 })).kind).toBe("fragmentation");
+  });
+
+  it("no loop ran before the rise (the peak was allocated's level): a steady loop that started late, not retention", () => {
+    expect(judge(evalPass({ peakBefore: 300 * MiB })).kind).not.toBe("fragmentation");
+    // just over the growth floor above allocated (2 MiB or 2% of 300 MiB = 6 MiB) is a loop
+    expect(judge(evalPass({ peakBefore: 307 * MiB })).kind).toBe("fragmentation");
+  });
+
+  it("allocated came up with the peak by half of its rise: a working set that stayed, not one that went", () => {
+    // the peak rose 3 GiB; allocated from 300 MiB - 1.6 GiB (below: rose 1.6 GiB > half of 3 GiB) to 300 MiB
+    const f = judge(
+      process({
+        Allocated: down(10 * MiB, 1.8 * GiB, 100),
+        AllocatedPeak: down(40 * MiB, 3.4 * GiB, 100),
+        Reserved: down(60 * MiB, 3.5 * GiB, 100),
+      }),
+    );
+    expect(f.summary).not.toMatchObject({ facts: { why: "peak" } });
+  });
+
+  it("a rise within the window's first tenth is not after a stretch of a running loop", () => {
+    const f = judge(
+      process({
+        Allocated: flat(300 * MiB),
+        AllocatedPeak: down(400 * MiB, 3.4 * GiB, 29),
+        Reserved: down(420 * MiB, 3.5 * GiB, 29),
+      }),
+    );
+    expect(f.kind).not.toBe("fragmentation");
+    const later = judge(
+      process({
+        Allocated: flat(300 * MiB),
+        AllocatedPeak: down(400 * MiB, 3.4 * GiB, 31),
+        Reserved: down(420 * MiB, 3.5 * GiB, 31),
+      }),
+    );
+    expect(later.kind).toBe("fragmentation");
+  });
+});
+
+describe("a reserve that outgrows growing tensors", () => {
+  // allocated grows 0.25 MiB/s from 100 MiB (75 MiB over 300 s), the reserve `times` as fast from 200 MiB
+  const growing = (times: number) =>
+    judge(
+      process({ Allocated: (t) => 100 * MiB + t * 0.25 * MiB, Reserved: (t) => 200 * MiB + t * times * 0.25 * MiB }),
+    );
+
+  it("4.5 times allocated's growth: fragmentation (retention), with the tensors' growth as a caveat", () => {
+    const f = growing(4.5);
+    expect(f.kind).toBe("fragmentation");
+    expect(f.summary).toMatchObject({ facts: { why: "reserve-outgrows" } });
+    expect(f.caveats.map((c) => c.say)).toEqual(["gpu.tensors-grow-too"]);
+    // the levels are medians of the window's first and last tenths: 270 s apart, 67.5 MiB and 4.5 times that
+    expect(say(f.summary)).toMatch(/the reserve grew by 30\d MiB while allocated grew by 6\d\.\d MiB/);
+    expect(f.evidence.reserveGrowthBytes).toBeGreaterThan(300 * MiB);
+  });
+
+  it("3.5 times: a leak, the reserve named", () => {
+    const f = growing(3.5);
+    expect(f.kind).toBe("leak");
+    expect(f.caveats).toEqual([]);
+  });
+
+  it("however fast the reserve grows (4.4 times), not while it holds under 256 MiB beyond allocated: a leak", () => {
+    // allocated ends at ~171 MiB (its last tenth's median), the reserve at R0 + 313 MiB: held R0 + 142 MiB
+    const reserveFrom = (r0: number) =>
+      judge(process({ Allocated: (t) => 100 * MiB + t * 0.25 * MiB, Reserved: (t) => r0 * MiB + t * 1.1 * MiB }));
+    expect(reserveFrom(124).kind).toBe("fragmentation"); // held ~266 MiB
+    expect(reserveFrom(104).kind).toBe("leak"); // held ~246 MiB
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { Column } from "../../../src/series/column.js";
-import { gpuState, type GpuColumns } from "../../../src/analysis/signals/gpu-state.js";
+import { gpuState, peakRise, type GpuColumns } from "../../../src/analysis/signals/gpu-state.js";
 
 const xs = Array.from({ length: 20 }, (_, i) => i);
 const col = (ys: number[], times = xs) => Column.of(times.slice(0, ys.length), ys, Math.max(...ys));
@@ -17,6 +17,7 @@ const reserved = [...new Array<number>(17).fill(300), 310, 305, 300];
 function columns(extra: Partial<GpuColumns> = {}): GpuColumns {
   return {
     allocated: col(allocated),
+    allocatedPeak: undefined,
     reserved: col(reserved),
     active: undefined,
     inactiveSplit: undefined,
@@ -41,6 +42,7 @@ describe("gpuState", () => {
       retries: undefined,
       ooms: undefined,
       readings: 20,
+      peak: undefined,
     });
   });
 
@@ -93,5 +95,55 @@ describe("gpuState", () => {
     // a counter that went down (a restart) rose by 0; an empty one has no rise
     expect(gpuState(columns({ allocRetries: col([5, 5, 2]) }), 0)).toMatchObject({ retries: 0 });
     expect(gpuState(columns({ allocRetries: col([]) }), 0).retries).toBeUndefined();
+  });
+});
+
+describe("peakRise: the allocator's peak rising after a stretch of a running loop", () => {
+  // allocated 100 MiB throughout; the peak 130 MiB (steps' transient tensors) for 8 readings, then 900 MiB
+  const MiB = 2 ** 20;
+  const flat100 = col(new Array<number>(20).fill(100 * MiB));
+  const peak = (ys: number[]) => col(ys.map((y) => y * MiB));
+  const evalAt = (j: number, before = 130) => [
+    ...new Array<number>(j).fill(before),
+    ...new Array<number>(20 - j).fill(900),
+  ];
+
+  it("the highest, the stretch's highest, allocated's median over the stretch, and when the peak crossed halfway", () => {
+    expect(peakRise(peak(evalAt(8)), flat100, 0)).toEqual({
+      highest: 900 * MiB,
+      before: 130 * MiB,
+      allocatedBefore: 100 * MiB,
+      at: 8,
+    });
+  });
+
+  it("halfway from the window's first reading: a rise in steps crosses at the step past the middle", () => {
+    const steps = [...new Array<number>(5).fill(130), 300, 400, 600, 700, 900, ...new Array<number>(10).fill(900)];
+    // halfway between 130 and 900 is 515: first crossed by 600 at 7
+    expect(peakRise(peak(steps), flat100, 0)).toMatchObject({ before: 400 * MiB, at: 7 });
+  });
+
+  it("a stretch of exactly a tenth of the window (3 readings at least) is enough; one less is not", () => {
+    expect(peakRise(peak(evalAt(3)), flat100, 0)).toBeDefined();
+    expect(peakRise(peak(evalAt(2)), flat100, 0)).toBeUndefined();
+    // from 10: 10 readings in the window, a tenth is still 3
+    expect(peakRise(peak(evalAt(13)), flat100, 10)).toMatchObject({ at: 13 });
+    expect(peakRise(peak(evalAt(12)), flat100, 10)).toBeUndefined();
+  });
+
+  it("no loop before the rise (the peak within the growth floor of allocated: 2 MiB) is not one", () => {
+    expect(peakRise(peak(evalAt(8, 102)), flat100, 0)).toBeUndefined();
+    expect(peakRise(peak(evalAt(8, 102.1)), flat100, 0)).toBeDefined();
+  });
+
+  it("a flat peak, no peak column, or no reading in the window: none", () => {
+    expect(peakRise(peak(new Array<number>(20).fill(130)), flat100, 0)).toBeUndefined();
+    expect(peakRise(undefined, flat100, 0)).toBeUndefined();
+    expect(peakRise(col([]), flat100, 0)).toBeUndefined();
+    expect(peakRise(peak(evalAt(8)), flat100, 25)).toBeUndefined();
+  });
+
+  it("gpuState carries it", () => {
+    expect(gpuState(columns({ allocatedPeak: peak(evalAt(8)) }), 0).peak).toMatchObject({ highest: 900 * MiB, at: 8 });
   });
 });

@@ -1,6 +1,7 @@
 /**
- * nvidia-smi's CSV (src/probes/nvidia-smi.ts) on the files in fixtures/nvidia-smi/, which are HAND-WRITTEN from
- * nvidia-smi's documented format (no GPU machine was available to capture them; fixtures/README.md says so).
+ * nvidia-smi's CSV (src/probes/nvidia-smi.ts) on the files in fixtures/nvidia-smi/: two captured on an H100 (driver
+ * 580.159.04, 2026-11-26), the others HAND-WRITTEN from nvidia-smi's documented format before a GPU machine was at
+ * hand (fixtures/README.md says which).
  */
 import { describe, expect, it } from "vitest";
 import { gpuMemoryByPid, parseComputeApps, parseGpuIndices } from "../../../src/probes/nvidia-smi.js";
@@ -19,6 +20,16 @@ describe("nvidia-smi --query-compute-apps", () => {
       { pid: 4242, used: 22018 * MiB, gpuUuid: GPU1 },
     ]);
     expect(unaccounted).toBe(0);
+  });
+
+  it("reads a real H100's answer: seven processes of fixtures/gpu/capture.sh on one GPU", () => {
+    const { apps, unaccounted } = value(parseComputeApps(fixture("nvidia-smi/compute-apps.h100-seven")));
+    const h100 = "GPU-dcd46a61-09a6-68e9-a001-1c23335ec270";
+    expect(apps).toHaveLength(7);
+    expect(apps[0]).toEqual({ pid: 510, used: 1408 * MiB, gpuUuid: h100 });
+    expect(apps.every((a) => a.gpuUuid === h100)).toBe(true);
+    expect(unaccounted).toBe(0);
+    expect(value(parseGpuIndices(fixture("nvidia-smi/gpu-indices.h100")))).toEqual(new Map([[h100, "0"]]));
   });
 
   it("no process on any GPU is an empty answer, not an error", () => {

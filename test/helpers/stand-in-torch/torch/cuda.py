@@ -3,7 +3,8 @@
 anything that would initialise CUDA in the user's process (only is_initialized() before it says yes).
 
     devices[i] = {"allocated": bytes, "reserved": bytes, "active": bytes, "inactive_split": bytes,
-                  "alloc_retries": n, "ooms": n, "reserved_peak": bytes}   (reserved_peak defaults to reserved)
+                  "alloc_retries": n, "ooms": n, "reserved_peak": bytes, "allocated_peak": bytes}
+(reserved_peak defaults to reserved; allocated_peak to the highest allocated any call has seen, as PyTorch keeps it)
 """
 initialized = False
 devices = {}
@@ -25,8 +26,18 @@ def device_count():
     return len(devices)
 
 
+_allocated_peaks = {}
+
+
 def _device(device):
     return devices.get(0 if device is None else device, {})
+
+
+def _allocated_peak(device):
+    d = _device(device)
+    key = 0 if device is None else device
+    _allocated_peaks[key] = max(_allocated_peaks.get(key, 0), d.get("allocated", 0))
+    return d.get("allocated_peak", _allocated_peaks[key])
 
 
 def memory_stats(device=None):
@@ -37,7 +48,7 @@ def memory_stats(device=None):
     d = _device(device)
     return {
         "allocated_bytes.all.current": d.get("allocated", 0),
-        "allocated_bytes.all.peak": d.get("allocated", 0),
+        "allocated_bytes.all.peak": _allocated_peak(device),
         "reserved_bytes.all.current": d.get("reserved", 0),
         "reserved_bytes.all.peak": d.get("reserved_peak", d.get("reserved", 0)),
         "active_bytes.all.current": d.get("active", d.get("allocated", 0)),
@@ -59,7 +70,7 @@ def memory_reserved(device=None):
 
 def max_memory_allocated(device=None):
     calls.append("max_memory_allocated")
-    return _device(device).get("allocated", 0)
+    return _allocated_peak(device)
 
 
 def max_memory_reserved(device=None):

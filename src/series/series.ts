@@ -121,6 +121,13 @@ export const POINTS_BUDGET = 4_000_000;
 export const MIN_CAPACITY = 1_000;
 
 export class SeriesBuilder {
+  /**
+   * Each process's last report and the columns its numbers went to, in order. A report repeated is pushed again
+   * without being flattened (no names looked up, no garbage): memleak repeats an agent's latest report in every sample
+   * until another comes (agent/channel.ts snapshot, the same object), and an agent does not send one that did not
+   * change, so on an idle tree most ticks repeat (BENCHMARKS.md §g⁶).
+   */
+  private readonly lastPushed = new WeakMap<ProcessSeries, { report: object; columns: Column[]; values: number[] }>();
   readonly set: SeriesSet;
   private readonly lastSmaps = new Map<string, { pss: number; uss: number | undefined; pssAnon: number | undefined }>();
   /** The capacity the columns were last given. */
@@ -379,10 +386,23 @@ export class SeriesBuilder {
 
   private addReportOf(ps: ProcessSeries, report: Record<string, unknown>, t: number): void {
     ps.firstReport ??= t;
+    const last = this.lastPushed.get(ps);
+    if (last?.report === report) {
+      for (let i = 0; i < last.columns.length; i++) last.columns[i]!.push(t, last.values[i]!);
+      return;
+    }
+    const columns: Column[] = [];
+    const values: number[] = [];
     flatten(report, "", (name, v) => {
       if (typeof v === "string") ps.agentText[name] = v;
-      else (ps.agent[name] ??= this.newColumn()).push(t, v);
+      else {
+        const c = (ps.agent[name] ??= this.newColumn());
+        c.push(t, v);
+        columns.push(c);
+        values.push(v);
+      }
     });
+    this.lastPushed.set(ps, { report, columns, values });
   }
 
   private addAgentReports(

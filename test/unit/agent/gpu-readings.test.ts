@@ -1,6 +1,7 @@
 /**
  * The agent's GPU readings (src/agent/python/memleak_agent.py `_cuda_stats`), run in a real interpreter against a
- * STAND-IN torch.cuda (test/helpers/stand-in-torch: NOT PyTorch; no real GPU has checked this code path yet). What is
+ * STAND-IN torch.cuda (test/helpers/stand-in-torch: NOT PyTorch; the real one on a GPU made fixtures/gpu/recordings,
+ * judged in test/unit/analysis/gpu-recordings.test.ts). What is
  * under test is the agent: which calls it makes (never one that initialises CUDA), which devices it reports, and
  * that what it sends is what memleak's parser (src/agent/messages.ts) keeps.
  */

@@ -47,6 +47,13 @@ def reader():
             if json.loads(line)["type"] == "report":
                 landed.append(time.time() % 1.0)
 threading.Thread(target=reader, daemon=True).start()
+# A program that keeps allocating, so that no report is the same as the last (an unchanged one is not sent)
+kept = []
+def busy():
+    while True:
+        kept.append([0] * 10)
+        time.sleep(0.05)
+threading.Thread(target=busy, daemon=True).start()
 agent._state["sock"] = a
 agent._state["pid"] = os.getpid()
 time.sleep((0.5 - time.time() % 1.0) % 1.0)

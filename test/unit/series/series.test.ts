@@ -91,6 +91,32 @@ describe("the agents' reports, as columns", () => {
   });
 });
 
+describe("a report repeated from tick to tick (the same object: memleak repeats an agent's latest)", () => {
+  it("gives the same columns as equal reports made afresh each tick, and a new one after it is flattened again", () => {
+    const proc = { pid: 7, ppid: 1, starttime: 7, comm: "python3", anon: 10 * MiB };
+    const reportAt = (i: number) =>
+      i < 5
+        ? { threads: 2, py: { allocatedBlocks: 100, on: true }, malloc: { inUse: 1000, allocator: "glibc" } }
+        : { threads: 3, py: { allocatedBlocks: 140 }, census: { containerItems: 9 } };
+    const repeated = new SeriesBuilder();
+    const fresh = new SeriesBuilder();
+    const kept = [reportAt(0), reportAt(5)];
+    for (let i = 0; i < 8; i++) {
+      repeated.add({ t: i * 1000, processes: [proc], agent: { "7": kept[i < 5 ? 0 : 1] } });
+      fresh.add({ t: i * 1000, processes: [proc], agent: { "7": reportAt(i) } });
+    }
+    const columns = (b: SeriesBuilder) => {
+      const ps = [...b.set.processes.values()][0]!;
+      return Object.fromEntries(Object.entries(ps.agent).map(([n, c]) => [n, [c.xs, c.ys]]));
+    };
+    expect(columns(repeated)).toEqual(columns(fresh));
+    expect(columns(repeated)["py.allocatedBlocks"]![1]).toEqual([100, 100, 100, 100, 100, 140, 140, 140]);
+    expect(columns(repeated)["malloc.inUse"]![0]).toEqual([0, 1, 2, 3, 4]);
+    expect(columns(repeated)["census.containerItems"]![0]).toEqual([5, 6, 7]);
+    expect([...repeated.set.processes.values()][0]!.agentText).toEqual({ "malloc.allocator": "glibc" });
+  });
+});
+
 describe("the agents' last words", () => {
   it("a last word that is no report (a number, null) gives the process no first report", () => {
     const b = new SeriesBuilder();

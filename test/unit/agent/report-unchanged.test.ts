@@ -1,0 +1,81 @@
+/**
+ * A report equal to the last one sent is not sent again (memleak_agent.py `_report_locked`): memleak repeats each
+ * process's latest report in every sample, so an idle process costs it no read and no parse. Run in a real
+ * interpreter, its reports read from a real socket: what is sent when nothing changed, when something did, when the
+ * report is forced, and on a new connection. Each case's reports come back to back, so that nothing but the agent runs
+ * between them.
+ */
+import { execFileSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { parseAgentMessage } from "../../../src/agent/messages.js";
+import { REPO } from "../../helpers/fixtures.js";
+
+const AGENT_DIR = `${REPO}src/agent/python`;
+
+/** Each step's report lines, as the other end of the socket read them. */
+function sent(steps: string): string[][] {
+  const code = `import json, os, socket, sys
+sys.path.insert(0, ${JSON.stringify(AGENT_DIR)})
+import memleak_agent as agent
+agent._state["pid"] = os.getpid()
+out = []
+def connect():
+    a, b = socket.socketpair()
+    b.setblocking(False)
+    agent._state["sock"] = a
+    return b
+peer = connect()
+for _ in range(3):  # the agent's first reports load what it uses (ctypes, its caches): each differs
+    agent._report(1.0, census=False)
+peer.recv(1 << 20)
+def step(force=False, times=1):
+    # several reports back to back: nothing of the program runs between them (the test's own code allocates)
+    for i in range(times):
+        agent._report(1.0, force=force, census=False)
+    try:
+        data = peer.recv(1 << 20).decode()
+    except BlockingIOError:
+        data = ""
+    out.append([line for line in data.split("\\n") if line])
+${steps}
+print(json.dumps(out))`;
+  return JSON.parse(execFileSync("python3", ["-c", code], { encoding: "utf8" })) as string[][];
+}
+
+describe("an unchanged report is not sent", () => {
+  // Back to back, only the agent's own work runs between reports: what it leaves behind (a block or two, once in a
+  // while) can make the second differ from the first, never more.
+  it("of six reports back to back, two at most are sent; one after the program changed is", () => {
+    const steps = sent(`
+for _ in range(10):
+    step(times=6)
+import fractions, decimal  # the program loads modules: py.modules changes
+step()`);
+    for (const lines of steps.slice(0, 10)) expect(lines.length).toBeLessThanOrEqual(2);
+    expect(steps[10]).toHaveLength(1);
+  });
+
+  it("what is sent is a whole report memleak parses, its time last", () => {
+    const [[line]] = sent("import fractions\nstep()") as [[string]];
+    const m = parseAgentMessage(line);
+    expect(m).toMatchObject({ type: "report", pid: expect.any(Number) as number });
+    expect(m!.type === "report" && m!.t).toBeGreaterThan(1.7e9);
+    expect(line).toMatch(/,"t":\d+\.\d+}$/);
+  });
+
+  it("forced reports are all sent however unchanged (the last words at exit)", () => {
+    const [quiet, forced] = sent("step(times=6)\nstep(times=6, force=True)");
+    expect(quiet!.length).toBeLessThanOrEqual(2);
+    expect(forced).toHaveLength(6);
+  });
+
+  // A forked child starts its agent again on a connection of its own (register_at_fork): a new connection.
+  it("a new connection (watch attaching again, a forked child's agent) gets the report again", () => {
+    const [quiet, reconnected] = sent(`
+step(times=6)
+peer = connect()
+step()`);
+    expect(quiet!.length).toBeLessThanOrEqual(2);
+    expect(reconnected).toHaveLength(1);
+  });
+});

@@ -67,7 +67,7 @@ export interface PeakRise {
 }
 
 export function peakRise(peak: Column | undefined, allocated: Column, from: number): PeakRise | undefined {
-  if (!peak || peak.length === 0) return undefined;
+  if (!peak) return undefined;
   const w = sliceByTime({ xs: peak.xs, ys: peak.ys }, from);
   if (w.ys.length === 0) return undefined;
   const highest = w.ys.reduce((m, y) => (y > m ? y : m), -Infinity);

@@ -145,6 +145,41 @@ describe("a working set that came and went between readings (the allocator's pea
     expect(say(f.summary)).toContain("allocated reached 3.40 GiB between two readings (the allocator's peak)");
   });
 
+  it("the peak must stand half of what is held above allocated now: a reserve far beyond the peak is not its doing", () => {
+    // allocated 300 MiB -> 1.7 GiB (rose 1.4 GiB: under half the peak's 3 GiB rise), the peak 400 MiB -> 3.4 GiB;
+    // the peak stands 1.7 GiB above allocated. A reserve of 5.1 GiB holds 3.4 GiB: 1.7 is exactly half; 5.2: under.
+    const withReserve = (r: number) =>
+      judge(
+        process({
+          Allocated: down(300 * MiB, 1.7 * GiB, 100),
+          AllocatedPeak: down(400 * MiB, 3.4 * GiB, 100),
+          Reserved: down(420 * MiB, r * GiB, 100),
+        }),
+      );
+    expect(withReserve(5.1).summary).toMatchObject({ facts: { why: "peak" } });
+    expect(withReserve(5.25).kind).not.toBe("fragmentation");
+  });
+
+  it("the peak must stand 3 noise widths above allocated: a loop swinging widely between readings is its own peak", () => {
+    // allocated swings 0.3 / 1.9 GiB reading by reading (its level 1.1 GiB, its noise 1.19 GiB); the peak 2 GiB, then
+    // 3.4 GiB: 2.3 GiB above the level, under 3 noise widths (3.56 GiB), though every other condition holds
+    const f = judge(
+      process({
+        Allocated: (t) => (t % 2 === 0 ? 0.3 : 1.9) * GiB,
+        AllocatedPeak: down(2 * GiB, 3.4 * GiB, 100),
+        Reserved: down(2.1 * GiB, 3.5 * GiB, 100),
+      }),
+    );
+    expect(f.kind).not.toBe("fragmentation");
+  });
+
+  it("the advice for a working set that came and went is retention's; its facts carry no growth", () => {
+    const f = judge(evalPass());
+    expect(f.advice[0]).toMatchObject({ say: "advice.gpu", facts: { variant: "retention" } });
+    expect(f.summary.facts).not.toHaveProperty("reserveGrowth");
+    expect(f.caveats).toEqual([]);
+  });
+
   it("a rise of just under half of what is held is not enough; just over is", () => {
     // held = 3.5 GiB - 300 MiB = 3284.8 MiB (3.2 GiB); half of it 1642.4 MiB above the loop's 400 MiB peak
     const half = (3.5 * GiB - 300 * MiB) / 2;
@@ -202,9 +237,37 @@ describe("a reserve that outgrows growing tensors", () => {
     expect(f.kind).toBe("fragmentation");
     expect(f.summary).toMatchObject({ facts: { why: "reserve-outgrows" } });
     expect(f.caveats.map((c) => c.say)).toEqual(["gpu.tensors-grow-too"]);
+    expect(say(f.caveats[0]!)).toMatch(
+      /^live tensors grow too, far slower than the reserve \(10\d MiB → 17\d MiB at 256 KiB\/s/,
+    );
     // the levels are medians of the window's first and last tenths: 270 s apart, 67.5 MiB and 4.5 times that
     expect(say(f.summary)).toMatch(/the reserve grew by 30\d MiB while allocated grew by 6\d\.\d MiB/);
     expect(f.evidence.reserveGrowthBytes).toBeGreaterThan(300 * MiB);
+  });
+
+  it("exactly 4 times is enough; the advice is for growing requests", () => {
+    const f = growing(4);
+    expect(f.kind).toBe("fragmentation");
+    expect(f.advice[0]).toMatchObject({ facts: { variant: "reserve-grows" } });
+  });
+
+  it("a reserve that grows while allocated is flat gets the same advice", () => {
+    const f = judge(process({ Allocated: flat(100 * MiB), Reserved: (t) => 200 * MiB + t * 2 * MiB }));
+    expect(f.summary).toMatchObject({ facts: { why: "reserve-grows" } });
+    expect(f.advice[0]).toMatchObject({ facts: { variant: "reserve-grows" } });
+    expect(f.summary.facts).not.toHaveProperty("reserveGrowth");
+  });
+
+  it("as much as the allocator's peak grows is not outgrowing it (segments that grow in place)", () => {
+    // the reserve grows 4.5 times allocated, but the step's peak grows as fast as the reserve
+    const f = judge(
+      process({
+        Allocated: (t) => 100 * MiB + t * 0.25 * MiB,
+        AllocatedPeak: (t) => 150 * MiB + t * 1.1 * MiB,
+        Reserved: (t) => 200 * MiB + t * 1.125 * MiB,
+      }),
+    );
+    expect(f.kind).toBe("leak");
   });
 
   it("3.5 times: a leak, the reserve named", () => {

@@ -136,6 +136,23 @@ describe("peakRise: the allocator's peak rising after a stretch of a running loo
     expect(peakRise(peak(evalAt(8, 102.1)), flat100, 0)).toBeDefined();
   });
 
+  it("the highest and the stretch's highest are maxima, not last readings: a program that resets its peak", () => {
+    // reset_peak_memory_stats() at 7 (the loop's 130 reads 110 until its next step) and after the evaluation
+    const resets = [130, 130, 130, 130, 130, 130, 130, 110, 900, 900, 400, ...new Array<number>(9).fill(400)];
+    expect(peakRise(peak(resets), flat100, 0)).toMatchObject({ highest: 900 * MiB, before: 130 * MiB, at: 8 });
+  });
+
+  it("a reading exactly halfway has not crossed it", () => {
+    // from 130 to 900: halfway 515
+    const steps = [...new Array<number>(5).fill(130), 515, 600, ...new Array<number>(13).fill(900)];
+    expect(peakRise(peak(steps), flat100, 0)).toMatchObject({ at: 6, before: 515 * MiB });
+  });
+
+  it("no allocated reading in the stretch before the rise: none (nothing says a loop ran)", () => {
+    const late = Column.of(xs.slice(10), new Array<number>(10).fill(100 * MiB), 100 * MiB);
+    expect(peakRise(peak(evalAt(8)), late, 0)).toBeUndefined();
+  });
+
   it("a flat peak, no peak column, or no reading in the window: none", () => {
     expect(peakRise(peak(new Array<number>(20).fill(130)), flat100, 0)).toBeUndefined();
     expect(peakRise(undefined, flat100, 0)).toBeUndefined();

@@ -68,7 +68,7 @@ export const GPU_FELL_NOISE_MULTIPLE = 3;
 export const GPU_SPLIT_COVERS = 0.5;
 /**
  * A reserve that grows at least this many times as much as allocated over the window is the allocator's doing, even
- * while allocated grows too. On an H100 (fixtures/gpu/recordings, PyTorch 2.11): tensors kept each step grew the
+ * while allocated grows too. On an H200 (fixtures/gpu/recordings, PyTorch 2.11; an H100 gave the same before): tensors kept each step grew the
  * reserve with them (1.15 GiB reserved for 1.07 GiB allocated at the end; ~1×), or not at all inside a cached
  * reserve (0×); sequences 16 positions longer each step grew it by 4.3 GiB while the batch held between steps grew
  * allocated by 71 MiB (60×) and the step's peak by ~450 MiB (9.5×); with expandable_segments:True the same program's
@@ -156,7 +156,7 @@ function peakCameAndWent(s: GpuState, held: number): boolean {
 /**
  * Allocated grows, and the reserve GPU_RESERVE_OUTGROWS times as much over the same window, and as much beside the
  * allocator's peak (when read): its growth, or undefined. The peak is the working set of a step; a reserve that only
- * keeps up with a growing working set (segments that grow in place, expandable_segments:True, on the H100:
+ * keeps up with a growing working set (segments that grow in place, expandable_segments:True, on the H200:
  * reserved 742 MiB for a peak of 622 MiB, both growing ~14 MiB/s) holds nothing it cannot use.
  */
 function reserveOutgrows(s: GpuState, cols: GpuColumns, a: Assessment): number | undefined {

@@ -211,6 +211,10 @@ export interface GpuHeldFacts {
   ooms: number | undefined;
 }
 
+/** Whether the reserve is held because it keeps growing (requests larger than any cached block): advice and wording. */
+export const heldForGrowingRequests = (why: GpuHeldFacts["why"]) =>
+  why === "reserve-grows" || why === "reserve-outgrows";
+
 /** The process a sentence is about. */
 export interface ProcessFacts {
   pid: number;

@@ -25,7 +25,7 @@ import { assess, levelChange, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
 import { growthConfidence } from "../evidence.js";
 import type { JudgedFinding } from "../judgement.js";
-import { phrase, type GpuHeldFacts } from "../phrases.js";
+import { heldForGrowingRequests, phrase, type GpuHeldFacts } from "../phrases.js";
 import type { ProcessSeries, SeriesSet } from "../../series/series.js";
 import { gpuFacts, gpuFinding, gpuSubject, shapeFinding, type GpuSubject } from "./gpu-finding.js";
 import { gpuFieldName, type GpuField } from "../../sampling/gpu-fields.js";
@@ -68,11 +68,11 @@ export const GPU_FELL_NOISE_MULTIPLE = 3;
 export const GPU_SPLIT_COVERS = 0.5;
 /**
  * A reserve that grows at least this many times as much as allocated over the window is the allocator's doing, even
- * while allocated grows too. On an H200 (fixtures/gpu/recordings, PyTorch 2.11; an H100 gave the same before): tensors kept each step grew the
- * reserve with them (1.15 GiB reserved for 1.07 GiB allocated at the end; ~1×), or not at all inside a cached
- * reserve (0×); sequences 16 positions longer each step grew it by 4.3 GiB while the batch held between steps grew
- * allocated by 71 MiB (60×) and the step's peak by ~450 MiB (9.5×); with expandable_segments:True the same program's
- * reserve grew 610 MiB beside a peak that grew ~500 MiB (1.2×). 4: clear of all of them. Boundary tests:
+ * while allocated grows too. On an H200 (fixtures/gpu/recordings, PyTorch 2.11; an H100 gave the same before): tensors
+ * kept each step grew the reserve with them (1.15 GiB reserved for 1.07 GiB allocated at the end; ~1×), or not at all
+ * inside a cached reserve (0×); sequences 16 positions longer each step grew it by 4.3 GiB while the batch held between
+ * steps grew allocated by 71 MiB (60×) and the step's peak by ~450 MiB (9.5×); with expandable_segments:True the same
+ * program's reserve grew 610 MiB beside a peak that grew ~500 MiB (1.2×). 4: clear of all of them. Boundary tests:
  * gpu-decide.test.ts (3.5× / 4.5×).
  */
 export const GPU_RESERVE_OUTGROWS = 4;
@@ -190,9 +190,8 @@ function decideGpu(subject: GpuSubject, a: Assessment, s: GpuState, cols: GpuCol
       ooms: s.ooms,
       ...(outgrown !== undefined ? { reserveGrowth: outgrown, allocatedGrowth: a.growth } : {}),
     };
-    const grows = why === "reserve-grows" || why === "reserve-outgrows";
     const advice = phrase("advice.gpu", {
-      variant: split ? "fragmentation" : grows ? "reserve-grows" : "retention",
+      variant: split ? "fragmentation" : heldForGrowingRequests(why) ? "reserve-grows" : "retention",
       ...who,
       held: s.held!,
       split: s.split,

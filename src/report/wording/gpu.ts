@@ -4,7 +4,7 @@
  */
 import { formatBytes } from "../../base/units.js";
 import { formatRate } from "./numbers.js";
-import type { GpuFacts, GpuHeldFacts, PhraseFacts } from "../../analysis/phrases.js";
+import { heldForGrowingRequests, type GpuFacts, type GpuHeldFacts, type PhraseFacts } from "../../analysis/phrases.js";
 import type { Say, Wordings } from "./words.js";
 
 type GpuPhrase = Extract<keyof PhraseFacts, `gpu.${string}`>;
@@ -54,7 +54,7 @@ export const GPU_WORDS: Wordings<GpuPhrase> = {
   ),
   "gpu.retention": onDevice<"gpu.retention">(
     (f) =>
-      `the caching allocator keeps ${formatBytes(f.held)} of freed blocks (${held(f)}): ${f.why === "reserve-grows" || f.why === "reserve-outgrows" ? "too small for its ever larger requests" : "reusable by this process"}, not a leak`,
+      `the caching allocator keeps ${formatBytes(f.held)} of freed blocks (${held(f)}): ${heldForGrowingRequests(f.why) ? "too small for its ever larger requests" : "reusable by this process"}, not a leak`,
   ),
   "gpu.fragmentation": onDevice<"gpu.fragmentation">(
     (f) =>

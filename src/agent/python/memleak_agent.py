@@ -924,6 +924,10 @@ _last_report = {"line": None, "pid": None, "sock": None}
 
 
 def _report_locked(interval, force, census):
+    # The census first: what its walk allocates and frees moves the interpreter's counts (gcCount0, allocatedBlocks),
+    # and read before it they would differ in the next report instead of this one, so an idle process whose census
+    # ran every 5 s sent two reports per census instead of one (a `watch`ed forked worker: BENCHMARKS.md §g⁷).
+    walked = _census_stats(interval, force) if census else None
     message = {"type": "report", "pid": os.getpid(), "threads": _os_threads(), "py": _python_stats()}
     malloc = _malloc_stats(interval, force)
     if malloc is not None:
@@ -934,7 +938,6 @@ def _report_locked(interval, force, census):
     gpu = _cuda_stats()
     if gpu is not None:
         message["gpu"] = gpu
-    walked = _census_stats(interval, force) if census else None
     if walked is not None:
         message["census"] = walked
     line = _json_line(message)

@@ -78,4 +78,36 @@ step()`);
     expect(quiet!.length).toBeLessThanOrEqual(2);
     expect(reconnected).toHaveLength(1);
   });
+  // The census walks every 5 s: its report differs (the walk's own cost, costMs), and what the walk allocated and freed
+  // moves the interpreter's counts. Read after the walk, they go in that same report; read before it, they made the
+  // next report differ too, and an idle forked worker sent two reports per census (BENCHMARKS.md §g⁷).
+  it("a census's report is the only one sent until something changes again", () => {
+    const code = `import json, os, socket, sys
+sys.path.insert(0, ${JSON.stringify(AGENT_DIR)})
+import memleak_agent as agent
+agent._state["pid"] = os.getpid()
+a, peer = socket.socketpair()
+peer.setblocking(False)
+agent._state["sock"] = a
+for _ in range(3):
+    agent._report(1.0)
+peer.recv(1 << 20)
+out = []
+for _ in range(10):
+    agent._census["last"] = 0.0  # the census is due at the first of four reports back to back
+    for i in range(4):
+        agent._report(1.0)
+    try:
+        data = peer.recv(1 << 20).decode()
+    except BlockingIOError:
+        data = ""
+    out.append([json.loads(line)["type"] for line in data.split("\\n") if line])
+print(json.dumps(out))`;
+    const steps = JSON.parse(execFileSync("python3", ["-c", code], { encoding: "utf8" })) as string[][];
+    // A walk that finds a growing container (the test's own list of steps) searches for its holder: that message, and
+    // the reports while its results settle, are something changing.
+    const quiet = steps.filter((types) => !types.includes("holder"));
+    expect(quiet.length).toBeGreaterThanOrEqual(8);
+    for (const types of quiet) expect(types).toEqual(["report"]);
+  });
 });

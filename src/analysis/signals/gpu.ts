@@ -125,13 +125,13 @@ const holdsMuch = (s: GpuState) =>
   s.held >= GPU_HELD_SHARE * s.reserved;
 
 /** Why the allocator's reserve is more than slack, when it is: the facts retention and fragmentation rest on. */
-function heldWhy(s: GpuState, cols: GpuColumns, from: number): HeldWhy | undefined {
+function heldWhy(s: GpuState, reserve: Assessment | undefined): HeldWhy | undefined {
   if (!holdsMuch(s)) return undefined;
   const held = s.held!;
   if (s.fell >= GPU_FELL_SHARE * held && s.fell >= GPU_FELL_NOISE_MULTIPLE * s.noise) return "fell";
   if (peakCameAndWent(s, held)) return "peak";
   if ((s.retries ?? 0) > 0) return "retries";
-  if (cols.reserved && assess(cols.reserved, from).shape === "growing") return "reserve-grows";
+  if (reserve?.shape === "growing") return "reserve-grows";
   return undefined;
 }
 
@@ -168,13 +168,16 @@ function reserveOutgrows(s: GpuState, cols: GpuColumns, a: Assessment): number |
 
 function decideGpu(subject: GpuSubject, a: Assessment, s: GpuState, cols: GpuColumns): JudgedFinding {
   const who = gpuFacts(subject);
+  // The reserve's own assessment, made once: a reason to call it held (heldWhy) and, when there is one, the trend of
+  // the finding, which is about the reserve. Every reason needs the allocator to hold much (holdsMuch).
+  const reserve = cols.reserved && holdsMuch(s) ? assess(cols.reserved, a.from) : undefined;
   const outgrown = a.shape === "growing" ? reserveOutgrows(s, cols, a) : undefined;
   const why: HeldWhy | undefined =
     outgrown !== undefined
       ? "reserve-outgrows"
       : a.shape === "insufficient" || a.shape === "growing"
         ? undefined
-        : heldWhy(s, cols, a.from);
+        : heldWhy(s, reserve);
   let f: JudgedFinding;
   if (why) {
     const split = (s.split ?? 0) >= GPU_SPLIT_COVERS * s.held!;
@@ -201,7 +204,7 @@ function decideGpu(subject: GpuSubject, a: Assessment, s: GpuState, cols: GpuCol
       subject,
       "fragmentation",
       "gpu-reserved",
-      cols.reserved ? assess(cols.reserved, a.from) : a,
+      reserve ?? a,
       phrase(split ? "gpu.fragmentation" : "gpu.retention", facts),
       why === "retries" || split ? 0.9 : 0.8,
       [advice],

@@ -1,8 +1,8 @@
 """What loading code into an already forked, idle worker copies of the pages it shares with its parent (BENCHMARKS.md §g⁷).
 
 `memleak watch` loads its agent into each process of a tree that is already running: gdb's pending call runs the loader
-on the worker's main thread. Here a SIGUSR1 handler does the same on the main thread of forked workers that sleep
-(a pool waiting for requests, as bench/py/small_tree.py), each worker running one step, so that the steps do not add
+on the worker's main thread. Here bench/py/small_tree.py's SIGUSR1 handler does the same on the main thread of its
+forked workers, which sleep (a pool waiting for requests), each worker running one step, so that the steps do not add
 up: nothing (`pass`), the modules the agent needs, a full collection, the agent loaded, the agent loaded and
 connected (to a socket this script drains). Each step's growth of the worker's Private_Dirty and fall of its
 Shared_Dirty (smaps_rollup) after SECONDS. Under `memleak run` the agent is in the parent before it forks, so what it
@@ -23,32 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 AGENT_DIR = os.path.join(HERE, "..", "..", "src", "agent", "python")
 AGENT = os.path.join(AGENT_DIR, "memleak_agent.py")
 
-TREE = r"""
-import os, sys, time, signal
-def handler(sig, frame):
-    path = os.path.join(sys.argv[2], "step_%d.py" % os.getpid())
-    with open(path) as f:
-        source = f.read()
-    exec(compile(source, path, "exec"), {"__name__": "_step"})
-for _ in range(int(sys.argv[1])):
-    r, w = os.pipe()
-    if os.fork() == 0:
-        os.close(r)
-        signal.signal(signal.SIGUSR1, handler)
-        own = bytearray(int(sys.argv[3]) * 2**20)
-        for i in range(0, len(own), 4096):
-            own[i] = 1
-        os.write(w, b"x")
-        os.close(w)
-        while True:
-            time.sleep(3600)
-    os.close(w)
-    os.read(r, 1)
-    os.close(r)
-print("ready", flush=True)
-while True:
-    time.sleep(3600)
-"""
+TREE = os.path.join(HERE, "small_tree.py")  # with a steps directory: SIGUSR1 runs a worker's step on its main thread
 
 LOAD = """
 from _frozen_importlib import module_from_spec
@@ -104,7 +79,7 @@ def main():
         ("the agent loaded", load),
         ("the agent loaded and connected", load + "agent.attach(%r, 1.0)\n" % sock_path),
     ]
-    tree = subprocess.Popen([sys.executable, "-c", TREE, str(len(steps)), work, mb], stdout=subprocess.PIPE)
+    tree = subprocess.Popen([sys.executable, TREE, str(len(steps)), mb, work], stdout=subprocess.PIPE)
     workers = []
     try:
         tree.stdout.readline()

@@ -172,7 +172,7 @@ async function defaultsOf(o, log) {
   const pct = (x) => (Number.isFinite(x) ? `${num(x * 100, 2)}%` : "–");
   const md = [
     "",
-    `**The defaults** (issue 32; bench/sections/defaults.mjs): \`watch PID\` and \`run -- CMD\` as users run them, the agent in every Python process, beside \`watch PID --no-inject\` and psutil's loop, all four at once on their own copies of bench/py/small_tree.py, so they share the machine's noise. memleak's CPU is its whole process's (utime + stime); the agents' is their tree's Python processes' (which otherwise sleep). Minute 1 alone, then minutes 2–${o.wholeMinutes}.`,
+    `**The defaults** (issue 32; bench/sections/defaults.mjs): \`watch PID\` and \`run -- CMD\` as users run them, the agent in every Python process, beside \`watch PID --no-inject\`, section g's bare reader (memleak's read set of the --no-inject tree replayed) and psutil's loop, all at once on their own copies of bench/py/small_tree.py, so they share the machine's noise. memleak's CPU is its whole process's (utime + stime); the agents' is their tree's Python processes' (which otherwise sleep). Minute 1 alone, then minutes 2–${o.wholeMinutes}.`,
     "",
     table(
       [
@@ -182,6 +182,7 @@ async function defaultsOf(o, log) {
         "memleak, min 2+",
         "÷ --no-inject",
         "÷ psutil",
+        "÷ bare reads",
         "minute 1 ÷ steady",
         "the agents (their tree)",
       ],
@@ -193,6 +194,7 @@ async function defaultsOf(o, log) {
           pct(x.steady),
           ratio(x.vsNoInject),
           ratio(x.vsPsutil),
+          ratio(x.vsBareReads),
           ratio(x.firstVsSteady),
           pct(x.agents),
         ]),

@@ -4,16 +4,21 @@
  * its own copy of bench/py/small_tree.py, so that the ratios share the machine's noise (issue 32). From outside, once a
  * minute: utime + stime of each memleak process (/proc/PID/stat, threads split by name: the main thread, the verdict
  * worker, libuv's and V8's helpers) and of each tree's Python processes (the agents' own cost: the trees otherwise
- * sleep, so a tree watched without the agent costs ~0).
+ * sleep, so a tree watched without the agent costs ~0). Beside them, section g's bare reader (bench/lib/bare-reader.mjs):
+ * memleak's own read set of the `--no-inject` tree, captured from its Sampler first (~40 s), replayed on the same
+ * schedule by a Node process that does nothing else: what the reads alone cost.
  * Usage as a script: node bench/sections/defaults.mjs [PROCESSES=64] [MINUTES=3] [HZ=1]
  * (MEMLEAK_BENCH_AB=PATH/bin/memleak.js adds that checkout's `run` beside ours: an A/B in one run; MEMLEAK_BENCH_MB=64
  * makes each process own 64 MB instead of 8.)
  */
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { killGroup, MEMLEAK, REPO, sleep, sum, SYSTEM_PYTHON } from "../lib/util.mjs";
 import { startTree } from "./sampling.mjs";
+import { captureReadSet } from "./whole-process.mjs";
 
 const USER_HZ = 100;
 
@@ -121,8 +126,12 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
   const mb = process.env.MEMLEAK_BENCH_MB ?? "8";
   const treeWatch = await startTree([workers, mb], "bench/py/small_tree.py");
   const treeBare = await startTree([workers, mb], "bench/py/small_tree.py");
+  const dir = mkdtempSync(join(tmpdir(), "memleak-bench-defaults-"));
   const watchers = {};
   try {
+    const readSet = join(dir, "reads.json");
+    log("defaults: capturing memleak's read set of the --no-inject tree");
+    writeFileSync(readSet, JSON.stringify(await captureReadSet(treeBare.pid, hz, Math.max(30, 6 * hz))));
     watchers["watch (default)"] = {
       ...start(["node", ...nodeArgs("watch"), MEMLEAK, "watch", String(treeWatch.pid), ...common]),
       tree: treeWatch.pid,
@@ -154,6 +163,7 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
     // of its own, so that an A/B of a change shares this run's machine and noise.
     const other = process.env.MEMLEAK_BENCH_AB;
     if (other) watchers["run (A/B other)"] = runOf(other, "run-other");
+    watchers["bare reads"] = start(["node", "bench/lib/bare-reader.mjs", readSet, String(hz), String(seconds)]);
     watchers.psutil = {
       ...start([SYSTEM_PYTHON, "bench/py/psutil_cost.py", String(treeBare.pid), String(hz), String(seconds)]),
     };
@@ -195,7 +205,7 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
       ),
       sampling: Object.fromEntries(
         Object.entries(docs)
-          .filter(([k]) => k !== "psutil")
+          .filter(([k]) => k !== "psutil" && k !== "bare reads")
           .map(([k, d]) => [k, safeJson(d)?.sampling]),
       ),
     };
@@ -203,6 +213,7 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
     for (const w of Object.values(watchers)) killGroup(w.pid);
     treeWatch.stop();
     treeBare.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -226,9 +237,11 @@ export function summariseDefaults(r) {
   }));
   const bare = rows.find((x) => x.name === "watch --no-inject");
   const psutil = rows.find((x) => x.name === "psutil");
+  const reads = rows.find((x) => x.name === "bare reads");
   for (const x of rows) {
     x.vsNoInject = x.steady / bare.steady;
     x.vsPsutil = x.steady / psutil.steady;
+    x.vsBareReads = reads ? x.steady / reads.steady : NaN;
     x.firstVsSteady = x.first / x.steady;
   }
   return { processes: r.processes, hz: r.hz, minutes: r.minutes, rows };
@@ -244,7 +257,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       .map(([k, v]) => `${k} ${v.toFixed(2)}`)
       .join(", ");
     console.log(
-      `${x.name.padEnd(20)} min1 ${(x.first * 100).toFixed(2)}%  min2+ ${(x.steady * 100).toFixed(2)}%  agents ${(x.agents * 100).toFixed(2)}%  ÷no-inject ${x.vsNoInject.toFixed(2)}  ÷psutil ${x.vsPsutil.toFixed(2)}  min1÷steady ${x.firstVsSteady.toFixed(2)}  [${th}]`,
+      `${x.name.padEnd(20)} min1 ${(x.first * 100).toFixed(2)}%  min2+ ${(x.steady * 100).toFixed(2)}%  agents ${(x.agents * 100).toFixed(2)}%  ÷no-inject ${x.vsNoInject.toFixed(2)}  ÷psutil ${x.vsPsutil.toFixed(2)}  ÷bare reads ${x.vsBareReads.toFixed(2)}  min1÷steady ${x.firstVsSteady.toFixed(2)}  [${th}]`,
     );
   }
 }

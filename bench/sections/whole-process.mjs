@@ -49,7 +49,7 @@ export const TREES = {
  * early test of a CI step wants every reading), then every --pss-every: a read set captured in them gave the bare
  * reader more smaps reads than the long watch it stands beside makes, and flattered memleak.
  */
-async function captureReadSet(rootPid, hz, ticks) {
+export async function captureReadSet(rootPid, hz, ticks) {
   const loc = locateMemoryCgroup(new HostFs(), rootPid);
   const { sampler, log } = loggingSampler(rootPid, loc.ok ? loc.location : undefined);
   const out = [];

@@ -17,6 +17,7 @@ import { shortCommand } from "../base/command-text.js";
 import { levelPoints, minGrowth } from "./assess.js";
 import { tooShortForShapes } from "../series/enough-samples.js";
 import { earlyCaveat } from "./evidence.js";
+import { DEFAULT_ALPHA as GROWS_P } from "./stats/trend.js";
 import { warmupFor, type AnalysisOptions, type Context } from "./context.js";
 import type { SeriesSet } from "../series/series.js";
 import { analyzeCgroup } from "./signals/cgroup.js";
@@ -73,6 +74,19 @@ function commandText(pid: number, comm: string, commands: Map<number, string[]> 
 }
 
 /**
+ * Whether a finding of the watched tree (a process, or the tree) says its memory was still growing at the end: a leak,
+ * or a state whose metric still grew by a significant trend over the floor (a fragmenting heap whose holes grow, a
+ * worker copying pages). A shared cgroup that grows while one of them does is not growing "because of" others only.
+ */
+function stillGrows(f: JudgedFinding): boolean {
+  if (f.subject.type === "cgroup" || f.subject.type === "gpu") return false;
+  if (f.kind === "leak") return true;
+  if (f.kind !== "fragmentation" && f.kind !== "cow") return false;
+  const growth = Number(f.evidence.growth ?? 0);
+  return Number(f.evidence.pValue ?? 1) < GROWS_P && growth >= minGrowth(Number(f.evidence.start ?? 0));
+}
+
+/**
  * A tree or cgroup leak that a process's leak accounts for says which process. With no process leaking, the processes
  * whose own growth explains it (TREE_EXPLAINS of it) are named even though another cause heads their findings: the
  * holes of a fragmenting heap growing, or pages a worker copies — the user is told where the growth is, and that
@@ -94,13 +108,18 @@ function attributeLeaks(findings: JudgedFinding[]): JudgedFinding[] {
   return findings.map((f) => {
     if (f.subject.type === "process" || f.kind !== "leak" || f.evidence.growthIn === "shmem") return f;
     const by = explaining(f);
-    return by
-      ? {
-          ...f,
-          summary: phrase("reconcile.attributed", { of: f.summary, ...by }),
-          evidence: { ...f.evidence, explainedByPids: by.pids },
-        }
-      : f;
+    if (!by) return f;
+    // The general advice ("no single process explains it") would contradict the evidence that names one.
+    const subject = f.subject.type === "tree" ? ("tree" as const) : ("cgroup" as const);
+    const advice = f.rate
+      ? [phrase("advice.leak", { variant: "attributed", rate: f.rate, subject, pids: by.pids })]
+      : f.advice;
+    return {
+      ...f,
+      summary: phrase("reconcile.attributed", { of: f.summary, ...by }),
+      evidence: { ...f.evidence, explainedByPids: by.pids },
+      advice,
+    };
   });
 }
 
@@ -398,7 +417,7 @@ export function judge(input: ClassifyInput): Judgement {
     const early = f.kind === "leak" ? earlyCaveat(f.evidence) : undefined;
     if (early) f.caveats.push(early);
   }
-  const treeGrows = findings.some((f) => f.subject.type !== "cgroup" && f.kind === "leak");
+  const treeGrows = findings.some(stillGrows);
   // GPU memory is no part of the host's: its findings take no part in reconciling the host's with each other.
   const gpus = judgeGpus(set, ctx, (ps) => commandText(ps.pid, ps.comm, input.commands));
   const reconciled = withTimeToLimit(

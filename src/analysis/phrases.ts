@@ -91,9 +91,25 @@ export interface PhraseFacts {
   "agent.missing": { why: string; level: number };
   /** signals/layer.ts: which layer a leak grows in, and what the agent measured. */
   "layer.tensors": { bytes: number; count: number };
-  "layer.container": { what: string; length: number; itemBytes: number; bytes: number; growth?: number };
+  "layer.container": {
+    what: string;
+    length: number;
+    itemBytes: number;
+    bytes: number;
+    growth?: number;
+    /** What each new item keeps alive, its own bytes included (the agent's bounded look, memleak_retained.py). */
+    retained?: number;
+  };
   "layer.small-objects": { blocks: number };
   "layer.pinning": { what: string; items: number; perSecond: number; inUse: number; free: number };
+  /** signals/holder.ts: a holder the agent found beside a leak it does not explain (the layer is elsewhere). */
+  "layer.holder-bystander": {
+    container: string;
+    found: boolean;
+    path: string | undefined;
+    itemsPerSecond: number | undefined;
+    layer: string;
+  };
   "layer.graphs": { graphs: number };
   "layer.malloc": { native: number; growth: number; nearlyAll: boolean };
   "layer.torch-tensors-grew": { bytes: number };
@@ -179,7 +195,7 @@ export interface PhraseFacts {
   };
   /** signals/holder.ts: what holds the growing container, as leak.md's holder sections say it. */
   "advice.holder": {
-    variant: "holder" | "holder-lru" | "holder-graphs" | "holder-frame" | "holder-not-found";
+    variant: "holder" | "holder-lru" | "holder-graphs" | "holder-tasks" | "holder-frame" | "holder-not-found";
     path: string | undefined;
     container: string;
     length: number;
@@ -285,7 +301,9 @@ export type LeakAdviceFacts =
       command: string;
     }
   | { variant: "tree"; rate: Rate; processesStart: number; processesEnd: number }
-  | { variant: "cgroup" | "cgroup-shmem"; rate: Rate };
+  | { variant: "cgroup" | "cgroup-shmem"; rate: Rate }
+  /** A tree's or cgroup's growth that processes' own growth explains (classify.ts attributeLeaks): their findings say why. */
+  | { variant: "attributed"; rate: Rate; subject: "tree" | "cgroup"; pids: string };
 
 export type PhraseName = keyof PhraseFacts;
 

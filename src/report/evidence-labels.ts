@@ -70,6 +70,7 @@ const LABELS: Record<string, string> = {
   tracemallocBytes: "tracemalloc's own memory",
   residentAnonBytes: "resident anonymous memory",
   liveHeapGrowth: "live heap growth",
+  pinnedBy: "freed memory pinned by",
   liveHeapSwing: "live heap swing",
   settling: "allocators still settling",
   device: "GPU",

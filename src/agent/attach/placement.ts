@@ -38,8 +38,14 @@ import { alive } from "../../system/isolate.js";
 import { answers } from "../channel.js";
 import { agentDir } from "../inject.js";
 
-/** The agent's files the target loads (memleak_attach.py loads memleak_agent.py through memleak_code.py; the agent loads memleak_holder.py when a leak is suspected): all it needs. */
-export const PLACED_FILES = ["memleak_attach.py", "memleak_code.py", "memleak_agent.py", "memleak_holder.py"];
+/** The agent's files the target loads (memleak_attach.py loads memleak_agent.py through memleak_code.py; the agent loads memleak_holder.py when a leak is suspected, memleak_retained.py when a container gains items): all it needs. */
+export const PLACED_FILES = [
+  "memleak_attach.py",
+  "memleak_code.py",
+  "memleak_agent.py",
+  "memleak_holder.py",
+  "memleak_retained.py",
+];
 const CANDIDATES = ["/tmp", "/dev/shm", "/var/tmp"];
 const PREFIX = "memleak-placed-";
 /** A placed directory whose socket does not answer is stale after this long even if its pid is taken (by a process

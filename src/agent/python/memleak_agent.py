@@ -639,27 +639,30 @@ def _census_walk(interval, force):
     _census["seen"] = base
     # Ranked by bytes added (items × their sampled size), not items: an import fills module dicts with thousands of
     # small functions, which must not hide a list of 4 KB buffers that grows by a few hundred a second.
-    grower = tensor_grower = None
+    gainers = []
+    tensor_grower = None
     for n, i, container in big:
         added = n - base[i]
         if added <= 0:
             continue
         item_type, item_size, of_tensors = _describe_items(container, tensor_type)
-        added_bytes = added * (item_size or 0)
         what = type(container).__name__ + (" of %s" % item_type if item_type else "")
-        if grower is None or added_bytes > grower[0]:
-            grower = (added_bytes, n, added, what, item_size, container)
+        entry = [added * (item_size or 0), n, added, what, item_size, container, None]
+        gainers.append(entry)
         # Tensors that keep autograd graphs (kept losses) are a few bytes each by their elements, yet hold the graph:
         # the container that gains most tensors is the one whose holder is looked for.
         if of_tensors and (tensor_grower is None or added > tensor_grower[2]):
-            tensor_grower = (added_bytes, n, added, what, item_size, container)
+            tensor_grower = entry
+    grower = _by_retained_bytes(gainers, tensor_type, tensor_grower)
     _suspect((tensor_grower or grower), first)
     if grower is not None:
-        added_bytes, n, added, what, item_size, _ = grower
+        added_bytes, n, added, what, item_size, _, retained = grower
         out.update(growingLen=n, growingAdded=added, growingAddedBytes=added_bytes, growing=what)
         if item_size is not None:
             out["growingItemBytes"] = item_size
-    big = container = grower = tensor_grower = None  # hold no reference to the program's objects
+        if retained is not None:
+            out["growingRetainedBytes"] = retained
+    big = container = grower = tensor_grower = gainers = None  # hold no reference to the program's objects
     if tensor_type is not None:
         out["cpuTensors"] = tensors
         out["cpuTensorBytes"] = sum(storages.values())
@@ -669,6 +672,31 @@ def _census_walk(interval, force):
     _census["last"] = now
     _census["cached"] = out
     return out
+
+
+_RETAINED_LOOKS = 4  # containers ranked first by shallow bytes added, and as many by items added, are looked into
+
+
+def _by_retained_bytes(gainers, tensor_type, tensor_grower):
+    """The container that gained most bytes, counting what each new item keeps alive (memleak_retained.py), not only
+    its own size: a set of finished asyncio Tasks gains ~100 bytes an item by getsizeof and 64 KiB by what each
+    Task's result holds; a list of kept losses gains 4 bytes an item and ~6 KB of autograd graph. Only the leaders by
+    shallow bytes and by items added are looked into (the look is bounded, but there may be thousands of gainers), and
+    the container that gained most tensors (a tensor's own bytes are its elements'); the others keep their shallow
+    bytes. Each entry's bytes become items added x bytes retained, and its last field the
+    bytes retained per item."""
+    if not gainers:
+        return None
+    by_bytes = sorted(gainers, key=lambda e: e[0], reverse=True)[:_RETAINED_LOOKS]
+    by_items = sorted(gainers, key=lambda e: e[2], reverse=True)[:_RETAINED_LOOKS]
+    retained_module = _sibling_module("memleak_retained")
+    looked = by_bytes + by_items + ([tensor_grower] if tensor_grower is not None else [])
+    for entry in {id(e): e for e in looked}.values():
+        per_item = retained_module.retained_per_item(entry[5], tensor_type)
+        if per_item is not None and per_item > (entry[4] or 0):
+            entry[0] = entry[2] * per_item
+            entry[6] = per_item
+    return max(gainers, key=lambda e: e[0])
 
 
 def _suspect(candidate, first):
@@ -745,18 +773,24 @@ def grown_holder(lengths):
 
 def _holder_module():
     """memleak_holder.py, loaded from beside this file under a private name (as `watch` loads this one)."""
-    module = sys.modules.get("_memleak_holder")
+    return _sibling_module("memleak_holder")
+
+
+def _sibling_module(name):
+    """One of the agent's own modules beside this file (memleak_holder.py, memleak_retained.py), loaded when first
+    needed under a private name, as `watch` loads this one: a program with nothing growing never pays for it."""
+    module = sys.modules.get("_" + name)
     if module is None:
         # The import system's own functions (importlib.util's are these, with contextlib, functools and more imported
         # around them: imported here, they would stay in the process).
         from _frozen_importlib import module_from_spec
         from _frozen_importlib_external import spec_from_file_location
 
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "memleak_holder.py")
-        spec = spec_from_file_location("_memleak_holder", path)
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
+        spec = spec_from_file_location("_" + name, path)
         module = module_from_spec(spec)
         spec.loader.exec_module(module)
-        sys.modules["_memleak_holder"] = module
+        sys.modules["_" + name] = module
     return module
 
 

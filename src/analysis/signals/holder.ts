@@ -19,13 +19,18 @@ const PYTHON_LAYERS = new Set([
 const TENSOR_LAYERS = new Set(["PyTorch CPU tensors", "PyTorch autograd graphs"]);
 const OF_TENSORS = /\bof (Tensor|Parameter)\b/;
 
-/** The holder the agent found for this process, when it explains a leak in this layer. */
-export function holderFor(pid: number, layer: string | undefined, ctx: Context): HolderResult | undefined {
+/** The holder the agent found for this process, and whether it explains a leak in this layer. */
+export function holderFor(
+  pid: number,
+  layer: string | undefined,
+  ctx: Context,
+): { holder: HolderResult; explains: boolean } | undefined {
   const holder = ctx.agentResults?.holders?.get(pid);
-  if (!holder || layer === undefined) return undefined;
-  if (PYTHON_LAYERS.has(layer)) return holder;
-  if (TENSOR_LAYERS.has(layer) && OF_TENSORS.test(holder.container)) return holder;
-  return undefined;
+  if (!holder) return undefined;
+  const explains =
+    layer !== undefined &&
+    (PYTHON_LAYERS.has(layer) || (TENSOR_LAYERS.has(layer) && OF_TENSORS.test(holder.container)));
+  return { holder, explains };
 }
 
 /** The finding's structured field: the chain and what the search cost the program. */
@@ -44,16 +49,43 @@ export function holderField(h: HolderResult): NonNullable<Finding["holder"]> {
   };
 }
 
-/** Which advice fits the root: a cache to bound, a graph to drop, a thread's local to clear. */
+/** Asyncio tasks and futures: finished ones are dropped from the container, not bounded by a size. */
+const OF_TASKS = /\bof (Task|Future)\b/;
+
+/**
+ * Which advice fits what is held: a cache to bound, a graph to drop, finished tasks to discard, a thread's local to
+ * clear. Tensors are named by what the container holds, whatever the layer: a list of kept losses whose own bytes are
+ * few and which pins freed memory (layer "Python objects") is fixed the same way as one whose graphs grow.
+ */
 function variant(
   h: HolderResult,
   layer: string,
-): "holder" | "holder-lru" | "holder-graphs" | "holder-frame" | "holder-not-found" {
+): "holder" | "holder-lru" | "holder-graphs" | "holder-tasks" | "holder-frame" | "holder-not-found" {
   if (!h.found) return "holder-not-found";
-  if (layer === "PyTorch autograd graphs") return "holder-graphs";
+  if (layer === "PyTorch autograd graphs" || OF_TENSORS.test(h.container)) return "holder-graphs";
   if (h.hops?.some((x) => x.kind === "lru_cache")) return "holder-lru";
+  if (OF_TASKS.test(h.container)) return "holder-tasks";
   if (h.root === "thread frame") return "holder-frame";
   return "holder";
+}
+
+/**
+ * A holder found beside a leak whose growth it does not explain (the native heap grows, the container gained less):
+ * kept in the finding — never dropped, a user may know it is the cause — with a note that says how much it explains,
+ * and no advice that presents it as the answer.
+ */
+export function addBystanderHolder(f: JudgedFinding, h: HolderResult): void {
+  f.holder = holderField(h);
+  f.evidence.holder = h.found ? h.path! : "not found";
+  f.caveats.push(
+    phrase("layer.holder-bystander", {
+      container: h.container,
+      found: h.found,
+      path: h.path,
+      itemsPerSecond: h.itemsPerSecond,
+      layer: String(f.evidence.layer ?? ""),
+    }),
+  );
 }
 
 /** Puts the holder on a leak's finding: evidence, field, and advice that names it (first: it is the answer). */

@@ -71,10 +71,21 @@ function containerLayer(ps: ProcessSeries, from: number, growth: number): Candid
   if (bytes === undefined || bytes <= 0 || itemBytes === undefined) return undefined;
   const what = ps.agentText["census.growing"] ?? "container";
   const length = ps.agent["census.growingLen"]?.ys.at(-1) ?? 0;
+  // What each new item keeps alive (memleak_retained.py), when the agent looked: the bytes above are counted by it.
+  const retained = retainedPerItem(ps);
   return {
     name: "Python objects",
     bytes,
-    notes: [phrase("layer.container", { what, length, itemBytes, bytes, growth })],
+    notes: [
+      phrase("layer.container", {
+        what,
+        length,
+        itemBytes,
+        bytes,
+        growth,
+        ...(retained !== undefined && { retained }),
+      }),
+    ],
   };
 }
 
@@ -93,6 +104,11 @@ function followed(ps: ProcessSeries, field: string, from: number): { xs: number[
   const before = walks ? sliceByTime(walks, from, first).xs : [];
   const after = sliceByTime(col, from);
   return { xs: [...before, ...after.xs], ys: [...before.map(() => 0), ...after.ys] };
+}
+
+/** Bytes each of the followed container's newest items keeps alive alone, at the last walk that looked. */
+export function retainedPerItem(ps: ProcessSeries): number | undefined {
+  return ps.agent["census.growingRetainedBytes"]?.ys.at(-1);
 }
 
 /** Bytes the followed container gained over the window, its levels taken as for any other series. */

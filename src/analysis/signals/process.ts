@@ -33,7 +33,7 @@ import { noteMappedFiles } from "./mapped.js";
 import { injectedAt, withoutOwnStep } from "./own-footprint.js";
 import { withGcBacklog } from "./gc-backlog.js";
 import { withoutImports } from "./imports.js";
-import { addHolder, holderFor } from "./holder.js";
+import { addBystanderHolder, addHolder, holderFor } from "./holder.js";
 import { plateauParts, stableParts } from "./level-findings.js";
 
 export function processSubject(ps: ProcessSeries, rootPid: number | undefined, command: string): Subject {
@@ -172,6 +172,10 @@ function decideProcess(
   if (cow) states.push(cowFinding(d, cow));
 
   const trend = trendFinding(d, ctx, held);
+  // Memory malloc keeps free because a growing container's objects pin it is the leak's, not the allocator's: said
+  // with the leak (its layer's notes), not beside it as retention whose advice (arenas, jemalloc) would not help.
+  if (trend?.evidence.pinnedBy !== undefined)
+    states.splice(0, states.length, ...states.filter((s) => s.kind !== "fragmentation"));
   const [headline, ...rest] = [...states, ...(trend ? [trend] : [])].sort(
     (x, y) => SEVERITY[y.kind] - SEVERITY[x.kind],
   );
@@ -283,8 +287,14 @@ function leakFinding(
   // With --trace-python's sites in hand, the advice starts from them instead of telling the user to run it again.
   const traced = (ctx.agentResults?.traces.get(ps.pid)?.sites.length ?? 0) > 0;
   const variant = `${subject.isRoot ? "process" : "worker"}${traced ? "-traced" : ""}` as const;
-  const layer = leakLayer(ps, a, ctx) ?? (pinning && pinnedLayer(ps, pinning, a.from));
-  const holder = holderFor(ps.pid, layer?.name, ctx);
+  const pinned = pinning && pinnedLayer(ps, pinning, a.from);
+  const measured = leakLayer(ps, a, ctx);
+  // The layer the agent measured growing (graphs, a container's items), and beside it what the kept objects pin: most
+  // of such a leak's growth is freed memory malloc keeps around them, which is why the process is no fragmentation.
+  const layer =
+    measured && pinned ? { name: measured.name, notes: [...measured.notes, ...pinned.notes] } : (measured ?? pinned);
+  const found = holderFor(ps.pid, layer?.name, ctx);
+  const holder = found?.explains ? found.holder : undefined;
   const facts = {
     ...who,
     metric,
@@ -310,6 +320,7 @@ function leakFinding(
     f.evidence.mallocInUseBytes = Math.round(held.mallocInUse);
   }
   if (liveGrowth !== undefined) f.evidence.liveHeapGrowth = Math.round(liveGrowth);
+  if (pinning) f.evidence.pinnedBy = pinning.what;
   return f;
 }
 
@@ -353,6 +364,9 @@ function hiddenLeakFinding(
     f.evidence.layer = layer.name;
     f.caveats.push(...layer.notes);
   }
+  const found = holderFor(ps.pid, layer?.name, ctx);
+  if (found?.explains) addHolder(f, found.holder, layer!.name);
+  else if (found) addBystanderHolder(f, found.holder);
   return f;
 }
 

@@ -45,7 +45,12 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
       copied: formatBytes(f.copied),
     }),
   "advice.leak-torch": () => advice("leak", "torch", {}),
-  "advice.leak": (f) => advice("leak", f.variant, { ...f, rate: formatRate(f.rate) }),
+  "advice.leak": (f) =>
+    advice("leak", f.variant, {
+      ...f,
+      rate: formatRate(f.rate),
+      ...(f.variant === "attributed" && { subject: f.subject === "tree" ? "process tree" : "container" }),
+    }),
   "advice.plateau": (f) =>
     advice("plateau", "any", {
       growth: formatBytes(f.growth),

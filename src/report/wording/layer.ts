@@ -6,26 +6,36 @@ import type { Wordings } from "./words.js";
 const pct = (part: number, whole: number) => (part >= whole ? "all" : `${Math.round((100 * part) / whole)}%`);
 
 /**
- * How the container's bytes stand against the headline's growth, which is usually more: the census counts each item's
- * own (shallow) size, not what the item refers to, and memory outside the container grew too.
+ * How the container's bytes stand against the headline's growth, which may be more: the items' sizes are sampled, a
+ * look follows only what each item alone refers to (and without a look, only the item's own size), and memory outside
+ * the container grew too.
  */
-function containerShare(bytes: number, growth: number | undefined): string {
+function containerShare(bytes: number, growth: number | undefined, retained: boolean): string {
   if (growth === undefined || !(growth > 0)) return "";
   if (bytes >= growth) return ", all of the growth";
   const share = `, ${pct(bytes, growth)} of the ${formatBytes(growth)} growth`;
   // Within a tenth, the sampling's own error: no explanation owed.
-  return bytes >= 0.9 * growth
-    ? share
+  if (bytes >= 0.9 * growth) return share;
+  return retained
+    ? `${share}: memory outside this container grew too, or is what its items share`
     : `${share}: the items' sizes are shallow (what they refer to is not counted), and memory outside this container grew too`;
+}
+
+/** Each item's size as sampled: what it keeps alive when the agent looked, beside its own size when they differ. */
+function itemText(itemBytes: number, retained: number | undefined): string {
+  if (retained === undefined || retained <= itemBytes) return `~${formatBytes(itemBytes)} each, sampled`;
+  return `each keeping ~${formatBytes(retained)} alive (its own ${formatBytes(itemBytes)} and what only it refers to, sampled)`;
 }
 
 export const LAYER_WORDS: Wordings<Extract<PhraseName, `layer.${string}`>> = {
   "layer.tensors": (f) =>
     `live CPU tensor storage grew ${formatBytes(f.bytes)} (${f.count >= 0 ? "+" : ""}${Math.round(f.count)} tensors)`,
   "layer.container": (f) =>
-    `a ${f.what} grows (${Math.round(f.length).toLocaleString("en-US")} items now, ~${formatBytes(f.itemBytes)} each, sampled): ~${formatBytes(f.bytes)} added over the window${containerShare(f.bytes, f.growth)}`,
+    `a ${f.what} grows (${Math.round(f.length).toLocaleString("en-US")} items now, ${itemText(f.itemBytes, f.retained)}): ~${formatBytes(f.bytes)} added over the window${containerShare(f.bytes, f.growth, f.retained !== undefined)}`,
   "layer.pinning": (f) =>
     `a ${f.what} gains ~${f.perSecond >= 10 ? Math.round(f.perSecond) : f.perSecond.toFixed(1)} items a second (${Math.round(f.items).toLocaleString("en-US")} over the window) while malloc's in-use bytes ${f.inUse > 0 ? `grew ${formatBytes(f.inUse)}` : "did not grow"} and what it keeps free grew ${formatBytes(f.free)}: the objects kept alive pin freed memory around them, which malloc can neither reuse nor give back — keep fewer of them and the holes stop growing`,
+  "layer.holder-bystander": (f) =>
+    `the agent saw a ${f.container} grow${f.itemsPerSecond === undefined ? "" : ` by ~${Number(f.itemsPerSecond.toPrecision(2))} items a second`}${f.found ? `, held by ${f.path}` : ""}; what its items keep alive is not enough of the growth to explain it${f.layer ? ` (the growth is in the ${f.layer})` : ""}, so it may be a bystander`,
   "layer.small-objects": (f) => `${Math.round(f.blocks)} more Python objects allocated over the window`,
   "layer.graphs": (f) =>
     `${Math.round(f.graphs)} more tensors keep a grad_fn: each keeps its autograd graph and the activations it saved (e.g. losses.append(loss) where loss.item() was meant)`,

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { HolderResult } from "../../../../src/agent/agent-results.js";
 import type { Context } from "../../../../src/analysis/context.js";
 import type { JudgedFinding } from "../../../../src/analysis/judgement.js";
-import { addHolder, holderField, holderFor } from "../../../../src/analysis/signals/holder.js";
+import { addBystanderHolder, addHolder, holderField, holderFor } from "../../../../src/analysis/signals/holder.js";
 
 const found = (o: Partial<HolderResult> = {}): HolderResult => ({
   type: "holder",
@@ -34,7 +34,7 @@ const ctxWith = (h?: HolderResult): Context => ({
   agentResults: { traces: new Map(), trims: new Map(), ...(h && { holders: new Map([[h.pid, h]]) }) },
 });
 
-describe("holderFor: a holder explains leaks of Python objects, and of tensors when it holds tensors", () => {
+describe("holderFor: every holder is kept; it explains leaks of Python objects, and of tensors when it holds tensors", () => {
   it.each([
     ["Python objects", "list of bytes", true],
     ["Python objects (tracemalloc sees the growth)", "list of bytes", true],
@@ -46,11 +46,11 @@ describe("holderFor: a holder explains leaks of Python objects, and of tensors w
     ["PyTorch autograd graphs", "list of Tensors", false],
   ])("%s, %s → %s", (layer, container, named) => {
     const h = found({ container });
-    expect(holderFor(7, layer, ctxWith(h))).toBe(named ? h : undefined);
+    expect(holderFor(7, layer, ctxWith(h))).toEqual({ holder: h, explains: named });
   });
 
-  it("none without a layer, without a search for this process, or without the agent's results", () => {
-    expect(holderFor(7, undefined, ctxWith(found()))).toBeUndefined();
+  it("none without a search for this process or without the agent's results; kept, explaining nothing, without a layer", () => {
+    expect(holderFor(7, undefined, ctxWith(found()))).toEqual({ holder: found(), explains: false });
     expect(holderFor(8, "Python objects", ctxWith(found()))).toBeUndefined();
     expect(holderFor(8, "PyTorch CPU tensors", ctxWith(found({ container: "list of Tensor" })))).toBeUndefined();
     expect(holderFor(7, "Python objects", ctxWith())).toBeUndefined();
@@ -92,6 +92,34 @@ describe("holderField", () => {
       search: { levels: 2, calls: 3, objects: 40, ms: 1.5, longestPauseMs: 0.7 },
     });
     expect(Object.keys(holderField(h))).toEqual(["container", "length", "found", "why", "search"]);
+  });
+});
+
+describe("addBystanderHolder: a holder beside a leak it does not explain is kept, said as such", () => {
+  it("the field, the evidence and a note naming the layer the growth is in; the advice untouched", () => {
+    const h = found({ itemsPerSecond: 3.14159 });
+    const f = {
+      kind: "leak",
+      evidence: { layer: "native heap (malloc)" },
+      caveats: [],
+      advice: [{ say: "advice.leak", facts: { variant: "process" } }],
+    } as unknown as JudgedFinding;
+    addBystanderHolder(f, h);
+    expect(f.holder).toEqual(holderField(h));
+    expect(f.evidence).toEqual({ layer: "native heap (malloc)", holder: "app.EVENTS" });
+    expect(f.advice).toEqual([{ say: "advice.leak", facts: { variant: "process" } }]);
+    expect(f.caveats).toEqual([
+      {
+        say: "layer.holder-bystander",
+        facts: {
+          container: "list of bytes",
+          found: true,
+          path: "app.EVENTS",
+          itemsPerSecond: 3.14159,
+          layer: "native heap (malloc)",
+        },
+      },
+    ]);
   });
 });
 
@@ -150,9 +178,14 @@ describe("addHolder", () => {
     expect(f.advice).toEqual([holderAdvice("holder-not-found", lost), ...leak("process").advice]);
   });
 
-  it("the variant: graphs to drop, a cache to bound, a thread's local to clear", () => {
+  it("the variant: graphs to drop, a cache to bound, finished tasks to discard, a thread's local to clear", () => {
     const variantOf = (h: HolderResult, layer = "Python objects") => adviceOf(h, "worker", layer).advice[0]?.facts;
     expect(variantOf(found(), "PyTorch autograd graphs")).toMatchObject({ variant: "holder-graphs" });
+    // Kept losses pinning freed memory: the layer is the Python objects, the fix the same as for growing graphs.
+    expect(variantOf(found({ container: "list of Tensor" }))).toMatchObject({ variant: "holder-graphs" });
+    expect(variantOf(found({ container: "set of Task" }))).toMatchObject({ variant: "holder-tasks" });
+    expect(variantOf(found({ container: "dict of Future" }))).toMatchObject({ variant: "holder-tasks" });
+    expect(variantOf(found({ container: "list of TaskRecord" }))).toMatchObject({ variant: "holder" });
     const lru = found({
       hops: [
         { kind: "module global", name: "m" },

@@ -259,6 +259,37 @@ describe("a shared cgroup's growth that the watched tree does not account for", 
     expect(of("cgroup").summary.say).toBe("reconcile.attributed");
   });
 
+  it("is the cgroup's own while a watched process's holes grow (fragmentation whose anon still climbs)", () => {
+    // Issue 45: the watched tree grew by all of the cgroup's growth, its process fragmenting with anon rising 2 MiB/s;
+    // nothing else in the cgroup grew. It was "not because of the watched tree" — and passed watch --fail-on leak.
+    const { of } = run(
+      {
+        seconds: 300,
+        processes: [
+          {
+            pid: 100,
+            ppid: 1,
+            anon: linear(200 * MB, 2 * MB),
+            agent: (t) => ({
+              malloc: { inUse: 20 * MB, free: 300 * MB + 2 * MB * t, arenas: 2, allocator: "glibc" },
+              py: { allocatedBlocks: 50_000 },
+            }),
+          },
+        ],
+      },
+      { others: [200] },
+    );
+    expect(of("process", 100).kind).toBe("fragmentation");
+    const cg = of("cgroup");
+    expect(cg.kind).toBe("leak");
+    expect(cg.outsideWatchedTree).toBeUndefined();
+    expect(cg.summary).toMatchObject({ say: "reconcile.attributed", facts: { pids: "100", as: "fragmentation" } });
+    // Its advice points to the process, never "no single process that memleak could see explains it".
+    expect(cg.advice).toEqual([
+      { say: "advice.leak", facts: { variant: "attributed", rate: cg.rate, subject: "cgroup", pids: "100" } },
+    ]);
+  });
+
   it("an artefact keeps its kind and its own sentence after the outsiders'", () => {
     const { of } = run(
       { seconds: 300, processes: [{ pid: 100, ppid: 1, anon: flat(50 * MB) }], cache: linear(0, 1 * MB, 0.1 * MB) },

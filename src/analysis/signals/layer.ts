@@ -140,6 +140,14 @@ export interface Pinning {
 export function pinningContainer(ps: ProcessSeries, from: number, to: number): Pinning | undefined {
   const s = followed(ps, "census.growingAdded", from);
   if (s === undefined || !(to > from)) return undefined;
+  const { rises, lastRise } = risesOf(s);
+  if (rises < PINNING_MIN_WALKS || lastRise < from + (2 / 3) * (to - from)) return undefined;
+  const items = s.ys.at(-1)! - s.ys[0]!;
+  return { what: ps.agentText["census.growing"] ?? "container", items, perSecond: items / (to - from) };
+}
+
+/** How many times a census series rose from one walk to the next, and when it last did. */
+function risesOf(s: { xs: readonly number[]; ys: readonly number[] }): { rises: number; lastRise: number } {
   let rises = 0;
   let lastRise = -Infinity;
   for (let i = 1; i < s.ys.length; i++)
@@ -147,9 +155,30 @@ export function pinningContainer(ps: ProcessSeries, from: number, to: number): P
       rises++;
       lastRise = s.xs[i]!;
     }
-  if (rises < PINNING_MIN_WALKS || lastRise < from + (2 / 3) * (to - from)) return undefined;
-  const items = s.ys.at(-1)! - s.ys[0]!;
-  return { what: ps.agentText["census.growing"] ?? "container", items, perSecond: items / (to - from) };
+  return { rises, lastRise };
+}
+
+/** Walks at which the tensors keeping an autograd graph grew, for them to be what pins retention's holes. */
+export const PINNING_GRAPH_WALKS = 2;
+
+/**
+ * Tensors that keep an autograd graph, counted by the census, growing by GRAPH_TENSORS_MIN or more over the window at
+ * PINNING_GRAPH_WALKS walks or more, the last in its final third. A training step holds a handful at any moment, so a
+ * count that keeps rising is graphs kept alive (losses kept after backward()) whichever container holds them — also
+ * when the census followed another container, or walked too seldom to see the list gain at three walks: with torch
+ * loaded a walk costs 50-90 ms, so walks are 10-18 s apart, and on a busy machine a 35 s loop got two (kept-alive.test:
+ * judged fragmentation at the first try). Two rises suffice here where a container needs three: a cache of tensors
+ * that fills up does not keep their graphs.
+ */
+export function pinningGraphs(ps: ProcessSeries, from: number, to: number): Pinning | undefined {
+  const col = ps.agent["census.graphTensors"];
+  if (col === undefined || !(to > from)) return undefined;
+  const s = sliceByTime(col, from);
+  const { rises, lastRise } = risesOf(s);
+  const items = (s.ys.at(-1) ?? 0) - (s.ys[0] ?? 0);
+  if (rises < PINNING_GRAPH_WALKS || items < GRAPH_TENSORS_MIN || lastRise < from + (2 / 3) * (to - from))
+    return undefined;
+  return { what: "set of tensors keeping an autograd graph", items, perSecond: items / (to - from) };
 }
 
 /** The layer of a leak that pins retained memory: the objects kept, with what malloc's numbers did meanwhile. */

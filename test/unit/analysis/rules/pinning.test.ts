@@ -63,3 +63,49 @@ describe("a leak of small objects pinning retained memory", () => {
     expect(headline(gains).kind).toBe(kind);
   });
 });
+
+/**
+ * The same process, its census counting tensors that keep an autograd graph (`census.graphTensors`) and following no
+ * growing container: the count rises by `step` at each walk in `rises`.
+ */
+function graphs(rises: number[], step = 40) {
+  const walks = Array.from({ length: 10 }, (_, i) => 5 + 30 * i);
+  return alone({
+    anon: linear(200 * MB, 1 * MB),
+    agent: (t) => {
+      const last = walks.filter((w) => w <= t).at(-1);
+      return {
+        malloc: { inUse: 60 * MB, free: 120 * MB + t * MB, arenas: 2, allocator: "glibc" },
+        py: { allocatedBlocks: 50_000 },
+        torch: { version: "1.13.0", threads: 1, interopThreads: 1 },
+        ...(last !== undefined && {
+          census: {
+            containerItems: 3000,
+            cpuTensors: 10,
+            cpuTensorBytes: 1000,
+            graphTensors: 5 + rises.filter((g) => g <= last).length * step,
+          },
+        }),
+      };
+    },
+  });
+}
+
+describe("a leak of graphs pinning retained memory, whichever container the census followed", () => {
+  it.each([
+    ["at 2 walks, the last in the final third", [215, 275], 40, "leak"],
+    ["at 1 walk only", [275], 40, "fragmentation"],
+    ["at 2 walks, none in the final third", [95, 155], 40, "fragmentation"],
+    ["at 2 walks by 19 in all (a step's few)", [215, 275], 9.5, "fragmentation"],
+  ] as [string, number[], number, string][])("tensors keeping a graph rise %s → %s", (_name, rises, step, kind) => {
+    const f = processFinding(judge(graphs(rises, step), { warmup: 0 }), 100);
+    expect(f.kind).toBe(kind);
+    if (kind === "leak") {
+      expect(f.evidence).toMatchObject({
+        layer: "PyTorch autograd graphs",
+        pinnedBy: "set of tensors keeping an autograd graph",
+      });
+      expect(f.alsoFound).toBeUndefined();
+    }
+  });
+});

@@ -97,18 +97,42 @@ function attributeLeaks(findings: JudgedFinding[]): JudgedFinding[] {
   const leaking = processes.filter((f) => f.kind === "leak");
   const growthOf = (f: JudgedFinding) =>
     Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
-  const explaining = (f: JudgedFinding): { pids: string; as?: JudgedFinding["kind"] } | undefined => {
+  const explaining = (
+    f: JudgedFinding,
+  ): { pids: string; as?: JudgedFinding["kind"]; all?: true; first?: JudgedFinding } | undefined => {
     if (leaking.length > 0) return { pids: leaking.map((p) => p.pid).join(", ") };
     const growers = processes.filter((p) => p.kind !== "stable" && p.kind !== "insufficient-data" && growthOf(p) > 0);
     const grown = growers.reduce((sum, p) => sum + growthOf(p), 0);
     if (growers.length === 0 || !(grown >= TREE_EXPLAINS * growthOf(f))) return undefined;
     const kinds = [...new Set(growers.map((p) => p.kind))];
-    return { pids: growers.map((p) => p.pid).join(", "), ...(kinds.length === 1 && { as: kinds[0]! }) };
+    // All of it, within the growth floor: nothing is left for the tree or the cgroup to say besides their finding.
+    const all = growthOf(f) - grown < minGrowth(Number(f.evidence.start ?? 0));
+    return {
+      pids: growers.map((p) => p.pid).join(", "),
+      ...(kinds.length === 1 && { as: kinds[0]! }),
+      ...(all && { all }),
+      first: growers[0],
+    };
   };
   return findings.map((f) => {
     if (f.subject.type === "process" || f.kind !== "leak" || f.evidence.growthIn === "shmem") return f;
     const by = explaining(f);
     if (!by) return f;
+    if (by.as === "fragmentation" && by.all && by.first) {
+      // The holes of fragmenting processes are all of the growth, and no container they keep explains them (that
+      // would make those processes leak): the tree's or the cgroup's growth is that retention, not a leak of its own.
+      // A burst that took seconds on a busy machine was called a leak of the tree early while its process was
+      // fragmentation (ci.test's 8 s burst beside two busy loops).
+      const { first, all: _all, ...facts } = by;
+      return {
+        ...f,
+        kind: "fragmentation",
+        confidence: first.confidence,
+        summary: phrase("reconcile.attributed", { of: f.summary, ...facts }),
+        evidence: { ...f.evidence, explainedByPids: by.pids },
+        advice: first.advice,
+      };
+    }
     // The general advice ("no single process explains it") would contradict the evidence that names one.
     const subject = f.subject.type === "tree" ? ("tree" as const) : ("cgroup" as const);
     const advice = f.rate
@@ -116,7 +140,7 @@ function attributeLeaks(findings: JudgedFinding[]): JudgedFinding[] {
       : f.advice;
     return {
       ...f,
-      summary: phrase("reconcile.attributed", { of: f.summary, ...by }),
+      summary: phrase("reconcile.attributed", { of: f.summary, pids: by.pids, ...(by.as && { as: by.as }) }),
       evidence: { ...f.evidence, explainedByPids: by.pids },
       advice,
     };

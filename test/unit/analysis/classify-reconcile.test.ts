@@ -279,12 +279,28 @@ describe("a shared cgroup's growth that the watched tree does not account for", 
       },
       { others: [200] },
     );
-    expect(of("process", 100).kind).toBe("fragmentation");
+    const p = of("process", 100);
+    expect(p.kind).toBe("fragmentation");
     const cg = of("cgroup");
-    expect(cg.kind).toBe("leak");
     expect(cg.outsideWatchedTree).toBeUndefined();
     expect(cg.summary).toMatchObject({ say: "reconcile.attributed", facts: { pids: "100", as: "fragmentation" } });
-    // Its advice points to the process, never "no single process that memleak could see explains it".
+    // The process's holes are all of the growth: the cgroup's finding is that retention, with the process's advice —
+    // never "no single process that memleak could see explains it".
+    expect(cg.kind).toBe("fragmentation");
+    expect(cg.advice).toEqual(p.advice);
+    expect(cg.confidence).toBe(p.confidence);
+  });
+
+  it("a leak that processes explain points to them: its advice names them, never 'no single process'", () => {
+    // The pid leaks 1 MB/s; the cgroup grows with it (and a little page cache).
+    const { of } = run({
+      seconds: 300,
+      processes: [{ pid: 100, ppid: 1, anon: linear(50 * MB, 1 * MB, 0.2 * MB) }],
+      cache: linear(0, 0.05 * MB, 0.01 * MB),
+    });
+    const cg = of("cgroup");
+    expect(cg.kind).toBe("leak");
+    expect(cg.summary).toMatchObject({ say: "reconcile.attributed", facts: { pids: "100" } });
     expect(cg.advice).toEqual([
       { say: "advice.leak", facts: { variant: "attributed", rate: cg.rate, subject: "cgroup", pids: "100" } },
     ]);

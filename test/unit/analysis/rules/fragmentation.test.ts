@@ -107,6 +107,24 @@ describe("fragmentation boundaries", () => {
     expect(processFinding(judge(viaSamples(272 * MB)), 100).evidence.trimReleasedBytes).toBe(128 * MB);
   });
 
+  it("holds the level from before the trim probe, not the samples of its seconds-long give-back at exit", () => {
+    // frag_burst beside two busy loops: 624 MiB for 20 s, then malloc_trim(0) at exit gave it back over the last
+    // 4.5 s, and the end level (the last tenth's median) was 193 MiB: the probe's doing, not the program's level.
+    const burst = alone(
+      {
+        anon: { shape: { kind: "step", at: 25.5, height: -544 * MB }, baseline: 624 * MB, noise: 0 },
+        agent: () => ({ malloc: { inUse: 12 * MB, free: 600 * MB, arenas: 1 }, py: { allocatedBlocks: 1000 } }),
+      },
+      30,
+    );
+    const trims = new Map([
+      [100, { type: "trim" as const, pid: 100, t: 30, anonBefore: 624 * MB, anonAfter: 66 * MB }],
+    ]);
+    const f = processFinding(judge(burst, { agentResults: { traces: new Map(), trims } }), 100);
+    expect(f.kind).toBe("fragmentation");
+    expect(f.evidence.anonBytes).toBe(624 * MB);
+  });
+
   it("without malloc's numbers or a trim, there is nothing to judge retention on", () => {
     expect(
       processFinding(judge(alone({ anon: flat(600 * MB), agent: () => ({ py: { allocatedBlocks: 10 } }) })), 100).kind,

@@ -85,6 +85,34 @@ describe.sequential("run: what a growing container keeps alive is a leak, held b
   );
 });
 
+// The holders the search missed before (issue 45 item 4): a class attribute's list of __slots__ instances, an
+// unbounded lru_cache whose dict of results the collector does not track, and logging's registry of loggers reached
+// through a class attribute past a thousand loggers that each refer to its owner.
+describe.sequential("run: holders the search used to miss", { timeout: 120_000 }, () => {
+  it.each([
+    ["slots", "__main__.Journal.entries", "holder"],
+    ["lru", "__main__.render lru_cache(maxsize=None) cache", "holder-lru"],
+    ["loggers", "logging.Logger.manager.loggerDict", "holder"],
+  ])("%s → %s", async (kind, path, variant) => {
+    const r = await memleak([
+      "run",
+      "--interval",
+      "0.5",
+      "--json",
+      "--",
+      "python3",
+      "fixtures/kept/missed.py",
+      kind,
+      "16",
+    ]);
+    const doc = verdict(r.stdout, r.stderr);
+    expect(doc.verdict, shown(doc)).toMatchObject({ kind: "leak", evidence: { layer: "Python objects" } });
+    expect(doc.verdict.holder, shown(doc)).toMatchObject({ found: true, path });
+    expect(doc.verdict.advice).toContain(path);
+    expect(doc.verdict.advice).toMatch(variant === "holder-lru" ? /maxsize=/ : /Bound it/);
+  });
+});
+
 const started: Started[] = [];
 afterAll(async () => {
   for (const s of started) await s.stop();

@@ -420,6 +420,10 @@ def _untracked_dicts():
             continue
         for cls in [v for v in values if issubclass(type(v), type) and v.__dict__.get("__module__") == name]:
             found += [x for x in list(cls.__dict__.values()) if type(x) is dict and not is_tracked(x)]
+        # An unbounded functools.lru_cache keeps its results in a dict of its own, untracked when its keys and values
+        # are atomic (an int argument, a rendered page): its growth was put down to the native heap, unheld.
+        for cache in [v for v in values if type(v).__name__ == "_lru_cache_wrapper"]:
+            found += [x for x in gc.get_referents(cache) if type(x) is dict and not is_tracked(x)]
     return found
 
 

@@ -25,6 +25,10 @@ MAX_LEVELS = 12  # hops from the container to a root: real programs' are 1-5
 MAX_CALLS = 60  # gc.get_referrers passes in all
 PER_CALL = 8  # objects asked about per pass: each one more makes the pass compare every reference once more
 MAX_FRONTIER = 48  # objects carried to the next level: a container referred to by thousands (a type) is not a path
+# Of one type, carried to the next level: a registry's owner referred to by a thousand of its entries (logging's
+# Manager, set as each Logger's .manager) filled the frontier with Loggers, and the class attribute that holds it
+# (logging.Logger.manager, through the class's namespace dict) never got a place.
+MAX_FRONTIER_OF_A_TYPE = 8
 MAX_SECONDS = 2.0  # wall time, the pauses between passes included
 PAUSE = 0.002  # seconds between passes, GIL released: the program's threads run
 
@@ -233,6 +237,8 @@ def find(target, skip_ident=None, main_ident=None):
             cost["levels"] += 1
             following = []
             own.add(id(following))
+            of_type = {}  # type → how many of it are carried; ours, so never a referrer on the path
+            own.add(id(of_type))
             for start in range(0, len(frontier), PER_CALL):
                 if cost["calls"] >= MAX_CALLS or time.monotonic() - started > MAX_SECONDS:
                     break
@@ -255,7 +261,9 @@ def find(target, skip_ident=None, main_ident=None):
                     if root is not None:
                         found = (root, rid)
                         break
-                    if len(following) < MAX_FRONTIER:
+                    seen_of_type = of_type.get(type(r), 0)
+                    if len(following) < MAX_FRONTIER and seen_of_type < MAX_FRONTIER_OF_A_TYPE:
+                        of_type[type(r)] = seen_of_type + 1
                         following.append(r)
                 referrers = r = child = None
                 cost["longestMs"] = max(cost["longestMs"], (time.perf_counter() - t0) * 1000)

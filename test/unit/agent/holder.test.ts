@@ -312,3 +312,29 @@ print(json.dumps({"holder": agent._census.get("holder"), "len": len(cache)}))`;
     expect(JSON.parse(execFileSync("python3", ["-c", code], { encoding: "utf8" }))).toEqual({ holder: null, len: 300 });
   });
 });
+
+describe("a registry whose owner a thousand of its entries refer to", () => {
+  it("logging's loggers: found through the class attribute logging.Logger.manager, not lost among the Loggers", () => {
+    const out = execFileSync(
+      "python3",
+      [
+        "-c",
+        `
+import json, logging, sys
+sys.path.insert(0, ${JSON.stringify(AGENT_DIR)})
+import memleak_holder as holder
+for i in range(1000):
+    logging.getLogger("job.%d" % i).context = bytearray(16)
+box = [logging.Logger.manager.loggerDict]
+print(json.dumps(holder.find(box.pop())))
+`,
+      ],
+      { encoding: "utf8" },
+    );
+    expect(JSON.parse(out)).toMatchObject({
+      found: true,
+      path: "logging.Logger.manager.loggerDict",
+      root: "class attribute",
+    });
+  });
+});

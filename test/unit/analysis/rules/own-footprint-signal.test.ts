@@ -47,12 +47,12 @@ const plateau = (at: number, rise: number) =>
 const injection = (from: number, reported: number): Injection => ({ from, reported });
 
 describe("ownStep", () => {
-  it("a plateau that levelled between the injection's start and 10 s after its first report", () => {
+  it("a plateau that levelled between the injection's start and 25 s after its first report", () => {
     const near = [injection(20, 22)];
     expect(ownStep(plateau(20, 3 * MB), near)).toBe(3 * MB);
-    expect(ownStep(plateau(32, 3 * MB), near)).toBe(3 * MB);
+    expect(ownStep(plateau(47, 3 * MB), near)).toBe(3 * MB);
     expect(ownStep(plateau(19.9, 3 * MB), near)).toBeUndefined();
-    expect(ownStep(plateau(32.1, 3 * MB), near)).toBeUndefined();
+    expect(ownStep(plateau(47.1, 3 * MB), near)).toBeUndefined();
   });
 
   it("of at most 8 MiB for each injection near it", () => {
@@ -60,7 +60,7 @@ describe("ownStep", () => {
     expect(ownStep(plateau(25, 8 * MB + 1), [injection(20, 22)])).toBeUndefined();
     expect(ownStep(plateau(25, 16 * MB), [injection(20, 22), injection(21, 23)])).toBe(16 * MB);
     // an injection long before does not stretch the allowance
-    expect(ownStep(plateau(25, 16 * MB), [injection(20, 22), injection(1, 3)])).toBeUndefined();
+    expect(ownStep(plateau(45, 16 * MB), [injection(40, 42), injection(1, 3)])).toBeUndefined();
   });
 
   it("a step: its jump and where it jumped; no other shape, no shape without a level, no injection", () => {
@@ -77,9 +77,10 @@ describe("ownStep", () => {
       a: { ...a, shape: "flat" },
       caveat: { say: "own.step", facts: { at: [22, 23.5], added: 3 * MB } },
     });
-    const far = withoutOwnStep(a, [injection(1, 3)]);
-    expect(far).toEqual({ a });
-    expect(far.a).toBe(a);
+    const late = plateau(45, 3 * MB);
+    const far = withoutOwnStep(late, [injection(1, 3)]);
+    expect(far).toEqual({ a: late });
+    expect(far.a).toBe(late);
   });
 });
 

@@ -15,6 +15,7 @@
 import { safeText } from "../base/safe-text.js";
 import { shortCommand } from "../base/command-text.js";
 import { levelChange, levelPoints, minGrowth } from "./assess.js";
+import { processKey } from "../sampling/process-key.js";
 import { tooShortForShapes } from "../series/enough-samples.js";
 import { earlyCaveat } from "./evidence.js";
 import { DEFAULT_ALPHA as GROWS_P } from "./stats/trend.js";
@@ -97,53 +98,45 @@ function attributeLeaks(findings: JudgedFinding[]): JudgedFinding[] {
   const leaking = processes.filter((f) => f.kind === "leak");
   const growthOf = (f: JudgedFinding) =>
     Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
+  /** The processes that explain f's growth, their kind when they share one, and whether they explain all of it. */
   const explaining = (
     f: JudgedFinding,
-  ): { pids: string; as?: JudgedFinding["kind"]; all?: true; first?: JudgedFinding } | undefined => {
+  ): { pids: string; as?: JudgedFinding["kind"]; all?: JudgedFinding } | undefined => {
     if (leaking.length > 0) return { pids: leaking.map((p) => p.pid).join(", ") };
     const growers = processes.filter((p) => p.kind !== "stable" && p.kind !== "insufficient-data" && growthOf(p) > 0);
     const grown = growers.reduce((sum, p) => sum + growthOf(p), 0);
     if (growers.length === 0 || !(grown >= TREE_EXPLAINS * growthOf(f))) return undefined;
     const kinds = [...new Set(growers.map((p) => p.kind))];
-    // All of it, within the growth floor: nothing is left for the tree or the cgroup to say besides their finding.
+    // All of it, within the growth floor: nothing is left for the tree or the cgroup to say besides their finding
+    // (the first of them, whose confidence and advice it then takes).
     const all = growthOf(f) - grown < minGrowth(Number(f.evidence.start ?? 0));
     return {
       pids: growers.map((p) => p.pid).join(", "),
       ...(kinds.length === 1 && { as: kinds[0]! }),
-      ...(all && { all }),
-      first: growers[0],
+      ...(all && { all: growers[0]! }),
     };
   };
   return findings.map((f) => {
     if (f.subject.type === "process" || f.kind !== "leak" || f.evidence.growthIn === "shmem") return f;
     const by = explaining(f);
     if (!by) return f;
-    if (by.as === "fragmentation" && by.all && by.first) {
-      // The holes of fragmenting processes are all of the growth, and no container they keep explains them (that
-      // would make those processes leak): the tree's or the cgroup's growth is that retention, not a leak of its own.
-      // A burst that took seconds on a busy machine was called a leak of the tree early while its process was
-      // fragmentation (ci.test's 8 s burst beside two busy loops).
-      const { first, all: _all, ...facts } = by;
-      return {
-        ...f,
-        kind: "fragmentation",
-        confidence: first.confidence,
-        summary: phrase("reconcile.attributed", { of: f.summary, ...facts }),
-        evidence: { ...f.evidence, explainedByPids: by.pids },
-        advice: first.advice,
-      };
-    }
+    const attributed = {
+      ...f,
+      summary: phrase("reconcile.attributed", { of: f.summary, pids: by.pids, ...(by.as && { as: by.as }) }),
+      evidence: { ...f.evidence, explainedByPids: by.pids },
+    };
+    // The holes of fragmenting processes are all of the growth, and no container they keep explains them (that would
+    // make those processes leak): the tree's or the cgroup's growth is that retention, not a leak of its own. A burst
+    // that took seconds on a busy machine was called a leak of the tree early while its process was fragmentation
+    // (ci.test's 8 s burst beside two busy loops).
+    if (by.as === "fragmentation" && by.all)
+      return { ...attributed, kind: "fragmentation", confidence: by.all.confidence, advice: by.all.advice };
     // The general advice ("no single process explains it") would contradict the evidence that names one.
     const subject = f.subject.type === "tree" ? ("tree" as const) : ("cgroup" as const);
     const advice = f.rate
       ? [phrase("advice.leak", { variant: "attributed", rate: f.rate, subject, pids: by.pids })]
       : f.advice;
-    return {
-      ...f,
-      summary: phrase("reconcile.attributed", { of: f.summary, pids: by.pids, ...(by.as && { as: by.as }) }),
-      evidence: { ...f.evidence, explainedByPids: by.pids },
-      advice,
-    };
+    return { ...attributed, advice };
   });
 }
 
@@ -178,16 +171,20 @@ function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number
   // trend window starts after its own start-up (assess.ts afterStartup), and the rise of its first seconds, left out
   // there, is in the cgroup's usage (gc_cycles_raised under run for 40 s: 11.8 MiB against the cgroup's 16.9, so the
   // cgroup was a leak and --fail-on leak failed a steady job).
-  const settledGrowth = (f: JudgedFinding) => {
-    const ps = [...set.processes.values()].find(
-      (p) => p.pid === f.pid && p.starttime === (f.subject as { starttime?: number }).starttime,
-    );
+  const settledGrowth = (f: JudgedFinding & { subject: { type: "process" } }) => {
+    const ps = set.processes.get(processKey(f.subject));
     const sameWindow = ps && levelChange(ps.metrics.anon ?? ps.metrics.rss, from);
     return Math.max(Number(f.evidence.growth ?? 0), sameWindow ?? 0);
   };
   const settling = findings.flatMap((f) =>
     f.subject.type === "process" && f.evidence.settling === true
-      ? [{ pid: f.pid!, growth: settledGrowth(f), kind: "settling" as const }]
+      ? [
+          {
+            pid: f.pid!,
+            growth: settledGrowth(f as JudgedFinding & { subject: { type: "process" } }),
+            kind: "settling" as const,
+          },
+        ]
       : [],
   );
   const explainers = [...backlogs.filter((b) => !settling.some((s) => s.pid === b.pid)), ...settling];

@@ -88,6 +88,16 @@ export function addBystanderHolder(f: JudgedFinding, h: HolderResult): void {
   );
 }
 
+/** Puts what holderFor found on a leak's finding: as the answer where it explains the layer, else as a bystander. */
+export function putHolder(
+  f: JudgedFinding,
+  found: { holder: HolderResult; explains: boolean },
+  layer: string | undefined,
+): void {
+  if (found.explains && layer !== undefined) addHolder(f, found.holder, layer);
+  else addBystanderHolder(f, found.holder);
+}
+
 /** Puts the holder on a leak's finding: evidence, field, and advice that names it (first: it is the answer). */
 export function addHolder(f: JudgedFinding, h: HolderResult, layer: string): void {
   f.holder = holderField(h);

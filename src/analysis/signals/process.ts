@@ -34,7 +34,7 @@ import { noteMappedFiles } from "./mapped.js";
 import { injectedAt, withoutOwnStep } from "./own-footprint.js";
 import { withGcBacklog } from "./gc-backlog.js";
 import { withoutImports } from "./imports.js";
-import { addBystanderHolder, addHolder, holderFor } from "./holder.js";
+import { addHolder, holderFor, putHolder } from "./holder.js";
 import { plateauParts, stableParts } from "./level-findings.js";
 
 export function processSubject(ps: ProcessSeries, rootPid: number | undefined, command: string): Subject {
@@ -175,9 +175,8 @@ function decideProcess(
   const trend = trendFinding(d, ctx, held);
   // Memory malloc keeps free because a growing container's objects pin it is the leak's, not the allocator's: said
   // with the leak (its layer's notes), not beside it as retention whose advice (arenas, jemalloc) would not help.
-  if (trend?.evidence.pinnedBy !== undefined)
-    states.splice(0, states.length, ...states.filter((s) => s.kind !== "fragmentation"));
-  const [headline, ...rest] = [...states, ...(trend ? [trend] : [])].sort(
+  const beside = trend?.evidence.pinnedBy !== undefined ? states.filter((s) => s.kind !== "fragmentation") : states;
+  const [headline, ...rest] = [...beside, ...(trend ? [trend] : [])].sort(
     (x, y) => SEVERITY[y.kind] - SEVERITY[x.kind],
   );
   if (!headline) return stableFinding(d);
@@ -366,8 +365,7 @@ function hiddenLeakFinding(
     f.caveats.push(...layer.notes);
   }
   const found = holderFor(ps.pid, layer?.name, ctx);
-  if (found?.explains) addHolder(f, found.holder, layer!.name);
-  else if (found) addBystanderHolder(f, found.holder);
+  if (found) putHolder(f, found, layer?.name);
   return f;
 }
 

@@ -34,7 +34,7 @@ import { noteMappedFiles } from "./mapped.js";
 import { injectedAt, withoutOwnStep } from "./own-footprint.js";
 import { withGcBacklog } from "./gc-backlog.js";
 import { withoutImports } from "./imports.js";
-import { addHolder, holderFor, putHolder } from "./holder.js";
+import { holderFor, putHolder } from "./holder.js";
 import { plateauParts, stableParts } from "./level-findings.js";
 
 export function processSubject(ps: ProcessSeries, rootPid: number | undefined, command: string): Subject {
@@ -314,7 +314,7 @@ function leakFinding(
     f.evidence.layer = layer.name;
     f.caveats.push(...layer.notes);
   }
-  if (holder) addHolder(f, holder, layer!.name);
+  if (found) putHolder(f, found, layer?.name);
   if (held) {
     f.evidence.mallocInUseGrowth = Math.round(held.liveGrowth);
     f.evidence.mallocInUseBytes = Math.round(held.mallocInUse);

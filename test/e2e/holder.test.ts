@@ -6,7 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import type { VerdictDocument } from "../../src/analysis/types.js";
+import { verdictOf, shownFindings } from "../helpers/verdict-doc.js";
 import { memleak, startReady, SYSTEM_PYTHON, type Started } from "../helpers/processes.js";
 
 const KINDS: [kind: string, path: string, root: string][] = [
@@ -21,19 +21,6 @@ const KINDS: [kind: string, path: string, root: string][] = [
 ];
 
 const PROGRAM = "fixtures/holder/leak_through.py";
-
-function verdict(stdout: string, stderr: string): VerdictDocument {
-  expect(stdout, stderr).not.toBe("");
-  return JSON.parse(stdout) as VerdictDocument;
-}
-
-/** Everything a failed expectation should show: each finding's kind, summary, holder and notes. */
-const shown = (doc: VerdictDocument) =>
-  JSON.stringify(
-    doc.findings.map((f) => [f.kind, f.summary, f.holder, f.caveats]),
-    null,
-    1,
-  );
 
 // With torch loaded a census walk costs 50-90 ms, so the census walks every 10-18 s (its CPU held under 0.5%): the
 // container must outlast two walks after it passes 16 items. 40 s leaves room for a loaded machine, where a training
@@ -56,9 +43,12 @@ describe
         "fixtures/scenarios/torch_tensor_list.py",
         "40",
       ]);
-      const doc = verdict(r.stdout, r.stderr);
-      expect(doc.verdict, shown(doc)).toMatchObject({ kind: "leak", evidence: { layer: "PyTorch CPU tensors" } });
-      expect(doc.verdict.holder, shown(doc)).toMatchObject({
+      const doc = verdictOf(r.stdout, r.stderr);
+      expect(doc.verdict, shownFindings(doc)).toMatchObject({
+        kind: "leak",
+        evidence: { layer: "PyTorch CPU tensors" },
+      });
+      expect(doc.verdict.holder, shownFindings(doc)).toMatchObject({
         found: true,
         path: "__main__.cache",
         container: "list of Tensor",
@@ -76,9 +66,12 @@ describe
         "fixtures/scenarios/torch_losses_leak.py",
         "40",
       ]);
-      const doc = verdict(r.stdout, r.stderr);
-      expect(doc.verdict, shown(doc)).toMatchObject({ kind: "leak", evidence: { layer: "PyTorch autograd graphs" } });
-      expect(doc.verdict.holder, shown(doc)).toMatchObject({
+      const doc = verdictOf(r.stdout, r.stderr);
+      expect(doc.verdict, shownFindings(doc)).toMatchObject({
+        kind: "leak",
+        evidence: { layer: "PyTorch autograd graphs" },
+      });
+      expect(doc.verdict.holder, shownFindings(doc)).toMatchObject({
         found: true,
         path: "__main__.losses",
         container: "list of Tensor",
@@ -92,9 +85,9 @@ describe
 describe.concurrent("run: the holder of a leak, for each kind of root", { timeout: 120_000 }, () => {
   it.each(KINDS)("%s → %s", async (kind, path, root) => {
     const r = await memleak(["run", "--interval", "0.5", "--json", "--", "python3", PROGRAM, kind, "16"]);
-    const doc = verdict(r.stdout, r.stderr);
-    expect(doc.verdict.kind, shown(doc)).toBe("leak");
-    expect(doc.verdict.holder, shown(doc)).toMatchObject({ found: true, path, root });
+    const doc = verdictOf(r.stdout, r.stderr);
+    expect(doc.verdict.kind, shownFindings(doc)).toBe("leak");
+    expect(doc.verdict.holder, shownFindings(doc)).toMatchObject({ found: true, path, root });
     expect(doc.verdict.evidence.holder).toBe(path);
     expect(doc.verdict.summary).toContain(`held by ${path}`);
     expect(doc.verdict.advice).toContain(path.replace(/\u0060/g, "'"));
@@ -114,8 +107,8 @@ describe.concurrent("run: the holder of a leak, for each kind of root", { timeou
       "fixtures/scenarios/bounded_cache.py",
       "16",
     ]);
-    const doc = verdict(r.stdout, r.stderr);
-    expect(doc.verdict.kind, shown(doc)).not.toBe("leak");
+    const doc = verdictOf(r.stdout, r.stderr);
+    expect(doc.verdict.kind, shownFindings(doc)).not.toBe("leak");
     expect(doc.findings.filter((f) => f.holder !== undefined)).toEqual([]);
   });
 });
@@ -133,9 +126,9 @@ describe.concurrent(
       const target = await startReady(["python3", "-u", PROGRAM, kind, "90"], /^ready$/m);
       started.push(target);
       const r = await memleak(["watch", String(target.pid), "--duration", "20", "--interval", "0.5", "--json"]);
-      const doc = verdict(r.stdout, r.stderr);
-      expect(doc.verdict.kind, shown(doc)).toBe("leak");
-      expect(doc.verdict.holder, shown(doc)).toMatchObject({ found: true, path, root });
+      const doc = verdictOf(r.stdout, r.stderr);
+      expect(doc.verdict.kind, shownFindings(doc)).toBe("leak");
+      expect(doc.verdict.holder, shownFindings(doc)).toMatchObject({ found: true, path, root });
       // Still running after memleak left, and still the program it was (it would have printed a traceback otherwise).
       expect(target.child.exitCode).toBeNull();
       expect(target.output()).toBe("ready\n");

@@ -6,24 +6,11 @@
  * `watch --fail-on leak`, which fails; each fixed form is not a leak.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import type { VerdictDocument } from "../../src/analysis/types.js";
+import { verdictOf, shownFindings } from "../helpers/verdict-doc.js";
 import { memleak, startReady, SYSTEM_PYTHON, type Started } from "../helpers/processes.js";
 import { everyFinding } from "../../src/analysis/every-finding.js";
 
 const PROGRAM = "fixtures/kept/kept.py";
-
-function verdict(stdout: string, stderr: string): VerdictDocument {
-  expect(stdout, stderr).not.toBe("");
-  return JSON.parse(stdout) as VerdictDocument;
-}
-
-/** Everything a failed expectation should show: each finding's kind, summary, holder and notes. */
-const shown = (doc: VerdictDocument) =>
-  JSON.stringify(
-    doc.findings.map((f) => [f.kind, f.summary, f.holder, f.caveats, f.alsoFound?.map((x) => x.kind)]),
-    null,
-    1,
-  );
 
 // [kind, seconds, holder path, container, what the advice must say]. With torch loaded a census walk costs 50-90 ms,
 // so walks are 10-18 s apart (their CPU held under 0.5%) and the search needs two that saw the list grow: 35 s.
@@ -56,17 +43,17 @@ const run = (kind: string, seconds: number, fixed = false) =>
 describe.sequential("run: what a growing container keeps alive is a leak, held by it", { timeout: 180_000 }, () => {
   it.each(LEAKS)("%s", async (kind, seconds, path, container, advice) => {
     const r = await run(kind, seconds);
-    const doc = verdict(r.stdout, r.stderr);
-    expect(doc.verdict, shown(doc)).toMatchObject({ kind: "leak", subject: { type: "process", isRoot: true } });
-    expect(doc.verdict.holder, shown(doc)).toMatchObject({ found: true, path });
+    const doc = verdictOf(r.stdout, r.stderr);
+    expect(doc.verdict, shownFindings(doc)).toMatchObject({ kind: "leak", subject: { type: "process", isRoot: true } });
+    expect(doc.verdict.holder, shownFindings(doc)).toMatchObject({ found: true, path });
     expect(doc.verdict.holder!.container).toMatch(container);
     expect(doc.verdict.summary).toContain(`held by ${path}`);
     expect(doc.verdict.advice).toMatch(advice);
     // Not the allocator's doing, and not the native heap: the kept objects are the cause, whatever their bytes' home.
-    expect(doc.verdict.evidence.layer, shown(doc)).not.toBe("native heap (malloc)");
+    expect(doc.verdict.evidence.layer, shownFindings(doc)).not.toBe("native heap (malloc)");
     expect(
       everyFinding(doc.findings).filter((f) => f.kind === "fragmentation"),
-      shown(doc),
+      shownFindings(doc),
     ).toEqual([]);
   });
 
@@ -74,12 +61,12 @@ describe.sequential("run: what a growing container keeps alive is a leak, held b
     "%s, fixed: no leak",
     async (kind, seconds) => {
       const r = await run(kind, seconds, true);
-      const doc = verdict(r.stdout, r.stderr);
+      const doc = verdictOf(r.stdout, r.stderr);
       // The issue's contract for a fixed form: stable, or a plateau where the allocators settle after the warm-up.
-      expect(["stable", "plateau"], shown(doc)).toContain(doc.verdict.kind);
+      expect(["stable", "plateau"], shownFindings(doc)).toContain(doc.verdict.kind);
       expect(
         everyFinding(doc.findings).filter((f) => f.kind === "leak"),
-        shown(doc),
+        shownFindings(doc),
       ).toEqual([]);
     },
   );
@@ -105,9 +92,9 @@ describe.sequential("run: holders the search used to miss", { timeout: 120_000 }
       kind,
       "16",
     ]);
-    const doc = verdict(r.stdout, r.stderr);
-    expect(doc.verdict, shown(doc)).toMatchObject({ kind: "leak", evidence: { layer: "Python objects" } });
-    expect(doc.verdict.holder, shown(doc)).toMatchObject({ found: true, path });
+    const doc = verdictOf(r.stdout, r.stderr);
+    expect(doc.verdict, shownFindings(doc)).toMatchObject({ kind: "leak", evidence: { layer: "Python objects" } });
+    expect(doc.verdict.holder, shownFindings(doc)).toMatchObject({ found: true, path });
     expect(doc.verdict.advice).toContain(path);
     expect(doc.verdict.advice).toMatch(variant === "holder-lru" ? /maxsize=/ : /Bound it/);
   });
@@ -118,54 +105,45 @@ afterAll(async () => {
   for (const s of started) await s.stop();
 });
 
+/** `watch --fail-on leak --json` of kept.py started with `args`, for `seconds`; the program stopped after it. */
+async function watchWithGate(args: string[], seconds: number) {
+  const target = await startReady([SYSTEM_PYTHON, "-u", PROGRAM, args[0]!, "120", ...args.slice(1)], /^ready$/m);
+  started.push(target);
+  const r = await memleak([
+    "watch",
+    String(target.pid),
+    "--duration",
+    String(seconds),
+    "--interval",
+    "0.5",
+    "--fail-on",
+    "leak",
+    "--json",
+  ]);
+  await target.stop();
+  return { target, r, doc: verdictOf(r.stdout, r.stderr) };
+}
+
 describe.sequential("watch --fail-on leak fails on them, and passes their fixed forms", { timeout: 180_000 }, () => {
   it.each([
     ["losses", "__main__.history", 40],
     ["tasks", "__main__.background_tasks", 20],
   ] as const)("%s: exit 1, held by %s", async (kind, path, seconds) => {
-    const target = await startReady([SYSTEM_PYTHON, "-u", PROGRAM, kind, "120"], /^ready$/m);
-    started.push(target);
-    const r = await memleak([
-      "watch",
-      String(target.pid),
-      "--duration",
-      String(seconds),
-      "--interval",
-      "0.5",
-      "--fail-on",
-      "leak",
-      "--json",
-    ]);
-    await target.stop();
-    const doc = verdict(r.stdout, r.stderr);
-    expect(doc.verdict, shown(doc)).toMatchObject({ kind: "leak", pid: target.pid });
-    expect(doc.verdict.holder, shown(doc)).toMatchObject({ found: true, path });
+    const { target, r, doc } = await watchWithGate([kind], seconds);
+    expect(doc.verdict, shownFindings(doc)).toMatchObject({ kind: "leak", pid: target.pid });
+    expect(doc.verdict.holder, shownFindings(doc)).toMatchObject({ found: true, path });
     expect(
       doc.gates?.find((g) => g.name === "fail-on"),
-      shown(doc),
+      shownFindings(doc),
     ).toMatchObject({ result: "fail" });
     expect(r.code).toBe(1);
   });
 
   it("tasks, fixed: exit 0, the gate passed", async () => {
-    const target = await startReady([SYSTEM_PYTHON, "-u", PROGRAM, "tasks", "120", "fixed"], /^ready$/m);
-    started.push(target);
-    const r = await memleak([
-      "watch",
-      String(target.pid),
-      "--duration",
-      "20",
-      "--interval",
-      "0.5",
-      "--fail-on",
-      "leak",
-      "--json",
-    ]);
-    await target.stop();
-    const doc = verdict(r.stdout, r.stderr);
+    const { r, doc } = await watchWithGate(["tasks", "fixed"], 20);
     expect(
       doc.gates?.find((g) => g.name === "fail-on"),
-      shown(doc),
+      shownFindings(doc),
     ).toMatchObject({ result: "pass" });
     expect(r.code).toBe(0);
   });

@@ -345,6 +345,7 @@ function contextOf(input: ClassifyInput): Context {
   return {
     from: warmup,
     warmup,
+    programStart: root?.execAt,
     duration: set.duration,
     agentSeen: [...set.processes.values()].some((p) => Object.keys(p.agent).length > 0),
     agentResults: input.agentResults,

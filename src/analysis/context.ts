@@ -24,6 +24,11 @@ export interface Context {
   /** Seconds since the first sample from which trends are fitted. */
   from: number;
   warmup: number;
+  /**
+   * When the root exec'd its program, if memleak saw it after the root's birth (ProcessSeries.execAt): the start-up
+   * of the tree and the cgroup counts from there too.
+   */
+  programStart?: number | undefined;
   duration: number;
   /** The agent reported for at least one process (so "fragmentation could not be decided" is not said for nothing). */
   agentSeen: boolean;

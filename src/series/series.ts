@@ -20,6 +20,12 @@ export interface ProcessSeries {
   ppid: number;
   comm: string;
   firstSeen: number;
+  /**
+   * When memleak saw the process's name change (seconds): an exec (a pyenv shim's bash becoming python, seconds
+   * after the process was born on a busy machine) or, rarely, a program renaming itself. Its program's start-up
+   * counts from there, not from firstSeen: the bash's 0.3 MiB is not the level the program grew from.
+   */
+  execAt?: number;
   lastSeen: number;
   /** Samples this process appeared in. */
   seenCount: number;
@@ -280,6 +286,10 @@ export class SeriesBuilder {
         gpuUsed: {},
       };
       this.set.processes.set(k, ps);
+    }
+    if (ps.comm !== p.comm) {
+      ps.comm = p.comm;
+      ps.execAt = t;
     }
     ps.lastSeen = t;
     ps.seenCount++;

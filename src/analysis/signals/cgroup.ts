@@ -97,7 +97,7 @@ export function analyzeCgroup(
   const raw = set.cgroup.cgroup;
   if (!raw) return undefined;
   const col = own.length > 0 ? withoutOwnArrivals(raw, own) : raw;
-  const a = assess(col, ctx.from, 0);
+  const a = assess(col, ctx.from, 0, ctx.programStart);
   const base = cgroupBase(set, subject, a, own);
   const usage: CgroupUsageFacts = { start: a.start, end: a.end, agentsTakenOut: own.length > 0 };
   if (a.shape === "insufficient") return insufficientCgroup(base, subject, a);

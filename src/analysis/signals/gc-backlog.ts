@@ -271,7 +271,7 @@ export function withGcBacklog(
     a.from,
     a.to,
     minGrowth(a.start),
-    startupEnd(ps.firstSeen, a.to),
+    startupEnd(ps.execAt ?? ps.firstSeen, a.to),
     a.growth,
   );
   if (!judgement) return { a };
@@ -316,7 +316,7 @@ export function backlogOf(
     start,
     ps.lastSeen,
     minGrowth(levels(metric.ys).end),
-    startupEnd(ps.firstSeen, ps.lastSeen),
+    startupEnd(ps.execAt ?? ps.firstSeen, ps.lastSeen),
     growth,
   );
   return judgement && { judgement, growth };

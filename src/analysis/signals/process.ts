@@ -94,7 +94,7 @@ export function analyzeProcess(
 ): JudgedFinding {
   const metric: MetricName = ps.metrics.anon ? "anon" : "rss";
   const injected = injectedAt(ps);
-  const assessed = assess(ps.metrics[metric]!, Math.max(ctx.from, ps.firstSeen), ps.firstSeen);
+  const assessed = assess(ps.metrics[metric]!, Math.max(ctx.from, ps.firstSeen), ps.firstSeen, ps.execAt);
   const { a: owned, caveat: own } = withoutOwnStep(assessed, injected === undefined ? [] : [injected]);
   const judged = withoutImports(owned, ps, ps.metrics[metric]!);
   const { a, judgement: backlog, waiting, note: released } = withGcBacklog(judged, ps, ps.metrics[metric]!);

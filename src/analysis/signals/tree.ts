@@ -113,14 +113,14 @@ function withoutOwnArrivalsIfChanged(
   metric: MetricName,
   ctx: Context,
 ): { a: Assessment; caveat?: Phrase } {
-  const raw = assess(col, ctx.from, 0);
+  const raw = assess(col, ctx.from, 0, ctx.programStart);
   if (raw.shape !== "growing" && raw.shape !== "plateau" && raw.shape !== "step") return { a: raw };
   // A sum of PSS rises by one page for every page a process copies or adds, which is what its USS (private pages)
   // counts; the other sums are read off the same metric of each process.
   const perProcess = metric === "pss-anon" || metric === "pss" ? "uss" : metric;
   const arrivals = [...set.processes.values()].flatMap((ps) => ownArrival(ps, perProcess) ?? []);
   if (arrivals.length === 0) return { a: raw };
-  const without = assess(withoutOwnArrivals(col, arrivals), ctx.from, 0);
+  const without = assess(withoutOwnArrivals(col, arrivals), ctx.from, 0, ctx.programStart);
   if (without.shape === raw.shape) return { a: raw };
   const added = arrivals.reduce((sum, r) => sum + r.bytes, 0);
   return { a: without, caveat: phrase("own.step", { at: arrivals.map((r) => r.at), added }) };

@@ -11,6 +11,8 @@ import { Column } from "../../../../src/series/column.js";
 import { warmupFor } from "../../../../src/analysis/context.js";
 import { alone, fill, flat, judge, linear, MB, processFinding, type Row, type Series } from "./judge.js";
 import { generate } from "../../../helpers/synthetic.js";
+import { FIXTURES } from "../../../helpers/fixtures.js";
+import { analyzeRecording } from "../../../../src/recording/replay.js";
 
 /** The process's own finding. */
 const kindOf = (...[sc, options]: Parameters<typeof judge>) => processFinding(judge(sc, options), 100).kind;
@@ -92,6 +94,32 @@ describe("start-up is not a plateau", () => {
     ],
   ];
   it.each(ROWS)("%s → %s", (_name, kind, sc) => expect(kindOf(sc)).toBe(kind));
+});
+
+describe("start-up counts from the exec: a pyenv shim's bash ran seconds before python", () => {
+  // fixtures/recordings/steady_noisy.slow-exec.jsonl: steady_noisy.py (5-80 MB buffers that come and go over a 30 MB
+  // state) exec'd by bash 4.5 s after its birth, as pyenv's shim did on a busy CI machine (run.test failed: plateau).
+  const rootAnon = async () => {
+    const { set } = await analyzeRecording(`${FIXTURES}recordings/steady_noisy.slow-exec.jsonl`);
+    const root = [...set.processes.values()].find((ps) => ps.pid === set.rootPid)!;
+    return { col: root.metrics.anon!, execAt: root.execAt };
+  };
+  it("the series builder dates the exec from the name's change (bash → python3)", async () => {
+    const { execAt } = await rootAnon();
+    expect(execAt).toBeGreaterThanOrEqual(4.5);
+    expect(execAt).toBeLessThan(5.5);
+  });
+  it("from the exec the process is flat, and its first level is python's, not bash's", async () => {
+    const { col, execAt } = await rootAnon();
+    const a = assess(col, 0, 0, execAt);
+    expect(a.shape).toBe("flat");
+    expect(a.from).toBeGreaterThanOrEqual(execAt!);
+    expect(a.start).toBeGreaterThan(30 * MB);
+  });
+  it("the control: counted from the process's birth, the same series is growth that stopped (a step)", async () => {
+    const { col } = await rootAnon();
+    expect(assess(col, 0, 0).shape).toBe("step");
+  });
 });
 
 describe("a step is one jump clear of the growth floor, after start-up", () => {

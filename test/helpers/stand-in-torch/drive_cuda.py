@@ -9,7 +9,10 @@ numbers exactly as it reads a real torch.cuda's, so what is tested is everything
     none       imports torch, never initialises CUDA
     driver     never initialises CUDA (as a JAX or TensorFlow program would look to the agent), and writes what the
                stand-in nvidia-smi (test/helpers/stand-in-nvidia-smi) reports for it: its memory on GPU 0 growing
-               4 MiB a tick, into $STAND_IN_NVIDIA_SMI_DIR/apps
+               4 MiB a tick, into $STAND_IN_NVIDIA_SMI_DIR/apps; it runs on past SECONDS (60 s at most) until
+               nvidia-smi has been asked for the apps after its first write, and 2 s more: memleak reads the driver
+               every 5-15 s, less often when a read is slow on a busy machine, and a program that started late (a
+               pyenv shim's seconds) could end before any read saw it
 """
 import os
 import sys
@@ -26,7 +29,31 @@ cuda.initialized = mode not in ("none", "driver")
 GPU0 = "GPU-8f3c2a71-5b0e-4f7d-9e61-2c4d8a9b0e13"
 start = time.time()
 tick = 0
-while time.time() - start < seconds:
+
+
+def apps_reads():
+    """How many times the stand-in nvidia-smi was asked for the compute apps (its calls log)."""
+    try:
+        with open(os.path.join(os.environ["STAND_IN_NVIDIA_SMI_DIR"], "calls")) as f:
+            return sum(1 for line in f if line.startswith("--query-compute-apps"))
+    except FileNotFoundError:
+        return 0
+
+
+reads_before = None  # the driver mode's count of reads when it first wrote its apps line
+seen_at = None  # when a read after that write was first counted
+
+
+def driver_seen():
+    global seen_at
+    if mode != "driver" or (seen_at is not None and time.time() - seen_at >= 2):
+        return True
+    if seen_at is None and reads_before is not None and apps_reads() > reads_before:
+        seen_at = time.time()
+    return time.time() - start >= 60
+
+
+while time.time() - start < seconds or not driver_seen():
     t = time.time() - start
     if mode == "leak":
         allocated = 1024 * MiB + tick * 8 * MiB
@@ -43,5 +70,7 @@ while time.time() - start < seconds:
         with open(apps + ".new", "w") as f:
             f.write("%d, %d, %s\n" % (os.getpid(), 700 + tick * 4, GPU0))
         os.replace(apps + ".new", apps)  # whole lines only, whenever nvidia-smi reads it
+        if reads_before is None:
+            reads_before = apps_reads()
     tick += 1
     time.sleep(0.05)

@@ -194,7 +194,7 @@ describe("no false leak while the allocators settle (signals/live-heap.ts alloca
       failOn: ["leak"],
       perProcess: false,
     });
-    expect(gates.find((g) => g.name === "fail-on")!.result).not.toBe("fail");
+    expect(gates.find((g) => g.name === "fail-on")!.result).toBe("inconclusive");
   });
 });
 

@@ -33,6 +33,8 @@ export function parseSize(text: string): UnitParse<SizeSpec> {
   const pct = /^(\d+(?:\.\d+)?)\s*%$/.exec(t);
   if (pct) return { ok: true, value: { kind: "percent", percent: Number(pct[1]) } };
   const m = /^(\d+(?:\.\d+)?)\s*([a-zA-Z]*)$/.exec(t);
+  // A bare number is refused, 0 aside: `--max-growth 50` meant 50 MiB, and read as bytes it failed every run.
+  if (m && m[2] === "" && Number(m[1]) !== 0) return { ok: false, message: bareSize(m[1]!) };
   const unit = m ? SIZE_UNITS[m[2]!.toLowerCase() || "b"] : undefined;
   if (!m || unit === undefined) {
     return {
@@ -42,6 +44,9 @@ export function parseSize(text: string): UnitParse<SizeSpec> {
   }
   return { ok: true, value: { kind: "bytes", bytes: Math.round(Number(m[1]) * unit) } };
 }
+
+/** What a size without a unit is told (the pytest plugin says the same: memleak_pytest.py). */
+export const bareSize = (n: string) => `"${n}" has no unit: did you mean ${n}MiB? (${n}B for bytes)`;
 
 const DURATION_UNITS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 };
 

@@ -66,9 +66,14 @@ class SizeError(ValueError):
     pass
 
 
+def _bare_size(n):
+    return '"%s" has no unit: did you mean %sMiB? (%sB for bytes)' % (n, n, n)
+
+
 def parse_size(value):
-    """10MiB, 1.5GB, 4096 → bytes; an int is taken as bytes; None is no limit (a marker lifting the run's default).
-    Percentages mean nothing for one test."""
+    """10MiB, 1.5GB, 4096B → bytes; None is no limit (a marker lifting the run's default). A number without a unit
+    (4096 or "4096") is refused, 0 aside, as memleak refuses it (src/base/units.ts): 50 meant 50 MiB far more often
+    than 50 bytes. Percentages mean nothing for one test."""
     if value is None:
         return None
     if isinstance(value, bool):
@@ -76,8 +81,12 @@ def parse_size(value):
     if isinstance(value, int):
         if value < 0:
             raise SizeError("%r is not a size: it is negative" % (value,))
+        if value != 0:
+            raise SizeError(_bare_size(str(value)))
         return value
     m = re.match(r"^(\d+(?:\.\d+)?)\s*([a-zA-Z]*)$", str(value).strip())
+    if m and not m.group(2) and float(m.group(1)) != 0:
+        raise SizeError(_bare_size(m.group(1)))
     unit = _SIZE_UNITS.get(m.group(2).lower() or "b") if m else None
     if unit is None:
         raise SizeError('"%s" is not a size: use a number with B, KiB, MiB, GiB (or kB, MB, GB)' % (value,))

@@ -129,7 +129,7 @@ describe("judge: what a test's readings say", () => {
 });
 
 describe("parse_size reads sizes as memleak does", () => {
-  it.each(["10MiB", "1.5GB", "100KiB", "4096", "2k", "3 MB", "1Gi"])("%s", (text) => {
+  it.each(["10MiB", "1.5GB", "100KiB", "4096B", "0", "2k", "3 MB", "1Gi"])("%s", (text) => {
     const py = execFileSync(
       SYSTEM_PYTHON,
       [
@@ -150,7 +150,7 @@ describe("parse_size reads sizes as memleak does", () => {
         "-c",
         `
 import sys; sys.path.insert(0, ${JSON.stringify(`${REPO}src/agent/python`)}); import memleak_pytest as p
-for v in ["50MX", "10%", "", "-5", True, -1]:
+for v in ["50MX", "10%", "", "-5", True, -1, "50", 4096]:
     try:
         p.parse_size(v); print("accepted", v)
     except p.SizeError as e:
@@ -165,6 +165,8 @@ for v in ["50MX", "10%", "", "-5", True, -1]:
       '"-5" is not a size: use a number with B, KiB, MiB, GiB (or kB, MB, GB)',
       "True is not a size",
       "-1 is not a size: it is negative",
+      '"50" has no unit: did you mean 50MiB? (50B for bytes)',
+      '"4096" has no unit: did you mean 4096MiB? (4096B for bytes)',
     ]);
   });
 });

@@ -7,10 +7,19 @@ describe("sizes", () => {
     ["1.5GB", 1.5e9],
     ["1.5 GiB", 1.5 * 2 ** 30],
     ["512k", 512 * 1024],
-    ["100", 100],
+    ["100B", 100],
+    ["0", 0],
     ["2Gi", 2 * 2 ** 30],
   ])("%s = %d bytes", (text, bytes) => {
     expect(parseSize(text)).toEqual({ ok: true, value: { kind: "bytes", bytes } });
+  });
+
+  it.each(["50", "1.5", " 100 "])("%j, a number without a unit, is refused with the fix", (text) => {
+    const n = text.trim();
+    expect(parseSize(text)).toEqual({
+      ok: false,
+      message: `"${n}" has no unit: did you mean ${n}MiB? (${n}B for bytes)`,
+    });
   });
 
   it("10% is a percentage", () => {

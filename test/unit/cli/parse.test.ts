@@ -212,6 +212,12 @@ describe("parseCLI", () => {
   it.each([
     [["run", "--fail-fast", "--", "true"], "--fail-fast stops at the first failed gate: give one"],
     [["run", "--max-growth", "50MX", "--", "true"], '--max-growth: "50MX" is not a size'],
+    [
+      ["run", "--max-growth", "50", "--", "true"],
+      '--max-growth: "50" has no unit: did you mean 50MiB? (50B for bytes)',
+    ],
+    [["pytest", "--max-test-growth", "10", "--", "t.py"], '--max-test-growth: "10" has no unit: did you mean 10MiB?'],
+    [["run", "--max-rate", "5/h", "--", "true"], '--max-rate: "5/h" is not a rate'],
     [["run", "--max-rate", "5MB", "--", "true"], '--max-rate: "5MB" is not a rate'],
     [["run", "--fail-on", "leak,oops", "--", "true"], 'unknown verdict kind "oops"'],
     [["run", "--interval", "fast", "--", "true"], '--interval: "fast" is not a duration'],

@@ -68,7 +68,8 @@ export function formatBytes(bytes: number | undefined | null): string {
   let v = Math.abs(bytes);
   const units = ["B", "KiB", "MiB", "GiB", "TiB"];
   let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
+  // 1000-1023 of a unit is shown in the next (1021 KiB is 1.00 MiB): three significant digits, never four.
+  while (v >= 999.5 && i < units.length - 1) {
     v /= 1024;
     i++;
   }
@@ -81,11 +82,13 @@ export const signedBytes = (n: number | undefined) => (n === undefined ? "–" :
 
 export function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds)) return "–";
-  if (seconds < 1) return `${Math.round(seconds * 1000)}ms`;
-  if (seconds < 60) return `${Number(seconds.toFixed(1))}s`;
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = Math.round(seconds % 60);
+  if (seconds < 0.9995) return `${Math.round(seconds * 1000)}ms`;
+  if (seconds < 59.95) return `${Number(seconds.toFixed(1))}s`;
+  // Whole seconds first: 299.6 s is 5m00s, not 4m60s.
+  const whole = Math.round(seconds);
+  const h = Math.floor(whole / 3600);
+  const m = Math.floor((whole % 3600) / 60);
+  const s = whole % 60;
   return h > 0 ? `${h}h${String(m).padStart(2, "0")}m` : `${m}m${String(s).padStart(2, "0")}s`;
 }
 

@@ -10,7 +10,7 @@ import type { ChalkInstance } from "chalk";
 import type { SeriesSet } from "../series/series.js";
 import type { Finding, VerdictDocument } from "../analysis/types.js";
 import { formatRate, samplingText } from "./wording/numbers.js";
-import { formatBytes, formatDuration } from "../base/units.js";
+import { formatBytes } from "../base/units.js";
 import { markdownBlocks, plainInline } from "./html/markdown.js";
 import { palette } from "./style.js";
 import { safeText } from "../base/safe-text.js";
@@ -23,6 +23,7 @@ import { everyFinding } from "../analysis/every-finding.js";
 import { holderCost, holderHeadline, holderHops, holderWhere, traceWindowCost } from "./holder-lines.js";
 import { evidenceLabel } from "./evidence-labels.js";
 import { rateShown } from "./rate-shown.js";
+import { observedText } from "./observed.js";
 
 function evidenceLines(f: Finding, columns: number): string[] {
   const entries = Object.entries(f.evidence).map(
@@ -109,7 +110,7 @@ export function renderVerdict(
   if (w.samples > 0)
     out.push(
       ...wrap(
-        `observed ${formatDuration(w.end - w.start)}, ${w.samples} samples every ${formatDuration(w.interval)}${w.warmup > 0 ? `, warm-up ${formatDuration(w.warmup)} left out` : ""}`,
+        `observed ${observedText(w, (warmup) => `warm-up ${warmup} left out`)}`,
         columns,
       ).map((l) => c.dim(l)),
     );

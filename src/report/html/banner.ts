@@ -5,7 +5,8 @@
  */
 import type { Finding, VerdictDocument } from "../../analysis/types.js";
 import { formatRate } from "../wording/numbers.js";
-import { formatBytes, formatDuration } from "../../base/units.js";
+import { formatBytes } from "../../base/units.js";
+import { observedText } from "../observed.js";
 import { evidenceValue, KIND_LABEL, subjectText } from "../vocabulary.js";
 import { evidenceLabel } from "../evidence-labels.js";
 import { rateShown } from "../rate-shown.js";
@@ -41,7 +42,7 @@ function targetList(doc: VerdictDocument): string {
   if (t.signal) end.push(`signal ${h(t.signal)}`);
   if (end.length) rows.push(["stopped", end.join(", ")]);
   const w = doc.window;
-  const observed = `${h(formatDuration(w.end - w.start))}, ${h(w.samples)} samples every ${h(formatDuration(w.interval))}${w.warmup > 0 ? `, the first ${h(formatDuration(w.warmup))} left out as warm-up` : ""}`;
+  const observed = observedText(w, (warmup) => `the first ${warmup} left out as warm-up`, h);
   rows.push(["observed", observed]);
   return `<dl class="target">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("")}</dl>`;
 }

@@ -179,7 +179,7 @@ describe("which findings count down, towards which limit", () => {
     expect(t.at).toBe(299);
     expect(t.atUnix).toBe(1_700_000_000 + 299);
     expect(t.summary).toMatch(
-      /^container limit 1\.00 GiB, anon \+ shmem \+ kernel 40\d MiB, growing \d+ KiB\/s: ~10 min \(\d+(\.\d)?–\d+(\.\d)? min\)$/,
+      /^container limit 1\.00 GiB, anon \+ shmem \+ kernel 40\d MiB, growing 1\.00 MiB\/s: ~10 min \(\d+(\.\d)?–\d+(\.\d)? min\)$/,
     );
   });
 

@@ -38,6 +38,12 @@ describe("sizes", () => {
     [50 * 2 ** 20, "50.0 MiB"],
     [-3 * 2 ** 30, "-3.00 GiB"],
     [undefined, "–"],
+    // Never four digits: 1000-1023 of a unit is the next unit's
+    [1021 * 1024, "1.00 MiB"],
+    [1000 * 1024, "0.98 MiB"],
+    [999 * 1024, "999 KiB"],
+    [1023, "1.00 KiB"],
+    [1023.9 * 2 ** 20, "1.00 GiB"],
   ])("formats %s as %s", (bytes, text) => {
     expect(formatBytes(bytes)).toBe(text);
   });
@@ -64,5 +70,15 @@ describe("durations", () => {
     expect(formatDuration(42)).toBe("42s");
     expect(formatDuration(125)).toBe("2m05s");
     expect(formatDuration(3 * 3600 + 120)).toBe("3h02m");
+  });
+
+  it.each([
+    [299.6, "5m00s"],
+    [59.97, "1m00s"],
+    [0.9996, "1s"],
+    [3599.6, "1h00m"],
+    [119.4, "1m59s"],
+  ])("rounds %d s to whole units, never to 60 of one: %s", (seconds, text) => {
+    expect(formatDuration(seconds)).toBe(text);
   });
 });

@@ -52,7 +52,7 @@ function reports(sc: SynthScenario, high?: number) {
 }
 
 const SENTENCE =
-  /container limit 1\.00 GiB, anon \+ shmem \+ kernel \d+ MiB( \(peaks \+[\d.]+ MiB\))?, growing \d+ KiB\/s: ~\d+(\.\d)? min \(/;
+  /container limit 1\.00 GiB, anon \+ shmem \+ kernel \d+ MiB( \(peaks \+[\d.]+ MiB\))?, growing 1\.00 MiB\/s: ~\d+(\.\d)? min \(/;
 
 describe("time to the limit in the reports", () => {
   it("a leak under a 1 GiB limit: every report says it", () => {

@@ -88,7 +88,7 @@ describe("GPU findings: what each shape of the allocator's numbers is called", (
   it("allocated that came down while the reserve stayed is retention: reusable by this process, empty_cache for others", () => {
     const f = gpuFinding(judge(onGpu({ 0: cameDown(4 * GB, 1 * GB, 4.2 * GB, 100 * MB) })));
     expect([f.kind, f.metric, f.evidence.gpuHeldAs]).toEqual(["fragmentation", "gpu-reserved", "cached"]);
-    expect(f.summary).toMatch(/keeps 3\.20 GiB of freed blocks \(allocated came down from 4\.00 GiB to 1024 MiB/);
+    expect(f.summary).toMatch(/keeps 3\.20 GiB of freed blocks \(allocated came down from 4\.00 GiB to 1\.00 GiB/);
     expect(f.advice).toMatch(/reuses it/);
     expect(f.advice).toContain("torch.cuda.empty_cache()");
     expect(f.advice).toContain("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");

@@ -109,10 +109,7 @@ export function renderVerdict(
   // A run too short for any sample says so (the verdict's reason), not "observed 0ms, 0 samples every 0ms".
   if (w.samples > 0)
     out.push(
-      ...wrap(
-        `observed ${observedText(w, (warmup) => `warm-up ${warmup} left out`)}`,
-        columns,
-      ).map((l) => c.dim(l)),
+      ...wrap(`observed ${observedText(w, (warmup) => `warm-up ${warmup} left out`)}`, columns).map((l) => c.dim(l)),
     );
   // How fresh PSS/USS were and what memleak took: the numbers below are only as good as the readings.
   if (doc.sampling && doc.sampling.ticks > 0)

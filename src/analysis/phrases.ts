@@ -186,6 +186,11 @@ export interface PhraseFacts {
     growth: number;
     seconds: number;
     noise: number | undefined;
+    /** The trend test's p-value: under 0.01, a real trend that stayed under the floor. */
+    p: number;
+    /** The growth floor at the level it started from (growth-floor.ts). */
+    floor: number;
+    confidence: number;
   };
   "advice.cow-tree": { subject: "tree" | "cgroup"; growth: number; copiers: number; copied: number };
   "advice.gpu": GpuFacts & {

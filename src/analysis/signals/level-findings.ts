@@ -3,7 +3,7 @@
  * cgroup, a GPU device: the confidence, the advice and where the level began come from one builder each, so every
  * subject is judged and advised alike; each words its own summary (its facts differ).
  */
-import { stoppedAt, stoppedGrowth, type Assessment } from "../assess.js";
+import { minGrowth, stoppedAt, stoppedGrowth, type Assessment } from "../assess.js";
 import { confidenceFromP, stableConfidence } from "../evidence.js";
 import { phrase, type Phrase } from "../phrases.js";
 import type { MetricName, Subject } from "../types.js";
@@ -37,11 +37,11 @@ export function stableParts(
   subject: Subject["type"],
   metric: MetricName,
 ): { kind: "stable"; confidence: number; advice: Phrase[] } {
+  const confidence = stableConfidence(a.to - a.from);
+  const facts = { subject, metric, growth: a.growth, seconds: a.to - a.from, noise: a.plateau?.noise };
   return {
     kind: "stable",
-    confidence: stableConfidence(a.to - a.from),
-    advice: [
-      phrase("advice.stable", { subject, metric, growth: a.growth, seconds: a.to - a.from, noise: a.plateau?.noise }),
-    ],
+    confidence,
+    advice: [phrase("advice.stable", { ...facts, p: a.p, floor: minGrowth(a.start), confidence })],
   };
 }

@@ -6,6 +6,7 @@ import { advice } from "../../advice/load.js";
 import { formatBytes } from "../../base/units.js";
 import { formatRate, sinceText } from "./numbers.js";
 import type { PhraseName } from "../../analysis/phrases.js";
+import { DEFAULT_ALPHA } from "../../analysis/stats/trend.js";
 import { gcWaitingReason, settlingReason } from "./notes.js";
 import { groupName, type Wordings } from "./words.js";
 
@@ -57,12 +58,17 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
       level: formatBytes(f.level),
       levelFrom: sinceText(f.levelFrom),
     }),
+  // A significant trend under the floor is said as such, not as "no significant growth" beside its p-value; and what
+  // the confidence means, since a flat program at 52% reads as a coin toss: it is how long it was watched.
   "advice.stable": (f) =>
-    advice("stable", "any", {
+    advice("stable", stableVariant(f), {
       metric: STABLE_METRIC[f.subject](f.metric),
       growth: formatBytes(f.growth),
       duration: `${f.seconds.toFixed(0)} s`,
       noise: formatBytes(f.noise),
+      p: String(Number(f.p.toPrecision(3))),
+      floor: formatBytes(f.floor),
+      confidenceLine: `Confidence ${Math.round(f.confidence * 100)}% says how long it was watched, not a doubt about the numbers: it rises to 95% at 10 minutes. Growth under ${formatBytes(f.floor)} in ${f.seconds.toFixed(0)} s (${formatBytes((f.floor / Math.max(1, f.seconds)) * 3600)} an hour) would not show yet.`,
     }),
   "advice.cgroup-artefact": (f) =>
     advice("cgroup-artefact", f.variant, {
@@ -114,3 +120,13 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
     }),
   "advice.no-agent": (f) => advice("no-agent", "any", { pid: f.pid, why: f.why, level: formatBytes(f.level) }),
 };
+
+/**
+ * Which stable advice: a real trend under the floor; no trend against noise that explains the move; or no trend where
+ * the levels moved by more than 3 noise widths (a program whose 5-80 MB buffers come and go: its median noise is the
+ * quiet stretches', 90 KiB, and "noise of ±90 KiB" beside a 6 MiB move reads as a contradiction).
+ */
+function stableVariant(f: { p: number; growth: number; noise: number | undefined }): string {
+  if (f.p < DEFAULT_ALPHA) return "under-floor";
+  return f.noise !== undefined && Math.abs(f.growth) <= 3 * f.noise ? "no-trend" : "no-trend-swings";
+}

@@ -9,7 +9,7 @@ import { plateauParts, stableParts } from "../../../../src/analysis/signals/leve
 
 const MB = 2 ** 20;
 const assessment = (o: Partial<Assessment>) =>
-  ({ shape: "plateau", growth: 10 * MB, end: 110 * MB, p: 1, from: 0, to: 120, ...o }) as Assessment;
+  ({ shape: "plateau", growth: 10 * MB, start: 100 * MB, end: 110 * MB, p: 1, from: 0, to: 120, ...o }) as Assessment;
 const plateau = (o: Partial<NonNullable<Assessment["plateau"]>>) =>
   ({ p: 1e-6, rise: 30 * MB, levelFrom: 40.04, noise: 0.25 * MB, ...o }) as NonNullable<Assessment["plateau"]>;
 
@@ -57,7 +57,17 @@ describe("stableParts", () => {
         advice: [
           {
             say: "advice.stable",
-            facts: { subject: "tree", metric: "pss", growth: 10 * MB, seconds: 120, noise: 0.25 * MB },
+            // the floor at 100 MiB is its 2% (2 MiB is less); the confidence is said beside the advice
+            facts: {
+              subject: "tree",
+              metric: "pss",
+              growth: 10 * MB,
+              seconds: 120,
+              noise: 0.25 * MB,
+              p: 1,
+              floor: 2 * MB,
+              confidence: 0.59,
+            },
           },
         ],
       },
@@ -68,7 +78,16 @@ describe("stableParts", () => {
       advice: [
         {
           say: "advice.stable",
-          facts: { subject: "cgroup", metric: "cgroup", growth: 10 * MB, seconds: 600, noise: undefined },
+          facts: {
+            subject: "cgroup",
+            metric: "cgroup",
+            growth: 10 * MB,
+            seconds: 600,
+            noise: undefined,
+            p: 1,
+            floor: 2 * MB,
+            confidence: 0.95,
+          },
         },
       ],
     });

@@ -4,7 +4,7 @@
  * beside it. The rules' boundaries through the whole engine are in tree.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { assess } from "../../../../src/analysis/assess.js";
+import { assess, minGrowth } from "../../../../src/analysis/assess.js";
 import type { Context } from "../../../../src/analysis/context.js";
 import { confidenceFromP, stableConfidence } from "../../../../src/analysis/evidence.js";
 import { phrase } from "../../../../src/analysis/phrases.js";
@@ -172,6 +172,9 @@ describe("what the tree's finding says", () => {
         growth: a.growth,
         seconds: a.to - a.from,
         noise: a.plateau?.noise,
+        p: a.p,
+        floor: minGrowth(a.start),
+        confidence: f.confidence,
       }),
     ]);
     expect(a.to - a.from).toBeCloseTo(239, 0);

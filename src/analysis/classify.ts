@@ -465,6 +465,7 @@ export function judge(input: ClassifyInput): Judgement {
   )
     .concat(gpus)
     .sort(compareFindings);
+  for (const f of reconciled) withCommandAdvice(f, input.options.command !== undefined);
   // The verdict is about the watched processes: growth of a shared cgroup they do not explain never heads it.
   const verdict = reconciled.find((f) => !f.outsideWatchedTree) ?? noSamples(set);
   return {
@@ -474,4 +475,10 @@ export function judge(input: ClassifyInput): Judgement {
     target: input.target,
     window: windowOf(set, ctx.warmup),
   };
+}
+
+/** Tells the advice that asks for more data whether memleak launched the command or watched it (phrases.ts). */
+function withCommandAdvice(f: JudgedFinding, launched: boolean): void {
+  for (const a of f.advice) if (a.say === "advice.insufficient-data") a.facts.launched = launched;
+  for (const also of f.alsoFound ?? []) withCommandAdvice(also, launched);
 }

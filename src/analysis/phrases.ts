@@ -147,10 +147,18 @@ export interface PhraseFacts {
   "gpu.tensors-grow-too": { start: number; end: number; rate: Rate };
 
   // advice: src/advice/<kind>.md, one section per variant, filled with these facts
-  "advice.insufficient-data":
+  "advice.insufficient-data": (
     | { reason: string | undefined; waiting?: GcWaitingFacts; settling?: Settling }
     | { backlogPids: string }
-    | { settlingPids: string };
+    | { settlingPids: string }
+  ) & {
+    /**
+     * Whether memleak launched the command (run, pytest) or watched one running (false): "watch for longer
+     * (--duration)" only fits watch, where --duration lengthens the watch; under run it only stops the command sooner.
+     * Set by classify.ts for every finding.
+     */
+    launched?: boolean;
+  };
   "advice.fragmentation": {
     variant: "process" | "trim";
     pid: number;

@@ -26,7 +26,7 @@ function gainsText(perSecond: number): string {
 
 export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
   "advice.insufficient-data": (f) =>
-    advice("insufficient-data", "any", {
+    advice("insufficient-data", f.launched === false ? "watched" : "launched", {
       reason:
         "backlogPids" in f
           ? `PID ${f.backlogPids} holds garbage cycles waiting for a full collection`

@@ -91,6 +91,8 @@ describe.concurrent("agent: fragmentation vs leak", () => {
     // CI run of 20 s beside another e2e file ended before anon levelled off (the verdict was neither stable nor plateau).
     const { doc } = await run("torch_losses_item", [], "30");
     expect(doc.findings.filter((f) => f.kind === "leak")).toEqual([]);
+    // Stable, or a plateau where importing torch outlasted the start-up allowance on a busy machine: the import's
+    // 100-130 MiB then reads as growth that stopped (two CI runs: "grew by 130 MiB, then levelled off"). Never a leak.
     expect(["stable", "plateau"], JSON.stringify({ ...doc.verdict, advice: undefined })).toContain(doc.verdict.kind);
   });
 

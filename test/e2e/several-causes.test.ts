@@ -8,6 +8,7 @@ import type { Finding, VerdictDocument } from "../../src/analysis/types.js";
 import { memleak, type Started } from "../helpers/processes.js";
 import { OWN_MEMORY_CGROUP, skipNote } from "../helpers/cgroup.js";
 import { startScenario } from "../helpers/watched.js";
+import { lacking } from "../helpers/prerequisite.js";
 
 const started: Started[] = [];
 afterAll(async () => {
@@ -22,11 +23,20 @@ const explain = (doc: VerdictDocument) =>
     1,
   );
 
-describe.skipIf(!OWN_MEMORY_CGROUP.ok)(
-  `several causes at once${skipNote(OWN_MEMORY_CGROUP)}`,
-  { concurrent: true, timeout: 150_000 },
-  () => {
-    it("run: fragmentation + a leak is a leak with fragmentation beside it, and --fail-on fragmentation still fails", async () => {
+describe.skipIf(
+  lacking(
+    !OWN_MEMORY_CGROUP.ok,
+    "a memory cgroup of its own",
+    "root on a host with a writable memory cgroup (v1, v2 or hybrid)",
+  ),
+)(`several causes at once${skipNote(OWN_MEMORY_CGROUP)}`, { concurrent: true, timeout: 150_000 }, () => {
+  // Alone, before the three others start: beside them (two more 450-600 MB bursts, forked workers, gdb injections on
+  // two cores) it was called fragmentation + plateau in two CI runs, both tries, with the live heap at 19-37 MiB after
+  // the burst's 15; alone, beside three busy loops, a leak 4 of 4 (its leak now runs 26 s after the burst, however long
+  // that took). Why the live heap's climb was missed beside them is not known yet: the message shows its evidence.
+  it.sequential(
+    "run: fragmentation + a leak is a leak with fragmentation beside it, and --fail-on fragmentation still fails",
+    async () => {
       const r = await memleak([
         "run",
         "--interval",
@@ -40,7 +50,10 @@ describe.skipIf(!OWN_MEMORY_CGROUP.ok)(
         "30",
       ]);
       const doc = JSON.parse(r.stdout) as VerdictDocument;
-      expect(kinds(doc.verdict), explain(doc)).toEqual(["leak", "fragmentation"]);
+      expect(
+        kinds(doc.verdict),
+        explain(doc) + JSON.stringify(doc.findings.find((f) => f.subject.type === "process")?.evidence),
+      ).toEqual(["leak", "fragmentation"]);
       expect(doc.verdict.pid).toBe(doc.target.pid);
       expect(doc.gates).toEqual([
         expect.objectContaining({
@@ -50,57 +63,57 @@ describe.skipIf(!OWN_MEMORY_CGROUP.ok)(
         }),
       ]);
       expect(r.code).toBe(1);
-    });
+    },
+  );
 
-    it("run: forked workers that copy, one of them leaking: the leak on that worker, its copying beside it", async () => {
-      const r = await memleak([
-        "run",
-        "--interval",
-        "0.5",
-        "--json",
-        "--fail-on",
-        "leak",
-        "--",
-        "python3",
-        "fixtures/scenarios/cow_and_leak.py",
-        "30",
-      ]);
-      const doc = JSON.parse(r.stdout) as VerdictDocument;
-      expect(doc.verdict, explain(doc)).toMatchObject({ kind: "leak", subject: { type: "process", isRoot: false } });
-      expect(kinds(doc.verdict)).toContain("cow");
-      expect(r.code).toBe(1);
-    });
+  it("run: forked workers that copy, one of them leaking: the leak on that worker, its copying beside it", async () => {
+    const r = await memleak([
+      "run",
+      "--interval",
+      "0.5",
+      "--json",
+      "--fail-on",
+      "leak",
+      "--",
+      "python3",
+      "fixtures/scenarios/cow_and_leak.py",
+      "30",
+    ]);
+    const doc = JSON.parse(r.stdout) as VerdictDocument;
+    expect(doc.verdict, explain(doc)).toMatchObject({ kind: "leak", subject: { type: "process", isRoot: false } });
+    expect(kinds(doc.verdict)).toContain("cow");
+    expect(r.code).toBe(1);
+  });
 
-    it("watch: fragmentation + a leak in a program started before memleak is a leak, fragmentation beside it", async () => {
-      const target = await startScenario("frag_and_leak", 90);
-      started.push(target);
-      const r = await memleak(["watch", String(target.pid), "--duration", "30", "--interval", "0.5", "--json"]);
-      const doc = JSON.parse(r.stdout) as VerdictDocument;
-      expect(doc.verdict.pid, explain(doc)).toBe(target.pid);
-      expect(kinds(doc.verdict)).toEqual(["leak", "fragmentation"]);
-    });
+  it("watch: fragmentation + a leak in a program started before memleak is a leak, fragmentation beside it", async () => {
+    const target = await startScenario("frag_and_leak", 90);
+    started.push(target);
+    const r = await memleak(["watch", String(target.pid), "--duration", "30", "--interval", "0.5", "--json"]);
+    const doc = JSON.parse(r.stdout) as VerdictDocument;
+    expect(doc.verdict.pid, explain(doc)).toBe(target.pid);
+    expect(kinds(doc.verdict)).toEqual(["leak", "fragmentation"]);
+  });
 
-    it("watch --fail-on leak --fail-fast, attached 5 s into a steady GC-cycle program: no leak, not on the way either", async () => {
-      const target = await startScenario("gc_cycles_raised", 120);
-      started.push(target);
-      await new Promise((resolve) => setTimeout(resolve, 5000));
-      const r = await memleak([
-        "watch",
-        String(target.pid),
-        "--duration",
-        "60",
-        "--interval",
-        "0.5",
-        "--json",
-        "--fail-on",
-        "leak",
-        "--fail-fast",
-      ]);
-      const doc = JSON.parse(r.stdout) as VerdictDocument;
-      expect(r.code, `${r.stderr}\n${explain(doc)}`).toBe(0);
-      expect(doc.target.stopReason).toBe("duration");
-      // The progress lines a log shows (stderr is no terminal: no live block) never said leak.
-      expect(r.stderr).not.toMatch(/so far: leak/);
-    });
-  },
-);
+  it("watch --fail-on leak --fail-fast, attached 5 s into a steady GC-cycle program: no leak, not on the way either", async () => {
+    const target = await startScenario("gc_cycles_raised", 120);
+    started.push(target);
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    const r = await memleak([
+      "watch",
+      String(target.pid),
+      "--duration",
+      "60",
+      "--interval",
+      "0.5",
+      "--json",
+      "--fail-on",
+      "leak",
+      "--fail-fast",
+    ]);
+    const doc = JSON.parse(r.stdout) as VerdictDocument;
+    expect(r.code, `${r.stderr}\n${explain(doc)}`).toBe(0);
+    expect(doc.target.stopReason).toBe("duration");
+    // The progress lines a log shows (stderr is no terminal: no live block) never said leak.
+    expect(r.stderr).not.toMatch(/so far: leak/);
+  });
+});

@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { verdictOf, shownFindings } from "../helpers/verdict-doc.js";
 import { memleak, startReady, SYSTEM_PYTHON, type Started } from "../helpers/processes.js";
+import { lacking } from "../helpers/prerequisite.js";
 
 const KINDS: [kind: string, path: string, root: string][] = [
   ["global", "__main__.EVENTS", "module global"],
@@ -30,7 +31,13 @@ const PROGRAM = "fixtures/holder/leak_through.py";
 // `.concurrent.skipIf(…)`: vitest's skipIf returns the plain describe, and the two ran one after the other, after the
 // rest of the file (~85 s of it alone).
 describe
-  .skipIf(!existsSync("/usr/lib/python3/dist-packages/torch"))
+  .skipIf(
+    lacking(
+      !existsSync("/usr/lib/python3/dist-packages/torch"),
+      "Debian's PyTorch",
+      "apt-get install python3-torch (.ci/run does)",
+    ),
+  )
   .concurrent("the holder of tensors (Debian's PyTorch)", { timeout: 180_000 }, () => {
     it("CPU tensors kept in a list: the list that holds them", async () => {
       const r = await memleak([

@@ -12,6 +12,7 @@ import type { VerdictDocument } from "../../src/analysis/types.js";
 import { isRoot, startContained, type Contained } from "../helpers/contained.js";
 import { memleak, SYSTEM_PYTHON } from "../helpers/processes.js";
 import { DICT_CACHE_LAYERS } from "../helpers/watched.js";
+import { lacking } from "../helpers/prerequisite.js";
 
 const MiB = 2 ** 20;
 
@@ -62,7 +63,13 @@ const json = (stdout: string) => JSON.parse(stdout) as VerdictDocument;
 
 for (const i of INTERPRETERS) {
   describe
-    .skipIf(i.missing !== undefined)
+    .skipIf(
+      lacking(
+        i.missing !== undefined,
+        `${i.name}`,
+        `pyenv install (the interpreters .ci/run checks for): ${i.missing}`,
+      ),
+    )
     .concurrent(
       i.missing ? `${i.name} — skipped: ${i.missing}` : `${i.name}: ${i.python}`,
       { timeout: 150_000 },
@@ -86,7 +93,7 @@ for (const i of INTERPRETERS) {
           expect(DICT_CACHE_LAYERS).toContain(doc.verdict.evidence.layer);
         });
 
-        it.skipIf(!isRoot)(
+        it.skipIf(lacking(!isRoot, "root", "run the tests as root (.ci/run does)"))(
           "watch in a container (own mount and PID namespace, private /tmp): the agent injected by gdb reports",
           async () => {
             const c = await startContained("dict_cache_leak", 60, { python });

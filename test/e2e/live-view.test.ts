@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { REPO } from "../helpers/fixtures.js";
 import { MEMLEAK } from "../helpers/processes.js";
 import { tempDir } from "../helpers/temp.js";
+import { lacking } from "../helpers/prerequisite.js";
 
 const HAS_TMUX = (() => {
   try {
@@ -122,77 +123,80 @@ function start(name: string, before: string, env = "FORCE_COLOR=1"): { t: Tmux; 
   return { t, stop };
 }
 
-describe.skipIf(!HAS_TMUX)("the live view in tmux at 80×24", () => {
-  it.each([
-    ["the block starting on the top row of a cleared screen", "top", "clear"],
-    ["the block starting at the bottom of a full screen", "bottom", "clear; seq 1 40"],
-  ])(
-    "%s",
-    async (_, name, before) => {
-      const { t, stop } = start(name, before);
-      await t.until("the live view", (s) => s.some((l) => l.startsWith("memleak running")));
-      const historyAtFirstFrame = t.history();
-      const first = await t.until(
-        "the command's lines and its progress bar",
-        (s) => s.some((l) => l.startsWith("line 4 of the command")) && s.some((l) => /^progress +\d+/.test(l)),
-      );
-      const historyBefore = t.history();
-      const screen = await t.until(`${REDRAWS} redraws`, (s) => samplesShown(s) >= samplesShown(first) + REDRAWS);
+describe.skipIf(lacking(!HAS_TMUX, "tmux", "apt-get install tmux (.ci/run does)"))(
+  "the live view in tmux at 80×24",
+  () => {
+    it.each([
+      ["the block starting on the top row of a cleared screen", "top", "clear"],
+      ["the block starting at the bottom of a full screen", "bottom", "clear; seq 1 40"],
+    ])(
+      "%s",
+      async (_, name, before) => {
+        const { t, stop } = start(name, before);
+        await t.until("the live view", (s) => s.some((l) => l.startsWith("memleak running")));
+        const historyAtFirstFrame = t.history();
+        const first = await t.until(
+          "the command's lines and its progress bar",
+          (s) => s.some((l) => l.startsWith("line 4 of the command")) && s.some((l) => /^progress +\d+/.test(l)),
+        );
+        const historyBefore = t.history();
+        const screen = await t.until(`${REDRAWS} redraws`, (s) => samplesShown(s) >= samplesShown(first) + REDRAWS);
 
-      // One block, drawn once, nothing stale below it, no line wider than the terminal.
-      expect(count(screen, /^memleak running/), screen.join("\n")).toBe(1);
-      expect(count(screen, /^PID +command/)).toBe(1);
-      expect(count(screen, /^so far: /)).toBe(1);
-      const end = screen.findIndex((l) => l.startsWith("so far: "));
-      expect(
-        screen.slice(end + 1).filter((l) => l.trim() !== ""),
-        screen.join("\n"),
-      ).toEqual([]);
-      for (const line of screen) expect(line.length, line).toBeLessThan(COLUMNS);
-      expect(t.coloured()).toMatch(/\x1b\[1mmemleak/); // eslint-disable-line no-control-regex
-      // The progress bar shows through, once, right above the block, as it stands.
-      expect(count(screen, /^progress +\d+ \|#* *\|$/)).toBe(1);
-      expect(screen[screen.findIndex((l) => l.startsWith("memleak running")) - 1]).toMatch(/^progress/);
-      // The command printed nothing in those redraws: nothing went to the scrollback (one line a redraw before).
-      expect(t.history() - historyBefore).toBe(0);
-      // Since the block first showed, at most the command's own five lines went there, and one row for its bar: the
-      // block grows by that row, which scrolls the screen once when the block is at the bottom.
-      expect(t.history() - historyAtFirstFrame).toBeLessThanOrEqual(6);
-      expect(count(t.everything(), /^line \d of the command$/)).toBe(5);
+        // One block, drawn once, nothing stale below it, no line wider than the terminal.
+        expect(count(screen, /^memleak running/), screen.join("\n")).toBe(1);
+        expect(count(screen, /^PID +command/)).toBe(1);
+        expect(count(screen, /^so far: /)).toBe(1);
+        const end = screen.findIndex((l) => l.startsWith("so far: "));
+        expect(
+          screen.slice(end + 1).filter((l) => l.trim() !== ""),
+          screen.join("\n"),
+        ).toEqual([]);
+        for (const line of screen) expect(line.length, line).toBeLessThan(COLUMNS);
+        expect(t.coloured()).toMatch(/\x1b\[1mmemleak/);
+        // The progress bar shows through, once, right above the block, as it stands.
+        expect(count(screen, /^progress +\d+ \|#* *\|$/)).toBe(1);
+        expect(screen[screen.findIndex((l) => l.startsWith("memleak running")) - 1]).toMatch(/^progress/);
+        // The command printed nothing in those redraws: nothing went to the scrollback (one line a redraw before).
+        expect(t.history() - historyBefore).toBe(0);
+        // Since the block first showed, at most the command's own five lines went there, and one row for its bar: the
+        // block grows by that row, which scrolls the screen once when the block is at the bottom.
+        expect(t.history() - historyAtFirstFrame).toBeLessThanOrEqual(6);
+        expect(count(t.everything(), /^line \d of the command$/)).toBe(5);
 
+        writeFileSync(stop, "");
+        await t.until("memleak to finish", (s) => s.some((l) => l.startsWith("__DONE__")));
+        const all = t.everything();
+        const done = all.findIndex((l) => l.startsWith("__DONE__"));
+        expect(all[done]).toBe("__DONE__ 0");
+        // The report where the block was: no frame of the block anywhere, on screen or in the scrollback.
+        expect(count(all, /^memleak running|^so far: |anon over time/), all.join("\n")).toBe(0);
+        const commandDone = all.indexOf("command done");
+        expect(all.slice(commandDone + 1).find((l) => l.trim() !== "")).toMatch(
+          /^memleak: stopped: PID \d+ exited \(exit code 0\)$/,
+        );
+        // The bar's line written out once, as it settled; each of the command's lines once.
+        expect(count(all, /^progress +\d+ \|#* *\|$/)).toBe(1);
+        expect(count(all, /^line \d of the command$/)).toBe(5);
+        expect(
+          all.filter((l) => l.startsWith("progress") || l.startsWith("line ") || l === "command done"),
+        ).toHaveLength(COMMAND_LINES);
+        for (const line of all) expect(line.length, line).toBeLessThanOrEqual(COLUMNS);
+        expect(t.cursorShown()).toBe(true);
+        expect(existsSync(stop)).toBe(true);
+      },
+      120_000,
+    );
+
+    it("TERM=dumb: no live view on the terminal, the command's output as it wrote it, the report in ASCII", async () => {
+      const { t, stop } = start("dumb", "clear", "TERM=dumb");
+      await t.until("the command's progress bar", (s) => s.some((l) => /^progress +\d+/.test(l)));
       writeFileSync(stop, "");
       await t.until("memleak to finish", (s) => s.some((l) => l.startsWith("__DONE__")));
       const all = t.everything();
-      const done = all.findIndex((l) => l.startsWith("__DONE__"));
-      expect(all[done]).toBe("__DONE__ 0");
-      // The report where the block was: no frame of the block anywhere, on screen or in the scrollback.
+      expect(all).toContain("__DONE__ 0");
       expect(count(all, /^memleak running|^so far: |anon over time/), all.join("\n")).toBe(0);
-      const commandDone = all.indexOf("command done");
-      expect(all.slice(commandDone + 1).find((l) => l.trim() !== "")).toMatch(
-        /^memleak: stopped: PID \d+ exited \(exit code 0\)$/,
-      );
-      // The bar's line written out once, as it settled; each of the command's lines once.
-      expect(count(all, /^progress +\d+ \|#* *\|$/)).toBe(1);
       expect(count(all, /^line \d of the command$/)).toBe(5);
-      expect(all.filter((l) => l.startsWith("progress") || l.startsWith("line ") || l === "command done")).toHaveLength(
-        COMMAND_LINES,
-      );
-      for (const line of all) expect(line.length, line).toBeLessThanOrEqual(COLUMNS);
-      expect(t.cursorShown()).toBe(true);
-      expect(existsSync(stop)).toBe(true);
-    },
-    120_000,
-  );
-
-  it("TERM=dumb: no live view on the terminal, the command's output as it wrote it, the report in ASCII", async () => {
-    const { t, stop } = start("dumb", "clear", "TERM=dumb");
-    await t.until("the command's progress bar", (s) => s.some((l) => /^progress +\d+/.test(l)));
-    writeFileSync(stop, "");
-    await t.until("memleak to finish", (s) => s.some((l) => l.startsWith("__DONE__")));
-    const all = t.everything();
-    expect(all).toContain("__DONE__ 0");
-    expect(count(all, /^memleak running|^so far: |anon over time/), all.join("\n")).toBe(0);
-    expect(count(all, /^line \d of the command$/)).toBe(5);
-    expect(all.join("\n")).not.toMatch(/[▁▂▃▄▅▆▇█]/);
-  }, 120_000);
-});
+      expect(all.join("\n")).not.toMatch(/[▁▂▃▄▅▆▇█]/);
+    }, 120_000);
+  },
+);

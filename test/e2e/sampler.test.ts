@@ -13,6 +13,7 @@ import { CountingFs } from "../helpers/counting-fs.js";
 import { AgentChannel } from "../../src/agent/channel.js";
 import { agentEnv } from "../../src/agent/inject.js";
 import { readdirSync, readFileSync } from "node:fs";
+import { lacking } from "../helpers/prerequisite.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -32,36 +33,39 @@ describe("sampler on a real process tree", () => {
   let target: Started | undefined;
   afterEach(() => target?.stop());
 
-  it.skipIf(!OWN_MEMORY_CGROUP.ok)(
-    `follows workers as they come and go, and reads the cgroup every tick${skipNote(OWN_MEMORY_CGROUP)}`,
-    async () => {
-      target = await startReady(["python3", "fixtures/scripts/churning_pool.py", "8"], /ready/);
-      const fs = new HostFs();
-      const loc = locateMemoryCgroup(fs, target.pid);
-      expect(loc.ok).toBe(true);
-      const sampler = new Sampler({ fs, rootPid: target.pid, cgroup: loc.ok ? loc.location : undefined });
-      const samples = await sampleFor(sampler, 4, 100);
+  it.skipIf(
+    lacking(
+      !OWN_MEMORY_CGROUP.ok,
+      "a memory cgroup of its own",
+      "root on a host with a writable memory cgroup (v1, v2 or hybrid)",
+    ),
+  )(`follows workers as they come and go, and reads the cgroup every tick${skipNote(OWN_MEMORY_CGROUP)}`, async () => {
+    target = await startReady(["python3", "fixtures/scripts/churning_pool.py", "8"], /ready/);
+    const fs = new HostFs();
+    const loc = locateMemoryCgroup(fs, target.pid);
+    expect(loc.ok).toBe(true);
+    const sampler = new Sampler({ fs, rootPid: target.pid, cgroup: loc.ok ? loc.location : undefined });
+    const samples = await sampleFor(sampler, 4, 100);
 
-      const workerPids = new Set(samples.flatMap((s) => s.processes.slice(1).map((p) => p.pid)));
-      expect(workerPids.size).toBeGreaterThanOrEqual(6); // ~13 started in 4 s
-      // No sample holds more than the ~4 workers alive at once: dead ones drop out.
-      expect(Math.max(...samples.map((s) => s.processes.length))).toBeLessThanOrEqual(1 + 5);
-      // Every worker that stayed for a few ticks got a PSS reading while it lived. Each lives ~1 s, ~10 ticks, so most
-      // of them stay: a loop that got to check only a few (or none) is a failure too.
-      const stayed = [...workerPids].filter(
-        (pid) => samples.filter((s) => s.processes.some((p) => p.pid === pid)).length >= 5,
-      );
-      expect(stayed.length).toBeGreaterThanOrEqual(3);
-      for (const pid of stayed) {
-        expect(
-          samples.some((s) => s.processes.find((p) => p.pid === pid)?.pss !== undefined),
-          `PID ${pid}`,
-        ).toBe(true);
-      }
-      expect(samples.every((s) => s.cgroup?.usage !== undefined && s.cgroup.workingSet !== undefined)).toBe(true);
-      expect(samples.every((s) => s.processes[0]!.pid === target!.pid)).toBe(true);
-    },
-  );
+    const workerPids = new Set(samples.flatMap((s) => s.processes.slice(1).map((p) => p.pid)));
+    expect(workerPids.size).toBeGreaterThanOrEqual(6); // ~13 started in 4 s
+    // No sample holds more than the ~4 workers alive at once: dead ones drop out.
+    expect(Math.max(...samples.map((s) => s.processes.length))).toBeLessThanOrEqual(1 + 5);
+    // Every worker that stayed for a few ticks got a PSS reading while it lived. Each lives ~1 s, ~10 ticks, so most
+    // of them stay: a loop that got to check only a few (or none) is a failure too.
+    const stayed = [...workerPids].filter(
+      (pid) => samples.filter((s) => s.processes.some((p) => p.pid === pid)).length >= 5,
+    );
+    expect(stayed.length).toBeGreaterThanOrEqual(3);
+    for (const pid of stayed) {
+      expect(
+        samples.some((s) => s.processes.find((p) => p.pid === pid)?.pss !== undefined),
+        `PID ${pid}`,
+      ).toBe(true);
+    }
+    expect(samples.every((s) => s.cgroup?.usage !== undefined && s.cgroup.workingSet !== undefined)).toBe(true);
+    expect(samples.every((s) => s.processes[0]!.pid === target!.pid)).toBe(true);
+  });
 
   it("keeps smaps_rollup reads within a tiny budget and still refreshes every process", async () => {
     target = await startReady(["python3", "fixtures/scripts/forked_holder.py", "60", "200"], /ready/, 3);

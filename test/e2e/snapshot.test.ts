@@ -13,6 +13,7 @@ import { REPO, value } from "../helpers/fixtures.js";
 import { OWN_MEMORY_CGROUP, skipNote } from "../helpers/cgroup.js";
 import { tempDir } from "../helpers/temp.js";
 import { fakeIO } from "../helpers/command-io.js";
+import { lacking } from "../helpers/prerequisite.js";
 
 function kernel(pid: number) {
   const status = value(parseStatus(readFileSync(`/proc/${pid}/status`, "utf8")));
@@ -121,7 +122,13 @@ describe("snapshot of a real forked Python tree", () => {
     }
   });
 
-  it.skipIf(!OWN_MEMORY_CGROUP.ok)(`reads the memory cgroup the tree lives in${skipNote(OWN_MEMORY_CGROUP)}`, () => {
+  it.skipIf(
+    lacking(
+      !OWN_MEMORY_CGROUP.ok,
+      "a memory cgroup of its own",
+      "root on a host with a writable memory cgroup (v1, v2 or hybrid)",
+    ),
+  )(`reads the memory cgroup the tree lives in${skipNote(OWN_MEMORY_CGROUP)}`, () => {
     const cg = snap.cgroup;
     expect(cg.error).toBeUndefined();
     const self = readFileSync(`/proc/${target.pid}/cgroup`, "utf8");

@@ -25,6 +25,7 @@ import { MEMLEAK, memleak } from "../helpers/processes.js";
 import { DICT_CACHE_LAYERS, eventually, threadNames } from "../helpers/watched.js";
 import { createTestCgroup, HOST_TEST_CGROUP, skipNote } from "../helpers/cgroup.js";
 import { HostFs } from "../../src/system/host-fs.js";
+import { lacking } from "../helpers/prerequisite.js";
 
 const MiB = 2 ** 20;
 const started: Contained[] = [];
@@ -56,96 +57,104 @@ async function watch(target: Contained, seconds = 25, more: string[] = []) {
 }
 
 // Namespaces and mounts need root; CI runs as root.
-describe.skipIf(!isRoot).concurrent("watch: a target in a container", { timeout: 150_000 }, () => {
-  it("own mount and PID namespace, private /tmp: a growing dict is a leak with its layer, by host pid, pid 1 inside; /tmp clean", async () => {
-    const c = await startContained("dict_cache_leak", 90);
-    expect(pidInsideOf(c.target)).toBe(1);
-    const { doc, stderr } = await watch(c);
-    expect(stderr).toMatch(
-      new RegExp(`agent attached to PID ${c.target} \\(python3\\) in a container \\(pid 1 inside\\)`),
-    );
-    expect(doc.verdict).toMatchObject({ kind: "leak", pid: c.target, subject: { pidInside: 1 } });
-    expect(doc.target).toMatchObject({ pid: c.target, pidInside: 1 });
-    expect(DICT_CACHE_LAYERS).toContain(doc.verdict.evidence.layer);
-    expect(doc.verdict.evidence.mallocInUseGrowth as number).toBeGreaterThan(10 * MiB);
-    expect(memleakLeftovers(c.target)).toEqual([]);
-  });
-
-  it("own mount and PID namespace: a fragmenting program is fragmentation (malloc's numbers came from inside)", async () => {
-    const { doc } = await watch(await startContained("frag_burst", 90));
-    expect(doc.verdict.kind).toBe("fragmentation");
-    expect(doc.verdict.evidence.mallocInUseBytes as number).toBeLessThan(30 * MiB);
-  });
-
-  it.skipIf(!USER_NAMESPACES.ok)(
-    `a user namespace (rootless: uid 0 inside is 65534 outside): the agent arrives, /tmp clean${skipNote(USER_NAMESPACES)}`,
-    async () => {
-      const c = await startContained("dict_cache_leak", 90, { userNamespace: true });
+describe
+  .skipIf(lacking(!isRoot, "root", "run the tests as root (.ci/run does)"))
+  .concurrent("watch: a target in a container", { timeout: 150_000 }, () => {
+    it("own mount and PID namespace, private /tmp: a growing dict is a leak with its layer, by host pid, pid 1 inside; /tmp clean", async () => {
+      const c = await startContained("dict_cache_leak", 90);
+      expect(pidInsideOf(c.target)).toBe(1);
       const { doc, stderr } = await watch(c);
-      expect(stderr).toMatch(/agent attached to PID \d+ \(python3\) in a container \(pid 1 inside\)/);
+      expect(stderr).toMatch(
+        new RegExp(`agent attached to PID ${c.target} \\(python3\\) in a container \\(pid 1 inside\\)`),
+      );
+      expect(doc.verdict).toMatchObject({ kind: "leak", pid: c.target, subject: { pidInside: 1 } });
+      expect(doc.target).toMatchObject({ pid: c.target, pidInside: 1 });
+      expect(DICT_CACHE_LAYERS).toContain(doc.verdict.evidence.layer);
+      expect(doc.verdict.evidence.mallocInUseGrowth as number).toBeGreaterThan(10 * MiB);
+      expect(memleakLeftovers(c.target)).toEqual([]);
+    });
+
+    it("own mount and PID namespace: a fragmenting program is fragmentation (malloc's numbers came from inside)", async () => {
+      const { doc } = await watch(await startContained("frag_burst", 90));
+      expect(doc.verdict.kind).toBe("fragmentation");
+      expect(doc.verdict.evidence.mallocInUseBytes as number).toBeLessThan(30 * MiB);
+    });
+
+    it.skipIf(lacking(!USER_NAMESPACES.ok, "user namespaces", USER_NAMESPACES.ok ? "" : USER_NAMESPACES.reason))(
+      `a user namespace (rootless: uid 0 inside is 65534 outside): the agent arrives, /tmp clean${skipNote(USER_NAMESPACES)}`,
+      async () => {
+        const c = await startContained("dict_cache_leak", 90, { userNamespace: true });
+        const { doc, stderr } = await watch(c);
+        expect(stderr).toMatch(/agent attached to PID \d+ \(python3\) in a container \(pid 1 inside\)/);
+        expect(doc.verdict).toMatchObject({ kind: "leak", pid: c.target });
+        expect(DICT_CACHE_LAYERS).toContain(doc.verdict.evidence.layer);
+        expect(memleakLeftovers(c.target)).toEqual([]);
+      },
+    );
+
+    it("another uid inside the container (1000): the agent arrives, /tmp clean", async () => {
+      const c = await startContained("dict_cache_leak", 90, { uid: 1000 });
+      const { doc, stderr } = await watch(c);
+      expect(stderr).toMatch(/agent attached to PID \d+ \(python3\) in a container/);
       expect(doc.verdict).toMatchObject({ kind: "leak", pid: c.target });
       expect(DICT_CACHE_LAYERS).toContain(doc.verdict.evidence.layer);
       expect(memleakLeftovers(c.target)).toEqual([]);
-    },
-  );
+    });
 
-  it("another uid inside the container (1000): the agent arrives, /tmp clean", async () => {
-    const c = await startContained("dict_cache_leak", 90, { uid: 1000 });
-    const { doc, stderr } = await watch(c);
-    expect(stderr).toMatch(/agent attached to PID \d+ \(python3\) in a container/);
-    expect(doc.verdict).toMatchObject({ kind: "leak", pid: c.target });
-    expect(DICT_CACHE_LAYERS).toContain(doc.verdict.evidence.layer);
-    expect(memleakLeftovers(c.target)).toEqual([]);
-  });
+    it("a shell as the container's init, Python below it with forked workers: each found and injected, the leak names the worker by host pid", async () => {
+      const c = await startContained("leak_worker", 90, { initShell: true }, /leaking worker: \d+/);
+      const workerInside = Number(/leaking worker: (\d+)/.exec(c.output())![1]);
+      const recording = join(tempDir("memleak-containers-"), "watch.jsonl");
+      const { doc, stderr } = await watch(c, 25, ["--record", recording]);
+      expect(stderr).toMatch(/no agent in PID \d+ \(sh\) in a container \(pid 1 inside\): not a Python process/);
+      expect(stderr).toMatch(
+        new RegExp(`agent attached to PID \\d+ \\(python3\\) in a container \\(pid ${workerInside} inside\\)`),
+      );
+      expect(doc.verdict).toMatchObject({ kind: "leak", subject: { isRoot: false, pidInside: workerInside } });
+      expect(doc.verdict.pid).not.toBe(workerInside); // the host's pid, not the one inside
+      expect(pidInsideOf(doc.verdict.pid!)).toBe(workerInside);
+      expect(doc.verdict.evidence.mallocInUseGrowth as number).toBeGreaterThan(10 * MiB);
+      expect(memleakLeftovers(c.target)).toEqual([]);
+      // The recording keeps the pids inside (attach events): analyzed again, the verdict still says them.
+      const again = await memleak(["analyze", recording, "--json"]);
+      const re = JSON.parse(again.stdout) as VerdictDocument;
+      expect(re.verdict).toMatchObject({ pid: doc.verdict.pid, subject: { pidInside: workerInside } });
+      expect(re.target.pidInside).toBe(1);
+    });
 
-  it("a shell as the container's init, Python below it with forked workers: each found and injected, the leak names the worker by host pid", async () => {
-    const c = await startContained("leak_worker", 90, { initShell: true }, /leaking worker: \d+/);
-    const workerInside = Number(/leaking worker: (\d+)/.exec(c.output())![1]);
-    const recording = join(tempDir("memleak-containers-"), "watch.jsonl");
-    const { doc, stderr } = await watch(c, 25, ["--record", recording]);
-    expect(stderr).toMatch(/no agent in PID \d+ \(sh\) in a container \(pid 1 inside\): not a Python process/);
-    expect(stderr).toMatch(
-      new RegExp(`agent attached to PID \\d+ \\(python3\\) in a container \\(pid ${workerInside} inside\\)`),
-    );
-    expect(doc.verdict).toMatchObject({ kind: "leak", subject: { isRoot: false, pidInside: workerInside } });
-    expect(doc.verdict.pid).not.toBe(workerInside); // the host's pid, not the one inside
-    expect(pidInsideOf(doc.verdict.pid!)).toBe(workerInside);
-    expect(doc.verdict.evidence.mallocInUseGrowth as number).toBeGreaterThan(10 * MiB);
-    expect(memleakLeftovers(c.target)).toEqual([]);
-    // The recording keeps the pids inside (attach events): analyzed again, the verdict still says them.
-    const again = await memleak(["analyze", recording, "--json"]);
-    const re = JSON.parse(again.stdout) as VerdictDocument;
-    expect(re.verdict).toMatchObject({ pid: doc.verdict.pid, subject: { pidInside: workerInside } });
-    expect(re.target.pidInside).toBe(1);
-  });
+    it("a worker forked during the watch brings the agent with it: its pid inside is mapped to the host's, the leak names it", async () => {
+      const c = await startContained("scripts/fork_after_agent", 60);
+      const { doc, stderr } = await watch(c, 25);
+      const inside = Number(/forked worker: (\d+)/.exec(c.output())?.[1]);
+      expect(inside, c.output()).toBeGreaterThan(1);
+      expect(doc.verdict, stderr).toMatchObject({ kind: "leak", subject: { isRoot: false, pidInside: inside } });
+      expect(pidInsideOf(doc.verdict.pid!)).toBe(inside);
+      expect(stderr).not.toMatch(new RegExp(`agent attached to PID ${doc.verdict.pid}`)); // connected by itself, not by gdb
+      expect(doc.verdict.evidence.mallocInUseGrowth as number).toBeGreaterThan(10 * MiB);
+      expect(memleakLeftovers(c.target)).toEqual([]);
+    });
 
-  it("a worker forked during the watch brings the agent with it: its pid inside is mapped to the host's, the leak names it", async () => {
-    const c = await startContained("scripts/fork_after_agent", 60);
-    const { doc, stderr } = await watch(c, 25);
-    const inside = Number(/forked worker: (\d+)/.exec(c.output())?.[1]);
-    expect(inside, c.output()).toBeGreaterThan(1);
-    expect(doc.verdict, stderr).toMatchObject({ kind: "leak", subject: { isRoot: false, pidInside: inside } });
-    expect(pidInsideOf(doc.verdict.pid!)).toBe(inside);
-    expect(stderr).not.toMatch(new RegExp(`agent attached to PID ${doc.verdict.pid}`)); // connected by itself, not by gdb
-    expect(doc.verdict.evidence.mallocInUseGrowth as number).toBeGreaterThan(10 * MiB);
-    expect(memleakLeftovers(c.target)).toEqual([]);
+    it("`kubectl debug --target`: memleak shares the PID namespace but not /tmp: the agent arrives, /tmp clean", async () => {
+      const c = await startContained("dict_cache_leak", 90, { sharePids: true });
+      const { doc, stderr } = await watch(c);
+      expect(stderr).toMatch(new RegExp(`agent attached to PID ${c.target} \\(python3\\) in \\d`)); // no pid inside: the same
+      expect(doc.verdict).toMatchObject({ kind: "leak", pid: c.target });
+      expect(doc.target.pidInside).toBeUndefined();
+      expect(DICT_CACHE_LAYERS).toContain(doc.verdict.evidence.layer);
+      expect(memleakLeftovers(c.target)).toEqual([]);
+    });
   });
-
-  it("`kubectl debug --target`: memleak shares the PID namespace but not /tmp: the agent arrives, /tmp clean", async () => {
-    const c = await startContained("dict_cache_leak", 90, { sharePids: true });
-    const { doc, stderr } = await watch(c);
-    expect(stderr).toMatch(new RegExp(`agent attached to PID ${c.target} \\(python3\\) in \\d`)); // no pid inside: the same
-    expect(doc.verdict).toMatchObject({ kind: "leak", pid: c.target });
-    expect(doc.target.pidInside).toBeUndefined();
-    expect(DICT_CACHE_LAYERS).toContain(doc.verdict.evidence.layer);
-    expect(memleakLeftovers(c.target)).toEqual([]);
-  });
-});
 
 // This describe and the two after it are concurrent too, so that their runs share the first one's slots (at most 5 tests
 // at once, a file's concurrent describes together) instead of following it: each has a container of its own.
 describe
-  .skipIf(!isRoot || !HOST_TEST_CGROUP.ok)
+  .skipIf(
+    lacking(
+      !isRoot || !HOST_TEST_CGROUP.ok,
+      "root and a test memory cgroup",
+      "root on a host with a writable memory cgroup",
+    ),
+  )
   .concurrent(`watch: the container's own memory cgroup${skipNote(HOST_TEST_CGROUP)}`, { timeout: 120_000 }, () => {
     it("a target in a memory cgroup of its own: that cgroup is read, from its /proc/PID/cgroup, and said to be the container's", async () => {
       const c = await startContained("dict_cache_leak", 60);
@@ -172,7 +181,7 @@ describe
   });
 
 describe
-  .skipIf(!isRoot)
+  .skipIf(lacking(!isRoot, "root", "run the tests as root (.ci/run does)"))
   .concurrent("watch: a container memleak cannot place its agent in", { timeout: 120_000 }, () => {
     it("/tmp, /dev/shm and /var/tmp read-only: one line says so and how to fix it, not 'did not run the agent'", async () => {
       const c = await startContained("dict_cache_leak", 60, { readOnlyTmp: true });
@@ -184,35 +193,37 @@ describe
     });
   });
 
-describe.skipIf(!isRoot).concurrent("watch: what a killed memleak leaves in a container", { timeout: 120_000 }, () => {
-  it("kill -9 after the agent attached: the agent removes the placed directory", async () => {
-    const c = await startContained("dict_cache_leak", 90);
-    started.push(c);
-    const m = spawn(process.execPath, [MEMLEAK, "watch", String(c.target), "--duration", "60", "--interval", "0.5"], {
-      stdio: ["ignore", "ignore", "pipe"],
+describe
+  .skipIf(lacking(!isRoot, "root", "run the tests as root (.ci/run does)"))
+  .concurrent("watch: what a killed memleak leaves in a container", { timeout: 120_000 }, () => {
+    it("kill -9 after the agent attached: the agent removes the placed directory", async () => {
+      const c = await startContained("dict_cache_leak", 90);
+      started.push(c);
+      const m = spawn(process.execPath, [MEMLEAK, "watch", String(c.target), "--duration", "60", "--interval", "0.5"], {
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      let err = "";
+      m.stderr.on("data", (d: Buffer) => (err += d.toString()));
+      expect(await eventually(() => /agent attached/.test(err), 60_000), err).toBe(true);
+      expect(memleakLeftovers(c.target)).toHaveLength(1); // placed while it runs
+      m.kill("SIGKILL");
+      const removed = await eventually(() => memleakLeftovers(c.target).length === 0, 10_000);
+      expect(
+        removed,
+        `${memleakLeftovers(c.target).join(", ")}; threads ${threadNames(c.target).join(",")}; ${err}`,
+      ).toBe(true);
     });
-    let err = "";
-    m.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    expect(await eventually(() => /agent attached/.test(err), 60_000), err).toBe(true);
-    expect(memleakLeftovers(c.target)).toHaveLength(1); // placed while it runs
-    m.kill("SIGKILL");
-    const removed = await eventually(() => memleakLeftovers(c.target).length === 0, 10_000);
-    expect(
-      removed,
-      `${memleakLeftovers(c.target).join(", ")}; threads ${threadNames(c.target).join(",")}; ${err}`,
-    ).toBe(true);
-  });
 
-  it("a dead memleak's directory that no agent removed (killed before one attached) is removed by the next run", async () => {
-    const c = await startContained("dict_cache_leak", 90);
-    started.push(c);
-    // What a memleak killed between placing and attaching leaves: its directory, the agent's files, no listener.
-    const stale = `/proc/${c.target}/root/tmp/memleak-placed-99999999-abcdef`;
-    mkdirSync(stale, { mode: 0o700 });
-    writeFileSync(`${stale}/memleak_agent.py`, "");
-    expect(readdirSync(`/proc/${c.target}/root/tmp`)).toContain("memleak-placed-99999999-abcdef");
-    const { stderr } = await watch(c, 6);
-    expect(stderr).toMatch(/agent attached/);
-    expect(memleakLeftovers(c.target)).toEqual([]);
+    it("a dead memleak's directory that no agent removed (killed before one attached) is removed by the next run", async () => {
+      const c = await startContained("dict_cache_leak", 90);
+      started.push(c);
+      // What a memleak killed between placing and attaching leaves: its directory, the agent's files, no listener.
+      const stale = `/proc/${c.target}/root/tmp/memleak-placed-99999999-abcdef`;
+      mkdirSync(stale, { mode: 0o700 });
+      writeFileSync(`${stale}/memleak_agent.py`, "");
+      expect(readdirSync(`/proc/${c.target}/root/tmp`)).toContain("memleak-placed-99999999-abcdef");
+      const { stderr } = await watch(c, 6);
+      expect(stderr).toMatch(/agent attached/);
+      expect(memleakLeftovers(c.target)).toEqual([]);
+    });
   });
-});

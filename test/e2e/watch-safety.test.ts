@@ -43,6 +43,7 @@ while True:
     time.sleep(0.05)
 `;
 import { tempDir } from "../helpers/temp.js";
+import { lacking } from "../helpers/prerequisite.js";
 
 const statusField = (pid: number, field: string) =>
   Number(new RegExp(`^${field}:\\s+(\\d+)`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
@@ -181,7 +182,13 @@ sys.exit(3)`;
 // This describe and the next are concurrent: their targets are idle or short, each test stops its own (track), and
 // they run together once the busy targets above are gone (a file's consecutive concurrent describes share its slots).
 describe
-  .skipIf(!HOST_TEST_CGROUP.ok)
+  .skipIf(
+    lacking(
+      !HOST_TEST_CGROUP.ok,
+      "a test memory cgroup",
+      "root on a host with a writable memory cgroup (v1, v2 or hybrid)",
+    ),
+  )
   .concurrent(
     `watch in a cgroup shared with a process that leaks${skipNote(HOST_TEST_CGROUP)}`,
     { timeout: 120_000 },

@@ -8,6 +8,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { REPO } from "../../helpers/fixtures.js";
+import { lacking } from "../../helpers/prerequisite.js";
 
 const AGENT_DIR = `${REPO}src/agent/python`;
 
@@ -370,21 +371,24 @@ os.waitpid(pid, 0)`,
     expect(cost!.narrowKiB as number).toBeLessThan(2 * 1024);
   });
 
-  it.skipIf(!existsSync("/usr/lib/python3/dist-packages/torch"))(
-    "with PyTorch: live CPU tensor storage, and tensors that keep a graph",
-    () => {
-      const [before, after] = census(
-        "/usr/bin/python3",
-        `import torch
+  it.skipIf(
+    lacking(
+      !existsSync("/usr/lib/python3/dist-packages/torch"),
+      "Debian's PyTorch",
+      "apt-get install python3-torch (.ci/run does)",
+    ),
+  )("with PyTorch: live CPU tensor storage, and tensors that keep a graph", () => {
+    const [before, after] = census(
+      "/usr/bin/python3",
+      `import torch
 w = torch.randn(64, 64, requires_grad=True)
 look()
 kept = [torch.zeros(1024) for _ in range(10)]          # 10 × 4 KiB of storage
 losses = [(w * i).sum() for i in range(5)]             # 5 tensors keeping a grad_fn
 look()`,
-      );
-      expect((after!.cpuTensorBytes as number) - (before!.cpuTensorBytes as number)).toBeGreaterThanOrEqual(10 * 4096);
-      expect((after!.graphTensors as number) - (before!.graphTensors as number)).toBeGreaterThanOrEqual(5);
-      expect((after!.cpuTensors as number) - (before!.cpuTensors as number)).toBeGreaterThanOrEqual(15);
-    },
-  );
+    );
+    expect((after!.cpuTensorBytes as number) - (before!.cpuTensorBytes as number)).toBeGreaterThanOrEqual(10 * 4096);
+    expect((after!.graphTensors as number) - (before!.graphTensors as number)).toBeGreaterThanOrEqual(5);
+    expect((after!.cpuTensors as number) - (before!.cpuTensors as number)).toBeGreaterThanOrEqual(15);
+  });
 });

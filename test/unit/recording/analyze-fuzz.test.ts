@@ -20,7 +20,6 @@ import { tempDir } from "../../helpers/temp.js";
 const dir = tempDir("fuzz");
 const base = readFileSync(`${FIXTURES}recordings/leak_worker.jsonl`, "utf8").trimEnd().split("\n");
 // C0 and C1 controls, DEL; what the outputs must never carry raw (tab and newline are the outputs' own).
-// eslint-disable-next-line no-control-regex
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 const NASTY = [

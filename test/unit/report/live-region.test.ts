@@ -7,7 +7,6 @@ import { describe, expect, it } from "vitest";
 import { LiveRegion, MAX_HELD_LINE, settledLine } from "../../../src/report/live-region.js";
 import { displayWidth } from "../../../src/report/text-width.js";
 
-// eslint-disable-next-line no-control-regex
 const SYNC = /\x1b\[\?2026[hl]/g;
 
 function terminal(columns = 80, rows = 24) {
@@ -28,7 +27,6 @@ function terminal(columns = 80, rows = 24) {
 }
 
 /** The text lines of a frame as written (escapes that move the cursor or erase removed). */
-// eslint-disable-next-line no-control-regex
 const textLines = (s: string) =>
   s
     .replace(/\x1b\[[0-9;]*[A-HJKGf]/g, "")
@@ -60,9 +58,9 @@ describe("the live region", () => {
     }
     r.clear();
     const all = t.since();
-    expect(all).not.toMatch(/\x1b\[\d*J/); // eslint-disable-line no-control-regex
-    expect(all).not.toMatch(/\x1b\[\d*F/); // eslint-disable-line no-control-regex
-    expect(all).toMatch(/\x1b\[2K/); // eslint-disable-line no-control-regex
+    expect(all).not.toMatch(/\x1b\[\d*J/);
+    expect(all).not.toMatch(/\x1b\[\d*F/);
+    expect(all).toMatch(/\x1b\[2K/);
   });
 
   it("shows the command's unfinished line (a \\r progress bar) above the block, as it stands at each redraw", () => {

@@ -73,7 +73,6 @@ describe("the live view fits the terminal", () => {
 
   it("at 80 columns the command gives way to the time and the sample count", () => {
     const [header] = renderLive(state(1.5), true, 80).split("\n");
-    // eslint-disable-next-line no-control-regex
     expect(header!.replace(/\x1b\[[0-9;]*m/g, "")).toMatch(
       /^memleak running PID 100 python3 train\.py .*… — 30s, 30 samples$/,
     );

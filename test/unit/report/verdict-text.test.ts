@@ -9,7 +9,6 @@ import { displayWidth, wrap } from "../../../src/report/text-width.js";
 import { sparkline } from "../../../src/report/sparkline.js";
 import { analyze, RECORDINGS, withHostileProcess } from "../../helpers/analyze.js";
 
-// eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*m/;
 
 function widest(text: string): { width: number; line: string } {

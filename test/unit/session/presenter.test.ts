@@ -78,7 +78,6 @@ describe("SessionPresenter draws for the region's width", () => {
       command: ["python3", "a-command-line-long-enough-to-reach-the-edge.py", "--with", "options"],
     });
     p.tick(5, viewCounter().view);
-    // eslint-disable-next-line no-control-regex
     const lines = io.err
       .join("")
       .replace(/\x1b\[\?2026[hl]/g, "")

@@ -179,6 +179,36 @@ describe("attribution and the verdict", () => {
     expect(doc.verdict).toMatchObject({ kind: "leak", pid: 101 });
   });
 
+  it("only a process that grew explains a tree leak: a flat fragmenting one beside it is not named (MUTATION.md :88)", () => {
+    // PID 100 holds 165 MiB free of 300 MiB (fragmentation, flat); PID 101's holes grow 0.5 MiB/s (fragmentation whose
+    // anon grows, malloc in use flat). The tree grows by 101's growth alone: "because PID 101 grows", not "100, 101".
+    const sc: SynthScenario = {
+      seconds: 300,
+      processes: [
+        {
+          pid: 100,
+          ppid: 1,
+          // exactly flat: its growth is 0, neither positive (counted) nor noise that happens to be negative
+          anon: flat(300 * MB, 0),
+          agent: () => ({ malloc: { inUse: 100 * MB, free: 165 * MB, arenas: 4 }, py: { allocatedBlocks: 0 } }),
+        },
+        {
+          pid: 101,
+          ppid: 100,
+          anon: linear(100 * MB, 0.5 * MB),
+          agent: (t) => ({
+            malloc: { inUse: 20 * MB, free: 70 * MB + t * 0.5 * MB, arenas: 4 },
+            py: { allocatedBlocks: 0 },
+          }),
+        },
+      ],
+    };
+    const doc = judge(sc);
+    const kindOf = (pid: number) => doc.findings.find((f) => f.subject.type === "process" && f.pid === pid)!.kind;
+    expect([kindOf(100), kindOf(101)]).toEqual(["fragmentation", "fragmentation"]);
+    expect(subjectFinding(doc, "tree").evidence.explainedByPids).toBe("101");
+  });
+
   it("shmem growth is not attributed to a process", () => {
     const sc: SynthScenario = {
       seconds: 300,

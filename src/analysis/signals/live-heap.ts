@@ -9,6 +9,7 @@
 import { assess, levelChange, levels, type Assessment } from "../assess.js";
 import { quantile } from "../stats/quantiles.js";
 import { sliceByTime } from "../stats/window.js";
+import { tooShortForShapes } from "../../series/enough-samples.js";
 import { Column } from "../../series/column.js";
 import type { ProcessSeries } from "../../series/series.js";
 import { TYPICAL_BLOCK } from "./fragmentation.js";
@@ -51,11 +52,38 @@ export const LIVE_LOWS_SHARE = 0.5;
 export function liveHeapLeak(ps: ProcessSeries, from: number): Assessment | undefined {
   const col = liveHeapColumn(ps);
   if (!col) return undefined;
-  const a = assess(col, Math.max(from, ps.firstSeen), ps.firstSeen);
+  const judged = Math.max(from, ps.firstSeen);
+  const start = afterFreedBurst(col, judged);
+  // After a freed burst, the whole series the shape rules see starts there too: the burst is no rise to a plateau.
+  const a = assess(col, start, start === judged ? ps.firstSeen : start);
   if (a.shape !== "growing" || a.early) return undefined;
   // Its lows rise with it: what a program keeps stays at the bottom of its churn, while a sawtooth's medians can
   // drift with the phase a window happens to end in (a GC-cycle program's live heap swings 4–22 MiB each few seconds).
   return lowsChange(sliceByTime({ xs: col.xs, ys: col.ys }, a.from).ys) >= LIVE_LOWS_SHARE * a.growth ? a : undefined;
+}
+
+/** A burst is the live heap at this many times its end level or more, freed since (frag_and_leak: 450 MB, then 15-37). */
+export const BURST_OVER_END = 4;
+
+/**
+ * Where the live heap is judged from: `from`, or the low after a burst that was freed, when there is one in the window
+ * and what follows it is long enough for the shape rules. A burst's seconds in the window (450 MB of buffers built
+ * over 14 s on a busy machine, in 1 s on a quiet one) make the trend test see a fall, and the climb after the free —
+ * a leak filling the freed holes — went unseen (frag_and_leak: fragmentation alone, one CI run in three).
+ */
+export function afterFreedBurst(col: Column, from: number): number {
+  const w = sliceByTime({ xs: col.xs, ys: col.ys }, from);
+  const n = w.ys.length;
+  if (n < 2) return from;
+  let peak = 0;
+  for (let i = 1; i < n; i++) if (w.ys[i]! > w.ys[peak]!) peak = i;
+  if (!(w.ys[peak]! >= BURST_OVER_END * levels(w.ys).end)) return from;
+  // The low the climb starts from, not one at its end: the lowest point of the first half after the peak.
+  const half = peak + Math.ceil((n - peak) / 2);
+  let low = peak;
+  for (let i = peak + 1; i < half; i++) if (w.ys[i]! < w.ys[low]!) low = i;
+  const rest = n - low;
+  return low > peak && !tooShortForShapes(rest, w.xs[n - 1]! - w.xs[low]!) ? w.xs[low]! : from;
 }
 
 /**

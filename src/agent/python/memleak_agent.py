@@ -37,7 +37,17 @@ except ImportError:  # an interpreter built without _json: json's own pure-Pytho
 
 _ModuleType = type(sys)
 _MAX_MESSAGE = 60 * 1024  # memleak drops longer lines; stay under it
-_state = {"sock": None, "thread": None, "pid": None, "stop": None, "path": None, "interval": 1.0, "attached": False, "atexit": False, "placed": None}
+_state = {
+    "sock": None,
+    "thread": None,
+    "pid": None,
+    "stop": None,
+    "path": None,
+    "interval": 1.0,
+    "attached": False,
+    "atexit": False,
+    "placed": None,
+}
 # The program's main thread, for the holder search where threading is not loaded: the agent is loaded on it (by
 # sitecustomize under `run`, by a pending call under `watch`); in a forked child, the thread that forked.
 _state["main"] = _thread.get_ident()
@@ -80,7 +90,21 @@ def _os_threads():
 
 
 class _Mallinfo2(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        )
+    ]
 
 
 _LIBC = []
@@ -197,7 +221,11 @@ def _malloc_stats(interval, force=False):
 # CPython's three-generation collector, whose counts and thresholds the backlog rule reads. Not 3.14's incremental one
 # (its third threshold is 0 and automatic collections are all counted as generation 1's), nor a free-threaded build
 # (every collection is counted as generation 0's): there the agent sends none of those numbers.
-_GENERATIONAL_GC = sys.implementation.name == "cpython" and sys.version_info < (3, 14) and getattr(sys, "_is_gil_enabled", lambda: True)()
+_GENERATIONAL_GC = (
+    sys.implementation.name == "cpython"
+    and sys.version_info < (3, 14)
+    and getattr(sys, "_is_gil_enabled", lambda: True)()
+)
 
 
 def _python_threads():
@@ -222,7 +250,9 @@ def _python_stats():
     # loaded (what collections free while a program imports is the imports' garbage).
     if len(generations) >= 3 and _GENERATIONAL_GC:
         stats["gcRuns2"] = generations[2].get("collections", 0)
-        stats["gcCollected1"], stats["gcCollected2"] = generations[1].get("collected", 0), generations[2].get("collected", 0)
+        stats["gcCollected1"], stats["gcCollected2"] = generations[1].get("collected", 0), generations[2].get(
+            "collected", 0
+        )
     thresholds = gc.get_threshold()
     if len(thresholds) >= 3 and _GENERATIONAL_GC:
         stats["gcThreshold2"] = thresholds[2]
@@ -427,7 +457,9 @@ def _untracked_dicts():
     return found
 
 
-_LIBRARY_DIRS = tuple({os.path.join(p, "lib") for p in (sys.base_prefix, sys.prefix, sys.exec_prefix)} | {"/usr/lib/python3/"})
+_LIBRARY_DIRS = tuple(
+    {os.path.join(p, "lib") for p in (sys.base_prefix, sys.prefix, sys.exec_prefix)} | {"/usr/lib/python3/"}
+)
 
 
 _NEAR_SMALL = 32  # a container held by a global with at most this many items is looked into (REGISTRY['users'])
@@ -721,7 +753,13 @@ def _suspect(candidate, first):
         return
     container, length, now = candidate[5], candidate[1], time.monotonic()
     _census["candidate"] = (id(container), length, now)
-    if first or previous is None or previous[0] != id(container) or length <= previous[1] or id(container) == _census.get("searched"):
+    if (
+        first
+        or previous is None
+        or previous[0] != id(container)
+        or length <= previous[1]
+        or id(container) == _census.get("searched")
+    ):
         return
     _census["searched"] = id(container)
     # How fast it grows: items a second between the two walks (what the advice says it gains).
@@ -814,7 +852,14 @@ def _holder_search():
     suspect = None
     found = _holder_module().find(container, main_ident=_state["main"])
     container = None
-    message = {"type": "holder", "pid": os.getpid(), "t": time.time(), "container": what, "length": length, "itemsPerSecond": round(per_second, 2)}
+    message = {
+        "type": "holder",
+        "pid": os.getpid(),
+        "t": time.time(),
+        "container": what,
+        "length": length,
+        "itemsPerSecond": round(per_second, 2),
+    }
     message.update(found)
     _census["holder"] = message  # strings and numbers only: what the last search said, for the tests
     _send(message)
@@ -1043,10 +1088,21 @@ def _trace_report(interim=False):
         return
     # Held like a report: the pytest plugin's readings never count a snapshot's transient objects.
     with measure_lock:
-        top = _grown_sites_by_line(baseline, tracemalloc.take_snapshot()) if interim else _grown_sites(baseline, tracemalloc.take_snapshot())
+        top = (
+            _grown_sites_by_line(baseline, tracemalloc.take_snapshot())
+            if interim
+            else _grown_sites(baseline, tracemalloc.take_snapshot())
+        )
     baseline = None
     current, peak = tracemalloc.get_traced_memory()
-    message = {"type": "trace", "pid": os.getpid(), "t": time.time(), "sites": top, "traced": current, "tracedPeak": peak}
+    message = {
+        "type": "trace",
+        "pid": os.getpid(),
+        "t": time.time(),
+        "sites": top,
+        "traced": current,
+        "tracedPeak": peak,
+    }
     if interim:
         message["interim"] = True  # a later one replaces it; the one at exit is final
     _send(message)
@@ -1067,7 +1123,15 @@ def _grown_sites(baseline, now):
         if st.size_diff <= 0:
             continue
         frame = st.traceback[0]
-        top.append({"file": frame.filename, "line": frame.lineno, "sizeDiff": st.size_diff, "countDiff": st.count_diff, "size": st.size})
+        top.append(
+            {
+                "file": frame.filename,
+                "line": frame.lineno,
+                "sizeDiff": st.size_diff,
+                "countDiff": st.count_diff,
+                "size": st.size,
+            }
+        )
     return top
 
 
@@ -1098,7 +1162,9 @@ def _grown_sites_by_line(baseline, now):
             continue
         size0, count0 = before.get((filename, lineno), (0, 0))
         if size > size0:
-            grown.append({"file": filename, "line": lineno, "sizeDiff": size - size0, "countDiff": count - count0, "size": size})
+            grown.append(
+                {"file": filename, "line": lineno, "sizeDiff": size - size0, "countDiff": count - count0, "size": size}
+            )
     grown.sort(key=lambda s: s["sizeDiff"], reverse=True)
     return grown[:10]
 
@@ -1114,7 +1180,17 @@ def _trace_window(seconds, stop):
     import tracemalloc
 
     if tracemalloc.is_tracing():
-        _send({"type": "trace", "pid": os.getpid(), "t": time.time(), "sites": [], "traced": 0, "tracedPeak": 0, "skipped": "the program runs tracemalloc itself"})
+        _send(
+            {
+                "type": "trace",
+                "pid": os.getpid(),
+                "t": time.time(),
+                "sites": [],
+                "traced": 0,
+                "tracedPeak": 0,
+                "skipped": "the program runs tracemalloc itself",
+            }
+        )
         return
     before = min(_TRACE_BEFORE, seconds / 4)
     cpu0, wall0 = time.process_time(), time.monotonic()
@@ -1137,8 +1213,23 @@ def _trace_window(seconds, stop):
     finally:
         baseline = now = None
         tracemalloc.stop()
-    window = {"seconds": round(wall, 1), "cpuShare": round(share, 4), "cpuShareBefore": round(share_before, 4), "overheadBytes": overhead}
-    _send({"type": "trace", "pid": os.getpid(), "t": time.time(), "sites": top, "traced": current, "tracedPeak": peak, "window": window})
+    window = {
+        "seconds": round(wall, 1),
+        "cpuShare": round(share, 4),
+        "cpuShareBefore": round(share_before, 4),
+        "overheadBytes": overhead,
+    }
+    _send(
+        {
+            "type": "trace",
+            "pid": os.getpid(),
+            "t": time.time(),
+            "sites": top,
+            "traced": current,
+            "tracedPeak": peak,
+            "window": window,
+        }
+    )
 
 
 def _trim_probe():
@@ -1218,7 +1309,6 @@ class _Event:
         return self._flag
 
 
-
 def _name_native_thread():
     """Names the OS thread, so /proc/PID/task/*/comm shows whether memleak's thread is (still) in the process."""
     try:
@@ -1279,7 +1369,8 @@ def _remove_placed():
     """In a container, memleak placed the agent's files and its socket in a directory of this process's /tmp
     (agent/attach/placement.ts), which memleak removes as it ends. A memleak killed by SIGKILL cannot: the first agent
     to see its connection end without a goodbye removes the directory, once nothing answers on the socket any more
-    (memleak's listener is gone, not just this connection). The module is loaded by then: nothing here needs the files."""
+    (memleak's listener is gone, not just this connection). The module is loaded by then: nothing here needs the files.
+    """
     placed = _state["placed"]
     path = _state["path"]
     if not placed or not path or os.path.dirname(path) != placed:
@@ -1312,7 +1403,9 @@ def _die_with_memleak():
     then SIGKILL if it is still there after the grace memleak gives (FAIL_FAST_GRACE_MS). setpriv's parent-death
     signal does this for the command itself; this covers the Python processes it started (forked workers)."""
     try:
-        os.write(2, b"memleak: the memleak that launched this process is gone (killed); stopping PID %d\n" % os.getpid())
+        os.write(
+            2, b"memleak: the memleak that launched this process is gone (killed); stopping PID %d\n" % os.getpid()
+        )
     except OSError:
         pass
     import signal  # only on this path: signal imports enum
@@ -1394,7 +1487,16 @@ def start(socket_path=None, interval=None):
     if not _state["atexit"]:
         _state["atexit"] = True
         atexit.register(_at_exit)
-    _send({"type": "hello", "pid": os.getpid(), "t": time.time(), "python": sys.version.split()[0], "executable": sys.executable, "attached": _state["attached"]})
+    _send(
+        {
+            "type": "hello",
+            "pid": os.getpid(),
+            "t": time.time(),
+            "python": sys.version.split()[0],
+            "executable": sys.executable,
+            "attached": _state["attached"],
+        }
+    )
     try:
         _report(interval, census=False)  # on the caller's thread (the program's, under watch): no walk here
     except Exception:

@@ -242,14 +242,14 @@ def find(target, skip_ident=None, main_ident=None):
             for start in range(0, len(frontier), PER_CALL):
                 if cost["calls"] >= MAX_CALLS or time.monotonic() - started > MAX_SECONDS:
                     break
-                chunk = tuple(frontier[start:start + PER_CALL])
+                chunk = tuple(frontier[start : start + PER_CALL])
                 own.add(id(chunk))
                 asked = {id(o) for o in chunk}
                 t0 = time.perf_counter()
                 referrers = gc.get_referrers(*chunk)
                 for r in referrers:
                     rid = id(r)
-                    if rid in own or rid in held or type(r) is types.FrameType:
+                    if rid in own or rid in held or type(r) is types.FrameType:  # noqa: E721 (an identity test, not ==)
                         continue
                     child = next((k for k in gc.get_referents(r) if id(k) in asked), None)
                     if child is None:
@@ -364,9 +364,9 @@ def _assigns(line, name, indented):
     if (line != stripped) != indented:
         return False
     for keyword in ("def ", "async def ", "class "):
-        if stripped.startswith(keyword + name) and stripped[len(keyword) + len(name):][:1] in ("(", ":"):
+        if stripped.startswith(keyword + name) and stripped[len(keyword) + len(name) :][:1] in ("(", ":"):
             return True
-    after = stripped[len(name):] if stripped.startswith(name) else None
+    after = stripped[len(name) :] if stripped.startswith(name) else None
     if after is not None and not (after[:1].isalnum() or after[:1] == "_"):
         rest = after.lstrip()
         if rest.startswith(":"):  # an annotation, then maybe a value
@@ -399,7 +399,7 @@ def class_attribute_at(module_name, qualname, attribute):
         return None
     for number, line in enumerate(lines, 1):
         stripped = line.lstrip()
-        if not stripped.startswith("class " + name) or not stripped[6 + len(name):][:1] in ("(", ":", " "):
+        if not stripped.startswith("class " + name) or not stripped[6 + len(name) :][:1] in ("(", ":", " "):
             continue
         depth = len(line) - len(stripped)
         for offset, body in enumerate(lines[number:], number + 1):

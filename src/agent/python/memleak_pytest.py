@@ -29,7 +29,9 @@ import pytest
 
 # The marker's arguments; anything else is a typo that would silently measure nothing.
 _MARKER_ARGS = ("max_growth", "max_leak_per_call")
-_MAX_NODEID = 500  # memleak drops longer ids (counted in UTF-16 units, as JavaScript does); a parametrized id can be long
+_MAX_NODEID = (
+    500  # memleak drops longer ids (counted in UTF-16 units, as JavaScript does); a parametrized id can be long
+)
 
 
 def _short_nodeid(nodeid):
@@ -40,13 +42,26 @@ def _short_nodeid(nodeid):
         cut = cut[:-1]
     return cut
 
+
 # Units as memleak reads them (src/base/units.ts): decimal kB/MB/GB, binary KiB/MiB/GiB, and K/M/G alone read as binary.
 _SIZE_UNITS = {
     "b": 1,
-    "k": 1024, "kb": 1000, "kib": 1024, "ki": 1024,
-    "m": 1024 ** 2, "mb": 1000 ** 2, "mib": 1024 ** 2, "mi": 1024 ** 2,
-    "g": 1024 ** 3, "gb": 1000 ** 3, "gib": 1024 ** 3, "gi": 1024 ** 3,
-    "t": 1024 ** 4, "tb": 1000 ** 4, "tib": 1024 ** 4, "ti": 1024 ** 4,
+    "k": 1024,
+    "kb": 1000,
+    "kib": 1024,
+    "ki": 1024,
+    "m": 1024**2,
+    "mb": 1000**2,
+    "mib": 1024**2,
+    "mi": 1024**2,
+    "g": 1024**3,
+    "gb": 1000**3,
+    "gib": 1024**3,
+    "gi": 1024**3,
+    "t": 1024**4,
+    "tb": 1000**4,
+    "tib": 1024**4,
+    "ti": 1024**4,
 }
 
 # What counts as growth. Blocks: CPython's refleak rule (every delta ≥ 1 after warm-up is a leak; a full collection
@@ -172,14 +187,19 @@ def judge(readings, calls, warmup, has_malloc, trim=None, final=None):
     that had reached the oldest generation as growth; `final` frees them, so the totals come from it, and a leak
     must also show over the measured calls as a whole (from the reading that ended the warm-up, itself full)."""
     deltas = [[readings[3 * (i + 1) + k] - readings[3 * i + k] for k in range(3)] for i in range(calls)]
-    end = final if final is not None else readings[3 * calls:3 * calls + 3]
+    end = final if final is not None else readings[3 * calls : 3 * calls + 3]
     total = [end[k] - readings[k] for k in range(3)]
     measured = deltas[warmup:] if calls > warmup else []
     n = len(measured)
     span = [end[k] - readings[3 * warmup + k] for k in range(3)] if n else [0, 0, 0]
     per_call = [span[k] / n if n else 0 for k in range(3)]
     blocks_leak = n >= 2 and all(d[0] >= 1 for d in measured) and span[0] >= n
-    malloc_leak = has_malloc and n >= 2 and all(d[1] >= _LEAK_MALLOC_PER_CALL for d in measured) and span[1] >= n * _LEAK_MALLOC_PER_CALL
+    malloc_leak = (
+        has_malloc
+        and n >= 2
+        and all(d[1] >= _LEAK_MALLOC_PER_CALL for d in measured)
+        and span[1] >= n * _LEAK_MALLOC_PER_CALL
+    )
     anon_leak = n >= 2 and all(d[2] >= _LEAK_ANON_PER_CALL for d in measured) and span[2] >= n * _LEAK_ANON_PER_CALL
     live_grew = total[0] >= _GREW_BLOCKS or (has_malloc and total[1] >= _GREW_BYTES)
     anon_grew = total[2] >= _GREW_BYTES
@@ -226,10 +246,16 @@ def _marker_limits(item, defaults):
     growth, per_call = defaults.max_growth, defaults.max_leak_per_call
     for mark in reversed(list(item.iter_markers(name="memleak"))):  # farthest first, so the closest wins
         if mark.args:
-            raise pytest.UsageError("memleak: %s: @pytest.mark.memleak takes keyword arguments only (%s)" % (item.nodeid, ", ".join(_MARKER_ARGS)))
+            raise pytest.UsageError(
+                "memleak: %s: @pytest.mark.memleak takes keyword arguments only (%s)"
+                % (item.nodeid, ", ".join(_MARKER_ARGS))
+            )
         for key, value in mark.kwargs.items():
             if key not in _MARKER_ARGS:
-                raise pytest.UsageError("memleak: %s: @pytest.mark.memleak has no argument %r (it takes %s)" % (item.nodeid, key, ", ".join(_MARKER_ARGS)))
+                raise pytest.UsageError(
+                    "memleak: %s: @pytest.mark.memleak has no argument %r (it takes %s)"
+                    % (item.nodeid, key, ", ".join(_MARKER_ARGS))
+                )
             try:
                 size = parse_size(value)
             except SizeError as e:
@@ -324,7 +350,12 @@ class MemleakPlugin:
             self.calling = False
             if done < calls:  # the test failed, or skipped itself: say how far it got, judge nothing
                 skipped = isinstance(sys.exc_info()[1], pytest.skip.Exception)
-                item._memleak_result = {"calls": done, "warmupCalls": warmup, "result": "unmeasured" if skipped else "error", "kind": "insufficient-data"}
+                item._memleak_result = {
+                    "calls": done,
+                    "warmupCalls": warmup,
+                    "result": "unmeasured" if skipped else "error",
+                    "kind": "insufficient-data",
+                }
         self._conclude(item, readings, calls, warmup, limits, lengths)
         return True
 
@@ -364,7 +395,10 @@ class MemleakPlugin:
         if limits.max_growth is not None and growth_bytes > limits.max_growth:
             failures.append("grew %s, over its max_growth of %s" % (_fmt(growth_bytes), _fmt(limits.max_growth)))
         if limits.max_leak_per_call is not None and j["kind"] == "leak" and per_call_bytes > limits.max_leak_per_call:
-            failures.append("leaks %s per call, over its max_leak_per_call of %s" % (_fmt(per_call_bytes), _fmt(limits.max_leak_per_call)))
+            failures.append(
+                "leaks %s per call, over its max_leak_per_call of %s"
+                % (_fmt(per_call_bytes), _fmt(limits.max_leak_per_call))
+            )
         result = {
             "calls": calls,
             "warmupCalls": warmup,
@@ -387,7 +421,13 @@ class MemleakPlugin:
             result["message"] = "; ".join(failures)
         item._memleak_result = result
         if failures:
-            detail = "blocks %+d, malloc %s, RSS anon %s over %d call%s" % (total[0], _fmt(total[1]) if has_malloc else "–", _fmt(total[2]), calls, "" if calls == 1 else "s")
+            detail = "blocks %+d, malloc %s, RSS anon %s over %d call%s" % (
+                total[0],
+                _fmt(total[1]) if has_malloc else "–",
+                _fmt(total[2]),
+                calls,
+                "" if calls == 1 else "s",
+            )
             pytest.fail("memleak: %s (%s; %s)" % ("; ".join(failures), j["kind"], detail), pytrace=False)
 
 
@@ -412,10 +452,16 @@ def _fmt(n):
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "memleak(max_growth=None, max_leak_per_call=None): memleak's memory limits for this test (sizes: 10MiB, 100KiB)")
+    config.addinivalue_line(
+        "markers",
+        "memleak(max_growth=None, max_leak_per_call=None): memleak's memory limits for this test (sizes: 10MiB, 100KiB)",
+    )
     refusal = _xdist_refusal(config)
     if refusal:
-        raise pytest.UsageError("memleak: %s; memleak measures each test in the process that runs it, one at a time: run without -n/--dist" % refusal)
+        raise pytest.UsageError(
+            "memleak: %s; memleak measures each test in the process that runs it, one at a time: run without -n/--dist"
+            % refusal
+        )
     agent = sys.modules.get("memleak_agent")
     if agent is None or not agent.connected():
         raise pytest.UsageError(

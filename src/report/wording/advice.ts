@@ -4,7 +4,7 @@
  */
 import { advice } from "../../advice/load.js";
 import { formatBytes } from "../../base/units.js";
-import { formatRate, sinceText } from "./numbers.js";
+import { formatRate, pidsThatGrow, sinceText } from "./numbers.js";
 import type { PhraseName } from "../../analysis/phrases.js";
 import { DEFAULT_ALPHA } from "../../analysis/stats/trend.js";
 import { gcWaitingReason, settlingReason } from "./notes.js";
@@ -50,7 +50,7 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
     advice("leak", f.variant, {
       ...f,
       rate: formatRate(f.rate),
-      ...(f.variant === "attributed" && { subject: f.subject === "tree" ? "process tree" : "container" }),
+      ...(f.variant === "attributed" && attributedWords(f.subject, String(f.pids))),
     }),
   "advice.plateau": (f) =>
     advice("plateau", "any", {
@@ -129,4 +129,16 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
 function stableVariant(f: { p: number; growth: number; noise: number | undefined }): string {
   if (f.p < DEFAULT_ALPHA) return "under-floor";
   return f.noise !== undefined && Math.abs(f.growth) <= 3 * f.noise ? "no-trend" : "no-trend-swings";
+}
+
+/** The attributed leak advice's words, singular or plural by how many processes explain the growth. */
+function attributedWords(subject: unknown, pids: string) {
+  const several = pids.includes(",");
+  return {
+    subject: subject === "tree" ? "process tree" : "container",
+    pidsGrow: pidsThatGrow(pids),
+    whose: several ? "those processes'" : "that process's",
+    findings: several ? "findings" : "finding",
+    say: several ? "say" : "says",
+  };
 }

@@ -47,3 +47,16 @@ export function samplingText(s: SamplingFacts): string {
   parts.push(`memleak itself ${pct < 0.1 ? "<0.1" : pct.toFixed(pct < 10 ? 1 : 0)}% of a core`);
   return `sampling: ${parts.join("; ")}`;
 }
+
+/**
+ * "PID 101 grows", "PIDs 100 and 101 grow", "PIDs 100, 101 and 102 grow": the processes a growth is attributed to, from
+ * the comma-separated pids the evidence keeps (explainedByPids), with the verb agreeing (issue 48: "PID 15702, 15705 grows").
+ */
+export function pidsThatGrow(pids: string): string {
+  const list = pids
+    .split(",")
+    .map((p) => p.trim())
+    .filter((p) => p !== "");
+  if (list.length <= 1) return `PID ${list[0] ?? pids} grows`;
+  return `PIDs ${list.slice(0, -1).join(", ")} and ${list[list.length - 1]} grow`;
+}

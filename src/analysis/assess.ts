@@ -109,10 +109,13 @@ export function rateOf(bytesPerSecond: number, startLevel: number): Rate {
  * @param fullFrom seconds: start of the whole series (plateaus are judged on the whole, warm-up included, because
  *        the growth a plateau levels off from is often the warm-up itself)
  * @param execAt seconds: when the process exec'd its program, if memleak saw it (a pyenv shim's bash ran 4.5 s
- *        before python on a busy machine): the window and the start-up count from there (judgedFromExec)
+ *        before python on a busy machine): the window and the start-up count from there
  */
 export function assess(col: Column, from: number, fullFrom = from, execAt = -Infinity): Assessment {
-  const programStart = judgedFromExec(col, execAt) ? execAt : -Infinity;
+  // Judged from the exec on when what follows it is long enough for the shape rules. A CI step of 10 s whose shim
+  // took 1 s keeps every sample instead (fork_cow.10s-under-load: 11 after the exec), as the early test needs, and its
+  // start-up counts from the process's birth as before: a window holding the bash's samples never has its rise excused.
+  const programStart = shapesFitFrom(col.xs, execAt) ? execAt : -Infinity;
   const window = sliceByTime({ xs: col.xs, ys: col.ys }, afterStartup(col, from, programStart));
   const whole = sliceByTime({ xs: col.xs, ys: col.ys }, fullFrom);
   const n = window.xs.length;
@@ -221,35 +224,31 @@ export function assess(col: Column, from: number, fullFrom = from, execAt = -Inf
 
 /**
  * Where the trend window starts: `from`, or STARTUP_MIN_SECONDS after the series' first point (or the program's
- * start, when the process exec'd it later) when that is later and leaves a window long enough for the shape rules. A process seen from its birth spends its first seconds going from
- * nothing to its working level (the interpreter, its imports, the first of its periodic temporaries), which a
+ * start, when the process exec'd it later) when that is later and leaves a window long enough for the shape rules. A
+ * process seen from its birth spends its first seconds going from nothing to its working level (the interpreter, its imports, the first of its periodic temporaries), which a
  * warm-up fitted on noise as large as the swings does not cut: gc_sawtooth beside two busy loops, whose 25 MiB
  * teeth start from 0.3 MiB, was called a leak at 29–39 s on that first rise. A window too short for the shape rules
  * keeps it: the early test (stats/sequential.ts), which calls CI leaks within seconds, needs every sample.
  */
 function afterStartup(col: Column, warmedUp: number, programStart: number): number {
   const firstPoint = col.xs[0];
-  // What ran before the exec was another program (bash, env), not part of the window (judgedFromExec).
+  // What ran before the exec was another program (bash, env), not part of the window.
   const from = Math.max(warmedUp, programStart);
   if (firstPoint === undefined) return from;
   const first = Math.max(firstPoint, programStart);
   if (first + STARTUP_MIN_SECONDS <= from) return from;
   const cut = first + STARTUP_MIN_SECONDS;
-  const i = lowerBound(col.xs, cut);
-  const n = col.xs.length - i;
-  return n > 0 && !tooShortForShapes(n, col.xs[col.xs.length - 1]! - col.xs[i]!) ? cut : from;
+  return shapesFitFrom(col.xs, cut) ? cut : from;
 }
 
 /**
- * Whether the series is judged from the exec on: when what follows it is long enough for the shape rules. A CI
- * step of 10 s whose shim took 1 s keeps every sample instead (fork_cow.10s-under-load: 11 after the exec), as
- * the early test needs, and its start-up counts from the process's birth as before, so that a window that holds
- * the bash's samples never has its rise excused as start-up.
+ * Whether the points of `xs` (seconds, ascending) from `t` on are enough for the shape rules: the one test behind
+ * every later start a rule may choose (after start-up, after an exec, after a freed burst of the live heap).
  */
-function judgedFromExec(col: Column, execAt: number): boolean {
-  const i = lowerBound(col.xs, execAt);
-  const n = col.xs.length - i;
-  return n > 0 && !tooShortForShapes(n, col.xs[col.xs.length - 1]! - col.xs[i]!);
+export function shapesFitFrom(xs: readonly number[], t: number): boolean {
+  const i = lowerBound(xs, t);
+  const n = xs.length - i;
+  return n > 0 && !tooShortForShapes(n, xs[xs.length - 1]! - xs[i]!);
 }
 
 /**

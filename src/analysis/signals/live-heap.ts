@@ -6,10 +6,9 @@
  * leak hidden in retained memory, which the anon trend alone would call a plateau or stable (issue 27's second
  * program: RSS flat after ~80 s while malloc's in-use bytes between its 10–40 MB temporaries rose 3.8 → 11.0 MiB).
  */
-import { assess, levelChange, levels, type Assessment } from "../assess.js";
+import { assess, levelChange, levels, shapesFitFrom, type Assessment } from "../assess.js";
 import { quantile } from "../stats/quantiles.js";
 import { sliceByTime } from "../stats/window.js";
-import { tooShortForShapes } from "../../series/enough-samples.js";
 import { Column } from "../../series/column.js";
 import type { ProcessSeries } from "../../series/series.js";
 import { TYPICAL_BLOCK } from "./fragmentation.js";
@@ -82,8 +81,7 @@ export function afterFreedBurst(col: Column, from: number): number {
   const half = peak + Math.ceil((n - peak) / 2);
   let low = peak;
   for (let i = peak + 1; i < half; i++) if (w.ys[i]! < w.ys[low]!) low = i;
-  const rest = n - low;
-  return low > peak && !tooShortForShapes(rest, w.xs[n - 1]! - w.xs[low]!) ? w.xs[low]! : from;
+  return low > peak && shapesFitFrom(col.xs, w.xs[low]!) ? w.xs[low]! : from;
 }
 
 /**

@@ -81,6 +81,9 @@ export function afterFreedBurst(col: Column, from: number): number {
   const half = peak + Math.ceil((n - peak) / 2);
   let low = peak;
   for (let i = peak + 1; i < half; i++) if (w.ys[i]! < w.ys[low]!) low = i;
+  // Once: swings that come back to the peak's half are a program's churn, not a burst it freed (swing_leak's 100 MB
+  // temporaries were cut to their last few and a leak under them was called stable, in CI).
+  for (let i = low + 1; i < n; i++) if (w.ys[i]! >= w.ys[peak]! / 2) return from;
   return low > peak && shapesFitFrom(col.xs, w.xs[low]!) ? w.xs[low]! : from;
 }
 

@@ -8,7 +8,12 @@ import { describe, expect, it } from "vitest";
 import { assess, type Assessment } from "../../../../src/analysis/assess.js";
 import { Column } from "../../../../src/series/column.js";
 import type { ProcessSeries } from "../../../../src/series/series.js";
-import { allocatorSettling, liveHeapColumn, liveHeapLeak } from "../../../../src/analysis/signals/live-heap.js";
+import {
+  afterFreedBurst,
+  allocatorSettling,
+  liveHeapColumn,
+  liveHeapLeak,
+} from "../../../../src/analysis/signals/live-heap.js";
 
 const MB = 2 ** 20;
 const column = (seconds: number, y: (t: number) => number) => {
@@ -91,6 +96,11 @@ describe("liveHeapLeak", () => {
     expect(a!.from).toBeGreaterThanOrEqual(1 + burstSeconds);
     expect(a!.rate.bytesPerSecond).toBeGreaterThan(0.9 * MB);
     expect(a!.rate.bytesPerSecond).toBeLessThan(1.1 * MB);
+  });
+  it("swings that come back to their peak are churn, not a burst: judged from the window's start", () => {
+    // 100 MB temporaries every 5 s over a leak of 0.2 MB/s (swing_leak's shape)
+    const swings = column(60, (t) => (5 + 0.2 * t + (t % 5 === 0 ? 100 - t / 2 : 0)) * MB);
+    expect(afterFreedBurst(swings, 0)).toBe(0);
   });
   it("a burst freed and nothing kept after it is no leak", () => {
     const flatAfter = column(42, (t) => (t >= 1 && t < 15 ? 450 * MB : 15 * MB));

@@ -6,8 +6,11 @@
  * once (vitest.config.ts). A retry that passes must not look like a clean pass: that is how a real misreading hides
  * (holder.test's thread leak, 1 run in 12, was the allocators' settling rule reading a freed list as churn). So every
  * such test is named here, on stderr, with what it said the first time, and the list is the last thing the run prints.
+ * Under CI=true (.ci/run, a CI runner) such a test also fails the run: a green CI run means every test passed the
+ * first time. Off CI the retry still keeps a developer's local run going, named as flaky.
  */
 import type { Reporter, TestCase } from "vitest/node";
+import { underCI } from "./helpers/under-ci.js";
 
 export default class FlakyReporter implements Reporter {
   private readonly flaky: { name: string; retries: number; first: string }[] = [];
@@ -30,5 +33,12 @@ export default class FlakyReporter implements Reporter {
     if (this.flaky.length === 0) return;
     const lines = this.flaky.map((f) => `  ${f.name}\n    retried ${f.retries}×; first: ${f.first}`);
     process.stderr.write(`\n${this.flaky.length} test(s) passed only on a retry (flaky):\n${lines.join("\n")}\n`);
+    if (underCI()) {
+      process.stderr.write(
+        "Under CI a test that passed only on its retry fails the run (CI=true): fix what it shows.\n",
+      );
+      // vitest exits with process.exitCode, and only ever raises it to 1 itself.
+      process.exitCode = 1;
+    }
   }
 }

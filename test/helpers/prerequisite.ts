@@ -4,11 +4,12 @@
  * Under CI=true it fails the file instead, saying what is missing and how to get it: `.ci/run` installs everything
  * the suite needs, so a skip there is a machine that was not prepared, and a green run must not hide it (issue 47).
  */
+import { underCI } from "./under-ci.js";
 
 /** Whether to skip: `missing` off CI; under CI=true a missing prerequisite throws. */
 export function lacking(missing: boolean, what: string, howToGet: string): boolean {
   if (!missing) return false;
-  if (process.env.CI === "true") {
+  if (underCI()) {
     throw new Error(`CI=true and this machine lacks ${what}: ${howToGet}. Under CI no test is skipped for it.`);
   }
   return true;

@@ -115,7 +115,8 @@ describe.concurrent("run: the holder of a leak, for each kind of root", { timeou
       "16",
     ]);
     const doc = verdictOf(r.stdout, r.stderr);
-    expect(doc.verdict.kind, shownFindings(doc)).not.toBe("leak");
+    // It fills for 6 s, then evicts as fast as it adds: growth that stopped.
+    expect(doc.verdict.kind, shownFindings(doc)).toBe("plateau");
     expect(doc.findings.filter((f) => f.holder !== undefined)).toEqual([]);
   });
 });

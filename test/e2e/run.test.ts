@@ -165,7 +165,7 @@ describe.skipIf(
   // fork_cow (forked workers reading a big list built by the parent: copy-on-write) runs once, in ci.test.ts's short step.
 
   it("a child that imported PyTorch and exited leaves page cache charged: cgroup artefact (seed 000)", async () => {
-    const { doc } = await runJson("torch_child_exits");
+    const { doc, stderr } = await runJson("torch_child_exits");
     expect(doc.findings.map((f) => `${f.kind}: ${f.summary}`)).toContainEqual(
       expect.stringMatching(/^cgroup-artefact: .*page cache/),
     );
@@ -177,7 +177,15 @@ describe.skipIf(
         1,
       ),
     ).toBe("cgroup-artefact");
-    expect(doc.verdict.evidence.pageCacheGrowth as number).toBeGreaterThan(200 * 2 ** 20);
+    // As much as the child brought into the page cache, measured by the scenario with fincore: libraries another
+    // PyTorch program keeps mapped (a CI neighbour) cannot be dropped first and are charged to its cgroup, not this one
+    // (a CI run saw 172 MiB where 200 were asked). Here: 440 MiB brought, 439 charged; with a PyTorch program running
+    // beside it, 280 and 279.
+    const brought = Number(/the child brought (\d+) bytes of libraries into the page cache/.exec(stderr)?.[1]);
+    expect(brought, stderr).toBeGreaterThan(0);
+    const growth = doc.verdict.evidence.pageCacheGrowth as number;
+    expect(growth, `brought ${brought}`).toBeGreaterThan(0.9 * brought);
+    expect(growth, `brought ${brought}`).toBeLessThan(1.1 * brought + 32 * 2 ** 20);
   });
 
   it("watch: attaches to a running tree and stops at --duration", async () => {

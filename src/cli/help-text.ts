@@ -42,6 +42,7 @@ export const HELP_GROUP: Partial<Record<OptionName, string>> = {
   metrics: OUTPUT,
   agent: AGENT,
   inject: AGENT,
+  all: AGENT,
   tracePython: AGENT,
   trimProbe: AGENT,
   prometheus: PROMETHEUS,

@@ -204,6 +204,12 @@ export const OPTIONS = {
     description: "do not load memleak's agent into the running Python processes (gdb / sys.remote_exec)",
     commands: ["watch"],
   },
+  all: {
+    flag: "--all",
+    description:
+      "load the agent into every Python of the tree, also those of other sessions or users (watch refuses such a tree without it, e.g. PID 1)",
+    commands: ["watch"],
+  },
   isolate: {
     flag: "--no-isolate",
     description: "do not put the command in a memory cgroup of its own",

@@ -49,6 +49,8 @@ export type Invocation =
       pid: number;
       root: string | undefined;
       inject: boolean;
+      /** --all: inject into processes of other sessions or users of the tree too. */
+      all: boolean;
       tracePython: boolean;
       traceWindow: number;
     } & SessionFlags)
@@ -200,11 +202,14 @@ export function buildProgram(onAction: (inv: Invocation) => void, output: { text
       const inject = read("inject");
       const tracePython = read("tracePython");
       if (!inject && tracePython) throw usageError("--trace-python needs the agent in the program: drop --no-inject");
+      const all = read("all");
+      if (!inject && all) throw usageError("--all chooses where the agent goes: drop it or --no-inject");
       onAction({
         kind: "watch",
         pid: parsePid(pidText),
         root: read("root"),
         inject,
+        all,
         tracePython,
         traceWindow: read("traceWindow"),
         ...sessionFlags(read),

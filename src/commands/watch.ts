@@ -20,12 +20,16 @@ import { inContainer } from "../system/namespaces.js";
 import { openMetricsExport, type MetricsExport } from "../session/metrics-export.js";
 import type { ListenAddress } from "../export/listen-address.js";
 import { nextSteps, startLine } from "../session/feedback.js";
+import { checkJobScope, readJobFacts } from "../agent/attach/job-scope.js";
+import { usageError } from "../base/errors.js";
 
 export interface WatchOptions extends SessionOptions {
   pid: number;
   root?: string | undefined;
   /** Load the agent into the tree's Python processes (default); false with --no-inject. */
   inject?: boolean;
+  /** --all: also into processes of other sessions or users than the watched process's (PID 1's tree needs it). */
+  all?: boolean;
   /** --metrics: serve /metrics here while sampling. */
   metrics?: ListenAddress | undefined;
   /** --trace-python: tracemalloc in the watched program for --trace-window seconds. */
@@ -40,12 +44,18 @@ export function traceSeconds(o: WatchOptions): number | undefined {
   return o.duration === undefined ? window : Math.max(1, Math.min(window, o.duration - 5));
 }
 
+/** Injection reads the real /proc and attaches to real processes: not for a captured tree (--root), nor --no-inject. */
+const injects = (o: WatchOptions) => o.inject !== false && (o.root ?? "/") === "/";
+
 export async function watchCommand(o: WatchOptions, io: CommandIO): Promise<CommandResult & { doc: VerdictDocument }> {
   requireLinux("watch", io.platform);
   checkOutputPath(o.record, "--record", !o.overwrite);
   checkOutputPath(o.html, "--html");
   const fs = new HostFs(o.root ?? "/");
   assertObservable(fs, o.pid);
+  // Before anything is attached to: a tree that is not one job (PID 1's on a host) gets no agent unless asked.
+  const refusal = injects(o) && !o.all ? checkJobScope(fs, o.pid) : undefined;
+  if (refusal) throw usageError(refusal);
   // Listening first: a port in use is said before anything is attached to.
   const exporter = await openMetricsExport(o.metrics, io);
   try {
@@ -70,12 +80,17 @@ async function watchWith(
   const wakeup = new Wakeup();
   const unsubscribe = io.onSignal(() => wakeup.stop("interrupted"));
   const region = io.isTTY && !o.json ? new LiveRegion(io) : undefined;
-  // Injection reads the real /proc and attaches to real processes: not for a captured tree (--root).
-  const inject = o.inject !== false && (o.root ?? "/") === "/";
-  const agent = inject ? await AgentChannel.open() : undefined;
+  const agent = injects(o) ? await AgentChannel.open() : undefined;
   const say = (line: string) => (region ? region.say(`memleak: ${line}\n`) : io.stderr(`memleak: ${line}\n`));
   const attacher = agent
-    ? new Attacher(agent, fs, { rootPid: o.pid, interval: o.interval, env: io.env, say, traceSeconds: traceSeconds(o) })
+    ? new Attacher(agent, fs, {
+        rootPid: o.pid,
+        interval: o.interval,
+        env: io.env,
+        say,
+        traceSeconds: traceSeconds(o),
+        job: o.all ? undefined : readJobFacts(fs, o.pid),
+      })
     : undefined;
   if (exporter && attacher) exporter.sink.pidsInside = attacher.pidsInside;
   const command = readCmdline(fs, o.pid);

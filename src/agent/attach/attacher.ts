@@ -16,6 +16,7 @@ import { hasCapSysPtrace, ptraceRefusal, tracerFacts, type OwnFacts } from "./pe
 import { processKey } from "../../sampling/process-key.js";
 import { insideText } from "../../base/pid-inside.js";
 import { ContainerViews } from "./container-view.js";
+import { outsideJob, readJobFacts, type JobFacts } from "./job-scope.js";
 import { pidInside } from "../../system/namespaces.js";
 import { FAILED_PREFIX } from "./inject.js";
 import { closeSync, constants, openSync, readSync } from "node:fs";
@@ -47,6 +48,8 @@ export interface AttacherOptions {
   forkGraceMs?: number;
   /** watch --trace-python: seconds of tracemalloc in each process the agent is loaded into. */
   traceSeconds?: number | undefined;
+  /** The watched process's session and user: processes outside them get no agent (job-scope.ts); undefined: --all. */
+  job?: JobFacts | undefined;
 }
 
 interface Job {
@@ -190,6 +193,11 @@ export class Attacher {
     }
     const status = this.fs.readOptional(`/proc/${pid}/status`);
     if (!status) return undefined;
+    // A process of another session or user that joined the tree later: another job's, like those refused at the start.
+    const member = this.o.job && pid !== this.o.rootPid ? readJobFacts(this.fs, pid) : undefined;
+    const outside = member && outsideJob(this.o.job!, member);
+    if (outside)
+      return { pid, status: "failed", reason: `${outside}, another job's (--all loads the agent there too)` };
     const target = tracerFacts(status);
     const refusal = ptraceRefusal(pid, target, this.ownFacts());
     if (refusal) return { pid, status: "failed", reason: refusal };

@@ -56,6 +56,8 @@ export interface Assessment {
   step?: Step;
   /** Set when the window was too short for the shape rules and growth was called by the early test (stats/sequential.ts). */
   early?: EarlyGrowth;
+  /** Bytes of the growth that were memleak's own agent arriving (signals/own-footprint.ts), when a step was taken out. */
+  own?: number;
 }
 
 /** When growth that stopped stopped (seconds): the plateau's level, or the step's jump; undefined for other shapes. */

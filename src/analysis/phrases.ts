@@ -198,6 +198,8 @@ export interface PhraseFacts {
     p: number;
     /** The growth floor at the level it started from (growth-floor.ts). */
     floor: number;
+    /** Bytes of `growth` that were memleak's own agent arriving, taken out before judging (own-footprint.ts). */
+    own?: number;
     confidence: number;
   };
   "advice.cow-tree": { subject: "tree" | "cgroup"; growth: number; copiers: number; copied: number };

@@ -38,7 +38,14 @@ export function stableParts(
   metric: MetricName,
 ): { kind: "stable"; confidence: number; advice: Phrase[] } {
   const confidence = stableConfidence(a.to - a.from);
-  const facts = { subject, metric, growth: a.growth, seconds: a.to - a.from, noise: a.plateau?.noise };
+  const facts = {
+    subject,
+    metric,
+    growth: a.growth,
+    seconds: a.to - a.from,
+    noise: a.plateau?.noise,
+    ...(a.own !== undefined && { own: a.own }),
+  };
   return {
     kind: "stable",
     confidence,

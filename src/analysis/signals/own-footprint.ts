@@ -84,7 +84,7 @@ export function withoutOwnStep(a: Assessment, injections: readonly Injection[]):
   const own = ownStep(a, injections);
   if (own === undefined) return { a };
   return {
-    a: { ...a, shape: "flat" },
+    a: { ...a, shape: "flat", own },
     caveat: phrase("own.step", { at: injections.map((i) => i.reported), added: own }),
   };
 }

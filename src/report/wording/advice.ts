@@ -68,6 +68,8 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
       noise: formatBytes(f.noise),
       p: String(Number(f.p.toPrecision(3))),
       floor: formatBytes(f.floor),
+      own: formatBytes(f.own),
+      rest: formatBytes(Math.max(0, f.growth - (f.own ?? 0))),
       confidenceLine: `Confidence ${Math.round(f.confidence * 100)}% says how long it was watched, not a doubt about the numbers: it rises to 95% at 10 minutes. Growth under ${formatBytes(f.floor)} in ${f.seconds.toFixed(0)} s (${formatBytes((f.floor / Math.max(1, f.seconds)) * 3600)} an hour) would not show yet.`,
     }),
   "advice.cgroup-artefact": (f) =>
@@ -122,11 +124,13 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
 };
 
 /**
- * Which stable advice: a real trend under the floor; no trend against noise that explains the move; or no trend where
+ * Which stable advice: a move that was memleak's own agent arriving; a real trend under the floor; no trend against noise that explains the move; or no trend where
  * the levels moved by more than 3 noise widths (a program whose 5-80 MB buffers come and go: its median noise is the
  * quiet stretches', 90 KiB, and "noise of ±90 KiB" beside a 6 MiB move reads as a contradiction).
  */
-function stableVariant(f: { p: number; growth: number; noise: number | undefined }): string {
+function stableVariant(f: { p: number; growth: number; noise: number | undefined; own?: number }): string {
+  // A move that was memleak's agent arriving: its trend and its size are the agent's, not the program's.
+  if (f.own !== undefined) return "own-arrival";
   if (f.p < DEFAULT_ALPHA) return "under-floor";
   return f.noise !== undefined && Math.abs(f.growth) <= 3 * f.noise ? "no-trend" : "no-trend-swings";
 }

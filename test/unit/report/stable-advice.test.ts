@@ -31,4 +31,12 @@ describe("the stable verdict's advice", () => {
     );
     expect(text).not.toMatch(/noise of ±/);
   });
+
+  it("an idle program watched: the move was memleak's own agent arriving, said as such, not as a trend under the floor", async () => {
+    const { text } = await advice("recordings/idle.watched.jsonl");
+    expect(text).toMatch(
+      /^No growth of its own: anon moved by 3\.93 MiB over 20 s, 3\.93 MiB of it memleak's agent arriving \(its modules and thread, not counted as growth\); what is left \(0 B\) is under the growth floor of 2\.00 MiB\./,
+    );
+    expect(text).not.toMatch(/trend is real|Growth too small/);
+  });
 });

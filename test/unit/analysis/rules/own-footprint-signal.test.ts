@@ -74,7 +74,7 @@ describe("ownStep", () => {
   it("withoutOwnStep: judged flat, with what memleak added and when each agent reported", () => {
     const a = plateau(25, 3 * MB);
     expect(withoutOwnStep(a, [injection(20, 22), injection(21, 23.5)])).toEqual({
-      a: { ...a, shape: "flat" },
+      a: { ...a, shape: "flat", own: 3 * MB },
       caveat: { say: "own.step", facts: { at: [22, 23.5], added: 3 * MB } },
     });
     const late = plateau(45, 3 * MB);

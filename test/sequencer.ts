@@ -28,6 +28,7 @@ export const E2E_LONGEST_FIRST: readonly (readonly [file: string, seconds: numbe
   ["trace-native.test.ts", 28],
   ["trace-sites-live.test.ts", 25],
   ["gpu.test.ts", 23],
+  ["watch-scope.test.ts", 20],
   ["sampler.test.ts", 17],
   ["feedback.test.ts", 15],
   ["pytest-agent-options.test.ts", 14],

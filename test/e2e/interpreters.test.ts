@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { VerdictDocument } from "../../src/analysis/types.js";
 import { isRoot, startContained, type Contained } from "../helpers/contained.js";
 import { memleak, SYSTEM_PYTHON } from "../helpers/processes.js";
-import { DICT_CACHE_LAYERS } from "../helpers/watched.js";
+import { expectDictCacheLayer } from "../helpers/watched.js";
 import { lacking } from "../helpers/prerequisite.js";
 
 const MiB = 2 ** 20;
@@ -90,7 +90,7 @@ for (const i of INTERPRETERS) {
           const doc = json(r.stdout);
           expect(doc.verdict.kind, r.stderr).toBe("leak");
           expect(doc.verdict.evidence.mallocInUseGrowth as number, r.stderr).toBeGreaterThan(5 * MiB);
-          expect(DICT_CACHE_LAYERS).toContain(doc.verdict.evidence.layer);
+          expectDictCacheLayer(doc);
         });
 
         it.skipIf(lacking(!isRoot, "root", "run the tests as root (.ci/run does)"))(

@@ -22,7 +22,7 @@ import {
   type Contained,
 } from "../helpers/contained.js";
 import { MEMLEAK, memleak } from "../helpers/processes.js";
-import { DICT_CACHE_LAYERS, eventually, threadNames } from "../helpers/watched.js";
+import { expectDictCacheLayer, eventually, threadNames } from "../helpers/watched.js";
 import { createTestCgroup, HOST_TEST_CGROUP, skipNote } from "../helpers/cgroup.js";
 import { HostFs } from "../../src/system/host-fs.js";
 import { lacking } from "../helpers/prerequisite.js";
@@ -69,7 +69,7 @@ describe
       );
       expect(doc.verdict).toMatchObject({ kind: "leak", pid: c.target, subject: { pidInside: 1 } });
       expect(doc.target).toMatchObject({ pid: c.target, pidInside: 1 });
-      expect(DICT_CACHE_LAYERS).toContain(doc.verdict.evidence.layer);
+      expectDictCacheLayer(doc);
       expect(doc.verdict.evidence.mallocInUseGrowth as number).toBeGreaterThan(10 * MiB);
       expect(memleakLeftovers(c.target)).toEqual([]);
     });
@@ -87,7 +87,7 @@ describe
         const { doc, stderr } = await watch(c);
         expect(stderr).toMatch(/agent attached to PID \d+ \(python3\) in a container \(pid 1 inside\)/);
         expect(doc.verdict).toMatchObject({ kind: "leak", pid: c.target });
-        expect(DICT_CACHE_LAYERS).toContain(doc.verdict.evidence.layer);
+        expectDictCacheLayer(doc);
         expect(memleakLeftovers(c.target)).toEqual([]);
       },
     );
@@ -97,7 +97,7 @@ describe
       const { doc, stderr } = await watch(c);
       expect(stderr).toMatch(/agent attached to PID \d+ \(python3\) in a container/);
       expect(doc.verdict).toMatchObject({ kind: "leak", pid: c.target });
-      expect(DICT_CACHE_LAYERS).toContain(doc.verdict.evidence.layer);
+      expectDictCacheLayer(doc);
       expect(memleakLeftovers(c.target)).toEqual([]);
     });
 
@@ -140,7 +140,7 @@ describe
       expect(stderr).toMatch(new RegExp(`agent attached to PID ${c.target} \\(python3\\) in \\d`)); // no pid inside: the same
       expect(doc.verdict).toMatchObject({ kind: "leak", pid: c.target });
       expect(doc.target.pidInside).toBeUndefined();
-      expect(DICT_CACHE_LAYERS).toContain(doc.verdict.evidence.layer);
+      expectDictCacheLayer(doc);
       expect(memleakLeftovers(c.target)).toEqual([]);
     });
   });

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { VerdictDocument } from "../../src/analysis/types.js";
 import { REPO } from "../helpers/fixtures.js";
 import { memleak, startReady, type Started } from "../helpers/processes.js";
-import { DICT_CACHE_LAYERS, startScenario } from "../helpers/watched.js";
+import { expectDictCacheLayer, startScenario } from "../helpers/watched.js";
 
 const MiB = 2 ** 20;
 const started: Started[] = [];
@@ -36,7 +36,7 @@ describe.concurrent("watch: the agent injected into running programs", { timeout
     const { doc } = await watch(target);
     expect(doc.verdict).toMatchObject({ kind: "leak", pid: target.pid });
     expect(doc.verdict.evidence.mallocInUseGrowth as number).toBeGreaterThan(10 * MiB);
-    expect(DICT_CACHE_LAYERS).toContain(doc.verdict.evidence.layer);
+    expectDictCacheLayer(doc);
     expect(doc.verdict.evidence.liveHeapGrowth as number).toBeGreaterThan(10 * MiB); // malloc + Python's small objects
     expect(doc.verdict.evidence.agent).toBeUndefined(); // the agent saw it: no "missing"
   });

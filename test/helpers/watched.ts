@@ -3,6 +3,8 @@
  * before anyone thinks of memleak. And what such a target holds of memleak's: threads named by the agent, sockets.
  */
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { expect } from "vitest";
+import type { VerdictDocument } from "../../src/analysis/types.js";
 import { REPO } from "./fixtures.js";
 import { startReady, type Started } from "./processes.js";
 
@@ -84,8 +86,11 @@ export function childrenOf(pid: number): number[] {
 }
 
 /**
- * The layers a growing dict_cache_leak.py can be named in: its ~5 KB strings are malloc'd (over pymalloc's 512 bytes),
- * so the native heap, unless the agent's census caught the dict gaining them first (layer.ts tries "Python objects"
- * before malloc; a census runs every 5-60 s, so whether one falls in the window depends on timing).
+ * The layer a growing dict_cache_leak.py is named in: Python objects, held by its module dict RESPONSES (its ~5 KB
+ * strings are malloc'd, over pymalloc's 512 bytes, but what holds them is the dict the agent's census follows).
  */
-export const DICT_CACHE_LAYERS = ["native heap (malloc)", "Python objects"];
+export function expectDictCacheLayer(doc: VerdictDocument): void {
+  const evidence = JSON.stringify({ ...doc.verdict, advice: undefined });
+  expect(doc.verdict.evidence.layer, evidence).toBe("Python objects");
+  expect(doc.verdict.holder?.path, evidence).toMatch(/RESPONSES/);
+}

@@ -438,6 +438,7 @@ def _untracked_dicts():
     packages'): with torch loaded, its classes tripled the cost (17 ms against 6 ms, of a ~55 ms census)."""
     found = []
     is_tracked = gc.is_tracked
+    namespaces = set()
     for name, module in list(sys.modules.items()):
         if not issubclass(type(module), _ModuleType):
             continue
@@ -445,6 +446,7 @@ def _untracked_dicts():
             values = list(module.__dict__.values())
         except Exception:
             continue
+        namespaces.add(id(module.__dict__))
         found += [v for v in values if type(v) is dict and not is_tracked(v)]
         if not _programs_own(module):
             continue
@@ -454,6 +456,36 @@ def _untracked_dicts():
         # are atomic (an int argument, a rendered page): its growth was put down to the native heap, unheld.
         for cache in [v for v in values if type(v).__name__ == "_lru_cache_wrapper"]:
             found += [x for x in gc.get_referents(cache) if type(x) is dict and not is_tracked(x)]
+    found += _running_globals_dicts(namespaces)
+    return found
+
+
+def _running_globals_dicts(namespaces):
+    """Untracked dicts among the globals of running code that no module holds: a script run with
+    exec(compile(source, path, "exec"), {"__name__": "__main__"}) — a container's boot line, a test harness, a notebook's
+    namespace — keeps its module-level cache in a dict sys.modules does not reach, and its growth was put down to the
+    native heap (dict_cache_leak.py watched in a container). The frames of every thread but the agent's, each globals
+    dict once."""
+    found = []
+    # Only other threads' frames are looked at: with none (the census on a program's only thread, as in a test), none
+    # are asked for. sys._current_frames() gives every running frame a frame object (3.11+), freed as its call returns:
+    # collector counts that change after the report read them, and one more report sent.
+    if _thread._count() == 0:
+        return found
+    me = _thread.get_ident()
+    frames = sys._current_frames()
+    try:
+        for ident, frame in frames.items():
+            if ident == me:
+                continue
+            while frame is not None:
+                space = frame.f_globals
+                if id(space) not in namespaces:
+                    namespaces.add(id(space))
+                    found += [v for v in list(space.values()) if type(v) is dict and not gc.is_tracked(v)]
+                frame = frame.f_back
+    finally:
+        frames = frame = space = None  # no frame kept alive past the walk
     return found
 
 

@@ -57,6 +57,27 @@ def _module_dicts():
     return out
 
 
+def _running_globals(skip_ident, modules):
+    """id(globals) → (its __name__, its __file__) for the globals of running code that no module holds: a script run
+    with exec(compile(source, path, "exec"), {"__name__": "__main__", ...}) — a container's boot line, a test harness —
+    keeps its globals in a dict sys.modules does not reach, and a cache there was "nothing refers to it" though the
+    script's own frame runs on it. Only ids are kept, as for frame locals."""
+    out = {}
+    for ident, frame in sys._current_frames().items():
+        if ident == skip_ident:
+            continue
+        while frame is not None:
+            space = frame.f_globals
+            if id(space) not in modules and id(space) not in out:
+                name, path = space.get("__name__"), space.get("__file__")
+                out[id(space)] = (
+                    name if isinstance(name, str) else "<globals>",
+                    path if isinstance(path, str) else None,
+                )
+            frame = frame.f_back
+    return out
+
+
 def _thread_names(main_ident):
     """Thread ident → name, as threading names them. Never imports threading: run on the agent's thread, that import
     would make the agent's thread threading's main thread for the program. A program that never imported it has one
@@ -207,11 +228,15 @@ def describe(root, nodes):
     return text, hops
 
 
-def _root_of(obj, modules):
-    """(kind, name) when obj is a root: a module's globals, or a class (named by its module and qualified name)."""
+def _root_of(obj, modules, running=None):
+    """(kind, name) when obj is a root: a module's globals, the globals of running code no module holds (named by their
+    __name__, with their __file__), or a class (named by its module and qualified name)."""
     at = modules.get(id(obj))
     if at is not None and type(obj) is dict:
         return "module", at
+    at = running.get(id(obj)) if running else None
+    if at is not None and type(obj) is dict:
+        return "globals", at
     if issubclass(type(obj), type):
         return "class", "%s.%s" % (getattr(obj, "__module__", "?"), getattr(obj, "__qualname__", obj.__name__))
     return None
@@ -224,14 +249,16 @@ def find(target, skip_ident=None, main_ident=None):
     started = time.monotonic()
     cost = {"levels": 0, "calls": 0, "objects": 0, "longestMs": 0.0}
     modules = _module_dicts()
-    frame_locals = _frame_locals(skip_ident if skip_ident is not None else _thread.get_ident(), main_ident)
+    skip = skip_ident if skip_ident is not None else _thread.get_ident()
+    frame_locals = _frame_locals(skip, main_ident)
+    running = _running_globals(skip, modules)
     # Climbed objects: id → object, and id → the id of the object one step closer to the target. Kept in two dicts of
     # ours (skipped as referrers), never in tuples, which would be referrers of their own.
     held = {id(target): target}
     toward = {id(target): None}
     frontier = [target]
     found = None
-    own = {id(held), id(toward), id(frontier), id(modules), id(frame_locals)}
+    own = {id(held), id(toward), id(frontier), id(modules), id(frame_locals), id(running)}
     try:
         while frontier and found is None and cost["levels"] < MAX_LEVELS:
             cost["levels"] += 1
@@ -257,7 +284,7 @@ def find(target, skip_ident=None, main_ident=None):
                     held[rid] = r
                     toward[rid] = id(child)
                     cost["objects"] += 1
-                    root = _root_of(r, modules)
+                    root = _root_of(r, modules, running)
                     if root is not None:
                         found = (root, rid)
                         break
@@ -315,10 +342,10 @@ def _path(found, held, toward):
     while at is not None:
         nodes.append(held[at])
         at = toward[at]
-    if kind == "module":
+    if kind in ("module", "globals"):
         # The module's globals dict, then the global: named together (`app.handlers.EVENTS`).
         key = _find_value(nodes[0], nodes[1]) if len(nodes) > 1 else None
-        root = ("module global", "%s.%s" % (name, key))
+        root = ("module global", "%s.%s" % (name if kind == "module" else name[0], key))
         nodes = nodes[1:]
     elif kind == "class":
         root = ("class", name)
@@ -327,6 +354,8 @@ def _path(found, held, toward):
     text, hops = describe(root, nodes)
     if kind == "module":
         where = assigned_at(name, key) if key is not None else None
+    elif kind == "globals":
+        where = assigned_in(name[1], key) if key is not None else None
     elif kind == "class":
         cls = nodes[0]
         attribute = hops[1]["name"] if len(hops) > 1 and hops[1]["kind"] == "class attribute" else None
@@ -346,7 +375,11 @@ _MAX_SOURCE = 2_000_000  # characters of a module's source read to find where a 
 def _source_lines(module_name):
     """The module's file and its lines, if it was loaded from a .py file that is still there."""
     module = sys.modules.get(module_name) if isinstance(module_name, str) else None
-    path = getattr(module, "__file__", None)
+    return _file_lines(getattr(module, "__file__", None))
+
+
+def _file_lines(path):
+    """A .py file's path and its lines, if it is still there."""
     if not isinstance(path, str) or not path.endswith(".py"):
         return None, None
     try:
@@ -381,7 +414,15 @@ def assigned_at(module_name, name):
     """(file, line) of the first assignment of `name` at its module's top level, read from the module's source — a
     line scan, not the ast module: nothing new is imported into the program, and no single call holds the GIL over a
     long file. None when the source is not there or no such line is."""
-    path, lines = _source_lines(module_name)
+    return _assigned(*_source_lines(module_name), name)
+
+
+def assigned_in(path, name):
+    """As assigned_at, in a file named by its path (the __file__ of globals no module holds)."""
+    return _assigned(*_file_lines(path), name)
+
+
+def _assigned(path, lines, name):
     if lines is None or not name.isidentifier():
         return None
     for number, line in enumerate(lines, 1):

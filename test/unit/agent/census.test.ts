@@ -91,6 +91,32 @@ for step in range(2):
     expect(last!.cpuTensorBytes).toBeUndefined(); // no torch imported: nothing about tensors
   });
 
+  it("follows an untracked dict among the globals of a script run with exec() into a dict no module holds", () => {
+    // A container's boot line (or a test harness) runs the script with exec(compile(source), {...}): its
+    // RESPONSES = {int: str} is untracked by the collector (atomic keys and values) and reached from no module, so
+    // it was not walked and dict_cache_leak's growth was put down to the native heap. The census runs on another
+    // thread, as the agent's does, while the script's frame runs.
+    const [, last] = census(
+      "python3",
+      `import threading
+def run_look():
+    t = threading.Thread(target=look)
+    t.start()
+    t.join()
+source = '''
+RESPONSES = {}
+for i in range(2000):
+    RESPONSES[i] = "response-%d " % i * 400
+run_look()
+for i in range(2000, 6000):
+    RESPONSES[i] = "response-%d " % i * 400
+run_look()
+'''
+exec(compile(source, "/srv/app.py", "exec"), {"__name__": "__main__", "run_look": run_look})`,
+    );
+    expect(last).toMatchObject({ growing: "dict of str", growingLen: 6000, growingAdded: 4000 });
+  });
+
   it("finds a short list of big items among many longer containers", () => {
     const [, last] = census(
       "python3",

@@ -149,6 +149,32 @@ describe.each(pythons())("the holder search under %s", (python) => {
     }
   });
 
+  it("names a global of a script run with exec() into a dict no module holds, and the line that assigns it", () => {
+    // A container's boot line or a test harness: exec(compile(source, path, "exec"), {"__name__": "__main__", ...}).
+    // The script's globals are reached from no module; its own frame runs on them ("nothing refers to it" before).
+    const dir = mkdtempSync(join(tmpdir(), "memleak-holder-exec-"));
+    const script = join(dir, "app.py");
+    writeFileSync(
+      script,
+      "class Item:\n    pass\n\n\nRESPONSES = {}\nfor i in range(100):\n    RESPONSES[i] = Item()\nprobe(lambda: RESPONSES)\n",
+    );
+    const path = JSON.stringify(script);
+    try {
+      const [found] = run(
+        python,
+        `exec(compile(open(${path}).read(), ${path}, "exec"), {"__name__": "__main__", "__file__": ${path}, "probe": probe})`,
+      );
+      expect(found).toMatchObject({
+        found: true,
+        path: "__main__.RESPONSES",
+        root: "module global",
+        where: { file: script, line: 5 },
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("says no root was found past its bounds, and why, rather than guess", () => {
     const [r] = run(
       python,

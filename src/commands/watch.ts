@@ -53,12 +53,12 @@ export async function watchCommand(o: WatchOptions, io: CommandIO): Promise<Comm
   checkOutputPath(o.html, "--html");
   const fs = new HostFs(o.root ?? "/");
   assertObservable(fs, o.pid);
-  // Before anything is attached to: a tree that is not one job (PID 1's on a host) gets no agent unless asked.
-  const refusal = injects(o) && !o.all ? checkJobScope(fs, o.pid) : undefined;
-  if (refusal) throw usageError(refusal);
   // Listening first: a port in use is said before anything is attached to.
   const exporter = await openMetricsExport(o.metrics, io);
   try {
+    // Before anything is attached to: a tree that is not one job (PID 1's on a host) gets no agent unless asked.
+    const refusal = injects(o) && !o.all ? checkJobScope(fs, o.pid) : undefined;
+    if (refusal) throw usageError(refusal);
     return await watchWith(o, io, fs, exporter);
   } finally {
     await exporter?.close();

@@ -63,19 +63,26 @@ def _running_globals(skip_ident, modules):
     keeps its globals in a dict sys.modules does not reach, and a cache there was "nothing refers to it" though the
     script's own frame runs on it. Only ids are kept, as for frame locals."""
     out = {}
+    for _, frame in _running_frames(skip_ident):
+        space = frame.f_globals
+        if id(space) not in modules and id(space) not in out:
+            name, path = space.get("__name__"), space.get("__file__")
+            out[id(space)] = (
+                name if isinstance(name, str) else "<globals>",
+                path if isinstance(path, str) else None,
+            )
+    return out
+
+
+def _running_frames(skip_ident):
+    """(thread ident, frame) for every frame every thread is running, innermost first, the thread `skip_ident` (the
+    agent's own) left out."""
     for ident, frame in sys._current_frames().items():
         if ident == skip_ident:
             continue
         while frame is not None:
-            space = frame.f_globals
-            if id(space) not in modules and id(space) not in out:
-                name, path = space.get("__name__"), space.get("__file__")
-                out[id(space)] = (
-                    name if isinstance(name, str) else "<globals>",
-                    path if isinstance(path, str) else None,
-                )
+            yield ident, frame
             frame = frame.f_back
-    return out
 
 
 def _thread_names(main_ident):
@@ -93,18 +100,14 @@ def _frame_locals(skip_ident, main_ident=None):
     agent's own thread left out). Only ids are kept: the frames are read once, at the start."""
     names = _thread_names(main_ident)
     out = {}
-    for ident, frame in sys._current_frames().items():
-        if ident == skip_ident:
-            continue
-        while frame is not None:
-            code = frame.f_code
-            if code.co_flags & _CO_OPTIMIZED:
-                try:
-                    for var, value in frame.f_locals.items():
-                        out.setdefault(id(value), (names.get(ident, "thread %d" % ident), code.co_name, var))
-                except Exception:
-                    pass
-            frame = frame.f_back
+    for ident, frame in _running_frames(skip_ident):
+        code = frame.f_code
+        if code.co_flags & _CO_OPTIMIZED:
+            try:
+                for var, value in frame.f_locals.items():
+                    out.setdefault(id(value), (names.get(ident, "thread %d" % ident), code.co_name, var))
+            except Exception:
+                pass
     return out
 
 

@@ -6,6 +6,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import type { VerdictDocument } from "../../src/analysis/types.js";
 import { memleak, startReady, type Started } from "../helpers/processes.js";
+import { REPO } from "../helpers/fixtures.js";
+import { childrenOf } from "../helpers/watched.js";
 
 const started: Started[] = [];
 /** The parents' children: the one in a session of its own is not in the parent's process group, which stop() ends. */
@@ -102,5 +104,22 @@ describe.concurrent("watch: only one job gets the agent unless --all", { timeout
       `no agent in PID ${other} (python3): another session than PID ${root}'s, another job's (--all loads the agent there too)`,
     );
     expect(r.stderr).not.toContain(`agent attached to PID ${other} `);
+  });
+
+  it("a watch too short for every injection says which Pythons never got their turn", async () => {
+    // A parent and 5 forked workers, asleep; one injection at a time, ~3 s each: a 6 s watch reaches two or three.
+    const target = await startReady(["python3", `${REPO}bench/py/small_tree.py`, "5", "8"], /^ready$/m);
+    started.push(target);
+    const pythons = [target.pid, ...childrenOf(target.pid)];
+    expect(pythons).toHaveLength(6);
+    const r = await memleak(["watch", String(target.pid), "--duration", "6s", "--interval", "0.5", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const attached = pythons.filter((pid) => r.stderr.includes(`agent attached to PID ${pid} `));
+    const waiting = pythons.filter((pid) => new RegExp(`no agent in PID ${pid} \\(python3\\): `).test(r.stderr));
+    expect(attached.length + waiting.length, r.stderr).toBe(6);
+    expect(waiting.length, r.stderr).toBeGreaterThan(0);
+    expect(r.stderr).toContain(
+      "the watch ended before its turn (one injection at a time); it was watched from outside",
+    );
   });
 });

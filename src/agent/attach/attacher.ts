@@ -121,14 +121,40 @@ export class Attacher {
     this.worker ??= this.work().finally(() => (this.worker = undefined));
   }
 
-  /** Stops taking jobs and waits (at most `ms`) for the one in flight: gdb is never left attached to a target. */
+  /**
+   * Stops taking jobs and waits (at most `ms`) for the one in flight: gdb is never left attached to a target. The
+   * Pythons still waiting for their turn are said, each in one line and in the verdict's missing agents: a short
+   * watch of many workers (one injection at a time, ~3 s each) ended with some of them silently without an agent.
+   */
   async stop(ms: number): Promise<void> {
     this.stopped = true;
-    this.queue.length = 0;
-    if (!this.worker) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.worker, new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
-    clearTimeout(timer); // a pending timer would keep memleak from exiting
+    const waiting = this.queue.splice(0);
+    if (this.worker) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.worker, new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+      clearTimeout(timer); // a pending timer would keep memleak from exiting
+    }
+    for (const job of waiting) this.leftWaiting(job);
+  }
+
+  /** A queued CPython that never got its turn: failed, with that reason. Not one that connected by itself meanwhile. */
+  private leftWaiting(job: Job): void {
+    if (this.channel.hello.has(job.pid) || this.records.has(job.pid) || !this.alive(job)) return;
+    const interp = identifyInterpreter(
+      this.fs.readLink(`/proc/${job.pid}/exe`),
+      this.fs.readOptional(`/proc/${job.pid}/maps`),
+    );
+    if (interp.kind !== "cpython") return;
+    const record: AttachRecord = {
+      pid: job.pid,
+      status: "failed",
+      reason: "the watch ended before its turn (one injection at a time)",
+    };
+    const inside = this.pidsInside.get(job.pid);
+    const told = inside === undefined ? record : { ...record, pidInside: inside };
+    this.records.set(job.pid, told);
+    this.decided.push(told);
+    this.tell(job, told);
   }
 
   private async work(): Promise<void> {
@@ -157,7 +183,9 @@ export class Attacher {
     else if (r.status === "failed") {
       const again = this.reasonsSaid.has(r.reason ?? "");
       this.reasonsSaid.add(r.reason ?? "");
-      this.o.say(`no agent in ${who}: ${again ? "same reason as above" : r.reason}; watching it from outside`);
+      // After the watch ended (a process left waiting) its readings were all from outside: said in the past.
+      const outside = this.stopped ? "it was watched from outside" : "watching it from outside";
+      this.o.say(`no agent in ${who}: ${again ? "same reason as above" : r.reason}; ${outside}`);
     }
   }
 

@@ -48,9 +48,13 @@ describe("feedback from run and watch", { concurrent: true }, () => {
   it("a run too short for any sample says so, with no figures of a window that was never observed", async () => {
     const r = await memleak(["run", "--duration", "5", "--", "true"]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/no samples: the process exited before memleak could read it/);
-    expect(r.stdout).not.toMatch(/observed|0 samples every|of a core/);
     expect(r.stderr).not.toMatch(/next:/);
+    expect(r.stdout).not.toMatch(/0 samples every/);
+    // `true` exits within a millisecond, usually before memleak's first reading; on a busy machine that reading can
+    // still catch it (a CI run: one sample). Then the one sample is said as such, and nothing more.
+    if (/^observed 1 sample\b/m.test(r.stdout)) return;
+    expect(r.stdout).toMatch(/no samples: the process exited before memleak could read it/);
+    expect(r.stdout).not.toMatch(/observed|of a core/);
   });
 
   it("watch says what it samples, and that the process runs on after Ctrl-C", async () => {

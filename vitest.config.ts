@@ -41,7 +41,7 @@ export default defineConfig({
           fileParallelism: lanes > 1,
           maxWorkers: lanes,
           // A real program judged on a shared machine: a failed test runs once more, and passing then is reported as
-          // flaky by test/flaky-reporter.ts, never as a clean pass; under CI=true it fails the run.
+          // flaky by test/flaky-reporter.ts, never as a clean pass; with MEMLEAK_FAIL_ON_RETRY=1 it fails the run.
           retry: 1,
           sequence: { groupOrder: 1 },
         },

@@ -1112,6 +1112,12 @@ def _trace_start():
     _start_thread(baseline_then_sites, ())
 
 
+def _trace_message(sites, traced, peak):
+    """The trace message both tracemalloc paths send (run's at exit or interim, watch's window): the sites that grew and
+    tracemalloc's own memory."""
+    return {"type": "trace", "pid": os.getpid(), "t": time.time(), "sites": sites, "traced": traced, "tracedPeak": peak}
+
+
 def _trace_report(interim=False):
     import tracemalloc
 
@@ -1127,14 +1133,7 @@ def _trace_report(interim=False):
         )
     baseline = None
     current, peak = tracemalloc.get_traced_memory()
-    message = {
-        "type": "trace",
-        "pid": os.getpid(),
-        "t": time.time(),
-        "sites": top,
-        "traced": current,
-        "tracedPeak": peak,
-    }
+    message = _trace_message(top, current, peak)
     if interim:
         message["interim"] = True  # a later one replaces it; the one at exit is final
     _send(message)
@@ -1251,17 +1250,9 @@ def _trace_window(seconds, stop):
         "cpuShareBefore": round(share_before, 4),
         "overheadBytes": overhead,
     }
-    _send(
-        {
-            "type": "trace",
-            "pid": os.getpid(),
-            "t": time.time(),
-            "sites": top,
-            "traced": current,
-            "tracedPeak": peak,
-            "window": window,
-        }
-    )
+    message = _trace_message(top, current, peak)
+    message["window"] = window
+    _send(message)
 
 
 def _trim_probe():

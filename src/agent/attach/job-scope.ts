@@ -8,13 +8,14 @@
  */
 import type { HostFs } from "../../system/host-fs.js";
 import { processTree } from "../../system/process-tree.js";
+import { tracerFacts } from "./permission.js";
 
 export interface JobFacts {
   pid: number;
   comm: string;
   /** /proc/PID/stat field 6. */
   session: number | undefined;
-  /** Real uid, the first of /proc/PID/status's Uid. */
+  /** Real uid, the first of /proc/PID/status's Uid (as permission.ts reads it for ptrace). */
   uid: number | undefined;
 }
 
@@ -32,12 +33,6 @@ export function parseSessionOf(stat: string): { comm: string; session: number } 
   return Number.isInteger(session) && session >= 0 ? { comm: stat.slice(open + 1, close), session } : undefined;
 }
 
-/** The real uid of a status file's "Uid:" line. */
-export function parseRealUid(status: string): number | undefined {
-  const m = /^Uid:\s+(\d+)/m.exec(status);
-  return m ? Number(m[1]) : undefined;
-}
-
 export function readJobFacts(fs: HostFs, pid: number): JobFacts | undefined {
   const stat = fs.readOptional(`/proc/${pid}/stat`);
   const parsed = stat === undefined ? undefined : parseSessionOf(stat);
@@ -46,7 +41,7 @@ export function readJobFacts(fs: HostFs, pid: number): JobFacts | undefined {
     pid,
     comm: parsed.comm,
     session: parsed.session,
-    uid: parseRealUid(fs.readOptional(`/proc/${pid}/status`) ?? ""),
+    uid: tracerFacts(fs.readOptional(`/proc/${pid}/status`) ?? "").uid,
   };
 }
 

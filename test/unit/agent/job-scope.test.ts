@@ -7,7 +7,6 @@ import { HostFs } from "../../../src/system/host-fs.js";
 import {
   checkJobScope,
   outsideJob,
-  parseRealUid,
   parseSessionOf,
   readJobFacts,
   scopeRefusal,
@@ -25,11 +24,7 @@ describe("the session and the user of a process", () => {
     expect(parseSessionOf("77 (python3")).toBeUndefined();
     expect(parseSessionOf("77 (x) S 1 2")).toBeUndefined();
   });
-  it("the real uid is the first of status's Uid", () => {
-    expect(parseRealUid("Name:\tsleep\nUid:\t65534\t0\t0\t0\nGid:\t0\n")).toBe(65534);
-    expect(parseRealUid("Name:\tsleep\n")).toBeUndefined();
-  });
-  it("read from a captured tree", () => {
+  it("read from a captured tree: the uid is status's real one (nobody's sleep), none when the process is not there", () => {
     expect(readJobFacts(twoJobs, 6870)).toEqual({ pid: 6870, comm: "python3", session: 16369, uid: 0 });
     expect(readJobFacts(twoJobs, 6955)).toEqual({ pid: 6955, comm: "sleep", session: 16369, uid: 65534 });
     expect(readJobFacts(twoJobs, 1)).toBeUndefined();

@@ -90,7 +90,8 @@ export interface PhraseFacts {
   /** signals/unseen.ts: no agent inside the process. */
   "agent.missing": { why: string; level: number };
   /** signals/layer.ts: which layer a leak grows in, and what the agent measured. */
-  "layer.tensors": { bytes: number; count: number };
+  /** seconds: between the census walks the change was measured at; share: of the growth, at that rate (census-span.ts). */
+  "layer.tensors": { bytes: number; count: number; seconds?: number; share?: number };
   "layer.container": {
     what: string;
     length: number;
@@ -112,9 +113,10 @@ export interface PhraseFacts {
   };
   "layer.graphs": { graphs: number };
   "layer.malloc": { native: number; growth: number; nearlyAll: boolean };
-  "layer.torch-tensors-grew": { bytes: number };
+  "layer.torch-tensors-grew": { bytes: number; seconds?: number; share?: number };
   "layer.torch-tensors-flat": Record<string, never>;
   "layer.torch-no-census": Record<string, never>;
+  "layer.torch-one-walk": Record<string, never>;
   "layer.trace-hint": Record<string, never>;
   "layer.other-allocator": { name: string };
 

@@ -15,6 +15,7 @@
 import { levelChange, levels, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
 import { phrase, type Phrase } from "../phrases.js";
+import { censusChange, type CensusChange } from "./census-span.js";
 import { sliceByTime } from "../stats/window.js";
 import type { ProcessSeries } from "../../series/series.js";
 
@@ -51,12 +52,24 @@ interface Candidate extends Layer {
   bytes: number;
 }
 
-/** Live CPU tensor storage that grew (the agent's census, with torch loaded). */
-function tensorLayer(ps: ProcessSeries, from: number): Candidate | undefined {
-  const tensors = grew(ps, "census.cpuTensorBytes", from);
-  if (tensors === undefined || tensors <= 0) return undefined;
-  const count = grew(ps, "census.cpuTensors", from) ?? 0;
-  return { name: "PyTorch CPU tensors", bytes: tensors, notes: [phrase("layer.tensors", { bytes: tensors, count })] };
+/**
+ * Live CPU tensor storage that grew (the agent's census, with torch loaded), measured between the census's walks and
+ * counted at that rate over the window (signals/census-span.ts).
+ */
+function tensorLayer(ps: ProcessSeries, a: Assessment): Candidate | undefined {
+  const tensors = censusChange(ps, "census.cpuTensorBytes", a.from, a.to);
+  if (tensors === undefined || tensors.change <= 0) return undefined;
+  const count = censusChange(ps, "census.cpuTensors", a.from, a.to)?.change ?? 0;
+  return {
+    name: "PyTorch CPU tensors",
+    bytes: tensors.overWindow,
+    notes: [phrase("layer.tensors", { bytes: tensors.change, count, ...span(tensors, a.growth) })],
+  };
+}
+
+/** Between which walks a census change was measured, and its share of the growth at that rate; {} when unknown. */
+function span(c: CensusChange, growth: number): { seconds?: number; share?: number } {
+  return c.seconds === undefined ? {} : { seconds: c.seconds, share: c.overWindow / growth };
 }
 
 /**
@@ -205,13 +218,17 @@ export function torchImported(ps: ProcessSeries): boolean {
 }
 
 /** Notes on what malloc's in-use bytes say, and on PyTorch when it is loaded but its tensors did not grow. */
-function mallocNotes(native: number, growth: number, ps: ProcessSeries, traced: boolean, from: number): Phrase[] {
+function mallocNotes(native: number, ps: ProcessSeries, traced: boolean, a: Assessment): Phrase[] {
+  const growth = a.growth;
   const notes = [phrase("layer.malloc", { native, growth, nearlyAll: native / growth >= NEARLY_ALL_SHARE })];
   const torchLoaded = torchImported(ps);
-  const tensors = grew(ps, "census.cpuTensorBytes", from);
-  if (torchLoaded && tensors !== undefined && tensors > 0)
-    notes.push(phrase("layer.torch-tensors-grew", { bytes: tensors }));
-  else if (torchLoaded && tensors !== undefined) notes.push(phrase("layer.torch-tensors-flat", {}));
+  const grown = censusChange(ps, "census.cpuTensorBytes", a.from, a.to);
+  const counted = ps.agent["census.cpuTensorBytes"] !== undefined;
+  if (torchLoaded && grown !== undefined && grown.change > 0)
+    notes.push(phrase("layer.torch-tensors-grew", { bytes: grown.change, ...span(grown, growth) }));
+  else if (torchLoaded && grown !== undefined) notes.push(phrase("layer.torch-tensors-flat", {}));
+  // Counted at one walk of the window alone: whether they grew is not known, and is not claimed.
+  else if (torchLoaded && counted) notes.push(phrase("layer.torch-one-walk", {}));
   else if (torchLoaded) notes.push(phrase("layer.torch-no-census", {}));
   else if (!traced) notes.push(phrase("layer.trace-hint", {}));
   return notes;
@@ -239,14 +256,13 @@ export function leakLayer(ps: ProcessSeries, a: Assessment, ctx: Context): Layer
     if (traced >= TRACED_SHARE * growth) return { name: "Python objects (tracemalloc sees the growth)", notes: [] };
   }
   const enough = (c: Candidate | undefined) => (c && c.bytes >= LAYER_MIN_SHARE * growth ? c : undefined);
-  const tensors = tensorLayer(ps, a.from);
+  const tensors = tensorLayer(ps, a);
   const graphs = grew(ps, "census.graphTensors", a.from) ?? 0;
   const native = otherAllocator(ps) ? undefined : grew(ps, "malloc.inUse", a.from);
   if (graphs >= GRAPH_TENSORS_MIN) {
     // The saved activations a graph holds are tensors too (the census counts them): the graphs are the cause.
     const because = phrase("layer.graphs", { graphs });
-    const measuredBy =
-      tensors?.notes ?? (native !== undefined ? mallocNotes(native, growth, ps, false, a.from).slice(0, 1) : []);
+    const measuredBy = tensors?.notes ?? (native !== undefined ? mallocNotes(native, ps, false, a).slice(0, 1) : []);
     return { name: "PyTorch autograd graphs", notes: [because, ...measuredBy] };
   }
   if (enough(tensors)) return { name: tensors!.name, notes: tensors!.notes };
@@ -255,6 +271,6 @@ export function leakLayer(ps: ProcessSeries, a: Assessment, ctx: Context): Layer
   const small = enough(smallObjectLayer(ps, a.from));
   const heap = native !== undefined && native >= LAYER_MIN_SHARE * growth ? native : undefined;
   if (heap !== undefined && heap >= (small?.bytes ?? 0))
-    return { name: "native heap (malloc)", notes: mallocNotes(heap, growth, ps, trace !== undefined, a.from) };
+    return { name: "native heap (malloc)", notes: mallocNotes(heap, ps, trace !== undefined, a) };
   return small && { name: small.name, notes: small.notes };
 }

@@ -1,5 +1,5 @@
 /** What the agent measured of a leak's layer (analysis/signals/layer.ts), as notes beside the leak. */
-import { formatBytes } from "../../base/units.js";
+import { formatBytes, formatDuration } from "../../base/units.js";
 import type { PhraseName } from "../../analysis/phrases.js";
 import type { Wordings } from "./words.js";
 
@@ -27,9 +27,15 @@ function itemText(itemBytes: number, retained: number | undefined): string {
   return `each keeping ~${formatBytes(retained)} alive (its own ${formatBytes(itemBytes)} and what only it refers to, sampled)`;
 }
 
+/** " between census walks 12 s apart: at that rate 51% of the growth", when the walks were told apart. */
+function walksApart(f: { seconds?: number; share?: number }): string {
+  if (f.seconds === undefined || f.share === undefined) return "";
+  return ` between census walks ${formatDuration(f.seconds)} apart: at that rate ${pct(f.share, 1)} of the growth`;
+}
+
 export const LAYER_WORDS: Wordings<Extract<PhraseName, `layer.${string}`>> = {
   "layer.tensors": (f) =>
-    `live CPU tensor storage grew ${formatBytes(f.bytes)} (${f.count >= 0 ? "+" : ""}${Math.round(f.count)} tensors)`,
+    `live CPU tensor storage grew ${formatBytes(f.bytes)} (${f.count >= 0 ? "+" : ""}${Math.round(f.count)} tensors)${walksApart(f)}`,
   "layer.container": (f) =>
     `a ${f.what} grows (${Math.round(f.length).toLocaleString("en-US")} items now, ${itemText(f.itemBytes, f.retained)}): ~${formatBytes(f.bytes)} added over the window${containerShare(f.bytes, f.growth, f.retained !== undefined)}`,
   "layer.pinning": (f) =>
@@ -42,8 +48,12 @@ export const LAYER_WORDS: Wordings<Extract<PhraseName, `layer.${string}`>> = {
   "layer.malloc": (f) =>
     `malloc's in-use bytes grew ${formatBytes(f.native)}: ${pct(f.native, f.growth)} of the growth${f.nearlyAll ? "" : "; the rest is memory malloc holds free, or outside malloc"}`,
   "layer.torch-tensors-grew": (f) =>
-    `not PyTorch's CPU tensors: their live storage grew ${formatBytes(f.bytes)}, under a quarter of the growth`,
+    f.seconds === undefined
+      ? `not PyTorch's CPU tensors: their live storage grew ${formatBytes(f.bytes)}, under a quarter of the growth`
+      : `not PyTorch's CPU tensors: their live storage grew ${formatBytes(f.bytes)} between census walks ${formatDuration(f.seconds)} apart, at that rate under a quarter of the growth`,
   "layer.torch-tensors-flat": () => "not PyTorch's CPU tensors: their live storage did not grow",
+  "layer.torch-one-walk": () =>
+    "PyTorch is loaded and its CPU tensors live in malloc too; the agent's census walked the heap once in the window, too seldom to tell whether they grew",
   "layer.torch-no-census": () =>
     "PyTorch is loaded and its CPU tensors live in malloc too; the agent's census did not run, so memleak cannot tell them apart",
   "layer.trace-hint": () => "--trace-python tells Python objects over 512 bytes apart from native allocations",

@@ -116,6 +116,90 @@ describe("leakLayer: what the agent saw grow, in order", () => {
     expect(leakLayer(proc({ "census.cpuTensorBytes": up(-MB) }), leak(), noTrace)).toBeUndefined();
   });
 
+  it("CPU tensors measured between the census's walks, compared with the growth by rate", () => {
+    // Ticks every second 0–24 s; walks (census.costMs set anew) at 2 and 14 s saw 2 then 14 MiB of tensors, and the
+    // 14 s walk's numbers are repeated to the end. 12 MiB in 12 s is 24 MiB over the 24 s window: 40% of 60 MiB.
+    const ticks = Array.from({ length: 25 }, (_, t) => t);
+    const stepAt = (t: number, values: [number, number][]) => values.filter(([at]) => at <= t).at(-1)?.[1] ?? 0;
+    const walkCol = (values: [number, number][], x0 = 2) => {
+      const c = new Column();
+      for (const t of ticks) if (t >= x0) c.push(t, stepAt(t, values));
+      return c;
+    };
+    const agent = (walks: [number, number][], bytes: [number, number][]) => ({
+      "census.costMs": walkCol(walks, walks[0]![0]),
+      "census.cpuTensorBytes": walkCol(bytes, bytes[0]![0]),
+      "census.cpuTensors": walkCol(
+        bytes.map(([t, b]) => [t, b / (256 * 1024)]),
+        bytes[0]![0],
+      ),
+    });
+    const window = (from = 0) => ({ growth: 60 * MB, from, to: 24 }) as Assessment;
+    const twoWalks = proc(
+      agent(
+        [
+          [2, 31],
+          [14, 28],
+        ],
+        [
+          [2, 2 * MB],
+          [14, 14 * MB],
+        ],
+      ),
+    );
+    expect(leakLayer(twoWalks, window(), noTrace)).toEqual({
+      name: "PyTorch CPU tensors",
+      notes: [{ say: "layer.tensors", facts: { bytes: 12 * MB, count: 48, seconds: 12, share: 0.4 } }],
+    });
+    // The same columns without the walks' marker: the plain change over the window, 12 of 60 MiB, is too little.
+    const unmarked = proc({ "census.cpuTensorBytes": twoWalks.agent["census.cpuTensorBytes"]! });
+    expect(leakLayer(unmarked, window(), noTrace)).toBeUndefined();
+    // From 5 s: the walk at 2 s is the one at or before the window's start; 12 MiB in 12 s over a 19 s window.
+    expect(leakLayer(twoWalks, window(5), noTrace)?.notes[0]?.facts).toEqual({
+      bytes: 12 * MB,
+      count: 48,
+      seconds: 12,
+      share: (12 * MB * 19) / 12 / (60 * MB),
+    });
+    // From 3 s with a third walk at 20 s: 2 → 20 s, 18 s apart.
+    const threeWalks = proc(
+      agent(
+        [
+          [2, 31],
+          [14, 28],
+          [20, 30],
+        ],
+        [
+          [2, 2 * MB],
+          [14, 14 * MB],
+          [20, 20 * MB],
+        ],
+      ),
+    );
+    expect(leakLayer(threeWalks, window(3), noTrace)?.notes[0]?.facts).toMatchObject({ bytes: 18 * MB, seconds: 18 });
+    // One walk (at 14 s) and none before it: nothing measured, however much it saw.
+    expect(leakLayer(proc(agent([[14, 28]], [[14, 60 * MB]])), window(), noTrace)).toBeUndefined();
+    // Under a quarter at that rate: malloc's note says so, with the walks.
+    const small = proc({
+      ...agent(
+        [
+          [2, 31],
+          [14, 28],
+        ],
+        [
+          [2, 2 * MB],
+          [14, 4 * MB],
+        ],
+      ),
+      "malloc.inUse": up(50 * MB),
+      "torch.threads": up(0, 4),
+    });
+    expect(leakLayer(small, window(), noTrace)?.notes[1]).toEqual({
+      say: "layer.torch-tensors-grew",
+      facts: { bytes: 2 * MB, seconds: 12, share: 4 / 60 },
+    });
+  });
+
   it("a followed container: bytes gained, with its label, length and item size from the last walk", () => {
     const census = (bytes: number, text: Record<string, string> = { "census.growing": "list of bytes" }) =>
       proc(
@@ -192,6 +276,10 @@ describe("leakLayer: what the agent saw grow, in order", () => {
       malloc,
       { say: "layer.torch-tensors-grew", facts: { bytes: MB } },
     ]);
+    // the census walked once in the window (census.costMs never changed): not known, not claimed flat
+    expect(
+      notes({ "torch.threads": up(0, 4), "census.cpuTensorBytes": up(0, MB), "census.costMs": up(0, 40) }),
+    ).toEqual([malloc, { say: "layer.torch-one-walk", facts: {} }]);
     // tensors that grew without torch reported: no torch note
     expect(notes({ "census.cpuTensorBytes": up(MB) })).toEqual([malloc, { say: "layer.trace-hint", facts: {} }]);
     expect(leakLayer(proc({ "malloc.inUse": up(90 * MB - 1) }), leak(), noTrace)?.notes[0]?.facts).toMatchObject({

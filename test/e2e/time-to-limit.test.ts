@@ -1,6 +1,6 @@
 /**
  * The time to the memory limit against a real OOM kill: a leaking Python service in a memory cgroup limited to
- * 300 MiB (v1 memory.limit_in_bytes, v2 memory.max), watched for 20 s. The projected time must hold, within its
+ * 400 MiB (v1 memory.limit_in_bytes, v2 memory.max), watched for 30 s. The projected time must hold, within its
  * range, the moment the kernel's OOM killer actually kills it; and --min-time-to-limit must fail the watch before
  * that moment comes.
  */
@@ -13,13 +13,15 @@ import { createTestCgroup, HOST_TEST_CGROUP, skipNote } from "../helpers/cgroup.
 import { memleak, startReady, SYSTEM_PYTHON } from "../helpers/processes.js";
 import { lacking } from "../helpers/prerequisite.js";
 
-const LIMIT = 300 * 2 ** 20;
+const LIMIT = 400 * 2 ** 20;
 
 /**
  * A service that handles requests as they arrive — a Poisson stream of 48 a second on the wall clock, so a loaded
- * machine delays them but does not thin them out — with 0.25–4 MiB of working memory each (the last 8 kept) and
- * 0–256 KiB of every request cached for ever: ~6 MiB/s of leak under a sawtooth of temporaries. It waits until it
- * is in the test's cgroup, so everything it keeps is charged there.
+ * machine delays them but does not thin them out — caching 0–256 KiB of every request for ever (~6 MiB/s of leak),
+ * with 0.25–4 MiB of working memory for every fourth (the last 8 kept): a sawtooth of temporaries over the leak. One
+ * in four, not every request: that working memory is most of what the service costs, and with it for every request
+ * the service took half a core, fell behind beside the other e2e lane, and leaked unevenly. It waits until it is in
+ * the test's cgroup, so everything it keeps is charged there.
  */
 const SERVICE = String.raw`
 import random, sys, time
@@ -34,9 +36,10 @@ while True:
     now = time.monotonic() - t0
     while due <= now:
         n += 1
-        temporaries.append(b"\x02" * random.randint(256 << 10, 4 << 20))
-        if len(temporaries) > 8:
-            temporaries.pop(0)
+        if n % 4 == 0:
+            temporaries.append(b"\x02" * random.randint(256 << 10, 4 << 20))
+            if len(temporaries) > 8:
+                temporaries.pop(0)
         cache[n] = b"\x01" * random.randint(0, 256 << 10)
         due += random.expovariate(48)
     time.sleep(0.01)
@@ -49,7 +52,7 @@ describe.skipIf(
     "root on a host with a writable memory cgroup (v1, v2 or hybrid)",
   ),
 )(`time to the memory limit, against the OOM killer${skipNote(HOST_TEST_CGROUP)}`, { timeout: 180_000 }, () => {
-  it("a leak under a 300 MiB limit: the projected time holds the OOM kill within its range; the gate fails before it", async () => {
+  it("a leak under a 400 MiB limit: the projected time holds the OOM kill within its range; the gate fails before it", async () => {
     const fs = new HostFs();
     const cg = createTestCgroup(fs, HOST_TEST_CGROUP);
     const v = cg.location.version;
@@ -71,7 +74,7 @@ describe.skipIf(
         "watch",
         String(service.pid),
         "--duration",
-        "20",
+        "30",
         "--interval",
         "0.5",
         "--no-inject",
@@ -86,7 +89,7 @@ describe.skipIf(
       expect(r.code).toBe(1);
       expect(doc.gates?.find((g) => g.name === "min-time-to-limit")).toMatchObject({ result: "fail", passed: false });
       expect(r.stderr).toMatch(
-        /min-time-to-limit.*container limit 300 MiB, anon \+ shmem.*sooner than --min-time-to-limit 10m/,
+        /min-time-to-limit.*container limit 400 MiB, anon \+ shmem.*sooner than --min-time-to-limit 10m/,
       );
       expect(service.child.exitCode === null && service.child.signalCode === null).toBe(true);
 
@@ -98,7 +101,7 @@ describe.skipIf(
         bytes: LIMIT,
       });
       expect(t.counted).toMatch(/^anon \+ shmem/);
-      expect(t.summary).toMatch(/^container limit 300 MiB, anon \+ shmem.* MiB.*, growing \d.* MiB\/s: ~\d+ s \(\d+/);
+      expect(t.summary).toMatch(/^container limit 400 MiB, anon \+ shmem.* MiB.*, growing \d.* MiB\/s: ~\d+ s \(\d+/);
 
       const end = await killed;
       expect(end.signal).toBe("SIGKILL");
@@ -116,7 +119,10 @@ describe.skipIf(
       );
       expect(actual).toBeGreaterThanOrEqual(t.secondsMin);
       expect(actual).toBeLessThanOrEqual(t.secondsMax!);
-      // A range that holds the truth only by being wide says nothing: no wider than the estimate itself.
+      // A range that holds the truth only by being wide says nothing: no wider than the estimate itself. Measured with
+      // the same bound: 20 s watches of a service needing half a core spanned 0.29–1.08 of the estimate in 20 runs
+      // here and 1.13 and 1.54 in one CI run; 30 s of this one, 0.42–0.74 in 9 runs (6 beside two busy loops or
+      // agent.test), the kill inside the range in all.
       expect(t.secondsMax! - t.secondsMin).toBeLessThanOrEqual(t.seconds);
     } finally {
       await service.stop();

@@ -61,7 +61,7 @@ describe.concurrent("agent: fragmentation vs leak", () => {
       evidence: { layer: "Python objects" },
     });
     expect(doc.verdict.caveats.join(" ")).toMatch(
-      /a list of bytes grows \([\d,]+ items now, ~4.\d\d KiB each, sampled\)/,
+      /a list of bytes grows \([\d,]+ items at the last look, ~4.\d\d KiB each, sampled\)/,
     );
   });
 

@@ -2,7 +2,7 @@
  * The issue's own example, end to end: gunicorn's forked workers serve a Flask view that memoises 6 KB pages in a
  * module-level dict (fixtures/holder/flask_pages.py), under real load. The workers share pages with the master, so
  * the census walks only the containers near the program's globals (a walk of the whole heap would copy its pages);
- * each leaking worker's finding must name `flask_pages.PAGES`, and put the growth in the Python objects, not in the
+ * each leaking worker's finding must name `flask_pages.PAGES`, and put the growth in Python objects, not in the
  * native heap where 6 KB strings live. With --preload (the app imported in the master, its objects shared) and
  * without, under `run` (as in a GitHub Actions job: the annotation points at the line that assigns PAGES), and under
  * `watch` of a running gunicorn. Debian's gunicorn and python3-flask (apt). And the README's example, a multiprocessing
@@ -118,7 +118,7 @@ function expectWorkersHeldByPages(doc: VerdictDocument): void {
       root: "module global",
       container: "dict of str",
     });
-    expect(f.summary, shown(doc)).toContain(`in the Python objects, held by ${PATH}`);
+    expect(f.summary, shown(doc)).toContain(`in Python objects, held by ${PATH}`);
     expect(f.summary).not.toContain("native heap");
     expect(f.holder?.where).toEqual({ file: `${REPO}${APP}`, line: PAGES_LINE });
   }

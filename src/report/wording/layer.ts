@@ -33,15 +33,20 @@ function walksApart(f: { seconds?: number; share?: number }): string {
   return ` between census walks ${formatDuration(f.seconds)} apart: at that rate ${pct(f.share, 1)} of the growth`;
 }
 
+/** "in Python objects", "in the native heap (malloc)": a kind of object takes no article, a place does. */
+export function inLayer(layer: string): string {
+  return /^(small )?Python objects/.test(layer) ? `in ${layer}` : `in the ${layer}`;
+}
+
 export const LAYER_WORDS: Wordings<Extract<PhraseName, `layer.${string}`>> = {
   "layer.tensors": (f) =>
     `live CPU tensor storage grew ${formatBytes(f.bytes)} (${f.count >= 0 ? "+" : ""}${Math.round(f.count)} tensors)${walksApart(f)}`,
   "layer.container": (f) =>
-    `a ${f.what} grows (${Math.round(f.length).toLocaleString("en-US")} items now, ${itemText(f.itemBytes, f.retained)}): ~${formatBytes(f.bytes)} added over the window${containerShare(f.bytes, f.growth, f.retained !== undefined)}`,
+    `a ${f.what} grows (${Math.round(f.length).toLocaleString("en-US")} items at the last look, ${itemText(f.itemBytes, f.retained)}): ~${formatBytes(f.bytes)} added over the window${containerShare(f.bytes, f.growth, f.retained !== undefined)}`,
   "layer.pinning": (f) =>
     `a ${f.what} gains ~${f.perSecond >= 10 ? Math.round(f.perSecond) : f.perSecond.toFixed(1)} items a second (${Math.round(f.items).toLocaleString("en-US")} over the window) while malloc's in-use bytes ${f.inUse > 0 ? `grew ${formatBytes(f.inUse)}` : "did not grow"} and what it keeps free grew ${formatBytes(f.free)}: the objects kept alive pin freed memory around them, which malloc can neither reuse nor give back — keep fewer of them and the holes stop growing`,
   "layer.holder-bystander": (f) =>
-    `the agent saw a ${f.container} grow${f.itemsPerSecond === undefined ? "" : ` by ~${Number(f.itemsPerSecond.toPrecision(2))} items a second`}${f.found ? `, held by ${f.path}` : ""}; what its items keep alive is not enough of the growth to explain it${f.layer ? ` (the growth is in the ${f.layer})` : ""}, so it may be a bystander`,
+    `the agent saw a ${f.container} grow${f.itemsPerSecond === undefined ? "" : ` by ~${Number(f.itemsPerSecond.toPrecision(2))} items a second`}${f.found ? `, held by ${f.path}` : ""}; what its items keep alive is not enough of the growth to explain it${f.layer ? ` (the growth is ${inLayer(f.layer)})` : ""}, so it may be a bystander`,
   "layer.small-objects": (f) => `${Math.round(f.blocks)} more Python objects allocated over the window`,
   "layer.graphs": (f) =>
     `${Math.round(f.graphs)} more tensors keep a grad_fn: each keeps its autograd graph and the activations it saved (e.g. losses.append(loss) where loss.item() was meant)`,

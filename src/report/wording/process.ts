@@ -4,6 +4,7 @@
  */
 import { formatBytes } from "../../base/units.js";
 import { formatRate } from "./numbers.js";
+import { inLayer } from "./layer.js";
 import type { LeakFacts, PhraseFacts, ProcessFacts } from "../../analysis/phrases.js";
 import { gcWaitingReason, settlingReason } from "./notes.js";
 import type { Say, Wordings } from "./words.js";
@@ -36,7 +37,7 @@ function leak(f: LeakFacts): string {
     : f.early
       ? `grows: ${metric} ${formatBytes(start)} → ${formatBytes(end)} at ${formatRate(rate)}, still growing at the end of ${seconds.toFixed(0)} s (called early)`
       : `grows steadily: ${metric} ${formatBytes(start)} → ${formatBytes(end)} at ${formatRate(rate)}, no sign of levelling off`;
-  const layered = f.layer ? `${grows} — in the ${f.layer}` : grows;
+  const layered = f.layer ? `${grows} — ${inLayer(f.layer)}` : grows;
   return f.holder ? `${layered}, held by ${f.holder}` : layered;
 }
 
@@ -57,7 +58,7 @@ const PREDICATES: { [N in ProcessPhrase]: Predicate<N> } = {
   "process.leak": (f) => [" ", leak(f)],
   "process.hidden-leak": (f) => [
     " ",
-    `leaks inside memory malloc already holds: its live heap (malloc in use + Python objects) grows steadily ${formatBytes(f.start)} → ${formatBytes(f.end)} at ${formatRate(f.rate)} over ${f.seconds.toFixed(0)} s${f.layer ? ` — in the ${f.layer}` : ""}, while resident anon memory stays near ${formatBytes(f.anon)}: the leak is filling the ${formatBytes(f.free)} malloc keeps free, and resident memory will grow again once that is used up`,
+    `leaks inside memory malloc already holds: its live heap (malloc in use + Python objects) grows steadily ${formatBytes(f.start)} → ${formatBytes(f.end)} at ${formatRate(f.rate)} over ${f.seconds.toFixed(0)} s${f.layer ? ` — ${inLayer(f.layer)}` : ""}, while resident anon memory stays near ${formatBytes(f.anon)}: the leak is filling the ${formatBytes(f.free)} malloc keeps free, and resident memory will grow again once that is used up`,
   ],
   // The root shares its pages with the children it forked, a child with its parent.
   "process.cow": (f) => [

@@ -9,6 +9,7 @@ import { displayWidth } from "../../../src/report/text-width.js";
 import { readFileSync } from "node:fs";
 import { FIXTURES, REPO } from "../../helpers/fixtures.js";
 import { analyze } from "../../helpers/analyze.js";
+import { analyzeRecording } from "../../../src/recording/replay.js";
 
 const BY_KIND = [
   ["leak", "leak_main.jsonl"],
@@ -32,13 +33,27 @@ describe("the terminal report at 80 columns, one recording per verdict kind", ()
 });
 
 describe("the README's quick start", () => {
-  // The README shows these reports as the terminal prints them: a change to the words must change the README too.
+  const readme = () => readFileSync(`${REPO}README.md`, "utf8");
+  const report = async (path: string, lines: number) => {
+    const { doc, set } = await analyzeRecording(path);
+    return renderVerdict(doc, false, set, 80).split("\n").slice(0, lines).join("\n").trimEnd();
+  };
+  // The README shows these reports as the terminal prints them: a change to the words must change the README too
+  // (the block is the tool's output; regenerate it with `memleak analyze … ` at COLUMNS=80 NO_COLOR=1).
   it.each([
-    ["leak_main.jsonl", Infinity],
-    ["steady_noisy.jsonl", 10],
-  ] as const)("shows %s's report as memleak prints it", async (name, lines) => {
-    const { doc, set } = await analyze(name);
-    const shown = renderVerdict(doc, false, set, 80).split("\n").slice(0, lines).join("\n").trimEnd();
-    expect(readFileSync(`${REPO}README.md`, "utf8")).toContain("```\n" + shown + "\n```");
+    [`${FIXTURES}docs/leak_main.jsonl`, Infinity],
+    [`${FIXTURES}recordings/steady_noisy.jsonl`, 10],
+  ] as const)("shows %s's report as memleak prints it", async (path, lines) => {
+    expect(readme()).toContain("```\n" + (await report(path, lines)) + "\n```");
+  });
+
+  it("the quick start's report is the quick-start command's own, recorded by today's memleak: the holder named", async () => {
+    const header = JSON.parse(readFileSync(`${FIXTURES}docs/leak_main.jsonl`, "utf8").split("\n")[0]!) as {
+      target: { command: string[] };
+      memleakVersion: string;
+    };
+    expect(readme()).toContain(`npx memleak run --record leak.jsonl -- ${header.target.command.join(" ")}`);
+    const { doc } = await analyzeRecording(`${FIXTURES}docs/leak_main.jsonl`);
+    expect(doc.verdict).toMatchObject({ kind: "leak", evidence: { holder: "__main__.history" } });
   });
 });

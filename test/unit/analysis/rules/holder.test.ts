@@ -65,7 +65,7 @@ describe("the holder on a leak's finding", () => {
     const f = finding("objects", holder());
     expect(f.kind).toBe("leak");
     expect(f.evidence).toMatchObject({ layer: "Python objects", holder: "app.handlers.EVENTS" });
-    expect(f.summary).toMatch(/ — in the Python objects, held by app\.handlers\.EVENTS$/);
+    expect(f.summary).toMatch(/ — in Python objects, held by app\.handlers\.EVENTS$/);
     expect(f.holder).toEqual({ ...CHAIN, search: { levels: 1, calls: 1, objects: 1, ms: 1.5, longestPauseMs: 1.2 } });
     expect(f.advice).toMatch(
       /^\*\*`app\.handlers\.EVENTS` holds it\*\*: the list of bytes there keeps growing \(70,000 items/,

@@ -134,12 +134,12 @@ describe("leak layer boundaries", () => {
   });
 
   it("names the layer in the summary, with what was measured", () => {
-    expect(layerOf(leaking({ blocks: 0.5 })).summary).toMatch(/ — in the small Python objects \(pymalloc\)$/);
+    expect(layerOf(leaking({ blocks: 0.5 })).summary).toMatch(/ — in small Python objects \(pymalloc\)$/);
     expect(layerOf(leaking({ blocks: 0.5 })).caveats).toEqual([
       expect.stringMatching(/^\d+ more Python objects allocated over the window$/),
     ]);
     expect(layerOf(leaking({ native: 0.95, items: 0.9, torch: true })).caveats[0]).toMatch(
-      /^a list of bytes grows \(6\d,\d{3} items now, ~4.00 KiB each, sampled\): ~2\d\d MiB added over the window, (9\d%|all) of the [\d.]+ MiB growth$/,
+      /^a list of bytes grows \(6\d,\d{3} items at the last look, ~4.00 KiB each, sampled\): ~2\d\d MiB added over the window, (9\d%|all) of the [\d.]+ MiB growth$/,
     );
     // Under 90% of the growth, the note says why the rest is not in the container's items.
     expect(layerOf(leaking({ native: 0.95, items: 0.5 })).caveats[0]).toMatch(

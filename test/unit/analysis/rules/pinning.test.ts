@@ -42,7 +42,7 @@ function pinned(gains: number[]) {
 const headline = (gains: number[]) => processFinding(judge(pinned(gains), { warmup: 0 }), 100);
 
 describe("a leak of small objects pinning retained memory", () => {
-  it("the list gains items at every walk: a leak in the Python objects, the holes its own (no fragmentation beside it)", () => {
+  it("the list gains items at every walk: a leak in Python objects, the holes its own (no fragmentation beside it)", () => {
     const f = headline([35, 65, 95, 125, 155, 185, 215, 245, 275]);
     expect(f.kind).toBe("leak");
     expect(f.evidence.layer).toBe("Python objects");

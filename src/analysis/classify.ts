@@ -477,8 +477,14 @@ export function judge(input: ClassifyInput): Judgement {
   };
 }
 
-/** Tells the advice that asks for more data whether memleak launched the command or watched it (phrases.ts). */
+/**
+ * Tells the advice that asks for more data, or for a trace, whether memleak launched the command or watched it
+ * (phrases.ts): `--duration` only stops a launched command sooner, and a watched one is traced by `watch`.
+ */
 function withCommandAdvice(f: JudgedFinding, launched: boolean): void {
-  for (const a of f.advice) if (a.say === "advice.insufficient-data") a.facts.launched = launched;
+  for (const a of f.advice) {
+    if (a.say === "advice.insufficient-data") a.facts.launched = launched;
+    if (a.say === "advice.leak" && "pid" in a.facts) a.facts.launched = launched;
+  }
   for (const also of f.alsoFound ?? []) withCommandAdvice(also, launched);
 }

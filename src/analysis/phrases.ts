@@ -311,11 +311,14 @@ export interface ArtefactFacts {
 /** What leak.md's sections fill in: the rate, and the process or the tree's process count as the variant needs. */
 export type LeakAdviceFacts =
   | {
-      variant: "process" | "process-traced" | "worker" | "worker-traced";
+      /** worker-held: a worker whose holder the agent found (signals/holder.ts): no search left to advise. */
+      variant: "process" | "process-traced" | "worker" | "worker-traced" | "worker-held";
       rate: Rate;
       pid: number;
       ppid: number;
       command: string;
+      /** Whether memleak launched the command (run, pytest) or watched it: how to trace it again (classify.ts). */
+      launched?: boolean;
     }
   | { variant: "tree"; rate: Rate; processesStart: number; processesEnd: number }
   | { variant: "cgroup" | "cgroup-shmem"; rate: Rate }

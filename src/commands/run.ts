@@ -229,7 +229,7 @@ async function sampleAndReport(
   else {
     const line = startLine(
       { mode: "run", pid: child.pid, command: o.command, interval: o.interval, duration: o.duration },
-      region?.width,
+      region?.textWidth,
     );
     if (region) region.say(line);
     else io.stderr(line);
@@ -260,7 +260,7 @@ async function sampleAndReport(
   const how = targetExit.code !== null ? `exit code ${targetExit.code}` : `signal ${targetExit.signal}`;
   io.stderr(`memleak: stopped: ${stopText(stopReason, doc.target.pid)} (${how})\n`);
   report(doc, o.json, io, { set, html: o.html, commands, settledAt });
-  for (const line of nextSteps(doc, o, region?.width)) io.stderr(line);
+  for (const line of nextSteps(doc, o, region?.textWidth)) io.stderr(line);
   return { exitCode: runExitCode(gatesExitCode(doc), targetExit), doc, targetExit };
 }
 

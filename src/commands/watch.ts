@@ -96,7 +96,7 @@ async function watchWith(
   const command = readCmdline(fs, o.pid);
   const line = startLine(
     { mode: "watch", pid: o.pid, command, interval: o.interval, duration: o.duration },
-    region?.width,
+    region?.textWidth,
   );
   if (region) region.say(line);
   else io.stderr(line);
@@ -127,7 +127,7 @@ async function watchWith(
     );
     io.stderr(`memleak: stopped: ${stopText(stopReason, o.pid, o.duration)}\n`);
     report(doc, o.json, io, { set, html: o.html, commands, settledAt });
-    for (const next of nextSteps(doc, o, region?.width)) io.stderr(next);
+    for (const next of nextSteps(doc, o, region?.textWidth)) io.stderr(next);
     return { exitCode: gatesExitCode(doc), doc };
   } finally {
     unsubscribe();

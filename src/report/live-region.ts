@@ -94,6 +94,14 @@ export class LiveRegion {
     return this.terminal.columns ?? 80;
   }
 
+  /**
+   * The widest line of text said around the block: a column short of the terminal, as the block's own lines are, so
+   * that no line ends in the last column (a 3-digit PID once made the sampling line exactly 80 at 80 columns).
+   */
+  get textWidth(): number {
+    return this.width - 1;
+  }
+
   /** The command's unfinished lines, as they stand now, then the block. */
   private draw(): void {
     if (this.midLine.stdout || this.midLine.stderr) return;

@@ -46,6 +46,8 @@ export interface NextStepFacts {
   gates: GateOptions;
   /** The --record file, when one was kept. */
   record?: string | undefined;
+  /** The --html report, when one was written. */
+  html?: string | undefined;
 }
 
 /** Whether any gate that can fail the step on memory was asked for. */
@@ -65,16 +67,20 @@ export function nextSteps(doc: VerdictDocument, f: NextStepFacts, columns?: numb
         "memleak: next: the exit code is 0 on a leak unless a gate asks: add --fail-on leak to fail a CI step on it (exit code 1)",
       ),
     );
+  // Charts are offered only where they were not asked for; where they were, the line says where they went.
+  const charts = f.html ? "" : f.record ? " (add --html report.html for charts)" : " (--html for charts)";
+  if (f.html)
+    out.push(fit(`memleak: the HTML report is in ${safeText(f.html)}: charts of every series, for a browser`));
   if (f.record)
     out.push(
       fit(
-        `memleak: the samples are kept in ${safeText(f.record)}: \`memleak analyze ${safeText(f.record)}\` analyzes them again (add --html report.html for charts)`,
+        `memleak: the samples are kept in ${safeText(f.record)}: \`memleak analyze ${safeText(f.record)}\` analyzes them again${charts}`,
       ),
     );
   else
     out.push(
       fit(
-        "memleak: next: add --record run.jsonl to keep the samples, then `memleak analyze run.jsonl` analyzes them again (--html for charts)",
+        `memleak: next: add --record run.jsonl to keep the samples, then \`memleak analyze run.jsonl\` analyzes them again${charts}`,
       ),
     );
   return out;

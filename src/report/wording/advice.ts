@@ -24,6 +24,19 @@ function gainsText(perSecond: number): string {
   return String(Number(perSecond.toPrecision(2)));
 }
 
+/** How to trace a leaking process again, with the command that found it: `watch` traces a running one in place. */
+function traceWords(pid: number, launched: boolean | undefined): { traceAgain: string; traceWorker: string } {
+  if (launched === false)
+    return {
+      traceAgain: `watch it again with \`memleak watch --trace-python ${pid}\``,
+      traceWorker: `Watch it again with \`memleak watch --trace-python ${pid}\``,
+    };
+  return {
+    traceAgain: "run again with `memleak run --trace-python -- …`",
+    traceWorker: "Run the worker's code alone under `memleak run --trace-python`",
+  };
+}
+
 export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
   "advice.insufficient-data": (f) =>
     advice("insufficient-data", f.launched === false ? "watched" : "launched", {
@@ -49,7 +62,10 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
   "advice.leak": (f) =>
     advice("leak", f.variant, {
       ...f,
+      // Not a placeholder: it chooses the trace command's words.
+      launched: undefined,
       rate: formatRate(f.rate),
+      ...("pid" in f && traceWords(f.pid, f.launched)),
       ...(f.variant === "attributed" && attributedWords(f.subject, String(f.pids))),
     }),
   "advice.plateau": (f) =>

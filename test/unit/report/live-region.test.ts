@@ -34,6 +34,23 @@ const textLines = (s: string) =>
     .filter((l) => l !== "");
 
 describe("the live region", () => {
+  it("text said around the block is a column short of the terminal, as the block's lines are", async () => {
+    const { startLine } = await import("../../../src/session/feedback.js");
+    const r = new LiveRegion(terminal(80).term);
+    expect(r.textWidth).toBe(79);
+    // A 3-digit PID made this line exactly 80 when it was wrapped at the terminal's width (CI, live-view.test).
+    const facts = {
+      mode: "run" as const,
+      pid: 931,
+      command: ["python3", `/tmp/memleak-tests-8198/memleak-live-view-${"x".repeat(22)}/noisy.py`],
+      interval: 1,
+      duration: undefined,
+    };
+    expect(startLine(facts, r.width).split("\n")[0]).toHaveLength(80);
+    for (const line of startLine(facts, r.textWidth).trimEnd().split("\n"))
+      expect(displayWidth(line), line).toBeLessThan(80);
+  });
+
   it("prints the command's complete lines above the block and redraws the block below them", () => {
     const t = terminal();
     const r = new LiveRegion(t.term);

@@ -171,7 +171,8 @@ describe("addHolder", () => {
 
   it("a worker keeps its stop-gap; a search that found nothing keeps the ways to look further", () => {
     const h = found();
-    expect(adviceOf(h, "worker").advice).toEqual([holderAdvice("holder", h), ...leak("worker").advice]);
+    // Its "run the worker's code alone to find the line" is answered: the stop-gap alone stays (worker-held).
+    expect(adviceOf(h, "worker").advice).toEqual([holderAdvice("holder", h), ...leak("worker-held").advice]);
     const lost = found({ found: false, path: undefined, why: "too deep" });
     const f = adviceOf(lost);
     expect(f.evidence).toEqual({ holder: "not found" });

@@ -127,7 +127,8 @@ describe("the holder on a leak's finding", () => {
     expect(f.advice).toMatch(
       /found no module global, class or\s+running frame leading to it within its search's bounds \(no root within 12 references\)/,
     );
-    expect(f.advice).toMatch(/run again with `memleak run --trace-python/);
+    // No command in this session: a watched process, traced again by watch (a launched one: run, in the goldens).
+    expect(f.advice).toMatch(/watch it again with `memleak watch --trace-python 100`/);
   });
 
   it("a path with a backtick (a dict key from the program) cannot close the advice's code span", () => {

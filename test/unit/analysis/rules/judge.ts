@@ -19,12 +19,14 @@ export interface JudgeOptions {
   warmup?: number;
   agentResults?: AgentResults;
   noCgroup?: boolean;
+  /** The command memleak launched (run); without it the session is a watch. */
+  command?: string[];
 }
 
 export function judge(sc: SynthScenario, o: JudgeOptions = {}): VerdictDocument {
   return classify({
     set: buildSeries(synthesize({ ...sc, noCgroup: sc.noCgroup ?? o.noCgroup })),
-    options: o.warmup === undefined ? {} : { warmup: o.warmup },
+    options: { ...(o.warmup !== undefined && { warmup: o.warmup }), ...(o.command && { command: o.command }) },
     cgroup: sc.noCgroup || o.noCgroup ? undefined : { path: "/rules", version: 1 },
     target: { pid: sc.processes[0]?.pid ?? 100 },
     agentResults: o.agentResults,

@@ -126,7 +126,11 @@ describe("what each rule says", () => {
 
   it("with --trace-python's sites in hand, the advice starts from them instead of asking for a run with it", () => {
     const leak = (options?: JudgeOptions) => judge(alone({ anon: linear(200 * MB, 1 * MB) }), options).verdict;
-    expect(leak().advice).toContain("run again with `memleak run --trace-python");
+    // Launched (run), or watched: each traced again the way it was observed.
+    expect(leak({ command: ["python3", "serve.py"] }).advice).toContain(
+      "run again with `memleak run --trace-python -- …`",
+    );
+    expect(leak().advice).toContain("watch it again with `memleak watch --trace-python 100`");
     const withSites = leak({ agentResults: traced });
     expect(withSites.sites?.[0]?.line).toBe(42);
     expect(withSites.advice).toContain("Start from the allocation sites memleak found");

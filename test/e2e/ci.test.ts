@@ -8,6 +8,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { VerdictDocument } from "../../src/analysis/types.js";
+import type { Sample } from "../../src/system/sample.js";
 import { memleak, MEMLEAK, startReady, SYSTEM_PYTHON } from "../helpers/processes.js";
 import { alive, processesMatching } from "../helpers/watched.js";
 import { REPO } from "../helpers/fixtures.js";
@@ -52,18 +53,23 @@ describe.concurrent("a short CI step", { timeout: 120_000 }, () => {
     // Every 2 s: under 20 samples, too few for the shape rules, for as long as the run takes under 38 s. At the default
     // 1 s a busy CI machine (pyenv's shim, the burst itself) stretched the 8 s to 20-23 samples, and the test no longer
     // showed what it says: that a state needs no trend.
+    const record = `${tmp("burst")}/burst.jsonl`;
     const r = await memleak([
       "run",
       "--interval",
       "2",
       "--json",
+      "--record",
+      record,
       "--",
       "python3",
       "fixtures/scenarios/frag_burst.py",
       "8",
     ]);
     const doc = JSON.parse(r.stdout) as VerdictDocument;
-    expect(doc.verdict.kind, doc.verdict.summary).toBe("fragmentation");
+    // Two CI runs called it an early leak at the first try ("still growing at the end of 20 s": the burst took ~15 s),
+    // never reproduced beside busy loops: the failure shows each sample's anon and the agent's malloc numbers.
+    expect(doc.verdict.kind, `${doc.verdict.summary}\n${burstReadings(record)}`).toBe("fragmentation");
     expect(doc.window.samples).toBeLessThan(20);
   });
 
@@ -262,6 +268,7 @@ describe.concurrent("examples/github-actions.yml, its steps run as the runner wo
       artifacts: paths.map((p) => ({ path: p, exists: existsSync(`${workspace}/${p}`) })),
       summary: existsSync(summary) ? readFileSync(summary, "utf8") : "",
       upload,
+      workspace,
     };
   }
 
@@ -283,7 +290,16 @@ describe.concurrent("examples/github-actions.yml, its steps run as the runner wo
   it("a steady smoke test passes the step", async () => {
     const w = await runWorkflow("python3 steady.py 25");
     expect(w.results[0]!.code, w.results[0]!.stderr).toBe(0);
-    expect(w.summary).toMatch(/### memleak: stable/);
+    if (!/### memleak: stable/.test(w.summary)) {
+      // Two CI runs said `plateau` here at the first try and `stable` at the second, never reproduced beside busy
+      // loops: the failure shows what the recording held (when python exec'd, its first readings, the verdict's
+      // evidence), for the next one to be understood.
+      const again = await memleak(["analyze", "--json", `${w.workspace}/memleak.jsonl`]);
+      const doc = JSON.parse(again.stdout) as VerdictDocument;
+      const lines = readFileSync(`${w.workspace}/memleak.jsonl`, "utf8").split("\n").slice(0, 14).join("\n");
+      const shown = JSON.stringify({ verdict: doc.verdict, window: doc.window }, null, 1);
+      expect(w.summary, `${w.summary}\n${shown}\n${lines}`).toMatch(/### memleak: stable/);
+    }
     expect(w.artifacts).toEqual([
       { path: "memleak-report.html", exists: true },
       { path: "memleak.jsonl", exists: true },
@@ -343,3 +359,23 @@ describe.concurrent("error discipline", { timeout: 60_000 }, () => {
     });
   });
 });
+
+/** Each sample of a recording: seconds, the python's anon, and its agent's malloc in-use and free bytes (MiB). */
+function burstReadings(path: string): string {
+  const MiB = 2 ** 20;
+  const lines = readFileSync(path, "utf8").trim().split("\n");
+  const started = (JSON.parse(lines[0]!) as { startedAt: number }).startedAt;
+  return lines
+    .slice(1)
+    .map((l) => JSON.parse(l) as Sample & { type: string })
+    .filter((o) => o.type === "sample")
+    .map((o) => {
+      const p = o.processes.find((x) => x.comm === "python3");
+      const a = o.agent && (Object.values(o.agent)[0] as { malloc?: { inUse: number; free: number } } | undefined);
+      const malloc = a?.malloc
+        ? `in use ${(a.malloc.inUse / MiB).toFixed(1)} free ${(a.malloc.free / MiB).toFixed(0)}`
+        : "-";
+      return `${((o.t - started) / 1000).toFixed(1)} s: anon ${p?.anon === undefined ? "-" : (p.anon / MiB).toFixed(0)} MiB, malloc ${malloc}`;
+    })
+    .join("\n");
+}

@@ -30,6 +30,16 @@ export function testsTable(doc: VerdictDocument, c: ChalkInstance, columns: numb
     ...wrap(`tests (${testsCensus(tests)}${repeats ? `; ${repeats}` : ""})`, columns).map((l) => c.bold(l)),
   ];
   if (rows.length === 0) return out;
+  // "grew once" is the plugin's insufficient-data: what the docs call it, and how to get a kind instead.
+  if (rows.some((t) => t.kind === "insufficient-data" && t.calls - t.warmupCalls <= 1))
+    out.push(
+      ...wrap(
+        "grew once: growth in a single call, which cannot tell a leak from a cache filled once (insufficient-data); --repeat 5 tells them apart",
+        columns,
+        "  ",
+        "  ",
+      ).map((l) => c.dim(l)),
+    );
   // No calls column: the heading says how many (only a test that failed midway, or --max-leak-per-call's own
   // repeats, differ), and the room is the test id's.
   const head = `  ${"kind".padEnd(13)} ${"growth".padStart(9)} ${"per call".padStart(9)} ${"limit".padEnd(5)} `;

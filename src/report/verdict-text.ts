@@ -115,12 +115,17 @@ export function renderVerdict(
   if (doc.sampling && doc.sampling.ticks > 0)
     out.push(...wrap(samplingText(doc.sampling), columns).map((l) => c.dim(l)));
 
+  // memleak pytest: the tests' results are the answer asked for, so they come first; the verdict below is the whole
+  // pytest process's (a short suite is often too short for one: "not enough data" must not read as the result).
+  const tests = testsTable(doc, c, columns);
+  if (tests.length) out.push(...tests, "", c.dim("the pytest process as a whole"));
+
   out.push(...subjectsTable(doc, set, c, columns, ascii));
 
   out.push("");
   out.push(
     ...headed(
-      `verdict: ${KIND_LABEL[v.kind]}`,
+      `${tests.length ? "whole process" : "verdict"}: ${KIND_LABEL[v.kind]}`,
       kindColour(c, v.kind),
       ` — ${safeText(subjectText(v))}, confidence ${Math.round(v.confidence * 100)}%`,
       c,
@@ -159,7 +164,6 @@ export function renderVerdict(
       out.push(...lines);
     }
   }
-  out.push(...testsTable(doc, c, columns));
   if (doc.gates?.length) {
     out.push("", c.bold("gates"));
     for (const g of doc.gates) {

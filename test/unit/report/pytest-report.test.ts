@@ -61,6 +61,23 @@ describe("the tests of a memleak pytest recording", () => {
     expect(text).not.toMatch(/\u001b/);
   });
 
+  it("the tests come first: the headline is their result, the verdict under it the whole pytest process's", () => {
+    const text = renderVerdict(hostile(), false, set, 80);
+    const tests = text.indexOf("\ntests (");
+    expect(tests).toBeGreaterThan(0);
+    expect(tests).toBeLessThan(text.indexOf("the pytest process as a whole"));
+    expect(text.indexOf("the pytest process as a whole")).toBeLessThan(text.indexOf("\nwhole process: "));
+    expect(text).not.toMatch(/^verdict: /m);
+    // Measured over several calls: no word on "grew once".
+    expect(text).not.toMatch(/grew once: growth in a single call/);
+    // One call each: "grew once" is said as what it is, with the way to a kind.
+    const once = hostile();
+    once.tests = once.tests!.map((t) => ({ ...t, calls: 1, warmupCalls: 0, kind: "insufficient-data" as const }));
+    expect(renderVerdict(once, false, set, 80).replace(/\n +/g, " ")).toContain(
+      "grew once: growth in a single call, which cannot tell a leak from a cache filled once (insufficient-data); --repeat 5 tells them apart",
+    );
+  });
+
   it("the step summary lists the leaking test with its growth per call, and escapes a hostile id", () => {
     const md = testsStepSummary(hostile());
     expect(md).toMatch(/^#### Tests \(9 tests: .*; 5 measured calls after 2 warm-up\)$/m);

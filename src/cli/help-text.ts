@@ -31,6 +31,7 @@ export const HELP_GROUP: Partial<Record<OptionName, string>> = {
   failOn: GATES,
   maxGrowth: GATES,
   maxRate: GATES,
+  minTimeToLimit: GATES,
   metric: GATES,
   perProcess: GATES,
   strict: GATES,

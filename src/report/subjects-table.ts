@@ -183,10 +183,14 @@ interface TableColumn {
   cell: (r: Row) => string;
 }
 
+/** The metric column's width: its longest name, 6 at least (the heading), 20 at most (cgroup-unreclaimable). */
+const metricWidth = (rows: readonly Row[]) => Math.min(20, Math.max(6, ...rows.map((r) => displayWidth(r.metric))));
+
 function table(rows: Row[], c: ChalkInstance, columns: number, ascii: boolean): string[] {
   const cols: TableColumn[] = [
     { head: "subject", width: 11, right: false, drop: 0, cell: (r) => r.label },
-    { head: "metric", width: 6, right: false, drop: 3, cell: (r) => r.metric },
+    // As wide as the longest metric shown (pss-anon, gpu-allocated, heap-live): a cut name ("pss-a…") names nothing.
+    { head: "metric", width: metricWidth(rows), right: false, drop: 3, cell: (r) => r.metric },
     { head: "start", width: 8, right: true, drop: 2, cell: (r) => formatBytes(r.start) },
     { head: "end", width: 8, right: true, drop: 0, cell: (r) => formatBytes(r.end) },
     { head: "peak", width: 8, right: true, drop: 4, cell: (r) => formatBytes(r.peak) },

@@ -8,7 +8,7 @@ import { MemleakError } from "../../../src/base/errors.js";
 import { parseCLI } from "../../../src/cli/parse.js";
 import { COMMANDS, descriptionIn, takes, type CommandName, type OptionSpec } from "../../../src/cli/option-spec.js";
 import { OPTIONS, type OptionName } from "../../../src/cli/options.js";
-import { SHORT_FLAG } from "../../../src/cli/help-text.js";
+import { HELP_GROUP, SHORT_FLAG } from "../../../src/cli/help-text.js";
 
 const ROWS = Object.entries(OPTIONS) as [OptionName, OptionSpec][];
 
@@ -151,4 +151,12 @@ describe("the options' table", () => {
       );
     });
   });
+});
+
+describe("--help's groups", () => {
+  // --min-time-to-limit was listed under "Options:", apart from the gates it is one of (issue 48).
+  it.each(ROWS.filter(([, spec]) => spec.description.startsWith("gate:")).map(([name]) => name))(
+    "%s, a gate, is listed among the gates",
+    (name) => expect(HELP_GROUP[name]).toMatch(/^Gates /),
+  );
 });

@@ -87,7 +87,7 @@ describe("GPU findings in memleak's outputs", () => {
     const text = renderVerdict(doc, false, set, 160);
     // each under its process's row, the metric clipped to the column as pss-anon is
     expect(text).toMatch(
-      /^PID 100 +anon .*\n  cuda:0 +gpu-a… +1\.03 GiB +1\.45 GiB .*\n└ 101 +anon .*\n  GPU 1 +gpu-u… +520 MiB +720 MiB/m,
+      /^PID 100 +anon .*\n  cuda:0 +gpu-allocated +1\.03 GiB +1\.45 GiB .*\n└ 101 +anon .*\n  GPU 1 +gpu-used +520 MiB +720 MiB/m,
     );
     expect(text).toContain("PID 100 (python3) on cuda:0: allocated CUDA memory grows steadily");
   });

@@ -167,7 +167,7 @@ describe("several causes in one subject (issue 27)", () => {
     const { doc, set } = await analyze("frag_and_leak.jsonl");
     const text = renderVerdict(doc, false, set, 80);
     const row = text.split("\n").find((l) => l.startsWith(`PID ${doc.verdict.pid}`))!;
-    expect(row).toMatch(/heap-… .*[▁▂▃▄▅▆▇█]{8,}/);
+    expect(row).toMatch(/heap-live .*[▁▂▃▄▅▆▇█]{8,}/);
     const others = text.slice(text.indexOf("other findings"));
     expect(others.match(/^ {2}fragmentation /gm)).toHaveLength(1);
   });

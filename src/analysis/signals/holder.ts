@@ -117,7 +117,8 @@ export function addHolder(f: JudgedFinding, h: HolderResult, layer: string): voi
   );
   if (h.found && general >= 0) f.advice.splice(general, 1);
   // A worker's advice to run its code alone to find the line is moot once the line is found: the stop-gap stays.
-  for (const p of f.advice)
-    if (h.found && p.say === "advice.leak" && p.facts.variant === "worker") p.facts.variant = "worker-held";
+  if (h.found)
+    for (const p of f.advice)
+      if (p.say === "advice.leak" && p.facts.variant === "worker") p.facts.variant = "worker-held";
   f.advice.unshift(advice);
 }

@@ -56,8 +56,7 @@ interface Candidate extends Layer {
  * Live CPU tensor storage that grew (the agent's census, with torch loaded), measured between the census's walks and
  * counted at that rate over the window (signals/census-span.ts).
  */
-function tensorLayer(ps: ProcessSeries, a: Assessment): Candidate | undefined {
-  const tensors = censusChange(ps, "census.cpuTensorBytes", a.from, a.to);
+function tensorLayer(ps: ProcessSeries, a: Assessment, tensors: CensusChange | undefined): Candidate | undefined {
   if (tensors === undefined || tensors.change <= 0) return undefined;
   const count = censusChange(ps, "census.cpuTensors", a.from, a.to)?.change ?? 0;
   return {
@@ -218,11 +217,15 @@ export function torchImported(ps: ProcessSeries): boolean {
 }
 
 /** Notes on what malloc's in-use bytes say, and on PyTorch when it is loaded but its tensors did not grow. */
-function mallocNotes(native: number, ps: ProcessSeries, traced: boolean, a: Assessment): Phrase[] {
-  const growth = a.growth;
+function mallocNotes(
+  native: number,
+  ps: ProcessSeries,
+  traced: boolean,
+  growth: number,
+  grown: CensusChange | undefined,
+): Phrase[] {
   const notes = [phrase("layer.malloc", { native, growth, nearlyAll: native / growth >= NEARLY_ALL_SHARE })];
   const torchLoaded = torchImported(ps);
-  const grown = censusChange(ps, "census.cpuTensorBytes", a.from, a.to);
   const counted = ps.agent["census.cpuTensorBytes"] !== undefined;
   if (torchLoaded && grown !== undefined && grown.change > 0)
     notes.push(phrase("layer.torch-tensors-grew", { bytes: grown.change, ...span(grown, growth) }));
@@ -256,13 +259,16 @@ export function leakLayer(ps: ProcessSeries, a: Assessment, ctx: Context): Layer
     if (traced >= TRACED_SHARE * growth) return { name: "Python objects (tracemalloc sees the growth)", notes: [] };
   }
   const enough = (c: Candidate | undefined) => (c && c.bytes >= LAYER_MIN_SHARE * growth ? c : undefined);
-  const tensors = tensorLayer(ps, a);
+  // Measured once: the tensors' layer and malloc's notes on them read the same change.
+  const tensorBytes = censusChange(ps, "census.cpuTensorBytes", a.from, a.to);
+  const tensors = tensorLayer(ps, a, tensorBytes);
   const graphs = grew(ps, "census.graphTensors", a.from) ?? 0;
   const native = otherAllocator(ps) ? undefined : grew(ps, "malloc.inUse", a.from);
   if (graphs >= GRAPH_TENSORS_MIN) {
     // The saved activations a graph holds are tensors too (the census counts them): the graphs are the cause.
     const because = phrase("layer.graphs", { graphs });
-    const measuredBy = tensors?.notes ?? (native !== undefined ? mallocNotes(native, ps, false, a).slice(0, 1) : []);
+    const measuredBy =
+      tensors?.notes ?? (native !== undefined ? mallocNotes(native, ps, false, growth, tensorBytes).slice(0, 1) : []);
     return { name: "PyTorch autograd graphs", notes: [because, ...measuredBy] };
   }
   if (enough(tensors)) return { name: tensors!.name, notes: tensors!.notes };
@@ -271,6 +277,6 @@ export function leakLayer(ps: ProcessSeries, a: Assessment, ctx: Context): Layer
   const small = enough(smallObjectLayer(ps, a.from));
   const heap = native !== undefined && native >= LAYER_MIN_SHARE * growth ? native : undefined;
   if (heap !== undefined && heap >= (small?.bytes ?? 0))
-    return { name: "native heap (malloc)", notes: mallocNotes(heap, ps, trace !== undefined, a) };
+    return { name: "native heap (malloc)", notes: mallocNotes(heap, ps, trace !== undefined, growth, tensorBytes) };
   return small && { name: small.name, notes: small.notes };
 }

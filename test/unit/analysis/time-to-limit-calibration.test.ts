@@ -4,16 +4,18 @@
  * the limit: the kill. Over 400 seeded leaks per kind the 95% range must hold the kill at least 92 times in 100 (400
  * draws of a range that is right 95% of the time fall below that about 3 times in 1000).
  *
- * It is deliberately wider than these stationary leaks need (it holds 95–100% of them; the figures print as the test
+ * It is deliberately wider than these stationary leaks need (it holds 96–100% of them; the figures print as the test
  * runs): it counts the block-to-block spread of the slope, noise included, as if the rate itself might change. A
- * narrower range was tried (2026-11-29) that told the walk from the noise on the variogram: 94–98% here, narrower on
- * the noisy leaks (10.7 s for 14.4, 23 s for 37), but on 13 real OOM kills (time-to-limit.test.ts's service under a
- * 300 MiB v1 limit) it missed 2 of the 6 run beside two busy loops — starved of CPU, the service's rate fell from
- * ~6.5 to ~5.9 MB/s after the watch, and the kill came 0.3–2.3 s after that range's end — where this one held all 13.
+ * narrower range was tried (2026-11-29, on the same seeds drawn through a Box–Muller of its own) that told the walk
+ * from the noise on the variogram: 94–98% here, narrower on the noisy leaks (10.7 s for 14.4, 23 s for 37), but on 13
+ * real OOM kills (time-to-limit.test.ts's service under a 300 MiB v1 limit) it missed 2 of the 6 run beside two busy
+ * loops — starved of CPU, the service's rate fell from ~6.5 to ~5.9 MB/s after the watch, and the kill came 0.3–2.3 s
+ * after that range's end — where this one held all 13.
  */
 import { describe, expect, it } from "vitest";
 import { projectToLimit } from "../../../src/analysis/time-to-limit.js";
 import { mulberry32 } from "../../../src/analysis/stats/random.js";
+import { gaussian } from "../../helpers/synthetic.js";
 
 const MB = 1e6;
 
@@ -31,10 +33,6 @@ interface Leak {
   watched: number;
   interval: number;
   headroom: number;
-}
-
-function gaussian(rand: () => number): () => number {
-  return () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
 }
 
 /** One leak: its readings while watched, the projection from them, and the seconds from then to the kill. */

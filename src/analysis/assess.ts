@@ -32,6 +32,17 @@ export function startupEnd(first: number, last: number): number {
   return first + Math.max(STARTUP_MIN_SECONDS, STARTUP_SHARE * (last - first));
 }
 
+/**
+ * A series is at its level once it stays within this share of the growth floor of it (stats/plateau.ts
+ * levelledFrom), however quiet it is otherwise: an offset a quarter of the smallest growth worth reporting is no rise
+ * still going on. A cgroup's usage steps by a few hundred KiB as the kernel charges pages in per-CPU batches (64 pages
+ * on 6.x kernels) and page cache comes and goes: a steady script's run cgroup, flat at 28.9 MiB for 10 s, went to
+ * 29.1 MiB at 16 s, and its 28 MiB start-up was dated from there (ci.test's steady smoke step: `plateau`, 3 runs in 6
+ * beside busy loops). A quarter, so that what the level leaves out can never by itself rise by the floor after it
+ * (risesAfter).
+ */
+export const LEVEL_FLOOR_SHARE = 0.25;
+
 export type Shape = "insufficient" | "growing" | "plateau" | "step" | "flat" | "falling";
 
 export interface Assessment {
@@ -156,7 +167,7 @@ export function assess(col: Column, from: number, fullFrom = from, execAt = -Inf
   // detectPlateau and detectStep each thin the whole series to SHAPE_MAX_POINTS the same way: thinned once here, the
   // series each is given is already clean and short, and comes back from their own thin() as it is.
   const shapes = thin(cleanSeries(whole.xs, whole.ys), SHAPE_MAX_POINTS);
-  const plateau = detectPlateau(shapes.xs, shapes.ys);
+  const plateau = detectPlateau(shapes.xs, shapes.ys, { levelTolerance: LEVEL_FLOOR_SHARE * floor });
   // Steps, like plateaus, are judged on the whole series: the jump is often at the start (a model loaded, a child
   // that imported a library), where the warm-up cut would hide it.
   const step = detectStep(shapes.xs, shapes.ys);

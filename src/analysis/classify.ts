@@ -348,6 +348,7 @@ function contextOf(input: ClassifyInput): Context {
     programStart: root?.execAt,
     duration: set.duration,
     agentSeen: [...set.processes.values()].some((p) => Object.keys(p.agent).length > 0),
+    launched: options.launched === true,
     agentResults: input.agentResults,
     agentMissing: input.agentMissing,
   };
@@ -406,7 +407,7 @@ function judgeCgroup(
     set,
     { type: "cgroup", path, version },
     ctx,
-    [...set.processes.values()].flatMap((ps) => ownArrival(ps) ?? []),
+    [...set.processes.values()].flatMap((ps) => ownArrival(ps, ctx.launched) ?? []),
   );
   if (cg && others && others.length > 0) {
     cg.caveats.push(phrase("cgroup.others", { others }));
@@ -465,7 +466,7 @@ export function judge(input: ClassifyInput): Judgement {
   )
     .concat(gpus)
     .sort(compareFindings);
-  for (const f of reconciled) withCommandAdvice(f, input.options.command !== undefined);
+  for (const f of reconciled) withCommandAdvice(f, input.options.launched === true);
   // The verdict is about the watched processes: growth of a shared cgroup they do not explain never heads it.
   const verdict = reconciled.find((f) => !f.outsideWatchedTree) ?? noSamples(set);
   return {

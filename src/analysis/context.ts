@@ -18,6 +18,12 @@ export interface AnalysisOptions {
   warmup?: number;
   /** The command, for messages. */
   command?: string[];
+  /**
+   * memleak launched the command (`run`, `pytest`), as the recording's header says (`mode`): each agent came with its
+   * interpreter's start, none was injected, and advice speaks of `run`'s options. Unset: `watch`, or a series from
+   * elsewhere (Prometheus). Not read off `command`: a watch records the watched process's command line too.
+   */
+  launched?: boolean;
 }
 
 export interface Context {
@@ -32,6 +38,8 @@ export interface Context {
   duration: number;
   /** The agent reported for at least one process (so "fragmentation could not be decided" is not said for nothing). */
   agentSeen: boolean;
+  /** memleak launched the command (AnalysisOptions.launched): no agent was injected. */
+  launched?: boolean;
   agentResults?: AgentResults | undefined;
   /** `watch`: processes the agent could not be loaded into, and why (said in their findings). */
   agentMissing?: Map<number, string> | undefined;

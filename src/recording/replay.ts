@@ -66,7 +66,7 @@ export async function analyzeRecording(
   const cg = h.cgroup && "path" in h.cgroup ? h.cgroup : undefined;
   const doc = classify({
     set: builder.set,
-    options: { warmup: options.warmup, command: h.target.command },
+    options: { warmup: options.warmup, command: h.target.command, launched: h.target.mode === "run" },
     commands,
     agentResults: traces.size + trims.size + holders.size > 0 ? { traces, trims, holders } : undefined,
     cgroup: cg

@@ -37,7 +37,7 @@ export function subjectLabel(f: Finding): string {
   return f.subject.type;
 }
 
-const BYTES_KEY = /(start|end|peak|growth|Growth|Bytes|bytes|noise|limit|bound|Drop|Swing)$/;
+const BYTES_KEY = /(start|end|peak|growth|Growth|Bytes|bytes|noise|limit|bound|Drop|Swing|Footprint)$/;
 
 /** An evidence number as a person reads it: sizes in binary units, seconds as durations, rates per second. */
 export function evidenceValue(key: string, v: number | string | boolean): string {

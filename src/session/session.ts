@@ -311,7 +311,7 @@ class Session {
         : undefined,
       agentMissing: target.attacher?.missing(),
       set: this.builder.set,
-      options: { warmup: o.warmup, command: target.command },
+      options: { warmup: o.warmup, command: target.command, launched: target.mode === "run" },
       commands: this.commands(),
       cgroup: target.cgroup
         ? {

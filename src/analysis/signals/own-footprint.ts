@@ -46,8 +46,16 @@ export interface Injection {
  */
 export const OWN_MAX_INJECTION_SECONDS = 20;
 
-/** When the agent was injected into this process, if it arrived mid-watch. */
-export function injectedAt(ps: ProcessSeries): Injection | undefined {
+/**
+ * When the agent was injected into this process, if it arrived mid-watch.
+ * @param launched memleak launched the command (`run`, `pytest`): every agent loaded with its interpreter, so none
+ *        was injected, however late its first report. A pyenv shim's bash runs for seconds before python on a busy
+ *        machine (3-4 s beside busy loops): its first report then came 5 s after the process was born, and the
+ *        interpreter's own start-up (a 20 MiB buffer) was taken for 8 MiB of memleak's, subtracted from the cgroup
+ *        from then on, which made a steady script's cgroup a plateau (ci.test's steady smoke step, 3 runs in 6).
+ */
+export function injectedAt(ps: ProcessSeries, launched = false): Injection | undefined {
+  if (launched) return undefined;
   // The first report as it arrived (series.ts), not the first point of a column: a compacted column's first point is
   // the mean of the first few, and would make an agent there from the start look injected.
   const first = ps.firstReport;
@@ -99,10 +107,11 @@ export const OWN_ARRIVAL_READ_SECONDS = 2;
  * a forked worker's private pages also grow by the pages the agent's first collections copy from its parent, which
  * RssAnon does not show, and Σ Pss_Anon grows by one page for each). Read directly, not from the process's own assessment: a
  * step at the very end of a watch, or one the shape tests do not call a step, is still charged to the cgroup. At most
- * OWN_FOOTPRINT_BYTES, never negative; counted only while the process lives (`until`).
+ * OWN_FOOTPRINT_BYTES, never negative; counted only while the process lives (`until`). None when memleak launched
+ * the command (`launched`, see injectedAt).
  */
-export function ownArrival(ps: ProcessSeries, metric?: MetricName): OwnArrival | undefined {
-  const i = injectedAt(ps);
+export function ownArrival(ps: ProcessSeries, launched = false, metric?: MetricName): OwnArrival | undefined {
+  const i = injectedAt(ps, launched);
   const col = (metric && ps.metrics[metric]) ?? ps.metrics.anon ?? ps.metrics.rss;
   if (!i || !col || col.length < 2) return undefined;
   const spacing = (col.xs[col.length - 1]! - col.xs[0]!) / (col.length - 1);

@@ -93,7 +93,7 @@ export function analyzeProcess(
   copy: Copying | undefined,
 ): JudgedFinding {
   const metric: MetricName = ps.metrics.anon ? "anon" : "rss";
-  const injected = injectedAt(ps);
+  const injected = injectedAt(ps, ctx.launched);
   const assessed = assess(ps.metrics[metric]!, Math.max(ctx.from, ps.firstSeen), ps.firstSeen, ps.execAt);
   const { a: owned, caveat: own } = withoutOwnStep(assessed, injected === undefined ? [] : [injected]);
   const judged = withoutImports(owned, ps, ps.metrics[metric]!);

@@ -37,7 +37,9 @@ export function analyzeTree(set: SeriesSet, ctx: Context): JudgedFinding | undef
   const metric = treeMetric(set);
   const col = set.tree[metric];
   if (!col) return undefined;
-  const injections = [...set.processes.values()].map(injectedAt).filter((i): i is Injection => i !== undefined);
+  const injections = [...set.processes.values()]
+    .map((ps) => injectedAt(ps, ctx.launched))
+    .filter((i): i is Injection => i !== undefined);
   const arrived = withoutOwnArrivalsIfChanged(set, col, metric, ctx);
   const stepped = withoutOwnStep(arrived.a, injections);
   const a = stepped.a;
@@ -118,7 +120,7 @@ function withoutOwnArrivalsIfChanged(
   // A sum of PSS rises by one page for every page a process copies or adds, which is what its USS (private pages)
   // counts; the other sums are read off the same metric of each process.
   const perProcess = metric === "pss-anon" || metric === "pss" ? "uss" : metric;
-  const arrivals = [...set.processes.values()].flatMap((ps) => ownArrival(ps, perProcess) ?? []);
+  const arrivals = [...set.processes.values()].flatMap((ps) => ownArrival(ps, ctx.launched, perProcess) ?? []);
   if (arrivals.length === 0) return { a: raw };
   const without = assess(withoutOwnArrivals(col, arrivals), ctx.from, 0, ctx.programStart);
   if (without.shape === raw.shape) return { a: raw };

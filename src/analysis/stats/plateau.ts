@@ -71,6 +71,11 @@ export interface PlateauOptions {
   readonly ratio?: number;
   /** Smallest rise in bytes that counts as growth; default 0 (significance alone). */
   readonly minRise?: number;
+  /**
+   * Bytes within which of the tail's line a series is at its level, besides the noise and LEVEL_TOLERANCE of the
+   * rise (levelledFrom); default 0. assess.ts gives a quarter of the growth floor: see LEVEL_FLOOR_SHARE there.
+   */
+  readonly levelTolerance?: number;
 }
 
 interface Fit {
@@ -129,7 +134,7 @@ export function detectPlateau(
     ok: true,
     state,
     plateaued: stopped,
-    levelFrom: stopped ? levelledFrom(s, tail, late.ts, rise) : undefined,
+    levelFrom: stopped ? levelledFrom(s, tail, late.ts, rise, options.levelTolerance ?? 0) : undefined,
     earlySlope: early.ts.slope,
     tailSlope: late.ts.slope,
     tailSlopeHigh: late.ts.high,
@@ -156,10 +161,15 @@ export const LEVEL_TOLERANCE = 0.01;
  * back from the end over the blocks that sit within TRANSIENT_NOISE_MULTIPLE noise widths of it. The robust slope
  * alone cannot place the knee: a stretch that is 3/4 flat and 1/4 ramp still has a near-zero median slope.
  */
-function levelledFrom(s: Series, tail: Series, line: TheilSen, rise: number): number {
+function levelledFrom(s: Series, tail: Series, line: TheilSen, rise: number, tolerance: number): number {
   const offsets = residuals(s, line);
   const noise = mad(residuals(tail, line))!;
-  const threshold = Math.max(TRANSIENT_NOISE_MULTIPLE * noise, LEVEL_TOLERANCE * Math.abs(rise), roundingFloor(s.ys));
+  const threshold = Math.max(
+    TRANSIENT_NOISE_MULTIPLE * noise,
+    LEVEL_TOLERANCE * Math.abs(rise),
+    roundingFloor(s.ys),
+    tolerance,
+  );
   const blocks = scanBlockCount(s.xs.length);
   let first = blocks;
   for (let b = blocks - 1; b >= 0; b--) {

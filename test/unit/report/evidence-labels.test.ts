@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { renderVerdict } from "../../../src/report/verdict-text.js";
 import { renderHtml } from "../../../src/report/html/index.js";
 import { evidenceLabel, hasEvidenceLabel } from "../../../src/report/evidence-labels.js";
+import { evidenceValue } from "../../../src/report/vocabulary.js";
 import { everyFinding } from "../../../src/analysis/every-finding.js";
 import { analyze, RECORDINGS } from "../../helpers/analyze.js";
 
@@ -34,10 +35,18 @@ describe("evidence labels in the terminal and the HTML report", () => {
     // Each key under its label (the terminal's words may be wrapped), and no raw key anywhere in the block.
     for (const k of shown) expect(terminal.replace(/\s+/g, " ")).toContain(evidenceLabel(k));
     expect(shown.filter((k) => CAMEL.test(k) && new RegExp(`\\b${k}\\b`).test(terminal))).toEqual([]);
+    // No size shown as a raw byte count (the agents' footprint read "8388608").
+    expect(terminal).not.toMatch(/\s\d{6,}$/m);
     expect(html.length).toBe(shown.length);
     expect(html.filter((l) => CAMEL.test(l))).toEqual([]);
     // The fallback (camelCase split into words) reads poorly ("early alpha"): every key in use is named on purpose.
     const keys = everyFinding([doc.verdict, ...doc.findings]).flatMap((f) => Object.keys(f.evidence));
     expect([...new Set(keys)].filter((k) => !hasEvidenceLabel(k))).toEqual([]);
+  });
+});
+
+describe("evidence values", () => {
+  it("memleak's agents' own memory in binary units, not a byte count", () => {
+    expect(evidenceValue("agentFootprint", 8 * 2 ** 20)).toBe("8.00 MiB");
   });
 });

@@ -6,7 +6,8 @@
  *   growth that levelled off within max(3 s, 5% of the series) of its start is start-up: stable, not a plateau
  */
 import { describe, expect, it } from "vitest";
-import { assess } from "../../../../src/analysis/assess.js";
+import { assess, LEVEL_FLOOR_SHARE, minGrowth } from "../../../../src/analysis/assess.js";
+import { detectPlateau } from "../../../../src/analysis/stats/plateau.js";
 import { Column } from "../../../../src/series/column.js";
 import { warmupFor } from "../../../../src/analysis/context.js";
 import { alone, fill, flat, judge, linear, MB, processFinding, type Row, type Series } from "./judge.js";
@@ -119,6 +120,41 @@ describe("start-up counts from the exec: a pyenv shim's bash ran seconds before 
   it("the control: counted from the process's birth, the same series is growth that stopped (a step)", async () => {
     const { col } = await rootAnon();
     expect(assess(col, 0, 0).shape).toBe("step");
+  });
+});
+
+describe("a steady CI step started through pyenv's shim beside busy neighbours (ci.test's steady smoke step)", () => {
+  // fixtures/recordings/steady_buffer.shim-busy.jsonl: bash ran 3-4 s before python, whose start-up (a 20 MiB buffer)
+  // lands at 4-6 s; the run's cgroup then sits at 28.9 MiB and steps to 29.1 MiB at 16 s (pages charged in batches).
+  const recorded = () => analyzeRecording(`${FIXTURES}recordings/steady_buffer.shim-busy.jsonl`);
+  it("stable for the process, the tree and the cgroup: the step's summary says stable", async () => {
+    const { doc } = await recorded();
+    expect(doc.verdict.kind).toBe("stable");
+    expect(doc.findings.map((f) => [f.subject.type, f.kind])).toEqual([
+      ["process", "stable"],
+      ["tree", "stable"],
+      ["cgroup", "stable"],
+    ]);
+  });
+  it("no agent was injected under run: nothing of python's start-up is taken for memleak's", async () => {
+    const { doc } = await recorded();
+    for (const f of doc.findings) {
+      expect(f.evidence.agentFootprint).toBeUndefined();
+      expect(f.caveats.join(" ")).not.toMatch(/memleak's agents added/);
+    }
+  });
+  it("the cgroup's level is dated at its start-up (within a quarter of the floor of it), not at the 200 KiB step", async () => {
+    const { set } = await recorded();
+    const root = [...set.processes.values()].find((ps) => ps.pid === set.rootPid)!;
+    const a = assess(set.cgroup.cgroup!, 0, 0, root.execAt);
+    expect(a.shape).toBe("flat");
+    // the control: the plateau detector alone, without the floor's tolerance, levels it at the 200 KiB step
+    const plain = detectPlateau(set.cgroup.cgroup!.xs, set.cgroup.cgroup!.ys);
+    expect(plain.ok && plain.levelFrom).toBeGreaterThan(14);
+    const tolerant = detectPlateau(set.cgroup.cgroup!.xs, set.cgroup.cgroup!.ys, {
+      levelTolerance: LEVEL_FLOOR_SHARE * minGrowth(a.start),
+    });
+    expect(tolerant.ok && tolerant.levelFrom).toBeLessThan(root.execAt! + 3);
   });
 });
 

@@ -26,7 +26,10 @@ export interface JudgeOptions {
 export function judge(sc: SynthScenario, o: JudgeOptions = {}): VerdictDocument {
   return classify({
     set: buildSeries(synthesize({ ...sc, noCgroup: sc.noCgroup ?? o.noCgroup })),
-    options: { ...(o.warmup !== undefined && { warmup: o.warmup }), ...(o.command && { command: o.command }) },
+    options: {
+      ...(o.warmup !== undefined && { warmup: o.warmup }),
+      ...(o.command && { command: o.command, launched: true }),
+    },
     cgroup: sc.noCgroup || o.noCgroup ? undefined : { path: "/rules", version: 1 },
     target: { pid: sc.processes[0]?.pid ?? 100 },
     agentResults: o.agentResults,

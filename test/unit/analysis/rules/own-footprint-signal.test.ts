@@ -30,6 +30,12 @@ describe("injectedAt", () => {
     expect(injectedAt(proc({ firstSeen: 4, firstReport: 5.5 }))).toEqual({ from: 3.5, reported: 5.5 });
   });
 
+  it("never when memleak launched the command: each agent came with its interpreter, however late it reported", () => {
+    // A pyenv shim's bash ran 4 s before python: the first report came 5 s after the process's birth.
+    expect(injectedAt(proc({ firstSeen: 0, firstReport: 5 }))).toEqual({ from: 3, reported: 5 });
+    expect(injectedAt(proc({ firstSeen: 0, firstReport: 5 }), true)).toBeUndefined();
+  });
+
   it("dated from when memleak began it, when that is known, before the report and at most 20 s before it", () => {
     const at = (injectionStarted: number) => injectedAt(proc({ firstReport: 30, injectionStarted }));
     expect(at(25)).toEqual({ from: 25, reported: 30 });
@@ -102,6 +108,10 @@ describe("ownArrival", () => {
     expect(ownArrival(injected({ anon: climbing() }))).toEqual({ from: 8, at: 10, until: 29, bytes: 85 * K });
   });
 
+  it("none when memleak launched the command (run, pytest): nothing was injected", () => {
+    expect(ownArrival(injected({ anon: climbing() }), true)).toBeUndefined();
+  });
+
   it("at least 2 s either side when the points are closer", () => {
     // 4 Hz, t × 4 K: before t 6–8 (24–32 K: 28 K), after t 10–12 (40–48 K + 80 K: 124 K)
     expect(ownArrival(injected({ anon: climbing(4) }))?.bytes).toBe(96 * K);
@@ -132,9 +142,9 @@ describe("ownArrival", () => {
   it("read on the metric asked for when the process has it, else anon, else RSS", () => {
     const flat = new Column();
     for (let t = 0; t <= 30; t++) flat.push(t, 50 * MB);
-    expect(ownArrival(injected({ anon: flat, uss: climbing() }), "uss")?.bytes).toBe(85 * K);
+    expect(ownArrival(injected({ anon: flat, uss: climbing() }), false, "uss")?.bytes).toBe(85 * K);
     expect(ownArrival(injected({ anon: climbing(), uss: flat }))?.bytes).toBe(85 * K);
-    expect(ownArrival(injected({ anon: climbing() }), "uss")?.bytes).toBe(85 * K);
+    expect(ownArrival(injected({ anon: climbing() }), false, "uss")?.bytes).toBe(85 * K);
     expect(ownArrival(injected({ rss: climbing() }))?.bytes).toBe(85 * K);
     expect(ownArrival(injected({ anon: flat }))).toBeUndefined();
   });

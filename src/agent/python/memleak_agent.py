@@ -404,15 +404,35 @@ def _census_stats(interval, force=False):
         _census.pop("suspect", None)
 
 
+# The switch interval the census's two passes over every object run under (_tracked): no other thread is handed the GIL
+# while the full list lives, so it must outlast the passes — 4x what they may take, at 100 ns per allocated block (21-30
+# ns measured from 66,000 to 2.7 million blocks on this project's machine; a loaded one stretches the wall time), at
+# least 0.2 s. And no longer: the time.sleep(0) that clears a pending switch makes this thread wait that long for the
+# GIL back whenever another thread computes in Python. At 10 s, the value before, a census that began during a burst of
+# allocations stalled the agent for 10 s (a fragmentation burst under `run` sent no report from 6 to 17 s, and its
+# verdict was read on stale malloc numbers: ci.test's 8 s burst), and every other thread of the program waited as long.
+_PASS_SECONDS_PER_BLOCK = 100e-9
+_PASS_MARGIN = 4
+_PASS_SWITCH_FLOOR = 0.2
+_PASS_SWITCH_CEILING = 10.0
+
+
+def _pass_switch_interval():
+    blocks = sys.getallocatedblocks()
+    wanted = _PASS_MARGIN * blocks * _PASS_SECONDS_PER_BLOCK
+    return min(_PASS_SWITCH_CEILING, max(_PASS_SWITCH_FLOOR, wanted))
+
+
 def _tracked(containers, tensor_type):
     """The objects the collector tracks that the census looks at: containers, and tensors when torch is loaded.
     gc.get_objects() hands back every tracked object, a tuple another thread is still filling among them (tuple() of a
     generator builds one, then resizes it, and the resize fails with "SystemError: bad argument to internal function"
     when anything else holds a reference: a program importing typing while the census walked died of it). So the full
     list is cut down to what the census needs, and dropped, before any other thread can run: the switch interval is
-    raised for those two C-speed passes (the collector is already held off, _census_stats), and put back after."""
+    raised for those two C-speed passes (the collector is already held off, _census_stats), and put back after; by as
+    much as they need (_pass_switch_interval), since this thread may wait that long to take the GIL back."""
     previous = sys.getswitchinterval()
-    sys.setswitchinterval(10.0)
+    sys.setswitchinterval(_pass_switch_interval())
     try:
         # Let the others run once, and take the GIL back afresh: a switch one of them asked for before the interval
         # was raised would otherwise happen at the next instruction, with the full list alive.

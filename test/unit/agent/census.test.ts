@@ -73,6 +73,45 @@ out.append({"built": built, "errors": errors, "halfBuilt": half_built})`,
     expect(result!.built as number).toBeGreaterThan(20);
   });
 
+  it("a census that begins while the program computes in Python waits under a second for the GIL, not 10 s", () => {
+    // The passes over every object run under a raised switch interval, and the time.sleep(0) before them hands the GIL
+    // to the computing thread, which keeps it until that interval passes: at 10 s the agent sent nothing for 10 s in
+    // the middle of a burst of allocations (its verdict read on stale malloc numbers), and the program's other
+    // threads waited as long.
+    const [, result] = census(
+      "python3",
+      `import threading, time
+heap = [[i] for i in range(100_000)]
+stop = False
+def compute():
+    x = 0
+    while not stop:
+        x += 1
+threading.Thread(target=compute, daemon=True).start()
+time.sleep(0.2)
+t0 = time.monotonic()
+look()
+took = time.monotonic() - t0
+stop = True
+out.append({"took": took, "interval": agent._pass_switch_interval(), "restored": sys.getswitchinterval()})`,
+    );
+    expect(result!.interval as number).toBeLessThan(1);
+    expect(result!.took as number).toBeLessThan(2);
+    expect(result!.restored).toBe(0.005);
+  });
+
+  it("the passes' switch interval outlasts the passes: 4x their time at 100 ns a block, 0.2-10 s", () => {
+    const [small, big] = census(
+      "python3",
+      `out.append({"interval": agent._pass_switch_interval()})
+heap = [[i] for i in range(2_000_000)]   # ~4.4 million blocks
+out.append({"interval": agent._pass_switch_interval(), "blocks": sys.getallocatedblocks()})`,
+    );
+    expect(small!.interval).toBe(0.2);
+    // read a few blocks apart (the dict being built)
+    expect((big!.interval as number) / ((4 * (big!.blocks as number) * 100) / 1e9)).toBeCloseTo(1, 4);
+  });
+
   it("follows the container that gains items, not the largest, and samples what it holds", () => {
     const [, , last] = census(
       "python3",

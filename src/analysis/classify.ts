@@ -386,7 +386,7 @@ function judgeProcesses(
     // grows the tree's Σ PSS as steadily as a leak, and the early test would call it one).
     const copy = copying(ps, relativesAlive(ps));
     if (copy && ps.lastSeen >= copiedUntil) copiers.set(ps.pid, copy.ussGrowth);
-    if (!isRoot && tooShortForShapes(ps.seenCount, ps.lastSeen - ps.firstSeen)) {
+    if (!isRoot && !seenMostOf(ps, set) && tooShortForShapes(ps.seenCount, ps.lastSeen - ps.firstSeen)) {
       shortLived++;
       continue;
     }
@@ -394,6 +394,16 @@ function judgeProcesses(
     if (subject.type === "process") findings.push(analyzeProcess(ps, subject, ctx, copy));
   }
   return { findings, copiers, shortLived };
+}
+
+/**
+ * A process seen for most of the observed window is no short-lived one, however short the window: a 15 s watch of
+ * gunicorn said "short-lived processes 2" of two workers that lived throughout, and said nothing of them, while the
+ * master, as short, had its finding (not enough data). Such a worker gets its own, as the root does.
+ */
+export const MOST_OF_WINDOW = 0.9;
+function seenMostOf(ps: { firstSeen: number; lastSeen: number }, set: SeriesSet): boolean {
+  return set.duration > 0 && ps.lastSeen - ps.firstSeen >= MOST_OF_WINDOW * set.duration;
 }
 
 /** The cgroup's finding, with the processes outside the watched tree that share it. */

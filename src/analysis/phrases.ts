@@ -320,7 +320,7 @@ export type LeakAdviceFacts =
       /** Whether memleak launched the command (run, pytest) or watched it: how to trace it again (classify.ts). */
       launched?: boolean;
     }
-  | { variant: "tree"; rate: Rate; processesStart: number; processesEnd: number }
+  | { variant: "tree" | "tree-spread"; rate: Rate; processesStart: number; processesEnd: number }
   | { variant: "cgroup" | "cgroup-shmem"; rate: Rate }
   /** A tree's or cgroup's growth that processes' own growth explains (classify.ts attributeLeaks): their findings say why. */
   | { variant: "attributed"; rate: Rate; subject: "tree" | "cgroup"; pids: string };

@@ -84,16 +84,20 @@ export async function queryRange(q: RangeQuery, fetchImpl: typeof fetch = fetch)
     });
     body = await res.text();
   } catch (err) {
-    throw new MemleakError(`cannot read from Prometheus at ${where}: ${networkReason(err)}`, EXIT.cannotObserve);
+    throw new MemleakError(`cannot read from Prometheus at ${where}: ${networkReason(err, q.url)}`, EXIT.cannotObserve);
   }
   return parseRangeResponse(res.status, body, where);
 }
 
 /** fetch's "fetch failed" says nothing: the cause (ECONNREFUSED, ENOTFOUND, a timeout) is what the user needs. */
-function networkReason(err: unknown): string {
+function networkReason(err: unknown, url: URL): string {
   const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (e?.name === "TimeoutError") return `no answer in ${QUERY_TIMEOUT_MS / 1000} s`;
   const cause = e?.cause;
   const text = cause?.message ?? e?.message ?? String(err);
+  // undici's whole reason for the fetch standard's blocked ports (9, 25, 6000, …): nothing was asked of the port.
+  if (text === "bad port") {
+    return `Node's fetch does not connect to port ${url.port}, one the fetch standard blocks (as browsers do); serve Prometheus on another port (its own is 9090)`;
+  }
   return safeText((cause?.code && !text.includes(cause.code) ? `${cause.code} ${text}` : text).split("\n")[0] ?? "");
 }

@@ -16,7 +16,18 @@ export function holderHeadline(x: Holder): string {
 
 /** "module global __main__.service → attribute _history". */
 export function holderHops(x: Holder): string | undefined {
-  return x.hops?.length ? x.hops.map((hop) => `${hop.kind} ${hop.name}`).join(" → ") : undefined;
+  return x.hops?.length ? x.hops.map(hopText).join(" → ") : undefined;
+}
+
+/**
+ * One hop as words: its kind, then its name. A running frame's name says its thread already (the agent's
+ * 'thread "MainThread": train() local history'), which after its kind read "thread frame thread "MainThread": …":
+ * it is said as the local it is.
+ */
+function hopText(hop: NonNullable<Holder["hops"]>[number]): string {
+  const frame = hop.kind === "thread frame" ? /^thread "(.*)": (.+\(\)) local (.+)$/.exec(hop.name) : null;
+  if (frame) return `local ${frame[3]} of ${frame[2]}, running in thread "${frame[1]}"`;
+  return `${hop.kind} ${hop.name}`;
 }
 
 /** "assigned at /srv/app/views.py:9": where the root's module assigns it, when the agent found that line. */

@@ -76,7 +76,15 @@ export function analyzeTree(set: SeriesSet, ctx: Context): JudgedFinding | undef
       kind: "leak",
       confidence: growthConfidence(a),
       summary: phrase("tree.leak", { metric, start: a.start, end: a.end, rate: a.rate }),
-      advice: [phrase("advice.leak", { variant: "tree", rate: a.rate, processesStart, processesEnd })],
+      // "Started and never reaped" only when processes were added: a tree of the same workers throughout grew in them.
+      advice: [
+        phrase("advice.leak", {
+          variant: processesEnd > processesStart ? "tree" : "tree-spread",
+          rate: a.rate,
+          processesStart,
+          processesEnd,
+        }),
+      ],
     };
   }
   if (a.shape === "plateau" || a.shape === "step") {

@@ -11,6 +11,8 @@ import { evidenceValue, KIND_LABEL, subjectText } from "../vocabulary.js";
 import { evidenceLabel } from "../evidence-labels.js";
 import { rateShown } from "../rate-shown.js";
 import { escapeHtml as h } from "./escape.js";
+import { shortCommand } from "../../base/command-text.js";
+import { safeText } from "../../base/safe-text.js";
 import { markdownToHtml } from "./markdown.js";
 import { testsSection } from "./pytest-section.js";
 import { everyFinding } from "../../analysis/every-finding.js";
@@ -47,11 +49,22 @@ function targetList(doc: VerdictDocument): string {
   return `<dl class="target">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("")}</dl>`;
 }
 
-function verdictBox(v: Finding): string {
+/**
+ * The verdict's process as it was started: the finding's command is cut at 80 characters for the terminal and the
+ * JSON (classify.ts commandText), where a page has the room for the whole command line, when it is known.
+ */
+function wholeCommand(v: Finding, commands: Map<number, string[]> | undefined): string | undefined {
+  if (v.subject.type !== "process") return undefined;
+  const argv = commands?.get(v.subject.pid);
+  return argv?.length ? safeText(shortCommand({ cmdline: argv, comm: v.subject.command })) : v.subject.command;
+}
+
+function verdictBox(v: Finding, commands: Map<number, string[]> | undefined): string {
+  const command = wholeCommand(v, commands);
   const rate = v.rate && rateShown(v.kind) ? `<p class="rate">rate: ${h(v.metric)} ${h(formatRate(v.rate))}</p>` : "";
   return `<section class="banner ${kindClass(v.kind)}" id="verdict" aria-label="verdict">
 <div class="kind">${h(KIND_LABEL[v.kind] ?? v.kind)}</div>
-<div class="subject">${h(subjectText(v))} · confidence ${h(Math.round(v.confidence * 100))}%${v.subject.type === "process" ? ` · <code>${h(v.subject.command)}</code>` : ""}</div>
+<div class="subject">${h(subjectText(v))} · confidence ${h(Math.round(v.confidence * 100))}%${command !== undefined ? ` · <code>${h(command)}</code>` : ""}</div>
 <p class="summary">${h(v.summary)}</p>
 ${rate}
 ${v.timeToLimit ? `<p class="rate">time to the limit: ${h(v.timeToLimit.summary)}</p>` : ""}
@@ -124,9 +137,10 @@ function sitesTable(v: Finding): string {
   return `<section class="sites" id="sites"><h2>${heading}</h2><p class="note">${note}</p><table><thead><tr><th class="num">grew by</th><th class="num">blocks</th><th class="num">now</th><th>where</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
 }
 
-export function bannerHtml(doc: VerdictDocument, title: string): string {
+/** @param commands command lines by pid, when known: the verdict's process is shown with its whole command line */
+export function bannerHtml(doc: VerdictDocument, title: string, commands?: Map<number, string[]>): string {
   return `<header class="top"><h1>memleak report <span class="title">${h(title)}</span></h1>${targetList(doc)}</header>
-${verdictBox(doc.verdict)}
+${verdictBox(doc.verdict, commands)}
 <div class="columns">${evidenceTable(doc.verdict)}${adviceBlock(doc.verdict)}</div>
 ${holderPanel(doc.verdict)}
 ${sitesTable(doc.verdict)}

@@ -83,7 +83,7 @@ export function renderHtml(doc: VerdictDocument, set: SeriesSet, meta: HtmlMeta 
 </head>
 <body>
 <main>
-${bannerHtml(doc, title)}
+${bannerHtml(doc, title, meta.commands)}
 <div id="charts"></div>
 ${footer(meta.about, doc.sampling)}
 </main>

@@ -159,9 +159,25 @@ describe("the tree, and what judge adds to each finding", () => {
     expect(tree.kind).toBe("leak");
     expect(tree.caveats.map((c) => c.say)).toEqual(["leak.early"]);
     expect(j.findings.find((f) => f.pid === 100)!.caveats.map((c) => c.say)).toContain("leak.early");
-    // Process 101 lived the whole 15 s, too short for a finding of its own: counted on the tree.
+    // Process 101 lived the whole 15 s, as long as the root: a finding of its own, not "short-lived" (a 15 s watch of
+    // gunicorn said "short-lived processes 2" of two workers that lived throughout, and nothing of them).
+    const worker = j.findings.find((f) => f.pid === 101)!;
+    expect(worker.kind).toBe("leak");
+    expect(worker.caveats.map((c) => c.say)).toContain("leak.early");
+    expect(tree.evidence).not.toHaveProperty("shortLivedProcesses");
+  });
+
+  it("a worker seen for under 90% of a short window is still short-lived: counted on the tree", () => {
+    const j = judged({
+      seconds: 15,
+      noCgroup: true,
+      processes: [
+        { pid: 100, ppid: 1, anon: linear(1 * MB) },
+        { pid: 101, ppid: 100, anon: linear(1 * MB), lives: [3, 15] },
+      ],
+    });
     expect(j.findings.some((f) => f.pid === 101)).toBe(false);
-    expect(tree.evidence.shortLivedProcesses).toBe(1);
+    expect(j.findings.find((f) => f.subject.type === "tree")!.evidence.shortLivedProcesses).toBe(1);
   });
 
   it("counts on the tree the processes dropped as short-lived, and none when there were none", () => {

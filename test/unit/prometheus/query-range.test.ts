@@ -77,6 +77,18 @@ describe("what cannot be read", () => {
     );
   });
 
+  it("a port fetch refuses (9, the fetch standard's blocked ports): exit 3, saying that it is fetch's rule", async () => {
+    // undici says only "bad port", as if the URL were malformed; nothing was asked of the port.
+    const err = await rejection(
+      queryRange({ url: new URL("http://127.0.0.1:9"), query: "up", start: 1, end: 2, step: 1 }),
+    );
+    expect(err.exitCode).toBe(3);
+    expect(err.message).toBe(
+      "cannot read from Prometheus at http://127.0.0.1:9: Node's fetch does not connect to port 9, one the fetch " +
+        "standard blocks (as browsers do); serve Prometheus on another port (its own is 9090)",
+    );
+  });
+
   it("Prometheus's refusal of a bad query (its captured answer, HTTP 400): exit 2 with its words", async () => {
     const server = await replayServer("prometheus/error-bad-query.json", 400);
     closers.push(server.close);

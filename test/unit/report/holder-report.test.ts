@@ -63,6 +63,17 @@ describe("what holds it, in the reports", () => {
     );
   });
 
+  it("a running frame's local: said once as the local it is, not 'thread frame thread \"MainThread\": …'", () => {
+    // The agent's name for it (memleak_holder.py), as fixtures/recordings/torch_loader_history.jsonl holds it.
+    const name = 'thread "MainThread": train() local history';
+    const text = renderVerdict(
+      withHolder({ ...found, path: name, root: "thread frame", hops: [{ kind: "thread frame", name }] }),
+      false,
+    );
+    expect(text).toContain('  local history of train(), running in thread "MainThread"\n');
+    expect(text).not.toContain("thread frame thread");
+  });
+
   it("the terminal says when no root was found, and why", () => {
     const text = renderVerdict(
       withHolder({

@@ -159,6 +159,17 @@ describe("the page reads as prose, not identifiers", () => {
     expect(html).not.toMatch(/<th scope="row"[^>]*>[a-z]+[A-Z]/); // no camelCase shown
   });
 
+  it("the verdict's process with its whole command line, which the finding cuts at 80 characters", async () => {
+    const a = await analyze("leak_main.jsonl");
+    const pid = a.doc.verdict.subject.type === "process" ? a.doc.verdict.subject.pid : -1;
+    const argv = ["/usr/bin/python3", "train.py", ...Array.from({ length: 12 }, (_, i) => `--option-${i}=value`)];
+    const cut = `${"python3 train.py --option-0=value --option-1=value --option-2=value --option-3=val"}…`;
+    const doc = { ...a.doc, verdict: { ...a.doc.verdict, subject: { ...a.doc.verdict.subject, command: cut } } };
+    const html = renderHtml(doc as typeof a.doc, a.set, { commands: new Map([[pid, argv]]) });
+    expect(html).toContain(`<code>${["python3", ...argv.slice(1)].join(" ")}</code></div>`);
+    expect(html).not.toContain(cut);
+  });
+
   it("heads the caveats of a verdict it reached 'Caveats', and only those of no verdict 'Could not decide'", async () => {
     const a = await analyze("leak_main.jsonl");
     const decided = { ...a.doc, verdict: { ...a.doc.verdict, confidence: 0.91, caveats: ["called early"] } };

@@ -61,8 +61,23 @@ describe("what the tree's finding says", () => {
         rate: f.rate!,
       }),
     );
+    // The same three processes throughout: they grew, none was added (not "started and never reaped, 3 to 3").
     expect(f.advice).toEqual([
-      phrase("advice.leak", { variant: "tree", rate: f.rate!, processesStart: 3, processesEnd: 3 }),
+      phrase("advice.leak", { variant: "tree-spread", rate: f.rate!, processesStart: 3, processesEnd: 3 }),
+    ]);
+  });
+
+  it("a leak of processes added and never reaped: the count they went from and to", () => {
+    // A flat parent, and a worker of 40 MB started every 30 s that stays.
+    const workers = Array.from({ length: 8 }, (_, i) => ({
+      anon: flat(40 * MB, 0.05 * MB),
+      lives: [30 + 30 * i, 300] as [number, number],
+    }));
+    const { f } = judged(tree(...workers));
+    expect(f.kind).toBe("leak");
+    expect(f.evidence).toMatchObject({ processesStart: 1, processesEnd: 9 });
+    expect(f.advice).toEqual([
+      phrase("advice.leak", { variant: "tree", rate: f.rate!, processesStart: 1, processesEnd: 9 }),
     ]);
   });
 

@@ -150,7 +150,11 @@ function attributeLeaks(findings: JudgedFinding[]): JudgedFinding[] {
  */
 function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number): JudgedFinding[] {
   if (findings.some((f) => f.subject.type === "process" && f.kind === "leak")) return findings;
-  const settlingSeen = findings.some((f) => f.subject.type === "process" && f.evidence.settling === true);
+  // Settling allocators, or retention not yet told from a leak that pins it (process.ts pinningUndecided): either
+  // way the process's growth is undecided, and so is the part of the tree's and the cgroup's it accounts for.
+  const undecided = (f: JudgedFinding) =>
+    f.subject.type === "process" && (f.evidence.settling === true || f.evidence.pinningUndecided === true);
+  const settlingSeen = findings.some(undecided);
   // A shared cgroup's growth is judged by markOutside, except where settling processes account for it all (the
   // floor check below): their growth is the watched tree's, and still undecided.
   const explainable = (f: JudgedFinding) =>
@@ -177,7 +181,7 @@ function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number
     return Math.max(Number(f.evidence.growth ?? 0), sameWindow ?? 0);
   };
   const settling = findings.flatMap((f) =>
-    f.subject.type === "process" && f.evidence.settling === true
+    undecided(f)
       ? [
           {
             pid: f.pid!,
@@ -193,8 +197,9 @@ function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number
   const waiting = explainers.some((b) => b.kind !== "released");
   const pids = explainers.map((b) => b.pid).join(", ");
   const processAdvice = findings.find(
-    (f) => f.subject.type === "process" && (f.evidence.gcBacklog !== undefined || f.evidence.settling === true),
+    (f) => f.subject.type === "process" && (f.evidence.gcBacklog !== undefined || undecided(f)),
   )?.advice;
+  const pinning = findings.some((f) => f.subject.type === "process" && f.evidence.pinningUndecided === true);
   return findings.map((f) => {
     if (!explainable(f)) return f;
     const growth = Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
@@ -208,7 +213,7 @@ function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number
         confidence: 0,
         evidence,
         advice: processAdvice ?? [phrase("advice.insufficient-data", { settlingPids: pids })],
-        summary: phrase("reconcile.settling", facts),
+        summary: phrase(pinning ? "reconcile.pinning-undecided" : "reconcile.settling", facts),
       };
     }
     const evidence = { ...f.evidence, gcBacklog: waiting ? "waiting" : "released", explainedByPids: pids };

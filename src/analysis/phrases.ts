@@ -25,6 +25,7 @@ export interface PhraseFacts {
   "reconcile.backlog-released": { subject: "tree" | "cgroup"; growth: number; pids: string };
   /** …or by processes whose allocators are still filling to their working size (signals/live-heap.ts). */
   "reconcile.settling": { subject: "tree" | "cgroup"; growth: number; pids: string };
+  "reconcile.pinning-undecided": { subject: "tree" | "cgroup"; growth: number; pids: string };
   /** Tree or cgroup growth that copying after fork accounts for. */
   /** besideLeak: a process leaks too, and this is listed beside the group's leak: only the copied part is bounded. */
   "reconcile.cow": {

@@ -73,6 +73,7 @@ const LABELS: Record<string, string> = {
   pinnedBy: "freed memory pinned by",
   liveHeapSwing: "live heap swing",
   settling: "allocators still settling",
+  pinningUndecided: "leak or retention: not told yet",
   device: "GPU",
   gpuSource: "GPU figures from",
   gpuHeldAs: "GPU memory held as",

@@ -48,7 +48,7 @@ export function censusChange(ps: ProcessSeries, field: string, from: number, to:
 }
 
 /** The ticks at which a new walk's numbers first appear: where census.costMs changes. */
-function walkTimes(ps: ProcessSeries): number[] | undefined {
+export function walkTimes(ps: ProcessSeries): number[] | undefined {
   const cost = ps.agent["census.costMs"];
   if (cost === undefined || cost.length === 0) return undefined;
   const times = [cost.xs[0]!];

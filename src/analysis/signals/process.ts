@@ -25,6 +25,7 @@ import {
   otherAllocator,
   pinnedLayer,
   pinningContainer,
+  pinningUndecided,
   pinningGraphs,
   torchImported,
   type Pinning,
@@ -173,6 +174,16 @@ function decideProcess(
   if (cow) states.push(cowFinding(d, cow));
 
   const trend = trendFinding(d, ctx, held);
+  // Retention beside a container still gaining items, seen at too few walks to tell whether what it keeps pins the
+  // holes (a leak) or the allocator keeps them: neither yet (layer.ts pinningUndecided). A trend that said more wins.
+  const undecided =
+    held?.decided && (!trend || trend.kind === "insufficient-data") ? pinningUndecided(ps, a.from, a.to) : undefined;
+  if (undecided) {
+    const f = insufficientFinding({ ...d, a: { ...a, reason: pinningWait(undecided) } }, undefined);
+    // Read by classify.ts: the tree's and the cgroup's growth this process accounts for waits with it.
+    f.evidence.pinningUndecided = true;
+    return f;
+  }
   // Memory malloc keeps free because a growing container's objects pin it is the leak's, not the allocator's: said
   // with the leak (its layer's notes), not beside it as retention whose advice (arenas, jemalloc) would not help.
   const beside = trend?.evidence.pinnedBy !== undefined ? states.filter((s) => s.kind !== "fragmentation") : states;
@@ -212,6 +223,12 @@ function trendFinding(d: Decision, ctx: Context, held: Retention | undefined): J
   if (hidden) return hiddenLeakFinding(d, ctx, hidden, held!);
   if (a.shape === "plateau" || a.shape === "step") return plateauFinding(d);
   return undefined;
+}
+
+/** Why retention is not called yet: the container the census saw gaining, and what a later walk will tell. */
+function pinningWait(p: Pinning): string {
+  const items = Math.round(p.items).toLocaleString("en-US");
+  return `malloc keeps more freed memory at each reading while a ${p.what} gains items (${items} so far): the census's next walks tell whether what it keeps pins that memory (a leak) or the allocator keeps it (fragmentation)`;
 }
 
 function insufficientFinding(

@@ -5,7 +5,11 @@
  * third; otherwise the holes alone say it (fragmentation). torch_loader_history.py is the real case: every step's loss
  * kept after backward(), small objects pinning freed activations.
  */
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
+import { analyzeRecording } from "../../../../src/recording/replay.js";
+import { FIXTURES } from "../../../helpers/fixtures.js";
 import { alone, judge, linear, MB, processFinding } from "./judge.js";
 
 /**
@@ -108,4 +112,77 @@ describe("a leak of graphs pinning retained memory, whichever container the cens
       expect(f.alsoFound).toBeUndefined();
     }
   });
+});
+
+/**
+ * A training loop that keeps its losses, watched (fixtures/kept/losses.watch.jsonl): the census walks at 3, 10 and 17 s
+ * (torch loaded: 7 s apart), the list of Tensor gaining at each, malloc's free bytes growing at each reading. Cut at
+ * `seconds`, as a progress line sees it.
+ */
+async function lossesUntil(seconds: number) {
+  const lines = readFileSync(`${FIXTURES}kept/losses.watch.jsonl`, "utf8").trim().split("\n");
+  const t0 = (JSON.parse(lines[0]!) as { startedAt: number }).startedAt;
+  const kept = lines.filter((l) => {
+    const r = JSON.parse(l) as { type: string; t?: number };
+    return r.type === "header" || ((r.type === "sample" || r.type === "event") && (r.t! - t0) / 1000 <= seconds);
+  });
+  const path = `${mkdtempSync(`${tmpdir()}/pinning-`)}/cut.jsonl`;
+  writeFileSync(path, `${kept.join("\n")}\n`);
+  return (await analyzeRecording(path)).doc;
+}
+
+describe("retention beside a container gaining items, before the census has walked enough to tell", () => {
+  it("at 12-16 s (two walks): not fragmentation but undecided, saying what the next walks tell; the cgroup waits too", async () => {
+    for (const seconds of [12, 16]) {
+      const doc = await lossesUntil(seconds);
+      expect(doc.verdict.kind).toBe("insufficient-data");
+      const f = doc.findings.find((x) => x.subject.type === "process")!;
+      expect(f.evidence.pinningUndecided).toBe(true);
+      expect(f.summary).toMatch(/malloc keeps more freed memory at each reading while a list of Tensor gains items/);
+      const cgroup = doc.findings.find((x) => x.subject.type === "cgroup")!;
+      expect(cgroup.kind).toBe("insufficient-data");
+      expect(cgroup.summary).toMatch(/whose census has not yet told a leak that pins freed memory from the allocator/);
+      expect(doc.findings.some((x) => x.kind === "fragmentation")).toBe(false);
+    }
+  });
+
+  it("at 18 s (three walks): a leak held by __main__.losses, as for the whole watch", async () => {
+    for (const seconds of [18, 60]) {
+      const doc = await lossesUntil(seconds);
+      expect(doc.verdict.kind).toBe("leak");
+      expect(doc.verdict.holder?.path).toBe("__main__.losses");
+    }
+  });
+
+  it.each([
+    ["rose at one reading only (a burst freed)", (t: number) => (t < 20 ? 120 * MB : 300 * MB), "fragmentation"],
+    ["rose at every reading", (t: number) => 120 * MB + t * MB, "insufficient-data"],
+  ] as [string, (t: number) => number, string][])(
+    "two walks, the list gaining at the second, holes that %s → %s",
+    (_n, free, kind) => {
+      // pinned() with the census walking twice in a 30 s window.
+      const walks = [5, 25];
+      const sc = alone(
+        {
+          anon: linear(200 * MB, 1 * MB),
+          agent: (t) => {
+            const last = walks.filter((w) => w <= t).at(-1);
+            return {
+              malloc: { inUse: 60 * MB, free: free(t), arenas: 2, allocator: "glibc" },
+              py: { allocatedBlocks: 50_000 },
+              ...(last !== undefined && {
+                census: {
+                  containerItems: 3000 + (last === 25 ? 40 : 0),
+                  costMs: last,
+                  ...(last === 25 && { growingLen: 50, growingAdded: 40, growing: "list of bytearray" }),
+                },
+              }),
+            };
+          },
+        },
+        30,
+      );
+      expect(processFinding(judge(sc, { warmup: 0 }), 100).kind).toBe(kind);
+    },
+  );
 });

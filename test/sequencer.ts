@@ -38,6 +38,7 @@ export const E2E_LONGEST_FIRST: readonly (readonly [file: string, seconds: numbe
   ["html-report.test.ts", 7],
   ["pytest.test.ts", 5],
   ["help-imports.test.ts", 2],
+  ["docs-outputs.test.ts", 2],
   ["interim-worker.test.ts", 1],
   ["lane.test.ts", 0],
   ["snapshot-self.test.ts", 0],

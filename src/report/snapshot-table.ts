@@ -94,7 +94,8 @@ export function renderProcessTable(snap: Snapshot, color: boolean, columns = 80)
   return table.toString() + note;
 }
 
-export function renderCgroup(snap: Snapshot, color: boolean): string {
+/** @param columns the terminal's width (80 when unknown, as in a log): the title's directory goes on a line of its own */
+export function renderCgroup(snap: Snapshot, color: boolean, columns = 80): string {
   const c = palette(color);
   const cg = snap.cgroup;
   if (!cg.location || !cg.reading) return c.yellow(`cgroup: ${cg.error ?? "unknown"}`);
@@ -123,15 +124,19 @@ export function renderCgroup(snap: Snapshot, color: boolean): string {
   for (const [k, v] of lines) table.push([k, v]);
   const stat = new Table({ head: ["memory.stat", ""], style: { ...tableStyle(color), compact: true } });
   for (const [k, v] of breakdown) if (v !== undefined) stat.push([k, formatBytes(v)]);
-  const title =
-    c.bold(`cgroup v${cg.location.version} ${safeText(cg.location.path)}`) + c.dim(`  (${cg.location.dir})`);
+  // A v1 path under a sandbox's or a pod's hierarchy is long, and its directory repeats it: on one line they passed
+  // 80 columns (118 in docs/snapshot.md). The directory goes under the path when both do not fit a line.
+  const head = `cgroup v${cg.location.version} ${safeText(cg.location.path)}`;
+  const dir = `(${safeText(cg.location.dir)})`;
+  const oneLine = [...head].length + 2 + [...dir].length <= columns - 1;
+  const title = c.bold(head) + (oneLine ? c.dim(`  ${dir}`) : `\n${c.dim(`  ${dir}`)}`);
   return `${title}\n${table.toString()}\n${stat.toString()}`;
 }
 
 export function renderSnapshot(snap: Snapshot, color: boolean, columns?: number): string {
   const c = palette(color);
   const parts = [renderProcessTable(snap, color, columns)];
-  if (snap.platform === "linux") parts.push(renderCgroup(snap, color));
+  if (snap.platform === "linux") parts.push(renderCgroup(snap, color, columns));
   for (const w of snap.warnings) parts.push(c.yellow(`! ${w}`));
   return parts.join("\n\n") + "\n";
 }

@@ -3,7 +3,7 @@
  * wider, numbers are right-aligned, and the columns left out are named; at 160 every column is there.
  */
 import { describe, expect, it } from "vitest";
-import { renderProcessTable } from "../../../src/report/snapshot-table.js";
+import { renderCgroup, renderProcessTable } from "../../../src/report/snapshot-table.js";
 import type { Snapshot, SnapshotProcess } from "../../../src/sampling/snapshot.js";
 
 const MiB = 2 ** 20;
@@ -64,5 +64,26 @@ describe("the snapshot's process table", () => {
       expect(out).toContain(` ${h} `);
     expect(out).toContain("total (3 processes)");
     expect(out).not.toContain("not shown");
+  });
+});
+
+describe("the snapshot's cgroup title", () => {
+  const withCgroup = (path: string): Snapshot => ({
+    ...snap,
+    cgroup: {
+      location: { version: 1, path, dir: `/sys/fs/cgroup/memory${path}` },
+      reading: { usage: 370 * MiB, workingSet: 276 * MiB, limit: null, peak: 1600 * MiB, oomKills: 0, stat: {} },
+    } as unknown as Snapshot["cgroup"],
+  });
+  it("a long path: the directory on a line of its own, no line past 79 columns at 80", () => {
+    const path = "/process_api/2c952b984877f889993fb8e825cc050f";
+    const lines = renderCgroup(withCgroup(path), false, 80).split("\n");
+    expect(lines.slice(0, 2)).toEqual([`cgroup v1 ${path}`, `  (/sys/fs/cgroup/memory${path})`]);
+    expect(Math.max(...lines.map(width))).toBeLessThanOrEqual(79);
+  });
+  it("a short path: path and directory on one line", () => {
+    expect(renderCgroup(withCgroup("/job"), false, 80).split("\n")[0]).toBe(
+      "cgroup v1 /job  (/sys/fs/cgroup/memory/job)",
+    );
   });
 });

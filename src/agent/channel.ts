@@ -187,9 +187,18 @@ export class AgentChannel {
    * Reports no sample has carried yet, from these pids: the last words an agent sends as its interpreter exits (a
    * forced, fresh reading of malloc and the census), which arrive after the last sample was taken.
    */
-  unsampled(pids: Iterable<number>): Record<string, unknown> | undefined {
+  unsampled(
+    pids: Iterable<number>,
+    exited: (pid: number) => boolean = () => false,
+  ): Record<string, unknown> | undefined {
     const fresh = [...pids].filter((pid) => this.latest.has(pid) && this.latest.get(pid) !== this.sampled.get(pid));
-    return fresh.length > 0 ? this.snapshot(fresh) : undefined;
+    const words = fresh.length > 0 ? this.snapshot(fresh) : undefined;
+    // When each process that has exited sent them (the agent's clock, epoch seconds): from atexit, before the
+    // interpreter's teardown, whose samples the series then leave out (series.ts endProgramAt). Not for one still
+    // running (a watch that ended first): its report is no last word.
+    for (const pid of words ? fresh : [])
+      if (exited(pid)) words![String(pid)] = { ...(words![String(pid)] as object), sentAt: this.latest.get(pid)!.t };
+    return words;
   }
 
   /** Resolves true when `pid`'s agent says hello (or already has), false after `ms`. */

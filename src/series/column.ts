@@ -94,6 +94,20 @@ export class Column {
     return c;
   }
 
+  /**
+   * Forgets the points after `x` (seconds): the newest only, as stored at stride 1 (a short run's last seconds; a long
+   * compacted column's last stored point may stand for raw points on both sides, and is kept). The exact peak stays.
+   */
+  dropAfter(x: number): void {
+    this.coarse?.dropAfter(x);
+    if (this.pendingN > 0 && this.pendingX / this.pendingN > x) this.pendingX = this.pendingY = this.pendingN = 0;
+    if (this.stride !== 1) return;
+    while (this.xs.length > 0 && this.xs[this.xs.length - 1]! > x) {
+      this.xs.pop();
+      this.ys.pop();
+    }
+  }
+
   get length(): number {
     return this.xs.length;
   }

@@ -352,13 +352,42 @@ export class SeriesBuilder {
    * rules judge retention on is then the one taken at exit, not one up to 10 s older.
    */
   addLastWords(tMs: number, agent: Record<string, unknown>): void {
-    if (this.set.t0 === undefined) return;
-    const t = Math.max(this.set.duration, (tMs - this.set.t0) / 1000);
+    const t0 = this.set.t0;
+    if (t0 === undefined) return;
+    const t = Math.max(this.set.duration, (tMs - t0) / 1000);
     const byPid = new Map<string, ProcessSeries>();
     for (const ps of this.set.processes.values())
       if ((byPid.get(String(ps.pid))?.lastSeen ?? -1) < ps.lastSeen) byPid.set(String(ps.pid), ps);
-    this.addAgentReports(agent, t, (pid) => byPid.get(pid));
+    const reports: Record<string, unknown> = {};
+    for (const [pid, words] of Object.entries(agent)) {
+      if (typeof words !== "object" || words === null) continue;
+      const { sentAt, ...report } = words as Record<string, unknown>;
+      reports[pid] = report;
+      const ps = byPid.get(pid);
+      if (ps && typeof sentAt === "number") this.endProgramAt(ps, (sentAt * 1000 - t0) / 1000);
+    }
+    this.addAgentReports(reports, t, (pid) => byPid.get(pid));
     this.settleCapacity();
+  }
+
+  /**
+   * The program of `ps` ended at `t` (seconds): its agent's last words are sent from atexit, before the interpreter
+   * tears down its modules and frees what they held. A sample taken after that is the teardown's, not the program's:
+   * swing_leak.py's kept list (59 MiB) was freed at exit, its last sample read 11 MiB, and the run was called stable
+   * (run.test, 1 run in 4 side by side). Such samples are forgotten: the process's columns, and for the root (whose exit
+   * ends a run) the tree's and the cgroup's too.
+   */
+  private endProgramAt(ps: ProcessSeries, t: number): void {
+    if (!(t < ps.lastSeen)) return;
+    const drop = (c: Column) => c.dropAfter(t);
+    for (const c of Object.values(ps.metrics)) if (c) drop(c);
+    drop(ps.shared);
+    for (const c of Object.values(ps.agent)) drop(c);
+    ps.lastSeen = Math.max(ps.firstSeen, ps.metrics.anon?.xs.at(-1) ?? ps.metrics.rss?.xs.at(-1) ?? t);
+    if (ps.pid !== this.set.rootPid) return;
+    for (const c of Object.values(this.set.tree)) if (c) drop(c);
+    drop(this.set.treeCount);
+    for (const c of Object.values(this.set.cgroup)) if (c) drop(c);
   }
 
   /**

@@ -7,6 +7,7 @@
  * (session/presenter.ts), the verdict so far (session/interim/verdicts.ts), the cgroup's other processes
  * (cgroup-outsiders.ts). This file only says when each is told what.
  */
+import { alive } from "../system/isolate.js";
 import { classify, type ClassifyInput } from "../report/verdict.js";
 import { SeriesBuilder } from "../series/series.js";
 import { DEFAULT_CAPACITY } from "../series/column.js";
@@ -283,7 +284,12 @@ class Session {
     await agent.drain(1000);
     this.recorder.testMarks(agent.takeTestMarks());
     this.recorder.agentResults([...agent.traces.values(), ...agent.trims.values(), ...agent.holders.values()]);
-    const lastWords = this.latest && agent.unsampled(this.latest.processes.map((p) => p.pid));
+    const lastWords =
+      this.latest &&
+      agent.unsampled(
+        this.latest.processes.map((p) => p.pid),
+        (pid) => !alive(pid),
+      );
     if (lastWords) {
       const t = Date.now();
       this.builder.addLastWords(t, lastWords);

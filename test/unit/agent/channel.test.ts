@@ -37,6 +37,24 @@ describe("the agent socket", () => {
     s.destroy();
   });
 
+  it("last words: the reports no sample carried, with when each was sent for a process that has exited", async () => {
+    ch = await AgentChannel.open();
+    const s = await connect(ch.socketPath);
+    s.write(hello(4242) + report(4242));
+    await until(() => ch!.latest.has(4242));
+    // Sent from atexit (t 2, the agent's clock): the series leave out samples after it (the interpreter's teardown).
+    expect(ch.unsampled([4242], () => true)?.["4242"]).toMatchObject({ sentAt: 2 });
+    // A process still running (a watch that ended first): its report is no last word, and carries no time.
+    const again = await AgentChannel.open();
+    const s2 = await connect(again.socketPath);
+    s2.write(hello(4242) + report(4242));
+    await until(() => again.latest.has(4242));
+    expect(again.unsampled([4242], () => false)?.["4242"]).not.toHaveProperty("sentAt");
+    s.destroy();
+    s2.destroy();
+    again.close();
+  });
+
   it("run --trace-python's periodic sites: each replaces the last, and none replaces the final one sent at exit", async () => {
     ch = await AgentChannel.open();
     const s = await connect(ch.socketPath);

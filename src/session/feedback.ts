@@ -55,9 +55,13 @@ function gated(g: GateOptions): boolean {
   return (g.failOn?.length ?? 0) > 0 || g.maxGrowth !== undefined || g.maxRate !== undefined;
 }
 
-/** The next steps that fit the verdict, each a line for stderr (wrapped to `columns` on a terminal); none when nothing was sampled. */
+/**
+ * The next steps that fit the verdict, each a line for stderr (wrapped to `columns` on a terminal); none when fewer
+ * than two samples were taken: one reading is no series, and neither keeping it nor analyzing it again says more
+ * (`run -- true` on a busy machine: a reading caught it, and "add --record run.jsonl to keep the samples" followed).
+ */
 export function nextSteps(doc: VerdictDocument, f: NextStepFacts, columns?: number): string[] {
-  if (doc.window.samples === 0) return [];
+  if (doc.window.samples < 2) return [];
   const out: string[] = [];
   const fit = (line: string) => (columns === undefined ? [line] : wrap(line, columns, "", "  ")).join("\n") + "\n";
   const leak = [doc.verdict, ...doc.findings].some((x) => x.kind === "leak");

@@ -51,7 +51,8 @@ describe("feedback from run and watch", { concurrent: true }, () => {
     expect(r.stderr).not.toMatch(/next:/);
     expect(r.stdout).not.toMatch(/0 samples every/);
     // `true` exits within a millisecond, usually before memleak's first reading; on a busy machine that reading can
-    // still catch it (a CI run: one sample). Then the one sample is said as such, and nothing more.
+    // still catch it (a CI run: one sample). Then the one sample is said as such, and nothing more: no next steps
+    // either (feedback.ts: a CI run printed "add --record run.jsonl to keep the samples" after that one reading).
     if (/^observed 1 sample\b/m.test(r.stdout)) return;
     expect(r.stdout).toMatch(/no samples: the process exited before memleak could read it/);
     expect(r.stdout).not.toMatch(/observed|of a core/);

@@ -18,6 +18,14 @@ describe("nextSteps", () => {
     ]);
   });
 
+  it("none after fewer than two samples: one reading is no series to keep or analyze again", async () => {
+    const doc = await docOf("leak_main.jsonl");
+    for (const samples of [0, 1]) {
+      expect(nextSteps({ ...doc, window: { ...doc.window, samples } }, { gates: noGate })).toEqual([]);
+    }
+    expect(nextSteps({ ...doc, window: { ...doc.window, samples: 2 } }, { gates: noGate })).toHaveLength(2);
+  });
+
   it("--html given: where the report went, and no offer of charts", async () => {
     const doc = await docOf("leak_main.jsonl");
     const gates: GateOptions = { ...noGate, failOn: ["leak"] };

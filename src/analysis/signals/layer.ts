@@ -158,7 +158,10 @@ export function pinningContainer(ps: ProcessSeries, from: number, to: number): P
   return { what: ps.agentText["census.growing"] ?? "container", items, perSecond: items / (to - from) };
 }
 
-/** How many times a census series rose from one walk to the next, and when it last did. */
+/**
+ * How many times a series rose from one reading to the next (by more than `by` of the reading before), and when it
+ * last did.
+ */
 function risesOf(
   s: { xs: readonly number[]; ys: readonly number[] },
   by: (before: number) => number = () => 0,
@@ -208,9 +211,10 @@ export const GROWING_HOLES_READINGS = 3;
 /**
  * Retention that may yet be a leak pinning it: the holes malloc keeps free still grow (GROWING_HOLES_READINGS), and the
  * followed container, or the tensors keeping a graph, gained at a walk in the window's final third, and the census
- * has walked too few times in the window for pinningContainer and pinningGraphs to say so. Until a later walk tells, the process is neither: with
- * torch loaded walks are 7-10 s apart, and a watched training loop that kept its losses was "fragmentation" (with
- * arena advice) for its first 16 s, then a leak. What the census saw is returned, for the reason to name it.
+ * has walked too few times in the window for pinningContainer and pinningGraphs to say so. Until a later walk tells,
+ * the process is neither: with torch loaded walks are 7-10 s apart, and a watched training loop that kept its losses
+ * was "fragmentation" (with arena advice) for its first 16 s, then a leak. What the census saw is returned, for the
+ * reason to name it.
  */
 export function pinningUndecided(ps: ProcessSeries, from: number, to: number): Pinning | undefined {
   const free = ps.agent["malloc.free"];

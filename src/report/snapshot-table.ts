@@ -128,7 +128,7 @@ export function renderCgroup(snap: Snapshot, color: boolean, columns = 80): stri
   // 80 columns (118 in docs/snapshot.md). The directory goes under the path when both do not fit a line.
   const head = `cgroup v${cg.location.version} ${safeText(cg.location.path)}`;
   const dir = `(${safeText(cg.location.dir)})`;
-  const oneLine = [...head].length + 2 + [...dir].length <= columns - 1;
+  const oneLine = displayWidth(head) + 2 + displayWidth(dir) <= columns - 1;
   const title = c.bold(head) + (oneLine ? c.dim(`  ${dir}`) : `\n${c.dim(`  ${dir}`)}`);
   return `${title}\n${table.toString()}\n${stat.toString()}`;
 }

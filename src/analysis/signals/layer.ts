@@ -154,8 +154,19 @@ export function pinningContainer(ps: ProcessSeries, from: number, to: number): P
   if (s === undefined || !(to > from)) return undefined;
   const { rises, lastRise } = risesOf(s);
   if (rises < PINNING_MIN_WALKS || lastRise < from + (2 / 3) * (to - from)) return undefined;
+  return containerPinning(ps, s, from, to);
+}
+
+/** The followed container as what pins retention's holes: what it is, and the items it gained over the window. */
+function containerPinning(ps: ProcessSeries, s: { ys: readonly number[] }, from: number, to: number): Pinning {
   const items = s.ys.at(-1)! - s.ys[0]!;
   return { what: ps.agentText["census.growing"] ?? "container", items, perSecond: items / (to - from) };
+}
+
+/** The tensors keeping an autograd graph as what pins retention's holes, by their count's change over the window. */
+function graphsPinning(s: { ys: readonly number[] }, from: number, to: number): Pinning {
+  const items = (s.ys.at(-1) ?? 0) - (s.ys[0] ?? 0);
+  return { what: "set of tensors keeping an autograd graph", items, perSecond: items / (to - from) };
 }
 
 /**
@@ -193,10 +204,10 @@ export function pinningGraphs(ps: ProcessSeries, from: number, to: number): Pinn
   if (col === undefined || !(to > from)) return undefined;
   const s = sliceByTime(col, from);
   const { rises, lastRise } = risesOf(s);
-  const items = (s.ys.at(-1) ?? 0) - (s.ys[0] ?? 0);
-  if (rises < PINNING_GRAPH_WALKS || items < GRAPH_TENSORS_MIN || lastRise < from + (2 / 3) * (to - from))
+  const pinning = graphsPinning(s, from, to);
+  if (rises < PINNING_GRAPH_WALKS || pinning.items < GRAPH_TENSORS_MIN || lastRise < from + (2 / 3) * (to - from))
     return undefined;
-  return { what: "set of tensors keeping an autograd graph", items, perSecond: items / (to - from) };
+  return pinning;
 }
 
 /**
@@ -230,17 +241,10 @@ export function pinningUndecided(ps: ProcessSeries, from: number, to: number): P
     return rises > 0 && lastRise >= from + (2 / 3) * (to - from);
   };
   const container = followed(ps, "census.growingAdded", from);
-  if (recent(container)) {
-    const items = container!.ys.at(-1)! - container!.ys[0]!;
-    return { what: ps.agentText["census.growing"] ?? "container", items, perSecond: items / (to - from) };
-  }
+  if (recent(container)) return containerPinning(ps, container!, from, to);
   const graphs = ps.agent["census.graphTensors"];
   const g = graphs && sliceByTime(graphs, from);
-  if (g && recent(g)) {
-    const items = g.ys.at(-1)! - g.ys[0]!;
-    return { what: "set of tensors keeping an autograd graph", items, perSecond: items / (to - from) };
-  }
-  return undefined;
+  return g && recent(g) ? graphsPinning(g, from, to) : undefined;
 }
 
 /** The layer of a leak that pins retained memory: the objects kept, with what malloc's numbers did meanwhile. */

@@ -61,6 +61,8 @@ export interface HolderResult {
   length: number;
   /** Items it gained a second between the two census walks that saw it grow. */
   itemsPerSecond?: number;
+  /** The length is a floor: the agent's count of a graph's nodes stopped at its bound (memleak_graphs.py). */
+  lengthCapped?: boolean;
   found: boolean;
   /** When found: the chain in one line (`app.handlers.EVENTS`), the root's kind, and each hop. */
   path?: string;

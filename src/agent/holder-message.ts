@@ -35,6 +35,7 @@ export function parseHolder(m: Record<string, unknown>, pid: number, t: number):
     ...(cost as Record<keyof typeof cost, number>),
   };
   if (isNum(m.itemsPerSecond) && m.itemsPerSecond >= 0) out.itemsPerSecond = m.itemsPerSecond;
+  if (m.lengthCapped === true) out.lengthCapped = true;
   if (m.found) {
     const path = text(m.path, MAX_PATH);
     const hops = Array.isArray(m.hops) ? m.hops.slice(0, MAX_HOPS).map(hop) : [];

@@ -11,6 +11,17 @@
  */
 import type { MetricName, Rate, Subject, VerdictKind } from "./types.js";
 
+/** Which advice fits what holds a leak (signals/holder.ts), a section of src/advice/leak.md each. */
+export type HolderVariant =
+  | "holder"
+  | "holder-lru"
+  | "holder-graphs"
+  | "holder-graph-chain"
+  | "holder-graph-chain-not-found"
+  | "holder-tasks"
+  | "holder-frame"
+  | "holder-not-found";
+
 export interface PhraseFacts {
   // classify.ts: findings that explain each other
   /** A tree's or cgroup's leak that processes' leaks account for. */
@@ -103,7 +114,7 @@ export interface PhraseFacts {
     retained?: number;
   };
   "layer.small-objects": { blocks: number };
-  "layer.pinning": { what: string; items: number; perSecond: number; inUse: number; free: number };
+  "layer.pinning": { what: string; items: number; perSecond: number; unit?: "nodes"; inUse: number; free: number };
   /** signals/holder.ts: a holder the agent found beside a leak it does not explain (the layer is elsewhere). */
   "layer.holder-bystander": {
     container: string;
@@ -113,6 +124,7 @@ export interface PhraseFacts {
     layer: string;
   };
   "layer.graphs": { graphs: number };
+  "layer.graph-nodes": { nodes: number };
   "layer.malloc": { native: number; growth: number; nearlyAll: boolean };
   "layer.torch-tensors-grew": { bytes: number; seconds?: number; share?: number };
   "layer.torch-tensors-flat": Record<string, never>;
@@ -213,10 +225,12 @@ export interface PhraseFacts {
   };
   /** signals/holder.ts: what holds the growing container, as leak.md's holder sections say it. */
   "advice.holder": {
-    variant: "holder" | "holder-lru" | "holder-graphs" | "holder-tasks" | "holder-frame" | "holder-not-found";
+    variant: HolderVariant;
     path: string | undefined;
     container: string;
     length: number;
+    /** The length is a floor: the graph's nodes were counted up to the agent's bound. */
+    lengthCapped?: true;
     itemsPerSecond?: number | undefined;
     why: string | undefined;
   };

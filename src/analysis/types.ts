@@ -87,6 +87,8 @@ export interface Finding {
     found: boolean;
     /** Items it gained a second between the two census walks that saw it grow. */
     itemsPerSecond?: number;
+    /** The length is a floor (a graph's nodes counted up to the agent's bound). */
+    lengthCapped?: boolean;
     path?: string;
     root?: string;
     hops?: { kind: string; name: string }[];

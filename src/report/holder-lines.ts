@@ -10,7 +10,9 @@ type Holder = NonNullable<Finding["holder"]>;
 
 /** "__main__.service._history (list of Item, 1,500 items)", or why the search found none. */
 export function holderHeadline(x: Holder): string {
-  const what = `${x.container}, ${Math.round(x.length).toLocaleString("en-US")} items`;
+  // A graph one tensor keeps growing is counted in nodes (memleak_graphs.py), up to the agent's bound.
+  const unit = /^autograd graph\b/.test(x.container) ? "nodes" : "items";
+  const what = `${x.container}, ${x.lengthCapped ? "at least " : ""}${Math.round(x.length).toLocaleString("en-US")} ${unit}`;
   return x.found ? `${x.path} (${what})` : `not found (${what}): ${x.why ?? "no root within the search's bounds"}`;
 }
 

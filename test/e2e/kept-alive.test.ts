@@ -1,7 +1,8 @@
 /**
  * What a growing container keeps alive decides the verdict (issue 45), end to end on the programs users write
- * (fixtures/kept/kept.py): a training loop keeping each loss tensor, an asyncio set of finished tasks, a dict of
- * finished futures, lists of bytearrays and pandas frames, a dict of numpy arrays. Each is a leak of Python objects
+ * (fixtures/kept/kept.py): a training loop keeping each loss tensor, one adding them to a running total kept as a
+ * tensor, a recurrent state carried outside torch.no_grad(), an asyncio set of finished tasks, a dict of finished
+ * futures, lists of bytearrays and pandas frames, a dict of numpy arrays. Each is a leak of Python objects
  * held by its variable — not allocator retention, not the native heap — under `run`, and the first two under
  * `watch --fail-on leak`, which fails; each fixed form is not a leak.
  */
@@ -17,6 +18,10 @@ const PROGRAM = "fixtures/kept/kept.py";
 // The search starts once two walks 5 s apart saw the container grow (~11 s in): 16 s leaves room for a busy machine.
 const LEAKS: [kind: string, seconds: number, path: string, container: RegExp, advice: RegExp][] = [
   ["losses", 35, "__main__.history", /^list of Tensor$/, /loss\.item\(\)/],
+  // No container grows: one tensor chains each step's graph onto the last (the agent counts the graph's nodes,
+  // memleak_graphs.py, and names the global holding the largest). A running loss pins freed memory as kept losses do.
+  ["running", 35, "__main__.running_loss", /^autograd graph of a Tensor$/, /running_loss \+= loss\.item\(\)/],
+  ["rnn", 35, "__main__.h", /^autograd graph of a Tensor$/, /h = h\.detach\(\)/],
   ["tasks", 16, "__main__.background_tasks", /^set of Task$/, /add_done_callback/],
   ["futures", 16, "__main__.RESULTS", /^dict of Future$/, /pop/],
   ["bytearrays", 16, "__main__.REQUESTS", /^list of bytearray$/, /deque\(maxlen/],
@@ -80,6 +85,9 @@ describe.sequential("run: holders the search used to miss", { timeout: 120_000 }
     ["slots", "__main__.Journal.entries", "holder"],
     ["lru", "__main__.render lru_cache(maxsize=None) cache", "holder-lru"],
     ["loggers", "logging.Logger.manager.loggerDict", "holder"],
+    // A worker started with multiprocessing's spawn imports the main script again as __mp_main__: the leak is the
+    // worker's, and its module dict the holder.
+    ["spawn", "__mp_main__.SEEN", "holder"],
   ])("%s → %s", async (kind, path, variant) => {
     const r = await memleak([
       "run",
@@ -128,6 +136,7 @@ describe.sequential("watch --fail-on leak fails on them, and passes their fixed 
   it.each([
     ["losses", "__main__.history", 40],
     ["tasks", "__main__.background_tasks", 20],
+    ["running", "__main__.running_loss", 40],
   ] as const)("%s: exit 1, held by %s", async (kind, path, seconds) => {
     const { target, r, doc } = await watchWithGate([kind], seconds);
     expect(doc.verdict, shownFindings(doc)).toMatchObject({ kind: "leak", pid: target.pid });
@@ -137,6 +146,19 @@ describe.sequential("watch --fail-on leak fails on them, and passes their fixed 
       shownFindings(doc),
     ).toMatchObject({ result: "fail" });
     expect(r.code).toBe(1);
+  });
+
+  // The programs whose loops are light (a 20 ms sleep a request), watched all at once: each watch is what a user runs,
+  // and side by side they take the time of one.
+  it("futures, bytearrays, arrays, frames, watched side by side: exit 1 each, held by its container", async () => {
+    const light = LEAKS.filter(([kind]) => ["futures", "bytearrays", "arrays", "frames"].includes(kind));
+    const watched = await Promise.all(light.map(([kind]) => watchWithGate([kind], 20)));
+    watched.forEach(({ target, r, doc }, i) => {
+      const [kind, , path] = light[i]!;
+      expect(doc.verdict, `${kind}: ${shownFindings(doc)}`).toMatchObject({ kind: "leak", pid: target.pid });
+      expect(doc.verdict.holder, `${kind}: ${shownFindings(doc)}`).toMatchObject({ found: true, path });
+      expect(r.code, kind).toBe(1);
+    });
   });
 
   it("tasks, fixed: exit 0, the gate passed", async () => {

@@ -45,6 +45,7 @@ export const PLACED_FILES = [
   "memleak_agent.py",
   "memleak_holder.py",
   "memleak_retained.py",
+  "memleak_graphs.py",
 ];
 const CANDIDATES = ["/tmp", "/dev/shm", "/var/tmp"];
 const PREFIX = "memleak-placed-";

@@ -401,7 +401,12 @@ def _census_stats(interval, force=False):
             _holder_search()  # with the collector back on: the search runs for up to seconds, GIL released between passes
         except Exception:
             pass
+        try:
+            _graph_holder()
+        except Exception:
+            pass
         _census.pop("suspect", None)
+        _census.pop("graphSuspect", None)
 
 
 # The switch interval the census's two passes over every object run under (_tracked): no other thread is handed the GIL
@@ -650,6 +655,11 @@ def _census_walk(interval, force):
     warns from it)."""
     now = time.monotonic()
     min_gap = max(interval, _CENSUS_MIN_GAP, min(_CENSUS_MAX_GAP, _census["cost"] / 0.005))
+    if _census.get("graphRises") == 1:
+        # Graphs grew at the last walk: the next one, which tells a graph that keeps growing from a step's caught
+        # mid-way, comes at the shortest gap (with torch loaded a walk's cost spaces them 10-18 s: a training loop
+        # keeping its running loss needed 35 s for a second rise, the gates' short runs none).
+        min_gap = max(interval, _CENSUS_MIN_GAP)
     if not force and _census["cached"] is not None and now - _census["last"] < min_gap:
         return _census["cached"]
     if sys.getallocatedblocks() > _CENSUS_MAX_BLOCKS:
@@ -687,9 +697,12 @@ def _census_walk(interval, force):
     big = []
     tensors = graphs = 0
     storages = {}
+    # The tensors keeping a graph, whose graphs' nodes are counted after the walk (memleak_graphs.py): a graph that one
+    # tensor keeps growing (`total = total + loss`) grows no container.
+    with_graph = []
     # The walk's own containers are in the list too (big holds itself by the time the walk reaches it): once freed,
     # a program's new list can get the address and inherit their length.
-    own = {id(big), id(storages), id(_census), id(_census["seen"])}
+    own = {id(big), id(storages), id(with_graph), id(_census), id(_census["seen"])}
     for o in _near_globals(containers) if near else _tracked(containers, tensor_type):
         kind = type(o)
         if kind in containers and id(o) not in own:
@@ -701,6 +714,8 @@ def _census_walk(interval, force):
             try:
                 if o.grad_fn is not None:
                     graphs += 1
+                    if len(with_graph) < _GRAPH_TENSORS_COUNTED:
+                        with_graph.append(o)
                 if o.device.type != "cpu":  # CUDA, XLA, MPS…: not what malloc or RSS hold
                     continue
                 tensors += 1
@@ -748,6 +763,7 @@ def _census_walk(interval, force):
         # the container that gains most tensors is the one whose holder is looked for.
         if of_tensors and (tensor_grower is None or added > tensor_grower[2]):
             tensor_grower = entry
+    tensor_grower_seen = tensor_grower is not None
     grower = _by_retained_bytes(gainers, tensor_type, tensor_grower)
     _suspect((tensor_grower or grower), first)
     if grower is not None:
@@ -762,6 +778,16 @@ def _census_walk(interval, force):
         out["cpuTensors"] = tensors
         out["cpuTensorBytes"] = sum(storages.values())
         out["graphTensors"] = graphs
+        if with_graph:
+            nodes, capped = _sibling_module("memleak_graphs").count_nodes(with_graph)
+            out["graphNodes"] = nodes
+            if capped:
+                out["graphNodesCapped"] = 1
+            # A container gaining tensors (kept losses) explains graphs that grow: it is the one searched for.
+            _suspect_graph(nodes, capped, now, explained=tensor_grower_seen)
+        else:
+            _suspect_graph(0, False, now)
+    with_graph = None
     _census["cost"] = time.thread_time() - t0
     out["costMs"] = round(_census["cost"] * 1000, 2)
     _census["last"] = now
@@ -816,6 +842,32 @@ def _suspect(candidate, first):
     _census["searched"] = id(container)
     # How fast it grows: items a second between the two walks (what the advice says it gains).
     _census["suspect"] = (container, candidate[3], length, (length - previous[1]) / max(now - previous[2], 1e-3))
+
+
+# Tensors keeping a graph whose graphs one walk counts: a chain of recurrent states keeps one Python tensor per step
+# alive (941 after 30 s of a GRU cell), each reaching the nodes of those before it, counted once.
+_GRAPH_TENSORS_COUNTED = 4096
+# Nodes the graphs must gain from one walk to the next to count as growing: a training step's own graph, alive at a
+# walk that caught the step, is a handful for a small model and thousands for a large one; a chain that gains a step's
+# graph at every step gains as many as a step has nodes times the steps between two walks (5-18 s apart).
+_GRAPH_RISE_MIN = 200
+
+
+def _suspect_graph(nodes, capped, now, explained=False):
+    """The graph nodes grew at two walks in a row (or stayed past memleak_graphs.MAX_NODES at both), with no container
+    gaining tensors at the walk (`explained`): a graph that one tensor keeps growing is suspected, and its holder looked
+    for after the walk (_graph_holder), once until the graphs stop growing."""
+    previous = _census.get("graphNodes")  # (nodes, capped, when) of the last walk
+    _census["graphNodes"] = (nodes, capped, now)
+    grew = previous is not None and (nodes - previous[0] >= _GRAPH_RISE_MIN or (capped and previous[1]))
+    rose = grew and not explained
+    _census["graphRises"] = _census.get("graphRises", 0) + 1 if rose else 0
+    if not rose:
+        _census.pop("graphSearched", None)
+        return
+    if _census["graphRises"] >= 2 and not _census.get("graphSearched"):
+        _census["graphSearched"] = True
+        _census["graphSuspect"] = (nodes - previous[0]) / max(now - previous[2], 1e-3)
 
 
 def container_lengths():
@@ -893,6 +945,39 @@ def _sibling_module(name):
         spec.loader.exec_module(module)
         sys.modules["_" + name] = module
     return module
+
+
+def _graph_holder():
+    """What holds the graph that grew at two walks in a row: the program's global or running function's local whose
+    tensor keeps the largest graph (memleak_graphs.py); one 'holder' message, as the container search sends."""
+    per_second = _census.pop("graphSuspect", None)
+    torch = sys.modules.get("torch")
+    tensor_type = getattr(torch, "Tensor", None)
+    if per_second is None or tensor_type is None:
+        return
+    found = _sibling_module("memleak_graphs").held_graph(
+        tensor_type,
+        _programs_own,
+        _agents_own,
+        _own_path,
+        _thread.get_ident(),
+        _holder_module(),
+        _state["main"],
+        _census["graphNodes"][0],
+    )
+    message = {
+        "type": "holder",
+        "pid": os.getpid(),
+        "t": time.time(),
+        "container": "autograd graph of a Tensor",
+        "length": found.pop("nodes", _census["graphNodes"][0]),
+        "itemsPerSecond": round(max(per_second, 0.0), 2),
+    }
+    if found.pop("capped", False):
+        message["lengthCapped"] = True  # the count stopped at its bound: the graph has at least this many nodes
+    message.update(found)
+    _census["holder"] = message
+    _send(message)
 
 
 def _holder_search():
@@ -1592,6 +1677,8 @@ def _after_fork_in_child():
         _census["walked"] = None
         _census["scope"] = None
         _census["suspect"] = _census["candidate"] = _census["searched"] = None
+        for key in ("graphNodes", "graphRises", "graphSearched", "graphSuspect"):
+            _census.pop(key, None)
         _state["forked"] = True
         parent_connected = _state["sock"] is not None
         if parent_connected:

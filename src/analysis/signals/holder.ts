@@ -7,7 +7,7 @@
 import type { HolderResult } from "../../agent/agent-results.js";
 import type { Context } from "../context.js";
 import type { JudgedFinding } from "../judgement.js";
-import { phrase, type Phrase } from "../phrases.js";
+import { phrase, type HolderVariant, type Phrase } from "../phrases.js";
 import type { Finding } from "../types.js";
 
 /** The layers (layer.ts) whose growth a Python container holds. */
@@ -18,6 +18,8 @@ const PYTHON_LAYERS = new Set([
 ]);
 const TENSOR_LAYERS = new Set(["PyTorch CPU tensors", "PyTorch autograd graphs"]);
 const OF_TENSORS = /\bof (Tensor|Parameter)\b/;
+/** The agent's graph look (memleak_graphs.py): a graph one tensor keeps growing, held by a global or a local. */
+const GRAPH_OF_A_TENSOR = /^autograd graph of a Tensor\b/;
 
 /** The holder the agent found for this process, and whether it explains a leak in this layer. */
 export function holderFor(
@@ -29,7 +31,8 @@ export function holderFor(
   if (!holder) return undefined;
   const explains =
     layer !== undefined &&
-    (PYTHON_LAYERS.has(layer) || (TENSOR_LAYERS.has(layer) && OF_TENSORS.test(holder.container)));
+    (PYTHON_LAYERS.has(layer) ||
+      (TENSOR_LAYERS.has(layer) && (OF_TENSORS.test(holder.container) || GRAPH_OF_A_TENSOR.test(holder.container))));
   return { holder, explains };
 }
 
@@ -40,6 +43,7 @@ export function holderField(h: HolderResult): NonNullable<Finding["holder"]> {
     length: h.length,
     found: h.found,
     ...(h.itemsPerSecond !== undefined && { itemsPerSecond: h.itemsPerSecond }),
+    ...(h.lengthCapped && { lengthCapped: true }),
     ...(h.path !== undefined && { path: h.path }),
     ...(h.root !== undefined && { root: h.root }),
     ...(h.hops !== undefined && { hops: h.hops }),
@@ -57,10 +61,8 @@ const OF_TASKS = /\bof (Task|Future)\b/;
  * clear. Tensors are named by what the container holds, whatever the layer: a list of kept losses whose own bytes are
  * few and which pins freed memory (layer "Python objects") is fixed the same way as one whose graphs grow.
  */
-function variant(
-  h: HolderResult,
-  layer: string,
-): "holder" | "holder-lru" | "holder-graphs" | "holder-tasks" | "holder-frame" | "holder-not-found" {
+function variant(h: HolderResult, layer: string): HolderVariant {
+  if (GRAPH_OF_A_TENSOR.test(h.container)) return h.found ? "holder-graph-chain" : "holder-graph-chain-not-found";
   if (!h.found) return "holder-not-found";
   if (layer === "PyTorch autograd graphs" || OF_TENSORS.test(h.container)) return "holder-graphs";
   if (h.hops?.some((x) => x.kind === "lru_cache")) return "holder-lru";
@@ -107,6 +109,7 @@ export function addHolder(f: JudgedFinding, h: HolderResult, layer: string): voi
     path: h.path,
     container: h.container,
     length: h.length,
+    ...(h.lengthCapped && { lengthCapped: true }),
     itemsPerSecond: h.itemsPerSecond,
     why: h.why,
   });

@@ -139,6 +139,8 @@ export interface Pinning {
   /** Items it gained over the window. */
   items: number;
   perSecond: number;
+  /** What an item is: a container's items, or the nodes of a graph one tensor keeps growing (unsaid: items). */
+  unit?: "nodes";
 }
 
 /**
@@ -211,6 +213,39 @@ export function pinningGraphs(ps: ProcessSeries, from: number, to: number): Pinn
 }
 
 /**
+ * Nodes the autograd graphs must gain over the window for a graph one tensor keeps growing to be named: a training step's
+ * own graph, alive at a walk that caught the step, is a handful of nodes for a small model and thousands for a large
+ * one, caught or not; a running loss kept as a tensor gains a step's graph a step (~200 nodes a second for a two-layer
+ * MLP at 25 steps a second).
+ */
+export const GRAPH_NODES_MIN = 500;
+
+/** The graph nodes one tensor keeps growing as what pins retention's holes, by their count's change over the window. */
+function nodesPinning(s: { ys: readonly number[] }, from: number, to: number): Pinning {
+  const items = (s.ys.at(-1) ?? 0) - (s.ys[0] ?? 0);
+  return { what: "autograd graph", items, perSecond: items / (to - from), unit: "nodes" };
+}
+
+/**
+ * The nodes of the autograd graphs that the census's tensors reach (counted once each, memleak_graphs.py) rising at
+ * PINNING_GRAPH_WALKS walks or more, by GRAPH_NODES_MIN or more over the window, the last rise in its final third, and
+ * never falling by more than a tenth between walks: no container grows when a graph does (`running = running + loss`
+ * after backward() chains each step's graph onto the last; a recurrent state carried without .detach()), so the count
+ * of tensors keeping a graph can stay at one while the graph behind it pins the holes. A count past the walk's bound
+ * (capped) does not rise: a graph that large is said by the holder, not here.
+ */
+export function pinningGraphNodes(ps: ProcessSeries, from: number, to: number): Pinning | undefined {
+  const col = ps.agent["census.graphNodes"];
+  if (col === undefined || !(to > from)) return undefined;
+  const s = sliceByTime(col, from);
+  const { rises, lastRise } = risesOf(s);
+  const falls = risesOf({ xs: s.xs, ys: s.ys.map((y) => -y) }, (before) => 0.1 * -before).rises;
+  const pinning = nodesPinning(s, from, to);
+  if (rises < PINNING_GRAPH_WALKS || falls > 0 || pinning.items < GRAPH_NODES_MIN) return undefined;
+  return lastRise >= from + (2 / 3) * (to - from) ? pinning : undefined;
+}
+
+/**
  * Readings at which malloc's free bytes rose, each by the growth floor of them or more, in the window, for the holes to
  * be still growing: freed memory kept after one burst rose at one reading (frag_burst: 0.3 → 583 MiB as its buffers
  * were freed; during the burst by a few KiB at a time, as lists were reallocated: counted, those made it undecided in
@@ -244,14 +279,19 @@ export function pinningUndecided(ps: ProcessSeries, from: number, to: number): P
   if (recent(container)) return containerPinning(ps, container!, from, to);
   const graphs = ps.agent["census.graphTensors"];
   const g = graphs && sliceByTime(graphs, from);
-  return g && recent(g) ? graphsPinning(g, from, to) : undefined;
+  if (g && recent(g)) return graphsPinning(g, from, to);
+  const nodes = ps.agent["census.graphNodes"];
+  const n = nodes && sliceByTime(nodes, from);
+  return n && recent(n) && nodesPinning(n, from, to).items >= GRAPH_NODES_MIN ? nodesPinning(n, from, to) : undefined;
 }
 
 /** The layer of a leak that pins retained memory: the objects kept, with what malloc's numbers did meanwhile. */
 export function pinnedLayer(ps: ProcessSeries, pinning: Pinning, from: number): Layer {
   const inUse = grew(ps, "malloc.inUse", from) ?? 0;
   const free = grew(ps, "malloc.free", from) ?? 0;
-  return { name: "Python objects", notes: [phrase("layer.pinning", { ...pinning, inUse, free })] };
+  // A graph is no Python object: its nodes are PyTorch's, reached from the one tensor that keeps them.
+  const name = pinning.unit === "nodes" ? "PyTorch autograd graphs" : "Python objects";
+  return { name, notes: [phrase("layer.pinning", { ...pinning, inUse, free })] };
 }
 
 /** pymalloc's blocks (objects of up to 512 bytes), which malloc does not see: count × 512 bounds their bytes. */
@@ -317,10 +357,13 @@ export function leakLayer(ps: ProcessSeries, a: Assessment, ctx: Context): Layer
   const tensorBytes = censusChange(ps, "census.cpuTensorBytes", a.from, a.to);
   const tensors = tensorLayer(ps, a, tensorBytes);
   const graphs = grew(ps, "census.graphTensors", a.from) ?? 0;
+  const nodes = grew(ps, "census.graphNodes", a.from) ?? 0;
   const native = otherAllocator(ps) ? undefined : grew(ps, "malloc.inUse", a.from);
-  if (graphs >= GRAPH_TENSORS_MIN) {
-    // The saved activations a graph holds are tensors too (the census counts them): the graphs are the cause.
-    const because = phrase("layer.graphs", { graphs });
+  if (graphs >= GRAPH_TENSORS_MIN || nodes >= GRAPH_NODES_MIN) {
+    // The saved activations a graph holds are tensors too (the census counts them), and a graph one tensor keeps
+    // growing is nodes: the graphs are the cause.
+    const because =
+      graphs >= GRAPH_TENSORS_MIN ? phrase("layer.graphs", { graphs }) : phrase("layer.graph-nodes", { nodes });
     const measuredBy =
       tensors?.notes ?? (native !== undefined ? mallocNotes(native, ps, false, growth, tensorBytes).slice(0, 1) : []);
     return { name: "PyTorch autograd graphs", notes: [because, ...measuredBy] };

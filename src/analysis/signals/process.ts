@@ -27,6 +27,7 @@ import {
   pinningContainer,
   pinningUndecided,
   pinningGraphs,
+  pinningGraphNodes,
   torchImported,
   type Pinning,
 } from "./layer.js";
@@ -212,7 +213,8 @@ function trendFinding(d: Decision, ctx: Context, held: Retention | undefined): J
       // The holes grow. Retention alone levels off at the program's peak; holes that keep growing beside a container
       // that keeps gaining items are pinned by what it keeps: a leak, whose objects are small and whose cost is the
       // freed memory they pin (layer.ts, pinningContainer). Otherwise the state says it all.
-      const pinning = pinningContainer(ps, a.from, a.to) ?? pinningGraphs(ps, a.from, a.to);
+      const pinning =
+        pinningContainer(ps, a.from, a.to) ?? pinningGraphs(ps, a.from, a.to) ?? pinningGraphNodes(ps, a.from, a.to);
       return pinning ? leakFinding(d, ctx, held, live, pinning) : undefined;
     }
     // Not live memory kept, but the allocators filling to the program's working size: undecided while it lasts.

@@ -132,8 +132,11 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
     advice("leak", f.variant, {
       path: f.path?.replace(/\u0060/g, "'"),
       container: f.container,
-      length: Math.round(f.length).toLocaleString("en-US"),
-      gains: f.itemsPerSecond === undefined ? "keeps growing" : `gains ~${gainsText(f.itemsPerSecond)} items a second`,
+      length: `${f.lengthCapped ? "at least " : ""}${Math.round(f.length).toLocaleString("en-US")}`,
+      gains:
+        f.itemsPerSecond === undefined
+          ? "keeps growing"
+          : `gains ~${gainsText(f.itemsPerSecond)} ${f.variant.startsWith("holder-graph-chain") ? "nodes" : "items"} a second`,
       why: f.why,
     }),
   "advice.no-agent": (f) => advice("no-agent", "any", { pid: f.pid, why: f.why, level: formatBytes(f.level) }),

@@ -44,12 +44,14 @@ export const LAYER_WORDS: Wordings<Extract<PhraseName, `layer.${string}`>> = {
   "layer.container": (f) =>
     `a ${f.what} grows (${Math.round(f.length).toLocaleString("en-US")} items at the last look, ${itemText(f.itemBytes, f.retained)}): ~${formatBytes(f.bytes)} added over the window${containerShare(f.bytes, f.growth, f.retained !== undefined)}`,
   "layer.pinning": (f) =>
-    `a ${f.what} gains ~${f.perSecond >= 10 ? Math.round(f.perSecond) : f.perSecond.toFixed(1)} items a second (${Math.round(f.items).toLocaleString("en-US")} over the window) while malloc's in-use bytes ${f.inUse > 0 ? `grew ${formatBytes(f.inUse)}` : "did not grow"} and what it keeps free grew ${formatBytes(f.free)}: the objects kept alive pin freed memory around them, which malloc can neither reuse nor give back — keep fewer of them and the holes stop growing`,
+    `${/^[aeiou]/.test(f.what) ? "an" : "a"} ${f.what} gains ~${f.perSecond >= 10 ? Math.round(f.perSecond) : f.perSecond.toFixed(1)} ${f.unit ?? "items"} a second (${Math.round(f.items).toLocaleString("en-US")} over the window) while malloc's in-use bytes ${f.inUse > 0 ? `grew ${formatBytes(f.inUse)}` : "did not grow"} and what it keeps free grew ${formatBytes(f.free)}: the objects kept alive pin freed memory around them, which malloc can neither reuse nor give back — keep fewer of them and the holes stop growing`,
   "layer.holder-bystander": (f) =>
     `the agent saw a ${f.container} grow${f.itemsPerSecond === undefined ? "" : ` by ~${Number(f.itemsPerSecond.toPrecision(2))} items a second`}${f.found ? `, held by ${f.path}` : ""}; what its items keep alive is not enough of the growth to explain it${f.layer ? ` (the growth is ${inLayer(f.layer)})` : ""}, so it may be a bystander`,
   "layer.small-objects": (f) => `${Math.round(f.blocks)} more Python objects allocated over the window`,
   "layer.graphs": (f) =>
     `${Math.round(f.graphs)} more tensors keep a grad_fn: each keeps its autograd graph and the activations it saved (e.g. losses.append(loss) where loss.item() was meant)`,
+  "layer.graph-nodes": (f) =>
+    `the autograd graphs grew by ${Math.round(f.nodes).toLocaleString("en-US")} nodes while the tensors keeping them barely did: one tensor keeps chaining each step's graph onto the last (e.g. running_loss = running_loss + loss where loss.item() was meant, or a recurrent state carried without .detach())`,
   "layer.malloc": (f) =>
     `malloc's in-use bytes grew ${formatBytes(f.native)}: ${pct(f.native, f.growth)} of the growth${f.nearlyAll ? "" : "; the rest is memory malloc holds free, or outside malloc"}`,
   "layer.torch-tensors-grew": (f) =>

@@ -8,6 +8,7 @@ import type { HolderResult } from "../../../../src/agent/agent-results.js";
 import type { Context } from "../../../../src/analysis/context.js";
 import type { JudgedFinding } from "../../../../src/analysis/judgement.js";
 import { addBystanderHolder, addHolder, holderField, holderFor } from "../../../../src/analysis/signals/holder.js";
+import { say } from "../../../../src/report/wording/index.js";
 
 const found = (o: Partial<HolderResult> = {}): HolderResult => ({
   type: "holder",
@@ -44,6 +45,10 @@ describe("holderFor: every holder is kept; it explains leaks of Python objects, 
     ["PyTorch CPU tensors", "list of Tensor", true],
     ["PyTorch autograd graphs", "dict of Parameter", true],
     ["PyTorch autograd graphs", "list of Tensors", false],
+    // A graph one tensor keeps growing (memleak_graphs.py): the graphs' holder, not a Python container's.
+    ["PyTorch autograd graphs", "autograd graph of a Tensor", true],
+    ["Python objects", "autograd graph of a Tensor", true],
+    ["native heap (malloc)", "autograd graph of a Tensor", false],
   ])("%s, %s → %s", (layer, container, named) => {
     const h = found({ container });
     expect(holderFor(7, layer, ctxWith(h))).toEqual({ holder: h, explains: named });
@@ -199,5 +204,28 @@ describe("addHolder", () => {
     expect(variantOf(found({ found: false }), "PyTorch autograd graphs")).toMatchObject({
       variant: "holder-not-found",
     });
+    // A graph a global or a local keeps growing: chains to break, whoever holds it; at least its count, when capped.
+    const chain = found({ container: "autograd graph of a Tensor", root: "thread frame", lengthCapped: true });
+    expect(variantOf(chain, "PyTorch autograd graphs")).toMatchObject({
+      variant: "holder-graph-chain",
+      lengthCapped: true,
+    });
+    expect(variantOf({ ...chain, found: false }, "PyTorch autograd graphs")).toMatchObject({
+      variant: "holder-graph-chain-not-found",
+    });
+  });
+
+  it("a graph chain's advice says nodes, and 'at least' when the agent's count stopped at its bound", () => {
+    const text = (h: HolderResult) => say(adviceOf(h, "process", "PyTorch autograd graphs").advice[0]!);
+    const chain = found({
+      container: "autograd graph of a Tensor",
+      path: "__main__.h",
+      length: 20000,
+      itemsPerSecond: 810,
+    });
+    expect(text(chain)).toMatch(
+      /^\*\*`__main__\.h` holds it\*\*: a tensor there keeps an autograd graph that gains ~810 nodes a second \(20,000 nodes when/,
+    );
+    expect(text({ ...chain, lengthCapped: true })).toContain("(at least 20,000 nodes when");
   });
 });

@@ -69,10 +69,10 @@ describe("a leak of small objects pinning retained memory", () => {
 });
 
 /**
- * The same process, its census counting tensors that keep an autograd graph (`census.graphTensors`) and following no
- * growing container: the count rises by `step` at each walk in `rises`.
+ * The same process with torch loaded, its census following no growing container: `census(walk)` gives what the walk
+ * at that time counted (tensors keeping a graph, the nodes of their graphs), every 30 s from t = 5.
  */
-function graphs(rises: number[], step = 40) {
+function torchCensus(census: (walk: number) => { graphTensors: number; graphNodes?: number }) {
   const walks = Array.from({ length: 10 }, (_, i) => 5 + 30 * i);
   return alone({
     anon: linear(200 * MB, 1 * MB),
@@ -83,17 +83,16 @@ function graphs(rises: number[], step = 40) {
         py: { allocatedBlocks: 50_000 },
         torch: { version: "1.13.0", threads: 1, interopThreads: 1 },
         ...(last !== undefined && {
-          census: {
-            containerItems: 3000,
-            cpuTensors: 10,
-            cpuTensorBytes: 1000,
-            graphTensors: 5 + rises.filter((g) => g <= last).length * step,
-          },
+          census: { containerItems: 3000, cpuTensors: 10, cpuTensorBytes: 1000, ...census(last) },
         }),
       };
     },
   });
 }
+
+/** Tensors keeping an autograd graph (`census.graphTensors`) rising by `step` at each walk in `rises`. */
+const graphs = (rises: number[], step = 40) =>
+  torchCensus((last) => ({ graphTensors: 5 + rises.filter((g) => g <= last).length * step }));
 
 describe("a leak of graphs pinning retained memory, whichever container the census followed", () => {
   it.each([
@@ -192,4 +191,36 @@ describe("retention beside a container gaining items, before the census has walk
       expect(processFinding(judge(sc, { warmup: 0 }), 100).kind).toBe(kind);
     },
   );
+});
+
+/**
+ * The nodes of the autograd graphs the census's tensors reach (`census.graphNodes`, memleak_graphs.py), `at(walk)`, while
+ * the count of tensors keeping a graph stays at one: a running loss kept as a tensor (`running = running + loss`)
+ * chains each step's graph onto the last.
+ */
+const chained = (at: (walk: number) => number) => torchCensus((last) => ({ graphTensors: 1, graphNodes: at(last) }));
+
+describe("a graph one tensor keeps growing, pinning retained memory with no container growing", () => {
+  const steps = (rises: number[], step: number) => (walk: number) => 8 + rises.filter((r) => r <= walk).length * step;
+  it.each([
+    ["rise at every walk (a running loss: ~200 nodes a second)", (w: number) => 8 + 200 * w, "leak"],
+    ["rise at 2 walks, the last in the final third", steps([215, 275], 600), "leak"],
+    ["rise at 1 walk only", steps([275], 1200), "fragmentation"],
+    ["rise at 2 walks, none in the final third", steps([95, 155], 600), "fragmentation"],
+    ["rise at 2 walks by 400 in all (a large model's step caught twice)", steps([215, 275], 200), "fragmentation"],
+    // A step's graph caught mid-way at some walks and not at others: up and down, no chain.
+    ["rise and fall (a step's graph caught at some walks)", (w: number) => (w % 60 === 35 ? 3000 : 8), "fragmentation"],
+  ] as [string, (walk: number) => number, string][])("graph nodes %s → %s", (_name, at, kind) => {
+    const f = processFinding(judge(chained(at), { warmup: 0 }), 100);
+    expect(f.kind).toBe(kind);
+    if (kind === "leak") {
+      expect(f.evidence).toMatchObject({ layer: "PyTorch autograd graphs", pinnedBy: "autograd graph" });
+      // What grew (the layer's note), then what it pins.
+      expect(f.caveats[0]).toMatch(
+        /^the autograd graphs grew by [\d,]+ nodes while the tensors keeping them barely did/,
+      );
+      expect(f.caveats.at(-1)).toMatch(/^an autograd graph gains ~[\d.]+ nodes a second \([\d,]+ over the window\)/);
+      expect(f.alsoFound).toBeUndefined();
+    }
+  });
 });

@@ -79,3 +79,9 @@ export interface HolderResult {
   ms: number;
   longestMs: number;
 }
+
+/**
+ * A holder of a graph one tensor keeps growing (memleak_graphs.py), not of a growing container: a process may send both,
+ * and each explains a different layer (signals/holder.ts), so they are kept apart.
+ */
+export const isGraphHolder = (h: { container: string }): boolean => /^autograd graph of a Tensor\b/.test(h.container);

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { parseAgentMessage, type AgentMessage, type AgentReport } from "./messages.js";
 import type { HolderResult, TraceResult, TrimResult } from "./agent-results.js";
 import type { TestMark } from "./pytest-results.js";
+import { isGraphHolder } from "./agent-results.js";
 
 /** Test marks kept (the pytest plugin's, two per test): a suite of 50,000 tests, and no unbounded growth past it. */
 export const MAX_TEST_MARKS = 100_000;
@@ -39,6 +40,8 @@ export class AgentChannel {
   readonly trims = new Map<number, TrimResult>();
   /** What holds the container each pid's agent saw grow: its latest search. */
   readonly holders = new Map<number, HolderResult>();
+  /** What holds the graph each pid's agent saw one tensor keep growing: its latest look. */
+  readonly graphHolders = new Map<number, HolderResult>();
   /** Pids that said hello: the agent runs in them. */
   readonly hello = new Set<number>();
   /** The pytest plugin's test-start and test-end marks, in the order they came. */
@@ -139,7 +142,7 @@ export class AgentChannel {
       const had = this.traces.get(msg.pid);
       if (!msg.interim || !had || had.interim) this.traces.set(msg.pid, msg);
     } else if (msg.type === "trim") this.trims.set(msg.pid, msg);
-    else if (msg.type === "holder") this.holders.set(msg.pid, msg);
+    else if (msg.type === "holder") (isGraphHolder(msg) ? this.graphHolders : this.holders).set(msg.pid, msg);
     else if (msg.type === "test-start" || msg.type === "test-end") {
       if (this.testMarks.length < MAX_TEST_MARKS) this.testMarks.push(msg);
       else this.dropped++;

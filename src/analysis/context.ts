@@ -8,6 +8,8 @@ export interface AgentResults {
   trims: Map<number, TrimResult>;
   /** What holds the container each process's agent saw grow (the latest search). */
   holders?: Map<number, HolderResult>;
+  /** What holds the graph each process's agent saw one tensor keep growing (the latest look, memleak_graphs.py). */
+  graphHolders?: Map<number, HolderResult>;
 }
 import { minGrowth } from "./assess.js";
 import { median } from "./stats/quantiles.js";

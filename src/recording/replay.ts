@@ -8,7 +8,7 @@ import { parseAgentMessage } from "../agent/messages.js";
 import { testResults } from "../analysis/pytest-verdicts.js";
 import { testLimitsGate } from "../gates/pytest-limits.js";
 import type { TestMark } from "../agent/pytest-results.js";
-import type { HolderResult, TraceResult, TrimResult } from "../agent/agent-results.js";
+import { isGraphHolder, type HolderResult, type TraceResult, type TrimResult } from "../agent/agent-results.js";
 import { readRecording, type RecordingContents } from "./format.js";
 import { EVENT, holdsAgentMessage, readAttach, readOutsiders, readProcessStart } from "./events.js";
 import type { OutsidersDetail } from "./events.js";
@@ -36,6 +36,7 @@ export async function analyzeRecording(
   const traces = new Map<number, TraceResult>();
   const trims = new Map<number, TrimResult>();
   const holders = new Map<number, HolderResult>();
+  const graphHolders = new Map<number, HolderResult>();
   const agentMissing = new Map<number, string>();
   /** From `watch`'s attach events: the pid inside a container of each process that has one. */
   const pidsInside = new Map<number, number>();
@@ -56,7 +57,7 @@ export async function analyzeRecording(
     const m = holdsAgentMessage(e.event) ? parseAgentMessage(JSON.stringify(e.detail ?? {})) : undefined;
     if (m?.type === "trace") traces.set(m.pid, m);
     if (m?.type === "trim") trims.set(m.pid, m);
-    if (m?.type === "holder") holders.set(m.pid, m);
+    if (m?.type === "holder") (isGraphHolder(m) ? graphHolders : holders).set(m.pid, m);
     if (e.event === EVENT.testStart || e.event === EVENT.testEnd) {
       const mark = parseAgentMessage(JSON.stringify(e.detail ?? {}));
       if (mark?.type === e.event) testMarks.push(mark);
@@ -68,7 +69,10 @@ export async function analyzeRecording(
     set: builder.set,
     options: { warmup: options.warmup, command: h.target.command, launched: h.target.mode === "run" },
     commands,
-    agentResults: traces.size + trims.size + holders.size > 0 ? { traces, trims, holders } : undefined,
+    agentResults:
+      traces.size + trims.size + holders.size + graphHolders.size > 0
+        ? { traces, trims, holders, graphHolders }
+        : undefined,
     cgroup: cg
       ? { path: cg.path, version: cg.version, others: outsiders?.pids, othersAnonGrowth: outsiders?.anonGrowth }
       : undefined,

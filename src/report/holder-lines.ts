@@ -5,13 +5,14 @@
  */
 import type { Finding } from "../analysis/types.js";
 import { formatBytes } from "../base/units.js";
+import { isGraphHolder } from "../agent/agent-results.js";
 
 type Holder = NonNullable<Finding["holder"]>;
 
 /** "__main__.service._history (list of Item, 1,500 items)", or why the search found none. */
 export function holderHeadline(x: Holder): string {
   // A graph one tensor keeps growing is counted in nodes (memleak_graphs.py), up to the agent's bound.
-  const unit = /^autograd graph\b/.test(x.container) ? "nodes" : "items";
+  const unit = isGraphHolder(x) ? "nodes" : "items";
   const what = `${x.container}, ${x.lengthCapped ? "at least " : ""}${Math.round(x.length).toLocaleString("en-US")} ${unit}`;
   return x.found ? `${x.path} (${what})` : `not found (${what}): ${x.why ?? "no root within the search's bounds"}`;
 }

@@ -283,7 +283,12 @@ class Session {
   private async agentEnd(agent: AgentChannel): Promise<void> {
     await agent.drain(1000);
     this.recorder.testMarks(agent.takeTestMarks());
-    this.recorder.agentResults([...agent.traces.values(), ...agent.trims.values(), ...agent.holders.values()]);
+    this.recorder.agentResults([
+      ...agent.traces.values(),
+      ...agent.trims.values(),
+      ...agent.holders.values(),
+      ...agent.graphHolders.values(),
+    ]);
     const lastWords =
       this.latest &&
       agent.unsampled(
@@ -313,7 +318,12 @@ class Session {
     const { target, o, outsiders } = this;
     return {
       agentResults: target.agent
-        ? { traces: target.agent.traces, trims: target.agent.trims, holders: target.agent.holders }
+        ? {
+            traces: target.agent.traces,
+            trims: target.agent.trims,
+            holders: target.agent.holders,
+            graphHolders: target.agent.graphHolders,
+          }
         : undefined,
       agentMissing: target.attacher?.missing(),
       set: this.builder.set,

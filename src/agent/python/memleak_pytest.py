@@ -338,6 +338,8 @@ class MemleakPlugin:
         # and every one includes them): a test judged a leak then names the container that gained most over its calls,
         # warm-up included, and what holds it. One walk over the tracked objects per test with repeats.
         lengths = self._lengths() if repeat >= 2 else None
+        # No census walk between this test's readings: what a walk leaves in the agent's state is not the test's.
+        self.agent.census_paused(True)
         try:
             with self.agent.measure_lock:
                 self.reader.read(readings, 0, full=full_at == 0)
@@ -348,6 +350,7 @@ class MemleakPlugin:
                 done = i + 1
         finally:
             self.calling = False
+            self.agent.census_paused(False)
             if done < calls:  # the test failed, or skipped itself: say how far it got, judge nothing
                 skipped = isinstance(sys.exc_info()[1], pytest.skip.Exception)
                 item._memleak_result = {

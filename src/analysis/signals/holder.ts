@@ -4,7 +4,7 @@
  * tensors, never on a leak of the native heap, where a container that grew meanwhile is a bystander; for tensors and
  * graphs only a container of tensors is named (the census follows the container that gains most tensors then).
  */
-import type { HolderResult } from "../../agent/agent-results.js";
+import { isGraphHolder, type HolderResult } from "../../agent/agent-results.js";
 import type { Context } from "../context.js";
 import type { JudgedFinding } from "../judgement.js";
 import { phrase, type HolderVariant, type Phrase } from "../phrases.js";
@@ -18,21 +18,28 @@ const PYTHON_LAYERS = new Set([
 ]);
 const TENSOR_LAYERS = new Set(["PyTorch CPU tensors", "PyTorch autograd graphs"]);
 const OF_TENSORS = /\bof (Tensor|Parameter)\b/;
-/** The agent's graph look (memleak_graphs.py): a graph one tensor keeps growing, held by a global or a local. */
-const GRAPH_OF_A_TENSOR = /^autograd graph of a Tensor\b/;
 
-/** The holder the agent found for this process, and whether it explains a leak in this layer. */
+/**
+ * The holder the agent found for this process, and whether it explains a leak in this layer. A process may have two:
+ * the container its census saw grow, and the variable whose tensor keeps a growing graph. In a tensor layer the
+ * container of tensors found wins (kept losses: their list, not the step's own loss), else the graph's holder; in
+ * any other layer the container's, the graph's only when there is no other.
+ */
 export function holderFor(
   pid: number,
   layer: string | undefined,
   ctx: Context,
 ): { holder: HolderResult; explains: boolean } | undefined {
-  const holder = ctx.agentResults?.holders?.get(pid);
+  const container = ctx.agentResults?.holders?.get(pid);
+  const graph = ctx.agentResults?.graphHolders?.get(pid);
+  const tensorsHeld = container?.found === true && OF_TENSORS.test(container.container);
+  const holder =
+    layer !== undefined && TENSOR_LAYERS.has(layer) && graph && !tensorsHeld ? graph : (container ?? graph);
   if (!holder) return undefined;
   const explains =
     layer !== undefined &&
     (PYTHON_LAYERS.has(layer) ||
-      (TENSOR_LAYERS.has(layer) && (OF_TENSORS.test(holder.container) || GRAPH_OF_A_TENSOR.test(holder.container))));
+      (TENSOR_LAYERS.has(layer) && (OF_TENSORS.test(holder.container) || isGraphHolder(holder))));
   return { holder, explains };
 }
 
@@ -62,7 +69,7 @@ const OF_TASKS = /\bof (Task|Future)\b/;
  * few and which pins freed memory (layer "Python objects") is fixed the same way as one whose graphs grow.
  */
 function variant(h: HolderResult, layer: string): HolderVariant {
-  if (GRAPH_OF_A_TENSOR.test(h.container)) return h.found ? "holder-graph-chain" : "holder-graph-chain-not-found";
+  if (isGraphHolder(h)) return h.found ? "holder-graph-chain" : "holder-graph-chain-not-found";
   if (!h.found) return "holder-not-found";
   if (layer === "PyTorch autograd graphs" || OF_TENSORS.test(h.container)) return "holder-graphs";
   if (h.hops?.some((x) => x.kind === "lru_cache")) return "holder-lru";

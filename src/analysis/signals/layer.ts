@@ -235,14 +235,27 @@ function nodesPinning(s: { ys: readonly number[] }, from: number, to: number): P
  * (capped) does not rise: a graph that large is said by the holder, not here.
  */
 export function pinningGraphNodes(ps: ProcessSeries, from: number, to: number): Pinning | undefined {
+  const chain = graphChain(ps, from);
+  if (chain === undefined || !(to > from)) return undefined;
+  return chain.lastRise >= from + (2 / 3) * (to - from) ? nodesPinning(chain.s, from, to) : undefined;
+}
+
+/**
+ * The census's graph nodes from `from` on when they grew as a chain does: at PINNING_GRAPH_WALKS walks or more, by
+ * GRAPH_NODES_MIN or more in all, never falling by more than a tenth between walks. A large model's step graph, caught
+ * mid-way at one walk and not at the next, goes up and down: it is no chain, and no layer of a leak.
+ */
+function graphChain(
+  ps: ProcessSeries,
+  from: number,
+): { s: { xs: readonly number[]; ys: readonly number[] }; lastRise: number } | undefined {
   const col = ps.agent["census.graphNodes"];
-  if (col === undefined || !(to > from)) return undefined;
+  if (col === undefined) return undefined;
   const s = sliceByTime(col, from);
   const { rises, lastRise } = risesOf(s);
   const falls = risesOf({ xs: s.xs, ys: s.ys.map((y) => -y) }, (before) => 0.1 * -before).rises;
-  const pinning = nodesPinning(s, from, to);
-  if (rises < PINNING_GRAPH_WALKS || falls > 0 || pinning.items < GRAPH_NODES_MIN) return undefined;
-  return lastRise >= from + (2 / 3) * (to - from) ? pinning : undefined;
+  const gained = (s.ys.at(-1) ?? 0) - (s.ys[0] ?? 0);
+  return rises >= PINNING_GRAPH_WALKS && falls === 0 && gained >= GRAPH_NODES_MIN ? { s, lastRise } : undefined;
 }
 
 /**
@@ -357,7 +370,8 @@ export function leakLayer(ps: ProcessSeries, a: Assessment, ctx: Context): Layer
   const tensorBytes = censusChange(ps, "census.cpuTensorBytes", a.from, a.to);
   const tensors = tensorLayer(ps, a, tensorBytes);
   const graphs = grew(ps, "census.graphTensors", a.from) ?? 0;
-  const nodes = grew(ps, "census.graphNodes", a.from) ?? 0;
+  const chain = graphChain(ps, a.from);
+  const nodes = chain ? chain.s.ys.at(-1)! - chain.s.ys[0]! : 0;
   const native = otherAllocator(ps) ? undefined : grew(ps, "malloc.inUse", a.from);
   if (graphs >= GRAPH_TENSORS_MIN || nodes >= GRAPH_NODES_MIN) {
     // The saved activations a graph holds are tensors too (the census counts them), and a graph one tensor keeps

@@ -54,6 +54,28 @@ describe("holderFor: every holder is kept; it explains leaks of Python objects, 
     expect(holderFor(7, layer, ctxWith(h))).toEqual({ holder: h, explains: named });
   });
 
+  it("a container's holder and a graph's: the list of tensors found wins in a tensor layer, else the graph's; the container's elsewhere", () => {
+    const graph = found({ container: "autograd graph of a Tensor", path: "__main__.running_loss", length: 3000 });
+    const both = (container: HolderResult): Context => ({
+      ...ctxWith(container),
+      agentResults: { ...ctxWith(container).agentResults!, graphHolders: new Map([[7, graph]]) },
+    });
+    const losses = found({ container: "list of Tensor", path: "__main__.losses" });
+    const strings = found({ container: "list of str", path: "__main__.names" });
+    expect(holderFor(7, "PyTorch autograd graphs", both(losses))).toEqual({ holder: losses, explains: true });
+    expect(holderFor(7, "PyTorch autograd graphs", both(strings))).toEqual({ holder: graph, explains: true });
+    expect(holderFor(7, "PyTorch autograd graphs", both(found({ ...losses, found: false })))).toEqual({
+      holder: graph,
+      explains: true,
+    });
+    expect(holderFor(7, "Python objects", both(strings))).toEqual({ holder: strings, explains: true });
+    const graphOnly: Context = {
+      ...ctxWith(),
+      agentResults: { traces: new Map(), trims: new Map(), graphHolders: new Map([[7, graph]]) },
+    };
+    expect(holderFor(7, "native heap (malloc)", graphOnly)).toEqual({ holder: graph, explains: false });
+  });
+
   it("none without a search for this process or without the agent's results; kept, explaining nothing, without a layer", () => {
     expect(holderFor(7, undefined, ctxWith(found()))).toEqual({ holder: found(), explains: false });
     expect(holderFor(8, "Python objects", ctxWith(found()))).toBeUndefined();

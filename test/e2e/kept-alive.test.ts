@@ -1,7 +1,7 @@
 /**
  * What a growing container keeps alive decides the verdict (issue 45), end to end on the programs users write
  * (fixtures/kept/kept.py): a training loop keeping each loss tensor, one adding them to a running total kept as a
- * tensor, a recurrent state carried outside torch.no_grad(), an asyncio set of finished tasks, a dict of finished
+ * tensor, one keeping its logits for a metric without .detach(), a recurrent state carried outside torch.no_grad(), an asyncio set of finished tasks, a dict of finished
  * futures, lists of bytearrays and pandas frames, a dict of numpy arrays. Each is a leak of Python objects
  * held by its variable — not allocator retention, not the native heap — under `run`, and the first two under
  * `watch --fail-on leak`, which fails; each fixed form is not a leak.
@@ -155,6 +155,23 @@ describe.sequential("watch --fail-on leak fails on them, and passes their fixed 
     const watched = await Promise.all(light.map(([kind]) => watchWithGate([kind], 20)));
     watched.forEach(({ target, r, doc }, i) => {
       const [kind, , path] = light[i]!;
+      expect(doc.verdict, `${kind}: ${shownFindings(doc)}`).toMatchObject({ kind: "leak", pid: target.pid });
+      expect(doc.verdict.holder, `${kind}: ${shownFindings(doc)}`).toMatchObject({ found: true, path });
+      expect(r.code, kind).toBe(1);
+    });
+  });
+
+  // Two PyTorch loops side by side (each sleeps 10 ms a step: a fifth of a core here), for the time of one.
+  // Logits kept for an epoch's metric without .detach() (each keeps its step's graph: a list of Tensor like kept
+  // losses, so under watch only) and the recurrent state.
+  it("logits and rnn, watched side by side: exit 1 each, held by their variable", async () => {
+    const torchLoops = [
+      ["logits", "__main__.all_logits"],
+      ["rnn", "__main__.h"],
+    ] as const;
+    const watched = await Promise.all(torchLoops.map(([kind]) => watchWithGate([kind], 40)));
+    watched.forEach(({ target, r, doc }, i) => {
+      const [kind, path] = torchLoops[i]!;
       expect(doc.verdict, `${kind}: ${shownFindings(doc)}`).toMatchObject({ kind: "leak", pid: target.pid });
       expect(doc.verdict.holder, `${kind}: ${shownFindings(doc)}`).toMatchObject({ found: true, path });
       expect(r.code, kind).toBe(1);

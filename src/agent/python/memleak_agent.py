@@ -868,9 +868,12 @@ def _suspect_graph(nodes, capped, now, explained=False):
     """The graph nodes grew at two walks in a row (or stayed past memleak_graphs.MAX_NODES at both), with no container
     gaining tensors at the walk (`explained`): a graph that one tensor keeps growing is suspected, and its holder looked
     for after the walk (_graph_holder), once until the graphs stop growing."""
-    previous = _census.get("graphNodes")  # (nodes, capped, when) of the last walk
+    # (nodes, capped, when) of the last walk; before the first, none: a graph the first walk finds grew from nothing
+    # (with torch loaded walks are 10-25 s apart, more as a chain's tensors pile up: a GRU state's holder was not
+    # named within 35 s of a CI run when the first walk only set the count to compare with).
+    previous = _census.get("graphNodes", (0, False, now))
     _census["graphNodes"] = (nodes, capped, now)
-    grew = previous is not None and (nodes - previous[0] >= _GRAPH_RISE_MIN or (capped and previous[1]))
+    grew = nodes - previous[0] >= _GRAPH_RISE_MIN or (capped and previous[1])
     rose = grew and not explained
     _census["graphRises"] = _census.get("graphRises", 0) + 1 if rose else 0
     if not rose:

@@ -26,6 +26,19 @@ print(json.dumps(out))
   return JSON.parse(execFileSync("/usr/bin/python3", ["-c", program], { encoding: "utf8" })) as Record<string, unknown>;
 }
 
+/** The census's agent with its messages kept in `sent`, and a running total `grow(steps)` chains 3 nodes a step onto. */
+const CHAIN = `
+import memleak_agent as A
+sent = []
+A._send = sent.append
+w = torch.ones(4, requires_grad=True)
+total = 0.0
+def grow(steps):
+    global total
+    for _ in range(steps):
+        total = total + (w * 2).sum()
+`;
+
 describe.runIf(TORCH)("Debian's PyTorch", () => {
   it("counts a running total's chain once per node, shared nodes once, and stops at its bound", () => {
     const out = run(`
@@ -121,18 +134,18 @@ out["holders"] = [{k: m[k] for k in ("container", "found", "path")} for m in sen
     expect(out.holders).toEqual([{ container: "list of Tensor", found: true, path: "__main__.losses" }]);
   });
 
+  it("a graph the census's first walk finds has grown from nothing: named at the second walk if it grew again", () => {
+    const out = run(`${CHAIN}grow(300)
+A._census_stats(0.5, force=True)
+grow(100)
+A._census_stats(0.5, force=True)
+out["holders"] = [m["length"] for m in sent if m.get("type") == "holder"]
+`);
+    expect(out.holders).toEqual([1201]);
+  });
+
   it("the census suspects a graph growing at two walks in a row, not at one, and sends one holder message", () => {
-    const out = run(`
-import memleak_agent as A
-sent = []
-A._send = sent.append
-w = torch.ones(4, requires_grad=True)
-total = 0.0
-def grow(steps):
-    global total
-    for _ in range(steps):
-        total = total + (w * 2).sum()
-def walk():
+    const out = run(`${CHAIN}def walk():
     A._census_stats(0.5, force=True)
     return A._census["cached"].get("graphNodes")
 out["nodes"] = [walk()]

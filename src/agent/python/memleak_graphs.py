@@ -83,22 +83,21 @@ def _module_candidates(tensor_type, programs_own, agents_own):
     return out
 
 
-def _frame_candidates(tensor_type, own_path, skip_ident, thread_names):
-    """The same for the locals of the program's own running functions, in every thread but the agent's."""
+def _frame_candidates(tensor_type, own_path, skip_ident, thread_names, holder_module):
+    """The same for the locals of the program's own running functions, in every thread but the agent's (its frames as
+    the holder search walks them: memleak_holder._running_frames)."""
     out = []
-    for ident, frame in list(sys._current_frames().items()):
-        while frame is not None and ident != skip_ident:
-            code = frame.f_code
-            if code.co_flags & _CO_OPTIMIZED and own_path(code.co_filename):
-                try:
-                    for var, value in list(frame.f_locals.items()):
-                        if issubclass(type(value), tensor_type) and value.grad_fn is not None:
-                            thread = thread_names.get(ident, "thread %d" % ident)
-                            path = 'thread "%s": %s() local %s' % (thread, code.co_name, var)
-                            out.append(("thread frame", path, None, value))
-                except Exception:  # a frame that returned meanwhile
-                    pass
-            frame = frame.f_back
+    for ident, frame in holder_module._running_frames(skip_ident):
+        code = frame.f_code
+        if code.co_flags & _CO_OPTIMIZED and own_path(code.co_filename):
+            try:
+                for var, value in list(frame.f_locals.items()):
+                    if issubclass(type(value), tensor_type) and value.grad_fn is not None:
+                        thread = thread_names.get(ident, "thread %d" % ident)
+                        path = 'thread "%s": %s() local %s' % (thread, code.co_name, var)
+                        out.append(("thread frame", path, None, value))
+            except Exception:  # a frame that returned meanwhile
+                pass
     frame = None
     return out
 
@@ -112,7 +111,7 @@ def held_graph(tensor_type, programs_own, agents_own, own_path, skip_ident, hold
     longest = 0.0
     names = holder_module._thread_names(main_ident)
     candidates = _module_candidates(tensor_type, programs_own, agents_own)
-    candidates += _frame_candidates(tensor_type, own_path, skip_ident, names)
+    candidates += _frame_candidates(tensor_type, own_path, skip_ident, names, holder_module)
     best = None
     looked = len(candidates[:MAX_CANDIDATES])
     for root, path, where_args, tensor in candidates[:MAX_CANDIDATES]:

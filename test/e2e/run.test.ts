@@ -177,15 +177,19 @@ describe.skipIf(
         1,
       ),
     ).toBe("cgroup-artefact");
-    // As much as the child brought into the page cache, measured by the scenario with fincore: libraries another
-    // PyTorch program keeps mapped (a CI neighbour) cannot be dropped first and are charged to its cgroup, not this one
-    // (a CI run saw 172 MiB where 200 were asked). Here: 440 MiB brought, 439 charged; with a PyTorch program running
-    // beside it, 280 and 279.
-    const brought = Number(/the child brought (\d+) bytes of libraries into the page cache/.exec(stderr)?.[1]);
-    expect(brought, stderr).toBeGreaterThan(0);
+    // As much as the child's cgroup was charged while the child ran, read by the scenario from its own memory.stat: not
+    // fincore's count of what the child brought in (printed too), which also holds the pages a neighbour read in that
+    // same while and the kernel charged to the neighbour (a CI run: 225 MiB counted, 156 charged, and memleak said 156).
+    // Here alone: 461 MiB charged, 461 counted; beside a loop importing PyTorch, 106 charged where fincore counted 25
+    // (memleak: 105), and 38 and 38 (memleak: 38).
+    const number = (re: RegExp) => Number(re.exec(stderr)?.[1]);
+    const brought = number(/the child brought (\d+) bytes of libraries into the page cache/);
+    const charged = number(/the child's cgroup was charged (-?\d+) bytes of page cache/);
+    expect(charged, stderr).toBeGreaterThan(16 * 2 ** 20);
     const growth = doc.verdict.evidence.pageCacheGrowth as number;
-    expect(growth, `brought ${brought}`).toBeGreaterThan(0.9 * brought);
-    expect(growth, `brought ${brought}`).toBeLessThan(1.1 * brought + 32 * 2 ** 20);
+    const why = `charged ${charged}, fincore counted ${brought}`;
+    expect(growth, why).toBeGreaterThan(0.9 * charged);
+    expect(growth, why).toBeLessThan(1.1 * charged + 32 * 2 ** 20);
   });
 
   it("watch: attaches to a running tree and stops at --duration", async () => {

@@ -105,3 +105,16 @@ export async function memleak(
     return { code: e.code, stdout: e.stdout ?? "", stderr: e.stderr ?? "", pid };
   }
 }
+
+/**
+ * `n` sleeping processes, each in a session of its own (setsid), under this test process and so under PID 1: makes
+ * "PID 1's tree is not one job" true on a machine where every other process shares the test runner's session (CI's
+ * clean machine: `memleak watch 1` was watched, not refused, and ran into the test's timeout). uv_spawn returns after
+ * the child's exec, so each is in its own session already. Returns what ends them.
+ */
+export function sleepersInOwnSessions(n: number): () => void {
+  const sleepers = Array.from({ length: n }, () => spawn("sleep", ["300"], { detached: true, stdio: "ignore" }));
+  return () => {
+    for (const s of sleepers) s.kill("SIGKILL");
+  };
+}

@@ -1,10 +1,11 @@
 /**
  * What a growing container keeps alive decides the verdict (issue 45), end to end on the programs users write
  * (fixtures/kept/kept.py): a training loop keeping each loss tensor, one adding them to a running total kept as a
- * tensor, one keeping its logits for a metric without .detach(), a recurrent state carried outside torch.no_grad(), an asyncio set of finished tasks, a dict of finished
- * futures, lists of bytearrays and pandas frames, a dict of numpy arrays. Each is a leak of Python objects
- * held by its variable — not allocator retention, not the native heap — under `run`, and the first two under
- * `watch --fail-on leak`, which fails; each fixed form is not a leak.
+ * tensor, a recurrent state carried outside torch.no_grad(), an asyncio set of finished tasks, a dict of finished
+ * futures, lists of bytearrays and pandas frames, a dict of numpy arrays. Each is a leak held by its variable — in the
+ * autograd graphs for the PyTorch loops, never allocator retention or the native heap — under `run`, and under
+ * `watch --fail-on leak`, which fails (there also a loop keeping its logits for a metric without .detach()); each
+ * fixed form is not a leak.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { verdictOf, shownFindings } from "../helpers/verdict-doc.js";
@@ -13,15 +14,16 @@ import { everyFinding } from "../../src/analysis/every-finding.js";
 
 const PROGRAM = "fixtures/kept/kept.py";
 
-// [kind, seconds, holder path, container, what the advice must say]. With torch loaded a census walk costs 50-90 ms,
-// so walks are 10-18 s apart (their CPU held under 0.5%) and the search needs two that saw the list grow: 35 s.
-// The search starts once two walks 5 s apart saw the container grow (~11 s in): 16 s leaves room for a busy machine.
+// [kind, seconds, holder path, container, what the advice must say]. With torch loaded a census walk costs 50-135 ms,
+// so walks are 10-27 s apart by their CPU budget (0.5%); the walk after the first, after a first rise of the graphs and
+// after a new container gained 256 KiB come 5 s later, and the search starts once two walks saw the container grow
+// (~12 s in beside a busy loop): 25 s leaves room for a busy machine. The light programs' walks are cheaper: 16 s.
 const LEAKS: [kind: string, seconds: number, path: string, container: RegExp, advice: RegExp][] = [
-  ["losses", 35, "__main__.history", /^list of Tensor$/, /loss\.item\(\)/],
+  ["losses", 25, "__main__.history", /^list of Tensor$/, /loss\.item\(\)/],
   // No container grows: one tensor chains each step's graph onto the last (the agent counts the graph's nodes,
   // memleak_graphs.py, and names the global holding the largest). A running loss pins freed memory as kept losses do.
-  ["running", 35, "__main__.running_loss", /^autograd graph of a Tensor$/, /running_loss \+= loss\.item\(\)/],
-  ["rnn", 35, "__main__.h", /^autograd graph of a Tensor$/, /h = h\.detach\(\)/],
+  ["running", 25, "__main__.running_loss", /^autograd graph of a Tensor$/, /running_loss \+= loss\.item\(\)/],
+  ["rnn", 25, "__main__.h", /^autograd graph of a Tensor$/, /h = h\.detach\(\)/],
   ["tasks", 16, "__main__.background_tasks", /^set of Task$/, /add_done_callback/],
   ["futures", 16, "__main__.RESULTS", /^dict of Future$/, /pop/],
   ["bytearrays", 16, "__main__.REQUESTS", /^list of bytearray$/, /deque\(maxlen/],
@@ -54,8 +56,10 @@ async function expectHeld(kind: string, seconds: number, path: string, container
   expect(doc.verdict.holder!.container).toMatch(container);
   expect(doc.verdict.summary).toContain(`held by ${path}`);
   expect(doc.verdict.advice).toMatch(advice);
-  // Not the allocator's doing, and not the native heap: the kept objects are the cause, whatever their bytes' home.
-  expect(doc.verdict.evidence.layer, shownFindings(doc)).not.toBe("native heap (malloc)");
+  // Not the allocator's doing, and not the native heap: the kept objects are the cause, whatever their bytes' home —
+  // for the PyTorch loops, the autograd graphs they keep.
+  if (TORCH.has(kind)) expect(doc.verdict.evidence.layer, shownFindings(doc)).toBe("PyTorch autograd graphs");
+  else expect(doc.verdict.evidence.layer, shownFindings(doc)).not.toBe("native heap (malloc)");
   expect(
     everyFinding(doc.findings).filter((f) => f.kind === "fragmentation"),
     shownFindings(doc),
@@ -146,10 +150,16 @@ async function watchWithGate(args: string[], seconds: number) {
 }
 
 describe.sequential("watch --fail-on leak fails on them, and passes their fixed forms", { timeout: 180_000 }, () => {
+  // The PyTorch loops 25 s each: beside a busy loop their holders were named at 7-12 s (the walks after the first
+  // come early, memleak_agent.py _census_gap), and a holder the agent suspected counts while it still rose at the last
+  // walk (layer.ts pinningSuspected). Before, kept losses and kept logits watched 40 s beside a busy loop were
+  // fragmentation at a first try (walks at 2 and 29 s).
   it.each([
-    ["losses", "__main__.history", 40],
+    ["losses", "__main__.history", 25],
     ["tasks", "__main__.background_tasks", 20],
-    ["running", "__main__.running_loss", 40],
+    ["running", "__main__.running_loss", 25],
+    ["rnn", "__main__.h", 25],
+    ["logits", "__main__.all_logits", 25],
   ] as const)("%s: exit 1, held by %s", async (kind, path, seconds) => {
     const { target, r, doc } = await watchWithGate([kind], seconds);
     expect(doc.verdict, shownFindings(doc)).toMatchObject({ kind: "leak", pid: target.pid });
@@ -172,17 +182,6 @@ describe.sequential("watch --fail-on leak fails on them, and passes their fixed 
       expect(doc.verdict.holder, `${kind}: ${shownFindings(doc)}`).toMatchObject({ found: true, path });
       expect(r.code, kind).toBe(1);
     });
-  });
-
-  // Two PyTorch loops side by side (each sleeps 10 ms a step: a fifth of a core here), for the time of one.
-  // The recurrent state: no container grows, the graph's holder is named (memleak_graphs.py). Logits kept without
-  // .detach() are left out: watched beside a busy loop and another torch loop they were fragmentation at a first try
-  // (the census's walks too far apart under that load to see the list gain at enough of them: issue 45, open).
-  it("rnn: exit 1, held by __main__.h", async () => {
-    const { target, r, doc } = await watchWithGate(["rnn"], 40);
-    expect(doc.verdict, shownFindings(doc)).toMatchObject({ kind: "leak", pid: target.pid });
-    expect(doc.verdict.holder, shownFindings(doc)).toMatchObject({ found: true, path: "__main__.h" });
-    expect(r.code).toBe(1);
   });
 
   it("tasks, fixed: exit 0, the gate passed", async () => {

@@ -645,6 +645,20 @@ def _own_path(path):
     )
 
 
+def _census_gap(interval):
+    """Seconds from the last walk to the next. Walks cost their CPU time, held to 0.5% of a core (with torch loaded a
+    walk costs 50-135 ms: 10-27 s apart). A question the last walk opened is answered at the shortest gap instead:
+    after the first walk (growth needs two walks to be seen at all), after the first rise of the graphs' nodes (does
+    one graph keep growing, or was a step caught mid-way? a training loop keeping its running loss needed 35 s for a
+    second rise), and after a new container was seen gaining 256 KiB or more (does it keep gaining? then its holder is
+    looked for). Under watch beside a busy loop, a training loop keeping its losses was walked at 2 s and 29 s: the
+    list seen gaining once in a 40 s watch, the verdict fragmentation; now its holder is named at ~12 s."""
+    shortest = max(interval, _CENSUS_MIN_GAP)
+    if _census.get("walks") == 1 or _census.get("graphRises") == 1 or _census.get("early"):
+        return shortest
+    return max(shortest, min(_CENSUS_MAX_GAP, _census["cost"] / 0.005))
+
+
 def census_paused(paused):
     """For the pytest plugin: no census walk while a test's calls are measured. What a walk leaves in the agent's own
     state (the lengths it follows, the report it caches, and on the first walk the types and helpers it sets up:
@@ -665,14 +679,9 @@ def _census_walk(interval, force):
     now = time.monotonic()
     if _census.get("paused"):
         return _census["cached"]
-    min_gap = max(interval, _CENSUS_MIN_GAP, min(_CENSUS_MAX_GAP, _census["cost"] / 0.005))
-    if _census.get("graphRises") == 1:
-        # Graphs grew at the last walk: the next one, which tells a graph that keeps growing from a step's caught
-        # mid-way, comes at the shortest gap (with torch loaded a walk's cost spaces them 10-18 s: a training loop
-        # keeping its running loss needed 35 s for a second rise, the gates' short runs none).
-        min_gap = max(interval, _CENSUS_MIN_GAP)
-    if not force and _census["cached"] is not None and now - _census["last"] < min_gap:
+    if not force and _census["cached"] is not None and now - _census["last"] < _census_gap(interval):
         return _census["cached"]
+    _census["early"] = False
     if sys.getallocatedblocks() > _CENSUS_MAX_BLOCKS:
         return {"skipped": 1, "why": "over a million objects"}
     # Once the walks keep to what is near the globals they stay there, whatever the relatives do now: the check (a read
@@ -748,6 +757,7 @@ def _census_walk(interval, force):
     seen = _census["seen"]
     first = _census.get("walked") is None
     _census["walked"] = True
+    _census["walks"] = _census.get("walks", 0) + 1
     # The first narrow walk after walks of the whole heap: a container those walks followed keeps its start; one they
     # did not follow (there are many more, all near the globals among them) starts from its length now, as on a first
     # walk — counted from 0 it would seem to have gained all it holds.
@@ -831,6 +841,9 @@ def _by_retained_bytes(gainers, tensor_type, tensor_grower):
     return max(gainers, key=lambda e: e[0])
 
 
+_EARLY_WALK_BYTES = 256 << 10
+
+
 def _suspect(candidate, first):
     """A leak is suspected when the container that gained most since the walks started following it is the same at two
     walks in a row and is longer at the second: it still grows (a bounded cache that filled up has gained as much, but
@@ -849,6 +862,13 @@ def _suspect(candidate, first):
         or length <= previous[1]
         or id(container) == _census.get("searched")
     ):
+        # A new candidate that gained 256 KiB or more: the next walk, which tells whether it keeps gaining, comes early
+        # (_census_gap); at most once a minute, so that a program whose caches churn keeps to the walks' CPU budget.
+        fresh = previous is None or previous[0] != id(container)
+        if fresh and not first and candidate[0] >= _EARLY_WALK_BYTES and id(container) != _census.get("searched"):
+            if now - _census.get("earlyAt", -_CENSUS_MAX_GAP) >= _CENSUS_MAX_GAP:
+                _census["early"] = True
+                _census["earlyAt"] = now
         return
     _census["searched"] = id(container)
     # How fast it grows: items a second between the two walks (what the advice says it gains).
@@ -1689,6 +1709,9 @@ def _after_fork_in_child():
         _census["cached"] = None
         _census["seen"] = {}
         _census["walked"] = None
+        _census["walks"] = 0
+        _census["early"] = False
+        _census.pop("earlyAt", None)
         _census["scope"] = None
         _census["suspect"] = _census["candidate"] = _census["searched"] = None
         for key in ("graphNodes", "graphRises", "graphSearched", "graphSuspect"):

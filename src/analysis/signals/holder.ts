@@ -9,6 +9,7 @@ import type { Context } from "../context.js";
 import type { JudgedFinding } from "../judgement.js";
 import { phrase, type HolderVariant, type Phrase } from "../phrases.js";
 import type { Finding } from "../types.js";
+import type { Suspected } from "./layer.js";
 
 /** The layers (layer.ts) whose growth a Python container holds. */
 const PYTHON_LAYERS = new Set([
@@ -41,6 +42,16 @@ export function holderFor(
     (PYTHON_LAYERS.has(layer) ||
       (TENSOR_LAYERS.has(layer) && (OF_TENSORS.test(holder.container) || isGraphHolder(holder))));
   return { holder, explains };
+}
+
+/** What the agent's census suspected in this process (it sent a holder message for each): its container, its graph. */
+export function suspectedIn(pid: number, ctx: Context): Suspected[] {
+  const container = ctx.agentResults?.holders?.get(pid);
+  const graph = ctx.agentResults?.graphHolders?.get(pid);
+  return [
+    ...(container ? [{ container: container.container, graph: false }] : []),
+    ...(graph ? [{ container: graph.container, graph: true }] : []),
+  ];
 }
 
 /** The finding's structured field: the chain and what the search cost the program. */

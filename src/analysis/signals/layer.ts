@@ -15,7 +15,7 @@
 import { levelChange, levels, minGrowth, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
 import { phrase, type Phrase } from "../phrases.js";
-import { censusChange, walkTimes, type CensusChange } from "./census-span.js";
+import { censusChange, valueAt, walkTimes, type CensusChange } from "./census-span.js";
 import { sliceByTime } from "../stats/window.js";
 import type { ProcessSeries } from "../../series/series.js";
 
@@ -256,6 +256,46 @@ function graphChain(
   const falls = risesOf({ xs: s.xs, ys: s.ys.map((y) => -y) }, (before) => 0.1 * -before).rises;
   const gained = (s.ys.at(-1) ?? 0) - (s.ys[0] ?? 0);
   return rises >= PINNING_GRAPH_WALKS && falls === 0 && gained >= GRAPH_NODES_MIN ? { s, lastRise } : undefined;
+}
+
+/**
+ * What the agent's census suspected and handed to its holder search (the holder message, found or not): the container
+ * it followed, described as the census describes it, or a graph one tensor keeps growing.
+ */
+export interface Suspected {
+  container: string;
+  graph: boolean;
+}
+
+/**
+ * A container or a graph the agent suspected — it rose at two walks in a row, which is why its holder was looked for
+ * (memleak_agent.py _suspect, _suspect_graph) — and still rising at the census's last walk in the window. Walks are
+ * spaced by their cost (with torch loaded 10-27 s apart under load), so the window's final third may hold no walk at
+ * all: a training loop keeping its losses, watched 25 s beside a busy loop, was walked at 2, 7 and 12 s, its list's
+ * holder named at 12 s, and the verdict was fragmentation (two rises in the window, none in its final third). A cache
+ * that filled up stops rising at the next walk, and is no pinning then.
+ */
+export function pinningSuspected(
+  ps: ProcessSeries,
+  suspected: Suspected | undefined,
+  from: number,
+  to: number,
+): Pinning | undefined {
+  const walks = walkTimes(ps);
+  if (suspected === undefined || walks === undefined || walks.length < 2 || !(to > from)) return undefined;
+  const s = suspected.graph
+    ? graphChain(ps, -Infinity)?.s
+    : ps.agentText["census.growing"] === suspected.container
+      ? followed(ps, "census.growingAdded", -Infinity)
+      : undefined;
+  const last = walks.at(-1)!;
+  if (s === undefined || s.ys.length === 0 || last < from) return undefined;
+  // Rose at the last walk, from the walk before it whether or not that one was in the window; what it gained is
+  // counted from the last walk before the window.
+  if (!(valueAt(s, last) > valueAt(s, walks.at(-2)!))) return undefined;
+  const before = walks.filter((t) => t < from).at(-1) ?? walks[0]!;
+  const since = { xs: [before, last], ys: [valueAt(s, before), valueAt(s, last)] };
+  return suspected.graph ? nodesPinning(since, from, to) : containerPinning(ps, since, from, to);
 }
 
 /**

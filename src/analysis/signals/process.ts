@@ -28,6 +28,7 @@ import {
   pinningUndecided,
   pinningGraphs,
   pinningGraphNodes,
+  pinningSuspected,
   torchImported,
   type Pinning,
 } from "./layer.js";
@@ -36,7 +37,7 @@ import { noteMappedFiles } from "./mapped.js";
 import { injectedAt, withoutOwnStep } from "./own-footprint.js";
 import { withGcBacklog } from "./gc-backlog.js";
 import { withoutImports } from "./imports.js";
-import { holderFor, putHolder } from "./holder.js";
+import { holderFor, putHolder, suspectedIn } from "./holder.js";
 import { plateauParts, stableParts } from "./level-findings.js";
 
 export function processSubject(ps: ProcessSeries, rootPid: number | undefined, command: string): Subject {
@@ -214,7 +215,12 @@ function trendFinding(d: Decision, ctx: Context, held: Retention | undefined): J
       // that keeps gaining items are pinned by what it keeps: a leak, whose objects are small and whose cost is the
       // freed memory they pin (layer.ts, pinningContainer). Otherwise the state says it all.
       const pinning =
-        pinningContainer(ps, a.from, a.to) ?? pinningGraphs(ps, a.from, a.to) ?? pinningGraphNodes(ps, a.from, a.to);
+        pinningContainer(ps, a.from, a.to) ??
+        pinningGraphs(ps, a.from, a.to) ??
+        pinningGraphNodes(ps, a.from, a.to) ??
+        suspectedIn(ps.pid, ctx)
+          .map((s) => pinningSuspected(ps, s, a.from, a.to))
+          .find((p) => p !== undefined);
       return pinning ? leakFinding(d, ctx, held, live, pinning) : undefined;
     }
     // Not live memory kept, but the allocators filling to the program's working size: undecided while it lasts.

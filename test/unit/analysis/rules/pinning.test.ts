@@ -28,6 +28,7 @@ function pinned(gains: number[]) {
         py: { allocatedBlocks: 50_000 },
         ...(last !== undefined && {
           census: {
+            costMs: 50 + last / 100, // each walk's own: what tells the walks apart (census-span.ts walkTimes)
             containerItems: 3000 + added,
             ...(added > 0 && {
               growingLen: 10 + added,
@@ -241,5 +242,113 @@ describe("a leak of live memory in a program whose step graph the walks catch mi
     );
     expect(f.kind).toBe("leak");
     expect(f.evidence.layer).toBe("native heap (malloc)");
+  });
+});
+
+/** A watch's recording without the agent's holder messages: what the analysis has when the agent suspected nothing. */
+function withoutHolders(path: string): string {
+  const lines = readFileSync(path, "utf8").trim().split("\n");
+  const out = `${mkdtempSync(`${tmpdir()}/pinning-`)}/no-holder.jsonl`;
+  writeFileSync(out, `${lines.filter((l) => !l.includes('"event":"agent-holder"')).join("\n")}\n`);
+  return out;
+}
+
+/** `pinned`, with the holder message the agent sends when it suspects the followed container (found at `__main__.losses`). */
+const suspectedList = {
+  traces: new Map(),
+  trims: new Map(),
+  holders: new Map([
+    [
+      100,
+      {
+        type: "holder" as const,
+        pid: 100,
+        t: 0,
+        container: "list of Tensor",
+        length: 300,
+        found: true,
+        path: "__main__.losses",
+        levels: 1,
+        calls: 1,
+        objects: 1,
+        ms: 1,
+        longestMs: 1,
+      },
+    ],
+  ]),
+};
+
+describe("a container the agent suspected, still rising at the census's last walk", () => {
+  it("a watch beside a busy loop, walked at 1.5, 6.5 and 12.5 s of 25: a leak held by the list, not fragmentation", async () => {
+    const path = `${FIXTURES}kept/losses.watch-busy.jsonl`;
+    const doc = (await analyzeRecording(path)).doc;
+    expect(doc.verdict).toMatchObject({ kind: "leak", holder: { found: true, path: "__main__.history" } });
+    expect(doc.findings.some((f) => f.kind === "fragmentation")).toBe(false);
+    // The holder message is what tells it: without it, two rises with none in the final third are the holes alone.
+    expect((await analyzeRecording(withoutHolders(path))).doc.verdict.kind).toBe("fragmentation");
+  });
+
+  it.each([
+    ["rose at the last two walks", [245, 275], "leak"],
+    ["rose at two walks, not at the last (a cache that filled up)", [185, 215], "fragmentation"],
+  ] as [string, number[], string][])("suspected, %s → %s", (_name, gains, kind) => {
+    const f = processFinding(judge(pinned(gains), { warmup: 0, agentResults: suspectedList }), 100);
+    expect(f.kind).toBe(kind);
+    if (kind === "leak") expect(f.evidence.pinnedBy).toBe("list of Tensor");
+  });
+
+  it("not suspected, the same two rises at the last walks are the holes alone", () => {
+    expect(headline([245, 275]).kind).toBe("fragmentation");
+  });
+});
+
+describe("a graph the agent suspected, still rising at the census's last walk", () => {
+  // 30 s with torch loaded, walked at 2, 7 and 12 s (the first walk's cost spaces the next ones past the end): the
+  // graph's nodes rise at each, none in the window's final third.
+  const walks = [2, 7, 12];
+  const chain = alone(
+    {
+      anon: linear(200 * MB, 10 * MB),
+      agent: (t) => {
+        const last = walks.filter((w) => w <= t).at(-1);
+        return {
+          malloc: { inUse: 60 * MB, free: 120 * MB + 10 * t * MB, arenas: 2, allocator: "glibc" },
+          py: { allocatedBlocks: 50_000 },
+          torch: { version: "1.13.0", threads: 1, interopThreads: 1 },
+          ...(last !== undefined && {
+            census: { costMs: 50 + last, containerItems: 3000, graphTensors: 1, graphNodes: 200 * last },
+          }),
+        };
+      },
+    },
+    30,
+  );
+  const graphHolder = {
+    type: "holder" as const,
+    pid: 100,
+    t: 0,
+    container: "autograd graph of a Tensor",
+    length: 1400,
+    found: true,
+    path: "__main__.running_loss",
+    levels: 1,
+    calls: 1,
+    objects: 1,
+    ms: 1,
+    longestMs: 1,
+  };
+  it("with its holder message: a leak in the autograd graphs, held by the variable", () => {
+    const doc = judge(chain, {
+      warmup: 0,
+      agentResults: { traces: new Map(), trims: new Map(), graphHolders: new Map([[100, graphHolder]]) },
+    });
+    const f = processFinding(doc, 100);
+    expect(f.kind).toBe("leak");
+    expect(f.evidence.layer).toBe("PyTorch autograd graphs");
+    expect(f.holder).toMatchObject({ found: true, path: "__main__.running_loss" });
+  });
+
+  it("without it: the holes alone", () => {
+    expect(processFinding(judge(chain, { warmup: 0 }), 100).kind).toBe("fragmentation");
   });
 });

@@ -114,7 +114,15 @@ export interface PhraseFacts {
     retained?: number;
   };
   "layer.small-objects": { blocks: number };
-  "layer.pinning": { what: string; items: number; perSecond: number; unit?: "nodes"; inUse: number; free: number };
+  "layer.pinning": {
+    what: string;
+    items: number;
+    perSecond: number;
+    unit?: "nodes";
+    atLeast?: boolean;
+    inUse: number;
+    free: number;
+  };
   /** signals/holder.ts: a holder the agent found beside a leak it does not explain (the layer is elsewhere). */
   "layer.holder-bystander": {
     container: string;

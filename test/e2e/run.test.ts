@@ -6,7 +6,7 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import type { VerdictDocument } from "../../src/analysis/types.js";
-import { memleak, MEMLEAK, startReady } from "../helpers/processes.js";
+import { execFileP, memleak, MEMLEAK, startReady } from "../helpers/processes.js";
 import { REPO } from "../helpers/fixtures.js";
 import { OWN_MEMORY_CGROUP, skipNote } from "../helpers/cgroup.js";
 import { tempDir } from "../helpers/temp.js";
@@ -165,7 +165,17 @@ describe.skipIf(
   // fork_cow (forked workers reading a big list built by the parent: copy-on-write) runs once, in ci.test.ts's short step.
 
   it("a child that imported PyTorch and exited leaves page cache charged: cgroup artefact (seed 000)", async () => {
-    const { doc, stderr } = await runJson("torch_child_exits");
+    // The child imports a private copy of PyTorch (the scenario's private_copy, ~550 MB, removed after the file): a
+    // neighbour with PyTorch loaded (kept-alive.test's loops, in the other lane) keeps the system's libraries mapped,
+    // charged to its own cgroup and not droppable, and a CI run's verdict was then no cgroup artefact at all.
+    // Made and written back before the measured run: its 550 MB of dirty pages, charged and then dropped, were not
+    // what the run measures (one run in six here was no cgroup artefact when the run made it).
+    const env = { TORCH_PRIVATE_COPY: tempDir("torch-copy") };
+    await execFileP("python3", ["fixtures/scenarios/torch_child_exits.py", "prepare"], {
+      cwd: REPO,
+      env: { ...process.env, ...env },
+    });
+    const { doc, stderr } = await runJson("torch_child_exits", [], env);
     expect(doc.findings.map((f) => `${f.kind}: ${f.summary}`)).toContainEqual(
       expect.stringMatching(/^cgroup-artefact: .*page cache/),
     );
@@ -180,12 +190,13 @@ describe.skipIf(
     // As much as the child's cgroup was charged while the child ran, read by the scenario from its own memory.stat: not
     // fincore's count of what the child brought in (printed too), which also holds the pages a neighbour read in that
     // same while and the kernel charged to the neighbour (a CI run: 225 MiB counted, 156 charged, and memleak said 156).
-    // Here alone: 461 MiB charged, 461 counted; beside a loop importing PyTorch, 106 charged where fincore counted 25
-    // (memleak: 105), and 38 and 38 (memleak: 38).
+    // With the system's libraries, alone: 461 MiB charged, 461 counted; beside a loop importing PyTorch, 106 charged
+    // where fincore counted 25 (memleak: 105), and 38 and 38 (memleak: 38). With the copy, beside a PyTorch loop:
+    // 443 charged, memleak 427 (the system's: 254, memleak 251).
     const number = (re: RegExp) => Number(re.exec(stderr)?.[1]);
     const brought = number(/the child brought (\d+) bytes of libraries into the page cache/);
     const charged = number(/the child's cgroup was charged (-?\d+) bytes of page cache/);
-    expect(charged, stderr).toBeGreaterThan(16 * 2 ** 20);
+    expect(charged, stderr).toBeGreaterThan(200 * 2 ** 20);
     const growth = doc.verdict.evidence.pageCacheGrowth as number;
     const why = `charged ${charged}, fincore counted ${brought}`;
     expect(growth, why).toBeGreaterThan(0.9 * charged);

@@ -651,8 +651,9 @@ def _census_gap(interval):
     after the first walk (growth needs two walks to be seen at all), after the first rise of the graphs' nodes (does
     one graph keep growing, or was a step caught mid-way? a training loop keeping its running loss needed 35 s for a
     second rise), and after a new container was seen gaining 256 KiB or more (does it keep gaining? then its holder is
-    looked for). Under watch beside a busy loop, a training loop keeping its losses was walked at 2 s and 29 s: the
-    list seen gaining once in a 40 s watch, the verdict fragmentation; now its holder is named at ~12 s."""
+    looked for; two such, then one a minute: _early_walk_granted). Under watch beside a busy loop, a training loop
+    keeping its losses was walked at 2 s and 29 s: the list seen gaining once in a 40 s watch, the verdict
+    fragmentation; now its holder is named at ~12 s."""
     shortest = max(interval, _CENSUS_MIN_GAP)
     if _census.get("walks") == 1 or _census.get("graphRises") == 1 or _census.get("early"):
         return shortest
@@ -842,6 +843,19 @@ def _by_retained_bytes(gainers, tensor_type, tensor_grower):
 
 
 _EARLY_WALK_BYTES = 256 << 10
+# Early walks for new candidates: a bucket of two, refilled one a minute. A program whose caches churn keeps to about
+# one walk a minute over the walks' CPU budget; two at the start, because an import's module dicts can be the first
+# candidate (torch's import takes 5-10 s of a busy machine) and the container that leaks the next: with one a minute
+# a CI run's list of 4 KB bodies was walked too seldom to be the layer of its leak.
+_EARLY_WALKS = 2
+
+
+def _early_walk_granted(now):
+    tokens, since = _census.get("earlyBucket", (_EARLY_WALKS, now))
+    tokens = min(_EARLY_WALKS, tokens + (now - since) / _CENSUS_MAX_GAP)
+    granted = tokens >= 1
+    _census["earlyBucket"] = (tokens - 1 if granted else tokens, now)
+    return granted
 
 
 def _suspect(candidate, first):
@@ -863,12 +877,10 @@ def _suspect(candidate, first):
         or id(container) == _census.get("searched")
     ):
         # A new candidate that gained 256 KiB or more: the next walk, which tells whether it keeps gaining, comes early
-        # (_census_gap); at most once a minute, so that a program whose caches churn keeps to the walks' CPU budget.
+        # (_census_gap).
         fresh = previous is None or previous[0] != id(container)
         if fresh and not first and candidate[0] >= _EARLY_WALK_BYTES and id(container) != _census.get("searched"):
-            if now - _census.get("earlyAt", -_CENSUS_MAX_GAP) >= _CENSUS_MAX_GAP:
-                _census["early"] = True
-                _census["earlyAt"] = now
+            _census["early"] = _early_walk_granted(now)
         return
     _census["searched"] = id(container)
     # How fast it grows: items a second between the two walks (what the advice says it gains).
@@ -1711,7 +1723,7 @@ def _after_fork_in_child():
         _census["walked"] = None
         _census["walks"] = 0
         _census["early"] = False
-        _census.pop("earlyAt", None)
+        _census.pop("earlyBucket", None)
         _census["scope"] = None
         _census["suspect"] = _census["candidate"] = _census["searched"] = None
         for key in ("graphNodes", "graphRises", "graphSearched", "graphSuspect"):

@@ -141,6 +141,8 @@ export interface Pinning {
   perSecond: number;
   /** What an item is: a container's items, or the nodes of a graph one tensor keeps growing (unsaid: items). */
   unit?: "nodes";
+  /** A graph past what a walk counts: `items` is how many it counted, its growth unseen (pastTheCount). */
+  atLeast?: boolean;
 }
 
 /**
@@ -283,6 +285,8 @@ export function pinningSuspected(
 ): Pinning | undefined {
   const walks = walkTimes(ps);
   if (suspected === undefined || walks === undefined || walks.length < 2 || !(to > from)) return undefined;
+  const capped = suspected.graph ? pastTheCount(ps, walks, from) : undefined;
+  if (capped) return capped;
   const s = suspected.graph
     ? graphChain(ps, -Infinity)?.s
     : ps.agentText["census.growing"] === suspected.container
@@ -296,6 +300,22 @@ export function pinningSuspected(
   const before = walks.filter((t) => t < from).at(-1) ?? walks[0]!;
   const since = { xs: [before, last], ys: [valueAt(s, before), valueAt(s, last)] };
   return suspected.graph ? nodesPinning(since, from, to) : containerPinning(ps, since, from, to);
+}
+
+/**
+ * A graph past what a walk counts (memleak_graphs.MAX_NODES) at the census's last two walks: its count no longer rises,
+ * so no chain is seen growing, yet the agent found the variable holding it (it searches when the count stays past the
+ * bound at two walks in a row). A step's own graph is a few thousand nodes for a large model; a tensor holding over
+ * 20,000 across two walks 5-27 s apart is a chain (a watch attached to a running loss kept as a tensor after ~100 s).
+ */
+function pastTheCount(ps: ProcessSeries, walks: readonly number[], from: number): Pinning | undefined {
+  const capped = ps.agent["census.graphNodesCapped"];
+  const nodes = ps.agent["census.graphNodes"];
+  const last = walks.at(-1)!;
+  // Sent only when capped: present at both walks' own readings, not carried over from an earlier one.
+  const at = (t: number) => capped?.xs.includes(t) === true;
+  if (nodes === undefined || last < from || !at(last) || !at(walks.at(-2)!)) return undefined;
+  return { what: "autograd graph", items: valueAt(nodes, last), perSecond: 0, unit: "nodes", atLeast: true };
 }
 
 /**

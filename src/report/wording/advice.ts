@@ -133,8 +133,9 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
       path: f.path?.replace(/\u0060/g, "'"),
       container: f.container,
       length: `${f.lengthCapped ? "at least " : ""}${Math.round(f.length).toLocaleString("en-US")}`,
+      // A graph past the agent's count (lengthCapped) shows no rise between the walks that found it: no rate to say.
       gains:
-        f.itemsPerSecond === undefined
+        f.itemsPerSecond === undefined || (f.lengthCapped && !(f.itemsPerSecond > 0))
           ? "keeps growing"
           : `gains ~${gainsText(f.itemsPerSecond)} ${f.variant.startsWith("holder-graph-chain") ? "nodes" : "items"} a second`,
       why: f.why,

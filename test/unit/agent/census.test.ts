@@ -65,11 +65,17 @@ look(); g["a steady second walk"] = gap()
 grows.extend(bytearray(1024) for _ in range(400))   # 400 KiB gained by a new container
 look(); g["a new container gained 400 KiB"] = gap()
 look(); g["the next walk"] = gap()
-more = [bytearray(1024) for _ in range(800)]   # the new leader: a fresh container, but early once a minute
-look(); g["another new one, within the minute"] = gap()
+more = [bytearray(1024) for _ in range(800)]   # the new leader: a fresh container, the bucket's second early walk
+look(); g["another new one"] = gap()
+most = [bytearray(1024) for _ in range(1600)]
+look(); g["a third new one, within the minute"] = gap()
+agent._census["earlyBucket"] = (0, agent._census["earlyBucket"][1] - 60)  # a minute later: one more
+last = [bytearray(1024) for _ in range(3200)]
+look(); g["a fourth, a minute later"] = gap()
+del grows[:], more, most, last   # gone: the only container that gains next is small
 small = []
-agent._census["earlyAt"] = -1e9
 small.extend(bytearray(64) for _ in range(100))
+agent._census["earlyBucket"] = (2, agent._census["earlyBucket"][1])
 look(); g["a new container gained 6 KiB"] = gap()
 out[:] = [g]`,
     );
@@ -78,7 +84,9 @@ out[:] = [g]`,
       "a steady second walk": 20,
       "a new container gained 400 KiB": 5,
       "the next walk": 20,
-      "another new one, within the minute": 20,
+      "another new one": 5,
+      "a third new one, within the minute": 20,
+      "a fourth, a minute later": 5,
       "a new container gained 6 KiB": 20,
     });
   });

@@ -352,3 +352,66 @@ describe("a graph the agent suspected, still rising at the census's last walk", 
     expect(processFinding(judge(chain, { warmup: 0 }), 100).kind).toBe("fragmentation");
   });
 });
+
+describe("a graph past what a census walk counts, its holder found", () => {
+  // A watch attached ~100 s into a loop keeping its running loss as a tensor: the graph's nodes are past the count's
+  // bound (20,000) at every walk, so they never rise; the agent searched because they stayed past it twice.
+  const scenario = (cappedFrom: number) =>
+    alone(
+      {
+        anon: linear(400 * MB, 10 * MB),
+        agent: (t) => {
+          const last = [2, 7, 12].filter((w) => w <= t).at(-1);
+          const capped = last !== undefined && last >= cappedFrom;
+          return {
+            malloc: { inUse: 60 * MB, free: 300 * MB + 10 * t * MB, arenas: 2, allocator: "glibc" },
+            py: { allocatedBlocks: 50_000 },
+            torch: { version: "1.13.0", threads: 1, interopThreads: 1 },
+            ...(last !== undefined && {
+              census: {
+                costMs: 50 + last,
+                containerItems: 3000,
+                graphTensors: 1,
+                graphNodes: capped ? 20_000 : 19_000,
+                ...(capped && { graphNodesCapped: 1 }),
+              },
+            }),
+          };
+        },
+      },
+      30,
+    );
+  const capped = {
+    type: "holder" as const,
+    pid: 100,
+    t: 0,
+    container: "autograd graph of a Tensor",
+    length: 20_000,
+    lengthCapped: true,
+    itemsPerSecond: 0,
+    found: true,
+    path: "__main__.running_loss",
+    levels: 1,
+    calls: 1,
+    objects: 1,
+    ms: 1,
+    longestMs: 1,
+  };
+  const results = { traces: new Map(), trims: new Map(), graphHolders: new Map([[100, capped]]) };
+
+  it("past it at the last two walks: a leak in the autograd graphs held by the variable, its size a floor", () => {
+    const f = processFinding(judge(scenario(7), { warmup: 0, agentResults: results }), 100);
+    expect(f.kind).toBe("leak");
+    expect(f.evidence.layer).toBe("PyTorch autograd graphs");
+    expect(f.holder).toMatchObject({ path: "__main__.running_loss", lengthCapped: true });
+    expect(f.caveats.join(" ")).toContain(
+      "an autograd graph of over 20,000 nodes (past what a census walk counts) stays held while malloc's in-use bytes did not grow",
+    );
+    expect(f.advice).toContain("keeps growing (at least 20,000 nodes when its holder was");
+    expect(f.advice).not.toMatch(/gains ~0/);
+  });
+
+  it("past it at the last walk only, flat before: the holes alone", () => {
+    expect(processFinding(judge(scenario(12), { warmup: 0, agentResults: results }), 100).kind).toBe("fragmentation");
+  });
+});

@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { analyzeRecording } from "../../../../src/recording/replay.js";
+import type { HolderResult } from "../../../../src/agent/agent-results.js";
 import { FIXTURES } from "../../../helpers/fixtures.js";
 import { alone, judge, linear, MB, processFinding } from "./judge.js";
 
@@ -253,29 +254,16 @@ function withoutHolders(path: string): string {
   return out;
 }
 
+/** The agent's holder message for PID 100, found at `path`, its search's cost nominal. */
+function holderMessage(h: Pick<HolderResult, "container" | "length" | "path"> & Partial<HolderResult>): HolderResult {
+  return { type: "holder", pid: 100, t: 0, found: true, levels: 1, calls: 1, objects: 1, ms: 1, longestMs: 1, ...h };
+}
+
 /** `pinned`, with the holder message the agent sends when it suspects the followed container (found at `__main__.losses`). */
 const suspectedList = {
   traces: new Map(),
   trims: new Map(),
-  holders: new Map([
-    [
-      100,
-      {
-        type: "holder" as const,
-        pid: 100,
-        t: 0,
-        container: "list of Tensor",
-        length: 300,
-        found: true,
-        path: "__main__.losses",
-        levels: 1,
-        calls: 1,
-        objects: 1,
-        ms: 1,
-        longestMs: 1,
-      },
-    ],
-  ]),
+  holders: new Map([[100, holderMessage({ container: "list of Tensor", length: 300, path: "__main__.losses" })]]),
 };
 
 describe("a container the agent suspected, still rising at the census's last walk", () => {
@@ -323,20 +311,11 @@ describe("a graph the agent suspected, still rising at the census's last walk", 
     },
     30,
   );
-  const graphHolder = {
-    type: "holder" as const,
-    pid: 100,
-    t: 0,
+  const graphHolder = holderMessage({
     container: "autograd graph of a Tensor",
     length: 1400,
-    found: true,
     path: "__main__.running_loss",
-    levels: 1,
-    calls: 1,
-    objects: 1,
-    ms: 1,
-    longestMs: 1,
-  };
+  });
   it("with its holder message: a leak in the autograd graphs, held by the variable", () => {
     const doc = judge(chain, {
       warmup: 0,
@@ -381,22 +360,13 @@ describe("a graph past what a census walk counts, its holder found", () => {
       },
       30,
     );
-  const capped = {
-    type: "holder" as const,
-    pid: 100,
-    t: 0,
+  const capped = holderMessage({
     container: "autograd graph of a Tensor",
     length: 20_000,
     lengthCapped: true,
     itemsPerSecond: 0,
-    found: true,
     path: "__main__.running_loss",
-    levels: 1,
-    calls: 1,
-    objects: 1,
-    ms: 1,
-    longestMs: 1,
-  };
+  });
   const results = { traces: new Map(), trims: new Map(), graphHolders: new Map([[100, capped]]) };
 
   it("past it at the last two walks: a leak in the autograd graphs held by the variable, its size a floor", () => {

@@ -8,7 +8,8 @@
  * fixed form is not a leak.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { verdictOf, shownFindings } from "../helpers/verdict-doc.js";
+import { censusWalks, verdictOf, shownFindings } from "../helpers/verdict-doc.js";
+import { tempDir } from "../helpers/temp.js";
 import { memleak, startReady, SYSTEM_PYTHON, type Started } from "../helpers/processes.js";
 import { everyFinding } from "../../src/analysis/every-finding.js";
 
@@ -130,10 +131,14 @@ afterAll(async () => {
   for (const s of started) await s.stop();
 });
 
-/** `watch --fail-on leak --json` of kept.py started with `args`, for `seconds`; the program stopped after it. */
+/**
+ * `watch --fail-on leak --json` of kept.py started with `args`, for `seconds`; the program stopped after it. `shown`:
+ * the findings and the census walks of its recording, for a failed expectation.
+ */
 async function watchWithGate(args: string[], seconds: number) {
   const target = await startReady([SYSTEM_PYTHON, "-u", PROGRAM, args[0]!, "120", ...args.slice(1)], /^ready$/m);
   started.push(target);
+  const recording = `${tempDir("kept-watch")}/watch.jsonl`;
   const r = await memleak([
     "watch",
     String(target.pid),
@@ -144,9 +149,12 @@ async function watchWithGate(args: string[], seconds: number) {
     "--fail-on",
     "leak",
     "--json",
+    "--record",
+    recording,
   ]);
   await target.stop();
-  return { target, r, doc: verdictOf(r.stdout, r.stderr) };
+  const doc = verdictOf(r.stdout, r.stderr);
+  return { target, r, doc, shown: `${shownFindings(doc)}\n${censusWalks(recording)}` };
 }
 
 describe.sequential("watch --fail-on leak fails on them, and passes their fixed forms", { timeout: 180_000 }, () => {
@@ -161,12 +169,12 @@ describe.sequential("watch --fail-on leak fails on them, and passes their fixed 
     ["rnn", "__main__.h", 25],
     ["logits", "__main__.all_logits", 25],
   ] as const)("%s: exit 1, held by %s", async (kind, path, seconds) => {
-    const { target, r, doc } = await watchWithGate([kind], seconds);
-    expect(doc.verdict, shownFindings(doc)).toMatchObject({ kind: "leak", pid: target.pid });
-    expect(doc.verdict.holder, shownFindings(doc)).toMatchObject({ found: true, path });
+    const { target, r, doc, shown } = await watchWithGate([kind], seconds);
+    expect(doc.verdict, shown).toMatchObject({ kind: "leak", pid: target.pid });
+    expect(doc.verdict.holder, shown).toMatchObject({ found: true, path });
     expect(
       doc.gates?.find((g) => g.name === "fail-on"),
-      shownFindings(doc),
+      shown,
     ).toMatchObject({ result: "fail" });
     expect(r.code).toBe(1);
   });
@@ -176,19 +184,19 @@ describe.sequential("watch --fail-on leak fails on them, and passes their fixed 
   it("futures, bytearrays, arrays, frames, watched side by side: exit 1 each, held by its container", async () => {
     const light = LEAKS.filter(([kind]) => ["futures", "bytearrays", "arrays", "frames"].includes(kind));
     const watched = await Promise.all(light.map(([kind]) => watchWithGate([kind], 20)));
-    watched.forEach(({ target, r, doc }, i) => {
+    watched.forEach(({ target, r, doc, shown }, i) => {
       const [kind, , path] = light[i]!;
-      expect(doc.verdict, `${kind}: ${shownFindings(doc)}`).toMatchObject({ kind: "leak", pid: target.pid });
-      expect(doc.verdict.holder, `${kind}: ${shownFindings(doc)}`).toMatchObject({ found: true, path });
+      expect(doc.verdict, `${kind}: ${shown}`).toMatchObject({ kind: "leak", pid: target.pid });
+      expect(doc.verdict.holder, `${kind}: ${shown}`).toMatchObject({ found: true, path });
       expect(r.code, kind).toBe(1);
     });
   });
 
   it("tasks, fixed: exit 0, the gate passed", async () => {
-    const { r, doc } = await watchWithGate(["tasks", "fixed"], 20);
+    const { r, doc, shown } = await watchWithGate(["tasks", "fixed"], 20);
     expect(
       doc.gates?.find((g) => g.name === "fail-on"),
-      shownFindings(doc),
+      shown,
     ).toMatchObject({ result: "pass" });
     expect(r.code).toBe(0);
   });

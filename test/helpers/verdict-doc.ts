@@ -24,7 +24,7 @@ export const shownFindings = (doc: VerdictDocument) =>
  */
 export function censusWalks(recording: string): string {
   let t0: number | undefined;
-  let cost: unknown;
+  const cost = new Map<string, unknown>(); // each agent's last walk, by its pid
   const lines: string[] = [];
   for (const line of readFileSync(recording, "utf8").split("\n")) {
     if (!line.startsWith("{")) continue;
@@ -41,8 +41,8 @@ export function censusWalks(recording: string): string {
       lines.push(`${at} s ${r.event}: ${r.detail?.container} at ${r.detail?.path ?? "(not found)"}`);
     for (const [pid, a] of Object.entries(r.agent ?? {})) {
       const c = a.census;
-      if (!c || c.costMs === cost) continue;
-      cost = c.costMs;
+      if (!c || c.costMs === cost.get(pid)) continue;
+      cost.set(pid, c.costMs);
       lines.push(
         `${at} s walk in ${pid}: ${c.costMs} ms, ${c.growing ?? "-"} +${c.growingAdded ?? 0}, graph nodes ${c.graphNodes ?? "-"}${c.graphNodesCapped ? " (capped)" : ""}${c.skipped ? `, skipped: ${c.why}` : ""}`,
       );

@@ -650,8 +650,9 @@ def _census_gap(interval):
     walk costs 50-135 ms: 10-27 s apart). A question the last walk opened is answered at the shortest gap instead:
     after the first walk (growth needs two walks to be seen at all), after the first rise of the graphs' nodes (does
     one graph keep growing, or was a step caught mid-way? a training loop keeping its running loss needed 35 s for a
-    second rise), and after a new container was seen gaining 256 KiB or more (does it keep gaining? then its holder is
-    looked for; two such, then one a minute: _early_walk_granted). Under watch beside a busy loop, a training loop
+    second rise), after a new container was seen gaining 256 KiB or more (does it keep gaining? then its holder is
+    looked for), and after a container or a graph was suspected (does it still gain after?); the last two from a
+    bucket of two, refilled one a minute (_early_walk_granted). Under watch beside a busy loop, a training loop
     keeping its losses was walked at 2 s and 29 s: the list seen gaining once in a 40 s watch, the verdict
     fragmentation; now its holder is named at ~12 s."""
     shortest = max(interval, _CENSUS_MIN_GAP)
@@ -883,6 +884,9 @@ def _suspect(candidate, first):
             _census["early"] = _early_walk_granted(now)
         return
     _census["searched"] = id(container)
+    # The walk after a suspicion comes early too: whether it still gains then tells a leak from a cache that filled up
+    # by the time it was suspected (layer.ts pinningSuspected needs that third rise).
+    _census["early"] = _early_walk_granted(now)
     # How fast it grows: items a second between the two walks (what the advice says it gains).
     _census["suspect"] = (container, candidate[3], length, (length - previous[1]) / max(now - previous[2], 1e-3))
 
@@ -913,6 +917,7 @@ def _suspect_graph(nodes, capped, now, explained=False):
         return
     if _census["graphRises"] >= 2 and not _census.get("graphSearched"):
         _census["graphSearched"] = True
+        _census["early"] = _early_walk_granted(now)  # as after a container's suspicion (_suspect)
         _census["graphSuspect"] = (nodes - previous[0]) / max(now - previous[2], 1e-3)
 
 

@@ -34,10 +34,14 @@ _UNDER_HALF = (
 def count_nodes(tensors, limit=MAX_NODES, seconds=MAX_SECONDS):
     """(nodes, capped): the graph nodes reachable from these tensors' grad_fn, each counted once; capped when the count
     stopped at `limit` nodes or after `seconds` of this thread's CPU time. CPU time, not wall time: the same graph
-    gives the same count however busy the machine is. With wall time, a CI runner's load cut a running loss's chain
+    gives about the same count however busy the machine is (clock speed and a shared core's caches still vary it). With wall time, a CI runner's load cut a running loss's chain
     at 7,168 nodes, then 6,144, then 14,947: no rise at two walks in a row, no holder, and the watch said
     fragmentation."""
     deadline = time.thread_time() + seconds
+    # A backstop in wall time: the census holds the collector off while it counts, and a thread starved of CPU would
+    # keep it off for as long as its CPU-time bound took to pass.
+    backstop = time.monotonic() + 20 * seconds
+    next_check = 1024
     seen = {}
     stack = []
     for t in tensors:
@@ -50,8 +54,11 @@ def count_nodes(tensors, limit=MAX_NODES, seconds=MAX_SECONDS):
             stack.append(fn)
     try:
         while stack and len(seen) < limit:
-            if len(seen) % 1024 == 0 and time.thread_time() > deadline:
-                return len(seen), True
+            # A threshold, not len(seen) % 1024: a node adds several entries at once and could step over each multiple.
+            if len(seen) >= next_check:
+                next_check = len(seen) + 1024
+                if time.thread_time() > deadline or time.monotonic() > backstop:
+                    return len(seen), True
             node = stack.pop()
             try:
                 following = node.next_functions

@@ -57,7 +57,7 @@ export function walkTimes(ps: ProcessSeries): number[] | undefined {
 }
 
 /** The column's reading at tick t (the last at or before it). */
-export function valueAt(col: { xs: readonly number[]; ys: readonly number[] }, t: number): number {
+function valueAt(col: { xs: readonly number[]; ys: readonly number[] }, t: number): number {
   const i = lowerBound(col.xs, t);
   return col.xs[i] === t ? col.ys[i]! : col.ys[Math.max(0, i - 1)]!;
 }

@@ -49,8 +49,8 @@ export function suspectedIn(pid: number, ctx: Context): Suspected[] {
   const container = ctx.agentResults?.holders?.get(pid);
   const graph = ctx.agentResults?.graphHolders?.get(pid);
   return [
-    ...(container ? [{ container: container.container, graph: false }] : []),
-    ...(graph ? [{ container: graph.container, graph: true }] : []),
+    ...(container ? [{ container: container.container, graph: false, found: container.found }] : []),
+    ...(graph ? [{ container: graph.container, graph: true, found: graph.found }] : []),
   ];
 }
 

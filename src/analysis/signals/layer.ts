@@ -15,8 +15,8 @@
 import { levelChange, levels, minGrowth, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
 import { phrase, type Phrase } from "../phrases.js";
-import { censusChange, valueAt, walkTimes, type CensusChange } from "./census-span.js";
-import { sliceByTime } from "../stats/window.js";
+import { censusChange, walkTimes, type CensusChange } from "./census-span.js";
+import { lowerBound, sliceByTime } from "../stats/window.js";
 import type { ProcessSeries } from "../../series/series.js";
 
 /**
@@ -267,15 +267,25 @@ function graphChain(
 export interface Suspected {
   container: string;
   graph: boolean;
+  found: boolean;
 }
 
 /**
- * A container or a graph the agent suspected — it rose at two walks in a row, which is why its holder was looked for
- * (memleak_agent.py _suspect, _suspect_graph) — and still rising at the census's last walk in the window. Walks are
- * spaced by their cost (with torch loaded 10-27 s apart under load), so the window's final third may hold no walk at
- * all: a training loop keeping its losses, watched 25 s beside a busy loop, was walked at 2, 7 and 12 s, its list's
- * holder named at 12 s, and the verdict was fragmentation (two rises in the window, none in its final third). A cache
- * that filled up stops rising at the next walk, and is no pinning then.
+ * Walks in a row, the census's last, at which what the agent suspected rose: two are its suspicion (the walk that first
+ * saw it gain and the next, longer still), the third comes after it (the agent brings that walk forward) and tells a
+ * container still gaining from a cache that had filled up by the time it was suspected.
+ */
+export const SUSPECTED_RISES = 3;
+
+/** The graph count's bound (memleak_graphs.MAX_NODES): a count at it was cut there, not by the walk's time. */
+export const GRAPH_COUNT_BOUND = 20_000;
+
+/**
+ * A container or a graph the agent suspected, still rising at each of the census's last SUSPECTED_RISES walks, the
+ * last in the window. Walks are spaced by their cost (with torch loaded 10-27 s apart under load), so the window's
+ * final third may hold no walk at all: a training loop keeping its losses, watched 25 s beside a busy loop, was
+ * walked at 2, 7 and 12 s, its list's holder named at 12 s, and the verdict was fragmentation (two rises in the
+ * window, none in its final third).
  */
 export function pinningSuspected(
   ps: ProcessSeries,
@@ -284,38 +294,54 @@ export function pinningSuspected(
   to: number,
 ): Pinning | undefined {
   const walks = walkTimes(ps);
-  if (suspected === undefined || walks === undefined || walks.length < 2 || !(to > from)) return undefined;
-  const capped = suspected.graph ? pastTheCount(ps, walks, from) : undefined;
-  if (capped) return capped;
-  const s = suspected.graph
-    ? graphChain(ps, -Infinity)?.s
+  if (suspected === undefined || walks === undefined || !(to > from) || walks.at(-1)! < from) return undefined;
+  if (suspected.graph) {
+    const capped = pastTheCount(ps, walks, suspected);
+    if (capped) return capped;
+  }
+  // Each walk's reading. A graph the first walk finds grew from nothing (as the agent counts it); a container counts
+  // from 0 at the walks before it was followed (followed()).
+  const at = suspected.graph
+    ? [0, ...atWalks(ps, "census.graphNodes", walks)]
     : ps.agentText["census.growing"] === suspected.container
-      ? followed(ps, "census.growingAdded", -Infinity)
-      : undefined;
-  const last = walks.at(-1)!;
-  if (s === undefined || s.ys.length === 0 || last < from) return undefined;
-  // Rose at the last walk, from the walk before it whether or not that one was in the window; what it gained is
-  // counted from the last walk before the window.
-  if (!(valueAt(s, last) > valueAt(s, walks.at(-2)!))) return undefined;
-  const before = walks.filter((t) => t < from).at(-1) ?? walks[0]!;
-  const since = { xs: [before, last], ys: [valueAt(s, before), valueAt(s, last)] };
+      ? atWalks(ps, "census.growingAdded", walks)
+      : [];
+  const n = at.length;
+  if (n < SUSPECTED_RISES + 1) return undefined;
+  for (let i = n - SUSPECTED_RISES; i < n; i++) if (!(at[i]! > at[i - 1]!)) return undefined;
+  // What it gained from the last walk at or before the window's start (a reading of another container then, which
+  // census.growingAdded also follows, can be larger: never a negative count).
+  const k = Math.max(0, walks.filter((t) => t <= from).length - 1);
+  const first = suspected.graph ? k + 1 : k;
+  const since = { xs: [walks[k]!, walks.at(-1)!], ys: [at[first]!, Math.max(at[first]!, at[n - 1]!)] };
   return suspected.graph ? nodesPinning(since, from, to) : containerPinning(ps, since, from, to);
 }
 
 /**
- * A graph past what a walk counts (memleak_graphs.MAX_NODES) at the census's last two walks: its count no longer rises,
- * so no chain is seen growing, yet the agent found the variable holding it (it searches when the count stays past the
- * bound at two walks in a row). A step's own graph is a few thousand nodes for a large model; a tensor holding over
- * 20,000 across two walks 5-27 s apart is a chain (a watch attached to a running loss kept as a tensor after ~100 s).
+ * A column's reading at each walk: the one taken between that walk and the next (a column sent only at some walks has
+ * none there, and reads 0; an exact tick would miss readings that compaction averaged), 0 when there is none.
  */
-function pastTheCount(ps: ProcessSeries, walks: readonly number[], from: number): Pinning | undefined {
-  const capped = ps.agent["census.graphNodesCapped"];
-  const nodes = ps.agent["census.graphNodes"];
-  const last = walks.at(-1)!;
-  // Sent only when capped: present at both walks' own readings, not carried over from an earlier one.
-  const at = (t: number) => capped?.xs.includes(t) === true;
-  if (nodes === undefined || last < from || !at(last) || !at(walks.at(-2)!)) return undefined;
-  return { what: "autograd graph", items: valueAt(nodes, last), perSecond: 0, unit: "nodes", atLeast: true };
+function atWalks(ps: ProcessSeries, field: string, walks: readonly number[]): number[] {
+  const col = ps.agent[field];
+  return walks.map((w, i) => {
+    if (col === undefined) return 0;
+    const j = lowerBound(col.xs, w);
+    return j < col.xs.length && col.xs[j]! < (walks[i + 1] ?? Infinity) ? col.ys[j]! : 0;
+  });
+}
+
+/**
+ * A graph the agent found held, counted at the bound of its count (GRAPH_COUNT_BOUND nodes) at the census's last two
+ * walks: its count no longer rises, so no chain is seen growing, yet one tensor held over 20,000 nodes across two
+ * walks 5-27 s apart (a step's own graph is a few thousand for a large model): a chain (a watch attached to a running
+ * loss kept as a tensor after ~100 s). A count its time cut is no such floor: a GRU's graph, cut at ~7,000.
+ */
+function pastTheCount(ps: ProcessSeries, walks: readonly number[], suspected: Suspected): Pinning | undefined {
+  if (!suspected.found || walks.length < 2) return undefined;
+  const nodes = atWalks(ps, "census.graphNodes", walks.slice(-2));
+  const capped = atWalks(ps, "census.graphNodesCapped", walks.slice(-2));
+  if (!nodes.every((x, i) => x >= GRAPH_COUNT_BOUND && capped[i] === 1)) return undefined;
+  return { what: "autograd graph", items: nodes[1]!, perSecond: 0, unit: "nodes", atLeast: true };
 }
 
 /**

@@ -241,6 +241,8 @@ export interface PhraseFacts {
     lengthCapped?: true;
     itemsPerSecond?: number | undefined;
     why: string | undefined;
+    /** The container as the program's code writes it (`background_tasks`), where its chain can be spelled. */
+    heldAs?: string | undefined;
   };
 }
 

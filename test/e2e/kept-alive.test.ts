@@ -25,7 +25,7 @@ const LEAKS: [kind: string, seconds: number, path: string, container: RegExp, ad
   // memleak_graphs.py, and names the global holding the largest). A running loss pins freed memory as kept losses do.
   ["running", 25, "__main__.running_loss", /^autograd graph of a Tensor$/, /running_loss \+= loss\.item\(\)/],
   ["rnn", 25, "__main__.h", /^autograd graph of a Tensor$/, /h = h\.detach\(\)/],
-  ["tasks", 16, "__main__.background_tasks", /^set of Task$/, /add_done_callback/],
+  ["tasks", 16, "__main__.background_tasks", /^set of Task$/, /add_done_callback\(background_tasks\.discard\)/],
   ["futures", 16, "__main__.RESULTS", /^dict of Future$/, /pop/],
   ["bytearrays", 16, "__main__.REQUESTS", /^list of bytearray$/, /deque\(maxlen/],
   ["arrays", 16, "__main__.ARRAYS", /^dict of ndarray$/, /deque\(maxlen/],

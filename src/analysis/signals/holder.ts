@@ -9,6 +9,7 @@ import type { Context } from "../context.js";
 import type { JudgedFinding } from "../judgement.js";
 import { phrase, type HolderVariant, type Phrase } from "../phrases.js";
 import type { Finding } from "../types.js";
+import { heldAs } from "./held-as.js";
 import type { Suspected } from "./layer.js";
 
 /** The layers (layer.ts) whose growth a Python container holds. */
@@ -130,6 +131,7 @@ export function addHolder(f: JudgedFinding, h: HolderResult, layer: string): voi
     ...(h.lengthCapped && { lengthCapped: true }),
     itemsPerSecond: h.itemsPerSecond,
     why: h.why,
+    heldAs: heldAs(h.hops),
   });
   // A process's general leak advice opens with how to find the holder: found, it is replaced. A worker's keeps its
   // stop-gap (recycling workers), and a search that found nothing keeps the ways to look further.

@@ -161,7 +161,7 @@ export const LEVEL_TOLERANCE = 0.01;
  * back from the end over the blocks that sit within TRANSIENT_NOISE_MULTIPLE noise widths of it. The robust slope
  * alone cannot place the knee: a stretch that is 3/4 flat and 1/4 ramp still has a near-zero median slope.
  */
-function levelledFrom(s: Series, tail: Series, line: TheilSen, rise: number, tolerance: number): number {
+function levelledFrom(s: Series, tail: Series, line: TheilSen, rise: number, tolerance: number): number | undefined {
   const offsets = residuals(s, line);
   const noise = mad(residuals(tail, line))!;
   const threshold = Math.max(
@@ -177,5 +177,8 @@ function levelledFrom(s: Series, tail: Series, line: TheilSen, rise: number, tol
     if (offset !== undefined && Math.abs(offset) > threshold) break;
     first = b;
   }
-  return timeAt(s, first / blocks);
+  // The last block already off the tail's line: the series ends on a move (a late step, a tooth of a sawtooth), and no
+  // stretch of it is at the level to date it from. Dated at its last sample, a plateau was "flat since 300 s" at the
+  // end of a 300 s run (issue 46): undated, it says only that the growth stopped.
+  return first === blocks ? undefined : timeAt(s, first / blocks);
 }

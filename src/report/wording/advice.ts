@@ -4,7 +4,7 @@
  */
 import { advice } from "../../advice/load.js";
 import { formatBytes } from "../../base/units.js";
-import { formatRate, pidsThatGrow, sinceText } from "./numbers.js";
+import { formatRate, pidsThatGrow } from "./numbers.js";
 import type { PhraseName } from "../../analysis/phrases.js";
 import { DEFAULT_ALPHA } from "../../analysis/stats/trend.js";
 import { gcWaitingReason, settlingReason } from "./notes.js";
@@ -72,7 +72,8 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
     advice("plateau", "any", {
       growth: formatBytes(f.growth),
       level: formatBytes(f.level),
-      levelFrom: sinceText(f.levelFrom),
+      // A level no stretch of the series dates (it ends on a move, stats/plateau.ts levelledFrom) gets no date.
+      flatSince: f.levelFrom === undefined ? "" : ` (flat since ${f.levelFrom.toFixed(0)} s)`,
     }),
   // A significant trend under the floor is said as such, not as "no significant growth" beside its p-value; and what
   // the confidence means, since a flat program at 52% reads as a coin toss: it is how long it was watched.
@@ -139,9 +140,17 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
           ? "keeps growing"
           : `gains ~${gainsText(f.itemsPerSecond)} ${f.variant.startsWith("holder-graph-chain") ? "nodes" : "items"} a second`,
       why: f.why,
+      dropDone: dropDone(f.container, f.heldAs ?? "tasks"),
     }),
   "advice.no-agent": (f) => advice("no-agent", "any", { pid: f.pid, why: f.why, level: formatBytes(f.level) }),
 };
+
+/** The done-callback that drops a finished task from its container, spelled for the container's type. */
+function dropDone(container: string, name: string): string {
+  if (/^set\b/.test(container)) return `${name}.discard`;
+  if (/^(list|deque)\b/.test(container)) return `${name}.remove`;
+  return `lambda task: ${name}.pop(key, None)`;
+}
 
 /**
  * Which stable advice: a move that was memleak's own agent arriving; a real trend under the floor; no trend against noise that explains the move; or no trend where

@@ -2,11 +2,7 @@
 import { formatBytes } from "../../base/units.js";
 import type { Rate, SamplingFacts } from "../../analysis/types.js";
 
-/** "120 s", or, when it is not known, "the start". */
-export function sinceText(seconds: number | undefined): string {
-  return seconds === undefined ? "the start" : `${seconds.toFixed(0)} s`;
-}
-
+/** A growth rate as sentences say it: per second or per minute, whichever reads best, and % per hour. */
 export function formatRate(rate: Rate | undefined): string {
   if (!rate) return "–";
   const perMin = rate.bytesPerSecond * 60;

@@ -121,7 +121,7 @@ describe("the verdict document", () => {
     expect(doc.verdict.summary).toBe("no samples: the process exited before memleak could read it");
     // advice sections joined by a blank line, each from its src/advice/<kind>.md section
     expect(doc.verdict.advice).toMatch(
-      /^Memory grew by 1\.00 MiB and then levelled off at about 2\.00 MiB \(flat since the start\)[\s\S]*\n\nNot enough data to decide: why\n/,
+      /^Memory grew by 1\.00 MiB and then levelled off at about 2\.00 MiB: warm-up[\s\S]*\n\nNot enough data to decide: why\n/,
     );
     expect(doc.verdict.caveats).toEqual([
       expect.stringMatching(/^called early, on 30 s after warm-up \(a sequential test, each look held to p ≤ 0\.001\)/),

@@ -175,6 +175,8 @@ describe("addHolder", () => {
       length: h.length,
       itemsPerSecond: h.itemsPerSecond,
       why: h.why,
+      // found()'s chain, app.EVENTS, as its module writes it.
+      heldAs: "EVENTS",
     },
   });
 
@@ -249,5 +251,24 @@ describe("addHolder", () => {
       /^\*\*`__main__\.h` holds it\*\*: a tensor there keeps an autograd graph that gains ~810 nodes a second \(20,000 nodes when/,
     );
     expect(text({ ...chain, lengthCapped: true })).toContain("(at least 20,000 nodes when");
+  });
+
+  it("finished tasks: the done-callback names the container as the program writes it, and fits its type", () => {
+    const text = (h: HolderResult) => say(adviceOf(h, "process", "Python objects").advice[0]!);
+    const tasks = (container: string, hops: HolderResult["hops"]) => text(found({ container, hops }));
+    const global = [{ kind: "module global", name: "__main__.background_tasks" }];
+    expect(tasks("set of Task", global)).toContain("(`task.add_done_callback(background_tasks.discard)`, or");
+    expect(tasks("list of Task", global)).toContain("(`task.add_done_callback(background_tasks.remove)`, or");
+    expect(tasks("dict of Future", global)).toContain(
+      "(`task.add_done_callback(lambda task: background_tasks.pop(key, None))`, or",
+    );
+    const attribute = [
+      { kind: "module global", name: "app.server.service" },
+      { kind: "attribute", name: "_pending" },
+    ];
+    expect(tasks("set of Task", attribute)).toContain("add_done_callback(service._pending.discard)");
+    // A chain code cannot spell (through a set member): the generic name.
+    const member = [...global, { kind: "member", name: "member" }];
+    expect(tasks("set of Task", member)).toContain("add_done_callback(tasks.discard)");
   });
 });

@@ -51,6 +51,17 @@ describe("a fill that levelled off", () => {
   });
 });
 
+describe("a fill that levelled off and ends on a move", () => {
+  it("a late step of 6% of the rise in the last 8 s: still a plateau, but not dated at its last sample", () => {
+    const xs = times(300);
+    const ys = fill(xs).map((y, i) => y + (xs[i]! >= 292 ? 60 : 0));
+    const p = detectPlateau(xs, ys);
+    if (!p.ok) throw new Error(p.reason);
+    expect(p.state).toBe("plateau");
+    expect(p.levelFrom).toBeUndefined();
+  });
+});
+
 describe("options at their thresholds", () => {
   const xs = times(300);
   const ys = fill(xs);

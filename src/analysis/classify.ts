@@ -27,6 +27,8 @@ import { analyzeTree } from "./signals/tree.js";
 import { copying } from "./signals/cow.js";
 import { ownArrival } from "./signals/own-footprint.js";
 import { backlogOf } from "./signals/gc-backlog.js";
+import { lowsChange } from "./signals/live-heap.js";
+import { sliceByTime } from "./stats/window.js";
 import { judgeGpus } from "./signals/gpu.js";
 import { SEVERITY, type AnalysisWindow, type Finding, type VerdictDocument } from "./types.js";
 import type { JudgedFinding, Judgement } from "./judgement.js";
@@ -175,10 +177,15 @@ function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number
   // trend window starts after its own start-up (assess.ts afterStartup), and the rise of its first seconds, left out
   // there, is in the cgroup's usage (gc_cycles_raised under run for 40 s: 11.8 MiB against the cgroup's 16.9, so the
   // cgroup was a leak and --fail-on leak failed a steady job).
+  // And by its lows where it swings: a cgroup's growth found on its lows (stats/envelope.ts) is its lows', and a process
+  // whose levels moved 7.1 MiB under 30 MiB swings had lows 16 MiB up, as the cgroup's were (a watched GC-churn
+  // program: a cgroup leak at 54 s, issue 46).
   const settledGrowth = (f: JudgedFinding & { subject: { type: "process" } }) => {
     const ps = set.processes.get(processKey(f.subject));
-    const sameWindow = ps && levelChange(ps.metrics.anon ?? ps.metrics.rss, from);
-    return Math.max(Number(f.evidence.growth ?? 0), sameWindow ?? 0);
+    const col = ps && (ps.metrics.anon ?? ps.metrics.rss);
+    const sameWindow = levelChange(col, from);
+    const lows = col ? lowsChange(sliceByTime({ xs: col.xs, ys: col.ys }, from).ys) : undefined;
+    return Math.max(Number(f.evidence.growth ?? 0), sameWindow ?? 0, lows ?? 0);
   };
   const settling = findings.flatMap((f) =>
     undecided(f)
@@ -202,7 +209,13 @@ function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number
   const pinning = findings.some((f) => f.subject.type === "process" && f.evidence.pinningUndecided === true);
   return findings.map((f) => {
     if (!explainable(f)) return f;
-    const growth = Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
+    // What the finding claims grew, or the usage's level change where that is more: found on the lows under swings,
+    // a cgroup's growth can be +15 MiB while its tenths' medians fell 1.3 MiB, and the smaller figure (negative) left a
+    // leak that settling processes account for standing (a watched GC-churn program: a leak at 44 s, issue 46).
+    const growth = Math.max(
+      Number(f.evidence.growth ?? 0),
+      Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? -Infinity),
+    );
     if (!(growth > 0) || growth - grown >= minGrowth(Number(f.evidence.start ?? 0))) return f;
     const facts = { subject: f.subject.type === "tree" ? ("tree" as const) : ("cgroup" as const), growth, pids };
     if (settling.length > 0) {
@@ -307,7 +320,13 @@ function reconcile(all: JudgedFinding[], copiers: Map<number, number>, set: Seri
   const processLeaks = findings.some((f) => f.subject.type === "process" && f.kind === "leak");
   return findings.map((f) => {
     if (f.subject.type === "process" || (f.kind !== "leak" && f.kind !== "plateau")) return f;
-    const growth = Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
+    // What the finding claims grew, or the usage's level change where that is more: found on the lows under swings,
+    // a cgroup's growth can be +15 MiB while its tenths' medians fell 1.3 MiB, and the smaller figure (negative) left a
+    // leak that settling processes account for standing (a watched GC-churn program: a leak at 44 s, issue 46).
+    const growth = Math.max(
+      Number(f.evidence.growth ?? 0),
+      Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? -Infinity),
+    );
     if (!(growth > 0 && copied >= COW_EXPLAINS_SHARE * growth)) return f;
     const besideLeak = f.kind === "leak" && processLeaks;
     const facts = {

@@ -28,6 +28,12 @@ import { plateauParts, stableParts } from "./level-findings.js";
  */
 export const ARTEFACT_EXPLAINED = 0.6;
 export const ARTEFACT_PROCESS_SHARE = 0.3;
+/**
+ * The usage's level change (the tenths' medians memory.stat's parts are compared by) must be at least this share of
+ * the growth judged for the parts to say where it went: found on the lows under swings, the growth can be +15 MiB
+ * where the levels fell. Half: the levels of a steady climb are its whole growth. On a real recording: swings-cgroup.test.ts.
+ */
+export const LEVELS_SHOW_SHARE = 0.5;
 
 /**
  * Shared memory (tmpfs, /dev/shm: DataLoader batches, multiprocessing queues) that is half or more of the growth
@@ -117,10 +123,15 @@ export function analyzeCgroup(
   if ((d.shmem ?? 0) >= SHMEM_SHARE * growth) return shmemGrowth(base, a, d);
   // A leak grows anonymous memory (or shmem, above). When memory.stat says anon grew by less than a reportable amount
   // and by a minority of the growth, what grew is cache or kernel memory, however the processes' shares fell (Σ PSS
-  // on a kernel without Pss_Anon counts mapped file pages): never a leak.
+  // on a kernel without Pss_Anon counts mapped file pages): never a leak. Only where the levels memory.stat's parts
+  // are read by (the tenths' medians) show the usage's growth, at least half of it: under swings the lows can rise
+  // while every tenth's median falls, and the parts' levels then say nothing of where the lows' growth went (a
+  // watched GC-churn program's shared cgroup: lows +15 MiB, usage's levels -10.7, anon's -6.7, kernel +216 KiB: "the
+  // cgroup grew by -10.2 MiB … the growth is kernel memory (+216 KiB)", issue 46).
   const anonLike = (d.anon ?? 0) + (d.shmem ?? 0);
   if (
     d.anon !== undefined &&
+    d.usage >= LEVELS_SHOW_SHARE * growth &&
     anonLike < minGrowth(a.start) &&
     anonLike < (1 - ARTEFACT_EXPLAINED) * growth &&
     cacheLike > anonLike

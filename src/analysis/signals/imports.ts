@@ -4,12 +4,15 @@
  * 4.6 MiB/s while its module count went 134 → 750, and called it a leak at 21 s). The agent reports the module count
  * (`py.modules`, len(sys.modules)); when a burst of imports falls in the window a trend is judged on, the trend is
  * judged again from the last import on: still growing after it, it is growth; otherwise the window says what it
- * waits for (too little since the imports) or what the memory did after them.
+ * waits for (too little since the imports) or what the memory did after them. Where the agent sent no module count,
+ * the import is read off /proc: the shared libraries' file pages paging in (lastLibraryLoad).
  */
 import { assess, levels, type Assessment } from "../assess.js";
 import type { Column } from "../../series/column.js";
 import type { ProcessSeries } from "../../series/series.js";
 import { lowerBound, sliceByTime } from "../stats/window.js";
+import { formatBytes } from "../../base/units.js";
+import { mappedFilesText } from "./mapped.js";
 
 /**
  * Modules loaded within the window before it counts as a burst of imports: one lazily imported module (json.decoder
@@ -40,15 +43,51 @@ export function lastImportBurst(
   modules: Column | undefined,
   from: number,
 ): { at: number; loaded: number; modules: number } | undefined {
-  if (!modules || modules.length < 2) return undefined;
-  const i0 = Math.max(1, lowerBound(modules.xs, from));
-  for (let i = modules.length - 1; i >= i0; i--) {
-    if (!(modules.ys[i]! > modules.ys[i - 1]!)) continue;
-    const before = Math.max(i0 - 1, lowerBound(modules.xs, modules.xs[i]! - IMPORT_BURST_SECONDS) - 1, 0);
-    const loaded = modules.ys[i]! - modules.ys[before]!;
-    if (loaded >= IMPORT_BURST_MODULES) return { at: modules.xs[i]!, loaded, modules: modules.ys[i]! };
+  const rise = lastRise(modules, from, IMPORT_BURST_MODULES, IMPORT_BURST_SECONDS);
+  return rise && { at: rise.at, loaded: rise.rose, modules: rise.level };
+}
+
+/** The last reading at or after `from` by which `col` had risen by `by` or more over the `seconds` before it. */
+function lastRise(
+  col: Column | undefined,
+  from: number,
+  by: number,
+  seconds: number,
+): { at: number; rose: number; level: number } | undefined {
+  if (!col || col.length < 2) return undefined;
+  const i0 = Math.max(1, lowerBound(col.xs, from));
+  for (let i = col.length - 1; i >= i0; i--) {
+    if (!(col.ys[i]! > col.ys[i - 1]!)) continue;
+    const before = Math.max(i0 - 1, lowerBound(col.xs, col.xs[i]! - seconds) - 1, 0);
+    const rose = col.ys[i]! - col.ys[before]!;
+    if (rose >= by) return { at: col.xs[i]!, rose, level: col.ys[i]! };
   }
   return undefined;
+}
+
+/**
+ * Without the agent's module count — a child whose import held the interpreter until it exited (the agent never got to
+ * report), or --no-agent — a framework's import shows in /proc as its shared libraries paging in: resident file pages
+ * rising by LIBRARY_BURST_BYTES within IMPORT_BURST_SECONDS, the files mapped mostly shared objects. A child importing
+ * PyTorch beside two busy loops grew anon 7 → 113 MiB over the 11 s of its import, file pages +113 MiB
+ * (libtorch_cpu.so…), then exited: a leak "with no sign of levelling off", where on a quiet machine the same import
+ * takes 2 s and is start-up (issue 47: CI's run.test torch_child_exits beside a busy loop).
+ */
+export const LIBRARY_BURST_BYTES = 16 * 2 ** 20;
+/** Shared objects are most of what the process maps, by resident pages: a data file read page by page is no import. */
+export const LIBRARY_SHARE = 0.5;
+const SHARED_OBJECT = /\.so(\.[\w.]+)?$/;
+
+/** The last burst of library loading in the window, when the process maps mostly shared objects; else undefined. */
+export function lastLibraryLoad(ps: ProcessSeries, from: number): { at: number; rose: number } | undefined {
+  let all = 0;
+  let libraries = 0;
+  for (const f of ps.files.values()) {
+    all += f.rss;
+    if (SHARED_OBJECT.test(f.path)) libraries += f.rss;
+  }
+  if (!(all > 0) || libraries < LIBRARY_SHARE * all) return undefined;
+  return lastRise(ps.metrics.file, from, LIBRARY_BURST_BYTES, IMPORT_BURST_SECONDS);
 }
 
 /**
@@ -58,7 +97,11 @@ export function lastImportBurst(
  */
 export function withoutImports(a: Assessment, ps: ProcessSeries, col: Column): Assessment {
   if (a.shape !== "growing") return a;
-  const burst = lastImportBurst(ps.agent["py.modules"], a.from);
+  const modules = ps.agent["py.modules"];
+  const burst =
+    modules && modules.length > 0
+      ? moduleBurst(lastImportBurst(modules, a.from))
+      : libraryBurst(lastLibraryLoad(ps, a.from), ps);
   if (!burst) return a;
   const after = assess(col, burst.at, ps.firstSeen);
   if (after.shape === "growing") return a;
@@ -68,9 +111,32 @@ export function withoutImports(a: Assessment, ps: ProcessSeries, col: Column): A
     const during = levels(sliceByTime({ xs: col.xs, ys: col.ys }, a.from, burst.at + 1e-9).ys).end - a.start;
     return during >= IMPORTS_EXPLAIN_SHARE * a.growth ? after : a;
   }
-  const loaded = `${Math.round(burst.loaded)} modules loaded in the window (${Math.round(burst.modules)} now), the last at ${burst.at.toFixed(0)} s`;
   return {
     ...after,
-    reason: `still importing: ${loaded}; memory grown while importing is start-up — ${after.reason ?? "too little since"}`,
+    reason: `${burst.what}; memory grown while importing is start-up — ${after.reason ?? "too little since"}`,
+  };
+}
+
+/** What the window's last import was, in words, and when it ended. */
+interface Burst {
+  at: number;
+  what: string;
+}
+
+function moduleBurst(b: { at: number; loaded: number; modules: number } | undefined): Burst | undefined {
+  return (
+    b && {
+      at: b.at,
+      what: `still importing: ${Math.round(b.loaded)} modules loaded in the window (${Math.round(b.modules)} now), the last at ${b.at.toFixed(0)} s`,
+    }
+  );
+}
+
+function libraryBurst(load: { at: number; rose: number } | undefined, ps: ProcessSeries): Burst | undefined {
+  if (!load) return undefined;
+  const files = mappedFilesText([ps]);
+  return {
+    at: load.at,
+    what: `still loading its libraries: resident file pages up ${formatBytes(load.rose)} in the ${IMPORT_BURST_SECONDS} s before ${load.at.toFixed(0)} s${files ? ` (${files})` : ""}`,
   };
 }

@@ -155,7 +155,7 @@ function detrendedSwing(w: { xs: readonly number[]; ys: readonly number[] }): nu
 }
 
 /** The 10th percentile of the last third of a series minus that of its first third. */
-function lowsChange(ys: readonly number[]): number {
+export function lowsChange(ys: readonly number[]): number {
   return thirdsChange(ys, 0.1);
 }
 

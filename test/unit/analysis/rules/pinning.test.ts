@@ -5,12 +5,11 @@
  * third; otherwise the holes alone say it (fragmentation). torch_loader_history.py is the real case: every step's loss
  * kept after backward(), small objects pinning freed activations.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { analyzeRecording } from "../../../../src/recording/replay.js";
 import type { HolderResult } from "../../../../src/agent/agent-results.js";
 import { FIXTURES } from "../../../helpers/fixtures.js";
+import { analyzedUntil } from "../../../helpers/recording-cut.js";
 import { alone, judge, linear, MB, processFinding } from "./judge.js";
 
 /**
@@ -124,15 +123,7 @@ describe("a leak of graphs pinning retained memory, whichever container the cens
  * `seconds`, as a progress line sees it.
  */
 async function lossesUntil(seconds: number) {
-  const lines = readFileSync(`${FIXTURES}kept/losses.watch.jsonl`, "utf8").trim().split("\n");
-  const t0 = (JSON.parse(lines[0]!) as { startedAt: number }).startedAt;
-  const kept = lines.filter((l) => {
-    const r = JSON.parse(l) as { type: string; t?: number };
-    return r.type === "header" || ((r.type === "sample" || r.type === "event") && (r.t! - t0) / 1000 <= seconds);
-  });
-  const path = `${mkdtempSync(`${tmpdir()}/pinning-`)}/cut.jsonl`;
-  writeFileSync(path, `${kept.join("\n")}\n`);
-  return (await analyzeRecording(path)).doc;
+  return analyzedUntil(`${FIXTURES}kept/losses.watch.jsonl`, seconds);
 }
 
 describe("retention beside a container gaining items, before the census has walked enough to tell", () => {

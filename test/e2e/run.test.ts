@@ -243,11 +243,18 @@ describe.skipIf(
   });
 
   it("watch: stops when the process exits, and says so", async () => {
+    // The target lives until memleak has started sampling it, then a second more: a fixed 3 s of life was over before
+    // memleak's own start-up on a CI machine beside a busy loop (exit 3, no such process, at a first try).
     const target = await startReady(
-      ["python3", "-u", "-c", "import time; print('ready', flush=True); time.sleep(3)"],
+      ["python3", "-u", "-c", "import time; print('ready', flush=True); time.sleep(120)"],
       /ready/,
     );
-    const r = await memleak(["watch", String(target.pid), "--interval", "0.25"]);
+    let stopping = false;
+    const r = await memleak(["watch", String(target.pid), "--interval", "0.25"], {}, (text) => {
+      if (stopping || !/sampling/.test(text)) return;
+      stopping = true;
+      setTimeout(() => void target.stop(), 1000);
+    });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(new RegExp(`stopped: PID ${target.pid} exited`));
     expect(r.stdout).toMatch(/verdict: NOT ENOUGH DATA/);

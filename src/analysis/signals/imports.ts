@@ -87,7 +87,8 @@ export function lastLibraryLoad(ps: ProcessSeries, from: number): { at: number; 
     if (SHARED_OBJECT.test(f.path)) libraries += f.rss;
   }
   if (!(all > 0) || libraries < LIBRARY_SHARE * all) return undefined;
-  return lastRise(ps.metrics.file, from, LIBRARY_BURST_BYTES, IMPORT_BURST_SECONDS);
+  const rise = lastRise(ps.metrics.file, from, LIBRARY_BURST_BYTES, IMPORT_BURST_SECONDS);
+  return rise && { at: rise.at, rose: rise.rose };
 }
 
 /**

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { assess, type Assessment } from "../../../../src/analysis/assess.js";
 import { Column } from "../../../../src/series/column.js";
-import { lastImportBurst, withoutImports } from "../../../../src/analysis/signals/imports.js";
+import { lastImportBurst, lastLibraryLoad, withoutImports } from "../../../../src/analysis/signals/imports.js";
 import type { ProcessSeries } from "../../../../src/series/series.js";
 
 const MB = 2 ** 20;
@@ -134,6 +134,53 @@ describe("withoutImports", () => {
     expect(r.shape).toBe("insufficient");
     expect(r.reason).toBe(
       `still importing: 55 modules loaded in the window (400 now), the last at 60 s; memory grown while importing is start-up — ${early.reason}`,
+    );
+  });
+});
+
+/**
+ * Without the agent's module count, the import read off /proc (lastLibraryLoad): the file pages of a process that
+ * grew 20 MiB of them from 5 to 10 s and held them, the files it maps shared objects or a data file.
+ */
+describe("lastLibraryLoad and withoutImports without a module count", () => {
+  const file = counts(30, (t) => (10 + 4 * Math.min(5, Math.max(0, t - 5))) * MB);
+  const mapped = (paths: [string, number][]) => new Map(paths.map(([path, rss]) => [path, { path, rss }]));
+  const child = (files: Map<string, { path: string; rss: number }>, fileCol = file) =>
+    ({ agent: {}, firstSeen: 0, files, metrics: { file: fileCol } }) as unknown as ProcessSeries;
+  const libraries = mapped([
+    ["/usr/lib/libtorch_cpu.so.1.13", 24 * MB],
+    ["/usr/lib/libgomp.so.1", 1 * MB],
+    ["/data/model.bin", 2 * MB],
+  ]);
+
+  it("16 MiB of file pages within 10 s, mostly shared objects, is an import ending where the rise ends", () => {
+    expect(lastLibraryLoad(child(libraries), 0)).toEqual({ at: 10, rose: 20 * MB });
+    const slow = counts(30, (t) => (10 + 1.4 * t) * MB); // 15.4 MiB in any 11 s (from the reading before the 10 s)
+    expect(lastLibraryLoad(child(libraries, slow), 0)).toBeUndefined();
+  });
+
+  it("a data file read page by page is no import, whatever its pages did", () => {
+    const data = mapped([
+      ["/data/model.bin", 30 * MB],
+      ["/usr/lib/libtorch_cpu.so.1.13", 24 * MB],
+    ]);
+    expect(lastLibraryLoad(child(data), 0)).toBeUndefined();
+  });
+
+  it("the child's anon rose with its libraries, then it stopped: still loading, said with its files", () => {
+    const anon = counts(12, (t) => (7 + 9 * Math.min(t, 10)) * MB);
+    const a: Assessment = { ...assess(anon, 0), shape: "growing" };
+    const r = withoutImports(
+      a,
+      child(
+        libraries,
+        counts(12, (t) => (10 + 4 * Math.min(5, Math.max(0, t - 5))) * MB),
+      ),
+      anon,
+    );
+    expect(r.shape).toBe("insufficient");
+    expect(r.reason).toMatch(
+      /^still loading its libraries: resident file pages up 20\.0 MiB in the 10 s before 10 s \(\/usr\/lib\/libtorch_cpu\.so\.1\.13 \(24\.0 MiB resident\)\); memory grown while importing is start-up — /,
     );
   });
 });

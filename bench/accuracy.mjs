@@ -58,6 +58,8 @@ async function underWatch(e) {
     stdio: ["ignore", "pipe", "ignore"],
     detached: true,
   });
+  // A missing interpreter is this run's error, not the whole benchmark's crash.
+  const failed = new Promise((resolve) => child.once("error", (err) => resolve(String(err))));
   try {
     if (e.ready) {
       const pattern = new RegExp(e.ready, "m");
@@ -71,12 +73,20 @@ async function underWatch(e) {
             resolve(true);
           }
         });
-        child.once("exit", () => resolve(false));
+        child.once("exit", () => {
+          clearTimeout(timer);
+          resolve(false);
+        });
+        void failed.then(() => {
+          clearTimeout(timer);
+          resolve(false);
+        });
       });
       if (!ready) return { error: "never printed its ready line" };
     } else {
       child.stdout.resume();
-      await sleep(2000);
+      const error = await Promise.race([failed, sleep(2000).then(() => undefined)]);
+      if (error) return { error };
     }
     const r = await exec([process.execPath, MEMLEAK, "watch", String(child.pid), "--json"], {
       timeoutMs: limitMs(e),
@@ -113,6 +123,10 @@ async function main() {
   const neighbour = o.neighbour
     ? spawn("python3", ["-c", "while True: pass"], { stdio: "ignore", detached: true })
     : undefined;
+  neighbour?.once("error", (err) => {
+    process.stderr.write(`accuracy: the busy neighbour did not start: ${err.message}\n`);
+    process.exit(2);
+  });
   const began = performance.now();
   const notStarted = [];
   process.stderr.write(

@@ -159,11 +159,14 @@ function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number
   const settlingSeen = findings.some(undecided);
   // A shared cgroup's growth is judged by markOutside, except where settling processes account for it all (the
   // floor check below): their growth is the watched tree's, and still undecided.
+  // Not where the processes outside the tree grew anon by a reportable amount themselves: then theirs may be the
+  // growth, and markOutside says whose it is.
   const explainable = (f: JudgedFinding) =>
     f.subject.type !== "process" &&
     f.kind === "leak" &&
     f.evidence.growthIn !== "shmem" &&
-    (settlingSeen || !(Number(f.evidence.otherProcessesInCgroup ?? 0) > 0));
+    (settlingSeen || !(Number(f.evidence.otherProcessesInCgroup ?? 0) > 0)) &&
+    !(Number(f.evidence.otherProcessesAnonGrowth ?? 0) >= minGrowth(Number(f.evidence.start ?? 0)));
   if (!findings.some(explainable)) return findings;
   const backlogs = [...set.processes.values()]
     .filter((ps) => ps.lastSeen >= set.duration - RELATIVE_GRACE_INTERVALS * meanInterval(set) - 1e-9)
@@ -177,14 +180,15 @@ function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number
   // trend window starts after its own start-up (assess.ts afterStartup), and the rise of its first seconds, left out
   // there, is in the cgroup's usage (gc_cycles_raised under run for 40 s: 11.8 MiB against the cgroup's 16.9, so the
   // cgroup was a leak and --fail-on leak failed a steady job).
-  // And by its lows where it swings: a cgroup's growth found on its lows (stats/envelope.ts) is its lows', and a process
+  // And by its lows where the growth to explain was found on its lows (stats/envelope.ts): a process
   // whose levels moved 7.1 MiB under 30 MiB swings had lows 16 MiB up, as the cgroup's were (a watched GC-churn
   // program: a cgroup leak at 54 s, issue 46).
+  const onLows = findings.some((f) => explainable(f) && f.evidence.trendOn === "lows");
   const settledGrowth = (f: JudgedFinding & { subject: { type: "process" } }) => {
     const ps = set.processes.get(processKey(f.subject));
     const col = ps && (ps.metrics.anon ?? ps.metrics.rss);
     const sameWindow = levelChange(col, from);
-    const lows = col ? lowsChange(sliceByTime({ xs: col.xs, ys: col.ys }, from).ys) : undefined;
+    const lows = col && onLows ? lowsChange(sliceByTime({ xs: col.xs, ys: col.ys }, from).ys) : undefined;
     return Math.max(Number(f.evidence.growth ?? 0), sameWindow ?? 0, lows ?? 0);
   };
   const settling = findings.flatMap((f) =>

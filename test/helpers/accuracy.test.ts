@@ -8,6 +8,7 @@ import type { CorpusEntry } from "./corpus.js";
 import {
   calibration,
   confusion,
+  elapsedSeconds,
   layerAndHolder,
   leakGate,
   observe,
@@ -57,6 +58,18 @@ describe("observe: a verdict document and stderr's progress lines", () => {
         { t: 21, kind: "leak" },
       ],
     });
+  });
+
+  it("the elapsed time of each line, past a minute and an hour, or a late tick's tenths", () => {
+    expect(["10s", "10.1s", "1m00s", "2m08s", "1h02m", "500ms"].map(elapsedSeconds)).toEqual([
+      10, 10.1, 60, 128, 3720, 0.5,
+    ]);
+    const lines =
+      "memleak: 2m08s, 129 samples, 1 process, so far: leak (PID 7)\nmemleak: 1h02m, 9 samples, so far: stable";
+    expect(observe(undefined, lines).progress).toEqual([
+      { t: 128, kind: "leak" },
+      { t: 3720, kind: "stable" },
+    ]);
   });
 
   it("a holder not found is no holder; no document is no kind", () => {

@@ -50,12 +50,20 @@ export function subjectLabel(s: { type: string; isRoot?: boolean }): SubjectLabe
   return s.type === "tree" ? "tree" : "cgroup";
 }
 
+/** A progress line's elapsed time as memleak writes it (base/units.ts formatDuration): 10s, 10.1s, 2m08s, 1h02m. */
+export function elapsedSeconds(text: string): number | undefined {
+  const m = /^(?:(\d+)h)?(?:(\d+)m(?!s))?(?:([\d.]+)s)?$|^(\d+)ms$/.exec(text);
+  if (!m || text === "") return undefined;
+  if (m[4] !== undefined) return Number(m[4]) / 1000;
+  return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+}
+
 /** Reads a verdict document (memleak.verdict/1) and the progress lines of stderr into an Observed. */
 export function observe(doc: unknown, stderr: string): Observed {
-  const progress = [...stderr.matchAll(/^memleak: (\d+)s, .*so far: ([a-z-]+)/gm)].map((m) => ({
-    t: Number(m[1]),
-    kind: m[2]!,
-  }));
+  const progress = [...stderr.matchAll(/^memleak: ([\dhms.]+), .*so far: ([a-z-]+)/gm)].flatMap((m) => {
+    const t = elapsedSeconds(m[1]!);
+    return t === undefined ? [] : [{ t, kind: m[2]! }];
+  });
   const v = (doc as { verdict?: Record<string, unknown> } | undefined)?.verdict;
   if (!v || typeof v.kind !== "string") return { progress };
   const evidence = (v.evidence ?? {}) as Record<string, unknown>;

@@ -5,10 +5,11 @@
 import type { HolderHop } from "../../agent/agent-results.js";
 
 /** How each hop after the root is written in code; a hop with no such spelling (a set member, a closure cell) has none. */
-const WRITTEN: Record<string, (name: string) => string> = {
+const WRITTEN: Record<string, (name: string) => string | undefined> = {
   attribute: (n) => `.${n}`,
   "class attribute": (n) => `.${n}`,
-  item: (n) => n,
+  // Only an index or a whole quoted key: the agent writes others as it can ("[<Foo>]", "[?]", a key cut to 37 characters).
+  item: (n) => (/^\[(\d+|'[^'\\]*'|"[^"\\]*")\]$/.test(n) ? n : undefined),
 };
 
 /** The root's own name as code writes it: the global without its module, the class's own name, the frame's local. */
@@ -31,9 +32,9 @@ export function heldAs(hops: readonly HolderHop[] | undefined): string | undefin
   if (!hops || hops.length === 0) return undefined;
   let text = rootName(hops[0]!);
   for (const hop of hops.slice(1)) {
-    const write = WRITTEN[hop.kind];
-    if (text === undefined || write === undefined) return undefined;
-    text += write(hop.name);
+    const written = WRITTEN[hop.kind]?.(hop.name);
+    if (text === undefined || written === undefined) return undefined;
+    text += written;
   }
   return text;
 }

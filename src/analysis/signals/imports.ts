@@ -7,7 +7,7 @@
  * waits for (too little since the imports) or what the memory did after them. Where the agent sent no module count,
  * the import is read off /proc: the shared libraries' file pages paging in (lastLibraryLoad).
  */
-import { assess, levels, type Assessment } from "../assess.js";
+import { assess, levelChange, levels, type Assessment } from "../assess.js";
 import type { Column } from "../../series/column.js";
 import type { ProcessSeries } from "../../series/series.js";
 import { lowerBound, sliceByTime } from "../stats/window.js";
@@ -102,20 +102,32 @@ export function withoutImports(a: Assessment, ps: ProcessSeries, col: Column): A
   const burst =
     modules && modules.length > 0
       ? moduleBurst(lastImportBurst(modules, a.from))
-      : libraryBurst(lastLibraryLoad(ps, a.from), ps);
+      : libraryBurst(libraryLoadExplaining(ps, a), ps);
   if (!burst) return a;
   const after = assess(col, burst.at, ps.firstSeen);
   if (after.shape === "growing") return a;
-  if (after.shape !== "insufficient") {
-    // A long window whose growth went on well past the imports keeps its trend: cut to what follows them, a slow
-    // leak under swings has too little left to show in (gc-backlog.test.ts: imports for 125 s of 300).
-    const during = levels(sliceByTime({ xs: col.xs, ys: col.ys }, a.from, burst.at + 1e-9).ys).end - a.start;
-    return during >= IMPORTS_EXPLAIN_SHARE * a.growth ? after : a;
-  }
+  // A long window whose growth went on well past the imports keeps its trend: cut to what follows them, a slow leak
+  // under swings has too little left to show in (gc-backlog.test.ts: imports for 125 s of 300); and a leak that grew
+  // for minutes before a late burst (a library paged back in, a plugin loaded) is not made "still importing" by it.
+  const during = levels(sliceByTime({ xs: col.xs, ys: col.ys }, a.from, burst.at + 1e-9).ys).end - a.start;
+  if (during < IMPORTS_EXPLAIN_SHARE * a.growth) return a;
+  if (after.shape !== "insufficient") return after;
   return {
     ...after,
     reason: `${burst.what}; memory grown while importing is start-up — ${after.reason ?? "too little since"}`,
   };
+}
+
+/**
+ * A library load that can account for the window's growth: the file pages it paged in, over the window, are at least
+ * IMPORTS_EXPLAIN_SHARE of what anon grew (an import of PyTorch: +113 MiB of file pages beside +106 MiB of anon). A
+ * leak that grew for minutes before a late load (libraries paged back in under memory pressure, a plugin) keeps its
+ * trend: its anon grew far more than the files did.
+ */
+function libraryLoadExplaining(ps: ProcessSeries, a: Assessment): { at: number; rose: number } | undefined {
+  const load = lastLibraryLoad(ps, a.from);
+  const files = levelChange(ps.metrics.file, a.from);
+  return load && files !== undefined && files >= IMPORTS_EXPLAIN_SHARE * a.growth ? load : undefined;
 }
 
 /** What the window's last import was, in words, and when it ended. */

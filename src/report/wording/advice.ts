@@ -149,7 +149,8 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
 function dropDone(container: string, name: string): string {
   if (/^set\b/.test(container)) return `${name}.discard`;
   if (/^(list|deque)\b/.test(container)) return `${name}.remove`;
-  return `lambda task: ${name}.pop(key, None)`;
+  // The key the task was stored under, bound when the callback is added (a bare `key` would be the loop's last).
+  return `lambda task, key=key: ${name}.pop(key, None)`;
 }
 
 /**

@@ -28,6 +28,9 @@ describe("heldAs: a holder's chain as code", () => {
     ["a set member on the way", [hop("module global", "m.S"), hop("member", "member")]],
     ["a closure cell root", [hop("closure cell", "cell")]],
     ["a reference of no known kind", [hop("module global", "m.x"), hop("reference", "Foo")]],
+    ["an item the agent could not write", [hop("module global", "m.x"), hop("item", "[<Foo>]")]],
+    ["an item at an unknown index", [hop("module global", "m.x"), hop("item", "[?]")]],
+    ["a key cut short", [hop("module global", "m.x"), hop("item", "['aaaaaaaa...]")]],
   ])("%s: none", (_, hops) => {
     expect(heldAs(hops)).toBeUndefined();
   });

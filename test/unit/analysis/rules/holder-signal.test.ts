@@ -260,7 +260,7 @@ describe("addHolder", () => {
     expect(tasks("set of Task", global)).toContain("(`task.add_done_callback(background_tasks.discard)`, or");
     expect(tasks("list of Task", global)).toContain("(`task.add_done_callback(background_tasks.remove)`, or");
     expect(tasks("dict of Future", global)).toContain(
-      "(`task.add_done_callback(lambda task: background_tasks.pop(key, None))`, or",
+      "(`task.add_done_callback(lambda task, key=key: background_tasks.pop(key, None))`, or",
     );
     const attribute = [
       { kind: "module global", name: "app.server.service" },

@@ -170,17 +170,27 @@ describe("lastLibraryLoad and withoutImports without a module count", () => {
   it("the child's anon rose with its libraries, then it stopped: still loading, said with its files", () => {
     const anon = counts(12, (t) => (7 + 9 * Math.min(t, 10)) * MB);
     const a: Assessment = { ...assess(anon, 0), shape: "growing" };
-    const r = withoutImports(
-      a,
-      child(
-        libraries,
-        counts(12, (t) => (10 + 4 * Math.min(5, Math.max(0, t - 5))) * MB),
-      ),
-      anon,
-    );
+    // File pages up 9 MiB a second with anon: what the libraries paged in accounts for the growth.
+    const files = counts(12, (t) => (10 + 9 * Math.min(t, 10)) * MB);
+    const r = withoutImports(a, child(libraries, files), anon);
     expect(r.shape).toBe("insufficient");
     expect(r.reason).toMatch(
-      /^still loading its libraries: resident file pages up 20\.0 MiB in the 10 s before 10 s \(\/usr\/lib\/libtorch_cpu\.so\.1\.13 \(24\.0 MiB resident\)\); memory grown while importing is start-up — /,
+      /^still loading its libraries: resident file pages up 90\.0 MiB in the 10 s before 10 s \(\/usr\/lib\/libtorch_cpu\.so\.1\.13 \(24\.0 MiB resident\)\); memory grown while importing is start-up — /,
     );
+    // The same rise of anon with 20 MiB of libraries paged in: they do not account for it, the trend stays.
+    const few = counts(12, (t) => (10 + 4 * Math.min(5, Math.max(0, t - 5))) * MB);
+    expect(withoutImports(a, child(libraries, few), anon)).toBe(a);
+  });
+});
+
+describe("a late burst does not undo a leak that grew before it", () => {
+  it("a leak of 1 MiB/s for 60 s, then 20 MiB of libraries paged in over its last 5 s: still growth", () => {
+    const anon = counts(60, (t) => (50 + t) * MB);
+    const file = counts(60, (t) => (10 + 4 * Math.min(5, Math.max(0, t - 55))) * MB);
+    const files = new Map([["/usr/lib/libtorch_cpu.so.1.13", { path: "/usr/lib/libtorch_cpu.so.1.13", rss: 30 * MB }]]);
+    const ps = { agent: {}, firstSeen: 0, files, metrics: { file } } as unknown as ProcessSeries;
+    expect(lastLibraryLoad(ps, 0)).toEqual({ at: 60, rose: 20 * MB });
+    const a: Assessment = { ...assess(anon, 0), shape: "growing" };
+    expect(withoutImports(a, ps, anon)).toBe(a);
   });
 });

@@ -324,13 +324,7 @@ function reconcile(all: JudgedFinding[], copiers: Map<number, number>, set: Seri
   const processLeaks = findings.some((f) => f.subject.type === "process" && f.kind === "leak");
   return findings.map((f) => {
     if (f.subject.type === "process" || (f.kind !== "leak" && f.kind !== "plateau")) return f;
-    // What the finding claims grew, or the usage's level change where that is more: found on the lows under swings,
-    // a cgroup's growth can be +15 MiB while its tenths' medians fell 1.3 MiB, and the smaller figure (negative) left a
-    // leak that settling processes account for standing (a watched GC-churn program: a leak at 44 s, issue 46).
-    const growth = Math.max(
-      Number(f.evidence.growth ?? 0),
-      Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? -Infinity),
-    );
+    const growth = Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? f.evidence.growth ?? 0);
     if (!(growth > 0 && copied >= COW_EXPLAINS_SHARE * growth)) return f;
     const besideLeak = f.kind === "leak" && processLeaks;
     const facts = {

@@ -17,6 +17,7 @@ import { shortCommand } from "../base/command-text.js";
 import { levelChange, levelPoints, minGrowth } from "./assess.js";
 import { processKey } from "../sampling/process-key.js";
 import { tooShortForShapes } from "../series/enough-samples.js";
+import { calibrateFindings } from "./calibration.js";
 import { earlyCaveat } from "./evidence.js";
 import { DEFAULT_ALPHA as GROWS_P } from "./stats/trend.js";
 import { warmupFor, type AnalysisOptions, type Context } from "./context.js";
@@ -501,6 +502,8 @@ export function judge(input: ClassifyInput): Judgement {
   for (const f of reconciled) withCommandAdvice(f, input.options.launched === true);
   // The verdict is about the watched processes: growth of a shared cgroup they do not explain never heads it.
   const verdict = reconciled.find((f) => !f.outsideWatchedTree) ?? noSamples(set);
+  // Said at how often such verdicts were right, once chosen: ranked on the rules' own scores, so never changed by it.
+  calibrateFindings([...reconciled, verdict]);
   return {
     schema: "memleak.verdict/1",
     verdict,

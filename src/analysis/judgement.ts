@@ -14,6 +14,11 @@ export interface JudgedFinding extends Omit<Finding, "summary" | "caveats" | "ad
   advice: Phrase[];
   caveats: Phrase[];
   alsoFound?: JudgedFinding[];
+  /**
+   * The most its calibrated confidence may say, for what this run could not see (signals/unseen.ts); gone once
+   * calibrated (analysis/calibration.ts), never in the document.
+   */
+  confidenceAtMost?: number;
 }
 
 export interface Judgement extends Omit<VerdictDocument, "verdict" | "findings" | "gates" | "sampling"> {

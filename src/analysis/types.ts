@@ -46,7 +46,10 @@ export interface Rate {
 
 export interface Finding {
   kind: VerdictKind;
-  /** 0–1: how sure the rule is, from the strength of the trend test and how much data it had. */
+  /**
+   * 0–1: how often a verdict of this family at this raw score was right on memleak's labelled corpus
+   * (analysis/calibration.ts); the rule's own score is `rawConfidence`.
+   */
   confidence: number;
   subject: Subject;
   /** Present when subject is a process (or a process's GPU): the pid, at top level, as the contract promises. */
@@ -67,6 +70,11 @@ export interface Finding {
    * share the cgroup): it is reported, but it is never the verdict, and so never what the gates judge.
    */
   outsideWatchedTree?: boolean;
+  /**
+   * The rule's own score, before calibration: the strength of its trend test and how much data it had (evidence.ts).
+   * Ordered like the calibrated one, but not a probability.
+   */
+  rawConfidence?: number;
   /**
    * The other findings of the same subject, most serious first: a state (fragmentation, copy-on-write) beside a trend
    * (leak, plateau), each with its own evidence. This finding is the most serious of them. Absent when there is none.

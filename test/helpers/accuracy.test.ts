@@ -50,6 +50,7 @@ describe("observe: a verdict document and stderr's progress lines", () => {
     expect(observe(doc, stderr)).toEqual({
       kind: "leak",
       confidence: 0.91,
+      family: "leak",
       subject: "worker",
       layer: "Python objects",
       holder: "__main__.SEEN",
@@ -74,7 +75,18 @@ describe("observe: a verdict document and stderr's progress lines", () => {
 
   it("a holder not found is no holder; no document is no kind", () => {
     const doc = { verdict: { kind: "leak", subject: { type: "cgroup" }, holder: { found: false } } };
-    expect(observe(doc, "")).toEqual({ kind: "leak", subject: "cgroup", progress: [] });
+    expect(observe(doc, "")).toEqual({ kind: "leak", family: "leak", subject: "cgroup", progress: [] });
+    // A calibrated document's raw score and an early call's family are read for `npm run calibrate -- --live`.
+    const early = {
+      verdict: {
+        kind: "leak",
+        confidence: 0.8,
+        rawConfidence: 0.75,
+        subject: { type: "cgroup" },
+        evidence: { calledEarly: "sequential" },
+      },
+    };
+    expect(observe(early, "")).toMatchObject({ confidence: 0.8, rawConfidence: 0.75, family: "leak/early" });
     expect(observe(undefined, "")).toEqual({ progress: [] });
   });
 });

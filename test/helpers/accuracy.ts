@@ -5,6 +5,8 @@
  * `leak` on a program that does not leak, and calibration (verdicts binned by confidence against how often each bin
  * was right). bench/accuracy.mjs runs the programs; this file only counts, so that it can be tested on made-up runs.
  */
+import { familyOf } from "../../src/analysis/calibration.js";
+import type { Finding } from "../../src/analysis/types.js";
 import { VERDICT_KINDS, type VerdictKind } from "../../src/base/verdict-kinds.js";
 import type { CorpusEntry, Mode, SubjectLabel } from "./corpus.js";
 
@@ -12,7 +14,10 @@ import type { CorpusEntry, Mode, SubjectLabel } from "./corpus.js";
 export interface Observed {
   /** Undefined when no verdict document came back (a crash, a timeout): counted wrong, never dropped. */
   kind?: VerdictKind;
+  /** As said (calibrated), and the rule's own score with the calibration family it went through (calibration.ts). */
   confidence?: number;
+  rawConfidence?: number;
+  family?: string;
   subject?: SubjectLabel;
   layer?: string;
   holder?: string;
@@ -35,6 +40,8 @@ export interface Scored {
   layerRight?: boolean;
   holderRight?: boolean;
   confidence?: number;
+  rawConfidence?: number;
+  family?: string;
   /** Elapsed seconds of the first progress line with the right kind; undefined if none had it. */
   firstRightAt?: number;
   progressLines: number;
@@ -71,6 +78,12 @@ export function observe(doc: unknown, stderr: string): Observed {
   return {
     kind: v.kind as VerdictKind,
     ...(typeof v.confidence === "number" && { confidence: v.confidence }),
+    ...(typeof v.rawConfidence === "number" && { rawConfidence: v.rawConfidence }),
+    family: familyOf({
+      kind: v.kind as VerdictKind,
+      subject: v.subject as Finding["subject"],
+      evidence: evidence as Finding["evidence"],
+    }),
     subject: subjectLabel(v.subject as { type: string; isRoot?: boolean }),
     ...(typeof evidence.layer === "string" && { layer: evidence.layer }),
     ...(holder?.found && holder.path !== undefined && { holder: holder.path }),
@@ -95,6 +108,8 @@ export function score(e: CorpusEntry, mode: Mode, o: Observed): Scored {
     ...(leakFound && e.layer !== undefined && { layerRight: o.layer === e.layer }),
     ...(leakFound && e.holder !== undefined && { holderRight: o.holder === e.holder }),
     ...(o.confidence !== undefined && { confidence: o.confidence }),
+    ...(o.rawConfidence !== undefined && { rawConfidence: o.rawConfidence }),
+    ...(o.family !== undefined && { family: o.family }),
     ...(firstRight && { firstRightAt: firstRight.t }),
     progressLines: o.progress.length,
     falseLeakLines: e.expect === "leak" ? 0 : o.progress.filter((p) => p.kind === "leak").length,

@@ -36,5 +36,9 @@ export function noteMissingAgent(f: JudgedFinding, ps: ProcessSeries, ctx: Conte
   f.evidence.agent = "missing";
   f.evidence.agentMissingReason = why;
   f.advice.push(phrase("advice.no-agent", { pid: ps.pid, why, level }));
-  if (f.kind === "stable") f.confidence = Math.min(f.confidence, UNSEEN_STABLE_CONFIDENCE);
+  // And kept under it by calibration (analysis/calibration.ts): the corpus's stables had their agent.
+  if (f.kind === "stable") {
+    f.confidence = Math.min(f.confidence, UNSEEN_STABLE_CONFIDENCE);
+    f.confidenceAtMost = UNSEEN_STABLE_CONFIDENCE;
+  }
 }

@@ -60,7 +60,9 @@ export function renderFinding(f: JudgedFinding): Finding {
             : k === "timeToLimit"
               ? renderTimeToLimit(f.timeToLimit!)
               : v;
-  return Object.fromEntries(Object.entries(f).map(([k, v]) => [k, words(k, v)])) as unknown as Finding;
+  // confidenceAtMost is calibration's bookkeeping (analysis/calibration.ts), no part of the document.
+  const shown = Object.entries(f).filter(([k]) => k !== "confidenceAtMost");
+  return Object.fromEntries(shown.map(([k, v]) => [k, words(k, v)])) as unknown as Finding;
 }
 
 /** The verdict document of a judgement. The verdict stays the same object as its finding in the list. */

@@ -41,6 +41,8 @@ describe("noteMissingAgent", () => {
     expect(noted("stable", proc({ anon: 64 * MB }))).toEqual({
       kind: "stable",
       confidence: 0.5,
+      // …and kept there by calibration (analysis/calibration.ts)
+      confidenceAtMost: 0.5,
       evidence: { agent: "missing", agentMissingReason: "no agent in this session" },
       caveats: [{ say: "agent.missing", facts: { why: "no agent in this session", level: 64 * MB } }],
       advice: [{ say: "advice.no-agent", facts: { pid: 42, why: "no agent in this session", level: 64 * MB } }],

@@ -29,7 +29,9 @@ const LEAKS: [kind: string, seconds: number, path: string, container: RegExp, ad
   ["futures", 16, "__main__.RESULTS", /^dict of Future$/, /pop/],
   ["bytearrays", 16, "__main__.REQUESTS", /^list of bytearray$/, /deque\(maxlen/],
   ["arrays", 16, "__main__.ARRAYS", /^dict of ndarray$/, /deque\(maxlen/],
-  ["frames", 16, "__main__.FRAMES", /^list of DataFrame$/, /deque\(maxlen/],
+  // pandas loads half torch's objects (51k tracked against 98k): its walks are spaced out by their CPU budget too, and
+  // 16 s beside a busy loop twice ended before the walk that names the holder (CI, issue 47).
+  ["frames", 25, "__main__.FRAMES", /^list of DataFrame$/, /deque\(maxlen/],
 ];
 
 const run = (kind: string, seconds: number, fixed = false) =>

@@ -1,48 +1,21 @@
 /**
  * The scenario scripts (fixtures/scenarios/*.py) run under `memleak run`, discovered at run time because more are
- * being added. Each script's leading comment lines say what memleak must answer:
- *   # expect: KIND            the verdict kind
- *   # subject: root|worker    (optional) the verdict must be named on the root process, or on one of its descendants
- *   # subject: tree|cgroup    (optional) or on the process tree as a whole, or on the memory cgroup
- *   # python: /path/python3   (optional, or a #! line) the interpreter to start it with; `python3` otherwise
+ * being added. Each script's leading comment lines say what memleak must answer, read as the labelled corpus reads
+ * them (test/helpers/corpus.ts, compiled into build/support by `tsc -p tsconfig.support.json`): `# expect: KIND`,
+ * `# subject: root|worker|tree|cgroup`, `# python:` (or a #! line), and the rest of the corpus's labels.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { exec, MEMLEAK, REPO } from "./util.mjs";
+import { scriptsIn } from "../../build/support/test/helpers/corpus.js";
 import { replay, timeToVerdict, verdictKey } from "./replay.mjs";
 
 export const SCENARIO_DIR = join(REPO, "fixtures", "scenarios");
 
+/** Every scenario with its labels; `python` is the interpreter's argv. A script without `# expect:` is an error. */
 export function discoverScenarios(dir = SCENARIO_DIR) {
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(".py") && !f.startsWith("_")) // _helpers.py would be a module, not a scenario
-    .sort()
-    .map((file) => ({
-      name: file.replace(/\.py$/, ""),
-      file: relative(REPO, join(dir, file)),
-      ...parseHeader(readFileSync(join(dir, file), "utf8")),
-    }));
-}
-
-export function parseHeader(text) {
-  const out = { expect: undefined, subject: undefined, python: "python3" };
-  for (const line of text.split("\n")) {
-    if (line.startsWith("#!")) {
-      out.python = line.slice(2).trim();
-      continue;
-    }
-    const m = /^#\s*(expect|subject|python):\s*(\S+)/.exec(line);
-    if (m) out[m[1]] = m[2];
-    else if (!line.startsWith("#")) break; // the header is the comment block at the very top
-  }
-  return out;
-}
-
-/** The interpreter argv: a "#!/usr/bin/env python3" line means python3 as looked up on PATH. */
-function interpreter(python) {
-  const words = python.split(/\s+/);
-  return words[0].endsWith("/env") ? words.slice(1) : words;
+  return scriptsIn(REPO, relative(REPO, dir), 24);
 }
 
 /**
@@ -65,7 +38,7 @@ export async function runScenario(sc, { interval = "0.5", args = [], from = 10, 
       rec,
       ...extra,
       "--",
-      ...interpreter(sc.python),
+      ...sc.python,
       sc.file,
       ...args,
     ];

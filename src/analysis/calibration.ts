@@ -2,8 +2,8 @@
  * Calibrated confidence (issue 46): a verdict said at c% is right about c% of the time on memleak's labelled corpus.
  *
  * The rules score how sure they are on scales of their own (evidence.ts: a trend's p on six decades, a watch's
- * length, a share of cache): ordered, but not probabilities — stables at 52% and early leaks at 75% were right nine
- * times in ten. Each family of verdicts (its kind; an early leak call apart from a leak found on a whole window) gets a
+ * length, a share of cache): ordered, but not probabilities — in the first accuracy table stables said at 52% and
+ * early leaks at 75% were right nine times in ten. Each family of verdicts (its kind; an early leak call apart from a leak found on a whole window) gets a
  * monotone map from that raw score to how often verdicts at that score were right, fitted by isotonic regression on
  * the corpus's recordings replayed at every few seconds (test/helpers/calibration-fit.ts, `npm run calibrate`), and
  * checked on programs the fit did not see. Where it changes the number, the raw score stays in the document beside it

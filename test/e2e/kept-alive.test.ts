@@ -25,6 +25,8 @@ const LEAKS: [kind: string, seconds: number, path: string, container: RegExp, ad
   // memleak_graphs.py, and names the global holding the largest). A running loss pins freed memory as kept losses do.
   ["running", 25, "__main__.running_loss", /^autograd graph of a Tensor$/, /running_loss \+= loss\.item\(\)/],
   ["rnn", 25, "__main__.h", /^autograd graph of a Tensor$/, /h = h\.detach\(\)/],
+  // Logits kept for the epoch's accuracy without .detach(): each keeps its step's graph, as a kept loss does.
+  ["logits", 25, "__main__.all_logits", /^list of Tensor$/, /\.detach\(\)/],
   ["tasks", 16, "__main__.background_tasks", /^set of Task$/, /add_done_callback\(background_tasks\.discard\)/],
   ["futures", 16, "__main__.RESULTS", /^dict of Future$/, /pop/],
   ["bytearrays", 16, "__main__.REQUESTS", /^list of bytearray$/, /deque\(maxlen/],
@@ -49,7 +51,7 @@ const run = (kind: string, seconds: number, fixed = false) =>
   ]);
 
 /** The PyTorch loops: a core's worth of compute between them, one at a time. */
-const TORCH = new Set(["losses", "running", "rnn"]);
+const TORCH = new Set(["losses", "running", "rnn", "logits"]);
 
 async function expectHeld(kind: string, seconds: number, path: string, container: RegExp, advice: RegExp) {
   const r = await run(kind, seconds);

@@ -1,11 +1,10 @@
 /**
  * What a growing container keeps alive decides the verdict (issue 45), end to end on the programs users write
  * (fixtures/kept/kept.py): a training loop keeping each loss tensor, one adding them to a running total kept as a
- * tensor, a recurrent state carried outside torch.no_grad(), an asyncio set of finished tasks, a dict of finished
- * futures, lists of bytearrays and pandas frames, a dict of numpy arrays. Each is a leak held by its variable — in the
- * autograd graphs for the PyTorch loops, never allocator retention or the native heap — under `run`, and under
- * `watch --fail-on leak`, which fails (there also a loop keeping its logits for a metric without .detach()); each
- * fixed form is not a leak.
+ * tensor, a recurrent state carried outside torch.no_grad(), logits kept for a metric without .detach(), an asyncio
+ * set of finished tasks, a dict of finished futures, lists of bytearrays and pandas frames, a dict of numpy arrays.
+ * Each is a leak held by its variable — in the autograd graphs for the PyTorch loops, never allocator retention or the
+ * native heap — under `run`, and under `watch --fail-on leak`, which fails; each fixed form is not a leak.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { censusWalks, verdictOf, shownFindings } from "../helpers/verdict-doc.js";

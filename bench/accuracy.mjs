@@ -7,10 +7,12 @@
  * progress lines saying `leak` on programs that do not leak, layer and holder accuracy, calibration.
  *
  *   npm run accuracy -- [--modes run,watch] [--repeat 1] [--lanes 2] [--only a,b] [--neighbour]
- *                       [--budget 60] [--json out.json] [--svg out.svg] [NAME…]
+ *                       [--scale 1] [--budget 60] [--json out.json] [--svg out.svg] [NAME…]
  *
  * --neighbour runs a CPU-bound Python loop beside the whole run (a CI runner's parallel job): a verdict must not depend
- * on it. --budget (minutes) stops starting runs once spent; the runs not started are listed, never dropped silently.
+ * on it. --scale K runs every program K times its labelled length: the corpus's scripts were written for the tests'
+ * 0.25-0.5 s interval, and at the default 1 s their 16-24 s give memleak 13-21 samples (most of the first table's
+ * wrong answers were insufficient-data). --budget (minutes) stops starting runs once spent; the runs not started are listed, never dropped silently.
  * A run that gives no verdict (a crash, over its time limit) is counted wrong.
  */
 import { spawn } from "node:child_process";
@@ -21,7 +23,7 @@ import { observe, score, calibration } from "../build/support/test/helpers/accur
 import { accuracyMarkdown, reliabilitySvg } from "../build/support/test/helpers/accuracy-table.js";
 
 function options(argv) {
-  const o = { modes: ["run", "watch"], repeat: 1, lanes: 2, only: [], neighbour: false, budget: Infinity };
+  const o = { modes: ["run", "watch"], repeat: 1, lanes: 2, only: [], neighbour: false, scale: 1, budget: Infinity };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => argv[++i];
@@ -31,11 +33,13 @@ function options(argv) {
     else if (a === "--only") o.only.push(...next().split(","));
     else if (a === "--neighbour") o.neighbour = true;
     else if (a === "--budget") o.budget = Number(next());
+    else if (a === "--scale") o.scale = Number(next());
     else if (a === "--json") o.json = next();
     else if (a === "--svg") o.svg = next();
     else if (a.startsWith("-")) throw new Error(`accuracy: unknown option ${a}`);
     else o.only.push(a);
   }
+  if (!(o.scale > 0)) throw new Error("accuracy: --scale needs a number above 0");
   return o;
 }
 
@@ -116,7 +120,9 @@ async function one(e, mode) {
 
 async function main() {
   const o = options(process.argv.slice(2));
-  const corpus = loadCorpus(REPO).filter((e) => o.only.length === 0 || o.only.includes(e.name));
+  const corpus = loadCorpus(REPO)
+    .filter((e) => o.only.length === 0 || o.only.includes(e.name))
+    .map((e) => ({ ...e, seconds: Math.round(e.seconds * o.scale) }));
   const jobs = [];
   for (let k = 0; k < o.repeat; k++)
     for (const e of corpus) for (const mode of o.modes) if (e.modes.includes(mode)) jobs.push({ e, mode });
@@ -150,7 +156,7 @@ async function main() {
   }
   const done = runs.filter(Boolean);
   const m = machine();
-  const title = `${o.modes.join(" and ")}, ${o.repeat}× each, ${o.lanes} lanes${o.neighbour ? ", beside a busy loop" : ", quiet"} (${m.nproc} cores, ${m.kernel}, ${new Date().toISOString().slice(0, 10)})`;
+  const title = `${o.modes.join(" and ")}, ${o.repeat}× each${o.scale !== 1 ? `, programs ${o.scale}× their length` : ""}, ${o.lanes} lanes${o.neighbour ? ", beside a busy loop" : ", quiet"} (${m.nproc} cores, ${m.kernel}, ${new Date().toISOString().slice(0, 10)})`;
   const lines = [accuracyMarkdown(done, title)];
   for (const mode of o.modes) {
     const of = done.filter((r) => r.mode === mode);

@@ -1,8 +1,9 @@
 /**
  * `npm run calibrate`: fits memleak's calibrated confidence (issue 46; src/analysis/calibration.ts) on the labelled
  * corpus's recordings and writes src/analysis/calibration-table.ts; then checks it on the programs held back from the
- * fit (leave one program out: test/helpers/calibration-fit.ts `outOfSample`), and on live runs of `npm run accuracy -- --json` given with --live
- * (runs the fit never saw: those carry the raw score and its family).
+ * fit (leave one program out: test/helpers/calibration-fit.ts `outOfSample`), and on live runs of
+ * `npm run accuracy -- --json` given with --live (runs the fit never saw: those carry the raw score and its family; a
+ * run with no verdict makes no claim to calibrate — the accuracy table counts it wrong).
  *
  *   npm run calibrate -- [--step 3] [--check] [--live accuracy.json …]
  *

@@ -13,9 +13,12 @@ import { replay, timeToVerdict, verdictKey } from "./replay.mjs";
 
 export const SCENARIO_DIR = join(REPO, "fixtures", "scenarios");
 
-/** Every scenario with its labels; `python` is the interpreter's argv. A script without `# expect:` is an error. */
+/**
+ * Every scenario labelled for `run` (what runScenario does; lru_filled is watch-only), with its labels; `python` is
+ * the interpreter's argv. A script without `# expect:` is an error.
+ */
 export function discoverScenarios(dir = SCENARIO_DIR) {
-  return scriptsIn(REPO, relative(REPO, dir), 24);
+  return scriptsIn(REPO, relative(REPO, dir), 24).filter((s) => s.modes.includes("run"));
 }
 
 /**

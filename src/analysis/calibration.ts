@@ -10,7 +10,8 @@
  * (`rawConfidence`); ranking findings, and every rule, still use the raw score, so calibration never changes a verdict,
  * only the number said. A map is adopted only where, out of sample, it said verdicts better than the raw score did:
  * on a corpus where it does not, the table holds none and every confidence is the rule's own (calibration-table.ts
- * says why, BENCHMARKS.md § l shows the check).
+ * says why, BENCHMARKS.md § l′ shows the check). The curves are fitted on the verdicts the corpus's labels judge (the
+ * headline of each cut), and said of every finding of the family: a tree's, a cgroup's, what a finding also found.
  */
 import type { JudgedFinding } from "./judgement.js";
 import { CALIBRATION } from "./calibration-table.js";

@@ -56,14 +56,20 @@ export interface ClassifyInput {
 
 const SUBJECT_ORDER = { process: 0, gpu: 1, tree: 2, cgroup: 3 } as const;
 
+/**
+ * Most serious first. Two findings of a kind and a subject type are ordered by the rules' own scores, never the
+ * calibrated ones (analysis/calibration.ts): a curve fitted per family must not reorder findings of two families — here
+ * in judge, or where verdicts of several sessions or series are ranked after calibration (prometheus/verdicts.ts,
+ * report/series-verdicts.ts).
+ */
 export function compareFindings(
-  a: Pick<Finding, "kind" | "subject" | "confidence" | "rate">,
-  b: Pick<Finding, "kind" | "subject" | "confidence" | "rate">,
+  a: Pick<Finding, "kind" | "subject" | "confidence" | "rawConfidence" | "rate">,
+  b: Pick<Finding, "kind" | "subject" | "confidence" | "rawConfidence" | "rate">,
 ): number {
   return (
     SEVERITY[b.kind] - SEVERITY[a.kind] ||
     SUBJECT_ORDER[a.subject.type] - SUBJECT_ORDER[b.subject.type] ||
-    b.confidence - a.confidence ||
+    (b.rawConfidence ?? b.confidence) - (a.rawConfidence ?? a.confidence) ||
     (b.rate?.bytesPerSecond ?? 0) - (a.rate?.bytesPerSecond ?? 0)
   );
 }

@@ -47,8 +47,9 @@ export interface Rate {
 export interface Finding {
   kind: VerdictKind;
   /**
-   * 0–1: how often a verdict of this family at this raw score was right on memleak's labelled corpus
-   * (analysis/calibration.ts); the rule's own score is `rawConfidence`.
+   * 0–1: how sure. The rule's own score (evidence.ts), or, where a calibration curve is shipped for its family
+   * (analysis/calibration.ts; none is today), how often such verdicts were right on the labelled corpus — the rule's
+   * score then kept as `rawConfidence`.
    */
   confidence: number;
   subject: Subject;

@@ -99,15 +99,21 @@ export function brier(items: readonly { said: number; right: boolean }[]): numbe
   return items.length ? items.reduce((a, s) => a + (s.said - (s.right ? 1 : 0)) ** 2, 0) / items.length : NaN;
 }
 
-/** One family's curve fitted on every program but each in turn, said on that program: its out-of-sample verdicts. */
-function familyOutOfSample(claims: readonly LabelledScore[], prior: number) {
-  return [...new Set(claims.map((s) => s.program))].flatMap((p) => {
+/**
+ * One family's curve fitted on every program but each in turn (its prior too, from every family's verdicts but that
+ * program's), said on that program: its out-of-sample verdicts, and how many of the folds could fit a curve at all.
+ */
+function familyOutOfSample(of: readonly LabelledScore[], all: readonly LabelledScore[]) {
+  let fitted = 0;
+  const said = [...new Set(of.map((s) => s.program))].flatMap((p) => {
     const curve = fitCurve(
-      claims.filter((s) => s.program !== p),
-      prior,
+      of.filter((s) => s.program !== p),
+      shareRight(all.filter((s) => s.program !== p)),
     );
-    return claims.filter((s) => s.program === p).map((s) => ({ said: calibrateScore(s.raw, curve), right: s.right }));
+    if (curve) fitted++;
+    return of.filter((s) => s.program === p).map((s) => ({ said: calibrateScore(s.raw, curve), right: s.right }));
   });
+  return { said, fitted };
 }
 
 type Families = Pick<CalibrationTable, "families" | "saidRaw">;
@@ -129,7 +135,14 @@ function fitFamilies(scores: readonly LabelledScore[]): Families {
       saidRaw[family] = `${of.length} verdicts of ${new Set(of.map((s) => s.program)).size} programs: too few to fit`;
       continue;
     }
-    const calibrated = brier(familyOutOfSample(of, prior));
+    const out = familyOutOfSample(of, claims);
+    if (out.fitted === 0) {
+      // Every program it has is needed to fit it: nothing is left to check it on.
+      saidRaw[family] =
+        `${new Set(of.map((s) => s.program)).size} programs: too few to fit without one and check it on that one`;
+      continue;
+    }
+    const calibrated = brier(out.said);
     const raw = brier(of.map((s) => ({ said: s.raw, right: s.right })));
     const checked = { rawBrier: Number(raw.toFixed(4)), calibratedBrier: Number(calibrated.toFixed(4)) };
     if (calibrated < raw) families[family] = { ...curve, checked };
@@ -207,7 +220,7 @@ export interface ClusteredBin {
  */
 export function clusteredBins(
   items: readonly { program: string; said: number; right: boolean }[],
-  edges: readonly number[] = [0.5, 0.6, 0.7, 0.8, 0.9],
+  edges: readonly number[] = [0, 0.5, 0.6, 0.7, 0.8, 0.9],
 ): ClusteredBin[] {
   const rnd = seeded(46);
   return edges.flatMap((from, i) => {

@@ -124,13 +124,12 @@ describe("the shipped table (src/analysis/calibration-table.ts)", () => {
     expect(readFileSync(`${REPO}src/analysis/calibration-table.ts`, "utf8")).toContain("npm run calibrate");
   });
 
-  it("adopts curves only where the method said unseen programs better than the raw scores", () => {
+  it("its check is of today's verdicts, and a shipped curve beat the raw scores on unseen programs", () => {
     const check = CALIBRATION.check!;
     const claims = scores.filter((s) => s.raw > 0);
     expect(check.verdicts).toBe(claims.length);
     expect(check.rawBrier).toBeCloseTo(brier(claims.map((s) => ({ said: s.raw, right: s.right }))), 4);
     if (Object.keys(CALIBRATION.families).length > 0) expect(check.calibratedBrier).toBeLessThan(check.rawBrier);
-    else expect(check.calibratedBrier).toBeGreaterThanOrEqual(check.rawBrier);
   });
 
   it("says the corpus's verdicts within each bin's uncertainty (programs resampled)", () => {
@@ -141,8 +140,9 @@ describe("the shipped table (src/analysis/calibration-table.ts)", () => {
         said: calibrateScore(s.raw, CALIBRATION.families[s.family]),
         right: s.right,
       }));
-    const bins = clusteredBins(said).filter((b) => b.programs >= 3);
-    expect(bins.length).toBeGreaterThanOrEqual(3);
+    // A bin of one program has no spread to resample: its interval is its own share, and it is no test of the score.
+    const bins = clusteredBins(said).filter((b) => b.programs >= 2);
+    expect(bins.length).toBeGreaterThanOrEqual(4);
     for (const b of bins) expect({ bin: b.from, within: b.calibrated }).toEqual({ bin: b.from, within: true });
   });
 

@@ -267,4 +267,11 @@ describe("attribution and the verdict", () => {
         .map((x) => x.rate!.bytesPerSecond),
     ).toEqual([20, 10]);
   });
+
+  it("orders by the rules' own scores, not the calibrated ones: a family's curve never reorders two findings", () => {
+    // An early call said up to 0.95 by its curve still comes after a whole-window leak whose rule was surer.
+    const early = { ...f("leak", "process", 0.95), rawConfidence: 0.75 };
+    const whole = f("leak", "process", 0.9);
+    expect([early, whole].sort(compareFindings)).toEqual([whole, early]);
+  });
 });

@@ -17,9 +17,14 @@ import { join } from "node:path";
 import * as prettier from "prettier";
 import { REPO } from "./lib/util.mjs";
 import { loadCorpus } from "../build/support/test/helpers/corpus.js";
-import { clusteredBins, fitTable, outOfSample, tableSource } from "../build/support/test/helpers/calibration-fit.js";
+import {
+  clusteredBins,
+  fitTable,
+  outOfSample,
+  saidThrough,
+  tableSource,
+} from "../build/support/test/helpers/calibration-fit.js";
 import { labelledRecordings, scoresOf } from "../build/support/test/helpers/calibration-scores.js";
-import { calibrateScore } from "../build/support/src/analysis/calibration.js";
 
 export const TABLE = join(REPO, "src/analysis/calibration-table.ts");
 export const DEFAULT_STEP = 3;
@@ -53,9 +58,10 @@ const pct = (x) => `${Math.round(x * 100)}%`;
 
 /** Each verdict with a claim at what the table says. */
 const said = (scores, table) =>
-  scores
-    .filter((s) => s.raw > 0)
-    .map((s) => ({ program: s.program, said: calibrateScore(s.raw, table.families[s.family]), right: s.right }));
+  saidThrough(
+    scores.filter((s) => s.raw > 0),
+    table,
+  );
 
 async function main() {
   const o = options(process.argv.slice(2));

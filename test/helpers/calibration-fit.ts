@@ -153,6 +153,14 @@ function fitFamilies(scores: readonly LabelledScore[]): Families {
   return { families, saidRaw };
 }
 
+/** Each verdict as a table says it (its family's curve, or its raw score where the table has none). */
+export function saidThrough<S extends LabelledScore>(
+  scores: readonly S[],
+  table: Pick<CalibrationTable, "families">,
+): (S & { said: number })[] {
+  return scores.map((s) => ({ ...s, said: calibrateScore(s.raw, table.families[s.family]) }));
+}
+
 /**
  * Each verdict said through a table fitted (choice of families included) on every program but its own: the check
  * of the whole method on verdicts none of its fits saw.
@@ -161,9 +169,10 @@ export function outOfSample(scores: readonly LabelledScore[]): (LabelledScore & 
   const programs = [...new Set(scores.map((s) => s.program))];
   return programs.flatMap((p) => {
     const table = fitFamilies(scores.filter((s) => s.program !== p));
-    return scores
-      .filter((s) => s.program === p)
-      .map((s) => ({ ...s, said: calibrateScore(s.raw, table.families[s.family]) }));
+    return saidThrough(
+      scores.filter((s) => s.program === p),
+      table,
+    );
   });
 }
 

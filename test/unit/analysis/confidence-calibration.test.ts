@@ -18,7 +18,7 @@ import type { JudgedFinding } from "../../../src/analysis/judgement.js";
 import { phrase } from "../../../src/analysis/phrases.js";
 import type { Subject } from "../../../src/analysis/types.js";
 import { renderFinding } from "../../../src/report/wording/index.js";
-import { brier, clusteredBins, fitTable, type LabelledScore } from "../../helpers/calibration-fit.js";
+import { brier, clusteredBins, fitTable, saidThrough, type LabelledScore } from "../../helpers/calibration-fit.js";
 import { labelledRecordings, scoresOf } from "../../helpers/calibration-scores.js";
 import { loadCorpus } from "../../helpers/corpus.js";
 import { REPO } from "../../helpers/fixtures.js";
@@ -133,13 +133,10 @@ describe("the shipped table (src/analysis/calibration-table.ts)", () => {
   });
 
   it("says the corpus's verdicts within each bin's uncertainty (programs resampled)", () => {
-    const said = scores
-      .filter((s) => s.raw > 0)
-      .map((s) => ({
-        program: s.program,
-        said: calibrateScore(s.raw, CALIBRATION.families[s.family]),
-        right: s.right,
-      }));
+    const said = saidThrough(
+      scores.filter((s) => s.raw > 0),
+      CALIBRATION,
+    );
     // A bin of one program has no spread to resample: its interval is its own share, and it is no test of the score.
     const bins = clusteredBins(said).filter((b) => b.programs >= 2);
     expect(bins.length).toBeGreaterThanOrEqual(4);

@@ -172,7 +172,7 @@ export function evaluateGates(doc: VerdictDocument, set: SeriesSet, o: GateOptio
         gate(
           "fail-on",
           "fail",
-          `${hits[0]!.kind} found: ${hits[0]!.summary}${hits.length > 1 ? ` (and ${hits.length - 1} more)` : ""}`,
+          `${hits[0]!.kind} found: ${hits[0]!.summary}${hits.length > 1 ? ` (and ${hits.length - 1} more ${hits.length > 2 ? "findings" : "finding"})` : ""}`,
           o.strict,
         ),
       );
@@ -186,7 +186,12 @@ export function evaluateGates(doc: VerdictDocument, set: SeriesSet, o: GateOptio
         ),
       );
     } else {
-      results.push(gate("fail-on", "pass", `no ${kinds} found`, o.strict));
+      // Said, or "no leak found" would sit under the cgroup's leak finding the report lists just above it.
+      const outside = everyFinding(doc.findings).find((f) => o.failOn!.includes(f.kind) && f.outsideWatchedTree);
+      const pass = outside
+        ? `no ${kinds} in the watched tree (the cgroup's ${outside.kind} is outside it: not gated)`
+        : `no ${kinds} found`;
+      results.push(gate("fail-on", "pass", pass, o.strict));
     }
   }
   if (o.minTimeToLimit) results.push(timeToLimitGate(doc, o.minTimeToLimit, o.strict));

@@ -35,7 +35,7 @@ export const RECONCILE_WORDS: Wordings<
     const others = `${processCount(f.others.length, "other ")}`;
     const theirs =
       f.othersAnonGrowth !== undefined
-        ? `the ${others} in it (PID ${pidList(f.others)}) account for ${signed(f.othersAnonGrowth)} of anonymous memory`
+        ? `the ${others} in it (PID ${pidList(f.others)}) ${f.others.length === 1 ? "accounts" : "account"} for ${signed(f.othersAnonGrowth)} of anonymous memory`
         : `${others} share it (PID ${pidList(f.others)}), whose memory memleak could not read`;
     const artefact = f.artefact ? `; ${say(f.artefact)}` : "";
     return `the cgroup grows by ${formatBytes(f.growth)}${rate}, but not because of the watched tree (${signed(f.tree)}): ${theirs}${artefact}`;

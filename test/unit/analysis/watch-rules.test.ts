@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { TREE_EXPLAINS } from "../../../src/analysis/classify.js";
 import { classify } from "../../../src/report/verdict.js";
+import { evaluateGates } from "../../../src/gates/gates.js";
 import { buildSeries } from "../../../src/series/series.js";
 import { UNSEEN_STABLE_CONFIDENCE } from "../../../src/analysis/signals/unseen.js";
 import type { VerdictDocument } from "../../../src/analysis/types.js";
@@ -97,6 +98,19 @@ describe("a shared cgroup: the verdict is about the watched tree", () => {
       outsideWatchedTree: true,
       otherProcessesInCgroup: 2,
       otherProcessesAnonGrowth: 290 * MB,
+    });
+  });
+
+  it("one outsider: its verb agrees; --fail-on leak passes and says the cgroup's leak is outside the watched tree", () => {
+    const doc = verdictOf(watched(flat, leaking(1)), { others: [200], othersAnonGrowth: 290 * MB });
+    const cg = doc.findings.find((f) => f.subject.type === "cgroup")!;
+    expect(cg.summary).toMatch(/the 1 other process in it \(PID 200\) accounts for \+2\d\d MiB of anonymous memory/);
+    const set = buildSeries(synthesize(watched(flat, leaking(1))));
+    const [gate] = evaluateGates(doc, set, { metric: "pss", perProcess: false, failOn: ["leak"] });
+    expect(gate).toMatchObject({
+      name: "fail-on",
+      passed: true,
+      message: "no leak in the watched tree (the cgroup's leak is outside it: not gated)",
     });
   });
 

@@ -114,6 +114,16 @@ describe("a shared cgroup: the verdict is about the watched tree", () => {
     });
   });
 
+  it("growth that neither the tree nor the outsiders explain is said as such, with where else it can be", () => {
+    const doc = verdictOf(watched(flat, leaking(1)), { others: [200], othersAnonGrowth: 10 * MB });
+    const cg = doc.findings.find((f) => f.subject.type === "cgroup")!;
+    expect(cg.summary).toMatch(
+      /accounts for \+10\.0 MiB of anonymous memory; the other 2\d\d MiB is in neither: processes that started or ended during the watch, or the kernel's memory charged to the cgroup \(page cache, slab\)$/,
+    );
+    const explained = verdictOf(watched(flat, leaking(1)), { others: [200], othersAnonGrowth: 290 * MB });
+    expect(explained.findings.find((f) => f.subject.type === "cgroup")!.summary).not.toMatch(/in neither/);
+  });
+
   it("without the outsiders' /proc, it says their memory could not be read", () => {
     const doc = verdictOf(watched(flat, leaking(1)), { others: [200] });
     expect(doc.findings.find((f) => f.outsideWatchedTree)!.summary).toMatch(

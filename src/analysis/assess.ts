@@ -12,7 +12,7 @@ import { SHAPE_MAX_POINTS } from "./stats/shape.js";
 import { cleanSeries, lowerBound, sliceByTime, thin, type Series } from "./stats/window.js";
 import { earlyGrowth, type EarlyGrowth } from "./stats/sequential.js";
 import type { Rate } from "./types.js";
-import { MIN_SAMPLES, MIN_SECONDS, tooShortForShapes } from "../series/enough-samples.js";
+import { MIN_SAMPLES, MIN_SECONDS, secondsShort, tooShortForShapes } from "../series/enough-samples.js";
 import { minGrowth } from "./growth-floor.js";
 
 // The growth floor (2 MiB, or 2% of the level) lives at the bottom of the house, where the report reads it too.
@@ -26,16 +26,6 @@ export { minGrowth };
  */
 export const STARTUP_MIN_SECONDS = 3;
 export const STARTUP_SHARE = 0.05;
-
-/**
- * Seconds of a window too short for the shape rules, as its reason says them: whole seconds, but never rounded up to
- * what the rules need — 9.7 s said "10 s after warm-up (needs 10 s)", a reason that contradicts itself (ci.test's
- * 10 s fork_cow step, on a machine fast enough that its workers lived ~10.2 s).
- */
-export function secondsShort(seconds: number): string {
-  const whole = seconds.toFixed(0);
-  return Number(whole) >= MIN_SECONDS && seconds < MIN_SECONDS ? (Math.floor(seconds * 10) / 10).toFixed(1) : whole;
-}
 
 /** When the start-up of a series from `first` to `last` (seconds) ends (STARTUP_MIN_SECONDS, STARTUP_SHARE). */
 export function startupEnd(first: number, last: number): number {

@@ -16,6 +16,7 @@ import type { SeriesSet } from "../series/series.js";
 import { gpuSeries } from "../series/gpu-series.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { everyFinding } from "../analysis/every-finding.js";
+import { secondsShort } from "../series/enough-samples.js";
 import type { GateOptions } from "./spec.js";
 import { timeToLimitGate } from "./time-to-limit.js";
 import { formatBytes, type SizeSpec } from "../base/units.js";
@@ -120,7 +121,7 @@ function rateGate(
     return gate(
       "max-rate",
       "inconclusive",
-      `${m.subject}: ${r.readings} readings over ${r.seconds.toFixed(0)} s${warmupText}, too few for a rate (needs ${r.needs.readings} over ${r.needs.seconds} s); limit ${limit.text}`,
+      `${m.subject}: ${r.readings} readings over ${secondsShort(r.seconds, r.needs.seconds)} s${warmupText}, too few for a rate (needs ${r.needs.readings} over ${r.needs.seconds} s); limit ${limit.text}`,
       strict,
       m.subject,
     );
@@ -167,6 +168,11 @@ export function evaluateGates(doc: VerdictDocument, set: SeriesSet, o: GateOptio
     // fragmentation under a leak --fail-on fragmentation.
     const hits = everyFinding(doc.findings).filter((f) => o.failOn!.includes(f.kind) && !f.outsideWatchedTree);
     const kinds = o.failOn.join("/");
+    // Said when there is one, or "no leak found" would sit under the cgroup's leak finding the report lists above it.
+    const outside = everyFinding(doc.findings).find((f) => o.failOn!.includes(f.kind) && f.outsideWatchedTree);
+    const none = outside
+      ? `no ${kinds} in the watched tree (the cgroup's ${outside.kind} is outside it: not gated)`
+      : `no ${kinds} found`;
     if (hits.length > 0) {
       results.push(
         gate(
@@ -178,20 +184,10 @@ export function evaluateGates(doc: VerdictDocument, set: SeriesSet, o: GateOptio
       );
     } else if (doc.verdict.kind === "insufficient-data" && !o.failOn.includes("insufficient-data")) {
       results.push(
-        gate(
-          "fail-on",
-          "inconclusive",
-          `no ${kinds} found, but nothing could be judged: ${doc.verdict.summary}`,
-          o.strict,
-        ),
+        gate("fail-on", "inconclusive", `${none}, but nothing could be judged: ${doc.verdict.summary}`, o.strict),
       );
     } else {
-      // Said, or "no leak found" would sit under the cgroup's leak finding the report lists just above it.
-      const outside = everyFinding(doc.findings).find((f) => o.failOn!.includes(f.kind) && f.outsideWatchedTree);
-      const pass = outside
-        ? `no ${kinds} in the watched tree (the cgroup's ${outside.kind} is outside it: not gated)`
-        : `no ${kinds} found`;
-      results.push(gate("fail-on", "pass", pass, o.strict));
+      results.push(gate("fail-on", "pass", none, o.strict));
     }
   }
   if (o.minTimeToLimit) results.push(timeToLimitGate(doc, o.minTimeToLimit, o.strict));

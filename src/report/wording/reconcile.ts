@@ -39,14 +39,16 @@ export const RECONCILE_WORDS: Wordings<
     const theirs =
       f.othersAnonGrowth !== undefined
         ? `the ${others} in it (PID ${pidList(f.others)}) ${f.others.length === 1 ? "accounts" : "account"} for ${signed(f.othersAnonGrowth)} of anonymous memory`
-        : `${others} share it (PID ${pidList(f.others)}), whose memory memleak could not read`;
+        : `${others} ${f.others.length === 1 ? "shares" : "share"} it (PID ${pidList(f.others)}), whose memory memleak could not read`;
     const artefact = f.artefact ? `; ${say(f.artefact)}` : "";
     // Without this, "the 6 other processes … account for +44 KiB" stood alone under a 287 MiB growth (a watch in a
-    // container whose cgroup also ran a build): the outsiders counted are those there at both ends of the watch.
+    // container whose cgroup also ran a build): the outsiders counted are those there at both ends of the watch, read
+    // at those two ends (the cgroup and the tree over the window after warm-up), so the clause says where the rest
+    // can be, not where it is.
     const rest = f.growth - Math.max(0, f.tree) - Math.max(0, f.othersAnonGrowth ?? 0);
     const unexplained =
       !f.artefact && f.othersAnonGrowth !== undefined && rest > UNEXPLAINED_SHARE * f.growth
-        ? `; the other ${formatBytes(rest)} is in neither: processes that started or ended during the watch, or the kernel's memory charged to the cgroup (page cache, slab)`
+        ? `; ${formatBytes(rest)} more is not accounted for by either (the other processes' anon is read at the watch's two ends): processes that started or ended during the watch, or the kernel's memory charged to the cgroup (page cache, slab), can hold it`
         : "";
     return `the cgroup grows by ${formatBytes(f.growth)}${rate}, but not because of the watched tree (${signed(f.tree)}): ${theirs}${artefact}${unexplained}`;
   },

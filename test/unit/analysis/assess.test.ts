@@ -120,7 +120,7 @@ describe("too little data", () => {
     // 40 samples over 9.75 s: whole seconds would say "10 s … (needs 10 s)"
     const justShort = assess(series({ kind: "stable" }, 10, { hz: 4 }), 0);
     expect(justShort.shape).toBe("insufficient");
-    expect(justShort.reason).toBe("9.7 s after warm-up (needs 10 s)");
+    expect(justShort.reason).toBe("9.8 s after warm-up (needs 10 s)");
   });
 
   it("growth the early test calls is growing, with its rate; not when the level change is under the floor", () => {

@@ -112,22 +112,30 @@ describe("a shared cgroup: the verdict is about the watched tree", () => {
       passed: true,
       message: "no leak in the watched tree (the cgroup's leak is outside it: not gated)",
     });
+    // The same cgroup finding under a watched tree that could not be judged: inconclusive, and still said as outside.
+    const undecided = { ...doc, verdict: { ...doc.verdict, kind: "insufficient-data" as const } };
+    expect(evaluateGates(undecided, set, { metric: "pss", perProcess: false, failOn: ["leak"] })[0]).toMatchObject({
+      result: "inconclusive",
+      message: expect.stringMatching(
+        /^no leak in the watched tree \(the cgroup's leak is outside it: not gated\), but nothing could be judged: /,
+      ),
+    });
   });
 
   it("growth that neither the tree nor the outsiders explain is said as such, with where else it can be", () => {
     const doc = verdictOf(watched(flat, leaking(1)), { others: [200], othersAnonGrowth: 10 * MB });
     const cg = doc.findings.find((f) => f.subject.type === "cgroup")!;
     expect(cg.summary).toMatch(
-      /accounts for \+10\.0 MiB of anonymous memory; the other 2\d\d MiB is in neither: processes that started or ended during the watch, or the kernel's memory charged to the cgroup \(page cache, slab\)$/,
+      /accounts for \+10\.0 MiB of anonymous memory; 2\d\d MiB more is not accounted for by either \(the other processes' anon is read at the watch's two ends\): processes that started or ended during the watch, or the kernel's memory charged to the cgroup \(page cache, slab\), can hold it$/,
     );
     const explained = verdictOf(watched(flat, leaking(1)), { others: [200], othersAnonGrowth: 290 * MB });
-    expect(explained.findings.find((f) => f.subject.type === "cgroup")!.summary).not.toMatch(/in neither/);
+    expect(explained.findings.find((f) => f.subject.type === "cgroup")!.summary).not.toMatch(/not accounted for/);
   });
 
   it("without the outsiders' /proc, it says their memory could not be read", () => {
     const doc = verdictOf(watched(flat, leaking(1)), { others: [200] });
     expect(doc.findings.find((f) => f.outsideWatchedTree)!.summary).toMatch(
-      /1 other process share it \(PID 200\), whose memory memleak could not read/,
+      /1 other process shares it \(PID 200\), whose memory memleak could not read/,
     );
   });
 

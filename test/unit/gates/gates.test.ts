@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { classify } from "../../../src/report/verdict.js";
 import { buildSeries } from "../../../src/series/series.js";
 import { evaluateGates } from "../../../src/gates/gates.js";
+import { everyFinding } from "../../../src/analysis/every-finding.js";
 import { parseKinds, type GateOptions } from "../../../src/gates/spec.js";
 import { MB, synthesize } from "../../helpers/synthetic-samples.js";
 
@@ -43,6 +44,22 @@ describe("CI gates", () => {
     const [g] = gates(leak, { maxGrowth: { kind: "bytes", bytes: 50 * MB } });
     expect(g!.name).toBe("max-growth");
     expect(g!.message).toMatch(/^tree Σ pss grew \d+(\.\d+)? MiB \(.* → .*\).*; limit 50\.0 MiB$/);
+  });
+
+  it("a failed --fail-on names the first finding and counts the others as findings", () => {
+    const set = buildSeries(leak);
+    const doc = classify({ set, options: {}, cgroup: { path: "/t", version: 1 }, target: { pid: 100 } });
+    const leaks = everyFinding(doc.findings).filter((f) => f.kind === "leak" && !f.outsideWatchedTree);
+    expect(leaks.length).toBeGreaterThanOrEqual(2);
+    const more = leaks.length - 1;
+    const [g] = evaluateGates(doc, set, { metric: "pss", perProcess: false, failOn: ["leak"] });
+    expect(g!.message).toBe(
+      `leak found: ${leaks[0]!.summary} (and ${more} more ${more === 1 ? "finding" : "findings"})`,
+    );
+    const one = { ...doc, findings: doc.findings.slice(0, 1).map((f) => ({ ...f, alsoFound: undefined })) };
+    expect(evaluateGates(one, set, { metric: "pss", perProcess: false, failOn: ["leak"] })[0]!.message).not.toMatch(
+      /more finding/,
+    );
   });
 
   it("per-process gates name the pid", () => {

@@ -166,10 +166,11 @@ export function evaluateGates(doc: VerdictDocument, set: SeriesSet, o: GateOptio
     // no gate judges it.
     // A finding listed beside another of its subject counts too: a leak under fragmentation fails --fail-on leak,
     // fragmentation under a leak --fail-on fragmentation.
-    const hits = everyFinding(doc.findings).filter((f) => o.failOn!.includes(f.kind) && !f.outsideWatchedTree);
+    const gated = everyFinding(doc.findings).filter((f) => o.failOn!.includes(f.kind));
+    const hits = gated.filter((f) => !f.outsideWatchedTree);
     const kinds = o.failOn.join("/");
     // Said when there is one, or "no leak found" would sit under the cgroup's leak finding the report lists above it.
-    const outside = everyFinding(doc.findings).find((f) => o.failOn!.includes(f.kind) && f.outsideWatchedTree);
+    const outside = gated.find((f) => f.outsideWatchedTree);
     const none = outside
       ? `no ${kinds} in the watched tree (the cgroup's ${outside.kind} is outside it: not gated)`
       : `no ${kinds} found`;

@@ -366,4 +366,9 @@ export interface Settling {
   liveGrowth: number;
   /** The live heap's 90th − 10th percentile over the window. */
   swing: number;
+  /**
+   * How much the memory malloc keeps free grew over the window, where that (not the swing) is what covers anon's growth:
+   * the program frees between readings what it used within them, so the swing stays small while malloc keeps the holes.
+   */
+  freedKept?: number;
 }

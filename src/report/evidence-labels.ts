@@ -72,6 +72,7 @@ const LABELS: Record<string, string> = {
   liveHeapGrowth: "live heap growth",
   pinnedBy: "freed memory pinned by",
   liveHeapSwing: "live heap swing",
+  mallocFreeGrowth: "malloc free, growth",
   settling: "allocators still settling",
   pinningUndecided: "leak or retention: not told yet",
   device: "GPU",

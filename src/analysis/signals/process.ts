@@ -214,23 +214,32 @@ function trendFinding(d: Decision, ctx: Context, held: Retention | undefined): J
       // The holes grow. Retention alone levels off at the program's peak; holes that keep growing beside a container
       // that keeps gaining items are pinned by what it keeps: a leak, whose objects are small and whose cost is the
       // freed memory they pin (layer.ts, pinningContainer). Otherwise the state says it all.
-      const pinning =
-        pinningContainer(ps, a.from, a.to) ??
-        pinningGraphs(ps, a.from, a.to) ??
-        pinningGraphNodes(ps, a.from, a.to) ??
-        suspectedIn(ps.pid, ctx)
-          .map((s) => pinningSuspected(ps, s, a.from, a.to))
-          .find((p) => p !== undefined);
+      const pinning = pinningOf(d, ctx);
       return pinning ? leakFinding(d, ctx, held, live, pinning) : undefined;
     }
     // Not live memory kept, but the allocators filling to the program's working size: undecided while it lasts.
+    // Where malloc's free bytes are what grew, a growing container pinning them makes it a leak, as above.
     const settling = held ? allocatorSettling(ps, a) : undefined;
+    const pinning = settling?.freedKept !== undefined ? pinningOf(d, ctx) : undefined;
+    if (pinning) return leakFinding(d, ctx, held, live, pinning);
     return settling ? insufficientFinding(d, undefined, settling) : leakFinding(d, ctx, held, live);
   }
   const hidden = held ? liveHeapLeak(ps, ctx.from) : undefined;
   if (hidden) return hiddenLeakFinding(d, ctx, hidden, held!);
   if (a.shape === "plateau" || a.shape === "step") return plateauFinding(d);
   return undefined;
+}
+
+/** What the census saw keep the holes of malloc's free memory growing over the trend's window, if anything. */
+function pinningOf({ ps, a }: Decision, ctx: Context): Pinning | undefined {
+  return (
+    pinningContainer(ps, a.from, a.to) ??
+    pinningGraphs(ps, a.from, a.to) ??
+    pinningGraphNodes(ps, a.from, a.to) ??
+    suspectedIn(ps.pid, ctx)
+      .map((s) => pinningSuspected(ps, s, a.from, a.to))
+      .find((p) => p !== undefined)
+  );
 }
 
 /** Why retention is not called yet: the container the census saw gaining, and what a later walk will tell. */
@@ -260,6 +269,7 @@ function insufficientFinding(
       settling: true,
       liveHeapGrowth: Math.round(settling.liveGrowth),
       liveHeapSwing: Math.round(settling.swing),
+      ...(settling.freedKept !== undefined && { mallocFreeGrowth: Math.round(settling.freedKept) }),
     });
   return f;
 }

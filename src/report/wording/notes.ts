@@ -13,6 +13,8 @@ const freed = (f: GcFreedFacts) =>
 /** Why growth cannot be judged yet when it may be garbage waiting for a full collection (signals/gc-backlog.ts). */
 /** Anon that grows while the live heap does not (analysis/signals/live-heap.ts allocatorSettling). */
 export function settlingReason(f: Settling): string {
+  if (f.freedKept !== undefined)
+    return `the allocators may still be filling up: anon +${formatBytes(f.growth)}, of which malloc keeps +${formatBytes(f.freedKept)} more freed memory, while the live heap (malloc in use + Python objects) does not grow; waiting for anon to level off — a climb that goes on with the live heap flat is fragmentation, with it a leak`;
   return `the allocators may still be filling up: anon +${formatBytes(f.growth)}, while the live heap (malloc in use + Python objects) does not grow and swings by up to ${formatBytes(f.swing)} as the program frees what it uses; waiting for anon to level off — growth beyond that swing is a leak`;
 }
 

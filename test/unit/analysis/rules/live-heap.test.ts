@@ -1,7 +1,7 @@
 /**
  * The live heap (signals/live-heap.ts) on agent columns built by hand: what it sums, when it is a leak of its own
  * (growing, its lows rising by half its growth), and when anon's growth is the allocators settling (the live heap
- * flat or falling, its lows still, its swing covering anon's growth). Through the whole engine: several-causes.test.ts
+ * flat or falling, its lows still, its swing — or the growth of malloc's free bytes — covering anon's growth). Through the whole engine: several-causes.test.ts
  * and gc-backlog.test.ts.
  */
 import { describe, expect, it } from "vitest";
@@ -21,9 +21,16 @@ const column = (seconds: number, y: (t: number) => number) => {
   for (let t = 0; t < seconds; t++) c.push(t, y(t));
   return c;
 };
-const process = (inUse: Column | undefined, extra: { blocks?: Column; allocator?: string; firstSeen?: number } = {}) =>
+const process = (
+  inUse: Column | undefined,
+  extra: { blocks?: Column; free?: Column; allocator?: string; firstSeen?: number } = {},
+) =>
   ({
-    agent: { ...(inUse && { "malloc.inUse": inUse }), ...(extra.blocks && { "py.allocatedBlocks": extra.blocks }) },
+    agent: {
+      ...(inUse && { "malloc.inUse": inUse }),
+      ...(extra.blocks && { "py.allocatedBlocks": extra.blocks }),
+      ...(extra.free && { "malloc.free": extra.free }),
+    },
     agentText: extra.allocator ? { "malloc.allocator": extra.allocator } : {},
     firstSeen: extra.firstSeen ?? 0,
   }) as unknown as ProcessSeries;
@@ -153,4 +160,24 @@ describe("allocatorSettling", () => {
   });
   it("not without the live heap", () =>
     expect(allocatorSettling(process(undefined), anonGrew(16 * MB))).toBeUndefined());
+
+  // A fixed PyTorch loop (fixtures/scenarios/torch_loader_item.py under run beside a busy loop): each step builds and
+  // frees its batch between two readings, so the live heap neither grows nor swings, while anon rose 3.0 MiB over 20 s
+  // and malloc's free bytes 2.3 MiB of it. Its in-use bytes wobble by a few KiB.
+  const steady = column(26, (t) => 67 * MB + ((t * 7919) % 13) * 4096);
+  const freeFrom = (mib: number, perSecond: number) => column(26, (t) => (mib + perSecond * t) * MB);
+  it("anon up 3 MiB with the live heap flat and no swing, malloc keeping 2.3 MiB more free: settling, said so", () => {
+    const s = allocatorSettling(process(steady, { free: freeFrom(2, 0.12) }), anonGrew(3 * MB, 6))!;
+    expect(s.swing).toBeLessThan(0.1 * MB);
+    expect(s.freedKept).toBeGreaterThan(2 * MB);
+    expect(s.freedKept).toBeLessThan(2.6 * MB);
+  });
+  it("not when malloc's free bytes grew by under half of anon's growth: the rest is outside malloc's heap", () =>
+    expect(allocatorSettling(process(steady, { free: freeFrom(2, 0.05) }), anonGrew(3 * MB, 6))).toBeUndefined());
+  it("not without malloc's free bytes", () =>
+    expect(allocatorSettling(process(steady), anonGrew(3 * MB, 6))).toBeUndefined());
+  it("not when the live heap grows beside them", () => {
+    const growing = column(26, (t) => 67 * MB + t * 0.1 * MB);
+    expect(allocatorSettling(process(growing, { free: freeFrom(2, 0.12) }), anonGrew(3 * MB, 6))).toBeUndefined();
+  });
 });

@@ -7,9 +7,10 @@ Costs, by design: one daemon thread that sleeps between reports; /proc/self/stat
 arena and walks the bins, so it is rate-limited to ≤ 0.5% of one core by its own measured cost, and so is
 malloc_info() (the arena count); /proc/self/maps is read once (allocator detection); the census walks the objects the GC tracks at most
 every 5 s, and no more often than keeps its own CPU under 0.5% of one core (~1 ms for a plain script, ~20 ms with
-PyTorch loaded: every 5 s), in a loop that competes with the program's threads for the GIL, so it is skipped on heaps
-of over a million objects; in a process that shares pages with forked relatives (gunicorn's workers) it looks only at
-the containers the program's own modules hold, near their globals (see _near_globals).
+PyTorch loaded: every 5 s), in a loop that competes with the program's threads for the GIL, so a walk of the whole
+heap is skipped on heaps of over a million objects; in a process that shares pages with forked relatives (gunicorn's
+workers, a DataLoader's parent) it looks only at the containers the program's own modules hold, near their globals
+(see _near_globals), whatever the heap's size.
 tracemalloc (--trace-python) is the exception: it slows allocation-heavy code down noticeably, which is why it is
 opt-in.
 """
@@ -314,6 +315,25 @@ def _describe_items(container, tensor_type=None):
             pass
     tensors = tensor_type is not None and any(issubclass(type(item), tensor_type) for item in picked)
     return max(names, key=names.get), (sum(sizes) // len(sizes) if sizes else None), tensors
+
+
+def _items_keep_graphs(container, torch):
+    """Whether a few of a container's items are tensors that keep an autograd graph (a grad_fn): kept losses or logits,
+    whose graphs, not the tensors' few bytes, are what the container holds. Read on its items alone, so also where the
+    walk keeps near the globals and counts no tensors (a DataLoader's parent)."""
+    tensor_type = getattr(torch, "Tensor", None) if torch is not None else None
+    if tensor_type is None:
+        return False
+    try:
+        values = container.values() if isinstance(container, dict) else container
+        for i, item in enumerate(values):
+            if i >= _SAMPLED_ITEMS:
+                break
+            if issubclass(type(item), tensor_type) and item.grad_fn is not None:
+                return True
+    except Exception:  # changed size while we looked, or a tensor subclass without grad_fn
+        pass
+    return False
 
 
 def _exe(pid):
@@ -684,8 +704,6 @@ def _census_walk(interval, force):
     if not force and _census["cached"] is not None and now - _census["last"] < _census_gap(interval):
         return _census["cached"]
     _census["early"] = False
-    if sys.getallocatedblocks() > _CENSUS_MAX_BLOCKS:
-        return {"skipped": 1, "why": "over a million objects"}
     # Once the walks keep to what is near the globals they stay there, whatever the relatives do now: the check (a read
     # of /proc/self/smaps_rollup, ~0.3-0.6 ms) is only needed while a whole-heap scope may still have to stop.
     shared = True if _census.get("scope") == "near globals" else _shares_pages_with_relatives()
@@ -708,6 +726,14 @@ def _census_walk(interval, force):
     elif not shared:
         _census["sharedWalks"] = 0
     near = _census["scope"] == "near globals"
+    # Only a walk of the whole heap costs what the heap holds: one near the globals reads what the program's modules
+    # hold, however many objects there are. A training loop over a shuffled dataset of a million images (a DataLoader's
+    # RandomSampler: a list of a million ints) passed the bound from its first batch, and its kept losses, unseen by the
+    # walks, read as allocator retention.
+    if not near and sys.getallocatedblocks() > _CENSUS_MAX_BLOCKS:
+        _census["last"] = now  # looked at again after the shortest gap, not at every report
+        _census["cached"] = {"skipped": 1, "why": "over a million objects"}
+        return _census["cached"]
     torch = sys.modules.get("torch")
     tensor_type = getattr(torch, "Tensor", None) if torch is not None and not near else None
     containers = _container_types()
@@ -796,6 +822,8 @@ def _census_walk(interval, force):
             out["growingItemBytes"] = item_size
         if retained is not None:
             out["growingRetainedBytes"] = retained
+        if torch is not None:
+            out["growingGraphs"] = 1 if _items_keep_graphs(grower[5], torch) else 0
     big = container = grower = tensor_grower = gainers = o = None  # hold no reference to the program's objects
     if tensor_type is not None:
         out["cpuTensors"] = tensors

@@ -27,6 +27,28 @@ print(json.dumps(out))`;
   ) as Record<string, number | string>[];
 }
 
+/**
+ * Python: `in_child(fn, *args)` runs fn in a forked child (which, and whose parent, then share pages: the census walks
+ * near the globals) and returns what it returned, through a pipe as JSON.
+ */
+const IN_CHILD = `import os, json as j
+def in_child(fn, *args):
+    r, wr = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        os.write(wr, j.dumps(fn(*args)).encode())
+        os._exit(0)
+    os.close(wr)
+    data = b""
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        data += chunk
+    os.waitpid(pid, 0)
+    return j.loads(data)`;
+
 describe("the agent's census of Python objects", () => {
   it("walks nothing while the pytest plugin measures a test's calls, and again after", () => {
     // What the session's first walk leaves in the agent's state (+7,015 blocks after pytest's imports) was counted by
@@ -319,6 +341,24 @@ out.append({"alive": probe() is not None})`,
     expect(result).toEqual({ skipped: 1, why: "over a million objects" });
   });
 
+  it("walks near the globals of a process with forked relatives however many objects its heap holds", () => {
+    // A training loop over a shuffled dataset of a million images: the DataLoader's RandomSampler makes a list of a
+    // million ints, and the walks stopped for good; the losses its loop kept read as allocator retention.
+    const [walk] = census(
+      "python3",
+      `${IN_CHILD}
+order = list(range(1_100_000))
+LOSSES = []
+def child():
+    agent._census_stats(1.0, force=True)
+    LOSSES.extend({"i": i} for i in range(50))
+    return agent._census_stats(1.0, force=True)
+out.append(in_child(child))`,
+    );
+    expect(walk).toMatchObject({ scope: "near globals", growing: "list of dict", growingAdded: 50 });
+    expect(walk).not.toHaveProperty("skipped");
+  });
+
   it("in a process that shares pages with forked relatives, follows only the containers near the program's globals", () => {
     // Parent and child both share pages (the parent has a forked child alive; the child was forked). In the child,
     // containers grow through a global, an instance attribute, an item of a small global dict and a closure cell,
@@ -519,4 +559,32 @@ look()`,
     expect((after!.graphTensors as number) - (before!.graphTensors as number)).toBeGreaterThanOrEqual(5);
     expect((after!.cpuTensors as number) - (before!.cpuTensors as number)).toBeGreaterThanOrEqual(15);
   });
+
+  it.skipIf(
+    lacking(
+      !existsSync("/usr/lib/python3/dist-packages/torch"),
+      "Debian's PyTorch",
+      "apt-get install python3-torch (.ci/run does)",
+    ),
+  )(
+    "with PyTorch, near the globals: whether the growing container's tensors keep a graph (kept losses, or detached)",
+    () => {
+      // A DataLoader's parent walks near its globals and counts no tensors: the items say whether what the list keeps is
+      // graphs (losses.append(loss)) or numbers' worth of tensors (loss.detach()).
+      const walks = census(
+        "/usr/bin/python3",
+        `${IN_CHILD}
+import torch
+w = torch.randn(64, 64, requires_grad=True)
+KEPT = []
+def child(detach):
+    agent._census_stats(1.0, force=True)
+    KEPT.extend((w * i).sum().detach() if detach else (w * i).sum() for i in range(40))
+    return agent._census_stats(1.0, force=True)
+out.extend(in_child(child, detach) for detach in (False, True))`,
+      );
+      expect(walks[0]).toMatchObject({ scope: "near globals", growing: "list of Tensor", growingGraphs: 1 });
+      expect(walks[1]).toMatchObject({ scope: "near globals", growing: "list of Tensor", growingGraphs: 0 });
+    },
+  );
 });

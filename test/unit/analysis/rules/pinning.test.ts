@@ -13,8 +13,11 @@ import { FIXTURES } from "../../../helpers/fixtures.js";
 import { analyzedUntil } from "../../../helpers/recording-cut.js";
 import { alone, judge, linear, MB, processFinding } from "./judge.js";
 
-/** A census walk's reading that followed a list of Tensor once it had gained `added` items (80 bytes each). */
-function listCensus(costMs: number, items: number, added: number) {
+/**
+ * A census walk's reading that followed a list of Tensor once it had gained `added` items (80 bytes each);
+ * `growingGraphs`: whether the walk found those tensors keeping a graph (with PyTorch loaded).
+ */
+function listCensus(costMs: number, items: number, added: number, growingGraphs?: 0 | 1) {
   return {
     costMs,
     containerItems: items + added,
@@ -24,6 +27,7 @@ function listCensus(costMs: number, items: number, added: number) {
       growingAddedBytes: added * 80,
       growing: "list of Tensor",
       growingItemBytes: 80,
+      ...(growingGraphs !== undefined && { growingGraphs }),
     }),
   };
 }
@@ -32,7 +36,7 @@ function listCensus(costMs: number, items: number, added: number) {
  * 300 s, anon 200 MiB growing 1 MiB/s, malloc's in-use bytes flat at 60 MiB and its free bytes growing with anon.
  * The census walks every 30 s from t = 5; `gains` are the times of the walks at which the list had gained more items.
  */
-function pinned(gains: number[]) {
+function pinned(gains: number[], growingGraphs?: 0 | 1) {
   const walks = Array.from({ length: 10 }, (_, i) => 5 + 30 * i);
   return alone({
     anon: linear(200 * MB, 1 * MB),
@@ -43,7 +47,7 @@ function pinned(gains: number[]) {
         malloc: { inUse: 60 * MB, free: 120 * MB + t * MB, arenas: 2, allocator: "glibc" },
         py: { allocatedBlocks: 50_000 },
         // each walk's cost its own: what tells the walks apart (census-span.ts walkTimes)
-        ...(last !== undefined && { census: listCensus(50 + last / 100, 3000, added) }),
+        ...(last !== undefined && { census: listCensus(50 + last / 100, 3000, added, growingGraphs) }),
       };
     },
   });
@@ -62,6 +66,16 @@ describe("a leak of small objects pinning retained memory", () => {
     // The freed memory it pins is the leak's: fragmentation's advice (arenas, jemalloc) would not help.
     expect(f.alsoFound).toBeUndefined();
     expect(f.evidence.pinnedBy).toBe("list of Tensor");
+  });
+
+  it.each([
+    [1, "PyTorch autograd graphs"],
+    [0, "Python objects"],
+  ] as const)("its tensors keeping a graph at the last walk (%d): the layer is %s", (graphs, layer) => {
+    // A DataLoader's parent walks near its globals and counts no tensors: the list's items say what they keep.
+    const f = processFinding(judge(pinned([155, 215, 275], graphs), { warmup: 0 }), 100);
+    expect(f.kind).toBe("leak");
+    expect(f.evidence.layer).toBe(layer);
   });
 
   it.each([

@@ -7,8 +7,8 @@
  * (holder.test's thread leak, 1 run in 12, was the allocators' settling rule reading a freed list as churn). So every
  * such test is named here, on stderr, with what it said the first time, and the list is the last thing the run prints.
  * With MEMLEAK_FAIL_ON_RETRY=1 such a test also fails the run: a green run then means every test passed the first
- * time. Not yet set by .ci/run: four CI runs of 2026-11-29 each had 0-2 first-try failures among ~2,790 tests (issue
- * 47 lists them), so a run with it on passed about one time in four; it goes on once those are fixed.
+ * time. .ci/run sets it (issue 47), since the first-try failures its runs found were fixed: each was a misreading
+ * under load or a test that depended on the machine's speed.
  */
 import type { Reporter, TestCase } from "vitest/node";
 import { failsOnRetry } from "./helpers/under-ci.js";

@@ -4,8 +4,9 @@
  *   - the scenario and calibration scripts (fixtures/scenarios, fixtures/calibration; `_*.py` are helpers), labelled by
  *     their leading comment lines: `# expect: KIND`, and optionally `# subject:`, `# layer:`, `# holder:`,
  *     `# modes: run,watch`, `# python:` (or a `#!` line), `# seconds:`;
- *   - fixtures/corpus.json, for programs that take a kind as an argument (fixtures/kept/kept.py's leaks and their
- *     fixed forms, fixtures/kept/missed.py): one entry per program and arguments, the same labels as fields.
+ *   - fixtures/corpus.json, for programs that take arguments (fixtures/kept/kept.py's leaks and their fixed forms,
+ *     fixtures/kept/missed.py, fixtures/libraries/'s programs and their fixes): one entry per program and arguments,
+ *     the same labels as fields.
  * The label is the truth, even where memleak gets it wrong: a misjudgement found is added here with its right answer.
  */
 import { readdirSync, readFileSync } from "node:fs";

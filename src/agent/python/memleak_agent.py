@@ -265,6 +265,9 @@ def _python_stats():
 
 _census = {"last": 0.0, "cost": 0.0, "cached": None, "seen": {}}
 _CENSUS_MAX_BLOCKS = 1_000_000  # over this many objects one walk would hold the GIL for ~0.1 s or more: do not walk
+# Over this many blocks (which bound the tracked objects from above) the holder searches' one uninterruptible pass
+# could hold the GIL past ~80 ms: not looked for (a walk near the globals still follows the container).
+_HOLDER_MAX_BLOCKS = 4_000_000
 _CENSUS_MIN_GAP = 5.0  # seconds: what grew is a question for minutes, not ticks
 _CENSUS_MAX_GAP = 60.0
 _SAMPLED_ITEMS = 16
@@ -417,14 +420,17 @@ def _census_stats(interval, force=False):
         if enabled:
             _census["gcHeld"] = False
             gc.enable()
-        try:
-            _holder_search()  # with the collector back on: the search runs for up to seconds, GIL released between passes
-        except Exception:
-            pass
-        try:
-            _graph_holder()
-        except Exception:
-            pass
+        # The searches' one pass over every tracked object (gc.get_referrers) cannot be cut into pieces: ~20 ms a
+        # million. The walks near the globals run on any heap; the searches only where that pass stays short.
+        if sys.getallocatedblocks() <= _HOLDER_MAX_BLOCKS:
+            try:
+                _holder_search()  # with the collector back on: runs for up to seconds, GIL released between passes
+            except Exception:
+                pass
+            try:
+                _graph_holder()
+            except Exception:
+                pass
         _census.pop("suspect", None)
         _census.pop("graphSuspect", None)
 
@@ -823,7 +829,8 @@ def _census_walk(interval, force):
         if retained is not None:
             out["growingRetainedBytes"] = retained
         if torch is not None:
-            out["growingGraphs"] = 1 if _items_keep_graphs(grower[5], torch) else 0
+            # Text, as `growing` is, and set at the same walk: a number would be averaged with older walks' readings.
+            out["growingGraphs"] = "yes" if _items_keep_graphs(grower[5], torch) else "no"
     big = container = grower = tensor_grower = gainers = o = None  # hold no reference to the program's objects
     if tensor_type is not None:
         out["cpuTensors"] = tensors

@@ -384,9 +384,12 @@ export function pinningUndecided(ps: ProcessSeries, from: number, to: number): P
   return n && recent(n) && nodesPinning(n, from, to).items >= GRAPH_NODES_MIN ? nodesPinning(n, from, to) : undefined;
 }
 
-/** Whether the container pinning is the census's followed one, and the last walk found its items keeping graphs. */
+/**
+ * Whether the container pinning is the census's followed one, and the walk that last described it found its items
+ * keeping graphs (both text, set at the same walk).
+ */
 function itemsKeepGraphs(ps: ProcessSeries, pinning: Pinning): boolean {
-  return pinning.what === ps.agentText["census.growing"] && ps.agent["census.growingGraphs"]?.last() === 1;
+  return pinning.what === ps.agentText["census.growing"] && ps.agentText["census.growingGraphs"] === "yes";
 }
 
 /** The layer of a leak that pins retained memory: the objects kept, with what malloc's numbers did meanwhile. */
@@ -394,7 +397,7 @@ export function pinnedLayer(ps: ProcessSeries, pinning: Pinning, from: number): 
   const inUse = grew(ps, "malloc.inUse", from) ?? 0;
   const free = grew(ps, "malloc.free", from) ?? 0;
   // A graph is no Python object: its nodes are PyTorch's, reached from the one tensor that keeps them. Nor are the
-  // graphs a container's tensors keep (kept losses), named by the items the census sampled where it counted no
+  // graphs a container's tensors keep (kept losses), named by the items the census sampled: also where it counts no
   // tensors (a DataLoader's parent walks near its globals only).
   const name = pinning.unit === "nodes" || itemsKeepGraphs(ps, pinning) ? "PyTorch autograd graphs" : "Python objects";
   return { name, notes: [phrase("layer.pinning", { ...pinning, inUse, free })] };

@@ -178,8 +178,10 @@ function decideProcess(
   const trend = trendFinding(d, ctx, held);
   // Retention beside a container still gaining items, seen at too few walks to tell whether what it keeps pins the
   // holes (a leak) or the allocator keeps them: neither yet (layer.ts pinningUndecided). A trend that said more wins.
+  // So with growth into what malloc keeps free that is not yet retention (live-heap.ts allocatorSettling).
+  const holes = held?.decided || trend?.evidence.mallocFreeGrowth !== undefined;
   const undecided =
-    held?.decided && (!trend || trend.kind === "insufficient-data") ? pinningUndecided(ps, a.from, a.to) : undefined;
+    holes && (!trend || trend.kind === "insufficient-data") ? pinningUndecided(ps, a.from, a.to) : undefined;
   if (undecided) {
     const f = insufficientFinding({ ...d, a: { ...a, reason: pinningWait(undecided) } }, undefined);
     // Read by classify.ts: the tree's and the cgroup's growth this process accounts for waits with it.

@@ -14,7 +14,7 @@ const freed = (f: GcFreedFacts) =>
 /** Anon that grows while the live heap does not (analysis/signals/live-heap.ts allocatorSettling). */
 export function settlingReason(f: Settling): string {
   if (f.freedKept !== undefined)
-    return `the allocators may still be filling up: anon +${formatBytes(f.growth)}, of which malloc keeps +${formatBytes(f.freedKept)} more freed memory, while the live heap (malloc in use + Python objects) does not grow; waiting for anon to level off — a climb that goes on with the live heap flat is fragmentation, with it a leak`;
+    return `the allocators may still be filling up: anon +${formatBytes(f.growth)} while malloc's free bytes grew +${formatBytes(f.freedKept)} and the live heap (malloc in use + Python objects) did not grow; waiting for anon to level off — a rise that goes on past a tenth of the live heap is judged as growth`;
   return `the allocators may still be filling up: anon +${formatBytes(f.growth)}, while the live heap (malloc in use + Python objects) does not grow and swings by up to ${formatBytes(f.swing)} as the program frees what it uses; waiting for anon to level off — growth beyond that swing is a leak`;
 }
 

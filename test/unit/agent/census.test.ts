@@ -583,8 +583,8 @@ def child(detach):
     return agent._census_stats(1.0, force=True)
 out.extend(in_child(child, detach) for detach in (False, True))`,
       );
-      expect(walks[0]).toMatchObject({ scope: "near globals", growing: "list of Tensor", growingGraphs: 1 });
-      expect(walks[1]).toMatchObject({ scope: "near globals", growing: "list of Tensor", growingGraphs: 0 });
+      expect(walks[0]).toMatchObject({ scope: "near globals", growing: "list of Tensor", growingGraphs: "yes" });
+      expect(walks[1]).toMatchObject({ scope: "near globals", growing: "list of Tensor", growingGraphs: "no" });
     },
   );
 });

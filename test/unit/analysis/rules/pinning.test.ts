@@ -17,7 +17,7 @@ import { alone, judge, linear, MB, processFinding } from "./judge.js";
  * A census walk's reading that followed a list of Tensor once it had gained `added` items (80 bytes each);
  * `growingGraphs`: whether the walk found those tensors keeping a graph (with PyTorch loaded).
  */
-function listCensus(costMs: number, items: number, added: number, growingGraphs?: 0 | 1) {
+function listCensus(costMs: number, items: number, added: number, growingGraphs?: "yes" | "no") {
   return {
     costMs,
     containerItems: items + added,
@@ -36,7 +36,7 @@ function listCensus(costMs: number, items: number, added: number, growingGraphs?
  * 300 s, anon 200 MiB growing 1 MiB/s, malloc's in-use bytes flat at 60 MiB and its free bytes growing with anon.
  * The census walks every 30 s from t = 5; `gains` are the times of the walks at which the list had gained more items.
  */
-function pinned(gains: number[], growingGraphs?: 0 | 1) {
+function pinned(gains: number[], growingGraphs?: "yes" | "no") {
   const walks = Array.from({ length: 10 }, (_, i) => 5 + 30 * i);
   return alone({
     anon: linear(200 * MB, 1 * MB),
@@ -69,9 +69,9 @@ describe("a leak of small objects pinning retained memory", () => {
   });
 
   it.each([
-    [1, "PyTorch autograd graphs"],
-    [0, "Python objects"],
-  ] as const)("its tensors keeping a graph at the last walk (%d): the layer is %s", (graphs, layer) => {
+    ["yes", "PyTorch autograd graphs"],
+    ["no", "Python objects"],
+  ] as const)("its tensors keeping a graph at the last walk (%s): the layer is %s", (graphs, layer) => {
     // A DataLoader's parent walks near its globals and counts no tensors: the list's items say what they keep.
     const f = processFinding(judge(pinned([155, 215, 275], graphs), { warmup: 0 }), 100);
     expect(f.kind).toBe("leak");

@@ -1,12 +1,13 @@
 /**
  * `npm run accuracy`: how often memleak's verdicts are right (issue 46). Runs every program of the labelled corpus
  * (test/helpers/corpus.ts: fixtures/scenarios, fixtures/calibration, fixtures/corpus.json) at memleak's defaults under
- * `run` and under `watch` (started first, attached to once it says it is ready, or after 2 s), `--lanes` at a time
+ * `run` and under `watch` (started first, attached to once it says it is ready, or after 2 s) — and with `--modes
+ * run,watch,container` also watched from the host in a PID namespace of its own, where watch applies — `--lanes` at a time
  * (two: one per core, as the e2e lanes), `--repeat` times; scores each against its label (test/helpers/accuracy.ts) and
  * prints the table: per kind precision and recall, the confusion matrix, the leak gate's false alarms and misses,
  * progress lines saying `leak` on programs that do not leak, layer and holder accuracy, calibration.
  *
- *   npm run accuracy -- [--modes run,watch] [--repeat 1] [--lanes 2] [--only a,b] [--neighbour]
+ *   npm run accuracy -- [--modes run,watch[,container]] [--repeat 1] [--lanes 2] [--only a,b] [--neighbour]
  *                       [--scale 1] [--budget 60] [--json out.json] [--svg out.svg] [NAME…]
  *
  * --neighbour runs a CPU-bound Python loop beside the whole run (a CI runner's parallel job): a verdict must not depend
@@ -16,9 +17,9 @@
  * A run that gives no verdict (a crash, over its time limit) is counted wrong.
  */
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { exec, killGroup, machine, MEMLEAK, pool, REPO, sleep } from "./lib/util.mjs";
-import { loadCorpus, programArgv } from "../build/support/test/helpers/corpus.js";
+import { appliesIn, loadCorpus, MODES, programArgv } from "../build/support/test/helpers/corpus.js";
 import { observe, score, calibration } from "../build/support/test/helpers/accuracy.js";
 import { accuracyMarkdown, reliabilitySvg } from "../build/support/test/helpers/accuracy-table.js";
 
@@ -40,6 +41,7 @@ function options(argv) {
     else o.only.push(a);
   }
   if (!(o.scale > 0)) throw new Error("accuracy: --scale needs a number above 0");
+  for (const m of o.modes) if (!MODES.includes(m)) throw new Error(`--modes: "${m}" is none of ${MODES.join(", ")}`);
   return o;
 }
 
@@ -53,9 +55,14 @@ async function underRun(e) {
   return { r };
 }
 
-/** Starts the program, waits for its ready line (or 2 s), then `memleak watch PID` until it exits. */
-async function underWatch(e) {
-  const argv = programArgv(e, e.ready ? e.seconds : e.seconds + 2);
+/**
+ * Starts the program, waits for its ready line (or 2 s), then `memleak watch PID` until it exits. `inContainer`: the
+ * program runs in a PID namespace of its own (`unshare --pid --fork --mount-proc`, pid 1 inside, as in a container),
+ * and memleak watches it from the host by its host pid, the child of unshare.
+ */
+async function underWatch(e, inContainer = false) {
+  const program = programArgv(e, e.ready ? e.seconds : e.seconds + 2);
+  const argv = inContainer ? ["unshare", "--pid", "--fork", "--mount-proc", ...program] : program;
   const child = spawn(argv[0], argv.slice(1), {
     cwd: REPO,
     env: { ...process.env, PYTHONUNBUFFERED: "1" },
@@ -92,7 +99,9 @@ async function underWatch(e) {
       const error = await Promise.race([failed, sleep(2000).then(() => undefined)]);
       if (error) return { error };
     }
-    const r = await exec([process.execPath, MEMLEAK, "watch", String(child.pid), "--json"], {
+    const target = inContainer ? firstChild(child.pid) : child.pid;
+    if (target === undefined) return { error: "unshare started no program" };
+    const r = await exec([process.execPath, MEMLEAK, "watch", String(target), "--json"], {
       timeoutMs: limitMs(e),
     });
     return { r };
@@ -101,9 +110,19 @@ async function underWatch(e) {
   }
 }
 
+/** A process's first child (the program `unshare --fork` started), by /proc; undefined when it has none. */
+function firstChild(pid) {
+  try {
+    const first = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/)[0];
+    return first ? Number(first) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function one(e, mode) {
   const started = performance.now();
-  const { r, error } = mode === "run" ? await underRun(e) : await underWatch(e);
+  const { r, error } = mode === "run" ? await underRun(e) : await underWatch(e, mode === "container");
   let doc;
   try {
     doc = r ? JSON.parse(r.stdout) : undefined;
@@ -125,7 +144,7 @@ async function main() {
     .map((e) => ({ ...e, seconds: Math.round(e.seconds * o.scale) }));
   const jobs = [];
   for (let k = 0; k < o.repeat; k++)
-    for (const e of corpus) for (const mode of o.modes) if (e.modes.includes(mode)) jobs.push({ e, mode });
+    for (const e of corpus) for (const mode of o.modes) if (appliesIn(e, mode)) jobs.push({ e, mode });
   const neighbour = o.neighbour
     ? spawn("python3", ["-c", "while True: pass"], { stdio: "ignore", detached: true })
     : undefined;

@@ -3,7 +3,7 @@
  * with its file and what is wrong, and the corpus in the repository loading whole.
  */
 import { describe, expect, it } from "vitest";
-import { LabelError, loadCorpus, manifestEntry, parseLabels, programArgv } from "./corpus.js";
+import { appliesIn, LabelError, loadCorpus, manifestEntry, parseLabels, programArgv } from "./corpus.js";
 
 describe("parseLabels: a script's header", () => {
   it("reads every label, up to the first line that is not a comment", () => {
@@ -49,6 +49,25 @@ describe("parseLabels: a script's header", () => {
   ])("refused: %s", (_, text, message) => {
     expect(() => parseLabels(text, "x.py", 24)).toThrow(LabelError);
     expect(() => parseLabels(text, "x.py", 24)).toThrow(message);
+  });
+});
+
+describe("appliesIn: which modes a program is run in", () => {
+  it.each([
+    [
+      ["run", "watch"],
+      ["run", "watch", "container"],
+    ],
+    [["run"], ["run"]],
+    [["watch"], ["watch", "container"]],
+    [["container"], ["container"]],
+  ] as const)("labelled %j → %j (a container's watch is a watch)", (modes, applies) => {
+    expect((["run", "watch", "container"] as const).filter((m) => appliesIn({ modes: [...modes] }, m))).toEqual(
+      applies,
+    );
+  });
+  it("a label may name the container mode", () => {
+    expect(parseLabels("# expect: leak\n# modes: container\n", "x.py", 24).modes).toEqual(["container"]);
   });
 });
 

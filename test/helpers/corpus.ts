@@ -13,9 +13,20 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { VERDICT_KINDS, type VerdictKind } from "../../src/base/verdict-kinds.js";
 
-/** How a program is put under memleak: launched by `run`, or started first and attached to by `watch`. */
-export type Mode = "run" | "watch";
-export const MODES: readonly Mode[] = ["run", "watch"];
+/**
+ * How a program is put under memleak: launched by `run`, or started first and attached to by `watch` — also from the
+ * host while it runs in a PID namespace of its own (`container`: `unshare --pid --fork --mount-proc`, as a container's
+ * processes do, pid 1 inside).
+ */
+export type Mode = "run" | "watch" | "container";
+/** The modes a label can name. A label that names none gets run and watch, and container wherever it gets watch. */
+export const MODES: readonly Mode[] = ["run", "watch", "container"];
+const DEFAULT_MODES: readonly Mode[] = ["run", "watch"];
+
+/** Whether `mode` applies to a program: a container's watch is a watch, so wherever watch does (or where named). */
+export function appliesIn(e: Pick<CorpusEntry, "modes">, mode: Mode): boolean {
+  return e.modes.includes(mode) || (mode === "container" && e.modes.includes("watch"));
+}
 
 /** Which subject the verdict must name: the launched (or watched) process, one of its children, the tree, the cgroup. */
 export type SubjectLabel = "root" | "worker" | "tree" | "cgroup";
@@ -60,7 +71,7 @@ function subjectOf(value: string | undefined, where: string): SubjectLabel | und
 }
 
 function modesOf(value: string | readonly string[] | undefined, where: string): Mode[] {
-  if (value === undefined) return [...MODES];
+  if (value === undefined) return [...DEFAULT_MODES];
   const list = typeof value === "string" ? value.split(",").map((m) => m.trim()) : [...value];
   for (const m of list) if (!(MODES as readonly string[]).includes(m)) throw new LabelError(`${where}: mode "${m}"`);
   return list as Mode[];

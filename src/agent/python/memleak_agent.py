@@ -292,9 +292,9 @@ def _item_bytes(item, tensor_type):
     return sys.getsizeof(item, 0)
 
 
-def _describe_items(container, tensor_type=None):
-    """The commonest type among a few items of a container, their mean size (_item_bytes), and whether they are
-    tensors."""
+def _sampled_items(container):
+    """A few of a container's items (its values, for a dict); none if it changed size while we looked (another
+    thread)."""
     try:
         values = container.values() if isinstance(container, dict) else container
         picked = []
@@ -302,8 +302,15 @@ def _describe_items(container, tensor_type=None):
             if i >= _SAMPLED_ITEMS:
                 break
             picked.append(item)
-    except Exception:  # changed size while we looked (another thread): describe nothing
-        return None, None, False
+        return picked
+    except Exception:
+        return []
+
+
+def _describe_items(container, tensor_type=None):
+    """The commonest type among a few items of a container, their mean size (_item_bytes), and whether they are
+    tensors."""
+    picked = _sampled_items(container)
     if not picked:
         return None, None, False
     names = {}
@@ -327,15 +334,12 @@ def _items_keep_graphs(container, torch):
     tensor_type = getattr(torch, "Tensor", None) if torch is not None else None
     if tensor_type is None:
         return False
-    try:
-        values = container.values() if isinstance(container, dict) else container
-        for i, item in enumerate(values):
-            if i >= _SAMPLED_ITEMS:
-                break
+    for item in _sampled_items(container):
+        try:
             if issubclass(type(item), tensor_type) and item.grad_fn is not None:
                 return True
-    except Exception:  # changed size while we looked, or a tensor subclass without grad_fn
-        pass
+        except Exception:  # a tensor subclass without grad_fn
+            pass
     return False
 
 
@@ -421,8 +425,10 @@ def _census_stats(interval, force=False):
             _census["gcHeld"] = False
             gc.enable()
         # The searches' one pass over every tracked object (gc.get_referrers) cannot be cut into pieces: ~20 ms a
-        # million. The walks near the globals run on any heap; the searches only where that pass stays short.
-        if sys.getallocatedblocks() <= _HOLDER_MAX_BLOCKS:
+        # million. The walks near the globals run on any heap; the searches only where that pass stays short, and the
+        # heap is only sized when a walk left something to search (not at every report).
+        wanted = _census.get("suspect") is not None or _census.get("graphSuspect") is not None
+        if wanted and sys.getallocatedblocks() <= _HOLDER_MAX_BLOCKS:
             try:
                 _holder_search()  # with the collector back on: runs for up to seconds, GIL released between passes
             except Exception:

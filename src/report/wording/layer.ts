@@ -7,8 +7,9 @@ const pct = (part: number, whole: number) => (part >= whole ? "all" : `${Math.ro
 
 /**
  * How the container's bytes stand against the headline's growth, which may be more: the items' sizes are sampled, a
- * look follows only what each item alone refers to (and without a look, only the item's own size), and memory outside
- * the container grew too.
+ * look follows only what each item alone refers to (and without a look, only the item's own size), and memory the
+ * container does not hold grew too. "Python container": in a watch of a container's process, "outside this container"
+ * read as outside the Linux container.
  */
 function containerShare(bytes: number, growth: number | undefined, retained: boolean): string {
   if (growth === undefined || !(growth > 0)) return "";
@@ -17,8 +18,8 @@ function containerShare(bytes: number, growth: number | undefined, retained: boo
   // Within a tenth, the sampling's own error: no explanation owed.
   if (bytes >= 0.9 * growth) return share;
   return retained
-    ? `${share}: memory outside this container grew too, or is what its items share`
-    : `${share}: the items' sizes are shallow (what they refer to is not counted), and memory outside this container grew too`;
+    ? `${share}: memory this Python container does not hold grew too, or is what its items share`
+    : `${share}: the items' sizes are shallow (what they refer to is not counted), and memory this Python container does not hold grew too`;
 }
 
 /** Each item's size as sampled: what it keeps alive when the agent looked, beside its own size when they differ. */

@@ -143,7 +143,7 @@ describe("leak layer boundaries", () => {
     );
     // Under 90% of the growth, the note says why the rest is not in the container's items.
     expect(layerOf(leaking({ native: 0.95, items: 0.5 })).caveats[0]).toMatch(
-      /added over the window, [45]\d% of the [\d.]+ MiB growth: the items' sizes are shallow \(what they refer to is not counted\), and memory outside this container grew too$/,
+      /added over the window, [45]\d% of the [\d.]+ MiB growth: the items' sizes are shallow \(what they refer to is not counted\), and memory this Python container does not hold grew too$/,
     );
     expect(layerOf(leaking({ native: 0.9, graphs: 1, torch: true })).caveats[0]).toMatch(
       /^2\d\d more tensors keep a grad_fn: .*losses.append\(loss\)/,

@@ -10,6 +10,12 @@
  *           minus the end level. A steady training loop's allocated swings inside every tenth alike (fell ≈ 0, or
  *           within its noise when few readings make a tenth) and its reserve is its own working set; a program that
  *           once held more and let go leaves the reserve behind.
+ *   drop  = the best one change of allocated's level over the window (stats/step.ts levelChangeFit): how far it came
+ *           down and the noise it leaves. With 3 readings a tenth, the highest of nine tenths' medians of a loop
+ *           swinging between 1 and 3 GiB stands ~1 GiB above the last one a third of the time (a stand-in loop
+ *           read at random phases under load, CI 2026-12-02: "came down from 2.86 GiB to 1.74 GiB"): fell alone
+ *           cannot tell that from a level that came down. One change fitted to the whole window can: the swing's
+ *           width stays in its noise, where a real fall leaves only the noise of each side.
  *   peak  = what the allocator's own peak counter (AllocatedPeak) says happened between readings: a working set far
  *           larger than the loop's, which came and went within a few milliseconds (an evaluation pass on an H100,
  *           fixtures/gpu/cuda_eval_retained.py), is in no allocated reading, only in the peak's rise (peakRise).
@@ -18,6 +24,7 @@ import { endLevel, levels, levelPoints } from "../assess.js";
 import { minGrowth } from "../growth-floor.js";
 import type { Column } from "../../series/column.js";
 import { MAD_SCALE, median } from "../stats/quantiles.js";
+import { levelChangeFit } from "../stats/step.js";
 import { sliceByTime } from "../stats/window.js";
 
 export interface GpuColumns {
@@ -40,6 +47,8 @@ export interface GpuState {
   highest: number;
   fell: number;
   noise: number;
+  /** The best one change of allocated's level: how far it came down (≤ 0 when it rose) and the noise around it. */
+  drop: { by: number; noise: number };
   /** cudaMalloc retries after freeing the cache, and out-of-memory errors, in the window (counter growth). */
   retries: number | undefined;
   ooms: number | undefined;
@@ -99,6 +108,17 @@ function highestLevel(ys: readonly number[]): { highest: number; noise: number }
   return { highest: Number.isFinite(best) ? best : (median(ys) ?? 0), noise: MAD_SCALE * (median(residuals) ?? 0) };
 }
 
+/**
+ * The best one change of level over ys, each side at least a tenth (levelPoints): how far it came down and the noise
+ * around the two sides. Fewer than two tenths of readings: no change, and no noise to measure one by.
+ */
+function levelDrop(ys: readonly number[]): { by: number; noise: number } {
+  const k = levelPoints(ys.length);
+  if (ys.length < 2 * k) return { by: 0, noise: 0 };
+  const fit = levelChangeFit(ys, k);
+  return { by: fit.before - fit.after, noise: fit.noise };
+}
+
 /** How much a counter rose over [from, end]; undefined without readings. */
 function counterRise(col: Column | undefined, from: number): number | undefined {
   if (!col || col.length === 0) return undefined;
@@ -122,6 +142,7 @@ export function gpuState(c: GpuColumns, from: number): GpuState {
     highest,
     fell: Math.max(0, highest - allocated),
     noise,
+    drop: levelDrop(ys),
     retries: counterRise(c.allocRetries, from),
     ooms: c.ooms && c.ooms.length > 0 ? c.ooms.ys[c.ooms.length - 1] : undefined,
     readings: ys.length,

@@ -47,17 +47,16 @@ export function detectStep(xs: readonly number[], ys: readonly number[]): Step |
   const s = thin(cleanSeries(xs, ys), SHAPE_MAX_POINTS);
   const n = s.xs.length;
   if (n < MIN_SHAPE_POINTS) return notEnough(n, `needs at least ${MIN_SHAPE_POINTS} samples`);
-  const k = bestSplit(s.ys, Math.max(5, Math.ceil(n * 0.05)));
+  const fit = levelChangeFit(s.ys, Math.max(5, Math.ceil(n * 0.05)));
+  const k = fit.at;
   const before: Series = { xs: s.xs.slice(0, k), ys: s.ys.slice(0, k) };
   const after: Series = { xs: s.xs.slice(k), ys: s.ys.slice(k) };
   const beforeLine = theilSen(before.xs, before.ys);
   const afterLine = theilSen(after.xs, after.ys);
   if (!beforeLine.ok || !afterLine.ok) return notEnough(n, "a side of the split has no time span");
 
-  const levelBefore = median(before.ys)!;
-  const levelAfter = median(after.ys)!;
-  const jump = saturate(levelAfter - levelBefore);
-  const noise = mad([...offsetsFrom(before.ys, levelBefore), ...offsetsFrom(after.ys, levelAfter)])!;
+  const jump = saturate(fit.after - fit.before);
+  const noise = fit.noise;
   const standardError = MEDIAN_SE_FACTOR * noise * Math.sqrt(1 / before.xs.length + 1 / after.xs.length);
   const drift = Math.max(Math.abs(beforeLine.slope * duration(before)), Math.abs(afterLine.slope * duration(after)));
   const size = Math.abs(jump);
@@ -76,6 +75,30 @@ export function detectStep(xs: readonly number[], ys: readonly number[]): Step |
     drift: saturate(drift),
     noise,
   };
+}
+
+/** The best one change of level in a series: where it is, the two sides' medians, and the noise around them. */
+export interface LevelChangeFit {
+  /** Index of the first value after the change. */
+  readonly at: number;
+  /** Medians of the values before and after it. */
+  readonly before: number;
+  readonly after: number;
+  /** Robust noise scale (scaled MAD) of the values around their own side's median. */
+  readonly noise: number;
+}
+
+/**
+ * The one change of level that fits ys best (bestSplit: least total absolute deviation from each side's median, each
+ * side at least minSide values; ys must hold 2 × minSide). Its noise is what a level and its change do not explain: a
+ * level that came down and stayed leaves next to none, a swing around one level leaves its whole width.
+ */
+export function levelChangeFit(ys: readonly number[], minSide: number): LevelChangeFit {
+  const at = bestSplit(ys, minSide);
+  const before = median(ys.slice(0, at))!;
+  const after = median(ys.slice(at))!;
+  const noise = mad([...offsetsFrom(ys.slice(0, at), before), ...offsetsFrom(ys.slice(at), after)])!;
+  return { at, before, after, noise };
 }
 
 function offsetsFrom(values: readonly number[], level: number): number[] {

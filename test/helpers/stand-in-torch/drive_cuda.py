@@ -5,7 +5,9 @@ numbers exactly as it reads a real torch.cuda's, so what is tested is everything
     python3 drive_cuda.py MODE SECONDS
     leak       allocated on cuda:0 grows 8 MiB a tick (tensors kept), reserved 64 MiB above it
     retention  allocated 3 GiB for the first fifth, then 512 MiB; reserved stays at 3.1 GiB (blocks cached)
-    steady     a training loop: allocated swings between 1 and 3 GiB, reserved 3.2 GiB, on cuda:0 and cuda:1
+    steady     a training loop: allocated between 1 and 3 GiB, a new level every half second in the order STEADY
+               gives (memleak's readings at --interval 0.5 are those of a loop read at random phases, on a quiet
+               machine as under load), reserved 3.2 GiB, on cuda:0 and cuda:1
     none       imports torch, never initialises CUDA
     driver     never initialises CUDA (as a JAX or TensorFlow program would look to the agent), and writes what the
                stand-in nvidia-smi (test/helpers/stand-in-nvidia-smi) reports for it: its memory on GPU 0 growing
@@ -40,6 +42,12 @@ def apps_reads():
         return 0
 
 
+# Levels of 20 MiB above 1 GiB, one per half second: random numbers, kept for the one order of readings that the
+# stand-in's earlier sequence gave only under load (CI, 2026-12-02): the highest tenth's median of a swing far above
+# the last, which the GPU rules once called allocated coming down (retention). On readings of it offset by 0-2 s,
+# 11-15 s long, with a reading skipped or doubled, the rule before 2026-12-02 said fragmentation in 94 of 100 windows.
+STEADY = [50, 13, 0, 13, 20, 14, 32, 97, 1, 47, 95, 65, 95, 44, 38, 99, 89, 95, 75, 29]
+STEADY += [16, 54, 92, 22, 1, 28, 20, 12, 14, 97, 12, 5, 22, 95, 52, 68, 92, 71, 75, 46]
 reads_before = None  # the driver mode's count of reads when it first wrote its apps line
 seen_at = None  # when a read after that write was first counted
 
@@ -62,7 +70,7 @@ while time.time() - start < seconds or not driver_seen():
         allocated = 3072 * MiB if t < seconds / 5 else 512 * MiB
         cuda.devices[0] = {"allocated": allocated, "reserved": 3174 * MiB, "inactive_split": 100 * MiB}
     elif mode == "steady":
-        allocated = 1024 * MiB + (tick * 37 % 100) * 20 * MiB
+        allocated = 1024 * MiB + STEADY[int(t / 0.5) % len(STEADY)] * 20 * MiB
         for d in (0, 1):
             cuda.devices[d] = {"allocated": allocated, "reserved": 3277 * MiB, "inactive_split": 200 * MiB}
     elif mode == "driver":

@@ -116,6 +116,30 @@ describe("why the reserve is held", () => {
     expect(f.evidence).not.toHaveProperty("heldBytes");
   });
 
+  // 30 readings of a loop whose allocated jumps between 1 and 3 GiB: the stand-in's steady loop read at random phases,
+  // as under load in CI on 2026-12-02 ("allocated came down from 2.86 GiB to 1.74 GiB")
+  const phases = [65, 38, 83, 31, 38, 68, 80, 70, 7, 61, 81, 34, 81, 9, 74, 63, 1, 94, 44, 90, 78, 57, 28, 58, 62, 54];
+  const swing = [...phases, 52, 29, 20, 75].map((p) => 1 * GiB + p * 20 * MiB);
+  const swingThenDown = (by: number) =>
+    judge(process({ Allocated: (t) => swing[t]! + (t < 20 ? by : 0), Reserved: flat(3277 * MiB + by) }, 30), 30);
+
+  it("a loop's swing read at random phases: one tenth's median far above the last is no fall", () => {
+    // the highest tenth's median stands 980 MiB above the last, over half of the 1.6 GiB held and 3.9 widths of the
+    // noise around the tenths (252 MiB): the tenths alone called it a fall. The best one change of level over the
+    // readings is 640 MiB down in a noise of 534 MiB it leaves: 1.2 widths
+    const f = swingThenDown(0);
+    expect(f.kind).toBe("stable");
+    expect(f.evidence).toMatchObject({ allocatedFellBytes: 980 * MiB, heldBytes: 3277 * MiB - 1604 * MiB });
+  });
+
+  it("the same swing after a real change of level: a fall once the change is 3 widths of the noise it leaves", () => {
+    // 1.5 GiB down at the 20th second: the change 1,706 MiB in a noise of 571 MiB (2.99 widths); 2 GiB: 3.9
+    expect(swingThenDown(1.5 * GiB).kind).toBe("stable");
+    const f = swingThenDown(2 * GiB);
+    expect(f.kind).toBe("fragmentation");
+    expect(f.summary).toMatchObject({ facts: { why: "fell" } });
+  });
+
   it("too few readings stay insufficient-data however much is held and however far allocated fell", () => {
     const f = judge(
       process({ Allocated: down(2 * GiB, 1 * GiB, 4), Reserved: flat(3 * GiB), AllocRetries: rising(2) }, 8),
@@ -170,6 +194,25 @@ describe("a working set that came and went between readings (the allocator's pea
         AllocatedPeak: down(2 * GiB, 3.4 * GiB, 100),
         Reserved: down(2.1 * GiB, 3.5 * GiB, 100),
       }),
+    );
+    expect(f.kind).toBe("stable");
+  });
+
+  it("a swinging loop whose running peak rose after its first readings: the peak within 3 widths of its swing", () => {
+    // The stand-in's steady loop (drive_cuda.py) read by `memleak run --interval 0.5`: allocated in 20 MiB steps above
+    // 1 GiB, the peak a running maximum that rose 3 s in; reserved 3.2 GiB. The peak rose 1.31 GiB and stands 1.70 GiB
+    // above allocated's 1.23 GiB now: 9.8 widths of the tenths' noise (178 MiB), 2.6 of the noise around the best one
+    // change of level (682 MiB) — the loop's own working set. Before 2026-12-02 this was retention, "allocated came
+    // down"; with only that mended, retention by the peak, on both devices.
+    const steps = (ys: number[]) => (t: number) => 1 * GiB + ys[t]! * 20 * MiB;
+    const allocated = [13, 0, 13, 20, 14, 32, 97, 1, 47, 95, 65, 95, 44, 38, 99, 89, 95, 75, 29, 16, 54, 92, 22, 1, 28];
+    const peak = [13, 13, 13, 20, 20, 32, 97, 97, 97, 97, 97, 97, 97, 97, ...new Array<number>(14).fill(99)];
+    const f = judge(
+      process(
+        { Allocated: steps([...allocated, 20, 12, 12]), AllocatedPeak: steps(peak), Reserved: flat(3277 * MiB) },
+        28,
+      ),
+      28,
     );
     expect(f.kind).toBe("stable");
   });

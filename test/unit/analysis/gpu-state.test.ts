@@ -39,6 +39,8 @@ describe("gpuState", () => {
       highest: 150,
       fell: 110,
       noise: 1.4826,
+      // one change of level: the first 10 readings (median 100.5) to the last 10 (40), their residuals' median 1
+      drop: { by: 60.5, noise: 1.4826 },
       retries: undefined,
       ooms: undefined,
       readings: 20,
@@ -60,6 +62,12 @@ describe("gpuState", () => {
     expect(s).toMatchObject({ allocated: 15, highest: 15, fell: 0, noise: 0, readings: 2 });
     expect(s.reserved).toBeUndefined();
     expect(s.held).toBeUndefined();
+  });
+
+  it("drop: none measured from fewer than two tenths of readings; a change that rose is a negative drop", () => {
+    expect(gpuState(columns({ allocated: col([10, 20, 30, 40, 50]) }), 0).drop).toEqual({ by: 0, noise: 0 });
+    const up = columns({ allocated: col([10, 10, 10, 10, 10, 10, 50, 50, 50]) });
+    expect(gpuState(up, 0).drop).toEqual({ by: -40, noise: 0 });
   });
 
   it("held is never negative: a reserve read below allocated holds 0", () => {

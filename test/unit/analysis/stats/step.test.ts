@@ -3,7 +3,7 @@
  * and the drift rule at its threshold.
  */
 import { describe, expect, it } from "vitest";
-import { detectStep, runningAbsoluteDeviations } from "../../../../src/analysis/stats/step.js";
+import { detectStep, levelChangeFit, runningAbsoluteDeviations } from "../../../../src/analysis/stats/step.js";
 import { median } from "../../../../src/analysis/stats/quantiles.js";
 import { mulberry32 } from "../../../../src/analysis/stats/random.js";
 
@@ -177,5 +177,25 @@ describe("runningAbsoluteDeviations", () => {
     const out = runningAbsoluteDeviations([-max, max, -max, max]);
     expect(out.every((v) => Number.isFinite(v) && v >= 0)).toBe(true);
     expect(out[2]).toBe(max);
+  });
+});
+
+describe("levelChangeFit: the best one change of level", () => {
+  it("a level that came down and stayed: where, both sides' medians, and the noise left around them", () => {
+    const ys = [10, 11, 9, 10, 10, 4, 5, 4, 3, 4];
+    // residuals 0,1,1,0,0 | 0,1,0,1,0: their median 0
+    expect(levelChangeFit(ys, 3)).toEqual({ at: 5, before: 10, after: 4, noise: 0 });
+  });
+
+  it("a swing around one level leaves its width in the noise, wherever the change is put", () => {
+    const ys = [1, 5, 9, 1, 5, 9, 1, 5, 9, 1, 5, 9];
+    const fit = levelChangeFit(ys, 3);
+    expect(fit.before - fit.after).toBeLessThan(fit.noise);
+    // two readings in three 4 away from their side's median (5): the noise is 4 × 1.4826
+    expect(fit.noise).toBeCloseTo(4 * 1.4826, 6);
+  });
+
+  it("each side keeps at least minSide values: a change in the first two readings is put at the third", () => {
+    expect(levelChangeFit([50, 50, 1, 1, 1, 1, 1, 1], 3).at).toBe(3);
   });
 });

@@ -182,8 +182,11 @@ export function assess(col: Column, from: number, fullFrom = from, execAt = -Inf
 
   const grew = trend.ok && trend.direction === "increasing" && out.growth >= floor;
   // Big periodic temporaries swing the block means more than a leak moves them; the lows still rise with a leak.
+  // Also when the block means did rise but the levels did not by the floor: with swings, the window's first tenth can
+  // sit in a high and its last in a low (swing_leak under load, CI 2026-12-02: "stable", block means rising at
+  // p 0.0049, levels "113 MiB → 64.5 MiB") — the lows are the level a leak raises, not either end's phase.
   const envelope =
-    !grew && trend.ok && trend.direction === "none"
+    !grew && trend.ok && trend.direction !== "decreasing"
       ? lowerEnvelope(window.xs, window.ys, floor / Math.max(1, x1 - x0), floor)
       : undefined;
   const lowsRise = envelope?.increasing === true;

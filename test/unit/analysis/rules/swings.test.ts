@@ -57,6 +57,24 @@ describe("a leak under big swings is found on its lows", () => {
     expect(used).toContain(true);
   });
 
+  it("block means rising while the levels fell (a high at the start, a low at the end): the lows decide, growing", () => {
+    // 43 s read at 0.5-1.5 s intervals, as on a loaded machine (swing_leak under `run` in CI, 2026-12-02: "stable",
+    // the block means rising at p 0.0049, the levels 113 MiB → 64.5 MiB). The levels' growth is under the floor, so
+    // the block means alone are no growth; the lows were not looked at while the means were rising.
+    const r = mulberry32(88);
+    const col = new Column();
+    for (let t = 0; t < 43; t += 0.5 + r()) {
+      const held = ((t + 1.9) % 2.5) / 2.5 < 0.4;
+      col.push(t, 30 * MB + 1.5 * MB * t + (held ? 100 * MB : 0) + 0.3 * MB * (r() - 0.5));
+    }
+    const a = assess(col, 0);
+    expect(a.trend?.direction).toBe("increasing");
+    expect(a.shape).toBe("growing");
+    expect(a.envelope?.increasing).toBe(true);
+    expect(a.rate.bytesPerSecond / (1.5 * MB)).toBeGreaterThan(0.8);
+    expect(a.rate.bytesPerSecond / (1.5 * MB)).toBeLessThan(1.2);
+  });
+
   it("the lows are a second look: a leak the block means already see keeps their p, and no envelope", () => {
     const a = assess(swings({ seconds: 60, leak: 1.5 * MB, swing: 0 }), 0);
     expect(a.shape).toBe("growing");

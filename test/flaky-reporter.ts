@@ -7,9 +7,8 @@
  * (holder.test's thread leak, 1 run in 12, was the allocators' settling rule reading a freed list as churn). So every
  * such test is named here, on stderr, with what it said the first time, and the list is the last thing the run prints.
  * With MEMLEAK_FAIL_ON_RETRY=1 such a test also fails the run: a green run then means every test passed the first
- * time. Not yet set by .ci/run (issue 47): the first-try failures its runs found were fixed one by one, each a
- * misreading under load or a test that depended on the machine's speed, and the last runs with it on still found one
- * (run.test's leak under swings called stable, 2026-12-02).
+ * time. .ci/run sets it (issue 47): the first-try failures its runs found were fixed one by one, each a misreading
+ * under load or a test that depended on the machine's speed.
  */
 import type { Reporter, TestCase } from "vitest/node";
 import { failsOnRetry } from "./helpers/under-ci.js";

@@ -17,18 +17,12 @@ environment (MEMLEAK_INJECT_CODE, MEMLEAK_INJECT_MODE).
 
 Prints one `MEMLEAK-OK` or `MEMLEAK-ERROR <stage>: <message>` line for memleak to read."""
 import os
-import re
+import sys
 
 import gdb
 
-# Blocking calls CPython's own modules make between Py_BEGIN_ALLOW_THREADS and Py_END_ALLOW_THREADS.
-_BLOCKING = re.compile(
-    r"^_*(GI_+_*)?(clock_nanosleep|nanosleep|select|pselect6?|poll|ppoll|epoll_wait|epoll_pwait2?|accept4?|recv|recvfrom|"
-    r"recvmsg|read|wait4|waitpid|waitid|sigtimedwait|sigwaitinfo|futex_abstimed_wait\w*|futex_wait\w*|do_futex_wait\w*|"
-    r"lll_lock_wait\w*|sem_clockwait|sem_timedwait|sem_wait\w*|new_sem_wait\w*|pthread_cond_\w*wait\w*)"
-)
-_FUTEX = re.compile(r"futex|lll_|sem_|cond_")
-_PYTHON_OBJFILE = re.compile(r"libpython3|/lib-dynload/|/python3[.\d]*$")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from blocked_stack import DEPTH, blocked_safely  # noqa: E402  (beside this script)
 
 
 def run(command):
@@ -73,30 +67,14 @@ def main_thread():
     return None
 
 
-def blocked_safely():
-    """(True, call) when the main thread sits in a GIL-released blocking call made by CPython; else (False, why)."""
-    frame = gdb.newest_frame()
-    first = frame.name() or "??"
-    if not _BLOCKING.match(first):
-        return False, "its main thread is not blocked in a system call (in %s)" % first
-    names = []
-    in_python = False
-    f = frame
-    for _ in range(10):
-        if f is None:
-            break
-        names.append(f.name() or "??")
-        objfile = gdb.solib_name(f.pc()) or gdb.current_progspace().filename or ""
-        if _PYTHON_OBJFILE.search(objfile):
-            in_python = True
-            break
+def main_thread_frames():
+    """(function name, object file) of the selected thread's newest DEPTH frames."""
+    frames = []
+    f = gdb.newest_frame()
+    while f is not None and len(frames) < DEPTH:
+        frames.append((f.name(), gdb.solib_name(f.pc()) or gdb.current_progspace().filename or ""))
         f = f.older()
-    if not in_python:
-        return False, "its main thread is blocked in %s outside CPython's own modules" % first
-    # A lock wait is only known to be GIL-free when it is a Python-level lock (thread.join, Event.wait, Lock.acquire).
-    if _FUTEX.search(first) and not any(n.startswith("PyThread_acquire_lock") for n in names):
-        return False, "its main thread waits on a lock (%s) that is not a Python lock" % first
-    return True, first
+    return frames
 
 
 def run_blocked():
@@ -105,7 +83,7 @@ def run_blocked():
         fail("thread", "no main thread")
         return
     thread.switch()
-    safe, what = blocked_safely()
+    safe, what = blocked_safely(main_thread_frames())
     if not safe:
         fail("unsafe", what)
         return
@@ -119,7 +97,13 @@ def run_blocked():
 
 
 def main():
-    for setting in ("set pagination off", "set confirm off", "set unwindonsignal on", "set print thread-events off", "set scheduler-locking off"):
+    for setting in (
+        "set pagination off",
+        "set confirm off",
+        "set unwindonsignal on",
+        "set print thread-events off",
+        "set scheduler-locking off",
+    ):
         run(setting)
     # Only the symbols needed: loading every library's (libtorch's are huge) would keep the target stopped for seconds.
     for lib in ("libc", "musl", "libpython"):

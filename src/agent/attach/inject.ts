@@ -4,7 +4,9 @@
  *
  *   Python ≥ 3.14: sys.remote_exec (PEP 768), run by the target's own interpreter binary (/proc/PID/exe).
  *   3.8 – 3.13:    gdb in batch mode with gdb-inject.py: mmap a page, write the code into it, Py_AddPendingCall
- *                  (PyRun_SimpleString, page), detach — memray's attach schedules its code the same way.
+ *                  (PyRun_SimpleString, page), detach — memray's attach schedules its code the same way. Where gdb
+ *                  cannot put the registers back (a CPU with AMX, gdb before 14: debugger.ts), lldb does the same
+ *                  with lldb_inject.py.
  *
  * Either way this only *schedules* the code; the caller then waits for the agent's hello on its socket, and an
  * interpreter stuck in a long C call simply answers later (or never) — nothing here waits on the target or kills it.
@@ -16,8 +18,9 @@ import { resolveCommand } from "../../system/launch.js";
 import { agentDir } from "../inject.js";
 import { REMOTE_EXEC_VERSION, versionAtLeast } from "./interpreter.js";
 import { runHelper } from "./run-helper.js";
+import { debuggerHere, GDB_MISSING } from "./debugger.js";
 
-export type InjectMethod = "gdb" | "gdb-blocked" | "remote_exec";
+export type InjectMethod = "gdb" | "gdb-blocked" | "lldb" | "lldb-blocked" | "remote_exec";
 /**
  * pending: schedule the code for the main thread's next check between bytecodes (gdb + Py_AddPendingCall, or
  * sys.remote_exec). blocked: for a main thread that never gets there (sleeping, idle in epoll_wait, joining a thread):
@@ -47,15 +50,12 @@ export interface InjectRequest {
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 // dist/agent/attach/inject.js → ../../../src/agent/attach ; src/agent/attach/inject.ts (tests) → .
-const GDB_SCRIPT = [
-  new URL("../../../src/agent/attach/gdb-inject.py", import.meta.url),
-  new URL("./gdb-inject.py", import.meta.url),
-]
-  .map((u) => fileURLToPath(u))
-  .find((p) => existsSync(p));
-
-export const GDB_MISSING =
-  "gdb is not installed; memleak needs it to load its agent into a running Python before 3.14 (apt-get install gdb, dnf install gdb, apk add gdb)";
+const script = (name: string) =>
+  [new URL(`../../../src/agent/attach/${name}`, import.meta.url), new URL(`./${name}`, import.meta.url)]
+    .map((u) => fileURLToPath(u))
+    .find((p) => existsSync(p));
+const GDB_SCRIPT = script("gdb-inject.py");
+const LLDB_SCRIPT = script("lldb_inject.py");
 
 /** A failure of the loading code, written where memleak finds it: `failed-<pid inside>` in the request's directory. */
 export const FAILED_PREFIX = "failed-";
@@ -143,6 +143,60 @@ function codeSettings(r: InjectRequest) {
   };
 }
 
+/** gdb where it is safe, lldb where gdb would crash the program (debugger.ts), or why neither can be used. */
+async function viaDebugger(r: InjectRequest, timeoutMs: number, mode: InjectMode): Promise<InjectOutcome> {
+  const d = await debuggerHere(r.env);
+  if (d.kind === "none") return { ok: false, method: "gdb", reason: d.reason };
+  return d.kind === "lldb" ? viaLldb(r, d.path, d.pythonPath, timeoutMs, mode) : viaGdb(r, timeoutMs, mode);
+}
+
+/** lldb's complaint, in the words a user can act on. */
+export function lldbFailure(pid: number, out: string, err: string): string {
+  const marker = /MEMLEAK-ERROR (\w+): (.*)/.exec(out);
+  if (/Operation not permitted|attach failed/i.test(err + out) && !marker)
+    return `lldb could not attach to PID ${pid} (ptrace refused: in Docker --cap-add SYS_PTRACE; in Kubernetes securityContext.capabilities.add: [SYS_PTRACE])`;
+  if (marker?.[1] === "symbols")
+    return `PID ${pid} has no Py_AddPendingCall/PyRun_SimpleString symbols: not CPython, or its symbols are stripped`;
+  if (marker?.[1] === "unsafe")
+    return `the interpreter did not run the agent, and ${marker[2]!.slice(0, 160)}: no safe point to load it`;
+  if (marker) return `lldb could not schedule the agent (${marker[1]}: ${marker[2]!.slice(0, 160)})`;
+  const last = (err + "\n" + out)
+    .trim()
+    .split("\n")
+    .filter((l) => /error/i.test(l))
+    .pop();
+  return `lldb failed${last ? `: ${last.trim().slice(0, 200)}` : ""}`;
+}
+
+async function viaLldb(
+  r: InjectRequest,
+  lldb: string,
+  pythonPath: string,
+  timeoutMs: number,
+  mode: InjectMode,
+): Promise<InjectOutcome> {
+  const method = mode === "blocked" ? "lldb-blocked" : "lldb";
+  if (!LLDB_SCRIPT) return { ok: false, method, reason: "lldb_inject.py is missing from this installation of memleak" };
+  const started = Date.now();
+  // lldb's own Python (its embedded interpreter) finds its package here; the program's PYTHON* settings are not its.
+  const env: NodeJS.ProcessEnv = { ...r.env, PYTHONPATH: pythonPath };
+  delete env.PYTHONHOME;
+  const ran = await runHelper(
+    lldb,
+    ["--batch", "--no-lldbinit", "-p", String(r.pid), "-o", `command script import ${LLDB_SCRIPT}`],
+    { ...env, MEMLEAK_INJECT_MODE: mode, MEMLEAK_INJECT_CODE: injectedCode({ ...codeSettings(r), page: true }) },
+    timeoutMs,
+  );
+  if (ran.timedOut)
+    return {
+      ok: false,
+      method,
+      reason: `lldb did not finish within ${Math.round(timeoutMs / 1000)} s and was interrupted`,
+    };
+  if (/^MEMLEAK-OK/m.test(ran.stdout)) return { ok: true, method, ms: Date.now() - started };
+  return { ok: false, method, reason: lldbFailure(r.pid, ran.stdout, ran.stderr) };
+}
+
 async function viaGdb(r: InjectRequest, timeoutMs: number, mode: InjectMode): Promise<InjectOutcome> {
   let gdb: string;
   try {
@@ -220,8 +274,8 @@ export async function injectAgent(r: InjectRequest): Promise<InjectOutcome> {
     const remote = await viaRemoteExec(r, timeoutMs);
     if (remote.ok) return remote;
     // Remote debugging can be switched off (PYTHON_DISABLE_REMOTE_DEBUG, -X disable_remote_debug); gdb may still work.
-    const gdb = await viaGdb(r, timeoutMs, mode);
+    const gdb = await viaDebugger(r, timeoutMs, mode);
     return gdb.ok ? gdb : { ok: false, method: "remote_exec", reason: `${remote.reason}; and ${gdb.reason}` };
   }
-  return viaGdb(r, timeoutMs, mode);
+  return viaDebugger(r, timeoutMs, mode);
 }

@@ -46,13 +46,28 @@ def call(frame, expr, others_run=False):
     return value.GetValueAsUnsigned()
 
 
-def write_code(process, frame):
-    page = call(frame, "(unsigned long)((void*(*)(void*,unsigned long,int,int,int,long))mmap)(0, 4096, 3, 0x22, -1, 0)")
+def address(target, name):
+    """The load address of a function by its symbol: lldb's expressions cannot name the symbols of a binary without
+    debug information (Debian's static python3: "expression failed to parse"), so every call goes to a number."""
+    for context in target.FindSymbols(name):
+        symbol = context.GetSymbol()
+        if symbol.IsValid() and symbol.GetType() == lldb.eSymbolTypeCode:
+            at = symbol.GetStartAddress().GetLoadAddress(target)
+            if at != lldb.LLDB_INVALID_ADDRESS and at != 0:
+                return at
+    raise Failed("no symbol %s" % name)
+
+
+def write_code(process, frame, at):
+    page = call(
+        frame,
+        "(unsigned long)((void*(*)(void*,unsigned long,int,int,int,long))%d)(0, 4096, 3, 0x22, -1, 0)" % at["mmap"],
+    )
     if page == 0 or page >= 2**63:
         raise Failed("mmap failed")
     code = os.environ["MEMLEAK_INJECT_CODE"].replace("@PAGE@", str(page)).encode() + b"\0"
     if len(code) > 4096:
-        call(frame, "((int(*)(void*,unsigned long))munmap)((void*)%d, 4096)" % page)
+        call(frame, "((int(*)(void*,unsigned long))%d)((void*)%d, 4096)" % (at["munmap"], page))
         raise Failed("code too long")
     error = lldb.SBError()
     process.WriteMemory(page, code, error)
@@ -61,13 +76,14 @@ def write_code(process, frame):
     return page
 
 
-def schedule_pending(process, frame):
-    page = write_code(process, frame)
-    # lldb cannot pass a function's address as an argument in one expression: it is read first, then given as a number.
-    run = call(frame, "(unsigned long)&PyRun_SimpleString")
-    rc = call(frame, "((int(*)(void*,void*))Py_AddPendingCall)((void*)%d, (void*)%d)" % (run, page))
+def schedule_pending(process, frame, at):
+    page = write_code(process, frame, at)
+    rc = call(
+        frame,
+        "((int(*)(void*,void*))%d)((void*)%d, (void*)%d)" % (at["Py_AddPendingCall"], at["PyRun_SimpleString"], page),
+    )
     if (rc & 0xFFFFFFFF) != 0:  # the queue of pending calls is full: nothing will run the code
-        call(frame, "((int(*)(void*,unsigned long))munmap)((void*)%d, 4096)" % page)
+        call(frame, "((int(*)(void*,unsigned long))%d)((void*)%d, 4096)" % (at["munmap"], page))
         fail("schedule", "the interpreter's queue of pending calls is full")
         return
     print("MEMLEAK-OK")
@@ -85,19 +101,19 @@ def thread_frames(thread):
     return [(f.GetFunctionName(), objfile(f)) for f in frames]
 
 
-def run_blocked(process, thread):
+def run_blocked(process, thread, at):
     safe, what = blocked_safely(thread_frames(thread))
     if not safe:
         fail("unsafe", what)
         return
     frame = thread.GetFrameAtIndex(0)
-    page = write_code(process, frame)
-    state = call(frame, "((int(*)(void))PyGILState_Ensure)()", others_run=True)
+    page = write_code(process, frame, at)
+    state = call(frame, "((int(*)(void))%d)()" % at["PyGILState_Ensure"], others_run=True)
     try:
-        call(frame, "((int(*)(void*))PyRun_SimpleString)((void*)%d)" % page, others_run=True)
+        call(frame, "((int(*)(void*))%d)((void*)%d)" % (at["PyRun_SimpleString"], page), others_run=True)
     finally:
         # A void call gives lldb no value, which it reports as an error: the comma gives it one.
-        call(frame, "((void(*)(int))PyGILState_Release)(%d), 0" % (state & 0xFFFFFFFF), others_run=True)
+        call(frame, "((void(*)(int))%d)(%d), 0" % (at["PyGILState_Release"], state & 0xFFFFFFFF), others_run=True)
     print("MEMLEAK-OK")
 
 
@@ -108,17 +124,18 @@ def main(process):
         return
     process.SetSelectedThread(thread)
     frame = thread.GetFrameAtIndex(0)
+    target = process.GetTarget()
+    names = ("Py_AddPendingCall", "PyRun_SimpleString", "PyGILState_Ensure", "PyGILState_Release", "mmap", "munmap")
     try:
-        for symbol in ("Py_AddPendingCall", "PyRun_SimpleString", "PyGILState_Ensure"):
-            call(frame, "(unsigned long)&" + symbol)
+        at = {name: address(target, name) for name in names}
     except Failed as e:
         fail("symbols", e)
         return
     try:
         if os.environ.get("MEMLEAK_INJECT_MODE") == "blocked":
-            run_blocked(process, thread)
+            run_blocked(process, thread, at)
         else:
-            schedule_pending(process, frame)
+            schedule_pending(process, frame, at)
     except Failed as e:
         fail("call", e)
 

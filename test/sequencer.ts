@@ -16,6 +16,7 @@ export const E2E_LONGEST_FIRST: readonly (readonly [file: string, seconds: numbe
   ["holder.test.ts", 96],
   ["watch-safety.test.ts", 92],
   ["several-causes.test.ts", 67],
+  ["watch-placement.test.ts", 66],
   ["time-to-limit.test.ts", 61],
   ["watch-containers.test.ts", 58],
   ["interpreters.test.ts", 54],

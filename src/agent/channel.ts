@@ -33,6 +33,8 @@ export class AgentChannel {
   /** Host pid → its pid inside its container's PID namespace, for agents that connected from one. */
   readonly pidsInside = new Map<number, number>();
   private readonly sockets = new Set<Socket>();
+  /** Each agent's connection, by the pid it speaks for: what release() ends. */
+  private readonly connections = new Map<number, Socket>();
   readonly latest = new Map<number, AgentReport>();
   /** The report of each pid a sample last carried (snapshot), so the ones that came after are known. */
   private readonly sampled = new Map<number, AgentReport>();
@@ -106,7 +108,9 @@ export class AgentChannel {
       buffer += chunk;
       let nl: number;
       while ((nl = buffer.indexOf("\n")) >= 0) {
+        const had = pid;
         pid = this.handle(buffer.slice(0, nl), pid, toHost);
+        if (had === undefined && pid !== undefined) this.connections.set(pid, socket);
         buffer = buffer.slice(nl + 1);
       }
       if (buffer.length > MAX_LINE) {
@@ -115,7 +119,10 @@ export class AgentChannel {
       }
     });
     socket.on("error", () => socket.destroy());
-    socket.on("close", () => this.sockets.delete(socket));
+    socket.on("close", () => {
+      this.sockets.delete(socket);
+      if (pid !== undefined && this.connections.get(pid) === socket) this.connections.delete(pid);
+    });
   }
 
   /** @returns the pid the connection speaks for, once known */
@@ -221,6 +228,28 @@ export class AgentChannel {
       timer.unref();
       waiters.add(wake);
     });
+  }
+
+  /**
+   * Tells one agent that it is no longer needed (watch's placement, agent-placement.ts): the goodbye it gets when a
+   * session ends, so its thread ends and it closes its connection, and the program runs on with nothing of ours
+   * running in it. Its last report is forgotten, so no later sample carries it as if fresh; what it measured before
+   * (holders, traces) is kept. False when it has no connection.
+   */
+  release(pid: number): boolean {
+    const socket = this.connections.get(pid);
+    this.hello.delete(pid);
+    this.latest.delete(pid);
+    this.sampled.delete(pid);
+    if (!socket) return false;
+    this.connections.delete(pid);
+    socket.end("bye\n");
+    return true;
+  }
+
+  /** Whether this pid's agent is connected now. */
+  connected(pid: number): boolean {
+    return this.connections.has(pid);
   }
 
   /**

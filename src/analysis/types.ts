@@ -222,6 +222,19 @@ export interface SamplingFacts {
    * without an NVIDIA driver says so here and nowhere else.
    */
   gpu?: { driver: "read" | "unavailable"; note: string; reads: number };
+  /**
+   * `watch`: where its agents were at the end and why (agent/attach/agent-placement.ts), at most `max` at once, and
+   * how many Python processes were read from /proc only.
+   */
+  agents?: {
+    max: number;
+    in: {
+      pid: number;
+      reason: "watched" | "grows" | "larger" | "alone" | "represents" | "sibling";
+      siblings: number;
+    }[];
+    readFromProc: number;
+  };
 }
 
 export type { MetricName };

@@ -6,6 +6,8 @@
  */
 import { GATE_METRICS } from "../gates/spec.js";
 import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "../sampling/defaults.js";
+import { DEFAULT_MAX_AGENTS } from "../agent/attach/agent-placement.js";
+import { usageError } from "../base/errors.js";
 import type { OptionSpec } from "./option-spec.js";
 import {
   bytes,
@@ -22,6 +24,15 @@ import {
   size,
   verdictKinds,
 } from "./option-values.js";
+
+/** --agent-in: comma-separated PIDs, each a positive whole number (a usage error naming the option for anything else). */
+function pidList(text: string, flag: string): number[] {
+  return text.split(",").map((p) => {
+    if (!/^\s*\d+\s*$/.test(p) || Number(p) <= 0 || !Number.isSafeInteger(Number(p)))
+      throw usageError(`${flag}: "${p}" is not a PID: expected positive whole numbers separated by commas`);
+    return Number(p);
+  });
+}
 
 /** The commands that sample: run launches what it watches (pytest is run with a plugin), watch attaches to it. */
 const SAMPLING = ["run", "watch", "pytest"] as const;
@@ -209,6 +220,22 @@ export const OPTIONS = {
     description:
       "load the agent into every Python of the tree, also those of other sessions or users (watch refuses such a tree without it, e.g. PID 1)",
     commands: ["watch"],
+  },
+  maxAgents: {
+    flag: "--max-agents",
+    placeholder: "<count>",
+    description:
+      "agents at once: where they tell something (the watched process, one that grows, one per group of idle siblings); the others are read from /proc only",
+    default: String(DEFAULT_MAX_AGENTS),
+    commands: ["watch"],
+    parse: count({ atLeast: 1, atMost: 1024 }),
+  },
+  agentIn: {
+    flag: "--agent-in",
+    placeholder: "<pids>",
+    description: "also load the agent into these processes of the tree, whatever they do (comma-separated PIDs)",
+    commands: ["watch"],
+    parse: pidList,
   },
   isolate: {
     flag: "--no-isolate",

@@ -51,6 +51,10 @@ export type Invocation =
       inject: boolean;
       /** --all: inject into processes of other sessions or users of the tree too. */
       all: boolean;
+      /** --max-agents: agents at once. */
+      maxAgents: number;
+      /** --agent-in: processes that get an agent whatever they do. */
+      agentIn: number[] | undefined;
       tracePython: boolean;
       traceWindow: number;
     } & SessionFlags)
@@ -204,12 +208,16 @@ export function buildProgram(onAction: (inv: Invocation) => void, output: { text
       if (!inject && tracePython) throw usageError("--trace-python needs the agent in the program: drop --no-inject");
       const all = read("all");
       if (!inject && all) throw usageError("--all chooses where the agent goes: drop it or --no-inject");
+      const agentIn = read("agentIn");
+      if (!inject && agentIn) throw usageError("--agent-in chooses where the agent goes: drop it or --no-inject");
       onAction({
         kind: "watch",
         pid: parsePid(pidText),
         root: read("root"),
         inject,
         all,
+        maxAgents: read("maxAgents"),
+        agentIn,
         tracePython,
         traceWindow: read("traceWindow"),
         ...sessionFlags(read),

@@ -30,6 +30,10 @@ export interface WatchOptions extends SessionOptions {
   inject?: boolean;
   /** --all: also into processes of other sessions or users than the watched process's (PID 1's tree needs it). */
   all?: boolean;
+  /** --max-agents: agents at once (agent-placement.ts). */
+  maxAgents?: number | undefined;
+  /** --agent-in: processes of the tree that get an agent whatever they do. */
+  agentIn?: number[] | undefined;
   /** --metrics: serve /metrics here while sampling. */
   metrics?: ListenAddress | undefined;
   /** --trace-python: tracemalloc in the watched program for --trace-window seconds. */
@@ -53,6 +57,7 @@ export async function watchCommand(o: WatchOptions, io: CommandIO): Promise<Comm
   checkOutputPath(o.html, "--html");
   const fs = new HostFs(o.root ?? "/");
   assertObservable(fs, o.pid);
+  for (const pid of o.agentIn ?? []) assertObservable(fs, pid);
   // Listening first: a port in use is said before anything is attached to.
   const exporter = await openMetricsExport(o.metrics, io);
   try {
@@ -90,6 +95,8 @@ async function watchWith(
         say,
         traceSeconds: traceSeconds(o),
         job: o.all ? undefined : readJobFacts(fs, o.pid),
+        maxAgents: o.maxAgents,
+        named: new Set(o.agentIn ?? []),
       })
     : undefined;
   if (exporter && attacher) exporter.sink.pidsInside = attacher.pidsInside;

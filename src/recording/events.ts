@@ -70,7 +70,10 @@ export function readAttach(
   if (!a || typeof a !== "object" || !isPid(a.pid)) return undefined;
   return {
     pid: a.pid,
-    ...(a.status === "failed" && { failedBecause: typeof a.reason === "string" ? a.reason.slice(0, 300) : "" }),
+    // Skipped: read from /proc only by watch's placement of its agents, which says why as a failure does.
+    ...((a.status === "failed" || a.status === "skipped") && {
+      failedBecause: typeof a.reason === "string" ? a.reason.slice(0, 300) : "",
+    }),
     ...(typeof a.startedAt === "number" && Number.isFinite(a.startedAt) && { startedAt: a.startedAt }),
     ...(isPid(a.pidInside) && { pidInside: a.pidInside }),
   };

@@ -354,6 +354,7 @@ class Session {
       ...(median !== undefined && max !== undefined && { pssAge: { median: round(median, 1), max: round(max, 1) } }),
       cpuShare: round(cpuShare, 5),
       gpu: this.gpuDriver.facts(),
+      ...(this.target.attacher && { agents: this.target.attacher.facts() }),
     };
   }
 }

@@ -116,10 +116,14 @@ describe.concurrent("watch: only one job gets the agent unless --all", { timeout
     expect(pythons).toHaveLength(6);
     const r = await memleak(["watch", String(target.pid), "--duration", "6s", "--interval", "0.5", "--json"]);
     expect(r.code, r.stderr).toBe(0);
+    // Four agents at most (--max-agents' default): two idle workers are read from /proc only, said in one line and in
+    // the document; each of the four others is said: attached, or never got its turn.
     const attached = pythons.filter((pid) => r.stderr.includes(`agent attached to PID ${pid} `));
     const waiting = pythons.filter((pid) => new RegExp(`no agent in PID ${pid} \\(python3\\): `).test(r.stderr));
-    expect(attached.length + waiting.length, r.stderr).toBe(6);
+    expect(attached.length + waiting.length, r.stderr).toBe(4);
     expect(waiting.length, r.stderr).toBeGreaterThan(0);
+    expect(r.stderr).toMatch(/agents in 4 of 6 Python processes: .*; the other 2 read from \/proc \(--max-agents 4\)/);
+    expect((JSON.parse(r.stdout) as VerdictDocument).sampling?.agents?.readFromProc).toBe(2);
     expect(r.stderr).toContain(
       "the watch ended before its turn (one injection at a time); it was watched from outside",
     );

@@ -59,11 +59,16 @@ describe("watch: an idle forked tree while the agents come in", { timeout: 150_0
     // staircase while they come in that was called a leak ("so far: leak" on 64 processes), and "plateau" at the end.
     const target = await startReady(["python3", `${REPO}bench/py/small_tree.py`, "5", "8"], /^ready$/m);
     const { doc, stderr } = await watch(target, 40);
-    // Each of the six Pythons is said: its agent attached, or that the watch ended before its turn (one injection at a
-    // time, 3-6 s each on a busy machine). Enough of them came in for their arrival to be what is judged.
+    // Six Pythons, four agents at most (--max-agents' default): two idle workers are read from /proc only, saying
+    // whose agent speaks for them; each of the other four is said: its agent attached, or that the watch ended before
+    // its turn (one injection at a time, 3-6 s each on a busy machine). Enough came in for their arrival to be judged.
     const pythons = doc.findings.filter((f) => f.subject.type === "process" && /small_tree/.test(f.subject.command));
     expect(pythons, JSON.stringify(doc.findings.map((f) => f.subject))).toHaveLength(6);
-    for (const f of pythons) {
+    const fromProc = pythons.filter((f) => /^read from \/proc only: /.test(String(f.evidence.agentMissingReason)));
+    expect(fromProc, stderr).toHaveLength(2);
+    for (const f of fromProc)
+      expect(f.evidence.agentMissingReason).toMatch(/^read from \/proc only: an idle sibling of PID \d+ \(same parent/);
+    for (const f of pythons.filter((p) => !fromProc.includes(p))) {
       const pid = f.subject.type === "process" ? f.subject.pid : 0;
       if (!stderr.includes(`agent attached to PID ${pid} `))
         expect(String(f.evidence.agentMissingReason), stderr).toMatch(/^the watch ended before its turn/);

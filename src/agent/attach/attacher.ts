@@ -1,8 +1,11 @@
 /**
- * `watch`'s side of injection: every Python process of the watched tree gets the agent — those there at the start at
- * once, those that appear later (new workers) too. A process forked from one that already has the agent brings its
- * own (the agent's at-fork hook connects it), so a newcomer is given a grace period to say hello before gdb is used.
- * One injection at a time, off the sampling path (the loop only calls consider()).
+ * `watch`'s side of injection: the Python processes of the watched tree get the agent where it tells something
+ * (agent-placement.ts: the watched process, one that grows or is larger than its siblings, one per group of siblings,
+ * at most --max-agents at once; a tree within the limit has one in every process) — those there at the start at once,
+ * those that appear later (new workers) too. A process forked from one that already has the agent brings its own (the
+ * agent's at-fork hook connects it), so a newcomer is given a grace period to say hello before gdb is used; an agent no
+ * longer needed (its slot taken by one that grows) is released: it stops and leaves. One injection at a time, off the
+ * sampling path (the loop only calls consider()).
  *
  * Every refusal is said once, in one line, and memleak goes on without that process's agent; `missing` keeps the
  * reason for the verdict ("without the agent, memleak cannot tell …").
@@ -21,11 +24,24 @@ import { pidInside } from "../../system/namespaces.js";
 import { FAILED_PREFIX } from "./inject.js";
 import { closeSync, constants, openSync, readSync } from "node:fs";
 import { join } from "node:path";
+import { readCmdline } from "../../system/read-process.js";
+import {
+  agentReasonText,
+  DEFAULT_MAX_AGENTS,
+  LowsWatch,
+  placeAgents,
+  type AgentReason,
+  type Placement,
+} from "./agent-placement.js";
 
 export interface AttachRecord {
   pid: number;
-  /** attached: injected and said hello; inherited: forked from a process with the agent; failed: see reason. */
-  status: "attached" | "inherited" | "failed";
+  /**
+   * attached: injected and said hello; inherited: forked from a process with the agent; failed: see reason; skipped:
+   * read from /proc only, never given an agent (reason: why, agent-placement.ts); released: its agent was told to
+   * leave (reason: why it was no longer needed).
+   */
+  status: "attached" | "inherited" | "failed" | "skipped" | "released";
   reason?: string;
   method?: string;
   /** From the start of the injection to the agent's hello. */
@@ -50,6 +66,41 @@ export interface AttacherOptions {
   traceSeconds?: number | undefined;
   /** The watched process's session and user: processes outside them get no agent (job-scope.ts); undefined: --all. */
   job?: JobFacts | undefined;
+  /** --max-agents: agents at once (agent-placement.ts DEFAULT_MAX_AGENTS). */
+  maxAgents?: number | undefined;
+  /** --agent-in: pids that get an agent whatever they do. */
+  named?: ReadonlySet<number> | undefined;
+}
+
+/** What consider() reads of a sampled process: ppid and anon place the agents (tests may leave them out). */
+export interface ConsideredProcess {
+  pid: number;
+  starttime: number;
+  comm: string;
+  ppid?: number | undefined;
+  anon?: number | undefined;
+}
+
+/** A Python process of the tree, followed while it lives: what the placement needs of it. */
+interface Tracked {
+  job: Job;
+  ppid: number;
+  command: string;
+  anon: number | undefined;
+  lows: LowsWatch;
+  /** Queued for an injection, or being injected. */
+  queued: boolean;
+  /** Tried again after a failed injection, once it grew. */
+  retried: boolean;
+}
+
+/** What the verdict's document says of the placement (doc.sampling.agents). */
+export interface AgentsFacts {
+  max: number;
+  /** The processes with an agent at the end, and why each has one. */
+  in: { pid: number; reason: AgentReason; siblings: number }[];
+  /** Python processes read from /proc only at the end. */
+  readFromProc: number;
 }
 
 interface Job {
@@ -65,7 +116,11 @@ const PENDING_WAIT_MS = 2000;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)));
 
 export class Attacher {
-  private readonly seen = new Set<string>();
+  /** Every process seen, by processKey: the Python ones (with what placing agents needs), the others as null. */
+  private readonly tracked = new Map<string, Tracked | null>();
+  private placement: Placement = { wanted: new Map(), passedOver: new Map() };
+  /** The wanted set last said to the user (a line when it changes in a tree past the limit). */
+  private placementSaid = "";
   private readonly queue: Job[] = [];
   private worker: Promise<void> | undefined;
   private stopped = false;
@@ -94,8 +149,22 @@ export class Attacher {
   missing(): Map<number, string> {
     const out = new Map<number, string>();
     for (const r of this.records.values())
-      if (r.status === "failed" && !this.channel.hello.has(r.pid)) out.set(r.pid, r.reason ?? "");
+      if ((r.status === "failed" || r.status === "skipped") && !this.channel.hello.has(r.pid))
+        out.set(r.pid, r.reason ?? "");
     return out;
+  }
+
+  /** Where the agents are and why, for the verdict's document. */
+  facts(): AgentsFacts {
+    const inNow = [...this.placement.wanted]
+      .filter(([pid]) => this.channel.hello.has(pid))
+      .map(([pid, w]) => ({ pid, reason: w.reason, siblings: w.siblings }));
+    const readFromProc = [...this.records.values()].filter((r) => r.status === "skipped").length;
+    return { max: this.max(), in: inNow, readFromProc };
+  }
+
+  private max(): number {
+    return this.o.maxAgents ?? DEFAULT_MAX_AGENTS;
   }
 
   /** The outcomes decided since the last call, each once (for the recording). */
@@ -105,20 +174,125 @@ export class Attacher {
     return out;
   }
 
-  /** Called every tick with the processes of the sample: new ones are queued. */
-  consider(processes: { pid: number; starttime: number; comm: string }[]): void {
+  /**
+   * Called every tick with the processes of the sample: the agents are placed again (agent-placement.ts), those
+   * wanted and without one are queued, those no longer wanted are released.
+   */
+  consider(processes: ConsideredProcess[]): void {
+    if (this.stopped) return;
     const now = Date.now();
     this.current = processes.map((p) => p.pid);
+    const live = new Set<string>();
     for (const p of processes) {
       const key = processKey(p);
-      if (this.seen.has(key)) continue;
-      this.seen.add(key);
-      const inside = pidInside(this.fs.readOptional(`/proc/${p.pid}/status`) ?? "");
-      if (inside !== undefined) this.pidsInside.set(p.pid, inside);
-      this.queue.push({ ...p, notBefore: this.started ? now + (this.o.forkGraceMs ?? 2000) : now });
+      live.add(key);
+      let t = this.tracked.get(key);
+      if (t === undefined) {
+        t = this.track(p, now);
+        this.tracked.set(key, t);
+      }
+      if (!t) continue;
+      t.anon = p.anon;
+      t.lows.add(p.anon);
     }
+    for (const key of this.tracked.keys()) if (!live.has(key)) this.tracked.delete(key);
+    this.place(now);
     this.started = true;
     this.worker ??= this.work().finally(() => (this.worker = undefined));
+  }
+
+  /** A process seen for the first time: null when it is no Python (nothing to place; the root is always followed). */
+  private track(p: ConsideredProcess, now: number): Tracked | null {
+    const inside = pidInside(this.fs.readOptional(`/proc/${p.pid}/status`) ?? "");
+    if (inside !== undefined) this.pidsInside.set(p.pid, inside);
+    const isRoot = p.pid === this.o.rootPid;
+    if (!isRoot && !this.pythonish(p)) return null;
+    const command = (readCmdline(this.fs, p.pid) ?? [p.comm]).join(" ");
+    return {
+      // A process that appeared after the start may connect by itself (forked from one with the agent): a grace period.
+      job: {
+        pid: p.pid,
+        starttime: p.starttime,
+        comm: p.comm,
+        notBefore: this.started ? now + (this.o.forkGraceMs ?? 2000) : now,
+      },
+      ppid: p.ppid ?? 0,
+      command,
+      anon: p.anon,
+      lows: new LowsWatch(),
+      queued: false,
+      retried: false,
+    };
+  }
+
+  /** Python of any kind by its executable and libraries, or by its name when both are hidden (another user's). */
+  private pythonish(p: ConsideredProcess): boolean {
+    const exe = this.fs.readLink(`/proc/${p.pid}/exe`);
+    const maps = this.fs.readOptional(`/proc/${p.pid}/maps`);
+    if (exe === undefined && maps === undefined) return /^python/.test(p.comm);
+    return identifyInterpreter(exe, maps).kind !== "not-python";
+  }
+
+  /** Places the agents on this tick's Python processes; queues the wanted, releases the unwanted. */
+  private place(now: number): void {
+    const live = [...this.tracked.values()].filter((t): t is Tracked => t !== null);
+    // A process whose injection failed holds no slot — unless its agent came later after all ("it will report if it
+    // gets to it"), or it now grows: then it is tried once more (a worker idle in a read when it was first tried
+    // runs Python once its requests come).
+    for (const t of live) {
+      const failed = this.records.get(t.job.pid)?.status === "failed" && !this.channel.hello.has(t.job.pid);
+      if (failed && t.lows.grows && !t.retried) {
+        t.retried = true;
+        this.records.delete(t.job.pid);
+      }
+    }
+    const candidates = live.filter(
+      (t) => this.records.get(t.job.pid)?.status !== "failed" || this.channel.hello.has(t.job.pid),
+    );
+    this.placement = placeAgents(
+      candidates.map((t) => ({
+        pid: t.job.pid,
+        ppid: t.ppid,
+        command: t.command,
+        anon: t.anon,
+        hasAgent: this.channel.hello.has(t.job.pid),
+        grows: t.lows.grows,
+      })),
+      { rootPid: this.o.rootPid, named: this.o.named ?? new Set(), max: this.max() },
+    );
+    for (const t of candidates) {
+      const pid = t.job.pid;
+      const has = this.channel.hello.has(pid);
+      if (this.placement.wanted.has(pid)) {
+        if (!has && !t.queued) {
+          t.queued = true;
+          this.queue.push({ ...t.job, notBefore: Math.max(t.job.notBefore, now) });
+        }
+      } else if (has) this.release(t, this.placement.passedOver.get(pid) ?? "no longer needed");
+    }
+    this.sayPlacement(live.length);
+  }
+
+  /** Tells an agent it is no longer needed: it stops and leaves; the process is read from /proc from now on. */
+  private release(t: Tracked, why: string): void {
+    this.channel.release(t.job.pid);
+    const record: AttachRecord = { pid: t.job.pid, status: "released", reason: why };
+    this.records.set(t.job.pid, record);
+    this.decided.push(record);
+    this.o.say(`agent released from PID ${t.job.pid} (${t.job.comm}): ${why}`);
+  }
+
+  /** One line when the agents' places change in a tree past the limit: where they are and why, and how many not. */
+  private sayPlacement(pythons: number): void {
+    const { wanted, passedOver } = this.placement;
+    if (passedOver.size === 0) return;
+    const said = [...wanted.keys()].sort((a, b) => a - b).join(",");
+    if (said === this.placementSaid) return;
+    this.placementSaid = said;
+    const where = [...wanted].map(([pid, w]) => `PID ${pid} (${agentReasonText(w.reason, w.siblings)})`).join(", ");
+    this.o.say(
+      `agents in ${wanted.size} of ${pythons} Python processes: ${where}; the other ${passedOver.size} read from /proc (--max-agents ${this.max()})`,
+    );
   }
 
   /**
@@ -135,6 +309,19 @@ export class Attacher {
       clearTimeout(timer); // a pending timer would keep memleak from exiting
     }
     for (const job of waiting) this.leftWaiting(job);
+    this.passedOverAtEnd();
+  }
+
+  /** The Python processes the placement left to /proc and that never had an agent: skipped, each with why. */
+  private passedOverAtEnd(): void {
+    for (const [pid, why] of this.placement.passedOver) {
+      if (this.channel.hello.has(pid) || this.records.has(pid)) continue;
+      const record: AttachRecord = { pid, status: "skipped", reason: `read from /proc only: ${why}` };
+      const inside = this.pidsInside.get(pid);
+      const told = inside === undefined ? record : { ...record, pidInside: inside };
+      this.records.set(pid, told);
+      this.decided.push(told);
+    }
   }
 
   /** A queued CPython that never got its turn: failed, with that reason. Not one that connected by itself meanwhile. */
@@ -166,7 +353,11 @@ export class Attacher {
         continue;
       }
       this.queue.shift();
-      const attached = await this.attach(job);
+      const t = this.tracked.get(processKey(job));
+      // No longer wanted while it waited (a slot taken by one that grows, or it exited): not injected.
+      const wanted = this.placement.wanted.has(job.pid);
+      const attached = wanted ? await this.attach(job) : undefined;
+      if (t) t.queued = false;
       if (!attached) continue;
       const inside = this.pidsInside.get(job.pid);
       const record = inside === undefined ? attached : { ...attached, pidInside: inside };
@@ -178,8 +369,11 @@ export class Attacher {
 
   private tell(job: Job, r: AttachRecord): void {
     const who = `PID ${job.pid} (${job.comm})${insideText(r.pidInside)}`;
+    const placed = this.placement.wanted.get(job.pid);
+    const why =
+      placed && this.placement.passedOver.size > 0 ? `: ${agentReasonText(placed.reason, placed.siblings)}` : "";
     if (r.status === "attached")
-      this.o.say(`agent attached to ${who} in ${((r.ms ?? 0) / 1000).toFixed(1)} s (${r.method})`);
+      this.o.say(`agent attached to ${who} in ${((r.ms ?? 0) / 1000).toFixed(1)} s (${r.method})${why}`);
     else if (r.status === "failed") {
       const again = this.reasonsSaid.has(r.reason ?? "");
       this.reasonsSaid.add(r.reason ?? "");

@@ -7,9 +7,10 @@ itself, so it holds no allocator lock and not the GIL. A lock wait is only known
 lock (PyThread_acquire_lock on the stack)."""
 import re
 
-# Blocking calls CPython's own modules make between Py_BEGIN_ALLOW_THREADS and Py_END_ALLOW_THREADS.
+# Blocking calls CPython's own modules make between Py_BEGIN_ALLOW_THREADS and Py_END_ALLOW_THREADS, by glibc's
+# names for them too (os.read of a pipe stops in __GI___libc_read).
 BLOCKING = re.compile(
-    r"^_*(GI_+_*)?(clock_nanosleep|nanosleep|select|pselect6?|poll|ppoll|epoll_wait|epoll_pwait2?|accept4?|recv|recvfrom|"
+    r"^_*(GI_+_*)?(libc_)?(clock_nanosleep|nanosleep|select|pselect6?|poll|ppoll|epoll_wait|epoll_pwait2?|accept4?|recv|recvfrom|"
     r"recvmsg|read|wait4|waitpid|waitid|sigtimedwait|sigwaitinfo|futex_abstimed_wait\w*|futex_wait\w*|do_futex_wait\w*|"
     r"lll_lock_wait\w*|sem_clockwait|sem_timedwait|sem_wait\w*|new_sem_wait\w*|pthread_cond_\w*wait\w*)"
 )

@@ -1,6 +1,7 @@
 /** Numbers as sentences and reports show them: a growth rate, a moment in the run. */
 import { formatBytes } from "../../base/units.js";
 import type { Rate, SamplingFacts } from "../../analysis/types.js";
+import { agentReasonText } from "../../agent/attach/agent-placement.js";
 
 /** A growth rate as sentences say it: per second or per minute, whichever reads best, and % per hour. */
 export function formatRate(rate: Rate | undefined): string {
@@ -41,7 +42,17 @@ export function samplingText(s: SamplingFacts): string {
   );
   const pct = s.cpuShare * 100;
   parts.push(`memleak itself ${pct < 0.1 ? "<0.1" : pct.toFixed(pct < 10 ? 1 : 0)}% of a core`);
+  // Only where watch left some Python processes to /proc: a tree within --max-agents has an agent in each, as always.
+  const a = s.agents;
+  if (a && a.readFromProc > 0) parts.push(agentsText(a));
   return `sampling: ${parts.join("; ")}`;
+}
+
+/** "agents in PID 812 (grows), PID 800 (watched), PID 813 (for 64 siblings); 61 Python processes read from /proc". */
+export function agentsText(a: NonNullable<SamplingFacts["agents"]>): string {
+  const where = a.in.map((r) => `PID ${r.pid} (${agentReasonText(r.reason, r.siblings)})`).join(", ");
+  const proc = `${a.readFromProc} Python process${a.readFromProc === 1 ? "" : "es"} read from /proc (--max-agents ${a.max})`;
+  return a.in.length > 0 ? `agents in ${where}; ${proc}` : proc;
 }
 
 /**

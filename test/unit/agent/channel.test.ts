@@ -37,6 +37,31 @@ describe("the agent socket", () => {
     s.destroy();
   });
 
+  it("release: the agent of one pid gets its goodbye and its connection ends; its last report is forgotten", async () => {
+    ch = await AgentChannel.open();
+    const kept = await connect(ch.socketPath);
+    const released = await connect(ch.socketPath);
+    let said = "";
+    released.setEncoding("utf8");
+    released.on("data", (d: string) => (said += d));
+    const ended = new Promise<void>((r) => released.once("end", () => r()));
+    kept.write(hello(100) + report(100));
+    released.write(hello(101) + report(101));
+    await until(() => ch!.latest.size === 2);
+    expect(ch.connected(101)).toBe(true);
+    expect(ch.release(101)).toBe(true);
+    await ended;
+    expect(said).toBe("bye\n");
+    expect(ch.connected(101)).toBe(false);
+    expect(ch.hello.has(101)).toBe(false);
+    expect(Object.keys(ch.snapshot([100, 101]) ?? {})).toEqual(["100"]);
+    // the other agent is still connected; a pid with no connection has nothing to release
+    expect(ch.connected(100)).toBe(true);
+    expect(ch.release(555)).toBe(false);
+    kept.destroy();
+    released.destroy();
+  });
+
   it("last words: the reports no sample carried, with when each was sent for a process that has exited", async () => {
     ch = await AgentChannel.open();
     const s = await connect(ch.socketPath);

@@ -24,6 +24,7 @@ const MALFORMED: Record<string, string> = {
   "<[host:]port>": "host:",
   "<url>": "prom:9090",
   "<promql>": " ",
+  "<pids>": "812,x",
 };
 /** Names of files and directories: any text is one, until it is opened. */
 const FREE_TEXT = ["<file.jsonl>", "<report.html>", "<dir>", "<interpreter>"];

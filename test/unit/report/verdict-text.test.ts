@@ -155,6 +155,27 @@ describe("how the readings were taken (a session's own report)", () => {
     );
   });
 
+  it("where watch left Pythons to /proc: where its agents were and why, and how many were read from /proc", async () => {
+    const { doc } = await analyze("leak_worker.jsonl");
+    const agents = {
+      max: 4,
+      in: [
+        { pid: 800, reason: "watched" as const, siblings: 1 },
+        { pid: 812, reason: "grows" as const, siblings: 64 },
+        { pid: 801, reason: "represents" as const, siblings: 64 },
+        { pid: 802, reason: "sibling" as const, siblings: 64 },
+      ],
+      readFromProc: 61,
+    };
+    const text = renderVerdict({ ...doc, sampling: { ...sampling, agents } }, false, undefined, 400);
+    expect(text).toContain(
+      "memleak itself 1.8% of a core; agents in PID 800 (watched), PID 812 (grows), PID 801 (for 64 siblings), PID 802 (a free slot); 61 Python processes read from /proc (--max-agents 4)",
+    );
+    // a tree within the limit (an agent in every Python) says nothing of it
+    const all = renderVerdict({ ...doc, sampling: { ...sampling, agents: { ...agents, readFromProc: 0 } } }, false);
+    expect(all).not.toContain("read from /proc");
+  });
+
   it("is not there for a re-analyzed recording, which has no such facts", async () => {
     const { doc, set } = await analyze("leak_worker.jsonl");
     expect(doc.sampling).toBeUndefined();

@@ -1,0 +1,195 @@
+/**
+ * Where `watch` puts its agents (issue 49): only where an agent tells something the /proc readings do not. An agent
+ * loaded into a worker forked before memleak came copies 1.3–3 MiB of the pages it shared with its parent, and the
+ * kernel's smaps accounting then pays for those private pages on every read: on 64 idle workers, Σ PSS +168 MiB and
+ * 1.5–1.9× the CPU of `--no-inject` (BENCHMARKS.md §g⁷). An idle worker's layer and holder are not needed to call it
+ * stable; its siblings' are the same.
+ *
+ * Who gets one, in this order while there are slots (at most `max` agents at once):
+ *   watched    the process the user asked to watch, and any named with --agent-in
+ *   grows      its anonymous memory's lows rose by the growth floor within the last minute (LowsWatch): a leak, a
+ *              cache filling, a step — each needs the agent's layer and holder
+ *   larger     in a group of 3 or more siblings, well above the group's median: what made it larger (a fragmented
+ *              heap, a cache only it filled) is what the agent reads
+ *   alone      the only process of its parent with its command (a main process, a helper)
+ *   represents one per group of siblings (same parent, same command): its agent speaks for the group until one of
+ *              them grows or is larger, which then gets its own
+ *   sibling    the other siblings, while slots are left: a tree of no more Python processes than the limit has an
+ *              agent in each, as before (the cost the limit bounds is not reached)
+ * An agent keeps its slot against an equal claim (no churn); a higher claim takes the slot of the lowest one, whose
+ * agent is then released. The others are read from /proc only, each with the reason.
+ * Pure: the Attacher (attacher.ts) gathers the facts and carries the decision out.
+ */
+import { minGrowth } from "../../analysis/growth-floor.js";
+import type { SamplingFacts } from "../../analysis/types.js";
+
+/** Why a process has an agent: declared once, in the verdict document's contract (doc.sampling.agents). */
+export type AgentReason = NonNullable<SamplingFacts["agents"]>["in"][number]["reason"];
+
+/** Lower is more important. */
+const RANK: Record<AgentReason, number> = { watched: 0, grows: 1, larger: 2, alone: 3, represents: 3, sibling: 4 };
+
+/**
+ * Agents at once by default. Each agent in a worker forked before memleak came adds 1.3–3 MiB to the tree's Σ PSS
+ * (BENCHMARKS.md §g⁷); issue 49 asks at most 10 MiB added: the watched process and three more.
+ */
+export const DEFAULT_MAX_AGENTS = 4;
+
+/**
+ * A member of a group of at least LARGER_GROUP siblings is "larger" when its anonymous memory is LARGER_RATIO times the
+ * group's median and clear of it by the growth floor: one worker among idle ones that holds half as much again.
+ */
+export const LARGER_GROUP = 3;
+export const LARGER_RATIO = 1.5;
+
+export interface PlacementProcess {
+  pid: number;
+  ppid: number;
+  /** Its command line as one string (the group key with the parent). */
+  command: string;
+  /** Anonymous memory now (bytes); undefined when unread. */
+  anon: number | undefined;
+  /** Its agent is in (said hello, not released). */
+  hasAgent: boolean;
+  /** Its lows rose by the growth floor within the last minute (LowsWatch.grows). */
+  grows: boolean;
+}
+
+export interface PlacementOptions {
+  rootPid: number;
+  /** --agent-in: pids the user named. */
+  named: ReadonlySet<number>;
+  max: number;
+}
+
+export interface Placement {
+  /** Who should have an agent, and why; `siblings` is the size of the group it represents or belongs to. */
+  wanted: Map<number, { reason: AgentReason; siblings: number }>;
+  /** Everyone else, with why they are read from /proc only. */
+  passedOver: Map<number, string>;
+}
+
+const groupKey = (p: PlacementProcess) => `${p.ppid}\0${p.command}`;
+
+function medianOf(values: number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Whether p stands well above its group's median (LARGER_RATIO and the growth floor). */
+function isLarger(p: PlacementProcess, median: number | undefined): boolean {
+  if (p.anon === undefined || median === undefined) return false;
+  return p.anon >= LARGER_RATIO * median && p.anon - median >= minGrowth(median);
+}
+
+export function placeAgents(processes: readonly PlacementProcess[], o: PlacementOptions): Placement {
+  const groups = new Map<string, PlacementProcess[]>();
+  for (const p of processes) {
+    const g = groups.get(groupKey(p)) ?? [];
+    g.push(p);
+    groups.set(groupKey(p), g);
+  }
+  const claims: { p: PlacementProcess; reason: AgentReason; siblings: number }[] = [];
+  const idle = new Map<number, number>(); // pid → the representative whose agent speaks for it
+  for (const members of groups.values()) {
+    const median = members.length >= LARGER_GROUP ? medianOf(members.flatMap((m) => m.anon ?? [])) : undefined;
+    const own = (p: PlacementProcess): AgentReason | undefined => {
+      if (p.pid === o.rootPid || o.named.has(p.pid)) return "watched";
+      if (p.grows) return "grows";
+      if (isLarger(p, median)) return "larger";
+      return members.length === 1 ? "alone" : undefined;
+    };
+    const rest: PlacementProcess[] = [];
+    for (const p of members) {
+      const reason = own(p);
+      if (reason) claims.push({ p, reason, siblings: members.length });
+      else rest.push(p);
+    }
+    if (rest.length === 0) continue;
+    // One of the others speaks for them: one that has an agent already (no churn), else the oldest pid.
+    const [rep, ...others] = [...rest].sort((a, b) => Number(b.hasAgent) - Number(a.hasAgent) || a.pid - b.pid);
+    claims.push({ p: rep!, reason: "represents", siblings: members.length });
+    for (const p of others) {
+      claims.push({ p, reason: "sibling", siblings: members.length });
+      idle.set(p.pid, rep!.pid);
+    }
+  }
+  claims.sort(
+    (a, b) =>
+      RANK[a.reason] - RANK[b.reason] ||
+      Number(b.p.hasAgent) - Number(a.p.hasAgent) ||
+      (b.p.anon ?? 0) - (a.p.anon ?? 0) ||
+      a.p.pid - b.p.pid,
+  );
+  const wanted = new Map<number, { reason: AgentReason; siblings: number }>();
+  const passedOver = new Map<number, string>();
+  const limit = `over the limit of ${o.max} agents at once (--max-agents)`;
+  for (const c of claims) {
+    if (wanted.size < o.max) wanted.set(c.p.pid, { reason: c.reason, siblings: c.siblings });
+    else {
+      const rep = idle.get(c.p.pid);
+      passedOver.set(
+        c.p.pid,
+        rep === undefined
+          ? limit
+          : wanted.has(rep)
+            ? `an idle sibling of PID ${rep} (same parent and command), whose agent speaks for them`
+            : `an idle sibling of PID ${rep} (same parent and command); ${limit}`,
+      );
+    }
+  }
+  return { wanted, passedOver };
+}
+
+/** How many readings make one block of lows, and how many blocks (a minute at 1 Hz) the growth is looked for over. */
+export const LOWS_BLOCK = 5;
+export const LOWS_BLOCKS = 12;
+
+/**
+ * A process's anonymous memory, as the lows of blocks of LOWS_BLOCK readings over the last LOWS_BLOCKS blocks: it
+ * grows when the newest block's low stands the growth floor (2 MiB or 2%) above the lowest of the older ones. Lows, so
+ * that a program swinging by big temporaries is not growing; a sliding minute, so that start-up (imports) long
+ * past does not make a process grow for ever. A 1 MiB/s leak is seen within one or two blocks of passing the floor.
+ */
+export class LowsWatch {
+  private readonly lows: number[] = [];
+  private block = Infinity;
+  private inBlock = 0;
+
+  add(anon: number | undefined): void {
+    if (anon === undefined) return;
+    this.block = Math.min(this.block, anon);
+    if (++this.inBlock < LOWS_BLOCK) return;
+    this.lows.push(this.block);
+    if (this.lows.length > LOWS_BLOCKS) this.lows.shift();
+    this.block = Infinity;
+    this.inBlock = 0;
+  }
+
+  get grows(): boolean {
+    if (this.lows.length < 2) return false;
+    const newest = this.lows[this.lows.length - 1]!;
+    const lowest = Math.min(...this.lows.slice(0, -1));
+    return newest - lowest >= minGrowth(lowest);
+  }
+}
+
+/** Why a process has its agent, in a few words (the watch's lines and the report's sampling line). */
+export function agentReasonText(reason: AgentReason, siblings: number): string {
+  switch (reason) {
+    case "watched":
+      return "watched";
+    case "grows":
+      return "grows";
+    case "larger":
+      return `larger than its ${siblings - 1} siblings`;
+    case "alone":
+      return "its own command";
+    case "represents":
+      return `for ${siblings} siblings`;
+    case "sibling":
+      return "a free slot";
+  }
+}

@@ -11,7 +11,8 @@ a system call it was in fails with errno 514. lldb writes back the area the kern
               bytecodes, holding the GIL.
      blocked  only if the main thread is blocked in one of the system calls CPython makes with the GIL released,
               called from CPython itself (checked on its stack): PyGILState_Ensure, PyRun_SimpleString, release,
-              with the other threads running meanwhile (whoever holds the GIL lets go of it).
+              with the other threads running meanwhile (whoever holds the GIL lets go of it). Taken at once, in
+              either mode, when the main thread is found so blocked.
 Then it detaches. Run inside lldb (`command script import`), settings from the environment (MEMLEAK_INJECT_CODE,
 MEMLEAK_INJECT_MODE). Prints one `MEMLEAK-OK` or `MEMLEAK-ERROR <stage>: <message>` line for memleak to read."""
 import os
@@ -132,7 +133,10 @@ def main(process):
         fail("symbols", e)
         return
     try:
-        if os.environ.get("MEMLEAK_INJECT_MODE") == "blocked":
+        # A main thread already blocked in CPython's own GIL-released call (a worker asleep between requests) would not
+        # run a pending call until that call returns, maybe in an hour: the blocked path now saves a second attach
+        # after memleak's wait for a hello (lldb takes ~2 s to attach, gdb less). Else the pending call, as gdb's.
+        if os.environ.get("MEMLEAK_INJECT_MODE") == "blocked" or blocked_safely(thread_frames(thread))[0]:
             run_blocked(process, thread, at)
         else:
             schedule_pending(process, frame, at)

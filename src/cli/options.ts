@@ -5,8 +5,7 @@
  * The rows' order is --help's order in every command; the keys are the Invocation's field names.
  */
 import { GATE_METRICS } from "../gates/spec.js";
-import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "../sampling/defaults.js";
-import { DEFAULT_MAX_AGENTS } from "../agent/attach/agent-placement.js";
+import { DEFAULT_MAX_AGENTS, DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "../sampling/defaults.js";
 import { usageError } from "../base/errors.js";
 import type { OptionSpec } from "./option-spec.js";
 import {

@@ -22,18 +22,15 @@
  */
 import { minGrowth } from "../../analysis/growth-floor.js";
 import type { SamplingFacts } from "../../analysis/types.js";
+import { DEFAULT_MAX_AGENTS } from "../../sampling/defaults.js";
+
+export { DEFAULT_MAX_AGENTS };
 
 /** Why a process has an agent: declared once, in the verdict document's contract (doc.sampling.agents). */
 export type AgentReason = NonNullable<SamplingFacts["agents"]>["in"][number]["reason"];
 
 /** Lower is more important. */
 const RANK: Record<AgentReason, number> = { watched: 0, grows: 1, larger: 2, alone: 3, represents: 3, sibling: 4 };
-
-/**
- * Agents at once by default. Each agent in a worker forked before memleak came adds 1.3–3 MiB to the tree's Σ PSS
- * (BENCHMARKS.md §g⁷); issue 49 asks at most 10 MiB added: the watched process and three more.
- */
-export const DEFAULT_MAX_AGENTS = 4;
 
 /**
  * A member of a group of at least LARGER_GROUP siblings is "larger" when its anonymous memory is LARGER_RATIO times the

@@ -21,6 +21,7 @@
  * Pure: the Attacher (attacher.ts) gathers the facts and carries the decision out.
  */
 import { minGrowth } from "../../analysis/growth-floor.js";
+import { median } from "../../analysis/stats/quantiles.js";
 import type { SamplingFacts } from "../../analysis/types.js";
 import { DEFAULT_MAX_AGENTS } from "../../sampling/defaults.js";
 
@@ -68,13 +69,6 @@ export interface Placement {
 
 const groupKey = (p: PlacementProcess) => `${p.ppid}\0${p.command}`;
 
-function medianOf(values: number[]): number | undefined {
-  if (values.length === 0) return undefined;
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
 /** Whether p stands well above its group's median (LARGER_RATIO and the growth floor). */
 function isLarger(p: PlacementProcess, median: number | undefined): boolean {
   if (p.anon === undefined || median === undefined) return false;
@@ -91,11 +85,11 @@ export function placeAgents(processes: readonly PlacementProcess[], o: Placement
   const claims: { p: PlacementProcess; reason: AgentReason; siblings: number }[] = [];
   const idle = new Map<number, number>(); // pid → the representative whose agent speaks for it
   for (const members of groups.values()) {
-    const median = members.length >= LARGER_GROUP ? medianOf(members.flatMap((m) => m.anon ?? [])) : undefined;
+    const middle = members.length >= LARGER_GROUP ? median(members.flatMap((m) => m.anon ?? [])) : undefined;
     const own = (p: PlacementProcess): AgentReason | undefined => {
       if (p.pid === o.rootPid || o.named.has(p.pid)) return "watched";
       if (p.grows) return "grows";
-      if (isLarger(p, median)) return "larger";
+      if (isLarger(p, middle)) return "larger";
       return members.length === 1 ? "alone" : undefined;
     };
     const rest: PlacementProcess[] = [];

@@ -54,6 +54,20 @@ function threadCpu(pid) {
   return out;
 }
 
+/** Σ PSS (bytes) of `pid` and its descendants (only its descendants: `run`'s memleak), from smaps_rollup. */
+function treePss(pid, withRoot = true) {
+  let total = 0;
+  for (const p of withRoot ? [pid, ...descendants(pid)] : descendants(pid)) {
+    try {
+      const m = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${p}/smaps_rollup`, "utf8"));
+      total += m ? Number(m[1]) * 1024 : 0;
+    } catch {
+      /* gone */
+    }
+  }
+  return total;
+}
+
 /** Every descendant of `pid` (not itself), from /proc/PID/task/TID/children. */
 function descendants(pid) {
   const out = [];
@@ -128,6 +142,8 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
   const treeBare = await startTree([workers, mb], "bench/py/small_tree.py");
   const dir = mkdtempSync(join(tmpdir(), "memleak-bench-defaults-"));
   const watchers = {};
+  // Σ PSS of the two pre-forked trees before anything watches them, and at the end: what the agents added (issue 49).
+  const pss = { before: { watch: treePss(treeWatch.pid), bare: treePss(treeBare.pid) } };
   try {
     const readSet = join(dir, "reads.json");
     log("defaults: capturing memleak's read set of the --no-inject tree");
@@ -191,12 +207,18 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
       }
       log(`defaults: ${processes} processes, minute ${m}/${minutes}`);
     }
+    pss.end = {
+      watch: treePss(treeWatch.pid),
+      bare: treePss(treeBare.pid),
+      run: treePss(watchers["run (default)"].pid, false),
+    };
     const docs = {};
     for (const [k, w] of Object.entries(watchers)) docs[k] = await w.exited;
     return {
       processes,
       hz,
       minutes,
+      pss,
       watchers: Object.fromEntries(
         Object.entries(watchers).map(([k, w]) => [
           k,
@@ -244,7 +266,13 @@ export function summariseDefaults(r) {
     x.vsBareReads = reads ? x.steady / reads.steady : NaN;
     x.firstVsSteady = x.first / x.steady;
   }
-  return { processes: r.processes, hz: r.hz, minutes: r.minutes, rows };
+  const MiB = 2 ** 20;
+  const pss = r.pss && {
+    watchAdded: (r.pss.end.watch - r.pss.before.watch) / MiB,
+    bareAdded: (r.pss.end.bare - r.pss.before.bare) / MiB,
+    runVsBare: (r.pss.end.run - r.pss.end.bare) / MiB,
+  };
+  return { processes: r.processes, hz: r.hz, minutes: r.minutes, rows, pss };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -252,6 +280,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const r = await measureDefaults({ processes, minutes, hz, log: (s) => console.error(s) });
   const s = summariseDefaults(r);
   console.log(JSON.stringify(r));
+  if (s.pss)
+    console.log(
+      `Σ PSS added: watch (default) ${s.pss.watchAdded.toFixed(1)} MiB, watch --no-inject ${s.pss.bareAdded.toFixed(1)} MiB; run's tree at the end − the --no-inject tree's ${s.pss.runVsBare.toFixed(1)} MiB`,
+    );
   for (const x of s.rows) {
     const th = Object.entries(x.threads ?? {})
       .map(([k, v]) => `${k} ${v.toFixed(2)}`)

@@ -1,8 +1,8 @@
 /**
  * `watch` puts its agents where they tell something (issue 49, agent/attach/agent-placement.ts): on a service's tree of
- * a parent and 16 idle forked workers (bench/py/idle_tree_one_leaks.py), at most 3 agents: the watched parent, one worker for the
- * group get one, the others are read from /proc only, each saying why; when one worker starts to leak, it gets its own
- * agent, which names what holds the leak, and the agent whose slot it took leaves its process. Σ PSS of the tree is
+ * a parent and 16 idle forked workers (bench/py/idle_tree_one_leaks.py), at most 2 agents: the watched parent and one worker
+ * for the group get one, the others are read from /proc only, each saying why; when one worker starts to leak, it gets
+ * its own agent, which names what holds the leak, and the group's agent, whose slot it took, leaves its process. Σ PSS of the tree is
  * read from /proc by the test, not from memleak.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -67,9 +67,9 @@ function agentThread(pid: number): boolean {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("watch: agents where they tell something", { timeout: 180_000 }, () => {
-  it("16 idle workers and one that starts to leak: agents in the parent, one for the group and the leaker, its holder named; the rest from /proc", async () => {
+  it("16 idle workers and one that starts to leak: agents in the parent and one for the group, then the leaker in the group's slot, its holder named; the rest from /proc", async () => {
     // The leak starts 20 s after ready, in the last worker forked (not the one that speaks for the group): by then the
-    // three first agents are in (lldb or gdb, one at a time, 1-5 s each), and the leaker has to take a slot.
+    // two first agents are in (lldb or gdb, one at a time, 1-5 s each), and the leaker has to take a slot.
     const target = await startReady(
       ["python3", `${REPO}bench/py/idle_tree_one_leaks.py`, "16", "8", "20"],
       /^ready$/m,
@@ -80,7 +80,7 @@ describe("watch: agents where they tell something", { timeout: 180_000 }, () => 
     const pids = tree(target.pid);
     expect(pids).toHaveLength(17);
     const before = new Map(pids.map((p) => [p, pss(p)]));
-    const run = memleak(["watch", String(target.pid), "--duration", "60", "--max-agents", "3", "--json"]);
+    const run = memleak(["watch", String(target.pid), "--duration", "60", "--max-agents", "2", "--json"]);
     // Σ PSS of the tree 50 s in (the agents are in, the leak 30 s old), the leaker left out (its agent cannot be told
     // from its leak): what memleak's other agents added to the tree.
     await sleep(50_000);
@@ -92,18 +92,14 @@ describe("watch: agents where they tell something", { timeout: 180_000 }, () => 
 
     // where the agents were at the end, and why
     const agents = doc.sampling?.agents;
-    expect(agents?.max, shown).toBe(3);
+    expect(agents?.max, shown).toBe(2);
     const reasons = Object.fromEntries((agents?.in ?? []).map((a) => [a.pid, a.reason]));
     expect(reasons[target.pid], shown).toBe("watched");
     expect(reasons[leaker], shown).toBe("grows");
-    expect(
-      Object.values(reasons).filter((x) => x === "represents"),
-      shown,
-    ).toHaveLength(1);
-    expect(agents?.in, shown).toHaveLength(3);
-    // the other workers read from /proc only, each with why: 17 Pythons, 3 agents, the released one not counted
-    expect(agents?.readFromProc, shown).toBe(13);
-    expect(r.stderr).toMatch(/agents in 3 of 17 Python processes: PID \d+ \(watched\)/);
+    expect(agents?.in, shown).toHaveLength(2);
+    // the other workers read from /proc only, each with why: 17 Pythons, 2 agents, the released one not counted
+    expect(agents?.readFromProc, shown).toBe(14);
+    expect(r.stderr).toMatch(/agents in 2 of 17 Python processes: PID \d+ \(watched\), PID \d+ \(for 16 siblings\)/);
     const idle = doc.findings.filter(
       (f) => f.subject.type === "process" && f.evidence.agentMissingReason !== undefined,
     );
@@ -118,18 +114,18 @@ describe("watch: agents where they tell something", { timeout: 180_000 }, () => 
     expect(leak?.kind, shown).toBe("leak");
     expect(leak?.holder, shown).toMatchObject({ found: true, path: "__main__.cache" });
 
-    // a slot taken: the agent in the free slot was released and left its process (no thread of ours)
+    // a slot taken: the group's agent was released and left its process (no thread of ours)
     const released = [...r.stderr.matchAll(/agent released from PID (\d+)/g)].map((m) => Number(m[1]));
     expect(released, r.stderr).toHaveLength(1);
     expect(r.stderr).toMatch(
-      /agent released from PID \d+ \(python3\): an idle sibling of PID \d+ \(same parent and command\), whose agent speaks for them/,
+      /agent released from PID \d+ \(python3\): over the limit of 2 agents at once \(--max-agents\)/,
     );
     for (const pid of released) expect(agentThread(pid), `PID ${pid}`).toBe(false);
 
-    // What the agents added to the tree (the leaker's left out): the parent's and the group's, ~6.9 and ~3.5 MiB here
-    // (2026-12-02, lldb, CPython 3.11), and what the released one left (its copied pages stay): ~14 MiB. An agent in
-    // each of the 16 would have added ~60 MiB. Issue 49 asks 10 MiB for all agents: not met yet (the closing note).
+    // What the agents added to the tree (the leaker's left out): the parent's ~3.3 MiB and the group's ~3.7 MiB, which
+    // stays after its agent is released (the pages it copied stay private), 2026-12-03, lldb, CPython 3.11. An agent in
+    // each of the 16 would have added ~60 MiB; issue 49 asks 10 MiB for all agents.
     console.log(`Σ PSS of the 16 processes but the leaker: +${(added / MiB).toFixed(1)} MiB with memleak's agents in`);
-    expect(added / MiB, shown).toBeLessThan(18);
+    expect(added / MiB, shown).toBeLessThan(10);
   });
 });

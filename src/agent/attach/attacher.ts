@@ -15,6 +15,7 @@ import { readBasic } from "../../system/read-process.js";
 import type { AgentChannel } from "../channel.js";
 import { identifyInterpreter, MIN_VERSION, versionAtLeast } from "./interpreter.js";
 import { injectAgent, type InjectOutcome } from "./inject.js";
+import { Precompiler } from "./precompile.js";
 import { hasCapSysPtrace, ptraceRefusal, tracerFacts, type OwnFacts } from "./permission.js";
 import { processKey } from "../../sampling/process-key.js";
 import { insideText } from "../../base/pid-inside.js";
@@ -136,6 +137,7 @@ export class Attacher {
   /** The tree's pids at the last tick: where an agent's pid inside a container is looked for first. */
   private current: number[] = [];
   private readonly views: ContainerViews;
+  private readonly precompiler = new Precompiler();
 
   constructor(
     private readonly channel: AgentChannel,
@@ -431,6 +433,9 @@ export class Attacher {
     const view = seen.view;
     const shared = view ? undefined : this.shareSocket(target.uid, target.gid);
     if (shared) return { pid, status: "failed", reason: shared };
+    // The agent's code compiled by the program's interpreter outside it (precompile.ts: ~3.5 MiB less in the program).
+    if (!view && exe)
+      await this.precompiler.ensure({ exe, cacheDir: this.channel.dir, uid: target.uid, gid: target.gid });
 
     const request = {
       pid,

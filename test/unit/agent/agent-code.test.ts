@@ -3,7 +3,8 @@
  * and loaded by the others from memleak's private directory, because compiling memleak_agent.py left ~3.6 MiB of the
  * compiler's freed memory resident in every process (and every page of it makes each smaps_rollup memleak reads dearer).
  * Real interpreters, real files; the last test is a real `memleak run` with PYTHONDONTWRITEBYTECODE=1, as in most
- * Python container images.
+ * Python container images. Under `watch`, the watched program's interpreter compiles it in a process of its own
+ * (agent/attach/precompile.ts).
  */
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
@@ -12,6 +13,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { REPO } from "../../helpers/fixtures.js";
 import { MEMLEAK, SYSTEM_PYTHON } from "../../helpers/processes.js";
+import { Precompiler } from "../../../src/agent/attach/precompile.js";
 
 const AGENT_DIR = `${REPO}src/agent/python`;
 const dirs: string[] = [];
@@ -105,6 +107,27 @@ describe("the agent's code, compiled once and shared", () => {
     const unwritable = load("/proc", { agent, python: SYSTEM_PYTHON });
     expect(unwritable.compiled && unwritable.registered).toBe(true);
     expect(load(join(dir, "gone"), { agent }).beat).toBeGreaterThan(0);
+  });
+
+  it("`watch` has the program's own interpreter compile it outside the program: the program then loads it, compiling nothing", async () => {
+    const dir = scratch();
+    const exe = execFileSync("python3", ["-c", "import os, sys; print(os.path.realpath(sys.executable))"], {
+      encoding: "utf8",
+    }).trim();
+    const precompiler = new Precompiler();
+    expect(await precompiler.ensure({ exe, cacheDir: dir })).toBe(true);
+    expect(readdirSync(dir).filter((f) => /^memleak_agent-[0-9a-f]{8}\.code$/.test(f))).toHaveLength(1);
+    expect(load(dir).compiled).toBe(false);
+    // Not run: a binary not named as CPython's interpreter is (a program embedding Python would take the arguments as
+    // its own: /usr/bin/env here would run them), one replaced under the program. One that fails: nothing cached.
+    const other = scratch();
+    expect(await precompiler.ensure({ exe: "/usr/bin/env", cacheDir: other })).toBe(false);
+    expect(await precompiler.ensure({ exe: `${exe} (deleted)`, cacheDir: other })).toBe(false);
+    const failing = join(scratch(), "python3");
+    writeFileSync(failing, "#!/bin/sh\nexit 1\n", { mode: 0o755 });
+    expect(await precompiler.ensure({ exe: failing, cacheDir: other })).toBe(false);
+    expect(readdirSync(other)).toHaveLength(0);
+    expect(load(other).compiled).toBe(true);
   });
 
   it("under `memleak run` with PYTHONDONTWRITEBYTECODE=1, the processes it starts share the code in its private directory", () => {

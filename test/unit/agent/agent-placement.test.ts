@@ -35,27 +35,26 @@ const reasons = (ps: PlacementProcess[], max?: number, named?: number[]) =>
   Object.fromEntries([...place(ps, max, named).wanted].map(([pid, w]) => [pid, w.reason]));
 
 describe("placeAgents", () => {
-  it("64 idle workers: the watched master, one worker for the group and two more in the free slots; 61 from /proc", () => {
+  it("64 idle workers: the watched master and one worker for the group; the free slots stay free; 63 from /proc", () => {
     const p = place(service(64));
     expect(Object.fromEntries([...p.wanted])).toEqual({
       100: { reason: "watched", siblings: 1 },
       101: { reason: "represents", siblings: 64 },
-      102: { reason: "sibling", siblings: 64 },
-      103: { reason: "sibling", siblings: 64 },
     });
-    expect(p.passedOver.size).toBe(61);
-    expect(p.passedOver.get(164)).toBe(
+    expect(p.passedOver.size).toBe(63);
+    expect(p.passedOver.get(102)).toBe(
       "an idle sibling of PID 101 (same parent and command), whose agent speaks for them",
     );
+    expect(p.passedOver.get(164)).toBe(p.passedOver.get(102));
   });
 
   it("a worker that grows gets its own agent, beside the one that speaks for the rest", () => {
-    expect(reasons(service(64, { 140: { grows: true } }))).toEqual({
-      100: "watched",
-      140: "grows",
-      101: "represents",
-      102: "sibling",
-    });
+    expect(reasons(service(64, { 140: { grows: true } }))).toEqual({ 100: "watched", 140: "grows", 101: "represents" });
+  });
+
+  it("one process past the limit: the free slots are not filled by idle siblings", () => {
+    expect(reasons(service(4))).toEqual({ 100: "watched", 101: "represents" });
+    expect(place(service(4)).passedOver.size).toBe(3);
   });
 
   it("a tree within the limit: an agent in every process, as without one", () => {

@@ -4,8 +4,9 @@ forked starts keeping 1 MiB a second in a module-level list (`cache`), as a hand
 issue 49's check and benchmark: agents only where they tell something, and the time from the leak's start to its
 holder named.
 
-Usage: python3 idle_tree_one_leaks.py [WORKERS] [MB] [LEAK_AFTER]. Prints "ready" once every worker holds its memory,
-then "leaking worker: PID" when the leak starts; runs until killed."""
+Usage: python3 idle_tree_one_leaks.py [WORKERS] [MB] [LEAK_AFTER] [LIFETIME]. Prints "ready" once every worker holds its
+memory, then "leaking worker: PID" when the leak starts; runs until killed, or LIFETIME seconds after "ready" (then the
+workers are stopped and the parent exits: for `memleak run`)."""
 import os
 import sys
 import time
@@ -13,6 +14,7 @@ import time
 workers = int(sys.argv[1]) if len(sys.argv) > 1 else 16
 megabytes = int(sys.argv[2]) if len(sys.argv) > 2 else 8
 leak_after = float(sys.argv[3]) if len(sys.argv) > 3 else 10
+lifetime = float(sys.argv[4]) if len(sys.argv) > 4 else None
 cache = []
 
 
@@ -33,20 +35,29 @@ def serve(ready, go):
 
 go_read, go_write = os.pipe()
 leaker = None
+children = []
 for n in range(workers):
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(r)
         serve(w, go_read if n == workers - 1 else None)
+    children.append(pid)
     os.close(w)
     os.read(r, 1)
     os.close(r)
     if n == workers - 1:
         leaker = pid
 print("ready", flush=True)
+started = time.monotonic()
 time.sleep(leak_after)
 os.write(go_write, b"x")
 print("leaking worker: %d" % leaker, flush=True)
-while True:
-    time.sleep(3600)
+if lifetime is None:
+    while True:
+        time.sleep(3600)
+time.sleep(max(0.0, lifetime - (time.monotonic() - started)))
+for pid in children:
+    os.kill(pid, 15)
+for pid in children:
+    os.waitpid(pid, 0)

@@ -121,7 +121,10 @@ export class AgentChannel {
     socket.on("error", () => socket.destroy());
     socket.on("close", () => {
       this.sockets.delete(socket);
-      if (pid !== undefined && this.connections.get(pid) === socket) this.connections.delete(pid);
+      if (pid !== undefined && this.connections.get(pid) === socket) {
+        this.connections.delete(pid);
+        this.quiet.delete(pid);
+      }
     });
   }
 
@@ -142,6 +145,7 @@ export class AgentChannel {
     }
     if (msg.type === "hello") {
       this.hello.add(msg.pid);
+      if (msg.quiet) this.quiet.add(msg.pid);
       for (const wake of this.helloWaiters.get(msg.pid) ?? []) wake();
     } else if (msg.type === "report") this.latest.set(msg.pid, msg);
     // A periodic trace never replaces the final one (the agent's thread can send one while the process exits).
@@ -244,6 +248,33 @@ export class AgentChannel {
     if (!socket) return false;
     this.connections.delete(pid);
     socket.end("bye\n");
+    return true;
+  }
+
+  /** Agents told to be quiet (run's placement): connected, sending nothing and never waking until told to report. */
+  readonly quiet = new Set<number>();
+
+  /**
+   * Tells one agent to stop reporting and waking (`run`'s placement, agent-placement.ts): an idle worker's agent says
+   * nothing its /proc readings and its group's agent do not. Unlike watch's release, it stays connected, so one word
+   * brings it back at once when its process grows (no debugger needed under run). Its last report is forgotten, so no
+   * later sample carries it as if fresh. False when it has no connection or is quiet already.
+   */
+  quieten(pid: number): boolean {
+    const socket = this.connections.get(pid);
+    if (!socket || this.quiet.has(pid)) return false;
+    socket.write("quiet\n");
+    this.quiet.add(pid);
+    this.latest.delete(pid);
+    this.sampled.delete(pid);
+    return true;
+  }
+
+  /** Tells a quiet agent to report again, at once (a fresh report: the last one was forgotten). */
+  wake(pid: number): boolean {
+    const socket = this.connections.get(pid);
+    if (!socket || !this.quiet.delete(pid)) return false;
+    socket.write("report\n");
     return true;
   }
 

@@ -27,7 +27,18 @@ export interface AgentReport {
 }
 
 export type AgentMessage =
-  { type: "hello"; pid: number; python?: string } | AgentReport | TraceResult | TrimResult | TestMark | HolderResult;
+  | {
+      type: "hello";
+      pid: number;
+      python?: string;
+      /** A worker forked under `run`: its agent waits, quiet, for memleak's word before it reports (run-agents.ts). */
+      quiet?: true;
+    }
+  | AgentReport
+  | TraceResult
+  | TrimResult
+  | TestMark
+  | HolderResult;
 
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9]{0,39}$/;
 /** Field names already found well-formed: agents send the same few dozen every second (bounded: names are data). */
@@ -108,7 +119,12 @@ export function parseAgentMessage(line: string): AgentMessage | undefined {
   const t = isNum(m.t) ? m.t : 0;
   switch (m.type) {
     case "hello":
-      return { type: "hello", pid, ...(typeof m.python === "string" && { python: m.python.slice(0, 40) }) };
+      return {
+        type: "hello",
+        pid,
+        ...(typeof m.python === "string" && { python: m.python.slice(0, 40) }),
+        ...(m.quiet === true && { quiet: true as const }),
+      };
     case "report": {
       const data: AgentReport["data"] = {};
       if (isNum(m.threads)) data.threads = m.threads;

@@ -44,6 +44,8 @@ export const HELP_GROUP: Partial<Record<OptionName, string>> = {
   agent: AGENT,
   inject: AGENT,
   all: AGENT,
+  maxAgents: AGENT,
+  agentIn: AGENT,
   tracePython: AGENT,
   trimProbe: AGENT,
   prometheus: PROMETHEUS,

@@ -224,9 +224,9 @@ export const OPTIONS = {
     flag: "--max-agents",
     placeholder: "<count>",
     description:
-      "agents at once: where they tell something (the watched process, one that grows, one per group of idle siblings); the others are read from /proc only",
+      "agents at once: where they tell something (the watched or launched process, one that grows, one per group of idle siblings); the others are read from /proc only (run: their agents stay quiet)",
     default: String(DEFAULT_MAX_AGENTS),
-    commands: ["watch"],
+    commands: ["watch", "run"],
     parse: count({ atLeast: 1, atMost: 1024 }),
   },
   agentIn: {

@@ -63,6 +63,8 @@ export type Invocation =
       command: string[];
       isolate: boolean;
       agent: boolean;
+      /** --max-agents: agents reporting at once (the others quiet). */
+      maxAgents: number;
       tracePython: boolean;
       trimProbe: boolean;
       traceNative: boolean;
@@ -244,6 +246,7 @@ export function buildProgram(onAction: (inv: Invocation) => void, output: { text
         command,
         isolate: read("isolate"),
         agent,
+        maxAgents: read("maxAgents"),
         tracePython,
         trimProbe,
         traceNative: read("traceNative"),

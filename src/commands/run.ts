@@ -20,6 +20,7 @@ import { runSession, type SessionOptions } from "../session/session.js";
 import { stopText, Wakeup } from "../session/wakeup.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { AgentChannel } from "../agent/channel.js";
+import { RunAgents } from "../agent/run-agents.js";
 import { agentDir, agentEnv } from "../agent/inject.js";
 import { forwardSignals, killTree } from "../session/command-signals.js";
 import { FailFastStop, hostProcesses } from "../session/fail-fast/stop.js";
@@ -34,6 +35,8 @@ export interface RunOptions extends SessionOptions {
   command: string[];
   isolate: boolean;
   agent: boolean;
+  /** --max-agents: agents reporting at once; the others are told to be quiet (run-agents.ts). */
+  maxAgents?: number | undefined;
   tracePython: boolean;
   trimProbe: boolean;
   /** --trace-native: the command runs under heaptrack's preload; the leaking C/C++ stacks join the report. */
@@ -212,6 +215,11 @@ function followCommand(
   });
 }
 
+/** One line of memleak's own, above the live view when there is one. */
+function sayer(io: CommandIO, region: LiveRegion | undefined): (line: string) => void {
+  return (line) => (region ? region.say(`memleak: ${line}\n`) : io.stderr(`memleak: ${line}\n`));
+}
+
 /** Samples the command until it exits, then reports, and ends with the exit code exit-policy.ts chooses. */
 async function sampleAndReport(
   o: RunOptions,
@@ -243,6 +251,10 @@ async function sampleAndReport(
       cgroup: cg.read,
       cgroupInfo: cg.info,
       agent,
+      attacher:
+        agent && child.pid !== undefined
+          ? new RunAgents(agent, fs, { rootPid: child.pid, maxAgents: o.maxAgents, say: sayer(io, region) })
+          : undefined,
       metrics: exporter?.sink,
       completeVerdict: tracer && addNativeTrace(tracer, io),
     },

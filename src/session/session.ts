@@ -29,6 +29,7 @@ import { describeMachine } from "../system/machine.js";
 import type { AgentChannel } from "../agent/channel.js";
 import { markPidsInside } from "../analysis/pids-inside.js";
 import type { Attacher } from "../agent/attach/attacher.js";
+import type { RunAgents } from "../agent/run-agents.js";
 import type { CommandIO } from "../base/command-io.js";
 import { cpuMark, cpuMsSince } from "../system/cpu-time.js";
 import { CgroupOutsiders } from "./cgroup-outsiders.js";
@@ -65,8 +66,11 @@ export interface SessionTarget {
   cgroupInfo: VerdictDocument["target"]["cgroup"];
   /** The in-process agent's channel: `run` loads the agent at start-up, `watch` injects it. */
   agent?: AgentChannel | undefined;
-  /** `watch`: loads the agent into each Python process of the tree as it is first seen. */
-  attacher?: Attacher | undefined;
+  /**
+   * Where the agents are: `watch` loads one into the Python processes where it tells something (Attacher); `run`'s
+   * are in every process from the start, and those that tell nothing are told to be quiet (RunAgents).
+   */
+  attacher?: Attacher | RunAgents | undefined;
   /** --metrics: told every sample and the verdict so far, then the final verdict. */
   metrics?: MetricsSink | undefined;
   /** Adds to the final verdict before it is recorded and reported (run --trace-native: the leaking C stacks). */

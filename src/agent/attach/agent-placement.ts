@@ -135,6 +135,25 @@ export function placeAgents(processes: readonly PlacementProcess[], o: Placement
   return { wanted, passedOver };
 }
 
+/**
+ * The one line said when the agents' places change in a tree past the limit (watch's Attacher, run's RunAgents), or
+ * undefined when nothing is to be said: no one passed over, or the same places as `lastSaid` (the key returned).
+ */
+export function placementLine(
+  placement: Placement,
+  lastSaid: string,
+  o: { pythons: number; max: number; verb: string; others: string },
+): { said: string; line?: string } {
+  const { wanted, passedOver } = placement;
+  const said = [...wanted.keys()].sort((a, b) => a - b).join(",");
+  if (passedOver.size === 0 || said === lastSaid) return { said: lastSaid };
+  const where = [...wanted].map(([pid, w]) => `PID ${pid} (${agentReasonText(w.reason, w.siblings)})`).join(", ");
+  return {
+    said,
+    line: `agents ${o.verb} ${wanted.size} of ${o.pythons} Python processes: ${where}; the other ${passedOver.size} ${o.others} (--max-agents ${o.max})`,
+  };
+}
+
 /** How many readings make one block of lows, and how many blocks (a minute at 1 Hz) the growth is looked for over. */
 export const LOWS_BLOCK = 5;
 export const LOWS_BLOCKS = 12;

@@ -31,6 +31,7 @@ import {
   DEFAULT_MAX_AGENTS,
   LowsWatch,
   placeAgents,
+  placementLine,
   type AgentReason,
   type Placement,
 } from "./agent-placement.js";
@@ -286,15 +287,14 @@ export class Attacher {
 
   /** One line when the agents' places change in a tree past the limit: where they are and why, and how many not. */
   private sayPlacement(pythons: number): void {
-    const { wanted, passedOver } = this.placement;
-    if (passedOver.size === 0) return;
-    const said = [...wanted.keys()].sort((a, b) => a - b).join(",");
-    if (said === this.placementSaid) return;
+    const { said, line } = placementLine(this.placement, this.placementSaid, {
+      pythons,
+      max: this.max(),
+      verb: "in",
+      others: "read from /proc",
+    });
     this.placementSaid = said;
-    const where = [...wanted].map(([pid, w]) => `PID ${pid} (${agentReasonText(w.reason, w.siblings)})`).join(", ");
-    this.o.say(
-      `agents in ${wanted.size} of ${pythons} Python processes: ${where}; the other ${passedOver.size} read from /proc (--max-agents ${this.max()})`,
-    );
+    if (line) this.o.say(line);
   }
 
   /**

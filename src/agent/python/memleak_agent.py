@@ -48,6 +48,9 @@ _state = {
     "attached": False,
     "atexit": False,
     "placed": None,
+    # memleak said "quiet": this process is read from /proc only (run's placement): no reports, no wake-ups
+    "quiet": False,
+    "heard": b"",  # the part of memleak's words after the last newline
 }
 # The program's main thread, for the holder search where threading is not loaded: the agent is loaded on it (by
 # sitecustomize under `run`, by a pending call under `watch`); in a forked child, the thread that forked.
@@ -1467,7 +1470,8 @@ def _at_exit():
     try:
         if launched and os.environ.get("MEMLEAK_TRACE_PYTHON"):
             _trace_report()
-        _report(0, force=True)  # before the trim, so the last reading shows what was held
+        if not _state["quiet"]:  # a quiet agent's process is read from /proc only, to its end
+            _report(0, force=True)  # before the trim, so the last reading shows what was held
         if launched and os.environ.get("MEMLEAK_TRIM_PROBE"):
             _trim_probe()
     except Exception:
@@ -1538,16 +1542,31 @@ def _name_native_thread():
 
 
 def _memleak_gone(sock, timeout):
-    """Waits up to `timeout` seconds. None while memleak is there; "bye" when it said goodbye (the one thing it ever
-    sends, as a session ends); "eof" when the connection ended without one (memleak killed, or this connection
-    dropped)."""
+    """Waits up to `timeout` seconds (for ever while quiet). None while memleak is there; "bye" when it said goodbye
+    (as a session ends, or `watch` releases this agent); "eof" when the connection ended without one (memleak killed,
+    or this connection dropped). memleak's other words, one a line: "quiet" — this process is read from /proc only
+    (`run`'s placement, agent-placement.ts), so no reports and no wake-ups until memleak speaks again — and "report"
+    (report again, now). A word this agent does not know is a goodbye: an older agent took every word for one."""
     try:
-        readable, _, _ = select.select([sock], [], [], timeout)
+        readable, _, _ = select.select([sock], [], [], None if _state["quiet"] else timeout)
         if not readable:
             return None
-        return "bye" if sock.recv(16) else "eof"
+        data = sock.recv(64)
+        if not data:
+            return "eof"
     except (OSError, ValueError):
         return "eof"
+    lines = (_state["heard"] + data).split(b"\n")
+    _state["heard"] = lines.pop()
+    for word in lines:
+        if word == b"quiet":
+            _state["quiet"] = True
+        elif word == b"report":
+            _state["quiet"] = False
+            _last_report["line"] = None  # memleak forgot the last one when it said quiet: the next is sent
+        else:
+            return "bye"
+    return None
 
 
 def _launcher_exited(pid):
@@ -1660,6 +1679,8 @@ def _loop(interval, stop, sock):
             return
         if stop.is_set():
             return
+        if _state["quiet"]:
+            continue
         try:
             _report(interval)
         except Exception:
@@ -1684,9 +1705,12 @@ def _stop():
         atexit.unregister(_at_exit)
 
 
-def start(socket_path=None, interval=None):
+def start(socket_path=None, interval=None, quiet=False):
     """Connects, sends a hello and a first report, and starts the reporting thread. `run` calls it from
-    sitecustomize with the settings in MEMLEAK_* variables; `watch` calls it through attach()."""
+    sitecustomize with the settings in MEMLEAK_* variables; `watch` calls it through attach(). `quiet`: a worker
+    forked under `run` says hello and waits for memleak's word before its first report: most of a service's idle
+    workers are read from /proc only (memleak's run-agents.ts), and a report they never send copies no page they
+    share with their parent."""
     if interval is None:
         interval = _env_float("MEMLEAK_AGENT_INTERVAL", 1.0)
     interval = max(0.05, interval)
@@ -1701,6 +1725,8 @@ def start(socket_path=None, interval=None):
     _state["sock"] = sock
     _state["path"] = path
     _state["interval"] = interval
+    _state["quiet"] = quiet  # a new connection (a forked child's, a later watch's): memleak has said nothing to it yet
+    _state["heard"] = b""
     _state["pid"] = os.getpid()
     stop = _Event()
     _state["stop"] = stop
@@ -1715,10 +1741,12 @@ def start(socket_path=None, interval=None):
             "python": sys.version.split()[0],
             "executable": sys.executable,
             "attached": _state["attached"],
+            "quiet": quiet,
         }
     )
     try:
-        _report(interval, census=False)  # on the caller's thread (the program's, under watch): no walk here
+        if not quiet:
+            _report(interval, census=False)  # on the caller's thread (the program's, under watch): no walk here
     except Exception:
         pass
     _state["thread"] = _start_thread(_loop, (interval, stop, sock))
@@ -1793,7 +1821,7 @@ def _after_fork_in_child():
             if parent_connected:
                 start(_state["path"], _state["interval"])
         else:
-            start()
+            start(quiet=True)
     except Exception:
         pass
 

@@ -1,0 +1,99 @@
+/**
+ * `run`'s quiet agents (issue 49; memleak_agent.py's "quiet" and "report" words, channel.ts quieten/wake): a worker
+ * forked under `run` says hello and waits, quiet, for memleak's word; a quiet agent sends nothing and its thread never
+ * wakes (its voluntary context switches do not move), and one word brings it back with a fresh report. A real
+ * interpreter with the agent loaded as `run` loads it (sitecustomize), a real fork, a real socket.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { AgentChannel } from "../../../src/agent/channel.js";
+import { agentEnv } from "../../../src/agent/inject.js";
+
+const opened: AgentChannel[] = [];
+const started: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of started.splice(0)) c.kill("SIGKILL");
+  for (const ch of opened.splice(0)) ch.close();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(done: () => boolean, ms = 8000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > end) throw new Error("timed out");
+    await sleep(20);
+  }
+}
+
+/** The agent's thread in pid (named memleak-agent by prctl): its voluntary context switches, one per wake-up. */
+function agentWakeups(pid: number): number {
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    if (readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim() !== "memleak-agent") continue;
+    return Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/task/${tid}/status`, "utf8"))![1]);
+  }
+  throw new Error(`no agent thread in PID ${pid}`);
+}
+
+// A parent that forks one child; both allocate a little every 0.2 s, so that no report is the same as the last (an
+// unchanged report is not sent) and a report that does not come is the agent's silence, not the program's.
+const PROGRAM = `
+import os, sys, time
+child = os.fork()
+if child:
+    print(child, flush=True)
+kept = []
+while True:
+    kept.append([0] * 50)
+    time.sleep(0.2)
+`;
+
+describe("run's quiet agents", { timeout: 30_000 }, () => {
+  it("a forked worker's agent waits quiet; woken, it reports; quietened, it stops and its thread sleeps", async () => {
+    const ch = await AgentChannel.open();
+    opened.push(ch);
+    const env = agentEnv(process.env, {
+      socketPath: ch.socketPath,
+      interval: 0.25,
+      launcherPid: process.pid,
+      tracePython: false,
+      traceWarmup: 5,
+      trimProbe: false,
+    });
+    const parent = spawn("python3", ["-c", PROGRAM], { env, stdio: ["ignore", "pipe", "inherit"] });
+    started.push(parent);
+    let out = "";
+    parent.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+    await until(() => /\d+\n/.test(out));
+    const child = Number(out.trim());
+    started.push({ kill: () => process.kill(child, "SIGKILL") } as unknown as ChildProcess);
+
+    // the parent reports; the child said hello, quiet, and sends nothing
+    await until(() => ch.hello.has(child) && ch.latest.has(parent.pid!));
+    expect(ch.quiet.has(child)).toBe(true);
+    const before = agentWakeups(child);
+    await sleep(1500);
+    expect(ch.latest.has(child)).toBe(false);
+    expect(agentWakeups(child) - before).toBe(0);
+
+    // a word, and it reports at once, at its interval after that
+    expect(ch.wake(child)).toBe(true);
+    await until(() => ch.latest.has(child), 2000);
+    const first = ch.latest.get(child)!;
+    await until(() => ch.latest.get(child) !== first, 2000);
+
+    // quiet again: its last report forgotten, no new one, no wake-up
+    expect(ch.quieten(child)).toBe(true);
+    expect(ch.quieten(child)).toBe(false); // quiet already
+    expect(ch.latest.has(child)).toBe(false);
+    await sleep(300); // a report already on its way when the word left
+    ch.latest.delete(child);
+    const quietFrom = agentWakeups(child);
+    await sleep(1500);
+    expect(ch.latest.has(child)).toBe(false);
+    expect(agentWakeups(child) - quietFrom).toBe(0);
+    // the parent was never told anything: it reports all along
+    expect(ch.quiet.has(parent.pid!)).toBe(false);
+  });
+});

@@ -52,7 +52,7 @@ print("ready", flush=True)
 started = time.monotonic()
 time.sleep(leak_after)
 os.write(go_write, b"x")
-print("leaking worker: %d" % leaker, flush=True)
+print("leaking worker: %d since %.3f" % (leaker, time.time()), flush=True)
 if lifetime is None:
     while True:
         time.sleep(3600)

@@ -18,6 +18,7 @@ export const E2E_LONGEST_FIRST: readonly (readonly [file: string, seconds: numbe
   ["several-causes.test.ts", 67],
   ["watch-placement.test.ts", 66],
   ["time-to-limit.test.ts", 61],
+  ["run-placement.test.ts", 60],
   ["watch-containers.test.ts", 58],
   ["interpreters.test.ts", 54],
   ["agent.test.ts", 45],

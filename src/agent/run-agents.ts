@@ -8,7 +8,14 @@
  * something; the others are told to be quiet (AgentChannel.quieten): they stay connected, send nothing and never wake
  * until memleak speaks again, and one word brings one back at once when its process grows — no debugger needed.
  */
-import { agentReasonText, LowsWatch, placeAgents, placementLine, type Placement } from "./attach/agent-placement.js";
+import {
+  agentReasonText,
+  LowsWatch,
+  placeAgents,
+  placementLine,
+  NOTHING_SAID,
+  type Placement,
+} from "./attach/agent-placement.js";
 import type { AttachRecord, ConsideredProcess } from "./attach/attacher.js";
 import type { AgentChannel } from "./channel.js";
 import type { SamplingFacts } from "../analysis/types.js";
@@ -29,7 +36,7 @@ export class RunAgents {
   private readonly lows = new Map<number, LowsWatch>();
   private readonly commands = new Map<number, string>();
   private placement: Placement = { wanted: new Map(), passedOver: new Map() };
-  private placementSaid = "";
+  private placementSaid = NOTHING_SAID;
   private decided: AttachRecord[] = [];
   /**
    * The processes whose agent is quiet now, with why: memleak's own account, kept when their connections close as the

@@ -135,21 +135,31 @@ export function placeAgents(processes: readonly PlacementProcess[], o: Placement
   return { wanted, passedOver };
 }
 
+/** What the placement line last said, and the placement it saw at the call before (placementLine). */
+export interface PlacementSaid {
+  said: string;
+  seen: string;
+}
+export const NOTHING_SAID: PlacementSaid = { said: "", seen: "" };
+
 /**
  * The one line said when the agents' places change in a tree past the limit (watch's Attacher, run's RunAgents), or
- * undefined when nothing is to be said: no one passed over, or the same places as `lastSaid` (the key returned).
+ * none: no one passed over, the same places and counts as last said, or places not yet held for two calls in a row.
+ * Held, because a service's workers say hello over several ticks: said at the first, the line told "2 of 11 Python
+ * processes; the other 9 quiet" and, its agents' places unchanged, never the 17 there were (run beside a busy loop,
+ * CI 2026-12-03).
  */
 export function placementLine(
   placement: Placement,
-  lastSaid: string,
+  last: PlacementSaid,
   o: { pythons: number; max: number; verb: string; others: string },
-): { said: string; line?: string } {
+): { said: PlacementSaid; line?: string } {
   const { wanted, passedOver } = placement;
-  const said = [...wanted.keys()].sort((a, b) => a - b).join(",");
-  if (passedOver.size === 0 || said === lastSaid) return { said: lastSaid };
+  const key = `${[...wanted.keys()].sort((a, b) => a - b).join(",")}|${o.pythons}|${passedOver.size}`;
+  if (passedOver.size === 0 || key === last.said || key !== last.seen) return { said: { said: last.said, seen: key } };
   const where = [...wanted].map(([pid, w]) => `PID ${pid} (${agentReasonText(w.reason, w.siblings)})`).join(", ");
   return {
-    said,
+    said: { said: key, seen: key },
     line: `agents ${o.verb} ${wanted.size} of ${o.pythons} Python processes: ${where}; the other ${passedOver.size} ${o.others} (--max-agents ${o.max})`,
   };
 }

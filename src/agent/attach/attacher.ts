@@ -32,6 +32,7 @@ import {
   LowsWatch,
   placeAgents,
   placementLine,
+  NOTHING_SAID,
   type AgentReason,
   type Placement,
 } from "./agent-placement.js";
@@ -122,7 +123,7 @@ export class Attacher {
   private readonly tracked = new Map<string, Tracked | null>();
   private placement: Placement = { wanted: new Map(), passedOver: new Map() };
   /** The wanted set last said to the user (a line when it changes in a tree past the limit). */
-  private placementSaid = "";
+  private placementSaid = NOTHING_SAID;
   private readonly queue: Job[] = [];
   private worker: Promise<void> | undefined;
   private stopped = false;

@@ -9,8 +9,11 @@ import {
   LOWS_BLOCK,
   LOWS_BLOCKS,
   LowsWatch,
+  NOTHING_SAID,
   placeAgents,
+  placementLine,
   type PlacementProcess,
+  type PlacementSaid,
 } from "../../../src/agent/attach/agent-placement.js";
 
 const MiB = 2 ** 20;
@@ -171,5 +174,37 @@ describe("LowsWatch", () => {
       w.add((50 + i) * MiB);
     }
     expect(w.grows).toBe(true);
+  });
+});
+
+describe("placementLine", () => {
+  /** One call per tick, as run's agents and watch's attacher make it: the lines said over the ticks. */
+  function say(ticks: PlacementProcess[][]): string[] {
+    let last: PlacementSaid = NOTHING_SAID;
+    const lines: string[] = [];
+    for (const ps of ticks) {
+      const r = placementLine(place(ps), last, { pythons: ps.length, max: 4, verb: "report from", others: "quiet" });
+      last = r.said;
+      if (r.line) lines.push(r.line);
+    }
+    return lines;
+  }
+
+  it("workers saying hello over several ticks: one line, once the count holds, with the count there is", () => {
+    // CI beside a busy loop: 10 of 16 workers had said hello at the first placement, and the line said so for good.
+    const lines = say([service(10), service(13), service(16), service(16), service(16)]);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^agents report from 2 of 17 Python processes: PID 100 \(watched\), PID 101 \(for 16 siblings\); the other 15 quiet \(--max-agents 4\)$/,
+      ),
+    ]);
+  });
+
+  it("a place that changes is said again once it holds; a tree within the limit says nothing", () => {
+    const leaking = service(16, { 116: { grows: true, anon: 40 * MiB } });
+    const lines = say([service(16), service(16), leaking, leaking, leaking]);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(/^agents report from 3 of 17 .*PID 116 \(grows\)/);
+    expect(say([service(2), service(2), service(2)])).toEqual([]);
   });
 });

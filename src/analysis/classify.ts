@@ -161,16 +161,21 @@ function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number
   if (findings.some((f) => f.subject.type === "process" && f.kind === "leak")) return findings;
   // Settling allocators, or retention not yet told from a leak that pins it (process.ts pinningUndecided): either
   // way the process's growth is undecided, and so is the part of the tree's and the cgroup's it accounts for.
+  // Or a live heap that rises under freed temporaries malloc keeps, not yet by the floor (kept-temporaries.ts).
   const undecided = (f: JudgedFinding) =>
-    f.subject.type === "process" && (f.evidence.settling === true || f.evidence.pinningUndecided === true);
+    f.subject.type === "process" &&
+    (f.evidence.settling === true || f.evidence.pinningUndecided === true || f.evidence.keptTemporaries === true);
   const settlingSeen = findings.some(undecided);
+  // Anon that rose to a level by what malloc keeps makes the tree and the cgroup plateau too; with the live heap
+  // still rising under it, that level is no verdict (leak_under_temporaries: "plateau 99%" for the tree).
+  const keptSeen = findings.some((f) => f.subject.type === "process" && f.evidence.keptTemporaries === true);
   // A shared cgroup's growth is judged by markOutside, except where settling processes account for it all (the
   // floor check below): their growth is the watched tree's, and still undecided.
   // Not where the processes outside the tree grew anon by a reportable amount themselves: then theirs may be the
   // growth, and markOutside says whose it is.
   const explainable = (f: JudgedFinding) =>
     f.subject.type !== "process" &&
-    f.kind === "leak" &&
+    (f.kind === "leak" || (keptSeen && f.kind === "plateau")) &&
     f.evidence.growthIn !== "shmem" &&
     (settlingSeen || !(Number(f.evidence.otherProcessesInCgroup ?? 0) > 0)) &&
     !(Number(f.evidence.otherProcessesAnonGrowth ?? 0) >= minGrowth(Number(f.evidence.start ?? 0)));
@@ -218,6 +223,7 @@ function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number
     (f) => f.subject.type === "process" && (f.evidence.gcBacklog !== undefined || undecided(f)),
   )?.advice;
   const pinning = findings.some((f) => f.subject.type === "process" && f.evidence.pinningUndecided === true);
+  const reconciled = pinning ? "reconcile.pinning-undecided" : keptSeen ? "reconcile.kept" : "reconcile.settling";
   return findings.map((f) => {
     if (!explainable(f)) return f;
     // What the finding claims grew, or the usage's level change where that is more: found on the lows under swings,
@@ -237,7 +243,7 @@ function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number
         confidence: 0,
         evidence,
         advice: processAdvice ?? [phrase("advice.insufficient-data", { settlingPids: pids })],
-        summary: phrase(pinning ? "reconcile.pinning-undecided" : "reconcile.settling", facts),
+        summary: phrase(reconciled, facts),
       };
     }
     const evidence = { ...f.evidence, gcBacklog: waiting ? "waiting" : "released", explainedByPids: pids };

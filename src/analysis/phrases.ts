@@ -37,6 +37,7 @@ export interface PhraseFacts {
   /** …or by processes whose allocators are still filling to their working size (signals/live-heap.ts). */
   "reconcile.settling": { subject: "tree" | "cgroup"; growth: number; pids: string };
   "reconcile.pinning-undecided": { subject: "tree" | "cgroup"; growth: number; pids: string };
+  "reconcile.kept": { subject: "tree" | "cgroup"; growth: number; pids: string };
   /** Tree or cgroup growth that copying after fork accounts for. */
   /** besideLeak: a process leaks too, and this is listed beside the group's leak: only the copied part is bounded. */
   "reconcile.cow": {
@@ -61,7 +62,12 @@ export interface PhraseFacts {
   "verdict.no-samples": Record<string, never>;
 
   // signals/process.ts: each sentence starts with the process (PID and command), which the live view leaves out
-  "process.insufficient": ProcessFacts & { reason: string | undefined; waiting?: GcWaitingFacts; settling?: Settling };
+  "process.insufficient": ProcessFacts & {
+    reason: string | undefined;
+    waiting?: GcWaitingFacts;
+    settling?: Settling;
+    kept?: KeptTemporaries;
+  };
   "process.retention": ProcessFacts & {
     anon: number;
     live: number;
@@ -78,6 +84,8 @@ export interface PhraseFacts {
     anon: number;
     free: number;
     layer: string | undefined;
+    /** Set when anon rose too, mostly by freed memory malloc keeps (signals/kept-temporaries.ts). */
+    kept?: KeptTemporaries;
   };
   "process.cow": ProcessFacts & {
     ussStart: number;
@@ -171,7 +179,7 @@ export interface PhraseFacts {
 
   // advice: src/advice/<kind>.md, one section per variant, filled with these facts
   "advice.insufficient-data": (
-    | { reason: string | undefined; waiting?: GcWaitingFacts; settling?: Settling }
+    | { reason: string | undefined; waiting?: GcWaitingFacts; settling?: Settling; kept?: KeptTemporaries }
     | { backlogPids: string }
     | { settlingPids: string }
   ) & {
@@ -357,6 +365,21 @@ export type Phrase = { [K in PhraseName]: { say: K; facts: PhraseFacts[K] } }[Ph
 
 /** A phrase, typed by its name. */
 export const phrase = <K extends PhraseName>(say: K, facts: PhraseFacts[K]): Phrase => ({ say, facts }) as Phrase;
+
+/**
+ * Anon that rose mostly by freed memory malloc keeps (big temporaries), while the live heap rises steadily under it
+ * (signals/kept-temporaries.ts).
+ */
+export interface KeptTemporaries {
+  /** Anon's rise, and how much of it is the growth of malloc's free bytes. */
+  anonGrowth: number;
+  freedKept: number;
+  /** The live heap's levels and rate over the judged window. */
+  liveStart: number;
+  liveEnd: number;
+  rate: Rate;
+  seconds: number;
+}
 
 /** Anon that grows while the live heap does not: the allocators settling (signals/live-heap.ts allocatorSettling). */
 export interface Settling {

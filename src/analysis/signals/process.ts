@@ -19,6 +19,7 @@ import { SEVERITY, type MetricName, type Subject } from "../types.js";
 import { copyOnWrite, type Copying, type CowSignal } from "./cow.js";
 import { retention, STATE_MIN_READINGS, type Retention } from "./fragmentation.js";
 import { allocatorSettling, liveHeapGrowth, liveHeapLeak } from "./live-heap.js";
+import { keptTemporaries, type KeptSplit } from "./kept-temporaries.js";
 import {
   leakLayer,
   LAYER_MIN_SHARE,
@@ -205,6 +206,9 @@ function decideProcess(
  *   - anon grows, and malloc's live bytes (or Python's objects) grow with it: a leak, whatever share of the heap is
  *     free; anon grows while the live heap does not, under retention: the holes grow, no leak (the state says it);
  *   - anon does not grow, but the live heap does, steadily: a leak filling memory malloc already held (live-heap.ts);
+ *   - anon rose (steadily, in steps, to a level) mostly by freed memory malloc keeps, while the live heap rises
+ *     steadily under it: the live heap's leak, or not enough data while its rise is under the floor
+ *     (kept-temporaries.ts);
  *   - grew, then levelled off, or one step: a plateau.
  */
 function trendFinding(d: Decision, ctx: Context, held: Retention | undefined): JudgedFinding | undefined {
@@ -224,12 +228,37 @@ function trendFinding(d: Decision, ctx: Context, held: Retention | undefined): J
     const settling = held ? allocatorSettling(ps, a) : undefined;
     const pinning = settling?.freedKept !== undefined ? pinningOf(d, ctx) : undefined;
     if (pinning) return leakFinding(d, ctx, held, live, pinning);
-    return settling ? insufficientFinding(d, undefined, settling) : leakFinding(d, ctx, held, live);
+    if (settling) return insufficientFinding(d, undefined, settling);
+    // Anon's growth mostly freed memory malloc keeps, the live heap rising steadily under it: the leak is that rise,
+    // at its own rate (anon's overstated it five times). Not where kept tensors' graphs are what grows: the freed
+    // memory is then what they pin (kept losses: anon +109 MiB, free +59, live +39.5), the leak's cost, and anon's rate
+    // is the leak's.
+    const kept = held && !(liveGrows && keepsTensors(ps, a, ctx)) ? keptTemporaries(ps, a.from, ctx.from) : undefined;
+    return kept ? keptFinding(d, ctx, kept, held!) : leakFinding(d, ctx, held, live);
   }
+  const stopped = a.shape === "plateau" || a.shape === "step";
+  const kept = held && stopped ? keptTemporaries(ps, a.from, ctx.from) : undefined;
+  if (kept) return keptFinding(d, ctx, kept, held!);
   const hidden = held ? liveHeapLeak(ps, ctx.from) : undefined;
   if (hidden) return hiddenLeakFinding(d, ctx, hidden, held!);
-  if (a.shape === "plateau" || a.shape === "step") return plateauFinding(d);
+  if (stopped) return plateauFinding(d);
   return undefined;
+}
+
+/** The live heap's leak under freed temporaries malloc keeps, or not enough data while it is under the floor. */
+function keptFinding(d: Decision, ctx: Context, kept: KeptSplit, held: Retention): JudgedFinding {
+  if (kept.overFloor) return hiddenLeakFinding(d, ctx, kept.live, held, kept);
+  const f = insufficientFinding(d, undefined, undefined, kept);
+  f.evidence.keptTemporaries = true;
+  f.evidence.liveHeapGrowth = Math.round(kept.live.growth);
+  f.evidence.mallocFreeGrowth = Math.round(kept.facts.freedKept);
+  return f;
+}
+
+/** Whether what grows is PyTorch's tensors or the graphs kept tensors hold (layer.ts leakLayer). */
+function keepsTensors(ps: ProcessSeries, a: Assessment, ctx: Context): boolean {
+  const name = leakLayer(ps, a, ctx)?.name;
+  return name === "PyTorch autograd graphs" || name === "PyTorch CPU tensors";
 }
 
 /** What the census saw keep the holes of malloc's free memory growing over the trend's window, if anything. */
@@ -254,8 +283,14 @@ function insufficientFinding(
   { ps, subject, metric, a, who }: Decision,
   waiting: GcWaitingFacts | undefined,
   settling?: Settling,
+  kept?: KeptSplit,
 ): JudgedFinding {
-  const why = { reason: a.reason, ...(waiting && { waiting }), ...(settling && { settling }) };
+  const why = {
+    reason: a.reason,
+    ...(waiting && { waiting }),
+    ...(settling && { settling }),
+    ...(kept && { kept: kept.facts }),
+  };
   const f = finding(
     ps,
     subject,
@@ -371,6 +406,7 @@ function hiddenLeakFinding(
   ctx: Context,
   live: Assessment,
   held: Retention,
+  kept?: KeptSplit,
 ): JudgedFinding {
   const layer = leakLayer(ps, live, ctx);
   const facts = {
@@ -382,6 +418,7 @@ function hiddenLeakFinding(
     anon: held.anon,
     free: held.mallocFree,
     layer: layer?.name,
+    ...(kept && { kept: kept.facts }),
   };
   const variant = subject.isRoot ? "process" : "worker";
   const advice = leakAdvice(ps, phrase("advice.leak", { variant, rate: live.rate, ...who, ppid: ps.ppid }));
@@ -397,6 +434,10 @@ function hiddenLeakFinding(
   );
   f.evidence.residentAnonBytes = Math.round(held.anon);
   f.evidence.mallocFreeBytes = Math.round(held.mallocFree);
+  if (kept) {
+    f.evidence.anonGrowth = Math.round(kept.facts.anonGrowth);
+    f.evidence.mallocFreeGrowth = Math.round(kept.facts.freedKept);
+  }
   if (layer) {
     f.evidence.layer = layer.name;
     f.caveats.push(...layer.notes);

@@ -7,7 +7,7 @@ import { formatBytes } from "../../base/units.js";
 import { formatRate, pidsThatGrow } from "./numbers.js";
 import type { PhraseName } from "../../analysis/phrases.js";
 import { DEFAULT_ALPHA } from "../../analysis/stats/trend.js";
-import { gcWaitingReason, settlingReason } from "./notes.js";
+import { gcWaitingReason, keptReason, settlingReason } from "./notes.js";
 import { groupName, type Wordings } from "./words.js";
 
 /** How stable.md names what did not grow. */
@@ -49,7 +49,9 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
               ? gcWaitingReason(f.waiting)
               : f.settling
                 ? settlingReason(f.settling)
-                : f.reason,
+                : f.kept
+                  ? keptReason(f.kept)
+                  : f.reason,
     }),
   "advice.cow-tree": (f) =>
     advice("cow", "tree", {

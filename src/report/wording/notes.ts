@@ -3,8 +3,10 @@
  * full collection gave back, file pages, a process the agent did not see inside.
  */
 import { formatBytes } from "../../base/units.js";
+import { MIN_GROWTH_BYTES } from "../../analysis/growth-floor.js";
 import type { GcFreedFacts, GcWaitingFacts } from "../../analysis/phrases.js";
-import type { Settling } from "../../analysis/phrases.js";
+import type { KeptTemporaries, Settling } from "../../analysis/phrases.js";
+import { formatRate } from "./numbers.js";
 import type { Wordings } from "./words.js";
 
 const freed = (f: GcFreedFacts) =>
@@ -16,6 +18,19 @@ export function settlingReason(f: Settling): string {
   if (f.freedKept !== undefined)
     return `the allocators may still be filling up: anon +${formatBytes(f.growth)} while malloc's free bytes grew +${formatBytes(f.freedKept)} and the live heap (malloc in use + Python objects) did not grow; waiting for anon to level off — a rise that goes on past a tenth of the live heap is judged as growth`;
   return `the allocators may still be filling up: anon +${formatBytes(f.growth)}, while the live heap (malloc in use + Python objects) does not grow and swings by up to ${formatBytes(f.swing)} as the program frees what it uses; waiting for anon to level off — growth beyond that swing is a leak`;
+}
+
+/**
+ * What the live heap does under a rise of freed memory malloc keeps (analysis/signals/kept-temporaries.ts), before its
+ * own rise passed the growth floor. What rises comes first: the live view cuts the line at the terminal's width.
+ */
+export function keptReason(f: KeptTemporaries): string {
+  return `the lows of its live heap (malloc in use + Python objects) rise steadily ${formatBytes(f.liveStart)} → ${formatBytes(f.liveEnd)} at ${formatRate(f.rate)} over ${f.seconds.toFixed(0)} s, under the ${formatBytes(MIN_GROWTH_BYTES)} a verdict needs so far; ${keptPart(f)} — a longer run tells whether what it uses keeps growing`;
+}
+
+/** Anon's rise, and the part of it that is freed memory malloc keeps. */
+export function keptPart(f: KeptTemporaries): string {
+  return `anon's rise of ${formatBytes(f.anonGrowth)} is mostly freed memory malloc keeps (its free bytes +${formatBytes(f.freedKept)}), not memory in use`;
 }
 
 export function gcWaitingReason(f: GcWaitingFacts): string {

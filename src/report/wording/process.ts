@@ -6,7 +6,7 @@ import { formatBytes } from "../../base/units.js";
 import { formatRate } from "./numbers.js";
 import { inLayer } from "./layer.js";
 import type { LeakFacts, PhraseFacts, ProcessFacts } from "../../analysis/phrases.js";
-import { gcWaitingReason, settlingReason } from "./notes.js";
+import { gcWaitingReason, keptPart, keptReason, settlingReason } from "./notes.js";
 import type { Say, Wordings } from "./words.js";
 
 type ProcessPhrase =
@@ -52,14 +52,20 @@ const retention: Predicate<"process.retention"> = ({ anon, live, mallocInUse, ma
 const PREDICATES: { [N in ProcessPhrase]: Predicate<N> } = {
   "process.insufficient": (f) => [
     ": ",
-    `not enough data (${f.waiting ? gcWaitingReason(f.waiting) : f.settling ? settlingReason(f.settling) : f.reason})`,
+    `not enough data (${f.waiting ? gcWaitingReason(f.waiting) : f.settling ? settlingReason(f.settling) : f.kept ? keptReason(f.kept) : f.reason})`,
   ],
   "process.retention": retention,
   "process.leak": (f) => [" ", leak(f)],
-  "process.hidden-leak": (f) => [
-    " ",
-    `leaks inside memory malloc already holds: its live heap (malloc in use + Python objects) grows steadily ${formatBytes(f.start)} → ${formatBytes(f.end)} at ${formatRate(f.rate)} over ${f.seconds.toFixed(0)} s${f.layer ? ` — ${inLayer(f.layer)}` : ""}, while resident anon memory stays near ${formatBytes(f.anon)}: the leak is filling the ${formatBytes(f.free)} malloc keeps free, and resident memory will grow again once that is used up`,
-  ],
+  "process.hidden-leak": (f) => {
+    const live = "its live heap (malloc in use + Python objects)";
+    const course = `steadily ${formatBytes(f.start)} → ${formatBytes(f.end)} at ${formatRate(f.rate)} over ${f.seconds.toFixed(0)} s${f.layer ? ` — ${inLayer(f.layer)}` : ""}`;
+    return [
+      " ",
+      f.kept
+        ? `leaks in ${live}, whose lows rise ${course}; ${keptPart(f.kept)}`
+        : `leaks inside memory malloc already holds: ${live} grows ${course}, while resident anon memory stays near ${formatBytes(f.anon)}: the leak is filling the ${formatBytes(f.free)} malloc keeps free, and resident memory will grow again once that is used up`,
+    ];
+  },
   // The root shares its pages with the children it forked, a child with its parent.
   "process.cow": (f) => [
     ": ",

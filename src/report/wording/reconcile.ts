@@ -14,6 +14,7 @@ export const RECONCILE_WORDS: Wordings<
   | "reconcile.backlog-released"
   | "reconcile.settling"
   | "reconcile.pinning-undecided"
+  | "reconcile.kept"
   | "reconcile.cow"
   | "reconcile.outside"
   | "cgroup.others"
@@ -29,6 +30,8 @@ export const RECONCILE_WORDS: Wordings<
     `the ${groupName(f.subject)} grows by ${formatBytes(f.growth)} as the allocators of PID ${f.pids} fill up to its working size (its live heap does not grow): waiting for it to level off`,
   "reconcile.pinning-undecided": (f) =>
     `the ${groupName(f.subject)} grows by ${formatBytes(f.growth)} as PID ${f.pids} does, whose census has not yet told a leak that pins freed memory from the allocator keeping it: its next walks decide`,
+  "reconcile.kept": (f) =>
+    `the ${groupName(f.subject)} grew by ${formatBytes(f.growth)} as malloc in PID ${f.pids} keeps memory the program freed, while its live heap rises under it, not yet by the growth floor: a longer run decides`,
   "reconcile.cow": (f) =>
     f.besideLeak
       ? `${processCount(f.copiers)} ${f.copiers === 1 ? "copies" : "copy"} pages shared after fork (copy-on-write, +${formatBytes(f.copied)} private) as the ${groupName(f.subject)} grows by ${formatBytes(f.growth)}: that part is bounded, the leak beside it is not`

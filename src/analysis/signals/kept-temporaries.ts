@@ -10,9 +10,9 @@
  * live heap it is a leak at its own rate, or, while the live heap has not yet risen by the growth floor, not enough
  * data, saying what rises.
  */
-import { levelChange, minGrowth, rateOf, type Assessment } from "../assess.js";
+import { levelChange, levels, minGrowth, rateOf, type Assessment } from "../assess.js";
 import { blockMinima, lowerEnvelope } from "../stats/envelope.js";
-import { median } from "../stats/quantiles.js";
+import { median, quantile } from "../stats/quantiles.js";
 import { TREND_BLOCKS } from "../stats/trend.js";
 import { cleanSeries, sliceByTime } from "../stats/window.js";
 import type { ProcessSeries } from "../../series/series.js";
@@ -52,7 +52,7 @@ export function keptTemporaries(ps: ProcessSeries, anonFrom: number, from: numbe
   // Both over the same window: a step's jump beside the free bytes' whole rise said "16 MiB of anon, +28.5 MiB free".
   const anonGrowth = levelChange(ps.metrics.anon ?? ps.metrics.rss, anonFrom);
   if (anonGrowth === undefined || !(anonGrowth > 0)) return undefined;
-  const freedKept = levelChange(ps.agent["malloc.free"], anonFrom);
+  const freedKept = freedKeptGrowth(ps, anonFrom);
   if (freedKept === undefined || freedKept < KEPT_COVERS * anonGrowth) return undefined;
   const col = liveHeapColumn(ps);
   if (!col) return undefined;
@@ -86,4 +86,19 @@ export function keptTemporaries(ps: ProcessSeries, anonFrom: number, from: numbe
     seconds: live.to - live.from,
   };
   return { live, overFloor: live.growth >= minGrowth(live.start), facts };
+}
+
+/**
+ * How much malloc's free bytes grew from `from`: by their levels, or from their first level to the highs of their last
+ * third where that is more. A reading taken while a temporary is alive counts its bytes in use, not free
+ * (leak_under_temporaries under run: the agent, which reads while the program sleeps, caught a buffer at 4 of the last
+ * 7 reports, free 3–7 MiB between 30 MiB), and the highs are the free bytes between the temporaries.
+ */
+function freedKeptGrowth(ps: ProcessSeries, from: number): number | undefined {
+  const col = ps.agent["malloc.free"];
+  const change = levelChange(col, from);
+  if (!col || change === undefined) return undefined;
+  const ys = sliceByTime({ xs: col.xs, ys: col.ys }, from).ys;
+  const lastThird = ys.slice(-Math.max(1, Math.floor(ys.length / 3)));
+  return Math.max(change, (quantile(lastThird, 0.9) ?? -Infinity) - levels(ys).start);
 }

@@ -2,7 +2,7 @@
  * A leak under big temporaries malloc keeps (signals/kept-temporaries.ts): anon climbs in steps as glibc keeps what
  * each freed 10–40 MB buffer leaves, and the leak shows in the live heap's lows only. On columns built by hand (what
  * the rule needs), then through the whole engine on a real recording cut at the moments its progress lines judged
- * (fixtures/recordings/leak_under_temporaries.run-90s.jsonl: `memleak run` of the scenario for 90 s), where the
+ * (fixtures/cuts/leak_under_temporaries.run-90s.jsonl: `memleak run` of the scenario for 90 s), where the
  * verdict at 30 s was a plateau at 99% and at 40 s a leak at five times its rate before.
  */
 import { describe, expect, it } from "vitest";
@@ -65,7 +65,7 @@ describe("keptTemporaries", () => {
 });
 
 describe("leak_under_temporaries under run, as its progress lines and its end judged it", () => {
-  const file = `${FIXTURES}recordings/leak_under_temporaries.run-90s.jsonl`;
+  const file = `${FIXTURES}cuts/leak_under_temporaries.run-90s.jsonl`;
 
   it.each([30, 41])(
     "at %d s: not enough data, saying the live heap's lows rise under freed memory malloc keeps",
@@ -97,5 +97,18 @@ describe("leak_under_temporaries under run, as its progress lines and its end ju
     expect(doc.verdict.evidence.layer).toBe("Python objects");
     expect(doc.verdict.holder?.path).toBe("__main__.kept");
     expect(doc.verdict.caveats.join(" ")).not.toMatch(/bystander/);
+  });
+});
+
+describe("leak_under_temporaries under run, its agent reading a buffer alive at most reports near the end", () => {
+  // fixtures/recordings/leak_under_temporaries.run-75s.jsonl: malloc's free bytes 3-7 MiB at 4 of the last 7 reports
+  // (30 MiB between them), so their levels rose 4.4 MiB where anon rose 32: the freed memory kept is read off the highs.
+  it("at its end: the leak of the live heap's lows at their rate, not the old 'filling memory malloc holds'", async () => {
+    const doc = await analyzedDoc(`${FIXTURES}recordings/leak_under_temporaries.run-75s.jsonl`);
+    expect(doc.verdict.kind).toBe("leak");
+    expect(doc.verdict.summary).toMatch(/whose lows rise steadily .* mostly freed memory malloc keeps/);
+    expect(doc.verdict.rate!.bytesPerSecond).toBeGreaterThan(55_000);
+    expect(doc.verdict.rate!.bytesPerSecond).toBeLessThan(75_000);
+    expect(Number(doc.verdict.evidence.mallocFreeGrowth)).toBeGreaterThan(20 * MB);
   });
 });

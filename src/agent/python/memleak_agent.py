@@ -835,8 +835,10 @@ def _census_walk(interval, force):
         out.update(growingLen=n, growingAdded=added, growingAddedBytes=added_bytes, growing=what)
         if item_size is not None:
             out["growingItemBytes"] = item_size
-        if retained is not None:
-            out["growingRetainedBytes"] = retained
+        if retained is not None or item_size is not None:
+            # With every container followed, its items' own size where a look found no more: the field's last value
+            # must be this container's (a module's dict's 1.76 MiB a key was said of each str of a list after it).
+            out["growingRetainedBytes"] = retained if retained is not None else item_size
         if torch is not None:
             # Text, as `growing` is, and set at the same walk: a number would be averaged with older walks' readings.
             out["growingGraphs"] = "yes" if _items_keep_graphs(grower[5], torch) else "no"

@@ -118,9 +118,17 @@ function followed(ps: ProcessSeries, field: string, from: number): { xs: number[
   return { xs: [...before, ...after.xs], ys: [...before.map(() => 0), ...after.ys] };
 }
 
-/** Bytes each of the followed container's newest items keeps alive alone, at the last walk that looked. */
+/**
+ * Bytes each of the followed container's newest items keeps alive alone, at the last walk that looked — only where
+ * that walk's item size came in the same report. An agent that sent the retained bytes only where a look found more
+ * than the item's own size left the field's last value to an earlier container: a list of 600-byte strings was said
+ * to keep "~1.76 MiB alive" each, a module's dict's figure from the walk before (leak_under_temporaries under run).
+ */
 export function retainedPerItem(ps: ProcessSeries): number | undefined {
-  return ps.agent["census.growingRetainedBytes"]?.ys.at(-1);
+  const retained = ps.agent["census.growingRetainedBytes"];
+  const items = ps.agent["census.growingItemBytes"];
+  if (!retained || !items || retained.xs.at(-1) !== items.xs.at(-1)) return undefined;
+  return retained.ys.at(-1);
 }
 
 /** Bytes the followed container gained over the window, its levels taken as for any other series. */

@@ -215,6 +215,28 @@ for step in range(2):
     expect(last!.cpuTensorBytes).toBeUndefined(); // no torch imported: nothing about tensors
   });
 
+  it("sends what each item keeps alive with every container it follows: its own size where nothing more", () => {
+    // First a dict whose values keep lists (a look finds more than each key's own size), then a list of 600-byte
+    // strings: the second's retained bytes must be its own, not the dict's left standing (leak_under_temporaries).
+    const looks = census(
+      "python3",
+      `table = {}
+look()
+for i in range(300):
+    table[str(i)] = [bytes(2000) for _ in range(4)]
+look()
+kept = []
+for step in range(2):
+    kept.extend(("%08d" % i) * 75 for i in range(5000))
+    look()`,
+    );
+    const [, dict, , strs] = looks;
+    expect(dict).toMatchObject({ growing: "dict of list" });
+    expect(dict!.growingRetainedBytes as number).toBeGreaterThan(8000);
+    expect(strs).toMatchObject({ growing: "list of str" });
+    expect(strs!.growingRetainedBytes).toBe(strs!.growingItemBytes);
+  });
+
   it("follows an untracked dict among the globals of a script run with exec() into a dict no module holds", () => {
     // A container's boot line (or a test harness) runs the script with exec(compile(source), {...}): its
     // RESPONSES = {int: str} is untracked by the collector (atomic keys and values) and reached from no module, so

@@ -128,4 +128,51 @@ describe("watch: agents where they tell something", { timeout: 180_000 }, () => 
     console.log(`Σ PSS of the 16 processes but the leaker: +${(added / MiB).toFixed(1)} MiB with memleak's agents in`);
     expect(added / MiB, shown).toBeLessThan(10);
   });
+
+  it("a group of 12 identical workers, one of which diverges to a level: it gets its own agent and is a plateau, no leak; the group's agent stays", async () => {
+    // The last worker takes 48 MiB more 12 s after ready and is idle again (KIND "once"): its group's agent no longer
+    // speaks for it. The tick after its jump it is "larger" than its siblings (the line says so, once the places hold
+    // for two ticks); once a whole block of its lows stands above the older ones (5-9 readings), it "grows", which it
+    // still does at the end, within the minute. It is the plateau it is, and nothing leaks.
+    const target = await startReady(
+      ["python3", `${REPO}bench/py/idle_tree_one_leaks.py`, "12", "8", "12", "0", "once"],
+      /^ready$/m,
+      1,
+      60_000,
+    );
+    started.push(target);
+    const r = await memleak([
+      "watch",
+      String(target.pid),
+      "--duration",
+      "45",
+      "--max-agents",
+      "3",
+      "--fail-on",
+      "leak",
+      "--json",
+    ]);
+    const doc = JSON.parse(r.stdout) as VerdictDocument;
+    const shown = `${r.stderr}\n${JSON.stringify(doc.sampling?.agents)}`;
+    expect(r.code, shown).toBe(0);
+    const diverged = Number(/diverging worker: (\d+)/.exec(target.output())?.[1]);
+    expect(diverged).toBeGreaterThan(0);
+
+    const reasons = Object.fromEntries((doc.sampling?.agents?.in ?? []).map((a) => [a.pid, a.reason]));
+    const speaker = Number(Object.keys(reasons).find((p) => reasons[Number(p)] === "represents"));
+    expect(reasons, shown).toEqual({ [target.pid]: "watched", [diverged]: "grows", [speaker]: "represents" });
+    expect(speaker).not.toBe(diverged);
+    expect(doc.sampling?.agents?.readFromProc, shown).toBe(10);
+    expect(r.stderr).not.toMatch(/agent released/);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `agents in 3 of 13 Python processes: .*PID ${diverged} \\(larger than its 11 siblings\\).*; the other 10 read from /proc`,
+      ),
+    );
+
+    // its verdict: a plateau (one step of ~48 MiB, then flat), not a leak; no finding anywhere is a leak
+    const own = doc.findings.find((f) => f.subject.type === "process" && f.subject.pid === diverged);
+    expect(own?.kind, shown).toBe("plateau");
+    expect(doc.findings.filter((f) => f.kind === "leak")).toEqual([]);
+  });
 });

@@ -308,7 +308,11 @@ function markOutside(
   treeGrows: boolean,
 ): JudgedFinding {
   if (others.length === 0 || f.kind === "stable" || f.kind === "insufficient-data") return f;
-  const growth = Number(f.evidence.usageGrowth ?? 0);
+  // What the finding claims grew, or the usage's level change where that is more: found on the lows under swings, a
+  // cgroup's leak can be +66 MiB while its tenths' medians fell 36 MiB, and the smaller figure left an outsider's leak
+  // (1 MiB/s beside a watched tree whose one worker stepped up 48 MiB) as the watch's verdict, "because PID … grows
+  // (whose own finding is plateau)" (issue 49's diverging-group e2e, by hand with a leaker beside it).
+  const growth = Math.max(Number(f.evidence.usageGrowth ?? -Infinity), Number(f.evidence.growth ?? 0));
   // The page cache of files the watched processes map is theirs too (a model they loaded with mmap).
   const tree = Number(f.evidence.processesGrowth ?? 0) + Number(f.evidence.mappedFileGrowth ?? 0);
   // A cgroup that keeps growing while nothing watched does: whatever the watched tree added over the window (an

@@ -11,6 +11,8 @@ import { buildSeries } from "../../../src/series/series.js";
 import { synthesize, type SynthProcess, type SynthScenario } from "../../helpers/synthetic-samples.js";
 import { alone, fill, flat, linear, MB, type Series } from "./rules/judge.js";
 import { gcNumbers } from "./rules/gc-numbers.js";
+import { analyzeRecording } from "../../../src/recording/replay.js";
+import { FIXTURES } from "../../helpers/fixtures.js";
 
 function run(sc: SynthScenario, cgroup: { others?: number[]; othersAnonGrowth?: number } = {}) {
   const j = judge({
@@ -243,6 +245,21 @@ describe("a shared cgroup's growth that the watched tree does not account for", 
     expect(Number(cg.evidence.processesGrowth)).toBeGreaterThan(Number(cg.evidence.usageGrowth) / 3);
     expect(cg.outsideWatchedTree).toBe(true);
     expect(j.verdict.kind).toBe("plateau");
+  });
+
+  it("is the outsiders' by what the finding claims grew, where the usage's level change says less (a leak on the lows)", async () => {
+    // fixtures/cuts/diverged_worker.outside-leak.jsonl: `memleak watch --duration 35 --max-agents 3 --record` of
+    // bench/py/idle_tree_one_leaks.py 6 8 8 0 once (a worker steps up 48 MiB) beside a leaking tree of the same
+    // script in the machine's shared cgroup, 2026-12-03: the cgroup's leak was found on its lows (+66 MiB) while its
+    // tenths' medians fell 36 MiB, and judged by that fall the outsiders' leak was the verdict, "because PID … grows
+    // (whose own finding is plateau)".
+    const { doc } = await analyzeRecording(`${FIXTURES}cuts/diverged_worker.outside-leak.jsonl`);
+    const cg = doc.findings.find((f) => f.subject.type === "cgroup")!;
+    expect(Number(cg.evidence.usageGrowth)).toBeLessThan(0);
+    expect(cg.kind).toBe("leak");
+    expect(cg.outsideWatchedTree).toBe(true);
+    expect(doc.verdict.kind).toBe("plateau");
+    expect(doc.verdict.subject.type).toBe("process");
   });
 
   it("is the cgroup's own while the watched tree grows and accounts for a third of it or more", () => {

@@ -226,13 +226,8 @@ function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number
   const reconciled = pinning ? "reconcile.pinning-undecided" : keptSeen ? "reconcile.kept" : "reconcile.settling";
   return findings.map((f) => {
     if (!explainable(f)) return f;
-    // What the finding claims grew, or the usage's level change where that is more: found on the lows under swings,
-    // a cgroup's growth can be +15 MiB while its tenths' medians fell 1.3 MiB, and the smaller figure (negative) left a
-    // leak that settling processes account for standing (a watched GC-churn program: a leak at 44 s, issue 46).
-    const growth = Math.max(
-      Number(f.evidence.growth ?? 0),
-      Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? -Infinity),
-    );
+    // Not the usage's fall under a leak found on its lows (a watched GC-churn program: a leak at 44 s, issue 46).
+    const growth = claimedGrowth(f);
     if (!(growth > 0) || growth - grown >= minGrowth(Number(f.evidence.start ?? 0))) return f;
     const facts = { subject: f.subject.type === "tree" ? ("tree" as const) : ("cgroup" as const), growth, pids };
     if (settling.length > 0) {
@@ -264,6 +259,19 @@ function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number
           summary: phrase("reconcile.backlog-released", facts),
         };
   });
+}
+
+/**
+ * What a tree's or cgroup's finding claims grew, or, for a cgroup, the usage's level change where that is more: found
+ * on the lows under swings, a cgroup's growth can be +15 MiB while its tenths' medians fell 1.3 MiB (a watched GC-churn
+ * program), or +66 MiB while they fell 36 MiB, and the smaller figure taken alone leaves the finding standing where the
+ * processes (explainBacklogs) or the outsiders (markOutside) account for it.
+ */
+function claimedGrowth(f: JudgedFinding): number {
+  return Math.max(
+    Number(f.evidence.growth ?? 0),
+    Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? -Infinity),
+  );
 }
 
 /** Seconds between samples, on average (0 with fewer than two samples, when the duration is 0 too). */
@@ -308,11 +316,10 @@ function markOutside(
   treeGrows: boolean,
 ): JudgedFinding {
   if (others.length === 0 || f.kind === "stable" || f.kind === "insufficient-data") return f;
-  // What the finding claims grew, or the usage's level change where that is more: found on the lows under swings, a
-  // cgroup's leak can be +66 MiB while its tenths' medians fell 36 MiB, and the smaller figure left an outsider's leak
-  // (1 MiB/s beside a watched tree whose one worker stepped up 48 MiB) as the watch's verdict, "because PID … grows
-  // (whose own finding is plateau)" (issue 49's diverging-group e2e, by hand with a leaker beside it).
-  const growth = Math.max(Number(f.evidence.usageGrowth ?? -Infinity), Number(f.evidence.growth ?? 0));
+  // By what the finding claims grew: judged by the usage's level change alone (-36 MiB under a leak found on the
+  // lows, +66 MiB), a neighbour's 1 MiB/s leak beside a watched tree whose one worker stepped up 48 MiB was the watch's
+  // verdict, "because PID … grows (whose own finding is plateau)" (issue 49's diverging-group e2e, by hand).
+  const growth = claimedGrowth(f);
   // The page cache of files the watched processes map is theirs too (a model they loaded with mmap).
   const tree = Number(f.evidence.processesGrowth ?? 0) + Number(f.evidence.mappedFileGrowth ?? 0);
   // A cgroup that keeps growing while nothing watched does: whatever the watched tree added over the window (an

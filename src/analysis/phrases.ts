@@ -379,6 +379,8 @@ export interface KeptTemporaries {
   liveEnd: number;
   rate: Rate;
   seconds: number;
+  /** The growth floor at the live heap's level (2 MiB, or 2% of it): what its rise must pass to be a leak. */
+  floor: number;
 }
 
 /** Anon that grows while the live heap does not: the allocators settling (signals/live-heap.ts allocatorSettling). */

@@ -84,8 +84,9 @@ export function keptTemporaries(ps: ProcessSeries, anonFrom: number, from: numbe
     liveEnd: live.end,
     rate: live.rate,
     seconds: live.to - live.from,
+    floor: minGrowth(live.start),
   };
-  return { live, overFloor: live.growth >= minGrowth(live.start), facts };
+  return { live, overFloor: live.growth >= facts.floor, facts };
 }
 
 /**
@@ -96,9 +97,11 @@ export function keptTemporaries(ps: ProcessSeries, anonFrom: number, from: numbe
  */
 function freedKeptGrowth(ps: ProcessSeries, from: number): number | undefined {
   const col = ps.agent["malloc.free"];
-  const change = levelChange(col, from);
-  if (!col || change === undefined) return undefined;
+  if (!col) return undefined;
+  // As levelChange reads it, from the one slice the highs are read from too.
   const ys = sliceByTime({ xs: col.xs, ys: col.ys }, from).ys;
+  if (ys.length < 2) return undefined;
+  const { start, end } = levels(ys);
   const lastThird = ys.slice(-Math.max(1, Math.floor(ys.length / 3)));
-  return Math.max(change, (quantile(lastThird, 0.9) ?? -Infinity) - levels(ys).start);
+  return Math.max(end - start, (quantile(lastThird, 0.9) ?? -Infinity) - start);
 }

@@ -233,8 +233,11 @@ function trendFinding(d: Decision, ctx: Context, held: Retention | undefined): J
     // at its own rate (anon's overstated it five times). Not where kept tensors' graphs are what grows: the freed
     // memory is then what they pin (kept losses: anon +109 MiB, free +59, live +39.5), the leak's cost, and anon's rate
     // is the leak's.
-    const kept = held && !(liveGrows && keepsTensors(ps, a, ctx)) ? keptTemporaries(ps, a.from, ctx.from) : undefined;
-    return kept ? keptFinding(d, ctx, kept, held!) : leakFinding(d, ctx, held, live);
+    // The layer is looked for only where the split applies: leakFinding looks for it again otherwise.
+    const kept = held ? keptTemporaries(ps, a.from, ctx.from) : undefined;
+    return kept && !(liveGrows && keepsTensors(ps, a, ctx))
+      ? keptFinding(d, ctx, kept, held!)
+      : leakFinding(d, ctx, held, live);
   }
   const stopped = a.shape === "plateau" || a.shape === "step";
   const kept = held && stopped ? keptTemporaries(ps, a.from, ctx.from) : undefined;

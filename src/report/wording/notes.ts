@@ -3,7 +3,6 @@
  * full collection gave back, file pages, a process the agent did not see inside.
  */
 import { formatBytes } from "../../base/units.js";
-import { MIN_GROWTH_BYTES } from "../../analysis/growth-floor.js";
 import type { GcFreedFacts, GcWaitingFacts } from "../../analysis/phrases.js";
 import type { KeptTemporaries, Settling } from "../../analysis/phrases.js";
 import { formatRate } from "./numbers.js";
@@ -25,7 +24,7 @@ export function settlingReason(f: Settling): string {
  * own rise passed the growth floor. What rises comes first: the live view cuts the line at the terminal's width.
  */
 export function keptReason(f: KeptTemporaries): string {
-  return `the lows of its live heap (malloc in use + Python objects) rise steadily ${formatBytes(f.liveStart)} → ${formatBytes(f.liveEnd)} at ${formatRate(f.rate)} over ${f.seconds.toFixed(0)} s, under the ${formatBytes(MIN_GROWTH_BYTES)} a verdict needs so far; ${keptPart(f)} — a longer run tells whether what it uses keeps growing`;
+  return `the lows of its live heap (malloc in use + Python objects) rise steadily ${formatBytes(f.liveStart)} → ${formatBytes(f.liveEnd)} at ${formatRate(f.rate)} over ${f.seconds.toFixed(0)} s, under the ${formatBytes(f.floor)} a verdict needs so far; ${keptPart(f)} — a longer run tells whether what it uses keeps growing`;
 }
 
 /** Anon's rise, and the part of it that is freed memory malloc keeps. */

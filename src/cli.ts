@@ -66,6 +66,10 @@ async function main(): Promise<number> {
       return (await watchCommand(inv, io)).exitCode;
     }
     case "run": {
+      if (inv.tries.length > 0) {
+        const { runTrials } = await import("./commands/run-trials.js");
+        return (await runTrials(inv, io)).exitCode;
+      }
       const { runCommand } = await import("./commands/run.js");
       return (await runCommand(inv, io)).exitCode;
     }

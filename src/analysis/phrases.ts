@@ -198,7 +198,12 @@ export interface PhraseFacts {
     held: number;
     trimmed: number | undefined;
   };
-  "advice.fragmentation-actions": { arenas: number | undefined };
+  "advice.fragmentation-actions": {
+    arenas: number | undefined;
+    /** The process's command line and how long it was watched: the `run --try` that measures the remedies. */
+    command: string;
+    seconds: number;
+  };
   "advice.cow-process": {
     pid: number;
     command: string;

@@ -37,6 +37,8 @@ function commanderOption(name: OptionName, option: OptionSpec, command: CommandN
   if (option.default !== undefined) o.default(option.default);
   if (option.choices) o.choices(option.choices);
   if (option.hidden) o.hideHelp();
+  // commander keeps the last of a repeated option; a repeatable one keeps each text, parsed later like the others.
+  if (option.repeatable) o.argParser((text: string, previous: unknown) => [...((previous as string[]) ?? []), text]);
   return o;
 }
 

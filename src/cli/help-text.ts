@@ -13,6 +13,7 @@ const AGENT = "Python agent:";
 const TARGET = "What to watch:";
 const PROMETHEUS = "Prometheus (analyze --prometheus):";
 const PYTEST = "Per test (the pytest plugin):";
+const TRIALS = "Allocator settings, measured (run --try):";
 
 /** Each option's group in --help; one not named here stays under commander's "Options:". */
 export const HELP_GROUP: Partial<Record<OptionName, string>> = {
@@ -48,6 +49,8 @@ export const HELP_GROUP: Partial<Record<OptionName, string>> = {
   agentIn: AGENT,
   tracePython: AGENT,
   trimProbe: AGENT,
+  try: TRIALS,
+  failUnlessHelps: TRIALS,
   prometheus: PROMETHEUS,
   query: PROMETHEUS,
   range: PROMETHEUS,
@@ -77,6 +80,10 @@ export const EXAMPLES: Record<CommandName, { what: string; argv: string }[]> = {
     {
       what: "Fail a CI step on a leak, keep the samples and an HTML report",
       argv: "memleak run --fail-on leak -o run.jsonl --html report.html -- python3 fixtures/scenarios/steady_noisy.py 5",
+    },
+    {
+      what: "Run it as it is, then with MALLOC_ARENA_MAX=2, then with malloc_trim every 5 s, 4 s each; compare",
+      argv: "memleak run --try MALLOC_ARENA_MAX=2 --try trim -d 4s -- python3 fixtures/scenarios/thread_arenas.py 4",
     },
     {
       what: "Stop the command after 3 seconds (SIGTERM; memleak exits with its status), sampling twice a second",

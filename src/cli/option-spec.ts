@@ -27,6 +27,8 @@ export interface ValueOptionRow<T> extends OptionRow {
   default?: string;
   /** Words commander itself checks and lists in --help (the parser checks them too, for callers other than commander). */
   choices?: readonly string[];
+  /** Given once per value (`--try jemalloc --try MALLOC_ARENA_MAX=2`): its value is the list, each parsed, in order. */
+  repeatable?: true;
 }
 
 /** An option without a value: `--json`, `--no-agent`. */
@@ -35,15 +37,18 @@ export interface SwitchOptionRow extends OptionRow {
   parse?: never;
   default?: never;
   choices?: never;
+  repeatable?: never;
 }
 
 export type OptionSpec = ValueOptionRow<unknown> | SwitchOptionRow;
 
 /** What a row gives: its parser's type (undefined when not given and no default), or a boolean for a switch. */
 export type OptionValue<O extends OptionSpec> = O extends { parse: ValueParser<infer T> }
-  ? O extends { default: string }
-    ? T
-    : T | undefined
+  ? O extends { repeatable: true }
+    ? T[]
+    : O extends { default: string }
+      ? T
+      : T | undefined
   : boolean;
 
 /**
@@ -53,6 +58,11 @@ export type OptionValue<O extends OptionSpec> = O extends { parse: ValueParser<i
 export function optionValue<O extends OptionSpec>(option: O, raw: unknown): OptionValue<O> {
   // The conditional type cannot be narrowed by these tests; each branch is the one OptionValue names.
   if (option.parse === undefined) return Boolean(raw) as OptionValue<O>;
+  if (option.repeatable) {
+    const parse = option.parse;
+    const texts: unknown[] = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+    return texts.map((text) => parse(String(text), option.flag)) as OptionValue<O>;
+  }
   return (raw === undefined ? undefined : option.parse(String(raw), option.flag)) as OptionValue<O>;
 }
 

@@ -7,6 +7,7 @@ import { usageError } from "../base/errors.js";
 import { GATE_METRICS, parseKinds, type GateMetric, type GateOptions } from "../gates/spec.js";
 import { parseDuration, parseRate, parseSize, type SizeSpec, type UnitParse } from "../base/units.js";
 import type { VerdictKind } from "../base/verdict-kinds.js";
+import { parseSetting, type SettingRequest } from "../trial/settings.js";
 
 export type ValueParser<T> = (text: string, flag: string) => T;
 
@@ -109,3 +110,6 @@ export const nonEmpty: ValueParser<string> = (text, flag) => {
   if (text.trim() === "") throw usageError(`${flag}: must not be empty`);
   return text;
 };
+
+/** One `--try` setting (trial/settings.ts checks its form; an allocator's library is looked for when the run starts). */
+export const trialSetting: ValueParser<SettingRequest> = (text, flag) => parseSetting(text, flag);

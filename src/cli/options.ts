@@ -21,6 +21,7 @@ import {
   rate,
   seconds,
   size,
+  trialSetting,
   verdictKinds,
 } from "./option-values.js";
 
@@ -269,6 +270,20 @@ export const OPTIONS = {
     flag: "--trim-probe",
     description: "agent: at interpreter exit, call malloc_trim(0) and report how much memory came back",
     commands: ["run", "pytest"],
+  },
+  try: {
+    flag: "--try",
+    placeholder: "<setting>",
+    description:
+      "run the command as it is, then once with each setting (give --try once per setting), and compare: jemalloc, mimalloc, trim (malloc_trim every 5 s), or NAME=value (MALLOC_ARENA_MAX=2); each for --duration or to its exit",
+    commands: ["run"],
+    parse: trialSetting,
+    repeatable: true,
+  },
+  failUnlessHelps: {
+    flag: "--fail-unless-helps",
+    description: "with --try: exit 1 when no setting tried cuts the memory past the noise",
+    commands: ["run"],
   },
   traceNative: {
     flag: "--trace-native",

@@ -14,6 +14,7 @@ import { MemleakError, usageError } from "../base/errors.js";
 import type { GateOptions } from "../gates/spec.js";
 import type { ListenAddress } from "./option-values.js";
 import { helpAfter } from "./help-text.js";
+import type { SettingRequest } from "../trial/settings.js";
 
 export interface SessionFlags {
   interval: number;
@@ -30,6 +31,15 @@ export interface SessionFlags {
   html: string | undefined;
   /** --metrics: where to serve /metrics while sampling. */
   metrics: ListenAddress | undefined;
+}
+
+/** --try and its gate: the gate alone is a mistake to say, not a switch to ignore. */
+function trialFlags(tries: SettingRequest[], failUnlessHelps: boolean) {
+  if (failUnlessHelps && tries.length === 0)
+    throw usageError(
+      "--fail-unless-helps judges the settings --try compares: give --try SETTING (jemalloc, MALLOC_ARENA_MAX=2, …)",
+    );
+  return { tries, failUnlessHelps };
 }
 
 /** `analyze --prometheus URL --query PROMQL`: range data from a Prometheus server instead of a recording. */
@@ -68,6 +78,9 @@ export type Invocation =
       tracePython: boolean;
       trimProbe: boolean;
       traceNative: boolean;
+      /** --try: the settings to compare the command with (none: one run, as usual). */
+      tries: SettingRequest[];
+      failUnlessHelps: boolean;
     } & SessionFlags)
   | ({
       kind: "pytest";
@@ -250,6 +263,7 @@ export function buildProgram(onAction: (inv: Invocation) => void, output: { text
         tracePython,
         trimProbe,
         traceNative: read("traceNative"),
+        ...trialFlags(read("try"), read("failUnlessHelps")),
         ...sessionFlags(read),
       });
     });

@@ -30,6 +30,7 @@ import type { ListenAddress } from "../export/listen-address.js";
 import { delimiter } from "node:path";
 import { NativeTracer } from "../native/native-tracer.js";
 import { nextSteps, startLine } from "../session/feedback.js";
+import type { SeriesSet } from "../series/series.js";
 
 export interface RunOptions extends SessionOptions {
   command: string[];
@@ -45,7 +46,14 @@ export interface RunOptions extends SessionOptions {
   extraEnv?: Record<string, string> | undefined;
   /** --metrics: serve /metrics here while sampling. */
   metrics?: ListenAddress | undefined;
+  /** `run --try`: told the command's pid once it has started (to see the setting in effect in /proc). */
+  onStarted?: ((pid: number) => void) | undefined;
+  /** `run --try`: the verdict is not printed here (the comparison is, once every trial has run). */
+  silentReport?: boolean | undefined;
 }
+
+/** What one run gives back: its exit code, verdict, how the command ended, and the readings judged. */
+export type RunResult = CommandResult & { doc: VerdictDocument; targetExit: CommandExit; set: SeriesSet };
 
 interface CgroupChoice {
   iso?: Isolation;
@@ -82,10 +90,7 @@ function chooseCgroup(fs: HostFs, o: RunOptions, io: CommandIO): CgroupChoice {
   };
 }
 
-export async function runCommand(
-  o: RunOptions,
-  io: CommandIO,
-): Promise<CommandResult & { doc: VerdictDocument; targetExit: CommandExit }> {
+export async function runCommand(o: RunOptions, io: CommandIO): Promise<RunResult> {
   requireLinux("run", io.platform);
   checkOutputPath(o.record, "--record", !o.overwrite);
   checkOutputPath(o.html, "--html");
@@ -99,11 +104,7 @@ export async function runCommand(
   }
 }
 
-async function runTraced(
-  o: RunOptions,
-  io: CommandIO,
-  tracer: NativeTracer | undefined,
-): Promise<CommandResult & { doc: VerdictDocument; targetExit: CommandExit }> {
+async function runTraced(o: RunOptions, io: CommandIO, tracer: NativeTracer | undefined): Promise<RunResult> {
   // Listening next: a port in use is said before a cgroup is made or the command started.
   const exporter = await openMetricsExport(o.metrics, io);
   try {
@@ -118,7 +119,7 @@ async function runWith(
   io: CommandIO,
   exporter: MetricsExport | undefined,
   tracer: NativeTracer | undefined,
-): Promise<CommandResult & { doc: VerdictDocument; targetExit: CommandExit }> {
+): Promise<RunResult> {
   const fs = new HostFs();
   const cg = chooseCgroup(fs, o, io);
   if (exporter && cg.read) exporter.sink.cgroupPath = cg.read.path;
@@ -131,7 +132,12 @@ async function runWith(
   const failFastStop = o.gates.failFast ? new FailFastStop(hostProcesses(fs), child, wakeup) : undefined;
   // Like timeout(1): when the duration is up, ask the command to stop, and keep sampling until it has.
   const durationTimer =
-    o.duration !== undefined ? setTimeout(() => killTree(fs, child.pid!, "SIGTERM"), o.duration * 1000) : undefined;
+    o.duration !== undefined
+      ? setTimeout(() => {
+          wakeup.causeOfExit("duration");
+          killTree(fs, child.pid!, "SIGTERM");
+        }, o.duration * 1000)
+      : undefined;
   try {
     return await sampleAndReport(o, io, fs, cg, region, wakeup, { child, agent, exited }, exporter, tracer);
   } finally {
@@ -235,6 +241,7 @@ async function sampleAndReport(
   const { child, agent, exited } = run;
   if (child.pid === undefined) await exited;
   else {
+    o.onStarted?.(child.pid);
     const line = startLine(
       { mode: "run", pid: child.pid, command: o.command, interval: o.interval, duration: o.duration },
       region?.textWidth,
@@ -270,10 +277,12 @@ async function sampleAndReport(
     },
   );
   const how = targetExit.code !== null ? `exit code ${targetExit.code}` : `signal ${targetExit.signal}`;
-  io.stderr(`memleak: stopped: ${stopText(stopReason, doc.target.pid)} (${how})\n`);
-  report(doc, o.json, io, { set, html: o.html, commands, settledAt });
-  for (const line of nextSteps(doc, o, region?.textWidth)) io.stderr(line);
-  return { exitCode: runExitCode(gatesExitCode(doc), targetExit), doc, targetExit };
+  io.stderr(`memleak: stopped: ${stopText(stopReason, doc.target.pid, o.duration)} (${how})\n`);
+  if (!o.silentReport) {
+    report(doc, o.json, io, { set, html: o.html, commands, settledAt });
+    for (const line of nextSteps(doc, o, region?.textWidth)) io.stderr(line);
+  }
+  return { exitCode: runExitCode(gatesExitCode(doc), targetExit), doc, targetExit, set };
 }
 
 /** After the command has exited: heaptrack's traces are read, cut at the verdict's warm-up, into the verdict. */

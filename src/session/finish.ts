@@ -58,7 +58,7 @@ export function report(doc: VerdictDocument, json: boolean, io: CommandIO, extra
  * The document as JSON, with DEL and the C1 controls (U+007F–U+009F) escaped as well: JSON.stringify escapes only
  * U+0000–U+001F, and a name from the target holding U+009B (CSI) would reach a terminal that shows the output raw.
  */
-export function jsonText(doc: VerdictDocument): string {
+export function jsonText(doc: object): string {
   return JSON.stringify(doc).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 

@@ -7,10 +7,20 @@ export class Wakeup {
   private wake: (() => void) | undefined;
   private readonly listeners: ((reason: StopReason) => void)[] = [];
   stopped: StopReason | undefined;
+  /** Why the command will exit, when memleak asked it to: its exit is then that reason's doing. */
+  private cause: StopReason | undefined;
+
+  /**
+   * `run --duration`: the command is sent SIGTERM and sampled until it has exited (its agent's last words come at
+   * exit), and that exit is the duration's doing: the stop is said as "duration", not as a command that ended.
+   */
+  causeOfExit(reason: StopReason): void {
+    this.cause ??= reason;
+  }
 
   stop(reason: StopReason): void {
     if (this.stopped === undefined) {
-      this.stopped = reason;
+      this.stopped = reason === "exited" && this.cause ? this.cause : reason;
       for (const l of this.listeners) l(reason);
     }
     this.wake?.();

@@ -153,6 +153,8 @@ def _read_allocator():
                     return "jemalloc"
                 if "libtcmalloc" in line:
                     return "tcmalloc"
+                if "libmimalloc" in line:
+                    return "mimalloc"
     except OSError:
         pass
     return "glibc"
@@ -1255,7 +1257,8 @@ def _report_locked(interval, force, census):
     message = {"type": "report", "pid": os.getpid(), "threads": _os_threads(), "py": _python_stats()}
     malloc = _malloc_stats(interval, force)
     if malloc is not None:
-        message["malloc"] = malloc
+        # The trims `run --try trim` made so far: the proof that the setting was in effect (a copy: the reading is cached).
+        message["malloc"] = dict(malloc, trims=_trim["count"]) if _trim["every"] else malloc
     torch = _torch_stats()
     if torch is not None:
         message["torch"] = torch
@@ -1455,6 +1458,32 @@ def _trace_window(seconds, stop):
     message = _trace_message(top, current, peak)
     message["window"] = window
     _send(message)
+
+
+# `run --try trim` (MEMLEAK_TRIM_EVERY seconds): the agent calls malloc_trim(0) that often, on its own thread, to show
+# what returning glibc's free pages to the kernel does to this program. Read once per process, like the allocator.
+_trim = {"every": None, "last": 0.0, "count": 0}
+
+
+def _trim_every():
+    if _trim["every"] is None:
+        every = _env_float("MEMLEAK_TRIM_EVERY", 0.0)
+        _trim["every"] = every if every > 0 and not _state["attached"] and _allocator() == "glibc" else 0.0
+    return _trim["every"]
+
+
+def _periodic_trim():
+    every = _trim_every()
+    now = time.monotonic()
+    if not every or now - _trim["last"] < every:
+        return
+    libc = _libc()
+    if libc is None or not hasattr(libc, "malloc_trim"):
+        _trim["every"] = 0.0
+        return
+    _trim["last"] = now
+    libc.malloc_trim(0)
+    _trim["count"] += 1
 
 
 def _trim_probe():
@@ -1681,6 +1710,10 @@ def _loop(interval, stop, sock):
             return
         if stop.is_set():
             return
+        try:
+            _periodic_trim()  # a quiet agent's process trims too: the setting is the program's, not the report's
+        except Exception:
+            pass
         if _state["quiet"]:
             continue
         try:

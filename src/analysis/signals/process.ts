@@ -74,7 +74,8 @@ function finding(
 }
 
 /** What retention is, in this process's numbers (from malloc's, or from the trim probe alone), then what to do. */
-function fragmentationAdvice(held: Retention, pid: number): Phrase[] {
+function fragmentationAdvice(held: Retention, ps: ProcessSeries, command: string): Phrase[] {
+  const pid = ps.pid;
   const variant = Number.isFinite(held.mallocInUse) ? ("process" as const) : ("trim" as const);
   return [
     phrase("advice.fragmentation", {
@@ -85,7 +86,7 @@ function fragmentationAdvice(held: Retention, pid: number): Phrase[] {
       held: held.held,
       trimmed: held.trimmed,
     }),
-    phrase("advice.fragmentation-actions", { arenas: held.arenas }),
+    phrase("advice.fragmentation-actions", { arenas: held.arenas, command, seconds: ps.lastSeen - ps.firstSeen }),
   ];
 }
 
@@ -332,7 +333,7 @@ function retentionFinding({ ps, subject, metric, a, who }: Decision, held: Reten
     a,
     phrase("process.retention", facts),
     confidence,
-    fragmentationAdvice(held, ps.pid),
+    fragmentationAdvice(held, ps, subject.command),
   );
   Object.assign(f.evidence, {
     anonBytes: Math.round(held.anon),

@@ -114,7 +114,12 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
       trimmed: formatBytes(f.trimmed),
     }),
   "advice.fragmentation-actions": (f) =>
-    advice("fragmentation", "actions", { arenas: f.arenas ?? "an unknown number: the agent did not report malloc's" }),
+    advice("fragmentation", "actions", {
+      arenas: f.arenas ?? "an unknown number: the agent did not report malloc's",
+      command: f.command,
+      // As long as it took to show here, in whole minutes: each setting needs as long to show its effect.
+      duration: `${Math.max(1, Math.ceil(f.seconds / 60))}m`,
+    }),
   "advice.cow-process": (f) =>
     advice("cow", f.isRoot ? "parent" : "process", {
       pid: f.pid,

@@ -25,6 +25,7 @@ const MALFORMED: Record<string, string> = {
   "<url>": "prom:9090",
   "<promql>": " ",
   "<pids>": "812,x",
+  "<setting>": "tcmalloc",
 };
 /** Names of files and directories: any text is one, until it is opened. */
 const FREE_TEXT = ["<file.jsonl>", "<report.html>", "<dir>", "<interpreter>"];

@@ -232,7 +232,7 @@ describe("analyzeProcess: one finding", () => {
         say: "advice.fragmentation",
         facts: { variant: "process", pid: 100, anon: 400 * MB, live: 100 * MB, held: 300 * MB, trimmed: undefined },
       },
-      { say: "advice.fragmentation-actions", facts: { arenas: 6 } },
+      { say: "advice.fragmentation-actions", facts: { arenas: 6, command: "python3 app.py", seconds: 59 } },
     ]);
   });
 

@@ -1,0 +1,171 @@
+/**
+ * `memleak run --try SETTING … -- <command>`: the command run as it is, then once per setting, one after another,
+ * each for --duration or to its exit and each judged as `run` judges; then the trials side by side (trial/compare.ts)
+ * and the setting to use, or, for a leak, that no setting helps. One after another, not side by side: two copies of
+ * a program compete for the same cores and page cache, and each would slow the other's growth.
+ *
+ * Ctrl-C stops the trial under way and the ones after it: the trials that ran are compared.
+ */
+import { appendFileSync } from "node:fs";
+import { HostFs } from "../system/host-fs.js";
+import { requireLinux } from "../system/target.js";
+import { resolveCommand } from "../system/launch.js";
+import { checkOutputPath } from "../session/output-paths.js";
+import { runCommand, type RunOptions } from "./run.js";
+import type { CommandIO, CommandResult } from "../base/command-io.js";
+import { EXIT, usageError } from "../base/errors.js";
+import { shellExitCode } from "../gates/exit-policy.js";
+import {
+  BASELINE,
+  resolveSettings,
+  settingEnv,
+  settingHow,
+  type SettingRequest,
+  type TrialSetting,
+} from "../trial/settings.js";
+import { EffectWatch } from "../trial/in-effect.js";
+import { trialMeasures } from "../trial/measures.js";
+import { compareTrials, type TrialResult } from "../trial/compare.js";
+import { helpsGate, trialsDocument } from "../trial/trials-document.js";
+import { renderTrials } from "../report/trials/trials-text.js";
+import { trialsStepSummary } from "../report/trials/trials-summary.js";
+import { jsonText } from "../session/finish.js";
+import { safeText } from "../base/safe-text.js";
+import type { VerdictDocument } from "../analysis/types.js";
+import type { SeriesSet } from "../series/series.js";
+
+export interface TrialOptions extends RunOptions {
+  tries: SettingRequest[];
+  /** --fail-unless-helps: exit 1 when no setting tried helps. */
+  failUnlessHelps: boolean;
+}
+
+/** Options that judge or shape one run: with --try there are several, compared instead. */
+function refuseSingleRunOptions(o: TrialOptions): void {
+  const g = o.gates;
+  const gate = g.failOn
+    ? "--fail-on"
+    : g.maxGrowth
+      ? "--max-growth"
+      : g.maxRate
+        ? "--max-rate"
+        : g.minTimeToLimit
+          ? "--min-time-to-limit"
+          : g.failFast
+            ? "--fail-fast"
+            : undefined;
+  if (gate) throw usageError(`${gate} judges one run: with --try the gate is --fail-unless-helps (or drop --try)`);
+  if (o.traceNative)
+    throw usageError("--trace-native preloads heaptrack, which --try's allocators would replace: not with --try");
+  if (o.metrics) throw usageError("--metrics serves one run's series: not with --try");
+  if (o.html)
+    throw usageError(
+      "--html draws one run: with --try, --record keeps each trial's recording for `memleak analyze --html`",
+    );
+}
+
+/** run.jsonl → run.as-it-is.jsonl, run.jemalloc.jsonl, run.MALLOC_ARENA_MAX-2.jsonl. */
+export function trialRecordPath(path: string, setting: string): string {
+  const slug = setting.replace(/[^A-Za-z0-9_.]+/g, "-").replace(/^-|-$/g, "");
+  const dot = path.endsWith(".jsonl") ? path.length - ".jsonl".length : path.length;
+  return `${path.slice(0, dot)}.${slug}${path.slice(dot) || ".jsonl"}`;
+}
+
+export async function runTrials(o: TrialOptions, io: CommandIO): Promise<CommandResult> {
+  requireLinux("run", io.platform);
+  refuseSingleRunOptions(o);
+  resolveCommand(o.command[0] ?? "", io.env);
+  const settings = [BASELINE, ...resolveSettings(o.tries)];
+  if (settings.some((s) => s.kind === "trim") && !o.agent)
+    throw usageError("--try trim: the agent calls malloc_trim: drop --no-agent");
+  const records = settings.map((s) => (o.record ? trialRecordPath(o.record, s.text) : undefined));
+  for (const r of records) checkOutputPath(r, "--record", !o.overwrite);
+  if (o.duration === undefined)
+    io.stderr("memleak: no --duration: each trial runs until the command exits (Ctrl-C stops the trials)\n");
+
+  const fs = new HostFs();
+  // run forwards the signal to the command; here it also means: no trial after this one.
+  let interrupted = false;
+  const unsubscribe = io.onSignal(() => (interrupted = true));
+  try {
+    return await trialsFrom(o, io, fs, settings, records, () => interrupted);
+  } finally {
+    unsubscribe();
+  }
+}
+
+async function trialsFrom(
+  o: TrialOptions,
+  io: CommandIO,
+  fs: HostFs,
+  settings: TrialSetting[],
+  records: (string | undefined)[],
+  interrupted: () => boolean,
+): Promise<CommandResult> {
+  const ran: { result: TrialResult; doc: VerdictDocument; set: SeriesSet }[] = [];
+  for (const [i, setting] of settings.entries()) {
+    io.stderr(
+      `memleak: trial ${i + 1} of ${settings.length}: ${safeText(setting.text)} (${safeText(settingHow(setting))})\n`,
+    );
+    const effect = new EffectWatch(fs, setting);
+    const r = await runCommand(
+      {
+        ...o,
+        record: records[i],
+        extraEnv: { ...o.extraEnv, ...settingEnv(setting, { ...io.env, ...o.extraEnv }) },
+        onStarted: (pid) => effect.start(pid),
+        silentReport: true,
+      },
+      io,
+    );
+    const v = r.doc.verdict;
+    io.stderr(
+      `memleak: ${safeText(setting.text)}: ${v.kind} (${Math.round(v.confidence * 100)}%): ${safeText(v.summary)}\n`,
+    );
+    ran.push({
+      result: {
+        setting,
+        exit: r.targetExit,
+        stopReason: r.doc.target.stopReason,
+        inEffect: effect.finish(r.set),
+        measures: trialMeasures(r.doc, r.set, 0),
+      },
+      doc: r.doc,
+      set: r.set,
+    });
+    if (interrupted()) {
+      if (i + 1 < settings.length)
+        io.stderr(`memleak: interrupted: the ${settings.length - i - 1} trial(s) after it not run\n`);
+      break;
+    }
+  }
+  // Growth is counted from the same second in every trial: the latest warm-up of them, so none counts its start-up.
+  const from = Math.max(...ran.map((t) => t.doc.window.warmup));
+  const results = ran.map((t) => ({ ...t.result, measures: trialMeasures(t.doc, t.set, from) }));
+  const cmp = compareTrials(results, from);
+  const gates = o.failUnlessHelps ? [helpsGate(cmp)] : undefined;
+  const doc = trialsDocument(cmp, o.command, records, gates);
+  const command = safeText(o.command.join(" "));
+  if (o.json) io.stdout(jsonText(doc) + "\n");
+  else io.stdout(renderTrials(cmp, command, io.color, Math.max(60, io.columns ?? 80)));
+  for (const g of gates ?? []) if (!g.passed) io.stderr(`memleak: gate ${g.name} failed: ${safeText(g.message)}\n`);
+  stepSummary(io, () => trialsStepSummary(cmp, doc, command));
+  return { exitCode: trialsExitCode(gates, results) };
+}
+
+/** A failed gate wins; else a trial whose command failed on its own passes its status on, as `run` does. */
+function trialsExitCode(gates: { passed: boolean }[] | undefined, results: TrialResult[]): number {
+  if (gates?.some((g) => !g.passed)) return EXIT.gateFailed;
+  const failed = results.find((t) => t.stopReason === "exited" && (t.exit.signal !== null || (t.exit.code ?? 0) !== 0));
+  return failed ? shellExitCode(failed.exit) : EXIT.ok;
+}
+
+function stepSummary(io: CommandIO, text: () => string): void {
+  const file = io.env.GITHUB_ACTIONS === "true" ? io.env.GITHUB_STEP_SUMMARY : undefined;
+  if (!file) return;
+  try {
+    appendFileSync(file, text());
+  } catch (err) {
+    io.stderr(`memleak: cannot append to GITHUB_STEP_SUMMARY (${(err as Error).message})\n`);
+  }
+}

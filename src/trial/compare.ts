@@ -1,0 +1,159 @@
+/**
+ * The trials side by side: each setting's numbers against the command as it is, what counts as a difference (the
+ * noise), whether each setting helps, and the one to use with its evidence — or, for a leak, that none helps (the
+ * proof that it is not the allocator). Pure.
+ */
+import type { CommandExit } from "../gates/exit-policy.js";
+import type { VerdictDocument } from "../analysis/types.js";
+import { formatBytes } from "../base/units.js";
+import type { InEffect } from "./in-effect.js";
+import type { LevelMeasures, TrialMeasures } from "./measures.js";
+import type { TrialSetting } from "./settings.js";
+
+/** The least difference counted, whatever the spread: a page-sized wobble between two launches is not an effect. */
+export const NOISE_FLOOR_BYTES = 1024 * 1024;
+/** …nor 2% of the baseline's level (ASLR, timing: two launches of one program differ by about that here). */
+export const NOISE_FLOOR_SHARE = 0.02;
+/** A difference counts past twice the two trials' combined spread about their trends. */
+export const NOISE_SPREADS = 2;
+
+export interface TrialResult {
+  setting: TrialSetting;
+  exit: CommandExit;
+  stopReason: VerdictDocument["target"]["stopReason"];
+  inEffect: InEffect | undefined;
+  measures: TrialMeasures;
+}
+
+/** The trial less the baseline: negative is less memory. */
+export interface Difference {
+  peak?: number;
+  end?: number;
+  growth?: number;
+  /**
+   * growth's change as a share of the baseline's growth (−0.92: 92% less), when the baseline grew past the noise and
+   * the trial still grows.
+   */
+  growthShare?: number;
+  cgroupPeak?: number;
+  cgroupEnd?: number;
+}
+
+export type Effect = "baseline" | "helps" | "no-difference" | "worse" | "not-in-effect" | "failed";
+
+export interface ComparedTrial extends TrialResult {
+  effect: Effect;
+  /** Bytes: a difference smaller than this is noise (NOISE_SPREADS × the combined spread, or the floors). */
+  noise?: number;
+  vsBaseline?: Difference;
+}
+
+export interface Comparison {
+  trials: ComparedTrial[];
+  /** Seconds from each trial's start at which its growth is counted: the latest warm-up of them all. */
+  measuredFrom: number;
+  /** The setting to use, or null, and the sentence that says why; the other settings that help, each with its cuts. */
+  recommendation: { setting: string | null; text: string; also?: string[] };
+}
+
+const diff = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined ? a - b : undefined);
+
+function difference(t: TrialMeasures, b: TrialMeasures, noise: number): Difference {
+  const d: Difference = {};
+  const set = (k: keyof Difference, v: number | undefined) => v !== undefined && (d[k] = v);
+  set("peak", diff(t.tree?.peak, b.tree?.peak));
+  set("end", diff(t.tree?.end, b.tree?.end));
+  set("growth", diff(t.tree?.growth, b.tree?.growth));
+  // As a share only while the trial still grows: one that gives memory back is said in bytes ("−357%" says nothing).
+  if (d.growth !== undefined && b.tree?.growth !== undefined && b.tree.growth > noise && (t.tree?.growth ?? -1) >= 0)
+    d.growthShare = d.growth / b.tree.growth;
+  set("cgroupPeak", diff(t.cgroup?.peak, b.cgroup?.peak));
+  set("cgroupEnd", diff(t.cgroup?.end, b.cgroup?.end));
+  return d;
+}
+
+/** The noise of a difference between two trials' levels, bytes. */
+export function noiseBetween(base: LevelMeasures | undefined, trial: LevelMeasures | undefined): number {
+  const floor = Math.max(NOISE_FLOOR_BYTES, NOISE_FLOOR_SHARE * (base?.end ?? 0));
+  const sb = base?.spread ?? 0;
+  const st = trial?.spread ?? 0;
+  return Math.max(floor, NOISE_SPREADS * Math.sqrt(sb * sb + st * st));
+}
+
+/** A command that ended on its own with a failure: its numbers are not the program's steady behaviour. */
+const failed = (t: TrialResult) =>
+  t.stopReason === "exited" && (t.exit.signal !== null || (t.exit.code !== null && t.exit.code !== 0));
+
+function effectOf(t: TrialResult, d: Difference, noise: number): Effect {
+  if (failed(t)) return "failed";
+  if (t.inEffect && !t.inEffect.seen) return "not-in-effect";
+  const cut = Math.max(-(d.end ?? 0), -(d.growth ?? 0));
+  const up = Math.max(d.end ?? 0, d.growth ?? 0, d.peak ?? 0);
+  // A peak is one reading, the noisiest number here: a higher one outweighs a cut only when it rises by more.
+  if (cut > noise && (d.peak ?? 0) < cut) return "helps";
+  if (up > noise) return "worse";
+  return "no-difference";
+}
+
+const sign = (n: number) => (n < 0 ? "−" : "+");
+const minus = (n: number) => `${sign(n)}${formatBytes(Math.abs(n))}`;
+const percent = (share: number) => `${sign(share)}${Math.round(Math.abs(share) * 100)}%`;
+
+/** "growth −92% (−310 MiB), end −300 MiB, peak −380 MiB": the cuts past the noise, the largest first. */
+export function cutsText(d: Difference, noise: number): string {
+  const parts: string[] = [];
+  if (d.growth !== undefined && d.growth < -noise)
+    parts.push(
+      d.growthShare !== undefined
+        ? `growth ${percent(d.growthShare)} (${minus(d.growth)})`
+        : `growth ${minus(d.growth)}`,
+    );
+  if (d.end !== undefined && d.end < -noise) parts.push(`end ${minus(d.end)}`);
+  if (d.peak !== undefined && d.peak < -noise) parts.push(`peak ${minus(d.peak)}`);
+  return parts.join(", ");
+}
+
+function recommend(trials: ComparedTrial[], base: ComparedTrial): Comparison["recommendation"] {
+  const helping = trials.filter((t) => t.effect === "helps");
+  const grew = (base.measures.tree?.growth ?? 0) > noiseBetween(base.measures.tree, base.measures.tree);
+  // What matters most: the growth when the baseline grows, else the level it holds.
+  const score = (t: ComparedTrial) => -(grew ? (t.vsBaseline?.growth ?? 0) : (t.vsBaseline?.end ?? 0));
+  const best = helping.sort((a, b) => score(b) - score(a))[0];
+  if (trials.length === 0)
+    return { setting: null, text: "no setting was tried: the trials stopped after the command as it is" };
+  if (!best) {
+    if (base.measures.verdict.kind === "leak")
+      return {
+        setting: null,
+        text: "no setting changes the growth: it is held by the program (a leak, not the allocator)",
+      };
+    const noise = Math.max(...trials.map((t) => t.noise ?? 0), NOISE_FLOOR_BYTES);
+    return { setting: null, text: `no setting tried changes the memory beyond the noise (±${formatBytes(noise)})` };
+  }
+  // A verdict that changed to a decided one says so; "not enough data" is no improvement to name.
+  const kind = best.measures.verdict.kind;
+  const kinds =
+    kind !== base.measures.verdict.kind && kind !== "insufficient-data"
+      ? ` (${base.measures.verdict.kind} → ${kind})`
+      : "";
+  const still = kind === "leak" ? "; it still grows: a leak as well" : "";
+  const also = helping.filter((t) => t !== best).map((t) => `${t.setting.text}: ${cutsText(t.vsBaseline!, t.noise!)}`);
+  return {
+    setting: best.setting.text,
+    text: `${best.setting.text}: ${cutsText(best.vsBaseline!, best.noise!)}${kinds}${still}`,
+    ...(also.length > 0 && { also }),
+  };
+}
+
+/** The trials (the baseline first), measured from `measuredFrom` seconds, compared. */
+export function compareTrials(results: readonly TrialResult[], measuredFrom: number): Comparison {
+  const [base, ...rest] = results;
+  if (!base) throw new Error("compareTrials: no baseline");
+  const baseline: ComparedTrial = { ...base, effect: "baseline" };
+  const trials = rest.map((t): ComparedTrial => {
+    const noise = noiseBetween(base.measures.tree, t.measures.tree);
+    const vsBaseline = difference(t.measures, base.measures, noise);
+    return { ...t, noise, vsBaseline, effect: effectOf(t, vsBaseline, noise) };
+  });
+  return { trials: [baseline, ...trials], measuredFrom, recommendation: recommend(trials, baseline) };
+}

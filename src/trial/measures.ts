@@ -1,0 +1,69 @@
+/**
+ * One trial's numbers, as the comparison needs them: the verdict `run` gave, and the tree's Σ PSS (Σ RSS where PSS
+ * was never read) at its peak, at the end, and its growth after warm-up; the cgroup's usage at its peak and end. Pure:
+ * from the trial's series and verdict.
+ *
+ * Levels are medians of a tenth of the window, not single readings: a sawtooth's last reading can sit anywhere on a
+ * tooth. Every trial is measured from the same second (the latest warm-up of them all), so that no setting's growth
+ * is counted over a longer stretch than another's.
+ */
+import type { Column } from "../series/column.js";
+import type { SeriesSet } from "../series/series.js";
+import type { Finding, VerdictDocument } from "../analysis/types.js";
+import { mad, median } from "../analysis/stats/quantiles.js";
+import { theilSenLine } from "../analysis/stats/theil-sen.js";
+
+export interface LevelMeasures {
+  peak: number;
+  /** The level at the end: the median of the window's last tenth. */
+  end: number;
+  /** The end's level less the level at the window's start (the median of its first tenth). */
+  growth: number | undefined;
+  /** The readings' spread about their Theil–Sen line (MAD, as a standard deviation): this trial's own noise. */
+  spread: number | undefined;
+}
+
+export interface TrialMeasures {
+  verdict: Pick<Finding, "kind" | "confidence" | "summary">;
+  seconds: number;
+  /** The tree's Σ PSS, or Σ RSS where PSS was never read. */
+  metric: "pss" | "rss";
+  tree: LevelMeasures | undefined;
+  cgroup: LevelMeasures | undefined;
+}
+
+/** The points at or after `from` (all of them when fewer than 4 are). */
+function after(col: Column, from: number): { xs: number[]; ys: number[] } {
+  const i = col.xs.findIndex((x) => x >= from);
+  const start = i < 0 || col.length - i < 4 ? 0 : i;
+  return { xs: col.xs.slice(start), ys: col.ys.slice(start) };
+}
+
+/** Peak, end level, growth and spread of a column after `from`; undefined without readings. */
+export function levelMeasures(col: Column | undefined, from: number): LevelMeasures | undefined {
+  if (!col || col.length === 0) return undefined;
+  const { xs, ys } = after(col, from);
+  const tenth = Math.max(3, Math.ceil(ys.length / 10));
+  const end = median(ys.slice(-tenth))!;
+  const enough = ys.length >= 2 * tenth;
+  const line = enough ? theilSenLine(xs, ys) : undefined;
+  const spread = line?.ok ? mad(ys.map((y, k) => y - (line.intercept + line.slope * xs[k]!))) : undefined;
+  return {
+    peak: col.max() ?? Math.max(...ys),
+    end,
+    growth: enough ? end - median(ys.slice(0, tenth))! : undefined,
+    spread,
+  };
+}
+
+export function trialMeasures(doc: VerdictDocument, set: SeriesSet, from: number): TrialMeasures {
+  const pss = set.tree.pss;
+  const usePss = pss !== undefined && pss.length >= 2;
+  return {
+    verdict: { kind: doc.verdict.kind, confidence: doc.verdict.confidence, summary: doc.verdict.summary },
+    seconds: set.duration,
+    metric: usePss ? "pss" : "rss",
+    tree: levelMeasures(usePss ? pss : set.tree.rss, from),
+    cgroup: levelMeasures(set.cgroup.cgroup, from),
+  };
+}

@@ -1,0 +1,148 @@
+import { describe, expect, it } from "vitest";
+import {
+  compareTrials,
+  cutsText,
+  noiseBetween,
+  NOISE_FLOOR_BYTES,
+  type TrialResult,
+} from "../../../src/trial/compare.js";
+import type { LevelMeasures, TrialMeasures } from "../../../src/trial/measures.js";
+import { BASELINE, type TrialSetting } from "../../../src/trial/settings.js";
+import type { VerdictKind } from "../../../src/base/verdict-kinds.js";
+
+const MiB = 1024 * 1024;
+const level = (peak: number, end: number, growth: number, spread = 0.5): LevelMeasures => ({
+  peak: peak * MiB,
+  end: end * MiB,
+  growth: growth * MiB,
+  spread: spread * MiB,
+});
+const measures = (kind: VerdictKind, tree: LevelMeasures): TrialMeasures => ({
+  verdict: { kind, confidence: 0.9, summary: `${kind} summary` },
+  seconds: 30,
+  metric: "pss",
+  tree,
+  cgroup: tree,
+});
+const jemalloc: TrialSetting = {
+  kind: "allocator",
+  text: "jemalloc",
+  allocator: "jemalloc",
+  library: "/l/libjemalloc.so.2",
+};
+const arenas: TrialSetting = { kind: "env", text: "MALLOC_ARENA_MAX=2", name: "MALLOC_ARENA_MAX", value: "2" };
+const trial = (setting: TrialSetting, m: TrialMeasures, over: Partial<TrialResult> = {}): TrialResult => ({
+  setting,
+  exit: { code: null, signal: "SIGTERM" },
+  stopReason: "duration",
+  inEffect: setting.kind === "baseline" ? undefined : { seen: true, how: "seen" },
+  measures: m,
+  ...over,
+});
+
+describe("compareTrials: which setting helps, past the noise", () => {
+  it("fragmentation: the setting that cuts the growth most is the one to use, the others said after it", () => {
+    const cmp = compareTrials(
+      [
+        trial(BASELINE, measures("fragmentation", level(420, 400, 300))),
+        trial(jemalloc, measures("stable", level(100, 90, 10))),
+        trial(arenas, measures("fragmentation", level(300, 250, 180))),
+      ],
+      5,
+    );
+    expect(cmp.trials.map((t) => t.effect)).toEqual(["baseline", "helps", "helps"]);
+    expect(cmp.trials[1]!.vsBaseline).toMatchObject({ growth: -290 * MiB, end: -310 * MiB, peak: -320 * MiB });
+    expect(cmp.trials[1]!.vsBaseline!.growthShare).toBeCloseTo(-290 / 300);
+    expect(cmp.recommendation).toEqual({
+      setting: "jemalloc",
+      text: "jemalloc: growth −97% (−290 MiB), end −310 MiB, peak −320 MiB (fragmentation → stable)",
+      also: ["MALLOC_ARENA_MAX=2: growth −40% (−120 MiB), end −150 MiB, peak −120 MiB"],
+    });
+    expect(cmp.measuredFrom).toBe(5);
+  });
+
+  it("a leak that no setting changes: said so, the proof that it is not the allocator", () => {
+    const cmp = compareTrials(
+      [
+        trial(BASELINE, measures("leak", level(200, 200, 150))),
+        trial(jemalloc, measures("leak", level(201, 199.5, 150.5))),
+        trial(arenas, measures("leak", level(200, 200.4, 149.6))),
+      ],
+      3,
+    );
+    expect(cmp.trials.map((t) => t.effect)).toEqual(["baseline", "no-difference", "no-difference"]);
+    expect(cmp.recommendation).toEqual({
+      setting: null,
+      text: "no setting changes the growth: it is held by the program (a leak, not the allocator)",
+    });
+  });
+
+  it("a steady program: no difference beyond the noise, which is said", () => {
+    const cmp = compareTrials(
+      [
+        trial(BASELINE, measures("stable", level(30, 30, 0.2))),
+        trial(arenas, measures("stable", level(30.3, 30.1, 0.1))),
+      ],
+      2,
+    );
+    expect(cmp.trials[1]!.effect).toBe("no-difference");
+    expect(cmp.recommendation.setting).toBeNull();
+    expect(cmp.recommendation.text).toMatch(/^no setting tried changes the memory beyond the noise \(±1\.\d+ MiB\)$/);
+  });
+
+  it("a setting that costs memory is worse; one not seen in effect or whose command failed is never recommended", () => {
+    const cmp = compareTrials(
+      [
+        trial(BASELINE, measures("fragmentation", level(330, 327, 60))),
+        trial(jemalloc, measures("insufficient-data", level(470, 462, 411))),
+        trial(arenas, measures("fragmentation", level(230, 226, 61)), { inEffect: { seen: false, why: "not seen" } }),
+        trial({ kind: "trim", text: "trim", every: 5 }, measures("stable", level(50, 40, 1)), {
+          stopReason: "exited",
+          exit: { code: 1, signal: null },
+        }),
+      ],
+      0,
+    );
+    expect(cmp.trials.map((t) => t.effect)).toEqual(["baseline", "worse", "not-in-effect", "failed"]);
+    expect(cmp.recommendation.setting).toBeNull();
+  });
+
+  it("a higher peak outweighs a cut only when it rises by more than the cut", () => {
+    const cmp = compareTrials(
+      [
+        trial(BASELINE, measures("plateau", level(200, 180, 20))),
+        trial(arenas, measures("plateau", level(300, 120, 5))),
+        trial(jemalloc, measures("plateau", level(240, 120, 5))),
+      ],
+      0,
+    );
+    expect(cmp.trials.map((t) => t.effect)).toEqual(["baseline", "worse", "helps"]);
+  });
+
+  it("a trial that gives memory back: its growth said in bytes, not as a share past −100%", () => {
+    const cmp = compareTrials(
+      [
+        trial(BASELINE, measures("fragmentation", level(450, 440, 115))),
+        trial(arenas, measures("stable", level(360, 30, -295))),
+      ],
+      0,
+    );
+    expect(cmp.trials[1]!.vsBaseline!.growthShare).toBeUndefined();
+    expect(cmp.recommendation.text).toBe(
+      "MALLOC_ARENA_MAX=2: growth −410 MiB, end −410 MiB, peak −90.0 MiB (fragmentation → stable)",
+    );
+  });
+});
+
+describe("noiseBetween and cutsText", () => {
+  it("is twice the combined spread, at least 1 MiB or 2% of the baseline's level", () => {
+    expect(noiseBetween(level(10, 10, 0, 0), level(10, 10, 0, 0))).toBe(NOISE_FLOOR_BYTES);
+    expect(noiseBetween(level(1000, 1000, 0, 0), level(10, 10, 0, 0))).toBeCloseTo(20 * MiB);
+    expect(noiseBetween(level(10, 10, 0, 3), level(10, 10, 0, 4))).toBeCloseTo(10 * MiB);
+  });
+
+  it("says only the cuts past the noise", () => {
+    expect(cutsText({ growth: -0.5 * MiB, end: -40 * MiB, peak: 2 * MiB }, MiB)).toBe("end −40.0 MiB");
+    expect(cutsText({ growth: -20 * MiB, end: -0.2 * MiB }, MiB)).toBe("growth −20.0 MiB");
+  });
+});

@@ -39,6 +39,7 @@ export const E2E_LONGEST_FIRST: readonly (readonly [file: string, seconds: numbe
   ["snapshot.test.ts", 10],
   ["help.test.ts", 10],
   ["html-report.test.ts", 7],
+  ["html-trials.test.ts", 6],
   ["pytest.test.ts", 5],
   ["help-imports.test.ts", 2],
   ["docs-outputs.test.ts", 2],

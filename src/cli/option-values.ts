@@ -7,7 +7,7 @@ import { usageError } from "../base/errors.js";
 import { GATE_METRICS, parseKinds, type GateMetric, type GateOptions } from "../gates/spec.js";
 import { parseDuration, parseRate, parseSize, type SizeSpec, type UnitParse } from "../base/units.js";
 import type { VerdictKind } from "../base/verdict-kinds.js";
-import { parseSetting, type SettingRequest } from "../trial/settings.js";
+import { parseSetting, type SettingRequest } from "../trial/setting-text.js";
 
 export type ValueParser<T> = (text: string, flag: string) => T;
 

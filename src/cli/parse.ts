@@ -14,7 +14,7 @@ import { MemleakError, usageError } from "../base/errors.js";
 import type { GateOptions } from "../gates/spec.js";
 import type { ListenAddress } from "./option-values.js";
 import { helpAfter } from "./help-text.js";
-import type { SettingRequest } from "../trial/settings.js";
+import type { SettingRequest } from "../trial/setting-text.js";
 
 export interface SessionFlags {
   interval: number;

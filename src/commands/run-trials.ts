@@ -6,14 +6,15 @@
  *
  * Ctrl-C stops the trial under way and the ones after it: the trials that ran are compared.
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
+import { hostname, release } from "node:os";
 import { HostFs } from "../system/host-fs.js";
 import { requireLinux } from "../system/target.js";
 import { resolveCommand } from "../system/launch.js";
 import { checkOutputPath } from "../session/output-paths.js";
 import { runCommand, type RunOptions } from "./run.js";
 import type { CommandIO, CommandResult } from "../base/command-io.js";
-import { EXIT, usageError } from "../base/errors.js";
+import { EXIT, MemleakError, usageError } from "../base/errors.js";
 import { shellExitCode } from "../gates/exit-policy.js";
 import {
   BASELINE,
@@ -24,15 +25,13 @@ import {
   type TrialSetting,
 } from "../trial/settings.js";
 import { EffectWatch } from "../trial/in-effect.js";
-import { trialMeasures } from "../trial/measures.js";
-import { compareTrials, type TrialResult } from "../trial/compare.js";
+import { compareRuns, type TrialResult, type TrialRun } from "../trial/compare.js";
 import { helpsGate, trialsDocument } from "../trial/trials-document.js";
 import { renderTrials } from "../report/trials/trials-text.js";
 import { trialsStepSummary } from "../report/trials/trials-summary.js";
+import { renderTrialsHtml } from "../report/html/trials-page.js";
 import { jsonText } from "../session/finish.js";
 import { safeText } from "../base/safe-text.js";
-import type { VerdictDocument } from "../analysis/types.js";
-import type { SeriesSet } from "../series/series.js";
 
 export interface TrialOptions extends RunOptions {
   tries: SettingRequest[];
@@ -58,10 +57,6 @@ function refuseSingleRunOptions(o: TrialOptions): void {
   if (o.traceNative)
     throw usageError("--trace-native preloads heaptrack, which --try's allocators would replace: not with --try");
   if (o.metrics) throw usageError("--metrics serves one run's series: not with --try");
-  if (o.html)
-    throw usageError(
-      "--html draws one run: with --try, --record keeps each trial's recording for `memleak analyze --html`",
-    );
 }
 
 /** run.jsonl → run.as-it-is.jsonl, run.jemalloc.jsonl, run.MALLOC_ARENA_MAX-2.jsonl. */
@@ -80,6 +75,7 @@ export async function runTrials(o: TrialOptions, io: CommandIO): Promise<Command
     throw usageError("--try trim: the agent calls malloc_trim: drop --no-agent");
   const records = settings.map((s) => (o.record ? trialRecordPath(o.record, s.text) : undefined));
   for (const r of records) checkOutputPath(r, "--record", !o.overwrite);
+  checkOutputPath(o.html, "--html");
   if (o.duration === undefined)
     io.stderr("memleak: no --duration: each trial runs until the command exits (Ctrl-C stops the trials)\n");
 
@@ -102,7 +98,7 @@ async function trialsFrom(
   records: (string | undefined)[],
   interrupted: () => boolean,
 ): Promise<CommandResult> {
-  const ran: { result: TrialResult; doc: VerdictDocument; set: SeriesSet }[] = [];
+  const ran: TrialRun[] = [];
   for (const [i, setting] of settings.entries()) {
     io.stderr(
       `memleak: trial ${i + 1} of ${settings.length}: ${safeText(setting.text)} (${safeText(settingHow(setting))})\n`,
@@ -112,6 +108,7 @@ async function trialsFrom(
       {
         ...o,
         record: records[i],
+        html: undefined,
         extraEnv: { ...o.extraEnv, ...settingEnv(setting, { ...io.env, ...o.extraEnv }) },
         onStarted: (pid) => effect.start(pid),
         silentReport: true,
@@ -122,27 +119,14 @@ async function trialsFrom(
     io.stderr(
       `memleak: ${safeText(setting.text)}: ${v.kind} (${Math.round(v.confidence * 100)}%): ${safeText(v.summary)}\n`,
     );
-    ran.push({
-      result: {
-        setting,
-        exit: r.targetExit,
-        stopReason: r.doc.target.stopReason,
-        inEffect: effect.finish(r.set),
-        measures: trialMeasures(r.doc, r.set, 0),
-      },
-      doc: r.doc,
-      set: r.set,
-    });
+    ran.push({ setting, doc: r.doc, set: r.set, exit: r.targetExit, inEffect: effect.finish(r.set) });
     if (interrupted()) {
       if (i + 1 < settings.length)
         io.stderr(`memleak: interrupted: the ${settings.length - i - 1} trial(s) after it not run\n`);
       break;
     }
   }
-  // Growth is counted from the same second in every trial: the latest warm-up of them, so none counts its start-up.
-  const from = Math.max(...ran.map((t) => t.doc.window.warmup));
-  const results = ran.map((t) => ({ ...t.result, measures: trialMeasures(t.doc, t.set, from) }));
-  const cmp = compareTrials(results, from);
+  const cmp = compareRuns(ran);
   const gates = o.failUnlessHelps ? [helpsGate(cmp)] : undefined;
   const doc = trialsDocument(cmp, o.command, records, gates);
   const command = safeText(o.command.join(" "));
@@ -150,7 +134,17 @@ async function trialsFrom(
   else io.stdout(renderTrials(cmp, command, io.color, Math.max(60, io.columns ?? 80)));
   for (const g of gates ?? []) if (!g.passed) io.stderr(`memleak: gate ${g.name} failed: ${safeText(g.message)}\n`);
   stepSummary(io, () => trialsStepSummary(cmp, doc, command));
-  return { exitCode: trialsExitCode(gates, results) };
+  if (o.html)
+    writePage(
+      o.html,
+      renderTrialsHtml(
+        cmp,
+        command,
+        ran.map((t) => t.set),
+        { hostname: hostname(), kernel: release() },
+      ),
+    );
+  return { exitCode: trialsExitCode(gates, cmp.trials) };
 }
 
 /** A failed gate wins; else a trial whose command failed on its own passes its status on, as `run` does. */
@@ -158,6 +152,14 @@ function trialsExitCode(gates: { passed: boolean }[] | undefined, results: Trial
   if (gates?.some((g) => !g.passed)) return EXIT.gateFailed;
   const failed = results.find((t) => t.stopReason === "exited" && (t.exit.signal !== null || (t.exit.code ?? 0) !== 0));
   return failed ? shellExitCode(failed.exit) : EXIT.ok;
+}
+
+function writePage(path: string, html: string): void {
+  try {
+    writeFileSync(path, html);
+  } catch (err) {
+    throw new MemleakError(`cannot write the HTML report ${path}: ${(err as Error).message}`, EXIT.usage);
+  }
 }
 
 function stepSummary(io: CommandIO, text: () => string): void {

@@ -7,14 +7,15 @@ import type { CommandExit } from "../gates/exit-policy.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { formatBytes } from "../base/units.js";
 import type { InEffect } from "./in-effect.js";
-import type { LevelMeasures, TrialMeasures } from "./measures.js";
+import { trialMeasures, type LevelMeasures, type TrialMeasures } from "./measures.js";
+import type { SeriesSet } from "../series/series.js";
 import type { TrialSetting } from "./settings.js";
 
 /** The least difference counted, whatever the spread: a page-sized wobble between two launches is not an effect. */
 export const NOISE_FLOOR_BYTES = 1024 * 1024;
 /** …nor 2% of the baseline's level (ASLR, timing: two launches of one program differ by about that here). */
 export const NOISE_FLOOR_SHARE = 0.02;
-/** A difference counts past twice the two trials' combined spread about their trends. */
+/** A difference counts past twice the two trials' combined reading-to-reading noise. */
 export const NOISE_SPREADS = 2;
 
 export interface TrialResult {
@@ -99,7 +100,7 @@ const sign = (n: number) => (n < 0 ? "−" : "+");
 const minus = (n: number) => `${sign(n)}${formatBytes(Math.abs(n))}`;
 const percent = (share: number) => `${sign(share)}${Math.round(Math.abs(share) * 100)}%`;
 
-/** "growth −92% (−310 MiB), end −300 MiB, peak −380 MiB": the cuts past the noise, the largest first. */
+/** "growth −92% (−310 MiB), end −300 MiB, peak −380 MiB": the cuts past the noise, then any rise past it ("; but peak +69 MiB"). */
 export function cutsText(d: Difference, noise: number): string {
   const parts: string[] = [];
   if (d.growth !== undefined && d.growth < -noise)
@@ -110,7 +111,11 @@ export function cutsText(d: Difference, noise: number): string {
     );
   if (d.end !== undefined && d.end < -noise) parts.push(`end ${minus(d.end)}`);
   if (d.peak !== undefined && d.peak < -noise) parts.push(`peak ${minus(d.peak)}`);
-  return parts.join(", ");
+  // A cost that came with the cut is said beside it: trim's first calls come after the burst that set the peak.
+  const rises = (["end", "growth", "peak"] as const)
+    .filter((k) => (d[k] ?? 0) > noise)
+    .map((k) => `${k} ${minus(d[k]!)}`);
+  return parts.join(", ") + (rises.length > 0 ? `; but ${rises.join(", ")}` : "");
 }
 
 function recommend(trials: ComparedTrial[], base: ComparedTrial): Comparison["recommendation"] {
@@ -156,4 +161,29 @@ export function compareTrials(results: readonly TrialResult[], measuredFrom: num
     return { ...t, noise, vsBaseline, effect: effectOf(t, vsBaseline, noise) };
   });
   return { trials: [baseline, ...trials], measuredFrom, recommendation: recommend(trials, baseline) };
+}
+
+/** One trial as `run` left it: its verdict, its readings, how the command ended, whether the setting was seen. */
+export interface TrialRun {
+  setting: TrialSetting;
+  doc: VerdictDocument;
+  set: SeriesSet;
+  exit: CommandExit;
+  inEffect: InEffect | undefined;
+}
+
+/** The runs (the command as it is first) measured from the latest warm-up of them all, and compared. */
+export function compareRuns(runs: readonly TrialRun[]): Comparison {
+  // Growth is counted from the same second in every trial, so that none counts its start-up.
+  const from = Math.max(0, ...runs.map((r) => r.doc.window.warmup));
+  return compareTrials(
+    runs.map((r) => ({
+      setting: r.setting,
+      exit: r.exit,
+      stopReason: r.doc.target.stopReason,
+      inEffect: r.inEffect,
+      measures: trialMeasures(r.doc, r.set, from),
+    })),
+    from,
+  );
 }

@@ -11,7 +11,6 @@ import type { Column } from "../series/column.js";
 import type { SeriesSet } from "../series/series.js";
 import type { Finding, VerdictDocument } from "../analysis/types.js";
 import { mad, median } from "../analysis/stats/quantiles.js";
-import { theilSenLine } from "../analysis/stats/theil-sen.js";
 
 export interface LevelMeasures {
   peak: number;
@@ -19,7 +18,7 @@ export interface LevelMeasures {
   end: number;
   /** The end's level less the level at the window's start (the median of its first tenth). */
   growth: number | undefined;
-  /** The readings' spread about their Theil–Sen line (MAD, as a standard deviation): this trial's own noise. */
+  /** The noise of the end's level: the readings' wobble from one to the next, or their spread in the last tenth. */
   spread: number | undefined;
 }
 
@@ -42,12 +41,16 @@ function after(col: Column, from: number): { xs: number[]; ys: number[] } {
 /** Peak, end level, growth and spread of a column after `from`; undefined without readings. */
 export function levelMeasures(col: Column | undefined, from: number): LevelMeasures | undefined {
   if (!col || col.length === 0) return undefined;
-  const { xs, ys } = after(col, from);
+  const { ys } = after(col, from);
   const tenth = Math.max(3, Math.ceil(ys.length / 10));
   const end = median(ys.slice(-tenth))!;
   const enough = ys.length >= 2 * tenth;
-  const line = enough ? theilSenLine(xs, ys) : undefined;
-  const spread = line?.ok ? mad(ys.map((y, k) => y - (line.intercept + line.slope * xs[k]!))) : undefined;
+  // The noise of a level: the larger of the readings' wobble from one to the next (the MAD of successive differences
+  // over √2: a trend, or a step such as trim giving 300 MiB back at once, moves one difference, not their median; the
+  // spread about a fitted line counted that step as noise, 200 MiB for a trial whose end fell 90%) and their spread
+  // within the last tenth, where the end is read (a sawtooth's teeth: where the tenth falls on them moves the end).
+  const last = ys.slice(-tenth);
+  const spread = enough ? Math.max(mad(ys.slice(1).map((y, k) => y - ys[k]!))! / Math.SQRT2, mad(last)!) : undefined;
   return {
     peak: col.max() ?? Math.max(...ys),
     end,

@@ -35,8 +35,8 @@ async function loaded(name: string, args: string[]): Promise<string[]> {
   ];
 }
 
-/** What --help may load: the CLI layer, the shared base (base/), and the two small files it reads its words from: what the gates may check (gates/spec.ts) and what a watch reads by default (sampling/defaults.ts). */
-const CLI_LAYER = /^(cli\.js|cli\/.*|base\/.*|gates\/spec\.js|sampling\/defaults\.js)$/;
+/** What --help may load: the CLI layer, the shared base (base/), and the three small files it reads its words from: what the gates may check (gates/spec.ts), what a watch reads by default (sampling/defaults.ts) and what --try may name (trial/setting-text.ts). */
+const CLI_LAYER = /^(cli\.js|cli\/.*|base\/.*|gates\/spec\.js|sampling\/defaults\.js|trial\/setting-text\.js)$/;
 const deep = (modules: string[]) => modules.filter((m) => !CLI_LAYER.test(m));
 
 describe("what --help loads", () => {

@@ -33,6 +33,8 @@ describe("run --try: the remedies, measured on the program", () => {
         "--fail-unless-helps",
         "--record",
         `${dir}/arenas.jsonl`,
+        "--html",
+        `${dir}/trials.html`,
         "--",
         "python3",
         "fixtures/scenarios/thread_arenas.py",
@@ -43,7 +45,13 @@ describe("run --try: the remedies, measured on the program", () => {
     expect(r.code, r.stderr).toBe(0);
     const doc = trials(r.stdout);
     const [base, arenas, trim] = doc.trials;
-    const said = JSON.stringify(doc.trials, null, 1);
+    // On failure, each trial in one short line: the reporter keeps a first failure's message short.
+    const said = doc.trials
+      .map(
+        (t) =>
+          `${t.setting}: ${t.effect} end ${t.measures.tree?.end} growth ${t.measures.tree?.growth} noise ${t.noise} vs ${JSON.stringify(t.vsBaseline)}`,
+      )
+      .join(" | ");
     expect(doc.trials.map((t) => t.setting)).toEqual(["as it is", "MALLOC_ARENA_MAX=2", "trim=2"]);
     expect(base!.measures.verdict.kind).toBe("fragmentation");
     expect(base!.stopReason).toBe("duration");
@@ -69,6 +77,10 @@ describe("run --try: the remedies, measured on the program", () => {
       `${dir}/arenas.MALLOC_ARENA_MAX-2.jsonl`,
       `${dir}/arenas.trim-2.jsonl`,
     ]);
+    // The page: the settings' curves on one chart (drawn in chromium by html-trials.test.ts).
+    const page = readFileSync(`${dir}/trials.html`, "utf8");
+    for (const label of ["as it is", "MALLOC_ARENA_MAX=2", "trim=2"]) expect(page).toContain(`"label":"${label}"`);
+    expect(page).toContain('"id":"trials-tree"');
     const md = readFileSync(summary, "utf8");
     expect(md).toContain("| MALLOC_ARENA_MAX=2 | fragmentation");
     expect(md).toMatch(/\*\*Use trim=2: .*end −/);

@@ -13,7 +13,7 @@ import { samplingText } from "../wording/numbers.js";
 import { KIND_LABEL } from "../vocabulary.js";
 import { uplotAssets } from "./assets.js";
 import { bannerHtml } from "./banner.js";
-import { buildCharts } from "./chart-data.js";
+import { buildCharts, type ChartPayload } from "./chart-data.js";
 import { CLIENT_SCRIPT } from "./client.js";
 import { escapeHtml as h, inlineSafe, scriptJson } from "./escape.js";
 import { PAGE_CSS } from "./styles.js";
@@ -45,7 +45,7 @@ export interface ReportAbout {
  * One line at the bottom: which memleak wrote the page, when, and on which machine the readings were taken; and, for
  * a session's own report, how they were taken (how old PSS/USS were, what memleak took).
  */
-function footer(a: ReportAbout = {}, sampling?: SamplingFacts): string {
+export function footer(a: ReportAbout = {}, sampling?: SamplingFacts): string {
   const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
   const parts = [`memleak ${h(VERSION)}`, `written ${h(iso(a.writtenAt ?? Date.now()))}`];
   if (a.startedAt !== undefined) parts.push(`readings from ${h(iso(a.startedAt))}`);
@@ -58,10 +58,22 @@ function footer(a: ReportAbout = {}, sampling?: SamplingFacts): string {
 const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
 
 export function renderHtml(doc: VerdictDocument, set: SeriesSet, meta: HtmlMeta = {}): string {
+  const title = meta.title ?? (doc.target.command?.length ? doc.target.command.join(" ") : `PID ${doc.target.pid}`);
+  return htmlPage({
+    tabTitle: `memleak: ${KIND_LABEL[doc.verdict.kind] ?? doc.verdict.kind} — ${title}`,
+    top: bannerHtml(doc, title, meta.commands),
+    payload: buildCharts(doc, set, meta.commands, meta.settledAt),
+    bottom: footer(meta.about, doc.sampling),
+  });
+}
+
+/**
+ * The page around a report: uPlot and the client inline, allowed by hash and nothing else, the top (escaped HTML)
+ * and the charts' data. `run --try`'s comparison (trials-page.ts) is drawn in the same page.
+ */
+export function htmlPage(p: { tabTitle: string; top: string; payload: ChartPayload; bottom: string }): string {
   const { js, css } = uplotAssets();
   const uplotJs = inlineSafe(js, "script");
-  const title = meta.title ?? (doc.target.command?.length ? doc.target.command.join(" ") : `PID ${doc.target.pid}`);
-  const payload = buildCharts(doc, set, meta.commands, meta.settledAt);
   const csp = [
     "default-src 'none'",
     `script-src ${sha256(uplotJs)} ${sha256(CLIENT_SCRIPT)}`,
@@ -77,17 +89,17 @@ export function renderHtml(doc: VerdictDocument, set: SeriesSet, meta: HtmlMeta 
 <meta http-equiv="Content-Security-Policy" content="${h(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="memleak">
-<title>memleak: ${h(KIND_LABEL[doc.verdict.kind] ?? doc.verdict.kind)} — ${h(title)}</title>
+<title>${h(p.tabTitle)}</title>
 <style>${inlineSafe(css, "style")}</style>
 <style>${PAGE_CSS}</style>
 </head>
 <body>
 <main>
-${bannerHtml(doc, title, meta.commands)}
+${p.top}
 <div id="charts"></div>
-${footer(meta.about, doc.sampling)}
+${p.bottom}
 </main>
-<script type="application/json" id="memleak-data">${scriptJson(payload)}</script>
+<script type="application/json" id="memleak-data">${scriptJson(p.payload)}</script>
 <script>${uplotJs}</script>
 <script>${CLIENT_SCRIPT}</script>
 </body>

@@ -15,9 +15,10 @@ import { settingUse } from "../../trial/settings.js";
 import { effectWord, measuredWhat } from "./trials-words.js";
 
 const HEAD = ["setting", "verdict", "peak", "end", "growth", "cgroup end", "effect"];
-/** Dropped in this order when the table is wider than the terminal (--json keeps every number). */
-const DROP_ORDER = ["cgroup end", "peak"];
+/** Dropped in this order when the table is wider than the terminal (--json keeps every number; each setting's line says its effect). */
+const DROP_ORDER = ["cgroup end", "peak", "effect"];
 const MAX_SETTING = 28;
+const MIN_SETTING = 12;
 
 function cells(t: ComparedTrial, c: ChalkInstance): string[] {
   const m = t.measures;
@@ -37,16 +38,18 @@ function table(cmp: Comparison, color: boolean, columns: number): string {
   const c = palette(color);
   const rows = cmp.trials.map((t) => cells(t, c));
   const widths = HEAD.map((h, i) => Math.max(h.length, ...rows.map((r) => displayWidth(r[i]!))));
-  const width = (shown: number[]) =>
-    shown.reduce((sum, i) => sum + Math.min(widths[i]!, i === 0 ? MAX_SETTING : 99) + 3, 1);
+  // Each column takes its text, a space either side and a border; the setting's column is sized last.
+  const others = (shown: number[]) => shown.filter((i) => i !== 0).reduce((sum, i) => sum + widths[i]! + 3, 1 + 3);
   let shown = HEAD.map((_, i) => i);
-  for (const name of DROP_ORDER) if (width(shown) > columns) shown = shown.filter((i) => HEAD[i] !== name);
+  for (const name of DROP_ORDER)
+    if (others(shown) + Math.min(widths[0]!, MAX_SETTING) > columns) shown = shown.filter((i) => HEAD[i] !== name);
+  const setting = Math.max(MIN_SETTING, Math.min(widths[0]!, MAX_SETTING, columns - others(shown)));
   const t = new Table({
     head: shown.map((i) => HEAD[i]!),
     colAligns: shown.map((i) => (i <= 1 || i === 6 ? "left" : "right")),
     style: { ...tableStyle(color), compact: true },
   });
-  for (const r of rows) t.push(shown.map((i) => (i === 0 ? clip(r[i]!, MAX_SETTING) : r[i]!)));
+  for (const r of rows) t.push(shown.map((i) => (i === 0 ? clip(r[i]!, setting) : r[i]!)));
   return t.toString();
 }
 
@@ -89,7 +92,7 @@ export function renderTrials(cmp: Comparison, command: string, color: boolean, c
   const rec = cmp.recommendation;
   const line = best ? `→ use ${rec.text}; to keep it: ${settingUse(best.setting)}` : `→ ${rec.text}`;
   out.push(...wrap(safeText(line), columns, "", "  ").map((l) => c.bold(l)));
-  for (const also of rec.also ?? []) out.push(...wrap(safeText(`  also helps: ${also}`), columns, "", "    "));
+  for (const also of rec.also ?? []) out.push(...wrap(safeText(`also helps: ${also}`), columns, "  ", "    "));
   if (base.measures.tree === undefined) out.push(c.yellow("! the command as it is gave no readings of its tree"));
   return out.join("\n") + "\n";
 }

@@ -142,7 +142,12 @@ describe("noiseBetween and cutsText", () => {
   });
 
   it("says only the cuts past the noise", () => {
-    expect(cutsText({ growth: -0.5 * MiB, end: -40 * MiB, peak: 2 * MiB }, MiB)).toBe("end −40.0 MiB");
+    expect(cutsText({ growth: -0.5 * MiB, end: -40 * MiB, peak: 2 * MiB }, MiB)).toBe(
+      "end −40.0 MiB; but peak +2.00 MiB",
+    );
     expect(cutsText({ growth: -20 * MiB, end: -0.2 * MiB }, MiB)).toBe("growth −20.0 MiB");
+    expect(cutsText({ growth: -300 * MiB, end: -350 * MiB, peak: 69 * MiB }, 8 * MiB)).toBe(
+      "growth −300 MiB, end −350 MiB; but peak +69.0 MiB",
+    );
   });
 });

@@ -10,6 +10,13 @@ function column(f: (t: number) => number, seconds: number): Column {
 }
 
 describe("levelMeasures: peak, end level, growth and spread after a second", () => {
+  it("a step down (trim giving memory back) is no noise: the noise is the flat readings' wobble", () => {
+    const step = column((t) => (t < 50 ? 300 : 30) * MiB + (t % 2) * 0.5 * MiB, 100);
+    const m = levelMeasures(step, 0)!;
+    expect(m.growth! / MiB).toBeCloseTo(-270, 0);
+    expect(m.spread! / MiB).toBeLessThan(1);
+  });
+
   it("a sawtooth's end is its tenth's median, not wherever the last reading fell on a tooth", () => {
     const saw = column((t) => (100 + (t % 5) * 10) * MiB, 100);
     const m = levelMeasures(saw, 0)!;
@@ -19,12 +26,13 @@ describe("levelMeasures: peak, end level, growth and spread after a second", () 
     expect(m.spread!).toBeGreaterThan(10 * MiB);
   });
 
-  it("a steady rise: the growth between the first and last tenths after `from`; no spread about its line", () => {
+  it("a steady rise: the growth between the first and last tenths after `from`; its noise the last tenth's spread", () => {
     const rise = column((t) => (t < 10 ? 0 : 50 + t) * MiB, 110);
     const m = levelMeasures(rise, 10)!;
     expect(m.growth! / MiB).toBeCloseTo(90, 0);
     expect(m.end / MiB).toBeCloseTo(155, 0);
-    expect(m.spread).toBe(0);
+    // Successive differences are all 1 MiB (no wobble); the last tenth is 11 readings a MiB apart (MAD 3 MiB).
+    expect(m.spread! / MiB).toBeCloseTo(1.4826 * 3, 1);
     // the start-up (0 before 10 s) is left out of the growth, not of the peak
     expect(m.peak).toBe(160 * MiB);
   });

@@ -6,7 +6,6 @@
  *
  * Ctrl-C stops the trial under way and the ones after it: the trials that ran are compared.
  */
-import { appendFileSync, writeFileSync } from "node:fs";
 import { hostname, release } from "node:os";
 import { HostFs } from "../system/host-fs.js";
 import { requireLinux } from "../system/target.js";
@@ -14,7 +13,7 @@ import { resolveCommand } from "../system/launch.js";
 import { checkOutputPath } from "../session/output-paths.js";
 import { runCommand, type RunOptions } from "./run.js";
 import type { CommandIO, CommandResult } from "../base/command-io.js";
-import { EXIT, MemleakError, usageError } from "../base/errors.js";
+import { EXIT, usageError } from "../base/errors.js";
 import { shellExitCode } from "../gates/exit-policy.js";
 import {
   BASELINE,
@@ -25,12 +24,12 @@ import {
   type TrialSetting,
 } from "../trial/settings.js";
 import { EffectWatch } from "../trial/in-effect.js";
-import { compareRuns, type TrialResult, type TrialRun } from "../trial/compare.js";
+import { compareRuns, failedOnItsOwn, type TrialResult, type TrialRun } from "../trial/compare.js";
 import { helpsGate, trialsDocument } from "../trial/trials-document.js";
 import { renderTrials } from "../report/trials/trials-text.js";
 import { trialsStepSummary } from "../report/trials/trials-summary.js";
 import { renderTrialsHtml } from "../report/html/trials-page.js";
-import { jsonText } from "../session/finish.js";
+import { appendStepSummary, jsonText, writeHtmlFile } from "../session/finish.js";
 import { safeText } from "../base/safe-text.js";
 
 export interface TrialOptions extends RunOptions {
@@ -133,10 +132,9 @@ async function trialsFrom(
   if (o.json) io.stdout(jsonText(doc) + "\n");
   else io.stdout(renderTrials(cmp, command, io.color, Math.max(60, io.columns ?? 80)));
   for (const g of gates ?? []) if (!g.passed) io.stderr(`memleak: gate ${g.name} failed: ${safeText(g.message)}\n`);
-  stepSummary(io, () => trialsStepSummary(cmp, doc, command));
+  appendStepSummary(io, () => trialsStepSummary(cmp, doc, command));
   if (o.html)
-    writePage(
-      o.html,
+    writeHtmlFile(o.html, () =>
       renderTrialsHtml(
         cmp,
         command,
@@ -150,24 +148,6 @@ async function trialsFrom(
 /** A failed gate wins; else a trial whose command failed on its own passes its status on, as `run` does. */
 function trialsExitCode(gates: { passed: boolean }[] | undefined, results: TrialResult[]): number {
   if (gates?.some((g) => !g.passed)) return EXIT.gateFailed;
-  const failed = results.find((t) => t.stopReason === "exited" && (t.exit.signal !== null || (t.exit.code ?? 0) !== 0));
+  const failed = results.find(failedOnItsOwn);
   return failed ? shellExitCode(failed.exit) : EXIT.ok;
-}
-
-function writePage(path: string, html: string): void {
-  try {
-    writeFileSync(path, html);
-  } catch (err) {
-    throw new MemleakError(`cannot write the HTML report ${path}: ${(err as Error).message}`, EXIT.usage);
-  }
-}
-
-function stepSummary(io: CommandIO, text: () => string): void {
-  const file = io.env.GITHUB_ACTIONS === "true" ? io.env.GITHUB_STEP_SUMMARY : undefined;
-  if (!file) return;
-  try {
-    appendFileSync(file, text());
-  } catch (err) {
-    io.stderr(`memleak: cannot append to GITHUB_STEP_SUMMARY (${(err as Error).message})\n`);
-  }
 }

@@ -26,7 +26,7 @@ export interface ReportExtras {
 }
 
 export function report(doc: VerdictDocument, json: boolean, io: CommandIO, extras: ReportExtras): void {
-  if (extras.html) writeHtml(extras.html, doc, extras, io);
+  if (extras.html) writeHtml(extras.html, doc, extras);
   if (json) io.stdout(jsonText(doc) + "\n");
   else io.stdout(renderVerdict(doc, io.color, extras.set, Math.max(60, io.columns ?? 80), io.ascii));
   // The one line a CI log reader needs, on stderr so --json stdout stays one document.
@@ -43,14 +43,27 @@ export function report(doc: VerdictDocument, json: boolean, io: CommandIO, extra
     const notes = annotations(doc, io.env.GITHUB_WORKSPACE);
     if (json) io.stderr(notes);
     else io.stdout(notes);
-    const file = io.env.GITHUB_STEP_SUMMARY;
-    if (file) {
-      try {
-        appendFileSync(file, stepSummary(doc) + testsStepSummary(doc) + nativeStepSummary(doc));
-      } catch (err) {
-        io.stderr(`memleak: cannot append to GITHUB_STEP_SUMMARY (${(err as Error).message})\n`);
-      }
-    }
+    appendStepSummary(io, () => stepSummary(doc) + testsStepSummary(doc) + nativeStepSummary(doc));
+  }
+}
+
+/** On GitHub Actions, markdown appended to $GITHUB_STEP_SUMMARY (written only when there is one); a failure is one warning. */
+export function appendStepSummary(io: CommandIO, text: () => string): void {
+  const file = io.env.GITHUB_ACTIONS === "true" ? io.env.GITHUB_STEP_SUMMARY : undefined;
+  if (!file) return;
+  try {
+    appendFileSync(file, text());
+  } catch (err) {
+    io.stderr(`memleak: cannot append to GITHUB_STEP_SUMMARY (${(err as Error).message})\n`);
+  }
+}
+
+/** The page written to --html's path; a path that cannot be written is a usage error (exit 2), as it was checked. */
+export function writeHtmlFile(path: string, render: () => string): void {
+  try {
+    writeFileSync(path, render());
+  } catch (err) {
+    throw new MemleakError(`cannot write the HTML report ${path}: ${(err as Error).message}`, EXIT.usage);
   }
 }
 
@@ -62,15 +75,13 @@ export function jsonText(doc: object): string {
   return JSON.stringify(doc).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-function writeHtml(path: string, doc: VerdictDocument, extras: ReportExtras, io: CommandIO): void {
-  try {
+function writeHtml(path: string, doc: VerdictDocument, extras: ReportExtras): void {
+  writeHtmlFile(path, () => {
     const meta = {
       ...(extras.commands && { commands: extras.commands }),
       ...(extras.settledAt !== undefined && { settledAt: extras.settledAt }),
       about: extras.about ?? { hostname: hostname(), kernel: release() },
     };
-    writeFileSync(path, renderHtml(doc, extras.set, meta));
-  } catch (err) {
-    throw new MemleakError(`cannot write the HTML report ${path}: ${(err as Error).message}`, EXIT.usage);
-  }
+    return renderHtml(doc, extras.set, meta);
+  });
 }

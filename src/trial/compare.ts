@@ -81,12 +81,15 @@ export function noiseBetween(base: LevelMeasures | undefined, trial: LevelMeasur
   return Math.max(floor, NOISE_SPREADS * Math.sqrt(sb * sb + st * st));
 }
 
-/** A command that ended on its own with a failure: its numbers are not the program's steady behaviour. */
-const failed = (t: TrialResult) =>
+/**
+ * A command that ended on its own with a failure: its numbers are not the program's steady behaviour, and its status
+ * is what memleak exits with (run-trials.ts).
+ */
+export const failedOnItsOwn = (t: Pick<TrialResult, "stopReason" | "exit">) =>
   t.stopReason === "exited" && (t.exit.signal !== null || (t.exit.code !== null && t.exit.code !== 0));
 
 function effectOf(t: TrialResult, d: Difference, noise: number): Effect {
-  if (failed(t)) return "failed";
+  if (failedOnItsOwn(t)) return "failed";
   if (t.inEffect && !t.inEffect.seen) return "not-in-effect";
   const cut = Math.max(-(d.end ?? 0), -(d.growth ?? 0));
   const up = Math.max(d.end ?? 0, d.growth ?? 0, d.peak ?? 0);

@@ -85,3 +85,41 @@ export interface HolderResult {
  * and each explains a different layer (signals/holder.ts), so they are kept apart.
  */
 export const isGraphHolder = (h: { container: string }): boolean => /^autograd graph of a Tensor\b/.test(h.container);
+
+/** One container of the parent's data, and how much of it a forked worker holds private copies of (memleak_cow.py). */
+export interface CopiedObject {
+  /** Where the program holds it: `__main__.SAMPLES`, `the DataLoader's dataset (TextDataset).samples`. */
+  name: string;
+  /** "list of str", "dict of tuple", "ndarray". */
+  what: string;
+  length: number;
+  /** Its items' bytes (scaled up from a sample on big ones) and the resident pages of its own buffer. */
+  bytes: number;
+  /** Of its items' bytes, those on pages now private to the worker: copied as the worker reads them (reference counts). */
+  itemsPrivate: number;
+  /** Of those, the objects the garbage collector tracks and has not frozen: the collector's writes copy them too. */
+  trackedPrivate: number;
+  /** Private pages of its own buffer (a list's item array, an array's data): only writes change those. */
+  storagePrivate: number;
+  /** Read on a sample of its items (every k-th), scaled up. */
+  sampled: boolean;
+}
+
+/**
+ * What memleak asked a forked worker's agent with its word "cow" (agent/cow-ask.ts): the program's containers by the
+ * bytes of theirs the worker now holds privately, and what the walk cost. `why` when it could not look.
+ */
+export interface CowResult {
+  type: "cow";
+  pid: number;
+  t: number;
+  objects: CopiedObject[];
+  /** gc.get_freeze_count() in the worker: objects the program froze before forking. */
+  frozen?: number;
+  /** The worker's Private_Dirty when it looked, and what the walk itself made private (measured apart). */
+  privateDirty?: number;
+  walkBytes?: number;
+  ms?: number;
+  cpuMs?: number;
+  why?: string;
+}

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { deadOwnersDirs } from "../system/stale-dirs.js";
 import { join } from "node:path";
 import { parseAgentMessage, type AgentMessage, type AgentReport } from "./messages.js";
-import type { HolderResult, TraceResult, TrimResult } from "./agent-results.js";
+import type { CowResult, HolderResult, TraceResult, TrimResult } from "./agent-results.js";
 import type { TestMark } from "./pytest-results.js";
 import { isGraphHolder } from "./agent-results.js";
 
@@ -42,6 +42,8 @@ export class AgentChannel {
   readonly trims = new Map<number, TrimResult>();
   /** What holds the container each pid's agent saw grow: its latest search. */
   readonly holders = new Map<number, HolderResult>();
+  /** What each forked worker copied from its parent, when memleak asked (askCopied): the latest answer. */
+  readonly copied = new Map<number, CowResult>();
   /** What holds the graph each pid's agent saw one tensor keep growing: its latest look. */
   readonly graphHolders = new Map<number, HolderResult>();
   /** Pids that said hello: the agent runs in them. */
@@ -154,6 +156,7 @@ export class AgentChannel {
       if (!msg.interim || !had || had.interim) this.traces.set(msg.pid, msg);
     } else if (msg.type === "trim") this.trims.set(msg.pid, msg);
     else if (msg.type === "holder") (isGraphHolder(msg) ? this.graphHolders : this.holders).set(msg.pid, msg);
+    else if (msg.type === "cow") this.copied.set(msg.pid, msg);
     else if (msg.type === "test-start" || msg.type === "test-end") {
       if (this.testMarks.length < MAX_TEST_MARKS) this.testMarks.push(msg);
       else this.dropped++;
@@ -275,6 +278,17 @@ export class AgentChannel {
     const socket = this.connections.get(pid);
     if (!socket || !this.quiet.delete(pid)) return false;
     socket.write("report\n");
+    return true;
+  }
+
+  /**
+   * Asks a forked worker's agent which of its parent's objects it has copied (memleak_cow.py): one walk on the agent's
+   * thread, answered by a 'cow' message, quiet or not. False when it has no connection.
+   */
+  askCopied(pid: number): boolean {
+    const socket = this.connections.get(pid);
+    if (!socket) return false;
+    socket.write("cow\n");
     return true;
   }
 

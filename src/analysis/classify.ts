@@ -363,6 +363,7 @@ function reconcile(all: JudgedFinding[], copiers: Map<number, number>, set: Seri
       kind: "cow",
       summary: phrase("reconcile.cow", facts),
       advice: cowFinding?.advice ?? [phrase("advice.cow-tree", facts)],
+      ...(cowFinding?.copied && { copied: cowFinding.copied }),
       evidence: {
         ...f.evidence,
         copyOnWriteGrowth: Math.round(copied),

@@ -1,6 +1,6 @@
 /** What every rule needs besides its own series. */
 import type { Column } from "../series/column.js";
-import type { HolderResult, TraceResult, TrimResult } from "../agent/agent-results.js";
+import type { CowResult, HolderResult, TraceResult, TrimResult } from "../agent/agent-results.js";
 
 /** What the agent reports once, at the end of a process's life. */
 export interface AgentResults {
@@ -10,6 +10,8 @@ export interface AgentResults {
   holders?: Map<number, HolderResult>;
   /** What holds the graph each process's agent saw one tensor keep growing (the latest look, memleak_graphs.py). */
   graphHolders?: Map<number, HolderResult>;
+  /** Which of its parent's objects each forked worker had copied when memleak last asked (memleak_cow.py). */
+  copied?: Map<number, CowResult>;
 }
 import { minGrowth } from "./assess.js";
 import { median } from "./stats/quantiles.js";

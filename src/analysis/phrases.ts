@@ -9,7 +9,7 @@
  * One interface holds every sentence, so that the wording module must word each one (report/wording/index.ts is
  * typed against it, and a sentence without words does not compile).
  */
-import type { MetricName, Rate, Subject, VerdictKind } from "./types.js";
+import type { CopiedField, MetricName, Rate, Subject, VerdictKind } from "./types.js";
 
 /** Which advice fits what holds a leak (signals/holder.ts), a section of src/advice/leak.md each. */
 export type HolderVariant =
@@ -211,6 +211,12 @@ export interface PhraseFacts {
     ussEnd: number;
     bound: number | undefined;
     isRoot?: boolean;
+  };
+  /** One container a copying process copied (signals/copied.ts), advised on by how its pages came to be copied. */
+  "advice.cow-object": Omit<CopiedField["objects"][number], "sampled"> & {
+    pid: number;
+    /** The program froze objects before forking (gc.freeze). */
+    frozen: boolean;
   };
   "advice.no-agent": { pid: number; why: string; level: number };
   "advice.leak": LeakAdviceFacts;

@@ -108,6 +108,40 @@ export interface Finding {
   };
   /** A leak under a limit: when the subject reaches it at the measured trend, with the range (analysis/time-to-limit.ts). */
   timeToLimit?: TimeToLimit;
+  /**
+   * On copy-on-write: which of the parent's containers the process holds private copies of, from its agent's look at
+   * its own page flags (memleak_cow.py, signals/copied.ts), largest first, and what the look cost.
+   */
+  copied?: CopiedField;
+}
+
+/** How a container's pages came to be copied (signals/copied.ts `copyHow`). */
+export type CopyHow = "reads" | "collector" | "writes" | "none";
+
+export interface CopiedField {
+  /** The process that looked (the finding's own, or for a tree the worker that copied most). */
+  pid: number;
+  objects: {
+    name: string;
+    what: string;
+    length: number;
+    bytes: number;
+    /** Its bytes private to the process: items on private pages, and its own buffer's private pages. */
+    private: number;
+    /** Of those, in objects the garbage collector tracks and the program had not frozen. */
+    tracked: number;
+    how: CopyHow;
+    sampled: boolean;
+  }[];
+  /** Σ private of the objects named when it looked; the process's copying in all (its USS growth) by the end. */
+  named: number;
+  copied: number;
+  /** gc.get_freeze_count() in the process. */
+  frozen?: number;
+  /** What the look cost: wall and CPU time, and the private memory it made itself (its own, not the program's). */
+  walk: { ms?: number; cpuMs?: number; bytes?: number };
+  /** Why it could not look (an interpreter whose layout memleak does not read, pagemap unreadable). */
+  why?: string;
 }
 
 /** Which limit a subject's memory grows towards: the cgroup's, or the machine's memory when none is nearer. */

@@ -8,7 +8,13 @@ import { parseAgentMessage } from "../agent/messages.js";
 import { testResults } from "../analysis/pytest-verdicts.js";
 import { testLimitsGate } from "../gates/pytest-limits.js";
 import type { TestMark } from "../agent/pytest-results.js";
-import { isGraphHolder, type HolderResult, type TraceResult, type TrimResult } from "../agent/agent-results.js";
+import {
+  isGraphHolder,
+  type CowResult,
+  type HolderResult,
+  type TraceResult,
+  type TrimResult,
+} from "../agent/agent-results.js";
 import { readRecording, type RecordingContents } from "./format.js";
 import { EVENT, holdsAgentMessage, readAttach, readOutsiders, readProcessStart } from "./events.js";
 import type { OutsidersDetail } from "./events.js";
@@ -37,6 +43,7 @@ export async function analyzeRecording(
   const trims = new Map<number, TrimResult>();
   const holders = new Map<number, HolderResult>();
   const graphHolders = new Map<number, HolderResult>();
+  const copied = new Map<number, CowResult>();
   const agentMissing = new Map<number, string>();
   /** From `watch`'s attach events: the pid inside a container of each process that has one. */
   const pidsInside = new Map<number, number>();
@@ -58,6 +65,7 @@ export async function analyzeRecording(
     if (m?.type === "trace") traces.set(m.pid, m);
     if (m?.type === "trim") trims.set(m.pid, m);
     if (m?.type === "holder") (isGraphHolder(m) ? graphHolders : holders).set(m.pid, m);
+    if (m?.type === "cow") copied.set(m.pid, m);
     if (e.event === EVENT.testStart || e.event === EVENT.testEnd) {
       const mark = parseAgentMessage(JSON.stringify(e.detail ?? {}));
       if (mark?.type === e.event) testMarks.push(mark);
@@ -70,8 +78,8 @@ export async function analyzeRecording(
     options: { warmup: options.warmup, command: h.target.command, launched: h.target.mode === "run" },
     commands,
     agentResults:
-      traces.size + trims.size + holders.size + graphHolders.size > 0
-        ? { traces, trims, holders, graphHolders }
+      traces.size + trims.size + holders.size + graphHolders.size + copied.size > 0
+        ? { traces, trims, holders, graphHolders, copied }
         : undefined,
     cgroup: cg
       ? { path: cg.path, version: cg.version, others: outsiders?.pids, othersAnonGrowth: outsiders?.anonGrowth }

@@ -45,6 +45,8 @@ const LABELS: Record<string, string> = {
   sharedDrop: "shared pages given up",
   bound: "bounded by",
   copyOnWriteGrowth: "copied on write",
+  copiedNamedBytes: "in the containers named",
+  copiedMost: "copied most",
   copyOnWritePids: "copying PIDs",
   agent: "in-process agent",
   agentMissingReason: "why no agent",

@@ -11,6 +11,7 @@ import { safeText } from "../base/safe-text.js";
 import { everyFinding } from "../analysis/every-finding.js";
 import { subjectLabel } from "./vocabulary.js";
 import { holderCost, holderHeadline, holderHops, holderWhere } from "./holder-lines.js";
+import { copiedCost, copiedHeadline, copiedObjectLine } from "./copied-lines.js";
 
 /** %, CR and LF must be escaped in workflow command messages (actions/toolkit command.ts escapeData). */
 export function escapeData(s: string): string {
@@ -132,6 +133,16 @@ export function stepSummary(doc: VerdictDocument): string {
       ...(hops ? [cell(hops), ""] : []),
       ...(where ? [cell(where), ""] : []),
       `<sub>${cell(holderCost(v.holder))}</sub>`,
+    );
+  }
+  if (v.copied) {
+    const cost = copiedCost(v.copied);
+    out.push(
+      "",
+      `**What it copied:** ${cell(copiedHeadline(v.copied))}`,
+      "",
+      ...v.copied.objects.map((o) => `- ${cell(copiedObjectLine(o))}`),
+      ...(cost ? ["", `<sub>${cell(cost)}</sub>`] : []),
     );
   }
   if (v.advice) out.push("", "<details><summary>What to do</summary>", "", v.advice, "", "</details>");

@@ -21,6 +21,7 @@ import { clip, displayWidth, wrap } from "./text-width.js";
 import { evidenceValue, KIND_LABEL, kindColour, subjectText } from "./vocabulary.js";
 import { everyFinding } from "../analysis/every-finding.js";
 import { holderCost, holderHeadline, holderHops, holderWhere, traceWindowCost } from "./holder-lines.js";
+import { copiedCost, copiedHeadline, copiedObjectLine } from "./copied-lines.js";
 import { evidenceLabel } from "./evidence-labels.js";
 import { rateShown } from "./rate-shown.js";
 import { observedText } from "./observed.js";
@@ -95,6 +96,15 @@ function holderLines(x: NonNullable<Finding["holder"]>, columns: number, c: Chal
   ];
 }
 
+function copiedLines(x: NonNullable<Finding["copied"]>, columns: number, c: ChalkInstance): string[] {
+  const cost = copiedCost(x);
+  return [
+    ...wrap(safeText(copiedHeadline(x)), columns, "  ", "    "),
+    ...x.objects.flatMap((o) => wrap(safeText(copiedObjectLine(o)), columns, "  - ", "    ")),
+    ...(cost ? wrap(cost, columns, "  ", "    ").map((l) => c.dim(l)) : []),
+  ];
+}
+
 export function renderVerdict(
   doc: VerdictDocument,
   color: boolean,
@@ -149,6 +159,7 @@ export function renderVerdict(
     );
   if (window) out.push(...wrap(window, columns, "  ", "    ").map((l) => c.dim(l)));
   if (v.holder) out.push("", c.bold("what holds it"), ...holderLines(v.holder, columns, c));
+  if (v.copied) out.push("", c.bold("what it copied"), ...copiedLines(v.copied, columns, c));
   out.push(...nativeStackLines(doc.nativeTrace, c, columns));
   if (v.advice) out.push("", c.bold("what to do"), ...adviceLines(v.advice, columns));
   if (v.caveats.length)

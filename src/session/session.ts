@@ -28,6 +28,7 @@ import { VERSION } from "../base/version.js";
 import { describeMachine } from "../system/machine.js";
 import type { AgentChannel } from "../agent/channel.js";
 import { markPidsInside } from "../analysis/pids-inside.js";
+import { CowAsk } from "./cow-ask.js";
 import type { Attacher } from "../agent/attach/attacher.js";
 import type { RunAgents } from "../agent/run-agents.js";
 import type { CommandIO } from "../base/command-io.js";
@@ -138,6 +139,8 @@ class Session {
   private readonly outsiders: CgroupOutsiders | undefined;
   /** Each process's GPU memory from the driver, read every few seconds beside the ticks (never waited on by one). */
   private readonly gpuDriver = new GpuDriver();
+  /** Asks forked workers' agents which of their parent's objects they copied, while they copy (cow-ask.ts). */
+  private readonly cowAsk = new CowAsk();
   private gpuRead: Promise<void> | undefined;
 
   constructor(
@@ -205,8 +208,10 @@ class Session {
 
   /** Adds one sample to the series and the recording, and lets the attacher see its processes. */
   private async take(sample: Sample, tick: number): Promise<void> {
-    const agentData = this.target.agent?.snapshot(sample.processes.map((p) => p.pid));
+    const agent = this.target.agent;
+    const agentData = agent?.snapshot(sample.processes.map((p) => p.pid));
     if (agentData) sample.agent = agentData;
+    if (agent) this.cowAsk.consider(sample.processes, (sample.t - this.started) / 1000, (pid) => agent.askCopied(pid));
     this.addGpuReadings(sample);
     this.latest = sample;
     this.builder.add(sample);
@@ -292,6 +297,7 @@ class Session {
       ...agent.trims.values(),
       ...agent.holders.values(),
       ...agent.graphHolders.values(),
+      ...agent.copied.values(),
     ]);
     const lastWords =
       this.latest &&
@@ -327,6 +333,7 @@ class Session {
             trims: target.agent.trims,
             holders: target.agent.holders,
             graphHolders: target.agent.graphHolders,
+            copied: target.agent.copied,
           }
         : undefined,
       agentMissing: target.attacher?.missing(),

@@ -1576,8 +1576,9 @@ def _memleak_gone(sock, timeout):
     """Waits up to `timeout` seconds (for ever while quiet). None while memleak is there; "bye" when it said goodbye
     (as a session ends, or `watch` releases this agent); "eof" when the connection ended without one (memleak killed,
     or this connection dropped). memleak's other words, one a line: "quiet" — this process is read from /proc only
-    (`run`'s placement, agent-placement.ts), so no reports and no wake-ups until memleak speaks again — and "report"
-    (report again, now). A word this agent does not know is a goodbye: an older agent took every word for one."""
+    (`run`'s placement, agent-placement.ts), so no reports and no wake-ups until memleak speaks again — "report"
+    (report again, now) and "cow" (say which of the parent's objects this forked worker copied, memleak_cow.py). A word this agent does not know is a goodbye: an older agent took every word for one.
+    """
     try:
         readable, _, _ = select.select([sock], [], [], None if _state["quiet"] else timeout)
         if not readable:
@@ -1595,6 +1596,8 @@ def _memleak_gone(sock, timeout):
         elif word == b"report":
             _state["quiet"] = False
             _last_report["line"] = None  # memleak forgot the last one when it said quiet: the next is sent
+        elif word == b"cow":
+            _state["cowAsked"] = True  # which of the parent's objects this worker copied: walked on the agent's thread
         else:
             return "bye"
     return None
@@ -1714,12 +1717,25 @@ def _loop(interval, stop, sock):
             _periodic_trim()  # a quiet agent's process trims too: the setting is the program's, not the report's
         except Exception:
             pass
+        if _state.pop("cowAsked", False):
+            _copied_objects()  # asked by memleak's word: quiet or not
         if _state["quiet"]:
             continue
         try:
             _report(interval)
         except Exception:
             pass
+
+
+def _copied_objects():
+    """Which of the parent's objects this forked worker holds private copies of (memleak_cow.py), sent as one message."""
+    try:
+        result = _sibling_module("memleak_cow").copied(
+            lambda m: issubclass(type(m), _ModuleType) and _programs_own(m) and not _agents_own(m)
+        )
+        _send(result)
+    except Exception:
+        pass
 
 
 def _stop():

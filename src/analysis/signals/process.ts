@@ -39,6 +39,7 @@ import { injectedAt, withoutOwnStep } from "./own-footprint.js";
 import { withGcBacklog } from "./gc-backlog.js";
 import { withoutImports } from "./imports.js";
 import { holderFor, putHolder, suspectedIn } from "./holder.js";
+import { putCopied } from "./copied.js";
 import { plateauParts, stableParts } from "./level-findings.js";
 
 export function processSubject(ps: ProcessSeries, rootPid: number | undefined, command: string): Subject {
@@ -175,7 +176,7 @@ function decideProcess(
   const states: JudgedFinding[] = [];
   if (held?.decided) states.push(retentionFinding(d, held));
   const cow = copyOnWrite(ps, copy);
-  if (cow) states.push(cowFinding(d, cow));
+  if (cow) states.push(cowFinding(d, cow, ctx));
 
   const trend = trendFinding(d, ctx, held);
   // Retention beside a container still gaining items, seen at too few walks to tell whether what it keeps pins the
@@ -451,7 +452,7 @@ function hiddenLeakFinding(
   return f;
 }
 
-function cowFinding({ ps, subject, who }: Decision, cow: CowSignal): JudgedFinding {
+function cowFinding({ ps, subject, who }: Decision, cow: CowSignal, ctx: Context): JudgedFinding {
   const uss = assess(ps.metrics.uss!, ps.firstSeen);
   const facts = {
     ...who,
@@ -475,6 +476,7 @@ function cowFinding({ ps, subject, who }: Decision, cow: CowSignal): JudgedFindi
   Object.assign(f.evidence, { growth: Math.round(cow.ussGrowth), residentGrowth: Math.round(cow.residentGrowth) });
   if (cow.sharedDrop !== undefined) f.evidence.sharedDrop = Math.round(cow.sharedDrop);
   if (cow.bound !== undefined) f.evidence.bound = Math.round(cow.bound);
+  putCopied(f, ps.pid, cow.ussGrowth, ctx);
   return f;
 }
 

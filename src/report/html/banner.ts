@@ -18,6 +18,7 @@ import { testsSection } from "./pytest-section.js";
 import { everyFinding } from "../../analysis/every-finding.js";
 import { nativeSection } from "./native-section.js";
 import { holderPanel } from "./holder-panel.js";
+import { copiedPanel } from "./copied-panel.js";
 import { traceWindowCost } from "../holder-lines.js";
 
 /** CSS class of a kind; kinds are a closed set, but the class name is checked anyway as it lands in an attribute. */
@@ -143,6 +144,7 @@ export function bannerHtml(doc: VerdictDocument, title: string, commands?: Map<n
 ${verdictBox(doc.verdict, commands)}
 <div class="columns">${evidenceTable(doc.verdict)}${adviceBlock(doc.verdict)}</div>
 ${holderPanel(doc.verdict)}
+${copiedPanel(doc.verdict)}
 ${sitesTable(doc.verdict)}
 ${nativeSection(doc.nativeTrace)}
 ${otherFindings(doc)}

@@ -128,6 +128,16 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
       ussEnd: formatBytes(f.ussEnd),
       parentAnon: formatBytes(f.bound),
     }),
+  "advice.cow-object": (f) =>
+    advice("cow", `object-${f.how}${f.how === "reads" && f.frozen ? "-frozen" : ""}`, {
+      pid: f.pid,
+      name: f.name,
+      what: f.what,
+      length: f.length.toLocaleString("en-US"),
+      bytes: formatBytes(f.bytes),
+      private: formatBytes(f.private),
+      tracked: formatBytes(f.tracked),
+    }),
   "advice.gpu": (f) =>
     advice("gpu", f.variant, {
       pid: f.pid,

@@ -59,7 +59,7 @@ describe("agent messages", () => {
     // Not only no exception: anything that comes out has a type memleak handles and a pid it can look up.
     const kept = (m: ReturnType<typeof parseAgentMessage>) => {
       if (m === undefined) return;
-      expect(["hello", "report", "trace", "trim", "test-start", "test-end", "holder"]).toContain(m.type);
+      expect(["hello", "report", "trace", "trim", "test-start", "test-end", "holder", "cow"]).toContain(m.type);
       expect(Number.isInteger(m.pid) && m.pid > 0, JSON.stringify(m)).toBe(true);
     };
     fc.assert(
@@ -184,5 +184,47 @@ describe("the pytest plugin's holder of a leaking test", () => {
     const m = end(holder) as Record<string, unknown>;
     expect(m.type).toBe("test-end");
     expect(m.holder).toBeUndefined();
+  });
+});
+
+describe("the agent's cow message (what a forked worker copied)", () => {
+  const object = {
+    name: "the DataLoader's dataset (TextDataset).samples",
+    what: "list of str",
+    length: 400000,
+    bytes: 45203072,
+    itemsPrivate: 21420000,
+    trackedPrivate: 0,
+    storagePrivate: 0,
+    sampled: true,
+  };
+  const cow = (o: Record<string, unknown>) => parseAgentMessage(JSON.stringify({ type: "cow", pid: 9, t: 3, ...o }));
+
+  it("keeps the containers and the look's cost; drops unknown fields", () => {
+    expect(
+      cow({ objects: [{ ...object, evil: "x" }], frozen: 0, walkBytes: 618496, ms: 22.8, cpuMs: 22.7, x: 1 }),
+    ).toEqual({ type: "cow", pid: 9, t: 3, objects: [object], frozen: 0, walkBytes: 618496, ms: 22.8, cpuMs: 22.7 });
+  });
+
+  it("bounds names and the number of containers", () => {
+    const m = cow({ objects: Array.from({ length: 20 }, () => ({ ...object, name: "n".repeat(900) })) }) as {
+      objects: { name: string }[];
+    };
+    expect(m.objects).toHaveLength(8);
+    expect(m.objects[0]!.name).toHaveLength(200);
+  });
+
+  it.each([
+    ["no objects", {}],
+    ["a negative size", { objects: [{ ...object, itemsPrivate: -1 }] }],
+    ["a container without a name", { objects: [{ ...object, name: "" }] }],
+    ["a size that is a string", { objects: [{ ...object, bytes: "45203072" }] }],
+  ])("drops a cow message with %s", (_why, fields) => expect(cow(fields)).toBeUndefined());
+
+  it("says why the worker could not look", () => {
+    expect(cow({ objects: [], why: "pagemap cannot be read" })).toMatchObject({
+      objects: [],
+      why: "pagemap cannot be read",
+    });
   });
 });

@@ -1,0 +1,91 @@
+/**
+ * Which of the parent's objects a copying process copied (issue 51): its agent's answer (memleak_cow.py, asked by
+ * session/cow-ask.ts) put on the copy-on-write finding, each container with how its pages came to be copied, which
+ * decides the advice:
+ * - reads: Python objects that are read — each read writes the object's reference count, copying its page. Only
+ *   another form of the data helps (one buffer: a numpy array, Arrow, one bytes object with offsets).
+ * - collector: the same, in objects the garbage collector tracks (tuples, lists, dicts) and the program did not freeze:
+ *   its collections write to every one's header, read or not. gc.freeze() before forking stops that part.
+ * - writes: the container's own buffer (a list's item array, an array's data), which reads never change: the worker
+ *   writes to it, and its copy is the price of that, expected, not a leak.
+ * - none: read without being copied (one buffer, no per-item counts): said, so the user knows what already works.
+ */
+import type { CopiedObject, CowResult } from "../../agent/agent-results.js";
+import type { Context } from "../context.js";
+import type { JudgedFinding } from "../judgement.js";
+import { phrase } from "../phrases.js";
+import type { CopiedField, CopyHow } from "../types.js";
+
+/** Under this share of a container's bytes (and MIN_COPIED), it was read without being copied. */
+export const NOT_COPIED_SHARE = 0.05;
+export const MIN_COPIED = 1024 * 1024;
+/** The collector's part is named when tracked objects hold at least this share of the items' private bytes. */
+export const COLLECTOR_SHARE = 0.5;
+/** Containers advised on, largest private first. */
+const ADVISED = 3;
+
+const privateOf = (o: CopiedObject): number => o.itemsPrivate + o.storagePrivate;
+
+export function copyHow(o: CopiedObject): CopyHow {
+  const p = privateOf(o);
+  if (p < MIN_COPIED || p < NOT_COPIED_SHARE * o.bytes) return "none";
+  if (o.storagePrivate > o.itemsPrivate) return "writes";
+  return o.trackedPrivate >= COLLECTOR_SHARE * o.itemsPrivate ? "collector" : "reads";
+}
+
+export function copiedField(r: CowResult, copied: number): CopiedField {
+  const objects = r.objects.map((o) => ({
+    name: o.name,
+    what: o.what,
+    length: o.length,
+    bytes: Math.round(o.bytes),
+    private: Math.round(privateOf(o)),
+    tracked: Math.round(o.trackedPrivate),
+    how: copyHow(o),
+    sampled: o.sampled,
+  }));
+  return {
+    pid: r.pid,
+    objects,
+    named: objects.reduce((sum, o) => sum + (o.how === "none" ? 0 : o.private), 0),
+    copied: Math.round(copied),
+    ...(r.frozen !== undefined && { frozen: r.frozen }),
+    walk: {
+      ...(r.ms !== undefined && { ms: r.ms }),
+      ...(r.cpuMs !== undefined && { cpuMs: r.cpuMs }),
+      ...(r.walkBytes !== undefined && { bytes: r.walkBytes }),
+    },
+    ...(r.why !== undefined && { why: r.why }),
+  };
+}
+
+/**
+ * Puts what `pid` copied on a copy-on-write finding: the field, the evidence, and advice per container copied (the
+ * general advice stays after it, for what the walk did not reach). Nothing when the agent was not asked or did not
+ * answer.
+ */
+export function putCopied(f: JudgedFinding, pid: number, copied: number, ctx: Context): void {
+  const r = ctx.agentResults?.copied?.get(pid);
+  if (!r) return;
+  const field = copiedField(r, copied);
+  f.copied = field;
+  f.evidence.copiedNamedBytes = field.named;
+  const top = field.objects[0];
+  if (top && top.how !== "none") f.evidence.copiedMost = top.name;
+  const advised = field.objects.filter((o) => o.how !== "none").slice(0, ADVISED);
+  const kept = field.objects.filter((o) => o.how === "none").slice(0, 1);
+  const specific = [...advised, ...kept].map((o) =>
+    phrase("advice.cow-object", {
+      pid,
+      name: o.name,
+      what: o.what,
+      length: o.length,
+      bytes: o.bytes,
+      private: o.private,
+      tracked: o.tracked,
+      how: o.how,
+      frozen: (field.frozen ?? 0) > 0,
+    }),
+  );
+  f.advice = [...specific, ...f.advice];
+}

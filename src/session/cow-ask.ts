@@ -1,0 +1,65 @@
+/**
+ * When to ask a forked worker's agent which of its parent's objects it copied (issue 51, memleak_cow.py). The walk is
+ * cheap (20–100 ms) but not free, and a DataLoader's workers live only an epoch: so it is asked of a process while it
+ * lives, once its private memory (USS) has risen by what copy-on-write's finding needs (signals/cow.ts: the floor,
+ * with resident memory flat), and again only when it has copied markedly more since, at most every ASK_GAP_S seconds
+ * and ASKS_PER_PROCESS times. The last answer is what the report shows; a worker that exits keeps it.
+ */
+import { COW_MIN_BYTES, COW_RESIDENT_SHARE } from "../analysis/signals/cow.js";
+import type { ProcessSample } from "../system/sample.js";
+
+/** Seconds between two asks of one process: copying worth a new answer takes longer than a sample or two. */
+export const ASK_GAP_S = 10;
+export const ASKS_PER_PROCESS = 4;
+/** Asked again when USS has grown by this share of what it had copied at the last ask (and the floor). */
+export const ASK_AGAIN_SHARE = 0.25;
+
+interface Watched {
+  starttime: number;
+  ussStart: number;
+  anonStart: number;
+  askedAt?: number;
+  askedCopied?: number;
+  asks: number;
+}
+
+/** USS risen past the floor while resident memory stayed flat: copying's shape (signals/cow.ts `copying`, live). */
+export function copiedSoFar(w: { ussStart: number; anonStart: number }, uss: number, anon: number): number | undefined {
+  const copied = uss - w.ussStart;
+  if (copied < COW_MIN_BYTES) return undefined;
+  return anon - w.anonStart <= COW_RESIDENT_SHARE * copied ? copied : undefined;
+}
+
+export class CowAsk {
+  private readonly watched = new Map<number, Watched>();
+
+  /**
+   * @param ask sends the word; false when the process has no agent connected (asked again at its next reading)
+   * @returns the pids asked this time
+   */
+  consider(processes: readonly ProcessSample[], nowS: number, ask: (pid: number) => boolean): number[] {
+    const asked: number[] = [];
+    const live = new Set<number>();
+    for (const p of processes) {
+      live.add(p.pid);
+      if (p.uss === undefined || p.anon === undefined) continue;
+      let w = this.watched.get(p.pid);
+      if (!w || w.starttime !== p.starttime) {
+        this.watched.set(p.pid, { starttime: p.starttime, ussStart: p.uss, anonStart: p.anon, asks: 0 });
+        continue;
+      }
+      const copied = copiedSoFar(w, p.uss, p.anon);
+      if (copied === undefined || w.asks >= ASKS_PER_PROCESS) continue;
+      if (w.askedAt !== undefined) {
+        if (nowS - w.askedAt < ASK_GAP_S) continue;
+        if (copied - w.askedCopied! < Math.max(COW_MIN_BYTES, ASK_AGAIN_SHARE * w.askedCopied!)) continue;
+      }
+      if (!ask(p.pid)) continue;
+      w = { ...w, askedAt: nowS, askedCopied: copied, asks: w.asks + 1 };
+      this.watched.set(p.pid, w);
+      asked.push(p.pid);
+    }
+    for (const pid of this.watched.keys()) if (!live.has(pid)) this.watched.delete(pid);
+    return asked;
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * What a copying worker copied, on its copy-on-write finding (signals/copied.ts, issue 51): each container's `how`
+ * from its private parts (items read, the collector's tracked objects, its own buffer written, nothing copied), the
+ * field, the evidence and advice per container ahead of the general advice; nothing without the agent's answer; and
+ * the tree's copy-on-write carries the worker's.
+ */
+import { describe, expect, it } from "vitest";
+import type { CopiedObject, CowResult } from "../../../../src/agent/agent-results.js";
+import type { AgentResults } from "../../../../src/analysis/context.js";
+import { copyHow, MIN_COPIED } from "../../../../src/analysis/signals/copied.js";
+import { fill, flat, judge, MB, processFinding } from "./judge.js";
+
+const obj = (o: Partial<CopiedObject>): CopiedObject => ({
+  name: "__main__.SAMPLES",
+  what: "list of str",
+  length: 400_000,
+  bytes: 40 * MB,
+  itemsPrivate: 0,
+  trackedPrivate: 0,
+  storagePrivate: 0,
+  sampled: true,
+  ...o,
+});
+
+describe("how a container's pages came to be copied", () => {
+  it.each([
+    ["items read, none tracked", obj({ itemsPrivate: 20 * MB }), "reads"],
+    ["items read, under half of them tracked", obj({ itemsPrivate: 20 * MB, trackedPrivate: 9 * MB }), "reads"],
+    ["items read, half of them tracked", obj({ itemsPrivate: 20 * MB, trackedPrivate: 10 * MB }), "collector"],
+    ["its own buffer more than its items", obj({ itemsPrivate: 2 * MB, storagePrivate: 3 * MB }), "writes"],
+    ["under 1 MiB private", obj({ itemsPrivate: MIN_COPIED - 1 }), "none"],
+    ["under 5% of a big one", obj({ bytes: 400 * MB, itemsPrivate: 19 * MB }), "none"],
+    ["5% of a big one", obj({ bytes: 400 * MB, itemsPrivate: 20 * MB }), "reads"],
+  ])("%s → %s", (_name, o, how) => expect(copyHow(o)).toBe(how));
+});
+
+/** A parent flat at 260 MiB and a forked worker (pid 101) whose USS rises by 40 MiB while its anon stays flat. */
+const FORKED = {
+  seconds: 300,
+  processes: [
+    { pid: 100, ppid: 1, anon: flat(260 * MB) },
+    { pid: 101, ppid: 100, anon: flat(60 * MB, 0.1 * MB), uss: fill(5 * MB, 40 * MB, 200) },
+  ],
+};
+
+function answer(objects: CopiedObject[], o: Partial<CowResult> = {}): AgentResults {
+  const r: CowResult = {
+    type: "cow",
+    pid: 101,
+    t: 100,
+    objects,
+    frozen: 0,
+    ms: 22.8,
+    cpuMs: 22.7,
+    walkBytes: 604 * 1024,
+    ...o,
+  };
+  return { traces: new Map(), trims: new Map(), copied: new Map([[101, r]]) };
+}
+
+describe("the copied containers on the worker's finding", () => {
+  it("the list it read: field, evidence, and its advice first (store them in one buffer; gc.freeze would not help)", () => {
+    const doc = judge(FORKED, { agentResults: answer([obj({ itemsPrivate: 30 * MB })]) });
+    const f = processFinding(doc, 101);
+    expect(f.kind).toBe("cow");
+    expect(f.copied).toMatchObject({
+      pid: 101,
+      named: 30 * MB,
+      objects: [{ name: "__main__.SAMPLES", what: "list of str", private: 30 * MB, how: "reads" }],
+      walk: { ms: 22.8, cpuMs: 22.7, bytes: 604 * 1024 },
+    });
+    expect(f.copied!.copied).toBeGreaterThan(35 * MB);
+    expect(f.evidence).toMatchObject({ copiedNamedBytes: 30 * MB, copiedMost: "__main__.SAMPLES" });
+    expect(f.advice).toMatch(
+      /^`__main__\.SAMPLES` \(list of str, 400,000 items\) is ~30\.0 MiB of what PID 101 copied/,
+    );
+    expect(f.advice).toMatch(/`gc\.freeze\(\)` would not help/);
+    // the general advice follows, for what the walk did not reach
+    expect(f.advice).toMatch(/Forked worker PID 101 .* grows in private memory/s);
+    // the tree's copy-on-write carries it too
+    expect(doc.findings.find((x) => x.subject.type === "tree")?.copied?.pid).toBe(101);
+  });
+
+  it("rows the collector walks: gc.freeze() with what it would save; frozen, it is not advised again", () => {
+    const rows = obj({ what: "list of list", itemsPrivate: 30 * MB, trackedPrivate: 18 * MB });
+    const walked = processFinding(judge(FORKED, { agentResults: answer([rows]) }), 101);
+    expect(walked.advice).toMatch(/`gc\.freeze\(\)` just before the workers fork .* \(up to 18\.0 MiB a worker\)/s);
+    // frozen, the agent counts none of them as the collector's
+    const frozenRows = { ...rows, trackedPrivate: 0 };
+    const frozen = processFinding(judge(FORKED, { agentResults: answer([frozenRows], { frozen: 600_000 }) }), 101);
+    expect(frozen.advice).toMatch(/the program froze what it had with `gc\.freeze\(\)`/);
+    expect(frozen.advice).not.toMatch(/just before the workers fork/);
+  });
+
+  it("an array the worker writes is an expected copy; one read without copying is said so, after those copied", () => {
+    const written = obj({ name: "__main__.WEIGHTS", what: "ndarray", storagePrivate: 20 * MB });
+    const kept = obj({ name: "__main__.TABLE", what: "ndarray", bytes: 300 * MB, storagePrivate: 0 });
+    const f = processFinding(judge(FORKED, { agentResults: answer([written, kept]) }), 101);
+    expect(f.copied!.objects.map((o) => o.how)).toEqual(["writes", "none"]);
+    expect(f.copied!.named).toBe(20 * MB); // what was read without copying is not counted as named
+    expect(f.advice).toMatch(/^`__main__\.WEIGHTS` .* because the worker\s+writes to it/s);
+    expect(f.advice).toMatch(/`__main__\.TABLE` \(ndarray, 300 MiB\) is read without being copied/);
+  });
+
+  it("nothing without the agent's answer; an answer for another pid is not this worker's", () => {
+    expect(processFinding(judge(FORKED), 101).copied).toBeUndefined();
+    const other = answer([obj({ itemsPrivate: 30 * MB })], { pid: 999 });
+    other.copied = new Map([[999, other.copied!.get(101)!]]);
+    expect(processFinding(judge(FORKED, { agentResults: other }), 101).copied).toBeUndefined();
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * When memleak asks a worker's agent what it copied (session/cow-ask.ts): once its USS has risen by copy-on-write's
+ * floor with resident memory flat, again only after ASK_GAP_S and markedly more copied, at most ASKS_PER_PROCESS
+ * times; never a process whose own memory grows (that is not copying), nor one without an agent; a pid reused by a
+ * new process starts over.
+ */
+import { describe, expect, it } from "vitest";
+import { COW_MIN_BYTES } from "../../../src/analysis/signals/cow.js";
+import { ASK_GAP_S, ASKS_PER_PROCESS, CowAsk } from "../../../src/session/cow-ask.js";
+import type { ProcessSample } from "../../../src/system/sample.js";
+
+const MiB = 2 ** 20;
+const p = (uss: number, anon = 50 * MiB, starttime = 1): ProcessSample => ({
+  pid: 7,
+  ppid: 1,
+  starttime,
+  comm: "python3",
+  uss,
+  anon,
+});
+
+function asker() {
+  const c = new CowAsk();
+  return { at: (t: number, s: ProcessSample, agent = true) => c.consider([s], t, () => agent).length > 0 };
+}
+
+describe("asking a copying worker what it copied", () => {
+  it("at the floor, not below it", () => {
+    const { at } = asker();
+    expect(at(0, p(10 * MiB))).toBe(false); // the first reading is the start
+    expect(at(1, p(10 * MiB + COW_MIN_BYTES - 1))).toBe(false);
+    expect(at(2, p(10 * MiB + COW_MIN_BYTES))).toBe(true);
+  });
+
+  it("not when its resident memory grew with it (its own allocations, not copying)", () => {
+    const { at } = asker();
+    at(0, p(10 * MiB, 50 * MiB));
+    expect(at(1, p(30 * MiB, 50 * MiB + 5 * MiB))).toBe(false); // anon +5 MiB of +20: over 20%
+    expect(at(2, p(30 * MiB, 50 * MiB + 4 * MiB))).toBe(true); // +4 of +20: copying
+  });
+
+  it("again only after the gap and a quarter more copied; at most ASKS_PER_PROCESS times", () => {
+    const { at } = asker();
+    at(0, p(0));
+    expect(at(1, p(40 * MiB))).toBe(true);
+    expect(at(1 + ASK_GAP_S - 1, p(80 * MiB))).toBe(false); // too soon
+    expect(at(1 + ASK_GAP_S, p(48 * MiB))).toBe(false); // +8 MiB of 40: under a quarter
+    expect(at(1 + ASK_GAP_S, p(50 * MiB))).toBe(true);
+    let asks = 2;
+    for (let t = 100, uss = 100 * MiB; t < 1000; t += ASK_GAP_S, uss *= 2) if (at(t, p(uss))) asks++;
+    expect(asks).toBe(ASKS_PER_PROCESS);
+  });
+
+  it("a process without an agent is asked at its next reading; a reused pid starts over", () => {
+    const { at } = asker();
+    at(0, p(0));
+    expect(at(1, p(20 * MiB), false)).toBe(false);
+    expect(at(2, p(20 * MiB))).toBe(true);
+    expect(at(3, p(100 * MiB, 50 * MiB, 2))).toBe(false); // a new process with the same pid: its first reading
+    expect(at(4, p(100 * MiB + COW_MIN_BYTES, 50 * MiB, 2))).toBe(true);
+  });
+
+  it("readings without USS (a tick without smaps_rollup) are skipped, not taken for zero", () => {
+    const { at } = asker();
+    at(0, p(10 * MiB));
+    expect(at(1, { ...p(0), uss: undefined })).toBe(false);
+    expect(at(2, p(30 * MiB))).toBe(true);
+  });
+});

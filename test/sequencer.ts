@@ -18,6 +18,7 @@ export const E2E_LONGEST_FIRST: readonly (readonly [file: string, seconds: numbe
   ["holder.test.ts", 96],
   ["watch-safety.test.ts", 92],
   ["several-causes.test.ts", 67],
+  ["cow-objects.test.ts", 50],
   ["time-to-limit.test.ts", 61],
   ["run-placement.test.ts", 60],
   ["watch-containers.test.ts", 58],

@@ -1,0 +1,84 @@
+/**
+ * Which of the parent's data each forked worker copied (issue 51), end to end under `run`: a real PyTorch DataLoader
+ * whose two forked workers read a Dataset of 400,000 strings (fixtures/scenarios/cow_dataloader.py, the
+ * pytorch#20433 shape). memleak asks each copying worker's agent, which reads its own page flags; the finding must name
+ * the dataset's list, say it is copied by reads (reference counts), and its private bytes must agree with what the
+ * worker read (half the list) and stay within the worker's own Private_Dirty growth (the kernel's count, written by
+ * the program). With gc.freeze() before the workers start (rows as [text, label] lists): the objects frozen, none of
+ * the copying put on the collector, the advice for frozen data. Needs Debian's python3-torch.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Finding, VerdictDocument } from "../../src/analysis/types.js";
+import { memleak, SYSTEM_PYTHON } from "../helpers/processes.js";
+
+const HAVE_TORCH = existsSync("/usr/lib/python3/dist-packages/torch");
+const DATASET = "the DataLoader's dataset (TextDataset).samples";
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** memleak run --json on the program in `form`, and each worker's own Private_Dirty before and after its reads. */
+async function underRun(form: string): Promise<{ doc: VerdictDocument; grew: Map<number, number> }> {
+  const dir = mkdtempSync(join(tmpdir(), "memleak-cow-"));
+  dirs.push(dir);
+  const report = join(dir, "workers.jsonl");
+  const r = await memleak([
+    "run",
+    "--interval",
+    "0.5",
+    "--json",
+    "--",
+    SYSTEM_PYTHON,
+    "fixtures/scenarios/cow_dataloader.py",
+    "20",
+    form,
+    report,
+  ]);
+  expect(r.code, r.stderr).toBe(0);
+  const grew = new Map<number, number>();
+  for (const line of readFileSync(report, "utf8").trim().split("\n")) {
+    const w = JSON.parse(line) as { pid: number; before: number; after: number };
+    grew.set(w.pid, w.after - w.before);
+  }
+  return { doc: JSON.parse(r.stdout) as VerdictDocument, grew };
+}
+
+const copiers = (doc: VerdictDocument): Finding[] =>
+  doc.findings.filter((f) => f.subject.type === "process" && f.kind === "cow" && f.copied !== undefined);
+
+describe.skipIf(!HAVE_TORCH)("what each DataLoader worker copied", { timeout: 120_000 }, () => {
+  it("a list of str: the dataset's samples, copied by reads, about the half each worker read", async () => {
+    const { doc, grew } = await underRun("list");
+    expect(doc.verdict.kind).toBe("cow");
+    const workers = copiers(doc);
+    expect(workers.length).toBeGreaterThanOrEqual(1);
+    for (const f of workers) {
+      const [top] = f.copied!.objects;
+      expect(top).toMatchObject({ name: DATASET, what: "list of str", length: 400_000, how: "reads" });
+      // each worker reads every other slab of the list: half its bytes
+      expect(top!.private / top!.bytes).toBeGreaterThan(0.3);
+      expect(top!.private / top!.bytes).toBeLessThan(0.6);
+      // never more than the kernel says the worker copied (5% for the readings' different moments)
+      expect(top!.private).toBeLessThan(1.05 * grew.get(f.copied!.pid)!);
+      expect(f.copied!.walk.ms).toBeLessThan(1000);
+      expect(f.advice).toMatch(/`the DataLoader's dataset \(TextDataset\)\.samples` \(list of str, 400,000 items\)/);
+      expect(f.advice).toMatch(/`gc\.freeze\(\)` would not help/);
+    }
+    // the verdict carries it (the worker's own, or the tree's copy-on-write)
+    expect(doc.verdict.copied?.objects[0]?.name).toBe(DATASET);
+  });
+
+  it("rows frozen with gc.freeze(): none of it put on the collector, and the advice for frozen data", async () => {
+    const { doc } = await underRun("frozen");
+    const workers = copiers(doc);
+    expect(workers.length).toBeGreaterThanOrEqual(1);
+    for (const f of workers) {
+      const [top] = f.copied!.objects;
+      expect(top).toMatchObject({ name: DATASET, what: "list of list", tracked: 0, how: "reads" });
+      expect(f.copied!.frozen).toBeGreaterThan(400_000);
+      expect(f.advice).toMatch(/the program froze what it had with `gc\.freeze\(\)`/);
+    }
+  });
+});

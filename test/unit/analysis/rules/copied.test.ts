@@ -8,6 +8,8 @@ import { describe, expect, it } from "vitest";
 import type { CopiedObject, CowResult } from "../../../../src/agent/agent-results.js";
 import type { AgentResults } from "../../../../src/analysis/context.js";
 import { copyHow, MIN_COPIED } from "../../../../src/analysis/signals/copied.js";
+import { analyzedDoc } from "../../../helpers/analyzed-once.js";
+import { FIXTURES } from "../../../helpers/fixtures.js";
 import { fill, flat, judge, MB, processFinding } from "./judge.js";
 
 const obj = (o: Partial<CopiedObject>): CopiedObject => ({
@@ -107,5 +109,18 @@ describe("the copied containers on the worker's finding", () => {
     const other = answer([obj({ itemsPrivate: 30 * MB })], { pid: 999 });
     other.copied = new Map([[999, other.copied!.get(101)!]]);
     expect(processFinding(judge(FORKED, { agentResults: other }), 101).copied).toBeUndefined();
+  });
+});
+
+describe("a recorded DataLoader run (fixtures/recordings/cow_dataloader.jsonl)", () => {
+  it("analyze reads the workers' answers back: the dataset's list, copied by reads, on the verdict", async () => {
+    const doc = await analyzedDoc(`${FIXTURES}recordings/cow_dataloader.jsonl`);
+    expect(doc.verdict.kind).toBe("cow");
+    expect(doc.verdict.copied?.objects[0]).toMatchObject({
+      name: "the DataLoader's dataset (TextDataset).samples",
+      what: "list of str",
+      how: "reads",
+    });
+    expect(doc.verdict.copied!.named).toBeGreaterThan(15 * MB);
   });
 });

@@ -264,7 +264,7 @@ export interface SamplingFacts {
     max: number;
     in: {
       pid: number;
-      reason: "watched" | "grows" | "larger" | "alone" | "represents" | "sibling";
+      reason: "watched" | "grows" | "copies" | "larger" | "alone" | "represents" | "sibling";
       siblings: number;
     }[];
     readFromProc: number;

@@ -3,9 +3,10 @@
  * cheap (20–100 ms) but not free, and a DataLoader's workers live only an epoch: so it is asked of a process while it
  * lives, once its private memory (USS) has risen by what copy-on-write's finding needs (signals/cow.ts: the floor,
  * with resident memory flat), and again only when it has copied markedly more since, at most every ASK_GAP_S seconds
- * and ASKS_PER_PROCESS times. The last answer is what the report shows; a worker that exits keeps it.
+ * and ASKS_PER_PROCESS times. The last answer is what the report shows; a worker that exits keeps it. Only forked
+ * workers are asked (a parent in the tree, no children of their own).
  */
-import { COW_MIN_BYTES, COW_RESIDENT_SHARE } from "../analysis/signals/cow.js";
+import { COW_MIN_BYTES, copiedSoFar } from "../analysis/signals/cow.js";
 import type { ProcessSample } from "../system/sample.js";
 
 /** Seconds between two asks of one process: copying worth a new answer takes longer than a sample or two. */
@@ -23,13 +24,6 @@ interface Watched {
   asks: number;
 }
 
-/** USS risen past the floor while resident memory stayed flat: copying's shape (signals/cow.ts `copying`, live). */
-export function copiedSoFar(w: { ussStart: number; anonStart: number }, uss: number, anon: number): number | undefined {
-  const copied = uss - w.ussStart;
-  if (copied < COW_MIN_BYTES) return undefined;
-  return anon - w.anonStart <= COW_RESIDENT_SHARE * copied ? copied : undefined;
-}
-
 export class CowAsk {
   private readonly watched = new Map<number, Watched>();
 
@@ -39,10 +33,12 @@ export class CowAsk {
    */
   consider(processes: readonly ProcessSample[], nowS: number, ask: (pid: number) => boolean): number[] {
     const asked: number[] = [];
-    const live = new Set<number>();
+    const live = new Set(processes.map((p) => p.pid));
+    // A parent's pages become private to it as its children copy them: its answer would name the children's reading as
+    // its own. Only a forked worker is asked: its parent in the tree, no children of its own.
+    const parents = new Set(processes.map((p) => p.ppid));
     for (const p of processes) {
-      live.add(p.pid);
-      if (p.uss === undefined || p.anon === undefined) continue;
+      if (p.uss === undefined || p.anon === undefined || !live.has(p.ppid) || parents.has(p.pid)) continue;
       let w = this.watched.get(p.pid);
       if (!w || w.starttime !== p.starttime) {
         this.watched.set(p.pid, { starttime: p.starttime, ussStart: p.uss, anonStart: p.anon, asks: 0 });

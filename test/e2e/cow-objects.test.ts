@@ -5,19 +5,25 @@
  * the dataset's list, say it is copied by reads (reference counts), and its private bytes must agree with what the
  * worker read (half the list) and stay within the worker's own Private_Dirty growth (the kernel's count, written by
  * the program). With gc.freeze() before the workers start (rows as [text, label] lists): the objects frozen, none of
- * the copying put on the collector, the advice for frozen data. Needs Debian's python3-torch.
+ * the copying put on the collector, the advice for frozen data. Needs Debian's python3-torch. And under `watch`, workers
+ * forked before memleak came: a copying worker gets an agent of its own (its placement's reason "copies"), which
+ * names the list it reads.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Finding, VerdictDocument } from "../../src/analysis/types.js";
-import { memleak, SYSTEM_PYTHON } from "../helpers/processes.js";
+import { memleak, startReady, SYSTEM_PYTHON, type Started } from "../helpers/processes.js";
 
 const HAVE_TORCH = existsSync("/usr/lib/python3/dist-packages/torch");
 const DATASET = "the DataLoader's dataset (TextDataset).samples";
 const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const targets: Started[] = [];
+afterAll(async () => {
+  dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
+  for (const t of targets) await t.stop();
+});
 
 /** memleak run --json on the program in `form`, and each worker's own Private_Dirty before and after its reads. */
 async function underRun(form: string): Promise<{ doc: VerdictDocument; grew: Map<number, number> }> {
@@ -80,5 +86,49 @@ describe.skipIf(!HAVE_TORCH)("what each DataLoader worker copied", { timeout: 12
       expect(f.copied!.frozen).toBeGreaterThan(400_000);
       expect(f.advice).toMatch(/the program froze what it had with `gc\.freeze\(\)`/);
     }
+  });
+});
+
+/**
+ * A service that loaded its data before forking two workers, which wait 3 s (memleak is watching by then) and then
+ * read all of it over 10 s, as request handlers would: 300,000 strings, ~30 MiB.
+ */
+const FORKED_SERVICE = `
+import os, sys, time
+SAMPLES = ["sample %07d: %s" % (i, "x" * 40) for i in range(300000)]
+kids = []
+for _ in range(2):
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(3)
+        step = len(SAMPLES) // 50
+        for k in range(50):
+            total = sum(len(s) for s in SAMPLES[k * step : (k + 1) * step])
+            time.sleep(0.2)
+        time.sleep(60)
+        os._exit(0)
+    kids.append(pid)
+print("ready", flush=True)
+for pid in kids:
+    os.waitpid(pid, 0)
+`;
+
+describe("what workers forked before memleak came copied (watch)", { timeout: 120_000 }, () => {
+  it("a copying worker gets an agent of its own, which names the list it reads", async () => {
+    const target = await startReady(["python3", "-c", FORKED_SERVICE], /^ready$/m);
+    targets.push(target);
+    const r = await memleak(["watch", String(target.pid), "--duration", "22s", "--interval", "0.5", "--json"]);
+    const doc = JSON.parse(r.stdout) as VerdictDocument;
+    // each worker has an agent: "copies", or "grows" where its lows rose first (the reading loop's own lists)
+    const reasons = doc.sampling?.agents?.in.filter((a) => a.pid !== target.pid).map((a) => a.reason) ?? [];
+    expect(reasons.length, r.stderr).toBeGreaterThanOrEqual(1);
+    expect(
+      reasons.every((x) => x === "copies" || x === "grows"),
+      reasons.join(","),
+    ).toBe(true);
+    const workers = copiers(doc);
+    expect(workers.length, r.stderr).toBeGreaterThanOrEqual(1);
+    for (const f of workers)
+      expect(f.copied!.objects[0]).toMatchObject({ name: "__main__.SAMPLES", what: "list of str", how: "reads" });
   });
 });

@@ -47,7 +47,9 @@ describe("feedback from run and watch", { concurrent: true }, () => {
 
   it("a run too short for any sample says so, with no figures of a window that was never observed", async () => {
     const r = await memleak(["run", "--duration", "5", "--", "true"]);
-    expect(r.code).toBe(0);
+    // stderr with it: CI on 90990cc saw exit 70 (an internal error) once, beside the other e2e lane, not reproduced
+    // in 190 runs here (quiet, and four at once beside two busy loops); its line names the crash file.
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/next:/);
     expect(r.stdout).not.toMatch(/0 samples every/);
     // `true` exits within a millisecond, usually before memleak's first reading; on a busy machine that reading can

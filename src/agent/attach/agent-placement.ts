@@ -32,7 +32,15 @@ export { DEFAULT_MAX_AGENTS };
 export type AgentReason = NonNullable<SamplingFacts["agents"]>["in"][number]["reason"];
 
 /** Lower is more important. */
-const RANK: Record<AgentReason, number> = { watched: 0, grows: 1, larger: 2, alone: 3, represents: 3, sibling: 4 };
+const RANK: Record<AgentReason, number> = {
+  watched: 0,
+  grows: 1,
+  copies: 1,
+  larger: 2,
+  alone: 3,
+  represents: 3,
+  sibling: 4,
+};
 
 /**
  * A member of a group of at least LARGER_GROUP siblings is "larger" when its anonymous memory is LARGER_RATIO times the
@@ -52,6 +60,11 @@ export interface PlacementProcess {
   hasAgent: boolean;
   /** Its lows rose by the growth floor within the last minute (LowsWatch.grows). */
   grows: boolean;
+  /**
+   * A forked worker copying its parent's pages (session/cow-ask.ts copiedSoFar): its agent can say which data
+   * (memleak_cow.py), which /proc cannot.
+   */
+  copies?: boolean;
 }
 
 export interface PlacementOptions {
@@ -91,6 +104,7 @@ export function placeAgents(processes: readonly PlacementProcess[], o: Placement
     const own = (p: PlacementProcess): AgentReason | undefined => {
       if (p.pid === o.rootPid || o.named.has(p.pid)) return "watched";
       if (p.grows) return "grows";
+      if (p.copies) return "copies";
       if (isLarger(p, middle)) return "larger";
       return members.length === 1 ? "alone" : undefined;
     };
@@ -204,6 +218,8 @@ export function agentReasonText(reason: AgentReason, siblings: number): string {
       return "watched";
     case "grows":
       return "grows";
+    case "copies":
+      return "copies its parent's pages";
     case "larger":
       return `larger than its ${siblings - 1} siblings`;
     case "alone":

@@ -10,6 +10,7 @@
  * Every refusal is said once, in one line, and memleak goes on without that process's agent; `missing` keeps the
  * reason for the verdict ("without the agent, memleak cannot tell …").
  */
+import { copiedSoFar } from "../../analysis/signals/cow.js";
 import type { HostFs } from "../../system/host-fs.js";
 import { readBasic } from "../../system/read-process.js";
 import type { AgentChannel } from "../channel.js";
@@ -82,6 +83,8 @@ export interface ConsideredProcess {
   comm: string;
   ppid?: number | undefined;
   anon?: number | undefined;
+  /** From smaps_rollup, on the ticks it was read: a copying worker's USS rises while its anon stays flat. */
+  uss?: number | undefined;
 }
 
 /** A Python process of the tree, followed while it lives: what the placement needs of it. */
@@ -95,6 +98,9 @@ interface Tracked {
   queued: boolean;
   /** Tried again after a failed injection, once it grew. */
   retried: boolean;
+  /** Its first USS and anon readings, and whether it copies its parent's pages since (copiedSoFar). */
+  copyFrom?: { ussStart: number; anonStart: number };
+  copies: boolean;
 }
 
 /** What the verdict's document says of the placement (doc.sampling.agents). */
@@ -198,6 +204,10 @@ export class Attacher {
       if (!t) continue;
       t.anon = p.anon;
       t.lows.add(p.anon);
+      if (p.uss !== undefined && p.anon !== undefined) {
+        if (!t.copyFrom) t.copyFrom = { ussStart: p.uss, anonStart: p.anon };
+        else t.copies ||= p.ppid !== undefined && copiedSoFar(t.copyFrom, p.uss, p.anon) !== undefined;
+      }
     }
     for (const key of this.tracked.keys()) if (!live.has(key)) this.tracked.delete(key);
     this.place(now);
@@ -226,6 +236,7 @@ export class Attacher {
       lows: new LowsWatch(),
       queued: false,
       retried: false,
+      copies: false,
     };
   }
 
@@ -261,6 +272,7 @@ export class Attacher {
         anon: t.anon,
         hasAgent: this.channel.hello.has(t.job.pid),
         grows: t.lows.grows,
+        copies: t.copies,
       })),
       { rootPid: this.o.rootPid, named: this.o.named ?? new Set(), max: this.max() },
     );

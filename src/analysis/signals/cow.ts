@@ -109,3 +109,14 @@ function copyingBesideGrowth(s: Copying): Copying | undefined {
     return undefined;
   return { ...s, ussGrowth: copied, besideGrowth: true };
 }
+
+/**
+ * The same shape read live, from two readings (session/cow-ask.ts asks the agent then; watch's placement gives such a
+ * worker an agent): USS risen past the byte floor since the first, resident memory (anon) by at most
+ * COW_RESIDENT_SHARE of that. The bytes copied so far, or undefined.
+ */
+export function copiedSoFar(w: { ussStart: number; anonStart: number }, uss: number, anon: number): number | undefined {
+  const copied = uss - w.ussStart;
+  if (copied < COW_MIN_BYTES) return undefined;
+  return anon - w.anonStart <= COW_RESIDENT_SHARE * copied ? copied : undefined;
+}

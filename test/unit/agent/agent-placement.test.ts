@@ -55,6 +55,16 @@ describe("placeAgents", () => {
     expect(reasons(service(64, { 140: { grows: true } }))).toEqual({ 100: "watched", 140: "grows", 101: "represents" });
   });
 
+  it("a worker that copies its parent's pages gets its own agent (to say which data), ranked with growth", () => {
+    expect(reasons(service(64, { 140: { copies: true } }))).toEqual({
+      100: "watched",
+      140: "copies",
+      101: "represents",
+    });
+    // at a limit of two, a copying worker comes before the one that would speak for the group
+    expect(reasons(service(64, { 140: { copies: true } }), 2)).toEqual({ 100: "watched", 140: "copies" });
+  });
+
   it("one process past the limit: the free slots are not filled by idle siblings", () => {
     expect(reasons(service(4))).toEqual({ 100: "watched", 101: "represents" });
     expect(place(service(4)).passedOver.size).toBe(3);

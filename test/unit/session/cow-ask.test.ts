@@ -18,10 +18,12 @@ const p = (uss: number, anon = 50 * MiB, starttime = 1): ProcessSample => ({
   uss,
   anon,
 });
+/** The worker's parent, flat: the tree the worker is asked in. */
+const PARENT: ProcessSample = { pid: 1, ppid: 0, starttime: 1, comm: "python3", uss: 100 * MiB, anon: 200 * MiB };
 
 function asker() {
   const c = new CowAsk();
-  return { at: (t: number, s: ProcessSample, agent = true) => c.consider([s], t, () => agent).length > 0 };
+  return { at: (t: number, s: ProcessSample, agent = true) => c.consider([PARENT, s], t, () => agent).length > 0 };
 }
 
 describe("asking a copying worker what it copied", () => {
@@ -58,6 +60,17 @@ describe("asking a copying worker what it copied", () => {
     expect(at(2, p(20 * MiB))).toBe(true);
     expect(at(3, p(100 * MiB, 50 * MiB, 2))).toBe(false); // a new process with the same pid: its first reading
     expect(at(4, p(100 * MiB + COW_MIN_BYTES, 50 * MiB, 2))).toBe(true);
+  });
+
+  it("only forked workers: not a process without its parent in the tree, nor a parent (its children's copying)", () => {
+    const c = new CowAsk();
+    const ask = (ps: ProcessSample[]) => c.consider(ps, 0, () => true);
+    ask([p(10 * MiB)]);
+    expect(ask([p(40 * MiB)])).toEqual([]); // its parent is not in the tree
+    // PID 7 forked PID 8: its USS rises as 8 copies, but it is a parent
+    const child = { ...p(20 * MiB), pid: 8, ppid: 7 };
+    ask([PARENT, p(10 * MiB), child]);
+    expect(ask([PARENT, p(40 * MiB), child])).toEqual([]);
   });
 
   it("readings without USS (a tick without smaps_rollup) are skipped, not taken for zero", () => {

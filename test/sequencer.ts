@@ -11,12 +11,12 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 /** Seconds each took in a full run with the files one after another (2026-11-26 05:56, plus later changes), longest first. */
 export const E2E_LONGEST_FIRST: readonly (readonly [file: string, seconds: number])[] = [
   ["kept-alive.test.ts", 400],
+  ["cow-objects.test.ts", 125],
   ["run-trials.test.ts", 120],
   ["watch-placement.test.ts", 118],
   ["watch.test.ts", 106],
   ["run.test.ts", 104],
   ["holder.test.ts", 96],
-  ["cow-objects.test.ts", 94],
   ["watch-safety.test.ts", 92],
   ["several-causes.test.ts", 67],
   ["time-to-limit.test.ts", 61],

@@ -7,7 +7,7 @@
  * the program). With gc.freeze() before the workers start (rows as [text, label] lists): the objects frozen, none of
  * the copying put on the collector, the advice for frozen data. Needs Debian's python3-torch. And under `watch`, workers
  * forked before memleak came: a copying worker gets an agent of its own (its placement's reason "copies"), which
- * names the list it reads.
+ * names the list it reads. And gunicorn --preload's workers serving requests that read a module-level dict.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Finding, VerdictDocument } from "../../src/analysis/types.js";
 import { memleak, startReady, SYSTEM_PYTHON, type Started } from "../helpers/processes.js";
+import { get } from "../helpers/unix-http.js";
 
 const HAVE_TORCH = existsSync("/usr/lib/python3/dist-packages/torch");
 const DATASET = "the DataLoader's dataset (TextDataset).samples";
@@ -132,3 +133,53 @@ describe("what workers forked before memleak came copied (watch)", { timeout: 12
       expect(f.copied!.objects[0]).toMatchObject({ name: "__main__.SAMPLES", what: "list of str", how: "reads" });
   });
 });
+
+describe.skipIf(!existsSync("/usr/lib/python3/dist-packages/gunicorn"))(
+  "gunicorn --preload",
+  { timeout: 120_000 },
+  () => {
+    it("workers that read a module-level dict built in the master: the dict named, copied by reads", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "memleak-gunicorn-"));
+      dirs.push(dir);
+      const socket = join(dir, "web.sock");
+      const run = memleak([
+        "run",
+        "--duration",
+        "30",
+        "--interval",
+        "0.5",
+        "--json",
+        "--",
+        SYSTEM_PYTHON,
+        "-m",
+        "gunicorn",
+        "--preload",
+        "-w",
+        "2",
+        "-b",
+        `unix:${socket}`,
+        "--chdir",
+        "fixtures/cow",
+        "lookup_app:app",
+      ]);
+      let over = false;
+      void run.finally(() => (over = true));
+      // 60 requests read the whole table once (5,000 entries each), spread over ~12 s; then the workers idle.
+      let served = 0;
+      for (let n = 0; !over && served < 60; n++) {
+        if ((await get(socket, `/read/${served}`)) === 200) served++;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const r = await run;
+      const doc = JSON.parse(r.stdout) as VerdictDocument;
+      expect(served, r.stderr).toBe(60);
+      const workers = copiers(doc);
+      expect(
+        workers.length,
+        JSON.stringify(doc.findings.map((f) => [f.kind, f.pid, f.summary])),
+      ).toBeGreaterThanOrEqual(1);
+      for (const f of workers)
+        expect(f.copied!.objects[0]).toMatchObject({ name: "lookup_app.TABLE", what: "dict of str", how: "reads" });
+    });
+  },
+);

@@ -10,13 +10,13 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { VerdictDocument } from "../../src/analysis/types.js";
 import { REPO } from "../helpers/fixtures.js";
 import { memleak, SYSTEM_PYTHON } from "../helpers/processes.js";
+import { get } from "../helpers/unix-http.js";
 
 const HAVE_GUNICORN =
   existsSync("/usr/lib/python3/dist-packages/gunicorn") && existsSync("/usr/lib/python3/dist-packages/flask");
@@ -62,17 +62,6 @@ function gunicorn(socket: string, preload: boolean): string[] {
     "fixtures/holder",
     "flask_pages:app",
   ];
-}
-
-function get(socket: string, path: string): Promise<number> {
-  return new Promise((resolve) => {
-    const req = request({ socketPath: socket, path }, (res) => {
-      res.resume();
-      res.on("end", () => resolve(res.statusCode ?? 0));
-    });
-    req.on("error", () => resolve(0)); // not listening yet, or gone: the next request tries again
-    req.end();
-  });
 }
 
 /** A gunicorn of its own process group, once it answers. */

@@ -61,7 +61,7 @@ export interface PlacementProcess {
   /** Its lows rose by the growth floor within the last minute (LowsWatch.grows). */
   grows: boolean;
   /**
-   * A forked worker copying its parent's pages (session/cow-ask.ts copiedSoFar): its agent can say which data
+   * A forked worker copying its parent's pages (signals/cow.ts copiedSoFar): its agent can say which data
    * (memleak_cow.py), which /proc cannot.
    */
   copies?: boolean;

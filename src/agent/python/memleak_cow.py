@@ -302,11 +302,13 @@ def _container(obj, types, flags, frozen):
             return None
     tally = _Tally(float(stride))
     kinds = {}
+    described = set(items[1::2]) if cls is dict else None  # a dict is described by its values ("dict of str")
     for p in items:
         t = types.get(_word(p + _P))
         if t is None:
             continue
-        kinds[t] = kinds.get(t, 0) + 1
+        if described is None or p in described:
+            kinds[t] = kinds.get(t, 0) + 1
         tally.add(p, t)
         for e in _elements(p, t):
             et = types.get(_word(e + _P))

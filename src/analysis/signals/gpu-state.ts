@@ -55,6 +55,8 @@ export interface GpuState {
   readings: number;
   /** The allocator's peak rising in the window after a stretch of a running loop (peakRise); undefined otherwise. */
   peak: PeakRise | undefined;
+  /** Allocated's highest reading in the window: a peak no higher than a reading came with the loop's own steps. */
+  highestReading: number;
 }
 
 /**
@@ -147,5 +149,6 @@ export function gpuState(c: GpuColumns, from: number): GpuState {
     ooms: c.ooms && c.ooms.length > 0 ? c.ooms.ys[c.ooms.length - 1] : undefined,
     readings: ys.length,
     peak: peakRise(c.allocatedPeak, c.allocated, from),
+    highestReading: ys.reduce((m, y) => (y > m ? y : m), -Infinity),
   };
 }

@@ -158,7 +158,11 @@ function cameDown(s: GpuState, held: number): boolean {
  * less than half the rise): a larger working set came and went between readings, and its blocks are what the
  * allocator holds. The loop's swing is the larger of the noise around the tenths and around the best one change of
  * level: with 3 readings a tenth the first can be a third of a swing's width (the stand-in's steady loop, its peak
- * a running maximum that rose 3.5 s in, was retention on both devices by the tenths' noise alone).
+ * a running maximum that rose 3.5 s in, was retention on both devices by the tenths' noise alone). And the peak stands
+ * that far above allocated's highest reading too: a working set that came and went *between* readings is in none of
+ * them, where a loop whose steps reach their top now and then is read at its top sooner or later (the stand-in's
+ * steady loop, under load in CI on 6304a83: its peak 2.89 GiB, a reading of its own top step, called retention when
+ * the loop ended low and too few readings made its swing look narrow).
  */
 function peakCameAndWent(s: GpuState, held: number): boolean {
   const p = s.peak;
@@ -169,6 +173,7 @@ function peakCameAndWent(s: GpuState, held: number): boolean {
     rise >= GPU_FELL_SHARE * held &&
     above >= GPU_FELL_SHARE * held &&
     above >= GPU_FELL_NOISE_MULTIPLE * Math.max(s.noise, s.drop.noise) &&
+    p.highest - s.highestReading >= GPU_FELL_SHARE * held &&
     s.allocated - p.allocatedBefore < GPU_FELL_SHARE * rise
   );
 }

@@ -237,6 +237,23 @@ describe("a working set that came and went between readings (the allocator's pea
     expect(judge(evalPass({ peakBefore: 307 * MiB })).kind).toBe("fragmentation");
   });
 
+  it("the peak must stand half of what is held above allocated's highest reading: a loop read at its top is its own peak", () => {
+    // the evaluation pass's shape, but two readings caught its top (3.4 GiB at 150 s and 151 s): no longer a working
+    // set that came and went between readings (CI on 6304a83: the stand-in's steady loop, its top read, retention)
+    const read = (top: number) =>
+      judge(
+        process({
+          Allocated: (t) => (t === 150 || t === 151 ? top : 300 * MiB),
+          AllocatedPeak: down(400 * MiB, 3.4 * GiB, 100),
+          Reserved: down(420 * MiB, 3.5 * GiB, 100),
+        }),
+      );
+    // held 3.2 GiB: half of it is 1.6 GiB; a reading of 1.7 GiB leaves the peak 1.7 GiB above it, one of 1.9 GiB 1.5
+    expect(read(1.7 * GiB).summary).toMatchObject({ facts: { why: "peak" } });
+    expect(read(1.9 * GiB).summary).not.toMatchObject({ facts: { why: "peak" } });
+    expect(read(3.4 * GiB).summary).not.toMatchObject({ facts: { why: "peak" } });
+  });
+
   it("allocated came up with the peak by half of its rise: a working set that stayed, not one that went", () => {
     // the peak rose 3 GiB; allocated from 300 MiB - 1.6 GiB (below: rose 1.6 GiB > half of 3 GiB) to 300 MiB
     const f = judge(

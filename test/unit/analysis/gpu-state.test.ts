@@ -45,6 +45,7 @@ describe("gpuState", () => {
       ooms: undefined,
       readings: 20,
       peak: undefined,
+      highestReading: 152, // the readings of the highest tenth: 150 ± 2
     });
   });
 

@@ -1,7 +1,12 @@
 /**
- * One trial's numbers, as the comparison needs them: the verdict `run` gave, and the tree's Σ PSS (Σ RSS where PSS
- * was never read) at its peak, at the end, and its growth after warm-up; the cgroup's usage at its peak and end. Pure:
- * from the trial's series and verdict.
+ * One trial's numbers, as the comparison needs them: the verdict `run` gave, and the tree's Σ USS (its private memory;
+ * Σ PSS, or Σ RSS, where USS was never read) at its peak, at the end, and its growth after warm-up; the cgroup's usage
+ * at its peak and end. Pure: from the trial's series and verdict.
+ *
+ * USS, not PSS: an allocator setting changes what the program holds privately, and trials run one after another
+ * while the rest of the machine changes. PSS divides each shared page among the processes that map it, so other
+ * programs starting or ending with the same libraries move it: an idle Python's two trials differed by 3.8 MiB of
+ * PSS beside a CI lane starting Pythons ("MALLOC_ARENA_MAX=2 helps", CI on 1609985), which USS does not see.
  *
  * Levels are medians of a tenth of the window, not single readings: a sawtooth's last reading can sit anywhere on a
  * tooth. Every trial is measured from the same second (the latest warm-up of them all), so that no setting's growth
@@ -25,8 +30,8 @@ export interface LevelMeasures {
 export interface TrialMeasures {
   verdict: Pick<Finding, "kind" | "confidence" | "summary">;
   seconds: number;
-  /** The tree's Σ PSS, or Σ RSS where PSS was never read. */
-  metric: "pss" | "rss";
+  /** The tree's Σ USS, or Σ PSS (Σ RSS) where USS was never read. */
+  metric: "uss" | "pss" | "rss";
   tree: LevelMeasures | undefined;
   cgroup: LevelMeasures | undefined;
 }
@@ -60,13 +65,13 @@ export function levelMeasures(col: Column | undefined, from: number): LevelMeasu
 }
 
 export function trialMeasures(doc: VerdictDocument, set: SeriesSet, from: number): TrialMeasures {
-  const pss = set.tree.pss;
-  const usePss = pss !== undefined && pss.length >= 2;
+  const read = (c: Column | undefined) => c !== undefined && c.length >= 2;
+  const metric = read(set.tree.uss) ? "uss" : read(set.tree.pss) ? "pss" : "rss";
   return {
     verdict: { kind: doc.verdict.kind, confidence: doc.verdict.confidence, summary: doc.verdict.summary },
     seconds: set.duration,
-    metric: usePss ? "pss" : "rss",
-    tree: levelMeasures(usePss ? pss : set.tree.rss, from),
+    metric,
+    tree: levelMeasures(set.tree[metric], from),
     cgroup: levelMeasures(set.cgroup.cgroup, from),
   };
 }

@@ -7,7 +7,8 @@
  * the program). With gc.freeze() before the workers start (rows as [text, label] lists): the objects frozen, none of
  * the copying put on the collector, the advice for frozen data. Needs Debian's python3-torch. And under `watch`, workers
  * forked before memleak came: a copying worker gets an agent of its own (its placement's reason "copies"), which
- * names the list it reads. And gunicorn --preload's workers serving requests that read a module-level dict.
+ * names the list it reads. And gunicorn --preload's workers serving requests that read a module-level dict; and a
+ * multiprocessing pool's workers that write to their parent's array: an expected copy, said so.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -183,3 +184,36 @@ describe.skipIf(!existsSync("/usr/lib/python3/dist-packages/gunicorn"))(
     });
   },
 );
+
+/** A pool whose two forked workers each add to half of their parent's 48 MB array, slowly, then idle. */
+const POOL_WRITERS = `
+import multiprocessing as mp, time
+import numpy as np
+WEIGHTS = np.ones(6_000_000)
+def update(half):
+    part = len(WEIGHTS) // 2
+    for k in range(20):
+        start = half * part + k * part // 20
+        WEIGHTS[start : start + part // 20] += 1.0
+        time.sleep(0.4)
+    time.sleep(10)
+    return half
+if __name__ == "__main__":
+    with mp.get_context("fork").Pool(2) as pool:
+        pool.map(update, [0, 1])
+`;
+
+describe.skipIf(!HAVE_TORCH)("a pool worker that writes its parent's array", { timeout: 120_000 }, () => {
+  it("its own buffer's copy: 'writes', and the advice says it is expected", async () => {
+    const r = await memleak(["run", "--interval", "0.5", "--json", "--", SYSTEM_PYTHON, "-c", POOL_WRITERS]);
+    const doc = JSON.parse(r.stdout) as VerdictDocument;
+    const workers = copiers(doc);
+    expect(workers.length, JSON.stringify(doc.findings.map((f) => [f.kind, f.pid, f.summary]))).toBeGreaterThanOrEqual(
+      1,
+    );
+    for (const f of workers) {
+      expect(f.copied!.objects[0]).toMatchObject({ name: "__main__.WEIGHTS", what: "ndarray", how: "writes" });
+      expect(f.advice).toMatch(/That copy is the price of the worker's writes: expected, not a leak/);
+    }
+  });
+});

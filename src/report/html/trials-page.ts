@@ -1,6 +1,6 @@
 /**
  * `run --try … --html`: the comparison as a page — the answer, the table of settings, each setting's line — and the
- * settings' curves on one chart per measure (the tree's Σ PSS, the cgroup's usage), each trial from its own start,
+ * settings' curves on one chart per measure (the tree's Σ USS, the cgroup's usage), each trial from its own start,
  * the warm-up from which growth was counted shaded. Text from the target and the settings goes in escaped.
  */
 import type { SeriesSet } from "../../series/series.js";
@@ -42,7 +42,7 @@ function chart(
 
 export function trialsPayload(cmp: Comparison, sets: readonly SeriesSet[]): ChartPayload {
   const labels = cmp.trials.map((t) => t.setting.text);
-  const metric = cmp.trials[0]?.measures.metric ?? "pss";
+  const metric = cmp.trials[0]?.measures.metric ?? "uss";
   const tree = chart(
     "trials-tree",
     "tree",

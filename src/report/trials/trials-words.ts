@@ -15,13 +15,13 @@ export function effectWord(e: Effect): string {
   return EFFECT_WORDS[e];
 }
 
-/** "3 runs of python3 x.py, 30 s each; the tree's Σ PSS, its growth after 5.0 s of warm-up" */
+/** "3 runs of python3 x.py, 30 s each; the tree's Σ USS, its growth after 5.0 s of warm-up" */
 export function measuredWhat(cmp: Comparison, command: string): string {
   const seconds = cmp.trials.map((t) => t.measures.seconds);
   const lo = Math.min(...seconds);
   const hi = Math.max(...seconds);
   const each = hi - lo < 1 ? `${formatDuration(hi)} each` : `${formatDuration(lo)} to ${formatDuration(hi)}`;
-  const metric = cmp.trials[0]?.measures.metric === "rss" ? "Σ RSS" : "Σ PSS";
+  const metric = `Σ ${(cmp.trials[0]?.measures.metric ?? "uss").toUpperCase()}`;
   const from =
     cmp.measuredFrom > 0 ? `after ${formatDuration(cmp.measuredFrom)} of warm-up` : "from the start (no warm-up found)";
   return `${cmp.trials.length} runs of ${command}, ${each}: the tree's ${metric}, its growth ${from}`;

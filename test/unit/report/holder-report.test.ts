@@ -3,15 +3,13 @@
  * JSON schema. Names come from the watched program (its variables and dict keys), so each report escapes them as it
  * must: no terminal control, no markup, no markdown.
  */
-import { readFileSync } from "node:fs";
-import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import type { VerdictDocument } from "../../../src/analysis/types.js";
 import { stepSummary } from "../../../src/report/github.js";
 import { holderPanel } from "../../../src/report/html/holder-panel.js";
 import { bannerHtml } from "../../../src/report/html/banner.js";
 import { renderVerdict } from "../../../src/report/verdict-text.js";
-import { REPO } from "../../helpers/fixtures.js";
+import { verdictValidator } from "../../helpers/verdict-schema.js";
 
 const HOSTILE = "__main__.CACHE['<script>x</script>|`\u001b[31m']";
 
@@ -118,13 +116,7 @@ describe("what holds it, in the reports", () => {
   });
 
   it("the JSON schema takes a finding's holder, and refuses one without its search's cost", () => {
-    const schema = JSON.parse(readFileSync(`${REPO}schema/verdict.schema.json`, "utf8")) as object;
-    const validate = new Ajv2020({
-      allErrors: true,
-      strict: true,
-      strictRequired: false,
-      allowUnionTypes: true,
-    }).compile(schema);
+    const validate = verdictValidator();
     expect(validate(withHolder(found)), JSON.stringify(validate.errors)).toBe(true);
     const { search: _, ...noCost } = found;
     expect(validate(withHolder(noCost as typeof found))).toBe(false);

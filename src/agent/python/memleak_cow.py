@@ -418,7 +418,12 @@ def copied(own_module, top=6):
     types = _Types()
     found = []
     try:
-        for name, obj in candidates(own_module):
+        try:
+            named = candidates(own_module)
+        except Exception as e:  # a module or a dataset that fails when read: said, not a silence memleak waits on
+            named = []
+            result["why"] = "the program's modules could not be read: %s" % type(e).__name__
+        for name, obj in named:
             try:
                 got = _container(obj, types, flags, frozen_count > 0)
             except Exception:  # a layout we misread, a container changed under us: that one is left out

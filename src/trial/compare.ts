@@ -11,8 +11,12 @@ import { trialMeasures, type LevelMeasures, type TrialMeasures } from "./measure
 import type { SeriesSet } from "../series/series.js";
 import type { TrialSetting } from "./settings.js";
 
-/** The least difference counted, whatever the spread: a page-sized wobble between two launches is not an effect. */
-export const NOISE_FLOOR_BYTES = 1024 * 1024;
+/**
+ * The least difference counted, whatever the spread: two launches of one program differ by more than either's own
+ * reading-to-reading noise says. An idle Python's two trials ended 3.8 MiB apart beside a busy CI lane (CI on 1609985,
+ * in PSS; on 686ccc8 again, in USS, its first try), each flat within 100 KiB: 1 MiB called that "helps". 4 MiB.
+ */
+export const NOISE_FLOOR_BYTES = 4 * 1024 * 1024;
 /** …nor 2% of the baseline's level (ASLR, timing: two launches of one program differ by about that here). */
 export const NOISE_FLOOR_SHARE = 0.02;
 /** A difference counts past twice the two trials' combined reading-to-reading noise. */

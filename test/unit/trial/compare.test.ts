@@ -87,7 +87,7 @@ describe("compareTrials: which setting helps, past the noise", () => {
     );
     expect(cmp.trials[1]!.effect).toBe("no-difference");
     expect(cmp.recommendation.setting).toBeNull();
-    expect(cmp.recommendation.text).toMatch(/^no setting tried changes the memory beyond the noise \(±1\.\d+ MiB\)$/);
+    expect(cmp.recommendation.text).toMatch(/^no setting tried changes the memory beyond the noise \(±4\.00 MiB\)$/);
   });
 
   it("a setting that costs memory is worse; one not seen in effect or whose command failed is never recommended", () => {

@@ -15,10 +15,13 @@ const HOW: Record<CopyHow, string> = {
 
 export const copyHowText = (how: CopyHow): string => HOW[how];
 
+/** "list of str, 600,000 items" */
+export const copiedItemsText = (o: CopiedField["objects"][number]): string =>
+  `${o.what}, ${Math.round(o.length).toLocaleString("en-US")} items`;
+
 /** "__main__.SAMPLES (list of str, 600,000 items): ~48.6 MiB private of 53.2 MiB — copied as the worker reads…". */
 export function copiedObjectLine(o: CopiedField["objects"][number]): string {
-  const items = `${o.what}, ${Math.round(o.length).toLocaleString("en-US")} items`;
-  return `${o.name} (${items}): ${o.how === "none" ? "" : "~"}${formatBytes(o.private)} private of ${formatBytes(o.bytes)} — ${HOW[o.how]}`;
+  return `${o.name} (${copiedItemsText(o)}): ${o.how === "none" ? "" : "~"}${formatBytes(o.private)} private of ${formatBytes(o.bytes)} — ${HOW[o.how]}`;
 }
 
 /** How much of the process's copying the containers named explain, or why the agent could not look. */

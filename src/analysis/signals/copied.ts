@@ -74,18 +74,9 @@ export function putCopied(f: JudgedFinding, pid: number, copied: number, ctx: Co
   if (top && top.how !== "none") f.evidence.copiedMost = top.name;
   const advised = field.objects.filter((o) => o.how !== "none").slice(0, ADVISED);
   const kept = field.objects.filter((o) => o.how === "none").slice(0, 1);
-  const specific = [...advised, ...kept].map((o) =>
-    phrase("advice.cow-object", {
-      pid,
-      name: o.name,
-      what: o.what,
-      length: o.length,
-      bytes: o.bytes,
-      private: o.private,
-      tracked: o.tracked,
-      how: o.how,
-      frozen: (field.frozen ?? 0) > 0,
-    }),
+  const frozen = (field.frozen ?? 0) > 0;
+  const specific = [...advised, ...kept].map(({ sampled: _, ...o }) =>
+    phrase("advice.cow-object", { ...o, pid, frozen }),
   );
   f.advice = [...specific, ...f.advice];
 }

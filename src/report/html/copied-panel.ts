@@ -1,7 +1,7 @@
 /** The HTML report's "What it copied" panel: the parent's containers a copying worker holds private copies of. */
 import type { Finding } from "../../analysis/types.js";
 import { formatBytes } from "../../base/units.js";
-import { copiedCost, copiedHeadline, copyHowText } from "../copied-lines.js";
+import { copiedCost, copiedHeadline, copiedItemsText, copyHowText } from "../copied-lines.js";
 import { escapeHtml as h } from "./escape.js";
 
 export function copiedPanel(v: Finding): string {
@@ -10,7 +10,7 @@ export function copiedPanel(v: Finding): string {
   const rows = x.objects
     .map(
       (o) =>
-        `<tr><td><code>${h(o.name)}</code></td><td>${h(o.what)}, ${h(Math.round(o.length).toLocaleString("en-US"))} items</td><td class="num">${h(formatBytes(o.private))}</td><td class="num">${h(formatBytes(o.bytes))}</td><td>${h(copyHowText(o.how))}</td></tr>`,
+        `<tr><td><code>${h(o.name)}</code></td><td>${h(copiedItemsText(o))}</td><td class="num">${h(formatBytes(o.private))}</td><td class="num">${h(formatBytes(o.bytes))}</td><td>${h(copyHowText(o.how))}</td></tr>`,
     )
     .join("");
   const table = rows

@@ -29,15 +29,18 @@ afterAll(async () => {
 });
 
 /** memleak run --json on the program in `form`, and each worker's own Private_Dirty before and after its reads. */
-async function underRun(form: string): Promise<{ doc: VerdictDocument; grew: Map<number, number> }> {
+async function underRun(form: string): Promise<{ doc: VerdictDocument; grew: Map<number, number>; trail: string }> {
   const dir = mkdtempSync(join(tmpdir(), "memleak-cow-"));
   dirs.push(dir);
   const report = join(dir, "workers.jsonl");
+  const recording = join(dir, "run.jsonl");
   const r = await memleak([
     "run",
     "--interval",
     "0.5",
     "--json",
+    "-o",
+    recording,
     "--",
     SYSTEM_PYTHON,
     "fixtures/scenarios/cow_dataloader.py",
@@ -51,7 +54,39 @@ async function underRun(form: string): Promise<{ doc: VerdictDocument; grew: Map
     const w = JSON.parse(line) as { pid: number; before: number; after: number };
     grew.set(w.pid, w.after - w.before);
   }
-  return { doc: verdictOf(r.stdout, r.stderr), grew };
+  const doc = verdictOf(r.stdout, r.stderr);
+  return { doc, grew, trail: `${shownFindings(doc)}\n${cowTrail(recording)}` };
+}
+
+/**
+ * What a failed expectation on the workers should show: each worker's USS and anon (MiB) at each reading with USS, and
+ * the answers its agent gave (the last one of each is what the recording keeps).
+ */
+function cowTrail(recording: string): string {
+  const lines: string[] = [];
+  let t0: number | undefined;
+  for (const line of readFileSync(recording, "utf8").split("\n")) {
+    if (!line.startsWith("{")) continue;
+    const r = JSON.parse(line) as {
+      type: string;
+      t: number;
+      event?: string;
+      detail?: { pid?: number; objects?: unknown[]; why?: string };
+      processes?: { pid: number; ppid: number; uss?: number; anon?: number }[];
+    };
+    if (r.type === "sample") t0 ??= r.t;
+    const at = t0 === undefined ? "?" : ((r.t - t0) / 1000).toFixed(1);
+    const MiB = (n: number | undefined) => (n === undefined ? "-" : (n / 2 ** 20).toFixed(1));
+    if (r.type === "sample") {
+      const read = (r.processes ?? []).filter((p) => p.uss !== undefined);
+      if (read.length)
+        lines.push(`${at} s ${read.map((p) => `${p.pid}: uss ${MiB(p.uss)} anon ${MiB(p.anon)}`).join(", ")}`);
+    } else if (r.event === "agent-cow")
+      lines.push(
+        `${at} s answer of ${r.detail?.pid}: ${r.detail?.objects?.length ?? 0} objects ${r.detail?.why ?? ""}`,
+      );
+  }
+  return lines.join("\n");
 }
 
 const copiers = (doc: VerdictDocument): Finding[] =>
@@ -59,10 +94,10 @@ const copiers = (doc: VerdictDocument): Finding[] =>
 
 describe.skipIf(!HAVE_TORCH)("what each DataLoader worker copied", { timeout: 120_000 }, () => {
   it("a list of str: the dataset's samples, copied by reads, about the half each worker read", async () => {
-    const { doc, grew } = await underRun("list");
-    expect(doc.verdict.kind).toBe("cow");
+    const { doc, grew, trail } = await underRun("list");
+    expect(doc.verdict.kind, trail).toBe("cow");
     const workers = copiers(doc);
-    expect(workers.length).toBeGreaterThanOrEqual(1);
+    expect(workers.length, trail).toBeGreaterThanOrEqual(1);
     for (const f of workers) {
       const [top] = f.copied!.objects;
       expect(top).toMatchObject({ name: DATASET, what: "list of str", length: 400_000, how: "reads" });
@@ -80,9 +115,9 @@ describe.skipIf(!HAVE_TORCH)("what each DataLoader worker copied", { timeout: 12
   });
 
   it("rows frozen with gc.freeze(): none of it put on the collector, and the advice for frozen data", async () => {
-    const { doc } = await underRun("frozen");
+    const { doc, trail } = await underRun("frozen");
     const workers = copiers(doc);
-    expect(workers.length).toBeGreaterThanOrEqual(1);
+    expect(workers.length, trail).toBeGreaterThanOrEqual(1);
     for (const f of workers) {
       const [top] = f.copied!.objects;
       expect(top).toMatchObject({ name: DATASET, what: "list of list", tracked: 0, how: "reads" });

@@ -453,7 +453,9 @@ function hiddenLeakFinding(
 }
 
 function cowFinding({ ps, subject, who }: Decision, cow: CowSignal, ctx: Context): JudgedFinding {
-  const uss = assess(ps.metrics.uss!, ps.firstSeen);
+  // The level the copying is counted from (cow.ts: a worker forked while watched starts at its first reading), so the
+  // table's start and the summary's say the same.
+  const uss = { ...assess(ps.metrics.uss!, ps.firstSeen), start: cow.ussStart };
   const facts = {
     ...who,
     ussStart: cow.ussStart,

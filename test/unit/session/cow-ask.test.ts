@@ -1,7 +1,7 @@
 /**
  * When memleak asks a worker's agent what it copied (session/cow-ask.ts): once its USS has risen by copy-on-write's
- * floor with resident memory flat, again only after ASK_GAP_S and markedly more copied, at most ASKS_PER_PROCESS
- * times; never a process whose own memory grows (that is not copying), nor one without an agent; a pid reused by a
+ * floor beyond its own growth, again only after ASK_GAP_S and markedly more copied, at most ASKS_PER_PROCESS
+ * times; never for a process whose own memory grows alike (that is not copying), nor one without an agent; a pid reused by a
  * new process starts over.
  */
 import { describe, expect, it } from "vitest";
@@ -34,11 +34,19 @@ describe("asking a copying worker what it copied", () => {
     expect(at(2, p(10 * MiB + COW_MIN_BYTES))).toBe(true);
   });
 
-  it("not when its resident memory grew with it (its own allocations, not copying)", () => {
+  it("for what it copied beyond its own growth: resident memory growing alike is not copying", () => {
     const { at } = asker();
     at(0, p(10 * MiB, 50 * MiB));
-    expect(at(1, p(30 * MiB, 50 * MiB + 5 * MiB))).toBe(false); // anon +5 MiB of +20: over 20%
-    expect(at(2, p(30 * MiB, 50 * MiB + 4 * MiB))).toBe(true); // +4 of +20: copying
+    expect(at(1, p(30 * MiB, 50 * MiB + 18 * MiB))).toBe(false); // USS +20, anon +18: 2 MiB copied at most
+    expect(at(2, p(30 * MiB, 50 * MiB + 12.01 * MiB))).toBe(false); // just under the floor beyond its own growth
+    expect(at(3, p(30 * MiB, 50 * MiB + 12 * MiB))).toBe(true); // +20 − 12 own: the floor copied
+  });
+
+  it("a worker that allocates while it copies is asked (a frozen dataset's worker: 20.6 MiB copied, +3.3 MiB own)", () => {
+    // its first USS reading came after its first half second's copying: 14.9 MiB more USS beside 3.3 MiB more anon
+    const { at } = asker();
+    at(0, p(12.4 * MiB, 191.3 * MiB));
+    expect(at(1, p(27.3 * MiB, 194.6 * MiB))).toBe(true);
   });
 
   it("again only after the gap and a quarter more copied; at most ASKS_PER_PROCESS times", () => {

@@ -45,7 +45,7 @@ def one(shape):
         before = memleak_cow._private_anon()
         read_half(DATA)
         grown = memleak_cow._private_anon() - before
-        look = memleak_cow.copied(lambda m: getattr(m, "__name__", "") == "__main__")
+        look = memleak_cow.copied(None, lambda m: getattr(m, "__name__", "") == "__main__")
         o = look["objects"][0]
         os.write(
             w,

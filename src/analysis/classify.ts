@@ -420,10 +420,6 @@ function judgeProcesses(
         q.firstSeen <= ps.lastSeen &&
         q.lastSeen >= ps.lastSeen - RELATIVE_GRACE_INTERVALS * meanInterval(set) - 1e-9,
     );
-  // Born after memleak's first sample, of a parent in the tree: its first USS reading is near its fork.
-  const firstSample = Math.min(...all.map((q) => q.firstSeen));
-  const forkedHere = (ps: (typeof all)[number]) =>
-    ps.firstSeen > firstSample && all.some((q) => q.pid === ps.ppid && q.firstSeen < ps.firstSeen);
   const findings: JudgedFinding[] = [];
   const copiers = new Map<number, number>();
   // What a process copied is freed when it exits: it explains the tree's and the cgroup's last level only if the
@@ -435,7 +431,7 @@ function judgeProcesses(
     // Copying is a state, read off USS against resident memory: a worker seen too briefly for a finding of its own
     // still explains the tree's growth by what it copied (a 10 s job whose forked workers copy their parent's pages
     // grows the tree's Σ PSS as steadily as a leak, and the early test would call it one).
-    const copy = copying(ps, relativesAlive(ps), forkedHere(ps));
+    const copy = copying(ps, relativesAlive(ps));
     if (copy && ps.lastSeen >= copiedUntil) copiers.set(ps.pid, copy.ussGrowth);
     if (!isRoot && !seenMostOf(ps, set) && tooShortForShapes(ps.seenCount, ps.lastSeen - ps.firstSeen)) {
       shortLived++;

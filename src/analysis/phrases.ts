@@ -103,6 +103,8 @@ export interface PhraseFacts {
   /** signals/mapped.ts: resident file pages that grew, as a note, or after a stable or plateau finding's sentence. */
   "mapped.file-pages": { growth: number; files: string | undefined };
   "mapped.in-summary": { of: Phrase; growth: number; files: string | undefined };
+  /** signals/copied.ts: a forked worker's data read without being copied, after its stable or plateau sentence. */
+  "copied.in-summary": Omit<CopiedField["objects"][number], "sampled"> & { of: Phrase };
   /** signals/own-footprint.ts: memleak's agent's own arrival, taken out. */
   "own.step": { at: number[]; added: number };
   /** signals/gc-backlog.ts: memory a full collection gave back. */

@@ -16,7 +16,7 @@ const HOW: Record<CopyHow, string> = {
 export const copyHowText = (how: CopyHow): string => HOW[how];
 
 /** "list of str, 600,000 items" */
-export const copiedItemsText = (o: CopiedField["objects"][number]): string =>
+export const copiedItemsText = (o: Pick<CopiedField["objects"][number], "what" | "length">): string =>
   `${o.what}, ${Math.round(o.length).toLocaleString("en-US")} items`;
 
 /** "__main__.SAMPLES (list of str, 600,000 items): ~48.6 MiB private of 53.2 MiB — copied as the worker reads…". */

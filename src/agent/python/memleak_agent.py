@@ -355,20 +355,26 @@ def _exe(pid):
         return None
 
 
-def _shares_anon_pages():
-    """True when some of this process's anonymous pages are shared (Pss_Anon under the anonymous resident size):
-    with a forked parent or forked children, which is what the census must not copy. None when the kernel does not
-    say (Pss_Anon appeared in Linux 5.3)."""
+def _rollup(*names):
+    """These fields of /proc/self/smaps_rollup, in KiB (those the kernel has), or None when it cannot be read."""
     fields = {}
     try:
         with open("/proc/self/smaps_rollup") as f:
             for line in f:
                 name, _, rest = line.partition(":")
-                if name in ("Anonymous", "Pss_Anon"):
+                if name in names:
                     fields[name] = int(rest.split()[0])
     except (OSError, ValueError, IndexError):
         return None
-    if len(fields) < 2:
+    return fields
+
+
+def _shares_anon_pages():
+    """True when some of this process's anonymous pages are shared (Pss_Anon under the anonymous resident size):
+    with a forked parent or forked children, which is what the census must not copy. None when the kernel does not
+    say (Pss_Anon appeared in Linux 5.3)."""
+    fields = _rollup("Anonymous", "Pss_Anon")
+    if fields is None or len(fields) < 2:
         return None
     return fields["Pss_Anon"] < fields["Anonymous"] * 0.98
 
@@ -1577,7 +1583,8 @@ def _memleak_gone(sock, timeout):
     (as a session ends, or `watch` releases this agent); "eof" when the connection ended without one (memleak killed,
     or this connection dropped). memleak's other words, one a line: "quiet" — this process is read from /proc only
     (`run`'s placement, agent-placement.ts), so no reports and no wake-ups until memleak speaks again — "report"
-    (report again, now) and "cow" (say which of the parent's objects this forked worker copied, memleak_cow.py). A word this agent does not know is a goodbye: an older agent took every word for one.
+    (report again, now) and "cow" (say which of the parent's objects this forked worker copied, memleak_cow.py). A
+    word this agent does not know is a goodbye: an older agent took every word for one.
     """
     try:
         readable, _, _ = select.select([sock], [], [], None if _state["quiet"] else timeout)
@@ -1730,9 +1737,14 @@ def _loop(interval, stop, sock):
 def _copied_objects():
     """Which of the parent's objects this forked worker holds private copies of (memleak_cow.py), sent as one message."""
     try:
-        result = _sibling_module("memleak_cow").copied(
-            lambda m: issubclass(type(m), _ModuleType) and _programs_own(m) and not _agents_own(m)
-        )
+        # Private_Dirty before the module is loaded: loading it is part of what the look costs the worker.
+        before = (_rollup("Private_Dirty") or {}).get("Private_Dirty")
+        before = before * 1024 if before is not None else None
+
+        def own(m):
+            return issubclass(type(m), _ModuleType) and _programs_own(m) and not _agents_own(m)
+
+        result = _sibling_module("memleak_cow").copied(before, own)
         _send(result)
     except Exception:
         pass

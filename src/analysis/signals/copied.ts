@@ -9,6 +9,9 @@
  * - writes: the container's own buffer (a list's item array, an array's data), which reads never change: the worker
  *   writes to it, and its copy is the price of that, expected, not a leak.
  * - none: read without being copied (one buffer, no per-item counts): said, so the user knows what already works.
+ *
+ * A worker that copied nothing (stable, a plateau) gets the same look once (a DataLoader worker: session/cow-ask.ts):
+ * what it read without copying it is said in its sentence (putKept), so the fixed form of a program is seen to work.
  */
 import type { CopiedObject, CowResult } from "../../agent/agent-results.js";
 import type { Context } from "../context.js";
@@ -21,6 +24,8 @@ export const NOT_COPIED_SHARE = 0.05;
 export const MIN_COPIED = 1024 * 1024;
 /** The collector's part is named when tracked objects hold at least this share of the items' private bytes. */
 export const COLLECTOR_SHARE = 0.5;
+/** Data big enough that copying it would matter: a worker that read it without copying it is told so. */
+export const KEPT_MIN_BYTES = 8 * 2 ** 20;
 /** Containers advised on, largest private first. */
 const ADVISED = 3;
 
@@ -79,4 +84,24 @@ export function putCopied(f: JudgedFinding, pid: number, copied: number, ctx: Co
     phrase("advice.cow-object", { ...o, pid, frozen }),
   );
   f.advice = [...specific, ...f.advice];
+}
+
+/**
+ * On a forked worker that did not copy (stable, a plateau): the containers of KEPT_MIN_BYTES or more that its agent's
+ * look found read without being copied, largest first, in its sentence and its advice. Nothing when the look found one
+ * copied (the copy-on-write rule decides about copying, not this), found none big enough, or could not look.
+ */
+export function putKept(f: JudgedFinding, pid: number, ussGrowth: number, ctx: Context): void {
+  const r = ctx.agentResults?.copied?.get(pid);
+  if (!r || r.why !== undefined) return;
+  const field = copiedField(r, Math.max(0, ussGrowth));
+  if (field.objects.some((o) => o.how !== "none")) return;
+  const kept = field.objects.filter((o) => o.bytes >= KEPT_MIN_BYTES).sort((a, b) => b.bytes - a.bytes);
+  const top = kept[0];
+  if (!top) return;
+  f.copied = { ...field, objects: kept };
+  f.evidence.copiedNamedBytes = 0;
+  const { sampled: _, ...o } = top;
+  f.summary = phrase("copied.in-summary", { of: f.summary, ...o });
+  f.advice = [...f.advice, phrase("advice.cow-object", { ...o, pid, frozen: (field.frozen ?? 0) > 0 })];
 }

@@ -63,18 +63,12 @@ export function copyOnWrite(ps: ProcessSeries, c: Copying | undefined): CowSigna
  * classify.ts adds these up across a tree: workers that each copy less than the floor can together explain a tree's
  * growth (fixtures/calibration/cow_below_floor_steady: 3.5 MiB each, the tree +7 MiB).
  */
-export function copying(ps: ProcessSeries, relativesAtEnd: boolean, forkedHere = false): Copying | undefined {
+export function copying(ps: ProcessSeries, relativesAtEnd: boolean): Copying | undefined {
   if (!relativesAtEnd) return undefined;
   const uss = ps.metrics.uss;
   const resident = ps.metrics.anon ?? ps.metrics.rss;
   if (!uss || !resident || uss.length < 6 || resident.length < 6) return undefined;
   const u = levels(uss.ys);
-  // A worker forked while memleak watched starts from next to nothing private and copies fastest in its first second
-  // (a DataLoader worker: 6.6 → 13.7 → 15.3 MiB in its first three USS readings, taken a tick apart on a busy
-  // machine): the median of those starts after a third of what it copies, and a frozen dataset's worker that copied
-  // 20.8 MiB was left 10.4 MiB, under the floor — `stable` (fixtures/scenarios/cow_dataloader.py frozen beside three
-  // busy loops). Its first reading is the level nearest its fork.
-  if (forkedHere) u.start = Math.min(u.start, uss.ys[0]!);
   const r = levels(resident.ys);
   const ussGrowth = u.end - u.start;
   const residentGrowth = r.end - r.start;

@@ -9,7 +9,7 @@
  * Anonymous resident memory (RssAnon, read every tick) decides growth: it is what a leak or retention grows, while
  * file pages (libraries, mmapped weights) come and go with the page cache.
  */
-import { assess, type Assessment } from "../assess.js";
+import { assess, levels, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
 import { confidenceFromP, growthConfidence, trendEvidence } from "../evidence.js";
 import type { JudgedFinding } from "../judgement.js";
@@ -39,7 +39,7 @@ import { injectedAt, withoutOwnStep } from "./own-footprint.js";
 import { withGcBacklog } from "./gc-backlog.js";
 import { withoutImports } from "./imports.js";
 import { holderFor, putHolder, suspectedIn } from "./holder.js";
-import { putCopied } from "./copied.js";
+import { putCopied, putKept } from "./copied.js";
 import { plateauParts, stableParts } from "./level-findings.js";
 
 export function processSubject(ps: ProcessSeries, rootPid: number | undefined, command: string): Subject {
@@ -113,6 +113,11 @@ export function analyzeProcess(
     f.evidence.gcFullCollections = backlog.backlog.fullCollections.length;
   }
   if (released) f.caveats.push(released);
+  // A forked worker that copied nothing, looked at once (session/cow-ask.ts): what it read without copying it.
+  if ((f.kind === "stable" || f.kind === "plateau") && ps.metrics.uss && ps.metrics.uss.length >= 2) {
+    const u = levels(ps.metrics.uss.ys);
+    putKept(f, ps.pid, u.end - u.start, ctx);
+  }
   noteMissingAgent(f, ps, ctx);
   noteMappedFiles(f, ps, ctx.from);
   const allocator = otherAllocator(ps);
@@ -453,9 +458,7 @@ function hiddenLeakFinding(
 }
 
 function cowFinding({ ps, subject, who }: Decision, cow: CowSignal, ctx: Context): JudgedFinding {
-  // The level the copying is counted from (cow.ts: a worker forked while watched starts at its first reading), so the
-  // table's start and the summary's say the same.
-  const uss = { ...assess(ps.metrics.uss!, ps.firstSeen), start: cow.ussStart };
+  const uss = assess(ps.metrics.uss!, ps.firstSeen);
   const facts = {
     ...who,
     ussStart: cow.ussStart,

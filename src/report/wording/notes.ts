@@ -2,6 +2,7 @@
  * Notes beside a finding's verdict (its caveats): what an early call cannot know, memleak's own footprint, garbage a
  * full collection gave back, file pages, a process the agent did not see inside.
  */
+import { copiedItemsText } from "../copied-lines.js";
 import { formatBytes } from "../../base/units.js";
 import type { GcFreedFacts, GcWaitingFacts } from "../../analysis/phrases.js";
 import type { KeptTemporaries, Settling } from "../../analysis/phrases.js";
@@ -45,12 +46,20 @@ const filePages = (f: { growth: number; files: string | undefined }) =>
   `resident file pages grew ${formatBytes(f.growth)}${f.files ? ` (mapped: ${f.files})` : ""}: page cache the kernel can drop, not counted as growth here`;
 
 export const NOTE_WORDS: Wordings<
-  "leak.early" | "mapped.file-pages" | "mapped.in-summary" | "own.step" | "gc.released" | "agent.missing"
+  | "leak.early"
+  | "mapped.file-pages"
+  | "mapped.in-summary"
+  | "copied.in-summary"
+  | "own.step"
+  | "gc.released"
+  | "agent.missing"
 > = {
   "leak.early": (f) =>
     `called early, on ${f.seconds.toFixed(0)} s after warm-up (a sequential test, each look held to p ≤ ${f.alpha}): it still grows at the end, but a load that has not finished yet (a dataset read into memory, a model being built) looks the same until it levels off`,
   "mapped.file-pages": filePages,
   "mapped.in-summary": (f, say) => `${say(f.of)}; ${filePages(f)}`,
+  "copied.in-summary": (f, say) =>
+    `${say(f.of)}; it read \`${f.name}\` (${copiedItemsText(f)}, ${formatBytes(f.bytes)}) without copying it: ${formatBytes(f.private)} of it private`,
   "own.step": (f) =>
     `memleak's agent, injected at ${f.at.map((t) => `${t.toFixed(0)} s`).join(", ")}, added ${formatBytes(f.added)} (its modules and thread${f.at.length > 1 ? ", and pages forked workers copied" : ""}): not counted as growth`,
   "gc.released": (f) =>

@@ -43,7 +43,7 @@ ${child
   .map((l) => "    " + l)
   .join("\n")}
     grown = C._private_anon() - before
-    look = C.copied(lambda m: getattr(m, "__name__", "") == "__main__")
+    look = C.copied(None, lambda m: getattr(m, "__name__", "") == "__main__")
     os.write(w, json.dumps({"look": look, "privateGrowth": grown}).encode())
     os._exit(0)
 os.close(w)

@@ -18,7 +18,7 @@ const DATASET = "the DataLoader's dataset (TextDataset).samples";
 describe("what it copied, in the reports", () => {
   it("the terminal: the share named, each container with how it was copied, and the look's cost", async () => {
     const text = renderVerdict(await recorded(), false, undefined, 120);
-    expect(text).toMatch(/\nwhat it copied\n  PID \d+: 20\.4 MiB of the 28\.6 MiB it copied is in these containers\n/);
+    expect(text).toMatch(/\nwhat it copied\n  PID \d+: 20\.4 MiB of the 21\.6 MiB it copied is in these containers\n/);
     // wrapped at 120 columns, as printed
     expect(text).toContain(
       `  - ${DATASET} (list of str, 400,000 items): ~20.4 MiB private of 43.1 MiB — copied\n    as the worker reads its items (reference counts)\n`,
@@ -33,7 +33,7 @@ describe("what it copied, in the reports", () => {
   it("the step summary and the HTML panel", async () => {
     const doc = await recorded();
     const md = stepSummary(doc);
-    expect(md).toMatch(/\*\*What it copied:\*\* PID \d+: 20\.4 MiB of the 28\.6 MiB it copied is in these containers/);
+    expect(md).toMatch(/\*\*What it copied:\*\* PID \d+: 20\.4 MiB of the 21\.6 MiB it copied is in these containers/);
     expect(md).toContain(`- ${DATASET} (list of str, 400,000 items): ~20.4 MiB private of 43.1 MiB`);
     const html = copiedPanel(doc.verdict);
     expect(html).toContain('<section class="sites copied" id="copied"><h2>What it copied</h2>');

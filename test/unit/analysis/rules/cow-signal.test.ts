@@ -53,17 +53,6 @@ describe("copying: USS grew while resident memory did not, with a relative alive
     expect(copying(worker({ anon }), true)?.bound).toBe(205 * MB);
   });
 
-  it("a worker forked while memleak watched counts from its first USS reading, the level nearest its fork", () => {
-    // its first three readings 6, 14, 16 MiB (median 14), then 28 three times: copied fastest in its first second
-    const early = col([6, 14, 16, 28, 28, 28].map((v) => v * MB));
-    expect(copying(worker({ uss: early }), true, true)).toMatchObject({ ussStart: 6 * MB, ussGrowth: 22 * MB });
-    // one that was there before memleak came: the median of its first readings, as for any level
-    expect(copying(worker({ uss: early }), true)).toMatchObject({ ussStart: 14 * MB, ussGrowth: 14 * MB });
-    // a first reading above the median (a dip after it) is not taken: the lower of the two
-    const dip = col([16, 14, 14, 28, 28, 28].map((v) => v * MB));
-    expect(copying(worker({ uss: dip }), true, true)).toMatchObject({ ussStart: 14 * MB });
-  });
-
   it("nothing once every relative has exited: their pages became its own", () => {
     expect(copying(worker(), false)).toBeUndefined();
   });

@@ -7,7 +7,7 @@ import type { CommandExit } from "../gates/exit-policy.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { formatBytes } from "../base/units.js";
 import type { InEffect } from "./in-effect.js";
-import { trialMeasures, type LevelMeasures, type TrialMeasures } from "./measures.js";
+import { commonMetric, trialMeasures, type LevelMeasures, type TrialMeasures } from "./measures.js";
 import type { SeriesSet } from "../series/series.js";
 import type { TrialSetting } from "./settings.js";
 
@@ -183,13 +183,14 @@ export interface TrialRun {
 export function compareRuns(runs: readonly TrialRun[]): Comparison {
   // Growth is counted from the same second in every trial, so that none counts its start-up.
   const from = Math.max(0, ...runs.map((r) => r.doc.window.warmup));
+  const metric = commonMetric(runs.map((r) => r.set));
   return compareTrials(
     runs.map((r) => ({
       setting: r.setting,
       exit: r.exit,
       stopReason: r.doc.target.stopReason,
       inEffect: r.inEffect,
-      measures: trialMeasures(r.doc, r.set, from),
+      measures: trialMeasures(r.doc, r.set, from, metric),
     })),
     from,
   );

@@ -64,9 +64,25 @@ export function levelMeasures(col: Column | undefined, from: number): LevelMeasu
   };
 }
 
-export function trialMeasures(doc: VerdictDocument, set: SeriesSet, from: number): TrialMeasures {
+export type TreeMetric = TrialMeasures["metric"];
+
+/**
+ * The metric every trial has: Σ USS where each trial read it, else Σ PSS, else Σ RSS. One for all: an idle Python's Σ
+ * PSS is ~4 MiB over its Σ USS (the libraries' shares), so a trial whose USS the sampler never finished reading under
+ * load, measured in PSS against a baseline in USS, would read as 4 MiB "worse".
+ */
+export function commonMetric(sets: readonly SeriesSet[]): TreeMetric {
   const read = (c: Column | undefined) => c !== undefined && c.length >= 2;
-  const metric = read(set.tree.uss) ? "uss" : read(set.tree.pss) ? "pss" : "rss";
+  for (const metric of ["uss", "pss"] as const) if (sets.every((s) => read(s.tree[metric]))) return metric;
+  return "rss";
+}
+
+export function trialMeasures(
+  doc: VerdictDocument,
+  set: SeriesSet,
+  from: number,
+  metric: TreeMetric = commonMetric([set]),
+): TrialMeasures {
   return {
     verdict: { kind: doc.verdict.kind, confidence: doc.verdict.confidence, summary: doc.verdict.summary },
     seconds: set.duration,

@@ -66,11 +66,31 @@ describe("run --try's comparison, as each output says it", () => {
     expect(text).toContain("\\x1b[2J");
   });
 
-  it("at 60 columns the cgroup, the peak and the effect give way, the settings are cut, and no line is longer", () => {
+  it("at 80 columns a trial called insufficient-data keeps the effect: the cgroup, the peak and the growth give way", () => {
+    const idle = compareTrials(
+      [
+        trial(BASELINE, measures("stable", level(13, 13, 0.1))),
+        trial(
+          { kind: "env", text: "MALLOC_ARENA_MAX=2", name: "MALLOC_ARENA_MAX", value: "2" },
+          {
+            ...measures("insufficient-data", level(13, 13, 0.1)),
+            verdict: { kind: "insufficient-data", confidence: 0, summary: "too short" },
+          },
+        ),
+      ],
+      1,
+    );
+    const text = renderTrials(idle, "python3 idle.py", false, 80);
+    expect(text).toMatch(/│ MALLOC_ARENA_MAX=2 +│ insufficient-data 0% +│ +13\.0 MiB +│ no difference +│/);
+    expect(text).not.toMatch(/│ +(peak|growth|cgroup end) +│/);
+    for (const line of text.split("\n")) expect([...line].length, line).toBeLessThanOrEqual(80);
+  });
+
+  it("at 60 columns the cgroup, the peak, the growth and the effect give way, the settings are cut, and no line is longer", () => {
     const text = renderTrials(cmp, "python3 app.py", false, 60);
-    expect(text).not.toMatch(/│ +peak +│/);
+    expect(text).not.toMatch(/│ +(peak|growth|effect) +│/);
     expect(text).not.toContain("cgroup end");
-    expect(text).toMatch(/^│ X=<img src=x ?… +│ fragmentation 80% │/m);
+    expect(text).toMatch(/^│ X=<img src=x onerror=ale… │ fragmentation 80% │ +449 MiB │$/m);
     for (const line of text.split("\n")) expect([...line].length, line).toBeLessThanOrEqual(60);
   });
 

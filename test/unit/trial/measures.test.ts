@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { levelMeasures } from "../../../src/trial/measures.js";
+import { commonMetric, levelMeasures, trialMeasures } from "../../../src/trial/measures.js";
 import { Column } from "../../../src/series/column.js";
+import type { SeriesSet } from "../../../src/series/series.js";
+import type { VerdictDocument } from "../../../src/analysis/types.js";
 
 const MiB = 1024 * 1024;
 function column(f: (t: number) => number, seconds: number): Column {
@@ -46,5 +48,32 @@ describe("levelMeasures: peak, end level, growth and spread after a second", () 
     expect(m.end).toBe(3 * MiB);
     expect(levelMeasures(undefined, 0)).toBeUndefined();
     expect(levelMeasures(new Column(), 0)).toBeUndefined();
+  });
+});
+
+describe("one metric for every trial", () => {
+  const flat = (level: number, n: number) => column(() => level * MiB, n - 1);
+  const set = (tree: Partial<Record<"uss" | "pss" | "rss", Column>>) =>
+    ({ tree, cgroup: {}, duration: 12 }) as unknown as SeriesSet;
+  const doc = { verdict: { kind: "stable", confidence: 0.5, summary: "" } } as unknown as VerdictDocument;
+  // an idle Python: Σ USS 13 MiB, Σ PSS 17 MiB (its libraries' shares), Σ RSS 25 MiB
+  const full = set({ uss: flat(13, 6), pss: flat(17, 6), rss: flat(25, 48) });
+  const noUss = set({ uss: flat(13, 1), pss: flat(17, 6), rss: flat(25, 48) });
+
+  it("USS where every trial read it twice or more; else PSS; else RSS", () => {
+    expect(commonMetric([full, full])).toBe("uss");
+    expect(commonMetric([full, noUss])).toBe("pss");
+    expect(commonMetric([full, set({ rss: flat(25, 48) })])).toBe("rss");
+  });
+
+  it("a trial whose USS was read once is measured, like the baseline, in PSS: not 4 MiB apart", () => {
+    const metric = commonMetric([full, noUss]);
+    const base = trialMeasures(doc, full, 0, metric);
+    const trial = trialMeasures(doc, noUss, 0, metric);
+    expect([base.metric, trial.metric]).toEqual(["pss", "pss"]);
+    expect(trial.tree!.end - base.tree!.end).toBe(0);
+    // each alone would have taken its own: USS for one, PSS for the other
+    expect(trialMeasures(doc, full, 0).tree!.end).toBe(13 * MiB);
+    expect(trialMeasures(doc, noUss, 0).tree!.end).toBe(17 * MiB);
   });
 });

@@ -260,6 +260,24 @@ describe("leakLayer: what the agent saw grow, in order", () => {
     expect(leakLayer(proc({ "malloc.inUse": up(25 * MB - 1) }), leak(), noTrace)).toBeUndefined();
   });
 
+  it("pymalloc's blocks from the window's last burst of imports on: the objects an import makes are not the leak's", () => {
+    // torch imported at 2-3 s of a 12 s window: 600 modules, 154,380 blocks with them; then 5,800 more blocks
+    const modules = col([100, 100, 400, 700, 700, 700, 700, 700, 700, 700, 700, 700]);
+    const blocks = col([0, 0, 80_000, 154_380, 154_380, 154_380, 155_000, 156_000, 157_000, 158_000, 159_000, 160_180]);
+    const imported = proc({ "py.allocatedBlocks": blocks, "py.modules": modules });
+    // 5,800 × 512 B is under a quarter of the 100 MiB growth: no layer from the blocks
+    expect(leakLayer(imported, leak(), noTrace)).toBeUndefined();
+    // without the module count the import is not known: the blocks are counted from the window's start
+    expect(leakLayer(proc({ "py.allocatedBlocks": blocks }), leak(), noTrace)?.name).toBe(
+      "small Python objects (pymalloc)",
+    );
+    // blocks that grow after the imports are counted
+    const after = col([0, 0, 0, 0, 0, 0, 100_000, 200_000, 300_000, 300_000, 300_000, 300_000]);
+    expect(leakLayer(proc({ "py.allocatedBlocks": after, "py.modules": modules }), leak(), noTrace)?.notes).toEqual([
+      { say: "layer.small-objects", facts: { blocks: 300_000 } },
+    ]);
+  });
+
   it("malloc's note: whether it is nearly all of the growth (90%), then what is said of PyTorch or tracing", () => {
     const notes = (agent: Record<string, Column>, text: Record<string, string> = {}, c = noTrace) =>
       leakLayer(proc({ "malloc.inUse": up(90 * MB), ...agent }, text), leak(), c)?.notes;

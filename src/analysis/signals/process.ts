@@ -113,7 +113,8 @@ export function analyzeProcess(
     f.evidence.gcFullCollections = backlog.backlog.fullCollections.length;
   }
   if (released) f.caveats.push(released);
-  // A forked worker that copied nothing, looked at once (session/cow-ask.ts): what it read without copying it.
+  // A forked worker asked what it copied (session/cow-ask.ts) but not copy-on-write over its life: what it read
+  // without copying it, if its look found that.
   if ((f.kind === "stable" || f.kind === "plateau") && ps.metrics.uss && ps.metrics.uss.length >= 2) {
     const u = levels(ps.metrics.uss.ys);
     putKept(f, ps.pid, u.end - u.start, ctx);

@@ -92,11 +92,21 @@ export function noiseBetween(base: LevelMeasures | undefined, trial: LevelMeasur
 export const failedOnItsOwn = (t: Pick<TrialResult, "stopReason" | "exit">) =>
   t.stopReason === "exited" && (t.exit.signal !== null || (t.exit.code !== null && t.exit.code !== 0));
 
-function effectOf(t: TrialResult, d: Difference, noise: number): Effect {
+/**
+ * The growth's change as the effect reads it: each trial's growth counted from none, since memory that fell is no
+ * growth to cut or to add to. An idle Python's baseline whose Σ USS fell 4.35 MiB after its warm-up (its start-up
+ * settling) against a trial flat within 60 KiB read as growth "+4.41 MiB: worse" (CI on c7d9618), the same end level.
+ */
+function growthChange(t: TrialMeasures, b: TrialMeasures): number | undefined {
+  if (t.tree?.growth === undefined || b.tree?.growth === undefined) return undefined;
+  return Math.max(0, t.tree.growth) - Math.max(0, b.tree.growth);
+}
+
+function effectOf(t: TrialResult, d: Difference, noise: number, grew: number | undefined): Effect {
   if (failedOnItsOwn(t)) return "failed";
   if (t.inEffect && !t.inEffect.seen) return "not-in-effect";
-  const cut = Math.max(-(d.end ?? 0), -(d.growth ?? 0));
-  const up = Math.max(d.end ?? 0, d.growth ?? 0, d.peak ?? 0);
+  const cut = Math.max(-(d.end ?? 0), -(grew ?? 0));
+  const up = Math.max(d.end ?? 0, grew ?? 0, d.peak ?? 0);
   // A peak is one reading, the noisiest number here: a higher one outweighs a cut only when it rises by more.
   if (cut > noise && (d.peak ?? 0) < cut) return "helps";
   if (up > noise) return "worse";
@@ -165,7 +175,8 @@ export function compareTrials(results: readonly TrialResult[], measuredFrom: num
   const trials = rest.map((t): ComparedTrial => {
     const noise = noiseBetween(base.measures.tree, t.measures.tree);
     const vsBaseline = difference(t.measures, base.measures, noise);
-    return { ...t, noise, vsBaseline, effect: effectOf(t, vsBaseline, noise) };
+    const grew = growthChange(t.measures, base.measures);
+    return { ...t, noise, vsBaseline, effect: effectOf(t, vsBaseline, noise, grew) };
   });
   return { trials: [baseline, ...trials], measuredFrom, recommendation: recommend(trials, baseline) };
 }

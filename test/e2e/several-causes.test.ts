@@ -82,7 +82,7 @@ describe.skipIf(
     ]);
     const doc = JSON.parse(r.stdout) as VerdictDocument;
     expect(doc.verdict, explain(doc)).toMatchObject({ kind: "leak", subject: { type: "process", isRoot: false } });
-    expect(kinds(doc.verdict)).toContain("cow");
+    expect(kinds(doc.verdict), explain(doc)).toContain("cow");
     expect(r.code).toBe(1);
   });
 

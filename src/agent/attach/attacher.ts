@@ -233,7 +233,7 @@ export class Attacher {
       ppid: p.ppid ?? 0,
       command,
       anon: p.anon,
-      lows: new LowsWatch(),
+      lows: new LowsWatch(this.started),
       queued: false,
       retried: false,
       copies: false,

@@ -177,6 +177,19 @@ describe("LowsWatch", () => {
     expect(feed(startup.slice(0, LOWS_BLOCK * LOWS_BLOCKS))).toBe(true);
   });
 
+  it("a process born while memleak watched: its first block is its start-up, not growth", () => {
+    // read before it ran (the parent's 50 MiB, shared), then with its own 8 MiB
+    const startup = [50, 50, 50, 58, 58, ...new Array<number>(2 * LOWS_BLOCK).fill(58)];
+    const born = new LowsWatch(true);
+    for (const y of startup) born.add(y * MiB);
+    expect(born.grows).toBe(false);
+    // one there when memleak came: its first block counts
+    expect(feed(startup)).toBe(true);
+    // and a born one that goes on growing after its start-up grows
+    for (const y of [60, 61, 62, 63, 64]) born.add(y * MiB);
+    expect(born.grows).toBe(true);
+  });
+
   it("unread readings are skipped", () => {
     const w = new LowsWatch();
     for (let i = 0; i < 2 * LOWS_BLOCK; i++) {

@@ -41,6 +41,35 @@ const trial = (setting: TrialSetting, m: TrialMeasures, over: Partial<TrialResul
 });
 
 describe("compareTrials: which setting helps, past the noise", () => {
+  it("memory that fell is no growth: a baseline settling down 4.35 MiB is not beaten by a flat trial, nor worse than it", () => {
+    // Σ USS of an idle Python: the baseline fell after its warm-up, the trial stayed flat; both end at 8.46 MiB
+    const cmp = compareTrials(
+      [
+        trial(BASELINE, measures("stable", level(15.1, 8.46, -4.35, 0))),
+        trial(arenas, measures("stable", level(8.46, 8.46, 0.06, 0))),
+      ],
+      1,
+    );
+    expect(cmp.trials[1]!.effect).toBe("no-difference");
+    // the difference itself is still said as measured
+    expect(cmp.trials[1]!.vsBaseline!.growth! / MiB).toBeCloseTo(4.41);
+    // a trial that falls where the baseline grew helps by the baseline's growth
+    const falls = compareTrials(
+      [
+        trial(BASELINE, measures("leak", level(60, 60, 10, 0))),
+        trial(arenas, measures("stable", level(60, 48, -2, 0))),
+      ],
+      1,
+    );
+    expect(falls.trials[1]!.effect).toBe("helps");
+    // and one that grows 5 MiB where the baseline fell is worse
+    const grows = compareTrials(
+      [trial(BASELINE, measures("stable", level(60, 50, -3, 0))), trial(arenas, measures("leak", level(55, 55, 5, 0)))],
+      1,
+    );
+    expect(grows.trials[1]!.effect).toBe("worse");
+  });
+
   it("fragmentation: the setting that cuts the growth most is the one to use, the others said after it", () => {
     const cmp = compareTrials(
       [

@@ -13,6 +13,14 @@
 import type { Reporter, TestCase } from "vitest/node";
 import { failsOnRetry } from "./helpers/under-ci.js";
 
+/**
+ * A long message's start and its end: a custom message (a run's whole log) comes before vitest's own "expected …"
+ * sentence, which the first 400 characters alone cut off (run-placement's first failure on c7d9618 said only its log).
+ */
+export function shortened(message: string, keep = 300): string {
+  return message.length <= 2 * keep + 40 ? message : `${message.slice(0, keep)} … ${message.slice(-keep)}`;
+}
+
 export default class FlakyReporter implements Reporter {
   private readonly flaky: { name: string; retries: number; first: string }[] = [];
 
@@ -22,7 +30,7 @@ export default class FlakyReporter implements Reporter {
     const errors = testCase.result().errors ?? [];
     // The message's start on one line: a verdict printed as JSON begins with a bracket, so its first line said nothing.
     const message = errors[0]?.message?.replace(/\s*\n\s*/g, " ").trim();
-    const first = message ? message.slice(0, 400) : "(its first failure was not kept)";
+    const first = message ? shortened(message) : "(its first failure was not kept)";
     this.flaky.push({
       name: `${testCase.module.relativeModuleId} > ${testCase.fullName}`,
       retries: d.retryCount,

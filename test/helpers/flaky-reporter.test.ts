@@ -23,6 +23,11 @@ it("passes the second time", () => {
   expect(first ? "first try" : "retry").toBe("retry");
 });
 `;
+/** The same, its failure's message led by a long log (as a test that passes memleak's stderr as the message does). */
+const FLAKY_LOGGED_TEST = FLAKY_TEST.replace(
+  'expect(first ? "first try" : "retry")',
+  'expect(first ? "first try" : "retry", "log line ".repeat(150))',
+);
 const STEADY_TEST = `import { it, expect } from "vitest";
 it("passes the first time", () => expect(1).toBe(1));
 `;
@@ -56,6 +61,14 @@ describe("test/flaky-reporter.ts on a real vitest run", { timeout: 90_000 }, () 
       /a\.test\.mjs > passes the second time\n {4}retried 1×; first: expected 'first try' to be 'retry'/,
     );
     expect(r.stderr).not.toContain("fails the run");
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+  });
+
+  it("a first failure whose message starts with a long log keeps the log's start and the assertion at its end", () => {
+    const r = runVitest("logged", FLAKY_LOGGED_TEST, {});
+    expect(r.stderr).toMatch(
+      /retried 1×; first: log line log line .* … .*log line ?: expected 'first try' to be 'retry'/,
+    );
     expect(r.status, r.stdout + r.stderr).toBe(0);
   });
 

@@ -204,16 +204,15 @@ export class LowsWatch {
     if (anon === undefined) return;
     this.block = Math.min(this.block, anon);
     if (++this.inBlock < LOWS_BLOCK) return;
-    if (this.born) {
-      this.born = false;
-      this.block = Infinity;
-      this.inBlock = 0;
-      return;
-    }
-    this.lows.push(this.block);
-    if (this.lows.length > LOWS_BLOCKS) this.lows.shift();
+    const low = this.block;
     this.block = Infinity;
     this.inBlock = 0;
+    if (this.born) {
+      this.born = false;
+      return;
+    }
+    this.lows.push(low);
+    if (this.lows.length > LOWS_BLOCKS) this.lows.shift();
   }
 
   get grows(): boolean {

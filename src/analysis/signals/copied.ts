@@ -16,9 +16,11 @@
  * two looked-at workers then read as a plateau instead of stable.
  */
 import type { CopiedObject, CowResult } from "../../agent/agent-results.js";
+import { levels } from "../assess.js";
 import type { Context } from "../context.js";
 import type { JudgedFinding } from "../judgement.js";
-import { phrase } from "../phrases.js";
+import { phrase, type Phrase } from "../phrases.js";
+import type { ProcessSeries } from "../../series/series.js";
 import type { CopiedField, CopyHow } from "../types.js";
 
 /** Under this share of a container's bytes (and MIN_COPIED), it was read without being copied. */
@@ -81,11 +83,12 @@ export function putCopied(f: JudgedFinding, pid: number, copied: number, ctx: Co
   if (top && top.how !== "none") f.evidence.copiedMost = top.name;
   const advised = field.objects.filter((o) => o.how !== "none").slice(0, ADVISED);
   const kept = field.objects.filter((o) => o.how === "none").slice(0, 1);
-  const frozen = (field.frozen ?? 0) > 0;
-  const specific = [...advised, ...kept].map(({ sampled: _, ...o }) =>
-    phrase("advice.cow-object", { ...o, pid, frozen }),
-  );
-  f.advice = [...specific, ...f.advice];
+  f.advice = [...[...advised, ...kept].map((o) => objectAdvice(o, field)), ...f.advice];
+}
+
+/** The advice for one container by how it was copied (and whether the program froze its objects). */
+function objectAdvice({ sampled: _, ...o }: CopiedField["objects"][number], field: CopiedField): Phrase {
+  return phrase("advice.cow-object", { ...o, pid: field.pid, frozen: (field.frozen ?? 0) > 0 });
 }
 
 /**
@@ -93,10 +96,12 @@ export function putCopied(f: JudgedFinding, pid: number, copied: number, ctx: Co
  * look found read without being copied, largest first, in its sentence and its advice. Nothing when the look found one
  * copied (the copy-on-write rule decides about copying, not this), found none big enough, or could not look.
  */
-export function putKept(f: JudgedFinding, pid: number, ussGrowth: number, ctx: Context): void {
-  const r = ctx.agentResults?.copied?.get(pid);
-  if (!r || r.why !== undefined) return;
-  const field = copiedField(r, Math.max(0, ussGrowth));
+export function putKept(f: JudgedFinding, ps: ProcessSeries, ctx: Context): void {
+  const r = ctx.agentResults?.copied?.get(ps.pid);
+  const uss = ps.metrics.uss;
+  if (!r || r.why !== undefined || !uss || uss.length < 2) return;
+  const u = levels(uss.ys);
+  const field = copiedField(r, Math.max(0, u.end - u.start));
   if (field.objects.some((o) => o.how !== "none")) return;
   const kept = field.objects.filter((o) => o.bytes >= KEPT_MIN_BYTES).sort((a, b) => b.bytes - a.bytes);
   const top = kept[0];
@@ -105,5 +110,5 @@ export function putKept(f: JudgedFinding, pid: number, ussGrowth: number, ctx: C
   f.evidence.copiedNamedBytes = 0;
   const { sampled: _, ...o } = top;
   f.summary = phrase("copied.in-summary", { of: f.summary, ...o });
-  f.advice = [...f.advice, phrase("advice.cow-object", { ...o, pid, frozen: (field.frozen ?? 0) > 0 })];
+  f.advice = [...f.advice, objectAdvice(top, field)];
 }

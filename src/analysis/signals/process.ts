@@ -9,7 +9,7 @@
  * Anonymous resident memory (RssAnon, read every tick) decides growth: it is what a leak or retention grows, while
  * file pages (libraries, mmapped weights) come and go with the page cache.
  */
-import { assess, levels, type Assessment } from "../assess.js";
+import { assess, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
 import { confidenceFromP, growthConfidence, trendEvidence } from "../evidence.js";
 import type { JudgedFinding } from "../judgement.js";
@@ -115,10 +115,7 @@ export function analyzeProcess(
   if (released) f.caveats.push(released);
   // A forked worker asked what it copied (session/cow-ask.ts) but not copy-on-write over its life: what it read
   // without copying it, if its look found that.
-  if ((f.kind === "stable" || f.kind === "plateau") && ps.metrics.uss && ps.metrics.uss.length >= 2) {
-    const u = levels(ps.metrics.uss.ys);
-    putKept(f, ps.pid, u.end - u.start, ctx);
-  }
+  if (f.kind === "stable" || f.kind === "plateau") putKept(f, ps, ctx);
   noteMissingAgent(f, ps, ctx);
   noteMappedFiles(f, ps, ctx.from);
   const allocator = otherAllocator(ps);

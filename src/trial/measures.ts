@@ -1,12 +1,16 @@
 /**
- * One trial's numbers, as the comparison needs them: the verdict `run` gave, and the tree's Σ USS (its private memory;
- * Σ PSS, or Σ RSS, where USS was never read) at its peak, at the end, and its growth after warm-up; the cgroup's usage
- * at its peak and end. Pure: from the trial's series and verdict.
+ * One trial's numbers, as the comparison needs them: the verdict `run` gave, and the tree's Σ anonymous PSS (what its
+ * allocators hold, each page shared by forked workers counted once; Σ USS, Σ PSS or Σ RSS where that was never read)
+ * at its peak, at the end, and its growth after warm-up; the cgroup's usage at its peak and end. Pure: from the
+ * trial's series and verdict.
  *
- * USS, not PSS: an allocator setting changes what the program holds privately, and trials run one after another
- * while the rest of the machine changes. PSS divides each shared page among the processes that map it, so other
- * programs starting or ending with the same libraries move it: an idle Python's two trials differed by 3.8 MiB of
- * PSS beside a CI lane starting Pythons ("MALLOC_ARENA_MAX=2 helps", CI on 1609985), which USS does not see.
+ * Anonymous memory only: an allocator setting changes what the program's heap holds, and trials run one after another
+ * while the rest of the machine changes. Whatever counts the program's file pages moves with its neighbours: PSS
+ * divides a library's pages among the processes that map it (an idle Python's two trials differed by 3.8 MiB of PSS
+ * beside a CI lane starting Pythons, CI on 1609985), and USS counts them whole while no other process maps them — an
+ * idle Python's USS is 11.9 MiB alone and 7.0 MiB once a second one of the same interpreter starts (4.9 MiB of its
+ * text turned shared), which read as "MALLOC_ARENA_MAX=2: worse: end +4.41 MiB" on three CI runs (c7d9618, c54bc24,
+ * ec485f0). Its Pss_Anon stayed 6.70 MiB through both.
  *
  * Levels are medians of a tenth of the window, not single readings: a sawtooth's last reading can sit anywhere on a
  * tooth. Every trial is measured from the same second (the latest warm-up of them all), so that no setting's growth
@@ -30,8 +34,8 @@ export interface LevelMeasures {
 export interface TrialMeasures {
   verdict: Pick<Finding, "kind" | "confidence" | "summary">;
   seconds: number;
-  /** The tree's Σ USS, or Σ PSS (Σ RSS) where USS was never read. */
-  metric: "uss" | "pss" | "rss";
+  /** The tree's Σ Pss_Anon, or Σ USS (Σ PSS, Σ RSS) where that was never read. */
+  metric: "pss-anon" | "uss" | "pss" | "rss";
   tree: LevelMeasures | undefined;
   cgroup: LevelMeasures | undefined;
 }
@@ -67,14 +71,27 @@ export function levelMeasures(col: Column | undefined, from: number): LevelMeasu
 export type TreeMetric = TrialMeasures["metric"];
 
 /**
- * The metric every trial has: Σ USS where each trial read it, else Σ PSS, else Σ RSS. One for all: an idle Python's Σ
- * PSS is ~4 MiB over its Σ USS (the libraries' shares), so a trial whose USS the sampler never finished reading under
- * load, measured in PSS against a baseline in USS, would read as 4 MiB "worse".
+ * The metric every trial has: Σ Pss_Anon where each trial read it (kernels before 5.7 have none), else Σ USS, Σ PSS,
+ * Σ RSS. One for all: an idle Python's Σ PSS is ~4 MiB over its Σ USS (the libraries' shares), so a trial whose USS
+ * the sampler never finished reading under load, measured in PSS against a baseline in USS, would read as 4 MiB
+ * "worse".
  */
 export function commonMetric(sets: readonly SeriesSet[]): TreeMetric {
   const read = (c: Column | undefined) => c !== undefined && c.length >= 2;
-  for (const metric of ["uss", "pss"] as const) if (sets.every((s) => read(s.tree[metric]))) return metric;
+  for (const metric of ["pss-anon", "uss", "pss"] as const) if (sets.every((s) => read(s.tree[metric]))) return metric;
   return "rss";
+}
+
+const METRIC_LABELS: Record<TreeMetric, string> = {
+  "pss-anon": "Σ anonymous PSS",
+  uss: "Σ USS",
+  pss: "Σ PSS",
+  rss: "Σ RSS",
+};
+
+/** "Σ anonymous PSS": the metric as the table's heading and the chart's title say it. */
+export function treeMetricLabel(metric: TreeMetric): string {
+  return METRIC_LABELS[metric];
 }
 
 export function trialMeasures(

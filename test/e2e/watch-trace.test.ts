@@ -48,7 +48,11 @@ describe.concurrent("watch --trace-python", { timeout: 150_000 }, () => {
     expect(typeof v.evidence.traceCpuShare).toBe("number");
     expect(typeof v.evidence.traceCpuShareBefore).toBe("number");
     expect(v.evidence.layer).toMatch(/^Python objects/);
-    expect(v.holder).toMatchObject({ found: true, path: "__main__.PAGES", container: "dict of str" });
+    expect(v.holder, JSON.stringify(v.holder)).toMatchObject({
+      found: true,
+      path: "__main__.PAGES",
+      container: "dict of str",
+    });
     // Started and stopped, as the program saw it; still running after memleak left.
     expect(target.output()).toBe("ready\ntracing on\ntracing off\n");
     expect(target.child.exitCode).toBeNull();

@@ -47,19 +47,24 @@ def _walked_sizeofs():
 
 def newest(container, k=SAMPLED):
     """Up to k of the items added last: the end of a list or deque, the last inserted values of a dict; a set has no
-    order, so any k. The leak's items are the new ones; the first ones may be a warm-up's."""
-    if isinstance(container, dict):
-        values = reversed(container.values())
-    elif isinstance(container, (set, frozenset)):
-        values = iter(container)
-    else:
-        values = reversed(container)
-    out = []
-    for item in values:
-        out.append(item)
-        if len(out) >= k:
-            break
-    return out
+    order, so any k. The leak's items are the new ones; the first ones may be a warm-up's. Taken in one C call, which
+    no other thread can interleave, tried again when the program added an item between the iterator's making and its
+    reading (as memleak_agent._sampled_items: a Python loop let it end the look at any GIL switch). Raises when the
+    container kept changing size."""
+    from itertools import islice  # built in: no file read
+
+    for attempt in range(3):
+        if isinstance(container, dict):
+            values = reversed(container.values())
+        elif isinstance(container, (set, frozenset)):
+            values = iter(container)
+        else:
+            values = reversed(container)
+        try:
+            return list(islice(values, k))
+        except RuntimeError:
+            if attempt == 2:
+                raise
 
 
 def _graph_nodes(fn, seen):

@@ -1,12 +1,13 @@
 /**
  * `run --try … --html`: the comparison as a page — the answer, the table of settings, each setting's line — and the
- * settings' curves on one chart per measure (the tree's Σ USS, the cgroup's usage), each trial from its own start,
+ * settings' curves on one chart per measure (the tree's Σ anonymous PSS, the cgroup's usage), each trial from its own start,
  * the warm-up from which growth was counted shaded. Text from the target and the settings goes in escaped.
  */
 import type { SeriesSet } from "../../series/series.js";
 import type { Column } from "../../series/column.js";
 import { formatBytes, signedBytes } from "../../base/units.js";
 import { cutsText, type ComparedTrial, type Comparison } from "../../trial/compare.js";
+import { treeMetricLabel } from "../../trial/measures.js";
 import { settingHow, settingUse } from "../../trial/settings.js";
 import { effectWord, measuredWhat } from "../trials/trials-words.js";
 import { alignForDrawing } from "./downsample.js";
@@ -42,11 +43,11 @@ function chart(
 
 export function trialsPayload(cmp: Comparison, sets: readonly SeriesSet[]): ChartPayload {
   const labels = cmp.trials.map((t) => t.setting.text);
-  const metric = cmp.trials[0]?.measures.metric ?? "uss";
+  const metric = cmp.trials[0]?.measures.metric ?? "pss-anon";
   const tree = chart(
     "trials-tree",
     "tree",
-    `Σ ${metric.toUpperCase()} of the tree, one line per setting (seconds from each run's start)`,
+    `${treeMetricLabel(metric)} of the tree, one line per setting (seconds from each run's start)`,
     sets.map((s) => s.tree[metric]),
     labels,
   );

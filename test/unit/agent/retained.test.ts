@@ -130,6 +130,36 @@ out["empty"] = R.retained_per_item([]) is None
     expect(out.dict).toBeGreaterThan(50000);
     expect(out.empty).toBe(true);
   });
+
+  it("a dict another thread adds to at every switch: its items are read every time, by the census and by the look", () => {
+    // The program's thread adds pages while the agent's thread reads a few items: a Python loop over them lost 14
+    // looks in 100,000 at a 1 µs switch interval ("dictionary changed size during iteration"), and CI's watch
+    // described the growing dict of pages as a bare "dict" (ec485f0).
+    const out = run(
+      python,
+      `
+import threading
+sys.path.insert(0, ${JSON.stringify(AGENT_DIR)})
+import memleak_agent as A
+sys.setswitchinterval(1e-6)
+pages = {i: "x" * 600 for i in range(100)}
+stop = []
+def add():
+    n = 100
+    while not stop:
+        pages[n] = "x" * 600
+        n += 1
+        if n % 5000 == 0:
+            for k in range(n - 5000, n - 100):
+                del pages[k]
+threading.Thread(target=add, daemon=True).start()
+out["described"] = sum(A._describe_items(pages)[0] == "str" for _ in range(20000))
+out["newest"] = sum(len(R.newest(pages)) > 0 for _ in range(20000))
+stop.append(1)
+`,
+    );
+    expect(out).toEqual({ described: 20000, newest: 20000 });
+  });
 });
 
 describe.runIf(TORCH)("Debian's PyTorch", () => {

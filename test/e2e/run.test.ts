@@ -23,6 +23,22 @@ async function runJson(name: string, extra: string[] = [], env: NodeJS.ProcessEn
   return { ...r, doc };
 }
 
+/** The first `n` readings of `pid` in a recording: "0.25 s python3 6.6 MiB, …". */
+function firstReadings(path: string, pid: number, n: number): string {
+  const samples = readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.startsWith('{"type":"sample"'))
+    .map((l) => JSON.parse(l) as { t: number; processes: { pid: number; comm: string; anon?: number }[] });
+  const t0 = samples[0]?.t ?? 0;
+  return samples
+    .slice(0, n)
+    .map((s) => {
+      const p = s.processes.find((q) => q.pid === pid);
+      return `${((s.t - t0) / 1000).toFixed(2)} s ${p?.comm ?? "-"} ${((p?.anon ?? 0) / 2 ** 20).toFixed(1)} MiB`;
+    })
+    .join(", ");
+}
+
 /** Sample lines written so far to a recording (0 before it exists). */
 const samplesIn = (path: string) =>
   existsSync(path)
@@ -60,20 +76,18 @@ describe.skipIf(
   });
 
   it("the same gate on a steady (noisy) script exits 0", async () => {
-    const { code, doc } = await runJson("steady_noisy", [
-      "--fail-on",
-      "leak",
-      "--record",
-      `${tempDir("steady")}/r.jsonl`,
-    ]);
-    expect(
-      doc.verdict.kind,
-      JSON.stringify(
-        doc.findings.map((f) => [f.kind, f.summary, f.evidence]),
-        null,
-        1,
-      ),
-    ).toBe("stable");
+    const recording = `${tempDir("steady")}/r.jsonl`;
+    const { code, doc } = await runJson("steady_noisy", ["--fail-on", "leak", "--record", recording]);
+    // On failure, short enough for the flaky list to keep whole: each finding's kind, summary and where its level was
+    // dated, then the root's first readings (pyenv's bash shim, then Python: CI on f62784a called it a plateau "grew by
+    // 49.5 MiB" from a start of 3.65 MB, not reproduced here in 13 runs beside 2-4 busy loops).
+    const said = () =>
+      doc.findings
+        .map((f) => `${f.kind}: ${f.summary} (level from ${String(f.evidence.levelFromSeconds)} s)`)
+        .join(" | ") +
+      " | first readings: " +
+      firstReadings(recording, doc.target.pid, 14);
+    expect(doc.verdict.kind, said()).toBe("stable");
     expect(code).toBe(0);
   });
 

@@ -33,13 +33,16 @@ export interface SessionFlags {
   metrics: ListenAddress | undefined;
 }
 
-/** --try and its gate: the gate alone is a mistake to say, not a switch to ignore. */
-function trialFlags(tries: SettingRequest[], failUnlessHelps: boolean) {
+/**
+ * --try and its gate: the gate alone is a mistake to say, not a switch to ignore. `intervalGiven`: whether --interval
+ * was typed, for the trials' own default (run-trials.ts trialInterval).
+ */
+function trialFlags(tries: SettingRequest[], failUnlessHelps: boolean, intervalGiven: boolean) {
   if (failUnlessHelps && tries.length === 0)
     throw usageError(
       "--fail-unless-helps judges the settings --try compares: give --try SETTING (jemalloc, MALLOC_ARENA_MAX=2, …)",
     );
-  return { tries, failUnlessHelps };
+  return { tries, failUnlessHelps, intervalGiven };
 }
 
 /** `analyze --prometheus URL --query PROMQL`: range data from a Prometheus server instead of a recording. */
@@ -81,6 +84,8 @@ export type Invocation =
       /** --try: the settings to compare the command with (none: one run, as usual). */
       tries: SettingRequest[];
       failUnlessHelps: boolean;
+      /** Whether --interval was typed (not its default). */
+      intervalGiven: boolean;
     } & SessionFlags)
   | ({
       kind: "pytest";
@@ -247,7 +252,7 @@ export function buildProgram(onAction: (inv: Invocation) => void, output: { text
     .usage("[options] -- <command> [args...]")
     .argument("<command...>", "the command and its arguments (after --)")
     .passThroughOptions()
-    .action((command: string[], o: Collected) => {
+    .action((command: string[], o: Collected, cmd: Command) => {
       const read = optionReader<"run">(o);
       const agent = read("agent");
       const tracePython = read("tracePython");
@@ -263,7 +268,7 @@ export function buildProgram(onAction: (inv: Invocation) => void, output: { text
         tracePython,
         trimProbe,
         traceNative: read("traceNative"),
-        ...trialFlags(read("try"), read("failUnlessHelps")),
+        ...trialFlags(read("try"), read("failUnlessHelps"), cmd.getOptionValueSource("interval") === "cli"),
         ...sessionFlags(read),
       });
     });

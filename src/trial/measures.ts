@@ -71,7 +71,7 @@ export function levelMeasures(col: Column | undefined, from: number): LevelMeasu
 export type TreeMetric = TrialMeasures["metric"];
 
 /**
- * The metric every trial has: Σ Pss_Anon where each trial read it (kernels before 5.7 have none), else Σ USS, Σ PSS,
+ * The metric every trial has: Σ Pss_Anon where each trial read it (kernels before 5.3 have none), else Σ USS, Σ PSS,
  * Σ RSS. One for all: an idle Python's Σ PSS is ~4 MiB over its Σ USS (the libraries' shares), so a trial whose USS
  * the sampler never finished reading under load, measured in PSS against a baseline in USS, would read as 4 MiB
  * "worse".

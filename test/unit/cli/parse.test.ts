@@ -233,3 +233,12 @@ describe("parseCLI", () => {
     if (r.kind === "error") expect(r.message).toContain(message.replace(/\\"/g, '"'));
   });
 });
+
+describe("run --try: whether --interval was typed", () => {
+  it("says so, whatever its value: the trials choose their own only when it was not", () => {
+    const at = (args: string[]) => parseCLI(["run", ...args, "--", "python3", "x.py"]);
+    expect(at(["--try", "trim"])).toMatchObject({ kind: "run", interval: 1, intervalGiven: false });
+    expect(at(["--try", "trim", "--interval", "1s"])).toMatchObject({ interval: 1, intervalGiven: true });
+    expect(at(["-i", "500ms", "--try", "trim"])).toMatchObject({ interval: 0.5, intervalGiven: true });
+  });
+});

@@ -106,6 +106,28 @@ describe("compareTrials: which setting helps, past the noise", () => {
     });
   });
 
+  it("a leak that a setting only trims: the answer is still the program's, the cut said after it, and nothing to use", () => {
+    // A JSON service's pool keeping a slice of each request (Σ anonymous PSS, 30 s trials): trim gave back what glibc
+    // kept free beside the leak, the growth the same within the noise.
+    const trim: TrialSetting = { kind: "trim", text: "trim", every: 5 };
+    const cmp = compareTrials(
+      [trial(BASELINE, measures("leak", level(104, 102, 37))), trial(trim, measures("leak", level(101, 96.9, 33.6)))],
+      7,
+    );
+    expect(cmp.trials[1]!.effect).toBe("helps");
+    expect(cmp.recommendation).toEqual({
+      setting: null,
+      text: "no setting changes the growth: it is held by the program (a leak, not the allocator); cut only in what the allocator kept free: trim: end −5.10 MiB",
+    });
+    // one that slows the growth past the noise is still named, with the leak beside it
+    const slower = compareTrials(
+      [trial(BASELINE, measures("leak", level(104, 102, 37))), trial(trim, measures("leak", level(80, 80, 15)))],
+      7,
+    );
+    expect(slower.recommendation.setting).toBe("trim");
+    expect(slower.recommendation.text).toMatch(/^trim: growth −59% .*; it still grows: a leak as well$/);
+  });
+
   it("a steady program: no difference beyond the noise, which is said", () => {
     const cmp = compareTrials(
       [

@@ -135,6 +135,9 @@ export function cutsText(d: Difference, noise: number): string {
   return parts.join(", ") + (rises.length > 0 ? `; but ${rises.join(", ")}` : "");
 }
 
+/** "trim=2: growth −92% (−310 MiB), end −300 MiB": a setting that helps, and its cuts past the noise. */
+const settingCuts = (t: ComparedTrial) => `${t.setting.text}: ${cutsText(t.vsBaseline!, t.noise!)}`;
+
 const HELD_BY_THE_PROGRAM = "no setting changes the growth: it is held by the program (a leak, not the allocator)";
 
 function recommend(trials: ComparedTrial[], base: ComparedTrial): Comparison["recommendation"] {
@@ -156,7 +159,7 @@ function recommend(trials: ComparedTrial[], base: ComparedTrial): Comparison["re
   // answer, which is the program's, and no setting to use: the gate fails. Tried on a program not written for the rule.
   const kind = best.measures.verdict.kind;
   if (isLeak && kind === "leak" && !((best.vsBaseline?.growth ?? 0) < -(best.noise ?? 0))) {
-    const kept = helping.map((t) => `${t.setting.text}: ${cutsText(t.vsBaseline!, t.noise!)}`).join("; ");
+    const kept = helping.map(settingCuts).join("; ");
     return { setting: null, text: `${HELD_BY_THE_PROGRAM}; cut only in what the allocator kept free: ${kept}` };
   }
   // A verdict that changed to a decided one says so; "not enough data" is no improvement to name.
@@ -165,10 +168,10 @@ function recommend(trials: ComparedTrial[], base: ComparedTrial): Comparison["re
       ? ` (${base.measures.verdict.kind} → ${kind})`
       : "";
   const still = kind === "leak" ? "; it still grows: a leak as well" : "";
-  const also = helping.filter((t) => t !== best).map((t) => `${t.setting.text}: ${cutsText(t.vsBaseline!, t.noise!)}`);
+  const also = helping.filter((t) => t !== best).map(settingCuts);
   return {
     setting: best.setting.text,
-    text: `${best.setting.text}: ${cutsText(best.vsBaseline!, best.noise!)}${kinds}${still}`,
+    text: `${settingCuts(best)}${kinds}${still}`,
     ...(also.length > 0 && { also }),
   };
 }

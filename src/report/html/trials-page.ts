@@ -1,7 +1,7 @@
 /**
  * `run --try … --html`: the comparison as a page — the answer, the table of settings, each setting's line — and the
- * settings' curves on one chart per measure (the tree's Σ anonymous PSS, the cgroup's usage), each trial from its own start,
- * the warm-up from which growth was counted shaded. Text from the target and the settings goes in escaped.
+ * settings' curves on one chart per measure (the tree's Σ anonymous PSS, the cgroup's usage), each trial from its own
+ * start, the warm-up from which growth was counted shaded. Text from the target and the settings goes in escaped.
  */
 import type { SeriesSet } from "../../series/series.js";
 import type { Column } from "../../series/column.js";

@@ -5,7 +5,8 @@
  *   1. each process that lived long enough to judge (the root always)      → signals/process.ts
  *   2. the tree as a whole, when there was more than one process           → signals/tree.ts
  *   3. the memory cgroup                                                   → signals/cgroup.ts
- *   4. reconcile: tree/cgroup growth that copy-on-write in the workers explains is `cow`, not a leak
+ *   4. reconcile: tree/cgroup growth that copy-on-write in the workers explains is `cow`, not a leak; that stable
+ *      processes account for is stable (stable-explains.ts)
  *   4b. each process's memory on each CUDA device it used                 → signals/gpu.ts
  *   5. verdict: highest SEVERITY; ties go to the most specific subject (process, then tree, then cgroup), then to
  *      the higher confidence
@@ -23,6 +24,7 @@ import { DEFAULT_ALPHA as GROWS_P } from "./stats/trend.js";
 import { warmupFor, type AnalysisOptions, type Context } from "./context.js";
 import type { SeriesSet } from "../series/series.js";
 import { analyzeCgroup } from "./signals/cgroup.js";
+import { claimedGrowth, explainedByStable } from "./stable-explains.js";
 import { analyzeProcess, processSubject } from "./signals/process.js";
 import { analyzeTree } from "./signals/tree.js";
 import { copying } from "./signals/cow.js";
@@ -261,17 +263,12 @@ function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number
   });
 }
 
-/**
- * What a tree's or cgroup's finding claims grew, or, for a cgroup, the usage's level change where that is more: found
- * on the lows under swings, a cgroup's growth can be +15 MiB while its tenths' medians fell 1.3 MiB (a watched GC-churn
- * program), or +66 MiB while they fell 36 MiB, and the smaller figure taken alone leaves the finding standing where the
- * processes (explainBacklogs) or the outsiders (markOutside) account for it.
- */
-function claimedGrowth(f: JudgedFinding): number {
-  return Math.max(
-    Number(f.evidence.growth ?? 0),
-    Number((f.subject.type === "cgroup" ? f.evidence.usageGrowth : undefined) ?? -Infinity),
-  );
+/** A process's growth over the tree's and the cgroup's window; undefined when it was gone before the run's end. */
+function sameWindowGrowth(f: JudgedFinding, set: SeriesSet, from: number): number | undefined {
+  if (f.subject.type !== "process") return undefined;
+  const ps = set.processes.get(processKey(f.subject));
+  if (!ps || ps.lastSeen < set.duration - RELATIVE_GRACE_INTERVALS * meanInterval(set) - 1e-9) return undefined;
+  return levelChange(ps.metrics.anon ?? ps.metrics.rss, from);
 }
 
 /** Seconds between samples, on average (0 with fewer than two samples, when the duration is 0 too). */
@@ -341,7 +338,9 @@ function markOutside(
  */
 function reconcile(all: JudgedFinding[], copiers: Map<number, number>, set: SeriesSet, from: number): JudgedFinding[] {
   const findings = explainBacklogs(attributeLeaks(all), set, from);
-  if (copiers.size === 0) return findings;
+  // A page a worker copies after fork is charged anew to the cgroup and leaves the tree's Σ PSS shared no more, while
+  // its anon, which counted it shared, does not move: with copiers, the processes' anon says nothing of the growth.
+  if (copiers.size === 0) return explainedByStable(findings, (p) => sameWindowGrowth(p, set, from));
   const copied = [...copiers.values()].reduce((sum, g) => sum + g, 0);
   const cowFinding = findings.find((f) => f.subject.type === "process" && f.kind === "cow");
   // A process that leaks while others copy: the tree's or cgroup's growth has both causes, and the leak heads it.

@@ -15,6 +15,7 @@ export const RECONCILE_WORDS: Wordings<
   | "reconcile.settling"
   | "reconcile.pinning-undecided"
   | "reconcile.kept"
+  | "reconcile.stable"
   | "reconcile.cow"
   | "reconcile.outside"
   | "cgroup.others"
@@ -32,6 +33,8 @@ export const RECONCILE_WORDS: Wordings<
     `the ${groupName(f.subject)} grows by ${formatBytes(f.growth)} as PID ${f.pids} does, whose census has not yet told a leak that pins freed memory from the allocator keeping it: its next walks decide`,
   "reconcile.kept": (f) =>
     `the ${groupName(f.subject)} grew by ${formatBytes(f.growth)} as malloc in PID ${f.pids} keeps memory the program freed, while its live heap rises under it, not yet by the growth floor: a longer run decides`,
+  "reconcile.stable": (f) =>
+    `the ${groupName(f.subject)} is stable: it rose by ${formatBytes(f.growth)}, ${formatBytes(f.grown)} of it in ${f.pids.includes(",") ? "PIDs" : "PID"} ${f.pids} (stable) and ${formatBytes(Math.max(0, f.growth - f.grown))} besides, each under the ${formatBytes(f.floor)} worth a verdict`,
   "reconcile.cow": (f) =>
     f.besideLeak
       ? `${processCount(f.copiers)} ${f.copiers === 1 ? "copies" : "copy"} pages shared after fork (copy-on-write, +${formatBytes(f.copied)} private) as the ${groupName(f.subject)} grows by ${formatBytes(f.growth)}: that part is bounded, the leak beside it is not`

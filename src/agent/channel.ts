@@ -148,6 +148,7 @@ export class AgentChannel {
     if (msg.type === "hello") {
       this.hello.add(msg.pid);
       if (msg.quiet) this.quiet.add(msg.pid);
+      if (msg.wake !== undefined) this.wakeSignals.set(msg.pid, msg.wake);
       for (const wake of this.helloWaiters.get(msg.pid) ?? []) wake();
     } else if (msg.type === "report") this.latest.set(msg.pid, msg);
     // A periodic trace never replaces the final one (the agent's thread can send one while the process exits).
@@ -253,6 +254,12 @@ export class AgentChannel {
     socket.end("bye\n");
     return true;
   }
+
+  /**
+   * Under `run`: the processes whose agent installed the wake signal's handler, and its number. A worker they fork
+   * inherits the handler and sleeps, unconnected, until memleak sends it (run-agents.ts).
+   */
+  readonly wakeSignals = new Map<number, number>();
 
   /** Agents told to be quiet (run's placement): connected, sending nothing and never waking until told to report. */
   readonly quiet = new Set<number>();

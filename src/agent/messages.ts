@@ -34,6 +34,11 @@ export type AgentMessage =
       python?: string;
       /** A worker forked under `run`: its agent waits, quiet, for memleak's word before it reports (run-agents.ts). */
       quiet?: true;
+      /**
+       * Under `run`: the signal whose handler this process installed before forking (memleak_agent.py _install_wake);
+       * its forked workers' agents sleep, unconnected, until memleak sends it to them (run-agents.ts).
+       */
+      wake?: number;
     }
   | AgentReport
   | TraceResult
@@ -126,6 +131,10 @@ export function parseAgentMessage(line: string): AgentMessage | undefined {
         pid,
         ...(typeof m.python === "string" && { python: m.python.slice(0, 40) }),
         ...(m.quiet === true && { quiet: true as const }),
+        // A real-time signal's number (Linux: 34-64): nothing else is ever sent to a program's process.
+        ...(Number.isInteger(m.wake) &&
+          (m.wake as number) >= 34 &&
+          (m.wake as number) <= 64 && { wake: m.wake as number }),
       };
     case "report": {
       const data: AgentReport["data"] = {};

@@ -7,6 +7,12 @@
  * CPU (BENCHMARKS.md §g⁸). So each tick the same placement as `watch`'s (agent-placement.ts) decides which agents tell
  * something; the others are told to be quiet (AgentChannel.quieten): they stay connected, send nothing and never wake
  * until memleak speaks again, and one word brings one back at once when its process grows — no debugger needed.
+ *
+ * A worker forked from a process whose agent installed the wake signal (memleak_agent.py _install_wake, said in its
+ * hello) does not even connect: a connected, quiet agent still cost each idle worker ~0.6 MiB of the pages it shared
+ * with its parent (its hello, its thread, its reset state). It sleeps until the placement wants it, and then memleak
+ * sends it the signal — only after /proc/PID/status says the process catches it (an exec resets a caught signal, and
+ * a real-time signal not caught ends the process), read again right before the signal goes.
  */
 import {
   agentReasonText,
@@ -14,6 +20,7 @@ import {
   placeAgents,
   placementLine,
   NOTHING_SAID,
+  type AgentReason,
   type Placement,
 } from "./attach/agent-placement.js";
 import type { AttachRecord, ConsideredProcess } from "./attach/attacher.js";
@@ -21,7 +28,18 @@ import type { AgentChannel } from "./channel.js";
 import type { SamplingFacts } from "../analysis/types.js";
 import type { HostFs } from "../system/host-fs.js";
 import { readCmdline } from "../system/read-process.js";
+import { catchesSignal } from "../probes/signal-mask.js";
+import { copiedSoFar } from "../analysis/signals/cow.js";
 import { DEFAULT_MAX_AGENTS } from "../sampling/defaults.js";
+
+type CopyFrom = Parameters<typeof copiedSoFar>[0];
+
+/**
+ * How long a sleeping agent has to say hello after its wake signal: the handler runs when the worker's main thread
+ * next runs Python code, which a worker blocked in a C call with no timeout may never do; one busy on a loaded
+ * machine answers within a second or two.
+ */
+export const WAKE_WAIT_MS = 10_000;
 
 export interface RunAgentsOptions {
   rootPid: number;
@@ -43,6 +61,13 @@ export class RunAgents {
    * program exits (the channel forgets them then), so the end's report can still say why each had no agent.
    */
   private readonly quiet = new Map<number, string>();
+  /** Forked workers whose agent sleeps (no connection), by pid: whether their status said they catch the signal. */
+  private readonly asleep = new Map<number, { starttime: number; ticks: number; catches: boolean | undefined }>();
+  /** When each sleeping agent was sent the wake signal (ms); one that has not said hello by WAKE_WAIT_MS is given up. */
+  private readonly signalled = new Map<number, number>();
+  private readonly unwoken = new Set<number>();
+  /** Each process's first USS and anon, and whether it copies its parent's pages since (as watch's Attacher reads it). */
+  private readonly copying = new Map<number, { starttime: number; from?: CopyFrom; copies: boolean }>();
 
   constructor(
     private readonly channel: AgentChannel,
@@ -58,24 +83,37 @@ export class RunAgents {
       let lows = this.lows.get(p.pid);
       if (!lows) this.lows.set(p.pid, (lows = new LowsWatch()));
       lows.add(p.anon);
+      this.readCopying(p);
     }
     for (const pid of this.lows.keys()) {
       if (live.has(pid)) continue;
       this.lows.delete(pid);
       this.commands.delete(pid);
+      this.asleep.delete(pid);
+      this.signalled.delete(pid);
+      this.copying.delete(pid);
     }
     const withAgent = processes.filter((p) => this.channel.hello.has(p.pid) && this.channel.connected(p.pid));
+    const sleeping = this.sleepingAgents(processes);
     this.placement = placeAgents(
-      withAgent.map((p) => ({
+      [...withAgent, ...sleeping].map((p) => ({
         pid: p.pid,
         ppid: p.ppid ?? 0,
         command: this.command(p),
         anon: p.anon,
-        hasAgent: !this.channel.quiet.has(p.pid),
+        hasAgent: this.channel.hello.has(p.pid) && !this.channel.quiet.has(p.pid),
         grows: this.lows.get(p.pid)!.grows,
+        // A worker copying its parent's pages gets its agent, asleep or quiet: it says which objects it copied
+        // (session.ts CowAsk), which only an agent can.
+        copies: this.copying.get(p.pid)?.copies === true,
       })),
       { rootPid: this.o.rootPid, named: new Set(), max: this.max() },
     );
+    for (const p of sleeping) {
+      const wanted = this.placement.wanted.get(p.pid);
+      if (wanted) this.wakeSleeping(p, wanted);
+      else this.quiet.set(p.pid, this.placement.passedOver.get(p.pid) ?? "no longer needed");
+    }
     for (const p of withAgent) {
       const wanted = this.placement.wanted.get(p.pid);
       if (wanted) {
@@ -91,7 +129,74 @@ export class RunAgents {
         this.quiet.set(p.pid, this.placement.passedOver.get(p.pid) ?? "no longer needed");
       }
     }
-    this.sayPlacement(withAgent.length);
+    this.sayPlacement(withAgent.length + sleeping.length);
+  }
+
+  /**
+   * The processes whose agent sleeps: no hello yet, not the root, forked from a process whose agent installed the wake
+   * signal, and catching it by their status — read once a process has been seen at two ticks (a fork that execs does
+   * so within them), then kept. Given up on when a signal went unanswered.
+   */
+  private sleepingAgents(processes: ConsideredProcess[]): ConsideredProcess[] {
+    const signo = this.wakeSignal();
+    if (signo === undefined) return [];
+    return processes.filter((p) => {
+      if (p.pid === this.o.rootPid || this.channel.hello.has(p.pid) || this.unwoken.has(p.pid)) return false;
+      let a = this.asleep.get(p.pid);
+      if (!a || a.starttime !== p.starttime)
+        this.asleep.set(p.pid, (a = { starttime: p.starttime, ticks: 0, catches: undefined }));
+      a.ticks++;
+      if (a.ticks >= 2 && a.catches === undefined) a.catches = this.catches(p.pid, signo) ?? false;
+      return a.catches === true;
+    });
+  }
+
+  /** The wake signal, as the agents that installed it said in their hello (one number for the run). */
+  private wakeSignal(): number | undefined {
+    for (const signo of this.channel.wakeSignals.values()) return signo;
+    return undefined;
+  }
+
+  private catches(pid: number, signo: number): boolean | undefined {
+    const status = this.fs.readOptional(`/proc/${pid}/status`);
+    return status === undefined ? undefined : catchesSignal(status, signo);
+  }
+
+  /**
+   * Sends a wanted sleeping agent the wake signal, once; its hello makes it an agent like any other at a later tick.
+   * Said when one has not answered within WAKE_WAIT_MS: it stays read from /proc.
+   */
+  private wakeSleeping(p: ConsideredProcess, wanted: { reason: AgentReason; siblings: number }): void {
+    const signo = this.wakeSignal()!;
+    const sent = this.signalled.get(p.pid);
+    if (sent !== undefined) {
+      if (Date.now() - sent < WAKE_WAIT_MS) return;
+      this.unwoken.add(p.pid);
+      this.quiet.set(p.pid, "its agent did not wake");
+      this.o.say(`agent in PID ${p.pid} (${p.comm}) did not wake: read from /proc only`);
+      return;
+    }
+    // Read again right before: a worker that exec'd since would be ended by a signal it no longer catches.
+    if (this.catches(p.pid, signo) !== true) {
+      this.asleep.get(p.pid)!.catches = false;
+      return;
+    }
+    try {
+      process.kill(p.pid, signo);
+    } catch {
+      return; // gone meanwhile
+    }
+    this.signalled.set(p.pid, Date.now());
+    if (this.quiet.delete(p.pid))
+      this.o.say(`agent in PID ${p.pid} (${p.comm}) reports: ${agentReasonText(wanted.reason, wanted.siblings)}`);
+  }
+
+  private readCopying(p: ConsideredProcess): void {
+    let c = this.copying.get(p.pid);
+    if (!c || c.starttime !== p.starttime) this.copying.set(p.pid, (c = { starttime: p.starttime, copies: false }));
+    if (p.uss === undefined || p.anon === undefined) return;
+    if (!c.from) c.from = { ussStart: p.uss, anonStart: p.anon };
+    else c.copies ||= p.ppid !== undefined && copiedSoFar(c.from, p.uss, p.anon) !== undefined;
   }
 
   /** The command line that groups siblings, read once per process. */

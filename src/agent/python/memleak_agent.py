@@ -51,6 +51,10 @@ _state = {
     # memleak said "quiet": this process is read from /proc only (run's placement): no reports, no wake-ups
     "quiet": False,
     "heard": b"",  # the part of memleak's words after the last newline
+    # run: the signal that wakes a forked worker's agent (_install_wake), None where it could not be installed
+    "wake": None,
+    # a worker forked under run, its agent asleep until memleak sends the wake signal: no connection, no thread
+    "dormant": False,
 }
 # The program's main thread, for the holder search where threading is not loaded: the agent is loaded on it (by
 # sitecustomize under `run`, by a pending call under `watch`); in a forked child, the thread that forked.
@@ -1508,6 +1512,8 @@ def _trim_probe():
 
 
 def _at_exit():
+    if _state["dormant"]:
+        return  # a forked worker whose agent was never woken: nothing of ours ran here, and nothing will at its end
     launched = not _state["attached"]  # tracemalloc and the trim probe are `run` options
     try:
         if launched and os.environ.get("MEMLEAK_TRACE_PYTHON"):
@@ -1796,6 +1802,8 @@ def start(socket_path=None, interval=None, quiet=False):
     _state["quiet"] = quiet  # a new connection (a forked child's, a later watch's): memleak has said nothing to it yet
     _state["heard"] = b""
     _state["pid"] = os.getpid()
+    if not _state.get("forked"):
+        _install_wake()
     stop = _Event()
     _state["stop"] = stop
     if not _state["atexit"]:
@@ -1810,6 +1818,7 @@ def start(socket_path=None, interval=None, quiet=False):
             "executable": sys.executable,
             "attached": _state["attached"],
             "quiet": quiet,
+            **({"wake": _state["wake"]} if _state["wake"] is not None else {}),
         }
     )
     try:
@@ -1848,28 +1857,37 @@ def attach(socket_path, interval, trace=None, placed=None):
         _start_thread(_trace_window_quietly, (float(trace), stop))
 
 
-def _after_fork_in_child():
+def _reset_in_child():
+    """What the parent's agent left behind that a forked child's own agent must not use."""
     global _send_lock, measure_lock
     # Fresh locks: the reporting thread, which does not exist in the child, may have held them at the fork.
     _send_lock = _thread.allocate_lock()
     measure_lock = _thread.RLock()
     _own_threads.clear()  # only the thread that forked is in the child
     _state["main"] = _thread.get_ident()
+    _census["cached"] = None
+    _census["seen"] = {}
+    _census["walked"] = None
+    _census["walks"] = 0
+    _census["early"] = False
+    _census.pop("earlyBucket", None)
+    _census["scope"] = None
+    _census["suspect"] = _census["candidate"] = _census["searched"] = None
+    for key in ("graphNodes", "graphRises", "graphSearched", "graphSuspect"):
+        _census.pop(key, None)
+    _state["stop"] = None
+    _malloc["cached"] = None
+    if _trace["baseline"] is not None:
+        _trace["baseline"] = None
+        _state["traced"] = None
+
+
+def _after_fork_in_child():
     try:
         if _census.get("gcHeld"):
             # Forked by another thread while the census held collection off: the child has no census to turn it back on.
             _census["gcHeld"] = False
             gc.enable()
-        _census["cached"] = None
-        _census["seen"] = {}
-        _census["walked"] = None
-        _census["walks"] = 0
-        _census["early"] = False
-        _census.pop("earlyBucket", None)
-        _census["scope"] = None
-        _census["suspect"] = _census["candidate"] = _census["searched"] = None
-        for key in ("graphNodes", "graphRises", "graphSearched", "graphSuspect"):
-            _census.pop(key, None)
         _state["forked"] = True
         parent_connected = _state["sock"] is not None
         if parent_connected:
@@ -1878,11 +1896,13 @@ def _after_fork_in_child():
             except OSError:
                 pass
         _state["sock"] = None
-        _state["stop"] = None
-        _malloc["cached"] = None
-        if _trace["baseline"] is not None:
-            _trace["baseline"] = None
-            _state["traced"] = None
+        # Under run a forked worker's agent sleeps until memleak wakes it (_wake): every line run here writes to pages
+        # the worker shares with its parent, and a connected agent's thread, hello and stack cost each idle worker
+        # ~0.4 MiB of them (BENCHMARKS.md § g⁹). The rest of the child's set-up waits for the wake too.
+        if _state["wake"] is not None and not _state["attached"]:
+            _state["dormant"] = True
+            return
+        _reset_in_child()
         # Under run every process reports (the socket is in the environment); an attached agent follows a forked
         # worker only while it is itself connected, so a program forked after memleak left stays untouched.
         if _state["attached"]:
@@ -1892,6 +1912,46 @@ def _after_fork_in_child():
             start(quiet=True)
     except Exception:
         pass
+
+
+def _wake(signum, frame):
+    """The wake signal's handler, on the program's main thread between two of its bytecodes: memleak wants this
+    forked worker's agent (it grows, or stands for its siblings). Nothing where the agent is awake already: a signal
+    sent twice, or to the process that installed the handler."""
+    if not _state["dormant"]:
+        return
+    _state["dormant"] = False
+    try:
+        _reset_in_child()
+        start()
+    except Exception:
+        pass
+
+
+def _install_wake():
+    """Under run, before the program forks: the handler of the signal that wakes a forked worker's agent, inherited by
+    every worker with the process's memory. Only where the program has not taken that signal (its disposition is the
+    default), only on the main thread (where Python lets a handler be set), and MEMLEAK_WAKE_SIGNAL=0 turns it off:
+    then each forked worker connects, quiet, as before. memleak sends the signal only to a process whose
+    /proc/PID/status says it catches it (an exec resets a caught signal), and only after this hello said which."""
+    if _state["attached"] or _state["wake"] is not None or not hasattr(os, "register_at_fork"):
+        return
+    import _signal
+
+    try:
+        offset = int(os.environ.get("MEMLEAK_WAKE_SIGNAL", "7"))
+    except ValueError:
+        return
+    signum = _signal.SIGRTMIN + offset
+    if offset <= 0 or signum > _signal.SIGRTMAX or _thread.get_ident() != _state["main"]:
+        return
+    try:
+        if _signal.getsignal(signum) != _signal.SIG_DFL:
+            return
+        _signal.signal(signum, _wake)
+    except (ValueError, OSError):
+        return
+    _state["wake"] = signum
 
 
 # Registered once per module: `watch` keeps the module in sys.modules (memleak_attach.py), so attaching again does

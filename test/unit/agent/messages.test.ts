@@ -7,6 +7,14 @@ import { AgentChannel, MAX_LINE } from "../../../src/agent/channel.js";
 import { parseAgentMessage } from "../../../src/agent/messages.js";
 
 describe("agent messages", () => {
+  it("a hello's wake signal is kept only as a real-time signal's number: memleak sends it to the program's workers", () => {
+    const wake = (w: unknown) => parseAgentMessage(JSON.stringify({ type: "hello", pid: 7, wake: w }));
+    expect(wake(41)).toEqual({ type: "hello", pid: 7, wake: 41 });
+    expect(wake(64)).toMatchObject({ wake: 64 });
+    // SIGTERM, SIGKILL, SIGUSR1, glibc's own two, a string, a fraction: never kept, so never sent
+    for (const w of [15, 9, 10, 32, 33, "41", 41.5, 65, -41]) expect(wake(w)).toEqual({ type: "hello", pid: 7 });
+  });
+
   it("keeps only known, numeric fields of a report", () => {
     const m = parseAgentMessage(
       JSON.stringify({

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { AgentChannel } from "../../../src/agent/channel.js";
 import { agentEnv } from "../../../src/agent/inject.js";
+import { catchesSignal } from "../../../src/probes/signal-mask.js";
 
 const opened: AgentChannel[] = [];
 const started: ChildProcess[] = [];
@@ -61,7 +62,11 @@ describe("run's quiet agents", { timeout: 30_000 }, () => {
       traceWarmup: 5,
       trimProbe: false,
     });
-    const parent = spawn("python3", ["-c", PROGRAM], { env, stdio: ["ignore", "pipe", "inherit"] });
+    // Without the wake signal (turned off, or a program that had taken it): each forked worker connects, quiet.
+    const parent = spawn("python3", ["-c", PROGRAM], {
+      env: { ...env, MEMLEAK_WAKE_SIGNAL: "0" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     started.push(parent);
     let out = "";
     parent.stdout!.on("data", (d: Buffer) => (out += d.toString()));
@@ -95,5 +100,50 @@ describe("run's quiet agents", { timeout: 30_000 }, () => {
     expect(agentWakeups(child) - quietFrom).toBe(0);
     // the parent was never told anything: it reports all along
     expect(ch.quiet.has(parent.pid!)).toBe(false);
+  });
+
+  it("a worker forked where the wake signal is installed sleeps, unconnected and threadless, until it is sent", async () => {
+    const ch = await AgentChannel.open();
+    opened.push(ch);
+    const env = agentEnv(process.env, {
+      socketPath: ch.socketPath,
+      interval: 0.25,
+      launcherPid: process.pid,
+      tracePython: false,
+      traceWarmup: 5,
+      trimProbe: false,
+    });
+    const parent = spawn("python3", ["-c", PROGRAM], { env, stdio: ["ignore", "pipe", "inherit"] });
+    started.push(parent);
+    let out = "";
+    parent.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+    await until(() => /\d+\n/.test(out));
+    const child = Number(out.trim());
+    started.push({ kill: () => process.kill(child, "SIGKILL") } as unknown as ChildProcess);
+
+    // the parent says which signal (SIGRTMIN+7) and reports; the child says nothing and runs no thread of ours
+    await until(() => ch.latest.has(parent.pid!));
+    const signo = ch.wakeSignals.get(parent.pid!)!;
+    expect(signo).toBe(41);
+    await sleep(1500);
+    expect(ch.hello.has(child)).toBe(false);
+    const threads = () =>
+      readdirSync(`/proc/${child}/task`).map((t) => readFileSync(`/proc/${child}/task/${t}/comm`, "utf8").trim());
+    expect(threads()).not.toContain("memleak-agent");
+    // it inherited the handler: its status says it catches the signal, so sending it cannot end it
+    expect(catchesSignal(readFileSync(`/proc/${child}/status`, "utf8"), signo)).toBe(true);
+
+    // sent, it connects, says hello (not quiet) and reports at its interval
+    process.kill(child, signo);
+    await until(() => ch.hello.has(child) && ch.latest.has(child), 4000);
+    expect(ch.quiet.has(child)).toBe(false);
+    expect(threads()).toContain("memleak-agent");
+    const first = ch.latest.get(child)!;
+    await until(() => ch.latest.get(child) !== first, 2000);
+    // sent again, nothing new: the agent is awake already (one connection, the same thread)
+    process.kill(child, signo);
+    await sleep(500);
+    expect(threads().filter((t) => t === "memleak-agent")).toHaveLength(1);
+    expect(ch.connected(child)).toBe(true);
   });
 });

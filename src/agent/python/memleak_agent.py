@@ -1936,6 +1936,10 @@ def _install_wake():
     /proc/PID/status says it catches it (an exec resets a caught signal), and only after this hello said which."""
     if _state["attached"] or _state["wake"] is not None or not hasattr(os, "register_at_fork"):
         return
+    # `run --try trim`: every worker's agent trims on its own thread (_periodic_trim); --trace-python: every worker
+    # sends its allocation sites, at the end too. Both need each worker's agent awake.
+    if _env_float("MEMLEAK_TRIM_EVERY", 0.0) > 0 or os.environ.get("MEMLEAK_TRACE_PYTHON"):
+        return
     import _signal
 
     try:

@@ -146,4 +146,30 @@ describe("run's quiet agents", { timeout: 30_000 }, () => {
     expect(threads().filter((t) => t === "memleak-agent")).toHaveLength(1);
     expect(ch.connected(child)).toBe(true);
   });
+
+  it("under run --try trim no worker sleeps: each one's agent trims on its own thread", async () => {
+    const ch = await AgentChannel.open();
+    opened.push(ch);
+    const env = agentEnv(process.env, {
+      socketPath: ch.socketPath,
+      interval: 0.25,
+      launcherPid: process.pid,
+      tracePython: false,
+      traceWarmup: 5,
+      trimProbe: false,
+    });
+    const parent = spawn("python3", ["-c", PROGRAM], {
+      env: { ...env, MEMLEAK_TRIM_EVERY: "30" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    started.push(parent);
+    let out = "";
+    parent.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+    await until(() => /\d+\n/.test(out));
+    const child = Number(out.trim());
+    started.push({ kill: () => process.kill(child, "SIGKILL") } as unknown as ChildProcess);
+    await until(() => ch.hello.has(child) && ch.latest.has(parent.pid!));
+    expect(ch.wakeSignals.has(parent.pid!)).toBe(false);
+    expect(ch.quiet.has(child)).toBe(true);
+  });
 });

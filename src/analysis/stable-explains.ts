@@ -58,6 +58,8 @@ export function explainedByStable(
       confidence: Math.min(...alive.map((a) => a.p.confidence)),
       summary: phrase("reconcile.stable", { subject, growth, grown, pids, floor }),
       advice: alive[0]!.p.advice,
+      // The early call's caveat is a leak's: no part of a stable finding.
+      caveats: f.caveats.filter((c) => c.say !== "leak.early"),
       evidence: { ...f.evidence, explainedByPids: pids },
     };
   });

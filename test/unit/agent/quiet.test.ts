@@ -4,19 +4,12 @@
  * wakes (its voluntary context switches do not move), and one word brings it back with a fresh report. A real
  * interpreter with the agent loaded as `run` loads it (sitecustomize), a real fork, a real socket.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { AgentChannel } from "../../../src/agent/channel.js";
-import { agentEnv } from "../../../src/agent/inject.js";
+import { startAgentProgram, stopAgentPrograms } from "../../helpers/agent-program.js";
 import { catchesSignal } from "../../../src/probes/signal-mask.js";
 
-const opened: AgentChannel[] = [];
-const started: ChildProcess[] = [];
-afterEach(() => {
-  for (const c of started.splice(0)) c.kill("SIGKILL");
-  for (const ch of opened.splice(0)) ch.close();
-});
+afterEach(stopAgentPrograms);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -52,27 +45,12 @@ while True:
 
 describe("run's quiet agents", { timeout: 30_000 }, () => {
   it("a forked worker's agent waits quiet; woken, it reports; quietened, it stops and its thread sleeps", async () => {
-    const ch = await AgentChannel.open();
-    opened.push(ch);
-    const env = agentEnv(process.env, {
-      socketPath: ch.socketPath,
-      interval: 0.25,
-      launcherPid: process.pid,
-      tracePython: false,
-      traceWarmup: 5,
-      trimProbe: false,
-    });
     // Without the wake signal (turned off, or a program that had taken it): each forked worker connects, quiet.
-    const parent = spawn("python3", ["-c", PROGRAM], {
-      env: { ...env, MEMLEAK_WAKE_SIGNAL: "0" },
-      stdio: ["ignore", "pipe", "inherit"],
+    const { ch, parent, pids } = await startAgentProgram(PROGRAM, {
+      interval: 0.25,
+      env: { MEMLEAK_WAKE_SIGNAL: "0" },
     });
-    started.push(parent);
-    let out = "";
-    parent.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-    await until(() => /\d+\n/.test(out));
-    const child = Number(out.trim());
-    started.push({ kill: () => process.kill(child, "SIGKILL") } as unknown as ChildProcess);
+    const child = pids[0]!;
 
     // the parent reports; the child said hello, quiet, and sends nothing
     await until(() => ch.hello.has(child) && ch.latest.has(parent.pid!));
@@ -103,23 +81,8 @@ describe("run's quiet agents", { timeout: 30_000 }, () => {
   });
 
   it("a worker forked where the wake signal is installed sleeps, unconnected and threadless, until it is sent", async () => {
-    const ch = await AgentChannel.open();
-    opened.push(ch);
-    const env = agentEnv(process.env, {
-      socketPath: ch.socketPath,
-      interval: 0.25,
-      launcherPid: process.pid,
-      tracePython: false,
-      traceWarmup: 5,
-      trimProbe: false,
-    });
-    const parent = spawn("python3", ["-c", PROGRAM], { env, stdio: ["ignore", "pipe", "inherit"] });
-    started.push(parent);
-    let out = "";
-    parent.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-    await until(() => /\d+\n/.test(out));
-    const child = Number(out.trim());
-    started.push({ kill: () => process.kill(child, "SIGKILL") } as unknown as ChildProcess);
+    const { ch, parent, pids } = await startAgentProgram(PROGRAM, { interval: 0.25 });
+    const child = pids[0]!;
 
     // the parent says which signal (SIGRTMIN+7) and reports; the child says nothing and runs no thread of ours
     await until(() => ch.latest.has(parent.pid!));
@@ -148,26 +111,11 @@ describe("run's quiet agents", { timeout: 30_000 }, () => {
   });
 
   it("under run --try trim no worker sleeps: each one's agent trims on its own thread", async () => {
-    const ch = await AgentChannel.open();
-    opened.push(ch);
-    const env = agentEnv(process.env, {
-      socketPath: ch.socketPath,
+    const { ch, parent, pids } = await startAgentProgram(PROGRAM, {
       interval: 0.25,
-      launcherPid: process.pid,
-      tracePython: false,
-      traceWarmup: 5,
-      trimProbe: false,
+      env: { MEMLEAK_TRIM_EVERY: "30" },
     });
-    const parent = spawn("python3", ["-c", PROGRAM], {
-      env: { ...env, MEMLEAK_TRIM_EVERY: "30" },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    started.push(parent);
-    let out = "";
-    parent.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-    await until(() => /\d+\n/.test(out));
-    const child = Number(out.trim());
-    started.push({ kill: () => process.kill(child, "SIGKILL") } as unknown as ChildProcess);
+    const child = pids[0]!;
     await until(() => ch.hello.has(child) && ch.latest.has(parent.pid!));
     expect(ch.wakeSignals.has(parent.pid!)).toBe(false);
     expect(ch.quiet.has(child)).toBe(true);

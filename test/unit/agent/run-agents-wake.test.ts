@@ -4,20 +4,13 @@
  * worker that speaks for the group with the wake signal; the others stay asleep (no hello) and say why; the exec'd
  * child, which no longer catches the signal, is never sent it (it would end it) and lives on.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { AgentChannel } from "../../../src/agent/channel.js";
-import { agentEnv } from "../../../src/agent/inject.js";
+import { startAgentProgram, stopAgentPrograms } from "../../helpers/agent-program.js";
 import { RunAgents } from "../../../src/agent/run-agents.js";
 import { HostFs } from "../../../src/system/host-fs.js";
 import { readBasic } from "../../../src/system/read-process.js";
 
-const opened: AgentChannel[] = [];
-const started: ChildProcess[] = [];
-afterEach(() => {
-  for (const c of started.splice(0)) c.kill("SIGKILL");
-  for (const ch of opened.splice(0)) ch.close();
-});
+afterEach(stopAgentPrograms);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -39,25 +32,9 @@ time.sleep(60)
 
 describe("run's sleeping agents", { timeout: 40_000 }, () => {
   it("the group's worker is woken by the signal; the others sleep and say why; a child that exec'd is never sent it", async () => {
-    const ch = await AgentChannel.open();
-    opened.push(ch);
-    const env = agentEnv(process.env, {
-      socketPath: ch.socketPath,
-      interval: 0.5,
-      launcherPid: process.pid,
-      tracePython: false,
-      traceWarmup: 5,
-      trimProbe: false,
-    });
-    const parent = spawn("python3", ["-c", PROGRAM], { env, stdio: ["ignore", "pipe", "inherit"] });
-    started.push(parent);
-    let out = "";
-    parent.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-    for (let i = 0; i < 100 && !/\n/.test(out); i++) await sleep(100);
-    const words = out.trim().split(" ").map(Number);
-    const workers = words.slice(0, 6);
-    const execed = words[6]!;
-    started.push({ kill: () => [...workers, execed].forEach((p) => process.kill(p, "SIGKILL")) } as never);
+    const { ch, parent, pids } = await startAgentProgram(PROGRAM, { interval: 0.5 });
+    const workers = pids.slice(0, 6);
+    const execed = pids[6]!;
 
     const fs = new HostFs();
     const said: string[] = [];

@@ -1,5 +1,5 @@
 /** Written by `npm run calibrate` (bench/calibrate.mjs, test/helpers/calibration-fit.ts): do not edit by hand. */
-import type { CalibrationTable } from "./calibration.js";
+import type { CalibrationTable } from "./calibration-types.js";
 
 export const CALIBRATION: CalibrationTable = {
   fittedOn:

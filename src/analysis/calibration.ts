@@ -15,39 +15,9 @@
  */
 import type { JudgedFinding } from "./judgement.js";
 import { CALIBRATION } from "./calibration-table.js";
+import type { CalibrationCurve, CalibrationTable } from "./calibration-types.js";
 
-/** One fitted point: verdicts of this family around raw score `raw` were right `value` of the time (`n` of them). */
-export interface CalibrationPoint {
-  raw: number;
-  value: number;
-  n: number;
-}
-
-/** A family's map: its points in increasing raw score and value; a family with none is said raw. */
-export interface CalibrationCurve {
-  points: CalibrationPoint[];
-  /** Verdicts it was fitted on, and how many of them were right. */
-  n: number;
-  right: number;
-  /**
-   * Brier scores (lower is better) of the family's verdicts said raw, and said through curves fitted without each
-   * verdict's program: a family is calibrated only where the second is lower.
-   */
-  checked?: { rawBrier: number; calibratedBrier: number };
-}
-
-export interface CalibrationTable {
-  /** Where the fit came from: the recordings, the cut step, the commit whose verdicts they gave. */
-  fittedOn: string;
-  /**
-   * The whole method checked on verdicts none of its fits saw (every program said through a table fitted without it):
-   * Brier scores, raw and calibrated. The families are adopted only where the second is lower; else there are none.
-   */
-  check?: { verdicts: number; programs: number; rawBrier: number; calibratedBrier: number };
-  families: Record<string, CalibrationCurve>;
-  /** Families the corpus holds but that are said at their raw score, with why. */
-  saidRaw?: Record<string, string>;
-}
+export type { CalibrationCurve, CalibrationPoint, CalibrationTable } from "./calibration-types.js";
 
 /**
  * Which map a finding's confidence goes through. A GPU finding is its own family (the corpus has none, so it is said

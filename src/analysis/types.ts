@@ -257,7 +257,7 @@ export interface SamplingFacts {
    */
   gpu?: { driver: "read" | "unavailable"; note: string; reads: number };
   /**
-   * `watch`: where its agents were at the end and why (agent/attach/agent-placement.ts), at most `max` at once, and
+   * `watch`: where its agents were at the end and why (analysis/agent-placement.ts), at most `max` at once, and
    * how many Python processes were read from /proc only.
    */
   agents?: {

@@ -34,3 +34,12 @@ export interface CommandResult {
   /** One of EXIT, or (run only) the launched command's own non-zero status passed through. */
   exitCode: number;
 }
+
+/**
+ * How a launched command ended (run's command, each trial of run --try), as Node's "exit" event tells it: a code, or
+ * the signal that killed it. gates/exit-policy.ts turns it into memleak's exit code.
+ */
+export interface CommandExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}

@@ -20,7 +20,7 @@ import { runSession, type SessionOptions } from "../session/session.js";
 import { stopText, Wakeup } from "../session/wakeup.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { AgentChannel } from "../agent/channel.js";
-import { RunAgents } from "../agent/run-agents.js";
+import { RunAgents } from "../session/run-agents.js";
 import { agentDir, agentEnv } from "../agent/inject.js";
 import { forwardSignals, killTree } from "../session/command-signals.js";
 import { FailFastStop, hostProcesses } from "../session/fail-fast/stop.js";

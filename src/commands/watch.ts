@@ -15,7 +15,7 @@ import { runSession, type SessionOptions } from "../session/session.js";
 import { stopText, Wakeup } from "../session/wakeup.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { AgentChannel } from "../agent/channel.js";
-import { Attacher } from "../agent/attach/attacher.js";
+import { Attacher } from "../session/attacher.js";
 import { inContainer } from "../system/namespaces.js";
 import { openMetricsExport, type MetricsExport } from "../session/metrics-export.js";
 import type { ListenAddress } from "../export/listen-address.js";

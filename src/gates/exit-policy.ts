@@ -6,12 +6,9 @@ import { constants } from "node:os";
 import type { VerdictDocument } from "../analysis/types.js";
 import { blockingGates } from "./gates.js";
 import { EXIT, type ExitCode } from "../base/errors.js";
+import type { CommandExit } from "../base/command-io.js";
 
-/** How the launched command ended, as Node's "exit" event tells it: a code, or the signal that killed it. */
-export interface CommandExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
+export type { CommandExit };
 
 /** 1 when a gate fails the step (a failed gate, or an inconclusive one under --strict); 0 otherwise. */
 export function gatesExitCode(doc: VerdictDocument): ExitCode {

@@ -1,7 +1,7 @@
 /**
  * /proc/PID/status's SigCgt line: the signals the process has a handler for, a 64-bit mask in hex, bit n-1 for
  * signal n (proc(5)). `run` reads it before it sends a forked worker the signal that wakes its agent
- * (agent/run-agents.ts): a signal the process does not catch would run its default action, and for a real-time
+ * (session/run-agents.ts): a signal the process does not catch would run its default action, and for a real-time
  * signal that ends the process. An exec resets every caught signal, so a worker that became another program no longer
  * shows the bit.
  */

@@ -4,7 +4,7 @@
  * a file from anywhere (another version, a cut or edited file): each `read…` function checks a detail's shape and
  * returns undefined, never throws, for one it cannot use.
  */
-import type { AttachRecord } from "../agent/attach/attacher.js";
+import type { AttachRecord } from "../agent/attach/attach-record.js";
 
 export const EVENT = {
   /** An agent injection's outcome (`watch`, and `run`'s inherited agents). */

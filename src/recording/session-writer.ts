@@ -4,7 +4,7 @@
  * and end-of-run results, the cgroup's outsiders, and last the verdict. Without --record every call does nothing, so
  * the session never asks whether it records.
  */
-import type { AttachRecord } from "../agent/attach/attacher.js";
+import type { AttachRecord } from "../agent/attach/attach-record.js";
 import type { CowResult, HolderResult, TraceResult, TrimResult } from "../agent/agent-results.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { processKey } from "../sampling/process-key.js";

@@ -18,7 +18,7 @@ export const DEFAULT_PSS_EVERY = 2;
 export const DEFAULT_SMAPS_BUDGET = 0.03;
 
 /**
- * Agents `watch` keeps at once (--max-agents; agent/attach/agent-placement.ts decides where). Each agent in a worker
+ * Agents `watch` keeps at once (--max-agents; analysis/agent-placement.ts decides where). Each agent in a worker
  * forked before memleak came adds 1.3–3.5 MiB to the tree's Σ PSS (BENCHMARKS.md §g⁷; 3.5 MiB with lldb, 2026-12-02),
  * the watched parent's ~7 MiB: the watched process and three more.
  */

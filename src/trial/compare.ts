@@ -3,7 +3,7 @@
  * noise), whether each setting helps, and the one to use with its evidence — or, for a leak, that none helps (the
  * proof that it is not the allocator). Pure.
  */
-import type { CommandExit } from "../gates/exit-policy.js";
+import type { CommandExit } from "../base/command-io.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { formatBytes } from "../base/units.js";
 import type { InEffect } from "./in-effect.js";

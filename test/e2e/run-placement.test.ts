@@ -1,5 +1,5 @@
 /**
- * `run`'s agents where they tell something (issue 49, agent/run-agents.ts): a service's parent and 16 forked workers
+ * `run`'s agents where they tell something (issue 49, session/run-agents.ts): a service's parent and 16 forked workers
  * (bench/py/idle_tree_one_leaks.py) launched under `run`; each worker's agent sleeps from its fork, unconnected and
  * with no thread, memleak wakes the one that speaks for the group with the wake signal, and the last worker, once it
  * starts to leak, has its agent woken too, which names what holds the leak. The sleeping workers run no thread of

@@ -1,5 +1,5 @@
 /**
- * `watch` puts its agents where they tell something (issue 49, agent/attach/agent-placement.ts): on a service's tree of
+ * `watch` puts its agents where they tell something (issue 49, analysis/agent-placement.ts): on a service's tree of
  * a parent and 16 idle forked workers (bench/py/idle_tree_one_leaks.py), at most 2 agents: the watched parent and one worker
  * for the group get one, the others are read from /proc only, each saying why; when one worker starts to leak, it gets
  * its own agent, which names what holds the leak, and the group's agent, whose slot it took, leaves its process. Σ PSS of the tree is

@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { chmodSync, cpSync, readFileSync, rmSync } from "node:fs";
 import { describe, expect, it, type TestContext } from "vitest";
 import { AgentChannel } from "../../src/agent/channel.js";
-import { Attacher } from "../../src/agent/attach/attacher.js";
+import { Attacher } from "../../src/session/attacher.js";
 import type { VerdictDocument } from "../../src/analysis/types.js";
 import { HostFs } from "../../src/system/host-fs.js";
 import { REPO } from "../helpers/fixtures.js";

@@ -278,7 +278,7 @@ export function clusteredBins(
 export function tableSource(table: CalibrationTable): string {
   return [
     "/** Written by `npm run calibrate` (bench/calibrate.mjs, test/helpers/calibration-fit.ts): do not edit by hand. */",
-    'import type { CalibrationTable } from "./calibration.js";',
+    'import type { CalibrationTable } from "./calibration-types.js";',
     "",
     `export const CALIBRATION: CalibrationTable = ${JSON.stringify(table, null, 2)};`,
     "",

@@ -1,7 +1,7 @@
 /** Numbers as sentences and reports show them: a growth rate, a moment in the run. */
 import { formatBytes } from "../../base/units.js";
 import type { Rate, SamplingFacts } from "../../analysis/types.js";
-import { agentReasonText } from "../../agent/attach/agent-placement.js";
+import { agentReasonText } from "../../analysis/agent-placement.js";
 
 /** A growth rate as sentences say it: per second or per minute, whichever reads best, and % per hour. */
 export function formatRate(rate: Rate | undefined): string {

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { startAgentProgram, stopAgentPrograms } from "../../helpers/agent-program.js";
-import { RunAgents } from "../../../src/agent/run-agents.js";
+import { RunAgents } from "../../../src/session/run-agents.js";
 import { HostFs } from "../../../src/system/host-fs.js";
 import { readBasic } from "../../../src/system/read-process.js";
 

@@ -22,9 +22,10 @@ import {
   NOTHING_SAID,
   type AgentReason,
   type Placement,
-} from "./attach/agent-placement.js";
-import type { AttachRecord, ConsideredProcess } from "./attach/attacher.js";
-import type { AgentChannel } from "./channel.js";
+} from "../analysis/agent-placement.js";
+import type { AttachRecord } from "../agent/attach/attach-record.js";
+import type { ConsideredProcess } from "./attacher.js";
+import type { AgentChannel } from "../agent/channel.js";
 import type { SamplingFacts } from "../analysis/types.js";
 import type { HostFs } from "../system/host-fs.js";
 import { readCmdline } from "../system/read-process.js";

@@ -19,12 +19,13 @@
  *              speaker does not, and costs ~3.7 MiB of pages copied from the parent (issue 49: 16 workers, CPython 3.11)
  * An agent keeps its slot against an equal claim (no churn); a higher claim takes the slot of the lowest one, whose
  * agent is then released. The others are read from /proc only, each with the reason.
- * Pure: the Attacher (attacher.ts) gathers the facts and carries the decision out.
+ * Pure: the Attacher (session/attacher.ts, watch) and RunAgents (session/run-agents.ts, run) gather the facts and
+ * carry the decision out.
  */
-import { minGrowth } from "../../analysis/growth-floor.js";
-import { median } from "../../analysis/stats/quantiles.js";
-import type { SamplingFacts } from "../../analysis/types.js";
-import { DEFAULT_MAX_AGENTS } from "../../sampling/defaults.js";
+import { minGrowth } from "./growth-floor.js";
+import { median } from "./stats/quantiles.js";
+import type { SamplingFacts } from "./types.js";
+import { DEFAULT_MAX_AGENTS } from "../sampling/defaults.js";
 
 export { DEFAULT_MAX_AGENTS };
 

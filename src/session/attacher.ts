@@ -5,28 +5,30 @@
  * those that appear later (new workers) too. A process forked from one that already has the agent brings its own (the
  * agent's at-fork hook connects it), so a newcomer is given a grace period to say hello before gdb is used; an agent no
  * longer needed (its slot taken by one that grows) is released: it stops and leaves. One injection at a time, off the
- * sampling path (the loop only calls consider()).
+ * sampling path (the loop only calls consider()). A part of the session: it carries out analysis/agent-placement.ts's
+ * decision with agent/attach/'s injection, each tick.
  *
  * Every refusal is said once, in one line, and memleak goes on without that process's agent; `missing` keeps the
  * reason for the verdict ("without the agent, memleak cannot tell …").
  */
-import { copiedSoFar } from "../../analysis/signals/cow.js";
-import type { HostFs } from "../../system/host-fs.js";
-import { readBasic } from "../../system/read-process.js";
-import type { AgentChannel } from "../channel.js";
-import { identifyInterpreter, MIN_VERSION, versionAtLeast } from "./interpreter.js";
-import { injectAgent, type InjectOutcome } from "./inject.js";
-import { Precompiler } from "./precompile.js";
-import { hasCapSysPtrace, ptraceRefusal, tracerFacts, type OwnFacts } from "./permission.js";
-import { processKey } from "../../sampling/process-key.js";
-import { insideText } from "../../base/pid-inside.js";
-import { ContainerViews } from "./container-view.js";
-import { outsideJob, readJobFacts, type JobFacts } from "./job-scope.js";
-import { pidInside } from "../../system/namespaces.js";
-import { FAILED_PREFIX } from "./inject.js";
+import { copiedSoFar } from "../analysis/signals/cow.js";
+import type { HostFs } from "../system/host-fs.js";
+import { readBasic } from "../system/read-process.js";
+import type { AgentChannel } from "../agent/channel.js";
+import type { AttachRecord } from "../agent/attach/attach-record.js";
+import { identifyInterpreter, MIN_VERSION, versionAtLeast } from "../agent/attach/interpreter.js";
+import { injectAgent, type InjectOutcome } from "../agent/attach/inject.js";
+import { Precompiler } from "../agent/attach/precompile.js";
+import { hasCapSysPtrace, ptraceRefusal, tracerFacts, type OwnFacts } from "../agent/attach/permission.js";
+import { processKey } from "../sampling/process-key.js";
+import { insideText } from "../base/pid-inside.js";
+import { ContainerViews } from "../agent/attach/container-view.js";
+import { outsideJob, readJobFacts, type JobFacts } from "../agent/attach/job-scope.js";
+import { pidInside } from "../system/namespaces.js";
+import { FAILED_PREFIX } from "../agent/attach/inject.js";
 import { closeSync, constants, openSync, readSync } from "node:fs";
 import { join } from "node:path";
-import { readCmdline } from "../../system/read-process.js";
+import { readCmdline } from "../system/read-process.js";
 import {
   agentReasonText,
   DEFAULT_MAX_AGENTS,
@@ -36,25 +38,7 @@ import {
   NOTHING_SAID,
   type AgentReason,
   type Placement,
-} from "./agent-placement.js";
-
-export interface AttachRecord {
-  pid: number;
-  /**
-   * attached: injected and said hello; inherited: forked from a process with the agent; failed: see reason; skipped:
-   * read from /proc only, never given an agent (reason: why, agent-placement.ts); released: its agent was told to
-   * leave (reason: why it was no longer needed).
-   */
-  status: "attached" | "inherited" | "failed" | "skipped" | "released";
-  reason?: string;
-  method?: string;
-  /** From the start of the injection to the agent's hello. */
-  ms?: number;
-  /** When the injection started (epoch ms): the agent's memory arrives from then on, before its first report. */
-  startedAt?: number;
-  /** In a container (another PID namespace): the pid the process has there; `pid` is the host's. */
-  pidInside?: number;
-}
+} from "../analysis/agent-placement.js";
 
 export interface AttacherOptions {
   rootPid: number;

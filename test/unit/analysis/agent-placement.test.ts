@@ -1,5 +1,5 @@
 /**
- * agent/attach/agent-placement.ts: which processes of a watched tree get an agent (issue 49), on hand-made trees —
+ * analysis/agent-placement.ts: which processes of a watched tree get an agent (issue 49), on hand-made trees —
  * a service's master with forked idle workers, one of them leaking or larger, a limit on agents — and the lows that
  * say a process grows.
  */
@@ -14,7 +14,7 @@ import {
   placementLine,
   type PlacementProcess,
   type PlacementSaid,
-} from "../../../src/agent/attach/agent-placement.js";
+} from "../../../src/analysis/agent-placement.js";
 
 const MiB = 2 ** 20;
 

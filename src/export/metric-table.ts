@@ -4,6 +4,7 @@
  * (src/prometheus/series-samples.ts KNOWN_METRICS), so a scraped watch can be judged again from Prometheus.
  */
 import type { CgroupSample, ProcessSample } from "../system/sample.js";
+import { fieldPath, type AgentNumberField } from "../agent/report-fields.js";
 
 export interface ProcessGauge {
   name: string;
@@ -20,8 +21,10 @@ export interface CgroupGauge {
 /** The in-process agent's report for one pid, as the sample carries it (src/agent/python/memleak_agent.py _report). */
 export type AgentReport = Record<string, unknown>;
 
-const field = (agent: AgentReport | undefined, group: string, name: string): number | undefined => {
-  const v = (agent?.[group] as Record<string, unknown> | undefined)?.[name];
+/** A declared numeric field of the report (agent/report-fields.ts), where the agent sent it as a finite number. */
+const field = (agent: AgentReport | undefined, name: AgentNumberField): number | undefined => {
+  const [group, key] = fieldPath(name);
+  const v = (group === undefined ? agent : (agent?.[group] as Record<string, unknown> | undefined))?.[key];
   return typeof v === "number" && Number.isFinite(v) ? v : undefined;
 };
 
@@ -44,32 +47,32 @@ export const PROCESS_GAUGES: readonly ProcessGauge[] = [
   {
     name: "memleak_process_malloc_in_use_bytes",
     help: "glibc malloc bytes in use (mallinfo2 uordblks + hblkhd; memleak's agent)",
-    value: (_, a) => field(a, "malloc", "inUse"),
+    value: (_, a) => field(a, "malloc.inUse"),
   },
   {
     name: "memleak_process_malloc_free_bytes",
     help: "glibc malloc free bytes held in the heap (mallinfo2 fordblks; memleak's agent)",
-    value: (_, a) => field(a, "malloc", "free"),
+    value: (_, a) => field(a, "malloc.free"),
   },
   {
     name: "memleak_process_malloc_arenas",
     help: "glibc malloc arenas (memleak's agent)",
-    value: (_, a) => field(a, "malloc", "arenas"),
+    value: (_, a) => field(a, "malloc.arenas"),
   },
   {
     name: "memleak_process_python_blocks",
     help: "CPython allocated blocks (sys.getallocatedblocks; memleak's agent)",
-    value: (_, a) => field(a, "py", "allocatedBlocks"),
+    value: (_, a) => field(a, "py.allocatedBlocks"),
   },
   {
     name: "memleak_process_torch_cuda_allocated_bytes",
     help: "torch.cuda.memory_allocated (memleak's agent)",
-    value: (_, a) => field(a, "torch", "cudaAllocated"),
+    value: (_, a) => field(a, "torch.cudaAllocated"),
   },
   {
     name: "memleak_process_torch_cuda_reserved_bytes",
     help: "torch.cuda.memory_reserved (memleak's agent)",
-    value: (_, a) => field(a, "torch", "cudaReserved"),
+    value: (_, a) => field(a, "torch.cudaReserved"),
   },
 ];
 

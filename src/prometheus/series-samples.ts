@@ -8,6 +8,7 @@
 import type { CgroupSample, ProcessSample, Sample } from "../system/sample.js";
 import type { RangeSeries } from "./range-response.js";
 import { cudaIndex, GPU_METRICS, gpuFieldName } from "../sampling/gpu-fields.js";
+import { fieldPath, type AgentNumberField } from "../agent/report-fields.js";
 
 type Put = (s: SubjectSample, v: number) => void;
 interface SubjectSample {
@@ -19,8 +20,11 @@ interface SubjectSample {
 const cg = (s: SubjectSample) => (s.cgroup ??= {});
 const stat = (s: SubjectSample) => (cg(s).stat ??= {});
 const proc = (s: SubjectSample) => (s.process ??= { pid: 0, ppid: 0, starttime: 0, comm: "" });
-const agent = (s: SubjectSample, group: string, field: string, v: number) =>
-  (((s.agent ??= {})[group] ??= {})[field] = v);
+/** A declared field of the agent's report (agent/report-fields.ts), put where the agent would have sent it. */
+const agent = (s: SubjectSample, name: AgentNumberField, v: number) => {
+  const [group, key] = fieldPath(name);
+  if (group !== undefined) ((s.agent ??= {})[group] ??= {})[key] = v;
+};
 
 /**
  * What each known metric is in a Sample. cAdvisor's (google/cadvisor metrics/prometheus.go): usage is the cgroup's
@@ -48,12 +52,12 @@ export const KNOWN_METRICS: Record<string, Put> = {
   memleak_process_file_bytes: (s, v) => (proc(s).file = v),
   memleak_process_shmem_bytes: (s, v) => (proc(s).shmem = v),
   memleak_process_swap_bytes: (s, v) => (proc(s).swap = v),
-  memleak_process_malloc_in_use_bytes: (s, v) => agent(s, "malloc", "inUse", v),
-  memleak_process_malloc_free_bytes: (s, v) => agent(s, "malloc", "free", v),
-  memleak_process_malloc_arenas: (s, v) => agent(s, "malloc", "arenas", v),
-  memleak_process_python_blocks: (s, v) => agent(s, "py", "allocatedBlocks", v),
-  memleak_process_torch_cuda_allocated_bytes: (s, v) => agent(s, "torch", "cudaAllocated", v),
-  memleak_process_torch_cuda_reserved_bytes: (s, v) => agent(s, "torch", "cudaReserved", v),
+  memleak_process_malloc_in_use_bytes: (s, v) => agent(s, "malloc.inUse", v),
+  memleak_process_malloc_free_bytes: (s, v) => agent(s, "malloc.free", v),
+  memleak_process_malloc_arenas: (s, v) => agent(s, "malloc.arenas", v),
+  memleak_process_python_blocks: (s, v) => agent(s, "py.allocatedBlocks", v),
+  memleak_process_torch_cuda_allocated_bytes: (s, v) => agent(s, "torch.cudaAllocated", v),
+  memleak_process_torch_cuda_reserved_bytes: (s, v) => agent(s, "torch.cudaReserved", v),
 };
 
 /**
@@ -77,7 +81,7 @@ function putGpu(s: SubjectSample, name: string, device: string | undefined, v: n
     return;
   }
   const index = cudaIndex(device);
-  if (index !== undefined) agent(s, "gpu", gpuFieldName(index, from), v);
+  if (index !== undefined) agent(s, `gpu.${gpuFieldName(index, from)}`, v);
 }
 
 /** One subject's series, as samples, and what it is called. */

@@ -33,7 +33,8 @@ export const GPU_MAX_DEVICES = 16;
 export const GPU_MAX_FIELDS = GPU_MAX_DEVICES * Object.keys(GPU_FIELDS).length;
 
 /** The field's name in a report ("cuda0Allocated"). */
-export const gpuFieldName = (device: number, field: GpuField) => `cuda${device}${field}`;
+export const gpuFieldName = <F extends GpuField>(device: number, field: F) =>
+  `cuda${device}${field}` as `cuda${number}${F}`;
 
 /** The devices named by a report's fields ("cuda<index>Allocated"), in order. */
 export const gpuDevicesOf = (fieldNames: Iterable<string>) => devicesMatching(fieldNames, /^cuda(\d+)Allocated$/);

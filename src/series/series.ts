@@ -11,6 +11,7 @@ import type { CgroupSample, ProcessSample, Sample } from "../system/sample.js";
 import type { MappedFile } from "../probes/smaps-files.js";
 import { Column, DEFAULT_CAPACITY } from "./column.js";
 import type { MetricName } from "./metric-name.js";
+import type { AgentColumns, AgentNumberField, AgentTextField, AgentTexts } from "../agent/report-fields.js";
 import { tooShortForShapes } from "./enough-samples.js";
 import { processKey as key } from "../sampling/process-key.js";
 
@@ -34,10 +35,10 @@ export interface ProcessSeries {
   shared: Column;
   /** The parent's anon at the moment this process first appeared (the bound on copy-on-write growth). */
   parentAnonAtStart: number | undefined;
-  /** Agent data per sample, when the in-process agent reported (see src/agent). */
-  agent: Record<string, Column>;
-  /** The agent's last words by field ("malloc.allocator": "jemalloc", "census.largest": "list of bytes"). */
-  agentText: Record<string, string>;
+  /** Agent data per sample, when the in-process agent reported: its fields are declared in agent/report-fields.ts. */
+  agent: AgentColumns<Column>;
+  /** The agent's last words by field ("malloc.allocator": "jemalloc", "census.growing": "list of bytes"). */
+  agentText: AgentTexts;
   /** Files this process had resident, by path: the most seen of each (sampling/mapped-files.ts reads them as RssFile grows). */
   files: Map<string, MappedFile>;
   /** `watch`: when memleak began injecting the agent (seconds), if it did; its memory rises before its first report. */
@@ -382,7 +383,7 @@ export class SeriesBuilder {
     const drop = (c: Column) => c.dropAfter(t);
     for (const c of Object.values(ps.metrics)) if (c) drop(c);
     drop(ps.shared);
-    for (const c of Object.values(ps.agent)) drop(c);
+    for (const c of Object.values(ps.agent)) if (c) drop(c);
     ps.lastSeen = Math.max(ps.firstSeen, ps.metrics.anon?.xs.at(-1) ?? ps.metrics.rss?.xs.at(-1) ?? t);
     if (ps.pid !== this.set.rootPid) return;
     for (const c of Object.values(this.set.tree)) if (c) drop(c);
@@ -433,9 +434,11 @@ export class SeriesBuilder {
     const columns: Column[] = [];
     const values: number[] = [];
     flatten(report, "", (name, v) => {
-      if (typeof v === "string") ps.agentText[name] = v;
+      // Kept whatever its name (a recording from another version's agent may carry fields this one does not declare);
+      // the analysis reads only declared ones (agent/report-fields.ts).
+      if (typeof v === "string") ps.agentText[name as AgentTextField] = v;
       else {
-        const c = (ps.agent[name] ??= this.newColumn());
+        const c = (ps.agent[name as AgentNumberField] ??= this.newColumn());
         c.push(t, v);
         columns.push(c);
         values.push(v);
@@ -510,7 +513,7 @@ export type SetOf<C> = Omit<SeriesSet, "processes" | "tree" | "treeCount" | "cgr
     Omit<ProcessSeries, "metrics" | "shared" | "agent" | "gpuUsed"> & {
       metrics: Partial<Record<MetricName, C>>;
       shared: C;
-      agent: Record<string, C>;
+      agent: AgentColumns<C>;
       gpuUsed: Record<string, C>;
     }
   >;

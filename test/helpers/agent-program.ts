@@ -20,7 +20,7 @@ export interface AgentProgram {
 
 export async function startAgentProgram(
   program: string,
-  o: { interval: number; env?: Record<string, string> },
+  o: { interval: number; env?: Record<string, string>; python?: string },
 ): Promise<AgentProgram> {
   const ch = await AgentChannel.open();
   const env = agentEnv(process.env, {
@@ -31,7 +31,10 @@ export async function startAgentProgram(
     traceWarmup: 5,
     trimProbe: false,
   });
-  const parent = spawn("python3", ["-c", program], { env: { ...env, ...o.env }, stdio: ["ignore", "pipe", "inherit"] });
+  const parent = spawn(o.python ?? "python3", ["-c", program], {
+    env: { ...env, ...o.env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const started = { ch, parent, pids: [] as number[] };
   running.push(started);
   let out = "";

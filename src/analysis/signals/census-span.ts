@@ -11,6 +11,7 @@
  * Walks are told apart by census.costMs, which each walk sets anew (it is the walk's own duration). Recordings
  * without it keep the plain change over the window.
  */
+import type { AgentNumberField } from "../../agent/report-fields.js";
 import { levelChange } from "../assess.js";
 import { lowerBound } from "../stats/window.js";
 import type { ProcessSeries } from "../../series/series.js";
@@ -28,7 +29,12 @@ export interface CensusChange {
  * The field's change between the walk at or before `from` (or the first walk after it, if none before) and the last
  * walk at or before `to`. Undefined when the field has no reading, or one walk only inside the window.
  */
-export function censusChange(ps: ProcessSeries, field: string, from: number, to: number): CensusChange | undefined {
+export function censusChange(
+  ps: ProcessSeries,
+  field: AgentNumberField,
+  from: number,
+  to: number,
+): CensusChange | undefined {
   const col = ps.agent[field];
   if (col === undefined || col.length === 0) return undefined;
   const walks = walkTimes(ps);

@@ -12,6 +12,7 @@
  * The share is reported, because what malloc keeps free (fragmentation) grows with a leak too and is in no layer.
  * Under jemalloc or tcmalloc, glibc's counters see nothing: that is said, and no malloc-based claim is made.
  */
+import type { AgentNumberField } from "../../agent/report-fields.js";
 import { levelChange, levels, minGrowth, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
 import { phrase, type Phrase } from "../phrases.js";
@@ -47,7 +48,7 @@ export interface Layer {
 }
 
 /** Growth of one agent field over the window, or undefined when the agent did not report it. */
-const grew = (ps: ProcessSeries, field: string, from: number) => levelChange(ps.agent[field], from);
+const grew = (ps: ProcessSeries, field: AgentNumberField, from: number) => levelChange(ps.agent[field], from);
 
 interface Candidate extends Layer {
   bytes: number;
@@ -109,7 +110,11 @@ function containerLayer(ps: ProcessSeries, from: number, growth: number): Candid
  * 5 s or more) has its first such walk inside the window and a series flat from there, which alone reads as no growth:
  * the leak was put in the native heap and its holder left unnamed. So the zeros go in front.
  */
-function followed(ps: ProcessSeries, field: string, from: number): { xs: number[]; ys: number[] } | undefined {
+function followed(
+  ps: ProcessSeries,
+  field: AgentNumberField,
+  from: number,
+): { xs: number[]; ys: number[] } | undefined {
   const col = ps.agent[field];
   const first = col?.xs[0];
   if (col === undefined || first === undefined) return undefined;
@@ -330,7 +335,7 @@ export function pinningSuspected(
  * A column's reading at each walk: the one taken between that walk and the next (a column sent only at some walks has
  * none there, and reads 0; an exact tick would miss readings that compaction averaged), 0 when there is none.
  */
-function atWalks(ps: ProcessSeries, field: string, walks: readonly number[]): number[] {
+function atWalks(ps: ProcessSeries, field: AgentNumberField, walks: readonly number[]): number[] {
   const col = ps.agent[field];
   return walks.map((w, i) => {
     if (col === undefined) return 0;

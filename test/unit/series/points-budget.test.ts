@@ -38,7 +38,7 @@ function allColumns(set: SeriesSet): Column[] {
     out.push(
       ...(Object.values(ps.metrics) as Column[]),
       ps.shared,
-      ...Object.values(ps.agent),
+      ...(Object.values(ps.agent) as Column[]),
       ...Object.values(ps.gpuUsed),
     );
   return out;

@@ -17,6 +17,7 @@ import {
   unreclaimable,
 } from "../../../src/series/series.js";
 import type { ProcessSample, Sample } from "../../../src/system/sample.js";
+import { agentOf, textOf } from "../../helpers/agent-columns.js";
 
 const proc = (pid: number, extra: Partial<ProcessSample> = {}): ProcessSample => ({
   pid,
@@ -234,9 +235,9 @@ describe("the agent's reports", () => {
     b.add({ t: 2000, processes: [proc(9)], agent: { "9": { malloc: { inUse: 900 } } } });
     const ps = b.set.processes.get("9:90")!;
     expect(Object.keys(ps.agent).sort()).toEqual(["flag", "malloc.inUse", "malloc.on", "top"]);
-    expect(points(ps.agent.top)).toEqual({ xs: [0], ys: [3] });
-    expect(points(ps.agent.flag)).toEqual({ xs: [0], ys: [1] });
-    expect(points(ps.agent["malloc.on"])).toEqual({ xs: [0], ys: [0] });
+    expect(points(agentOf(ps).top)).toEqual({ xs: [0], ys: [3] });
+    expect(points(agentOf(ps).flag)).toEqual({ xs: [0], ys: [1] });
+    expect(points(agentOf(ps)["malloc.on"])).toEqual({ xs: [0], ys: [0] });
     expect(points(ps.agent["malloc.inUse"])).toEqual({ xs: [0, 2], ys: [800, 900] });
     expect(ps.agentText).toEqual({ "malloc.allocator": "glibc" });
     expect(ps.firstReport).toBe(0);
@@ -262,13 +263,13 @@ describe("the agent's reports", () => {
     b.add({ t: 1000, processes: [proc(9, { starttime: 2 })] });
     b.add({ t: 2000, processes: [proc(9, { starttime: 2 })] });
     b.addLastWords(5000, { "9": { a: 7, m: { kind: "x" } } });
-    expect(b.set.processes.get("9:1")!.agent.a).toBeUndefined();
+    expect(agentOf(b.set.processes.get("9:1")!).a).toBeUndefined();
     const later = b.set.processes.get("9:2")!;
-    expect(points(later.agent.a)).toEqual({ xs: [5], ys: [7] });
-    expect(later.agentText["m.kind"]).toBe("x");
+    expect(points(agentOf(later).a)).toEqual({ xs: [5], ys: [7] });
+    expect(textOf(later)["m.kind"]).toBe("x");
     // words dated before the last sample are put at the last sample's time (2 s)
     b.addLastWords(500, { "9": { a: 8 } });
-    expect(points(later.agent.a)).toEqual({ xs: [5, 2], ys: [7, 8] });
+    expect(points(agentOf(later).a)).toEqual({ xs: [5, 2], ys: [7, 8] });
   });
 
   it("last words for the older of two processes of a pid when it was seen last", () => {
@@ -276,8 +277,8 @@ describe("the agent's reports", () => {
     b.add({ t: 0, processes: [proc(9, { starttime: 2 })] });
     b.add({ t: 1000, processes: [proc(9, { starttime: 1 })] });
     b.addLastWords(1000, { "9": { a: 1 } });
-    expect(b.set.processes.get("9:1")!.agent.a!.ys).toEqual([1]);
-    expect(b.set.processes.get("9:2")!.agent.a).toBeUndefined();
+    expect(agentOf(b.set.processes.get("9:1")!).a!.ys).toEqual([1]);
+    expect(agentOf(b.set.processes.get("9:2")!).a).toBeUndefined();
   });
 });
 
@@ -363,13 +364,13 @@ describe("two processes of one pid at once (pid namespaces): which one gets the 
   it("last words: the one of the pid seen last; of two seen last together, the first", () => {
     const seenLast = overlapping([0, 9], [3, 5]);
     seenLast.addLastWords(112_000, { "9": { a: 1 } });
-    expect(seenLast.set.processes.get("9:1")!.agent.a!.xs).toEqual([12]);
-    expect(seenLast.set.processes.get("9:2")!.agent.a).toBeUndefined();
+    expect(agentOf(seenLast.set.processes.get("9:1")!).a!.xs).toEqual([12]);
+    expect(agentOf(seenLast.set.processes.get("9:2")!).a).toBeUndefined();
     const together = overlapping([0, 9], [5, 9]);
     together.addLastWords(105_000, { "9": { a: 1 } });
     // dated before the last sample (9 s): at 9 s
-    expect(together.set.processes.get("9:1")!.agent.a!.xs).toEqual([9]);
-    expect(together.set.processes.get("9:2")!.agent.a).toBeUndefined();
+    expect(agentOf(together.set.processes.get("9:1")!).a!.xs).toEqual([9]);
+    expect(agentOf(together.set.processes.get("9:2")!).a).toBeUndefined();
   });
 });
 
@@ -483,7 +484,7 @@ describe("mapColumns, interimView and the packed set", () => {
     expect(view.processes.get("1:10")!.metrics.rss!.xs).toEqual([1.5, 4]);
     expect(view.treeCount.xs).toEqual([1.5, 4]);
     expect(view.cgroup.cgroup!.ys).toEqual([101.5, 104]);
-    expect(view.processes.get("1:10")!.agent.a!.xs).toEqual([1.5, 4]);
+    expect(agentOf(view.processes.get("1:10")!).a!.xs).toEqual([1.5, 4]);
     // a column without a twin is itself
     const plain = buildSeries([{ t: 0, processes: [proc(1, { rss: 1 })] }]);
     expect(interimView(plain).processes.get("1:10")!.metrics.rss).toBe(plain.processes.get("1:10")!.metrics.rss);

@@ -7,6 +7,7 @@ import type { Shape } from "../../helpers/synthetic.js";
 import { classify } from "../../../src/report/verdict.js";
 import { Column } from "../../../src/series/column.js";
 import type { Sample } from "../../../src/system/sample.js";
+import { agentOf } from "../../helpers/agent-columns.js";
 
 const MiB = 2 ** 20;
 
@@ -78,9 +79,9 @@ describe("the agents' reports, as columns", () => {
       "malloc.inUse",
       "census.containerItems",
     ]);
-    expect(ps7.agent["traced"]!.ys).toEqual([1, 0, 1, 0]);
+    expect(agentOf(ps7)["traced"]!.ys).toEqual([1, 0, 1, 0]);
     expect(ps7.agent["py.allocatedBlocks"]!.ys).toEqual([100, 101, 102, 103]);
-    expect(ps7.agent["py.on"]!.ys).toEqual([0, 0, 0, 0]);
+    expect(agentOf(ps7)["py.on"]!.ys).toEqual([0, 0, 0, 0]);
     expect(ps7.agent["malloc.inUse"]!.xs).toEqual([0, 1, 2, 3]);
     expect(ps7.agent["census.containerItems"]!.xs).toEqual([2, 3]);
     expect(ps7.agentText).toEqual({ "malloc.allocator": "jemalloc" });
@@ -107,7 +108,7 @@ describe("a report repeated from tick to tick (the same object: memleak repeats 
     }
     const columns = (b: SeriesBuilder) => {
       const ps = [...b.set.processes.values()][0]!;
-      return Object.fromEntries(Object.entries(ps.agent).map(([n, c]) => [n, [c.xs, c.ys]]));
+      return Object.fromEntries(Object.entries(ps.agent).map(([n, c]) => [n, [c!.xs, c!.ys]]));
     };
     expect(columns(repeated)).toEqual(columns(fresh));
     expect(columns(repeated)["py.allocatedBlocks"]![1]).toEqual([100, 100, 100, 100, 100, 140, 140, 140]);
@@ -170,7 +171,7 @@ describe("samples of an interpreter's teardown, after its agent's last words", (
     expect(b.set.tree.anon!.xs.at(-1)).toBe(40);
     // The words themselves are a report like any other; when they were sent is no agent field.
     expect(ps.agent.threads!.ys.at(-1)).toBe(2);
-    expect(ps.agent.sentAt).toBeUndefined();
+    expect(agentOf(ps).sentAt).toBeUndefined();
   });
   it("the control: last words sent after the last sample (or without a time) leave every sample", () => {
     for (const words of [{ threads: 2, sentAt: 41.2 }, { threads: 2 }]) {

@@ -103,6 +103,11 @@ export interface CopiedObject {
   storagePrivate: number;
   /** Read on a sample of its items (every k-th), scaled up. */
   sampled: boolean;
+  /**
+   * Most of its items are objects a larger container of the look holds too (`keys = list(TABLE)`): counted there, not
+   * twice; this one's private part leaves them out.
+   */
+  sharedWith?: string;
 }
 
 /**

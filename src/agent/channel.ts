@@ -44,6 +44,8 @@ export class AgentChannel {
   readonly holders = new Map<number, HolderResult>();
   /** What each forked worker copied from its parent, when memleak asked (askCopied): the latest answer. */
   readonly copied = new Map<number, CowResult>();
+  /** When each pid was last asked what it copied (epoch ms): its answer carries when its look began. */
+  private readonly askedCopiedAt = new Map<number, number>();
   /** What holds the graph each pid's agent saw one tensor keep growing: its latest look. */
   readonly graphHolders = new Map<number, HolderResult>();
   /** Pids that said hello: the agent runs in them. */
@@ -295,8 +297,19 @@ export class AgentChannel {
   askCopied(pid: number): boolean {
     const socket = this.connections.get(pid);
     if (!socket) return false;
+    this.askedCopiedAt.set(pid, Date.now());
     socket.write("cow\n");
     return true;
+  }
+
+  /** Waits (at most `ms`) until each of `pids` answered its last askCopied, or its connection ended. */
+  async answered(pids: readonly number[], ms: number): Promise<void> {
+    const end = Date.now() + ms;
+    const waiting = () =>
+      pids.some(
+        (pid) => this.connections.has(pid) && (this.copied.get(pid)?.t ?? 0) * 1000 < this.askedCopiedAt.get(pid)! - 50,
+      );
+    while (waiting() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
   }
 
   /** Whether this pid's agent is connected now. */

@@ -20,6 +20,7 @@ function copiedObject(v: unknown): CopiedObject | undefined {
   if (!o || name === undefined || what === undefined) return undefined;
   const { length, bytes, itemsPrivate, trackedPrivate, storagePrivate } = o;
   if (![length, bytes, itemsPrivate, trackedPrivate, storagePrivate].every(size)) return undefined;
+  const sharedWith = text(o.sharedWith, MAX_NAME);
   return {
     name,
     what,
@@ -29,6 +30,7 @@ function copiedObject(v: unknown): CopiedObject | undefined {
     trackedPrivate: trackedPrivate as number,
     storagePrivate: storagePrivate as number,
     sampled: o.sampled === true,
+    ...(sharedWith !== undefined && { sharedWith }),
   };
 }
 

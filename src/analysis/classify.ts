@@ -8,8 +8,8 @@
  *   4. reconcile: tree/cgroup growth that copy-on-write in the workers explains is `cow`, not a leak; that stable
  *      processes account for is stable (stable-explains.ts)
  *   4b. each process's memory on each CUDA device it used                 → signals/gpu.ts
- *   5. verdict: highest SEVERITY; ties go to the most specific subject (process, then tree, then cgroup), then to
- *      the higher confidence
+ *   5. verdict: highest SEVERITY; ties go to the most specific subject (process, then tree, then cgroup), a copying
+ *      worker before its parent, then to the higher confidence
  * What each finding says is facts (phrases.ts): report/wording/ words them, and report/verdict.ts `classify` is the
  * document users see.
  */
@@ -64,6 +64,19 @@ const SUBJECT_ORDER = { process: 0, gpu: 1, tree: 2, cgroup: 3 } as const;
  * in judge, or where verdicts of several sessions or series are ranked after calibration (prometheus/verdicts.ts,
  * report/series-verdicts.ts).
  */
+/**
+ * Of a parent and its forked worker both judged copy-on-write, the worker first: a page the worker writes is copied
+ * for it, and the parent's original, no longer shared, turns private to the parent, so the parent's USS rises by what
+ * its worker copies (a worker writing 122 MiB of its parent's array: parent 19 → 121 MiB, worker 12 → 115 MiB, the
+ * same confidence and slope). The worker is the one that copies, and the one whose agent says what it copied.
+ */
+function copierFirst(a: Pick<Finding, "kind" | "subject">, b: Pick<Finding, "kind" | "subject">): number {
+  if (a.kind !== "cow" || b.kind !== "cow" || a.subject.type !== "process" || b.subject.type !== "process") return 0;
+  if (a.subject.ppid === b.subject.pid) return -1;
+  if (b.subject.ppid === a.subject.pid) return 1;
+  return 0;
+}
+
 export function compareFindings(
   a: Pick<Finding, "kind" | "subject" | "confidence" | "rawConfidence" | "rate">,
   b: Pick<Finding, "kind" | "subject" | "confidence" | "rawConfidence" | "rate">,
@@ -71,6 +84,7 @@ export function compareFindings(
   return (
     SEVERITY[b.kind] - SEVERITY[a.kind] ||
     SUBJECT_ORDER[a.subject.type] - SUBJECT_ORDER[b.subject.type] ||
+    copierFirst(a, b) ||
     (b.rawConfidence ?? b.confidence) - (a.rawConfidence ?? a.confidence) ||
     (b.rate?.bytesPerSecond ?? 0) - (a.rate?.bytesPerSecond ?? 0)
   );

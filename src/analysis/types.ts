@@ -132,10 +132,17 @@ export interface CopiedField {
     tracked: number;
     how: CopyHow;
     sampled: boolean;
+    /** Its items are mostly another container's of the list (`keys = list(TABLE)`): counted there. */
+    sharedWith?: string;
   }[];
   /** Σ private of the objects named when it looked; the process's copying in all (its USS growth) by the end. */
   named: number;
   copied: number;
+  /**
+   * Its private memory (Private_Dirty) when it looked, less what the look itself made: what `named` is part of. A
+   * worker copies from its fork, before memleak's first reading: USS growth alone can be a fraction of it.
+   */
+  privateAtLook?: number;
   /** gc.get_freeze_count() in the process. */
   frozen?: number;
   /** What the look cost: wall and CPU time, and the private memory it made itself (its own, not the program's). */

@@ -13,7 +13,9 @@ const HOW: Record<CopyHow, string> = {
   none: "read without being copied",
 };
 
-export const copyHowText = (how: CopyHow): string => HOW[how];
+/** How its pages came to be copied, or, for a container whose items a larger one holds too, whose they are. */
+export const copyHowText = (o: Pick<CopiedField["objects"][number], "how" | "sharedWith">): string =>
+  o.sharedWith !== undefined && o.how === "none" ? `its items are ${o.sharedWith}'s too, counted there` : HOW[o.how];
 
 /** "list of str, 600,000 items" */
 export const copiedItemsText = (o: Pick<CopiedField["objects"][number], "what" | "length">): string =>
@@ -21,7 +23,8 @@ export const copiedItemsText = (o: Pick<CopiedField["objects"][number], "what" |
 
 /** "__main__.SAMPLES (list of str, 600,000 items): ~48.6 MiB private of 53.2 MiB — copied as the worker reads…". */
 export function copiedObjectLine(o: CopiedField["objects"][number]): string {
-  return `${o.name} (${copiedItemsText(o)}): ${o.how === "none" ? "" : "~"}${formatBytes(o.private)} private of ${formatBytes(o.bytes)} — ${HOW[o.how]}`;
+  if (o.sharedWith !== undefined && o.how === "none") return `${o.name} (${copiedItemsText(o)}): ${copyHowText(o)}`;
+  return `${o.name} (${copiedItemsText(o)}): ${o.how === "none" ? "" : "~"}${formatBytes(o.private)} private of ${formatBytes(o.bytes)} — ${copyHowText(o)}`;
 }
 
 /** How much of the process's copying the containers named explain, or why the agent could not look. */
@@ -29,7 +32,14 @@ export function copiedHeadline(x: CopiedField): string {
   if (x.why) return `PID ${x.pid} could not look: ${x.why}`;
   if (x.objects.length === 0)
     return `PID ${x.pid} found no large container in the program's modules (or its DataLoader's dataset): what it copied is held elsewhere (a function's locals, an object no module global reaches)`;
-  return `PID ${x.pid}: ${formatBytes(x.named)} of the ${formatBytes(x.copied)} it copied is in these containers${x.frozen ? ` (${x.frozen.toLocaleString("en-US")} objects frozen by gc.freeze())` : ""}`;
+  const frozen = x.frozen ? ` (${x.frozen.toLocaleString("en-US")} objects frozen by gc.freeze())` : "";
+  // Of what it held privately when it looked (the same moment as the containers' figures): its USS growth while
+  // watched leaves out what it copied before memleak's first reading, and was less than the containers held.
+  if (x.privateAtLook !== undefined)
+    return `PID ${x.pid}: ${formatBytes(x.named)} of the ${formatBytes(x.privateAtLook)} private to it when it looked is in these containers${frozen}`;
+  if (x.named > x.copied)
+    return `PID ${x.pid}: ${formatBytes(x.named)} of what it copied is in these containers${frozen}`;
+  return `PID ${x.pid}: ${formatBytes(x.named)} of the ${formatBytes(x.copied)} it copied is in these containers${frozen}`;
 }
 
 /** What the look cost the process: its time and the private memory it made itself, apart from the program's. */

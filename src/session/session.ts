@@ -92,6 +92,12 @@ export type AfterSampling = () => Promise<Partial<VerdictDocument["target"]>>;
 
 const round = (x: number, digits: number) => Number(x.toFixed(digits));
 
+/**
+ * How long the session's end waits for the workers asked once more what they copied (CowAsk.atEnd): a look takes
+ * 10-100 ms (BENCHMARKS §k⁵), each worker its own, side by side.
+ */
+const ASKED_AT_END_WAIT_MS = 3000;
+
 async function header(target: SessionTarget, o: SessionOptions): Promise<RecordingHeader> {
   const h: RecordingHeader = {
     type: "header",
@@ -290,6 +296,8 @@ class Session {
 
   /** Trace and trim results arrive as the interpreters exit, and reports sent after the last sample: recorded too. */
   private async agentEnd(agent: AgentChannel): Promise<void> {
+    const asked = this.latest ? this.cowAsk.atEnd(this.latest.processes, (pid) => agent.askCopied(pid)) : [];
+    if (asked.length > 0) await agent.answered(asked, ASKED_AT_END_WAIT_MS);
     await agent.drain(1000);
     this.recorder.testMarks(agent.takeTestMarks());
     this.recorder.agentResults([

@@ -32,6 +32,12 @@ export const COLLECTOR_SHARE = 0.5;
 export const KEPT_MIN_BYTES = 8 * 2 ** 20;
 /** Containers advised on, largest private first. */
 const ADVISED = 3;
+/**
+ * Where the containers named hold this share of the worker's private memory when it looked, the general advice (keep
+ * read-only data out of Python objects, gc.freeze()) is left out: the containers' own advice says all, and after
+ * "written by the worker: an expected copy" of a numpy array the general advice contradicted it.
+ */
+export const NAMED_ENOUGH = 0.8;
 
 const privateOf = (o: CopiedObject): number => o.itemsPrivate + o.storagePrivate;
 
@@ -52,12 +58,14 @@ export function copiedField(r: CowResult, copied: number): CopiedField {
     tracked: Math.round(o.trackedPrivate),
     how: copyHow(o),
     sampled: o.sampled,
+    ...(o.sharedWith !== undefined && { sharedWith: o.sharedWith }),
   }));
   return {
     pid: r.pid,
     objects,
     named: objects.reduce((sum, o) => sum + (o.how === "none" ? 0 : o.private), 0),
     copied: Math.round(copied),
+    ...(r.privateDirty !== undefined && { privateAtLook: Math.max(0, r.privateDirty - (r.walkBytes ?? 0)) }),
     ...(r.frozen !== undefined && { frozen: r.frozen }),
     walk: {
       ...(r.ms !== undefined && { ms: r.ms }),
@@ -70,8 +78,8 @@ export function copiedField(r: CowResult, copied: number): CopiedField {
 
 /**
  * Puts what `pid` copied on a copy-on-write finding: the field, the evidence, and advice per container copied (the
- * general advice stays after it, for what the walk did not reach). Nothing when the agent was not asked or did not
- * answer.
+ * general advice stays after it, for what the walk did not reach, unless the containers hold NAMED_ENOUGH of it).
+ * Nothing when the agent was not asked or did not answer.
  */
 export function putCopied(f: JudgedFinding, pid: number, copied: number, ctx: Context): void {
   const r = ctx.agentResults?.copied?.get(pid);
@@ -82,9 +90,14 @@ export function putCopied(f: JudgedFinding, pid: number, copied: number, ctx: Co
   const top = field.objects[0];
   if (top && top.how !== "none") f.evidence.copiedMost = top.name;
   const advised = field.objects.filter((o) => o.how !== "none").slice(0, ADVISED);
-  const kept = field.objects.filter((o) => o.how === "none").slice(0, 1);
-  f.advice = [...[...advised, ...kept].map((o) => objectAdvice(o, field)), ...f.advice];
+  const kept = field.objects.filter((o) => o.how === "none" && o.sharedWith === undefined).slice(0, 1);
+  const general = namedEnough(field) ? [] : f.advice;
+  f.advice = [...[...advised, ...kept].map((o) => objectAdvice(o, field)), ...general];
 }
+
+/** The containers named hold nearly all the worker held privately when it looked: nothing left for general advice. */
+const namedEnough = (x: CopiedField): boolean =>
+  x.privateAtLook !== undefined && x.named > 0 && x.named >= NAMED_ENOUGH * x.privateAtLook;
 
 /** The advice for one container by how it was copied (and whether the program froze its objects). */
 function objectAdvice({ sampled: _, ...o }: CopiedField["objects"][number], field: CopiedField): Phrase {

@@ -10,7 +10,7 @@ export function copiedPanel(v: Finding): string {
   const rows = x.objects
     .map(
       (o) =>
-        `<tr><td><code>${h(o.name)}</code></td><td>${h(copiedItemsText(o))}</td><td class="num">${h(formatBytes(o.private))}</td><td class="num">${h(formatBytes(o.bytes))}</td><td>${h(copyHowText(o.how))}</td></tr>`,
+        `<tr><td><code>${h(o.name)}</code></td><td>${h(copiedItemsText(o))}</td><td class="num">${h(formatBytes(o.private))}</td><td class="num">${h(formatBytes(o.bytes))}</td><td>${h(copyHowText(o))}</td></tr>`,
     )
     .join("");
   const table = rows

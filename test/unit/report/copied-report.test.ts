@@ -18,7 +18,10 @@ const DATASET = "the DataLoader's dataset (TextDataset).samples";
 describe("what it copied, in the reports", () => {
   it("the terminal: the share named, each container with how it was copied, and the look's cost", async () => {
     const text = renderVerdict(await recorded(), false, undefined, 120);
-    expect(text).toMatch(/\nwhat it copied\n  PID \d+: 20\.4 MiB of the 21\.6 MiB it copied is in these containers\n/);
+    // of what was private to it when it looked, the same moment as the containers' figures (less the look's own)
+    expect(text).toMatch(
+      /\nwhat it copied\n  PID \d+: 20\.4 MiB of the 35\.4 MiB private to it when it looked is in these containers\n/,
+    );
     // wrapped at 120 columns, as printed
     expect(text).toContain(
       `  - ${DATASET} (list of str, 400,000 items): ~20.4 MiB private of 43.1 MiB — copied\n    as the worker reads its items (reference counts)\n`,
@@ -33,12 +36,39 @@ describe("what it copied, in the reports", () => {
   it("the step summary and the HTML panel", async () => {
     const doc = await recorded();
     const md = stepSummary(doc);
-    expect(md).toMatch(/\*\*What it copied:\*\* PID \d+: 20\.4 MiB of the 21\.6 MiB it copied is in these containers/);
+    expect(md).toMatch(
+      /\*\*What it copied:\*\* PID \d+: 20\.4 MiB of the 35\.4 MiB private to it when it looked is in/,
+    );
     expect(md).toContain(`- ${DATASET} (list of str, 400,000 items): ~20.4 MiB private of 43.1 MiB`);
     const html = copiedPanel(doc.verdict);
     expect(html).toContain('<section class="sites copied" id="copied"><h2>What it copied</h2>');
     expect(html).toContain(`<td><code>the DataLoader&#39;s dataset (TextDataset).samples</code></td>`);
     expect(html).toContain("<td>copied as the worker reads its items (reference counts)</td>");
+  });
+
+  // A user's DataLoader worker had copied 84 MiB before memleak's first reading: "64.1 MiB of the 15.2 MiB it copied".
+  it("without the look's reading of Private_Dirty (an older agent), never more named than copied", async () => {
+    const doc = await recorded();
+    const { privateAtLook: _, ...older } = doc.verdict.copied!;
+    doc.verdict.copied = { ...older, copied: 15 * 2 ** 20 };
+    expect(renderVerdict(doc, false, undefined, 200)).toMatch(
+      /PID \d+: 20\.4 MiB of what it copied is in these containers/,
+    );
+    doc.verdict.copied = { ...older, copied: 30 * 2 ** 20 };
+    expect(renderVerdict(doc, false, undefined, 200)).toMatch(/PID \d+: 20\.4 MiB of the 30\.0 MiB it copied is in/);
+  });
+
+  it("a container whose items a larger one holds too says whose they are, in each report", async () => {
+    const doc = await recorded();
+    const first = doc.verdict.copied!.objects[0]!;
+    const keys = { ...first, name: "__main__.KEYS", private: 0, how: "none" as const, sharedWith: first.name };
+    doc.verdict.copied = { ...doc.verdict.copied!, objects: [first, keys] };
+    const said = `__main__.KEYS (list of str, 400,000 items): its items are ${first.name}'s too, counted there`;
+    expect(renderVerdict(doc, false, undefined, 300)).toContain(said);
+    expect(stepSummary(doc)).toContain(said);
+    expect(copiedPanel(doc.verdict)).toContain(
+      "<td>its items are the DataLoader&#39;s dataset (TextDataset).samples&#39;s too, counted there</td>",
+    );
   });
 
   it("names from the program are escaped: no markup, no terminal control", async () => {

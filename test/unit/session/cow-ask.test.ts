@@ -61,6 +61,25 @@ describe("asking a copying worker what it copied", () => {
     expect(asks).toBe(ASKS_PER_PROCESS);
   });
 
+  // watch --duration ends with the workers alive: one writing its copy of an array was named at 93.6 MiB from a look
+  // 10 s old while it held 122 MiB.
+  it("at the session's end: asked once more if it copied the floor more since, whatever the gap, count and share", () => {
+    const c = new CowAsk();
+    c.consider([PARENT, p(0)], 0, () => true);
+    expect(c.consider([PARENT, p(40 * MiB)], 1, () => true)).toEqual([7]);
+    // at the end 2 s later: under the floor more, not asked; the floor more (under a quarter), asked though the gap
+    // is not over (93.6 → 115 MiB was 23% more, and the report kept the older look)
+    expect(c.atEnd([PARENT, p(40 * MiB + COW_MIN_BYTES - 1)], () => true)).toEqual([]);
+    expect(c.atEnd([PARENT, p(40 * MiB + COW_MIN_BYTES)], () => true)).toEqual([7]);
+    // never one that was not asked before (not copying past the floor), nor a reused pid
+    const fresh = new CowAsk();
+    fresh.consider([PARENT, p(0)], 0, () => true);
+    expect(fresh.atEnd([PARENT, p(COW_MIN_BYTES - 1)], () => true)).toEqual([]);
+    expect(c.atEnd([PARENT, p(90 * MiB, 50 * MiB, 2)], () => true)).toEqual([]);
+    // without an agent connected: not counted as asked
+    expect(c.atEnd([PARENT, p(90 * MiB)], () => false)).toEqual([]);
+  });
+
   it("a process without an agent is asked at its next reading; a reused pid starts over", () => {
     const { at } = asker();
     at(0, p(0));

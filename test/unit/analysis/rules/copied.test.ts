@@ -104,6 +104,34 @@ describe("the copied containers on the worker's finding", () => {
     expect(f.advice).toMatch(/`__main__\.TABLE` \(ndarray, 300 MiB\) is read without being copied/);
   });
 
+  // A user's worker that wrote a numpy array (1/30 of it a second): its array's own advice said "an expected copy",
+  // and the general advice after it said "keep big read-only data out of Python objects: numpy arrays" — of a numpy
+  // array the worker writes. Where the containers hold nearly all the worker held privately, only theirs is said.
+  it("the containers hold 80% of what was private when it looked: their advice alone; under it, the general too", () => {
+    const written = obj({ name: "__main__.GRID", what: "ndarray", bytes: 122 * MB, storagePrivate: 93.6 * MB });
+    const all = processFinding(judge(FORKED, { agentResults: answer([written], { privateDirty: 102 * MB }) }), 101);
+    expect(all.copied!.privateAtLook).toBe(102 * MB - 604 * 1024); // less what the look itself made
+    expect(all.advice).toMatch(/^`__main__\.GRID` .* because the worker\s+writes to it/s);
+    expect(all.advice).not.toMatch(/grows in private memory/);
+    const part = processFinding(judge(FORKED, { agentResults: answer([written], { privateDirty: 130 * MB }) }), 101);
+    expect(part.advice).toMatch(/grows in private memory/);
+    // no reading of Private_Dirty (an older agent): as before, the general advice stays
+    expect(processFinding(judge(FORKED, { agentResults: answer([written]) }), 101).advice).toMatch(
+      /grows in private memory/,
+    );
+  });
+
+  // `KEYS = list(TABLE)`: the agent counts the str both hold with the dict and says so of the list (sharedWith). The
+  // list is not advised as "read without being copied": its items were copied, counted with the dict.
+  it("a container whose items a larger one holds too: said whose they are, not advised as read without copying", () => {
+    const table = obj({ name: "__main__.TABLE", what: "dict of tuple", bytes: 88 * MB, itemsPrivate: 82 * MB });
+    const keys = obj({ name: "__main__.KEYS", bytes: 14 * MB, itemsPrivate: 0, sharedWith: "__main__.TABLE" });
+    const f = processFinding(judge(FORKED, { agentResults: answer([table, keys]) }), 101);
+    expect(f.copied!.objects[1]).toMatchObject({ name: "__main__.KEYS", how: "none", sharedWith: "__main__.TABLE" });
+    expect(f.copied!.named).toBe(82 * MB);
+    expect(f.advice).not.toMatch(/KEYS/);
+  });
+
   it("nothing without the agent's answer; an answer for another pid is not this worker's", () => {
     expect(processFinding(judge(FORKED), 101).copied).toBeUndefined();
     const other = answer([obj({ itemsPrivate: 30 * MB })], { pid: 999 });

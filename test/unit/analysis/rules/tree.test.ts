@@ -268,6 +268,24 @@ describe("attribution and the verdict", () => {
     ).toEqual([20, 10]);
   });
 
+  // A worker writing its copy of its parent's array under watch: the parent's USS rose by what the worker copied, at
+  // the same confidence and slope, and the parent headed the verdict with the general advice for reading data.
+  it("a copying worker before its parent, both copy-on-write, whatever their confidence; not other pairs", () => {
+    const proc = (kind: Finding["kind"], pid: number, ppid: number, confidence: number) => ({
+      ...f(kind, "process", confidence),
+      subject: { type: "process" as const, pid, starttime: 1, command: "x", ppid, isRoot: ppid === 0 },
+    });
+    const parent = proc("cow", 100, 0, 0.95);
+    const worker = proc("cow", 101, 100, 0.91);
+    expect([parent, worker].sort(compareFindings)).toEqual([worker, parent]);
+    expect([worker, parent].sort(compareFindings)).toEqual([worker, parent]);
+    // a stranger's cow, or a parent whose own finding is another kind: by confidence, as before
+    const stranger = proc("cow", 200, 0, 0.95);
+    expect([worker, stranger].sort(compareFindings)).toEqual([stranger, worker]);
+    const leakingParent = proc("leak", 100, 0, 0.9);
+    expect([worker, leakingParent].sort(compareFindings)).toEqual([leakingParent, worker]);
+  });
+
   it("orders by the rules' own scores, not the calibrated ones: a family's curve never reorders two findings", () => {
     // An early call said up to 0.95 by its curve still comes after a whole-window leak whose rule was surer.
     const early = { ...f("leak", "process", 0.95), rawConfidence: 0.75 };

@@ -28,6 +28,7 @@ import { compareRuns, failedOnItsOwn, type TrialResult, type TrialRun } from "..
 import { helpsGate, trialsDocument } from "../trial/trials-document.js";
 import { renderTrials } from "../report/trials/trials-text.js";
 import { trialsStepSummary } from "../report/trials/trials-summary.js";
+import { gateAnnotations } from "../report/github.js";
 import { renderTrialsHtml } from "../report/html/trials-page.js";
 import { appendStepSummary, jsonText, writeHtmlFile } from "../session/finish.js";
 import { safeText } from "../base/safe-text.js";
@@ -156,6 +157,14 @@ async function trialsFrom(
   if (o.json) io.stdout(jsonText(doc) + "\n");
   else io.stdout(renderTrials(cmp, command, io.color, Math.max(60, io.columns ?? 80)));
   for (const g of gates ?? []) if (!g.passed) io.stderr(`memleak: gate ${g.name} failed: ${safeText(g.message)}\n`);
+  if (io.env.GITHUB_ACTIONS === "true" && gates) {
+    // As run's and watch's failed gates (session/finish.ts): on stderr under --json, whose stdout is the document.
+    const notes = gateAnnotations(gates)
+      .map((l) => l + "\n")
+      .join("");
+    if (o.json) io.stderr(notes);
+    else io.stdout(notes);
+  }
   appendStepSummary(io, () => trialsStepSummary(cmp, doc, command));
   if (o.html)
     writeHtmlFile(o.html, () =>

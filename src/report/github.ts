@@ -51,12 +51,15 @@ export function escapeProperty(s: string): string {
  * at the allocation site when --trace-python found one in the checkout, else where the holder's root is assigned;
  * and, when they point at the site, a ::notice where the holder's root is assigned, naming it.
  */
-export function annotations(doc: VerdictDocument, workspace?: string): string {
-  const site = siteProperties(doc, workspace);
-  const held = holderProperties(doc, workspace);
-  const at = site || held;
-  const gates = doc.gates ?? [];
-  const lines = [
+/**
+ * An `::error` per gate that fails the step (at `at`: a file and line where one is known), a `::warning` per
+ * inconclusive one that does not: `run`'s and `watch`'s gates, and `run --try`'s (--fail-unless-helps).
+ */
+export function gateAnnotations(
+  gates: readonly Pick<NonNullable<VerdictDocument["gates"]>[number], "name" | "result" | "passed" | "message">[],
+  at = "",
+): string[] {
+  return [
     ...gates
       .filter((g) => !g.passed)
       .map((g) => `::error ${at}title=${escapeProperty(`memleak ${g.name}`)}::${escapeData(g.message)}`),
@@ -64,6 +67,14 @@ export function annotations(doc: VerdictDocument, workspace?: string): string {
       .filter((g) => g.passed && g.result === "inconclusive")
       .map((g) => `::warning title=${escapeProperty(`memleak ${g.name} inconclusive`)}::${escapeData(g.message)}`),
   ];
+}
+
+export function annotations(doc: VerdictDocument, workspace?: string): string {
+  const site = siteProperties(doc, workspace);
+  const held = holderProperties(doc, workspace);
+  const at = site || held;
+  const gates = doc.gates ?? [];
+  const lines = gateAnnotations(gates, at);
   if (!gates.some((g) => !g.passed) && doc.verdict.kind === "leak")
     lines.push(`::warning ${at}title=memleak::${escapeData(doc.verdict.summary)}`);
   if (held && held !== at && doc.verdict.holder)

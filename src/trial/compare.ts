@@ -151,6 +151,15 @@ export function cutsText(d: Difference, noise: number): string {
 /** "trim=2: growth −92% (−310 MiB), end −300 MiB": a setting that helps, and its cuts past the noise. */
 const settingCuts = (t: ComparedTrial) => `${t.setting.text}: ${cutsText(t.vsBaseline!, t.noise!)}`;
 
+/** "jemalloc (peak +10.9 MiB; noise ±5.36 MiB)": a setting that made it worse, and its rises past the noise. */
+function settingRises(t: ComparedTrial): string {
+  const d = t.vsBaseline ?? {};
+  const rises = (["end", "growth", "peak"] as const)
+    .filter((k) => (d[k] ?? 0) > t.noise!)
+    .map((k) => `${k} ${minus(d[k]!)}`);
+  return `${t.setting.text} (${rises.join(", ")}; noise ±${formatBytes(t.noise!)})`;
+}
+
 const HELD_BY_THE_PROGRAM = "no setting changes the growth: it is held by the program (a leak, not the allocator)";
 
 function recommend(trials: ComparedTrial[], base: ComparedTrial): Comparison["recommendation"] {
@@ -164,6 +173,9 @@ function recommend(trials: ComparedTrial[], base: ComparedTrial): Comparison["re
   const isLeak = base.measures.verdict.kind === "leak";
   if (!best) {
     if (isLeak) return { setting: null, text: HELD_BY_THE_PROGRAM };
+    // A setting that made it worse is named: "beyond the noise" would contradict its own line just above.
+    const worse = trials.filter((t) => t.effect === "worse").map(settingRises);
+    if (worse.length > 0) return { setting: null, text: `no setting tried helps; worse: ${worse.join("; ")}` };
     const noise = Math.max(...trials.map((t) => t.noise ?? 0), NOISE_FLOOR_BYTES);
     return { setting: null, text: `no setting tried changes the memory beyond the noise (±${formatBytes(noise)})` };
   }

@@ -27,7 +27,10 @@ export interface LevelMeasures {
   end: number;
   /** The end's level less the level at the window's start (the median of its first tenth). */
   growth: number | undefined;
-  /** The noise of the end's level: the readings' wobble from one to the next, or their spread in the last tenth. */
+  /**
+   * The noise of its levels: the readings' wobble from one to the next, or their spread in the first or the last tenth
+   * (where the growth's start and end are read).
+   */
   spread: number | undefined;
 }
 
@@ -57,13 +60,18 @@ export function levelMeasures(col: Column | undefined, from: number): LevelMeasu
   // The noise of a level: the larger of the readings' wobble from one to the next (the MAD of successive differences
   // over √2: a trend, or a step such as trim giving 300 MiB back at once, moves one difference, not their median; the
   // spread about a fitted line counted that step as noise, 200 MiB for a trial whose end fell 90%) and their spread
-  // within the last tenth, where the end is read (a sawtooth's teeth: where the tenth falls on them moves the end).
+  // within the last tenth, where the end is read (a sawtooth's teeth: where the tenth falls on them moves the end), and
+  // within the first, where the growth starts: trim's teeth (225 MiB given back to 75-100 MiB, refilled over 2 s)
+  // put the start of one trial on a tooth's refill, and it read "worse: growth +12.0 MiB (noise ±4.61 MiB)" beside
+  // the same end and a lower peak.
+  const first = ys.slice(0, tenth);
   const last = ys.slice(-tenth);
-  const spread = enough ? Math.max(mad(ys.slice(1).map((y, k) => y - ys[k]!))! / Math.SQRT2, mad(last)!) : undefined;
+  const wobble = mad(ys.slice(1).map((y, k) => y - ys[k]!))! / Math.SQRT2;
+  const spread = enough ? Math.max(wobble, mad(last)!, mad(first)!) : undefined;
   return {
     peak: col.max() ?? Math.max(...ys),
     end,
-    growth: enough ? end - median(ys.slice(0, tenth))! : undefined,
+    growth: enough ? end - median(first)! : undefined,
     spread,
   };
 }

@@ -183,6 +183,10 @@ describe("compareTrials: which setting helps, past the noise", () => {
     );
     expect(cmp.trials.map((t) => t.effect)).toEqual(["baseline", "worse", "not-in-effect", "failed"]);
     expect(cmp.recommendation.setting).toBeNull();
+    // the answer names what made it worse: "no setting tried changes the memory beyond the noise" contradicted it
+    expect(cmp.recommendation.text).toBe(
+      "no setting tried helps; worse: jemalloc (end +135 MiB, growth +351 MiB, peak +140 MiB; noise ±18.0 MiB)",
+    );
   });
 
   it("a higher peak outweighs a cut only when it rises by more than the cut", () => {

@@ -39,6 +39,17 @@ describe("levelMeasures: peak, end level, growth and spread after a second", () 
     expect(m.peak).toBe(160 * MiB);
   });
 
+  // A user's program under `run --try trim` (4 readings a second): a plateau near 225 MiB that trim gave back to
+  // 75-102 MiB every 5 s, refilled over 2 s. The first tenth after the warm-up fell on a refill: growth +18.6 MiB
+  // against the baseline's +6.6 MiB, "worse" beside the same end, with the noise at its ±4.61 MiB floor.
+  it("a start on a tooth's refill: the first tenth's spread is the growth's noise too", () => {
+    const refill = [102, 195, 202, 208, 218, 219];
+    const teeth = column((t) => (t < refill.length ? refill[t]! : 226 + (t % 2)) * MiB, 59);
+    const m = levelMeasures(teeth, 0)!;
+    expect(m.growth! / MiB).toBeGreaterThan(15);
+    expect(m.spread! / MiB).toBeGreaterThan(m.growth! / MiB / 2);
+  });
+
   it("too few readings for two tenths: an end and a peak, no growth; none at all: undefined", () => {
     const m = levelMeasures(
       column((t) => t * MiB, 4),

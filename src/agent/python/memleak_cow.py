@@ -30,7 +30,9 @@ _EXCLUSIVE = 1 << 56  # the page is mapped by this process only (Linux 4.2+): co
 _HAVE_GC = 1 << 14  # Py_TPFLAGS_HAVE_GC: the collector writes to its header
 _GC_HEAD = 2 * _P  # PyGC_Head, before a tracked object's address
 
-_MAX_SAMPLED = 4000  # items (a dict: entries) read per container, at most: 20-100 ms (1-4 objects each), ~2% error
+# Items (a dict: entries, two objects each) read per container, at most: one budget for all, so that a dict and a list
+# of its keys sample the same positions (_stride). 1,000-2,000 read: ~3% sampling error, 10-90 ms a look.
+_MAX_SAMPLED = 2000
 _MAX_CONTAINERS = 24
 _MIN_ITEMS_BYTES = 1 << 20  # containers whose items may hold less are not reported
 _MAX_ELEMENTS = 64  # of one tuple, list or dict item (a row, a record), read for the second level
@@ -223,14 +225,15 @@ class _Tally:
     def raw_bytes(self):
         return sum(size for size, _ in self.seen.values()) * self.scale
 
-    def totals(self, flags, frozen, claimed, name):
-        """(bytes, private, tracked private); claims the objects no earlier container did for `name`."""
+    def totals(self, flags, frozen, earlier):
+        """(bytes, private, tracked private), the objects an earlier container's tally holds left to it. Looked up in
+        those tallies, not copied into one map of every address: that map doubled the look's own private memory."""
         total = private = tracked = 0.0
         for address, (size, is_tracked) in self.seen.items():
             factor = 1.0 if address in self.again else self.scale
             total += size * factor
-            owner = claimed.setdefault(address, name)
-            if owner != name:
+            owner = next((n for n, t in earlier if address in t.seen), None)
+            if owner is not None:
                 self.owners[owner] = self.owners.get(owner, 0) + 1
                 continue
             if flags.private(address // _PAGE):
@@ -370,12 +373,13 @@ def _container(obj, types, flags, frozen):
     }
 
 
-def _finish(part, flags, frozen, claimed, name):
+def _finish(part, flags, frozen, earlier, name):
     """One container's answer, its items counted but for those an earlier (larger) container claimed; None when it
     holds under _MIN_ITEMS_BYTES."""
     tally = part.pop("tally")
     storage = part.pop("storage")
-    items_bytes, items_private, tracked_private = tally.totals(flags, frozen, claimed, name)
+    items_bytes, items_private, tracked_private = tally.totals(flags, frozen, earlier)
+    earlier.append((name, tally))
     storage_pages, storage_private = flags.range_pages(*storage)
     if items_bytes + storage[1] < _MIN_ITEMS_BYTES:
         return None
@@ -497,10 +501,10 @@ def copied(before, own_module, top=6):
                 parts.append((name, part))
         # The largest first: objects two containers share count with the larger (a dict, not list(d) of its keys).
         parts.sort(key=lambda np: np[1]["tally"].raw_bytes(), reverse=True)
-        claimed = {}
+        earlier = []
         for name, part in parts:
             try:
-                got = _finish(part, flags, frozen_count > 0, claimed, name)
+                got = _finish(part, flags, frozen_count > 0, earlier, name)
             except Exception:
                 continue
             if got is not None:

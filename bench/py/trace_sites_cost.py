@@ -1,5 +1,5 @@
-"""BENCHMARKS.md §k″: what run --trace-python's sites cost the program, at exit (_grown_sites: every trace's every frame
-filtered) and during the run (_grown_sites_by_line: the baseline grouped once, the agent left out by line), on N live
+"""BENCHMARKS.md §k″: what run --trace-python's sites cost the program, at exit (grown_sites: every trace's every frame
+filtered) and during the run (grown_sites_by_line: the baseline grouped once, the agent left out by line), on N live
 traced blocks made after the baseline. CPU seconds of this thread, medians of 3. Usage: trace_sites_cost.py [N...]"""
 import os
 import statistics
@@ -9,10 +9,11 @@ import tracemalloc
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "src/agent/python"))
 import memleak_agent as agent  # noqa: E402
+import memleak_trace  # noqa: E402
 
+tracer = memleak_trace.Tracer(agent)
 tracemalloc.start(6)
 baseline = tracemalloc.take_snapshot()
-agent._trace["totals"] = None
 keep = []
 print("| live traced blocks | at exit (_grown_sites) | during the run (_grown_sites_by_line) | its gap at 1% of a core |")
 print("| --- | --- | --- | --- |")
@@ -27,6 +28,6 @@ for n in [int(a) for a in sys.argv[1:]] or [10_000, 100_000]:
             runs.append(time.thread_time() - t0)
         return statistics.median(runs)
 
-    full = cost(lambda: agent._grown_sites(baseline, tracemalloc.take_snapshot()))
-    quick = cost(lambda: agent._grown_sites_by_line(baseline, tracemalloc.take_snapshot()))
-    print("| %s | %.2f s | %.2f s | %.0f s |" % (format(n, ","), full, quick, max(agent._TRACE_EVERY, quick / agent._TRACE_SHARE)))
+    full = cost(lambda: tracer.grown_sites(baseline, tracemalloc.take_snapshot()))
+    quick = cost(lambda: tracer.grown_sites_by_line(baseline, tracemalloc.take_snapshot()))
+    print("| %s | %.2f s | %.2f s | %.0f s |" % (format(n, ","), full, quick, max(memleak_trace.EVERY, quick / memleak_trace.SHARE)))

@@ -38,7 +38,12 @@ import { alive } from "../../system/isolate.js";
 import { answers } from "../channel.js";
 import { agentDir } from "../inject.js";
 
-/** The agent's files the target loads (memleak_attach.py loads memleak_agent.py through memleak_code.py; the agent loads memleak_holder.py when a leak is suspected, memleak_retained.py when a container gains items, memleak_cow.py when memleak asks a copying worker what it copied): all it needs. */
+/**
+ * The agent's files the target loads (memleak_attach.py loads memleak_agent.py through memleak_code.py; the agent loads
+ * memleak_holder.py when a leak is suspected, memleak_retained.py when a container gains items, memleak_graphs.py when
+ * tensors keep graphs, memleak_cow.py when memleak asks a copying worker what it copied, memleak_trace.py under
+ * --trace-python): all it needs. test/unit/agent/placement.test.ts checks every room the agent loads is here.
+ */
 export const PLACED_FILES = [
   "memleak_attach.py",
   "memleak_code.py",
@@ -47,6 +52,7 @@ export const PLACED_FILES = [
   "memleak_retained.py",
   "memleak_graphs.py",
   "memleak_cow.py",
+  "memleak_trace.py",
 ];
 const CANDIDATES = ["/tmp", "/dev/shm", "/var/tmp"];
 const PREFIX = "memleak-placed-";

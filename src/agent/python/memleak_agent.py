@@ -13,6 +13,11 @@ workers, a DataLoader's parent) it looks only at the containers the program's ow
 (see _near_globals), whatever the heap's size.
 tracemalloc (--trace-python) is the exception: it slows allocation-heavy code down noticeably, which is why it is
 opt-in.
+
+Its rooms, each loaded only where it is needed (_sibling_module): memleak_trace.py (tracemalloc), memleak_holder.py
+and memleak_retained.py (what holds a growing container, what one of its items keeps alive), memleak_graphs.py
+(autograd graphs' nodes), memleak_cow.py (what a forked worker copied). Every field a report carries is declared in
+src/agent/report-fields.ts, which test/unit/agent/report-fields.test.ts holds this file to.
 """
 import _socket
 import _thread
@@ -1292,187 +1297,14 @@ def _report_locked(interval, force, census):
 
 # ------------------------------------------------------------------------------------------------ tracemalloc, trim
 
-_trace = {"baseline": None}
-_TRACE_FRAMES = 6
-_TRACE_EVERY = 10.0  # seconds: the sites that grew are sent during the run this often at most,
-_TRACE_SHARE = 0.01  # and no more often than keeps the snapshots' CPU under 1% of one core
 
-
-def _trace_start():
-    import tracemalloc
-
-    # A few frames per trace, so that allocations made by the agent itself (through ctypes, json, …) can be
-    # filtered out by any frame being in this file; statistics still group by the innermost frame.
-    tracemalloc.start(_TRACE_FRAMES)
-    warmup = _env_float("MEMLEAK_TRACE_WARMUP", 5.0)
-    every = max(1.0, _env_float("MEMLEAK_TRACE_EVERY", _TRACE_EVERY))
-    stop, pid = _state["stop"], os.getpid()
-
-    def baseline_then_sites():
-        """The baseline after warm-up, then the sites that grew since, every `every` seconds or more: the live view
-        and the report have them while the program runs, and a process that ends without running atexit (os._exit,
-        killed) leaves its last ones. Each costs in proportion to the live traces (~0.3-0.9 s of CPU per 100,000 on
-        this project's loaded machine, BENCHMARKS.md §k″): the gap stretches so that they keep under _TRACE_SHARE of
-        one core (every ~30-90 s at 100,000 traces, every 5-15 minutes at a million)."""
-        if stop.wait(warmup):
-            return
-        _trace["baseline"] = tracemalloc.take_snapshot()
-        _trace["totals"] = None
-        if os.environ.get("MEMLEAK_PYTEST_REPEAT"):
-            return  # memleak pytest: a snapshot holds measure_lock for up to seconds, and the tests' readings wait on it
-        gap = every
-        while not stop.wait(gap) and os.getpid() == pid and _trace["baseline"] is not None:
-            t0 = time.thread_time()
-            try:
-                _trace_report(interim=True)
-            except Exception:
-                pass
-            gap = max(every, (time.thread_time() - t0) / _TRACE_SHARE)
-
-    _start_thread(baseline_then_sites, ())
-
-
-def _trace_message(sites, traced, peak):
-    """The trace message both tracemalloc paths send (run's at exit or interim, watch's window): the sites that grew and
-    tracemalloc's own memory."""
-    return {"type": "trace", "pid": os.getpid(), "t": time.time(), "sites": sites, "traced": traced, "tracedPeak": peak}
-
-
-def _trace_report(interim=False):
-    import tracemalloc
-
-    baseline = _trace["baseline"]
-    if not tracemalloc.is_tracing() or baseline is None:
-        return
-    # Held like a report: the pytest plugin's readings never count a snapshot's transient objects.
-    with measure_lock:
-        top = (
-            _grown_sites_by_line(baseline, tracemalloc.take_snapshot())
-            if interim
-            else _grown_sites(baseline, tracemalloc.take_snapshot())
-        )
-    baseline = None
-    current, peak = tracemalloc.get_traced_memory()
-    message = _trace_message(top, current, peak)
-    if interim:
-        message["interim"] = True  # a later one replaces it; the one at exit is final
-    _send(message)
-
-
-def _grown_sites(baseline, now):
-    """The ten lines whose live allocations grew most from one snapshot to the other, the agent's own left out."""
-    import tracemalloc
-
-    filters = [
-        tracemalloc.Filter(False, tracemalloc.__file__),
-        tracemalloc.Filter(False, __file__, all_frames=True),
-        tracemalloc.Filter(False, "<frozen importlib._bootstrap*>"),
-    ]
-    stats = now.filter_traces(filters).compare_to(baseline.filter_traces(filters), "lineno")
-    top = []
-    for st in stats[:10]:
-        if st.size_diff <= 0:
-            continue
-        frame = st.traceback[0]
-        top.append(
-            {
-                "file": frame.filename,
-                "line": frame.lineno,
-                "sizeDiff": st.size_diff,
-                "countDiff": st.count_diff,
-                "size": st.size,
-            }
-        )
-    return top
-
-
-def _line_totals(snapshot):
-    """(file, line) → (bytes, blocks) of a snapshot's live allocations, by the line that made them."""
-    out = {}
-    for st in snapshot.statistics("lineno"):
-        frame = st.traceback[0]
-        out[(frame.filename, frame.lineno)] = (st.size, st.count)
-    return out
-
-
-def _grown_sites_by_line(baseline, now):
-    """_grown_sites for the sites sent during the run, at a fraction of its cost: the baseline is grouped once (kept
-    beside it), and the agent's own allocations are left out by the line that made them. _grown_sites's filter runs
-    over every trace's every frame, in Python: 6.8 s of CPU for 100,000 traces on this project's loaded machine,
-    where grouping them took 0.9 s. What the agent allocates through another module (json) is transient: a report
-    is sent and dropped before the next."""
-    import tracemalloc
-
-    if _trace.get("totals") is None:
-        _trace["totals"] = _line_totals(baseline)
-    before = _trace["totals"]
-    own = (tracemalloc.__file__, __file__)
-    grown = []
-    for (filename, lineno), (size, count) in _line_totals(now).items():
-        if filename in own or filename.startswith("<frozen importlib._bootstrap"):
-            continue
-        size0, count0 = before.get((filename, lineno), (0, 0))
-        if size > size0:
-            grown.append(
-                {"file": filename, "line": lineno, "sizeDiff": size - size0, "countDiff": count - count0, "size": size}
-            )
-    grown.sort(key=lambda s: s["sizeDiff"], reverse=True)
-    return grown[:10]
-
-
-_TRACE_BEFORE = 5.0  # seconds of the program's CPU measured untraced before a window, to compare the window's with
-
-
-def _trace_window(seconds, stop):
-    """watch --trace-python: tracemalloc in a running program for `seconds`, then the sites that grew, what it cost
-    the program (its CPU share during the window against just before, and tracemalloc's own memory), and tracemalloc
-    stopped, which frees every trace. A program that traces itself is left alone: its tracemalloc is its own. Stops
-    early, freeing everything, when memleak leaves (`stop`)."""
-    import tracemalloc
-
-    if tracemalloc.is_tracing():
-        _send(
-            {
-                "type": "trace",
-                "pid": os.getpid(),
-                "t": time.time(),
-                "sites": [],
-                "traced": 0,
-                "tracedPeak": 0,
-                "skipped": "the program runs tracemalloc itself",
-            }
-        )
-        return
-    before = min(_TRACE_BEFORE, seconds / 4)
-    cpu0, wall0 = time.process_time(), time.monotonic()
-    if stop.wait(before):
-        return
-    share_before = (time.process_time() - cpu0) / max(time.monotonic() - wall0, 1e-3)
-    baseline = now = None
-    try:
-        tracemalloc.start(_TRACE_FRAMES)
-        cpu0, wall0 = time.process_time(), time.monotonic()
-        baseline = tracemalloc.take_snapshot()
-        if stop.wait(seconds):
-            return
-        now = tracemalloc.take_snapshot()
-        overhead = tracemalloc.get_tracemalloc_memory()
-        current, peak = tracemalloc.get_traced_memory()
-        wall = time.monotonic() - wall0
-        share = (time.process_time() - cpu0) / max(wall, 1e-3)
-        top = _grown_sites(baseline, now)
-    finally:
-        baseline = now = None
-        tracemalloc.stop()
-    window = {
-        "seconds": round(wall, 1),
-        "cpuShare": round(share, 4),
-        "cpuShareBefore": round(share_before, 4),
-        "overheadBytes": overhead,
-    }
-    message = _trace_message(top, current, peak)
-    message["window"] = window
-    _send(message)
+def _tracer():
+    """The tracemalloc room (memleak_trace.py), loaded the first time --trace-python needs it: a process that is not
+    traced never loads it. One per process: a forked child's agent makes its own (_reset_in_child)."""
+    tracer = _state.get("tracer")
+    if tracer is None:
+        tracer = _state["tracer"] = _sibling_module("memleak_trace").Tracer(sys.modules[__name__])
+    return tracer
 
 
 # `run --try trim` (MEMLEAK_TRIM_EVERY seconds): the agent calls malloc_trim(0) that often, on its own thread, to show
@@ -1516,8 +1348,8 @@ def _at_exit():
         return  # a forked worker whose agent was never woken: nothing of ours ran here, and nothing will at its end
     launched = not _state["attached"]  # tracemalloc and the trim probe are `run` options
     try:
-        if launched and os.environ.get("MEMLEAK_TRACE_PYTHON"):
-            _trace_report()
+        if launched and os.environ.get("MEMLEAK_TRACE_PYTHON") and _state.get("tracer") is not None:
+            _state["tracer"].report()
         if not _state["quiet"]:  # a quiet agent's process is read from /proc only, to its end
             _report(0, force=True)  # before the trim, so the last reading shows what was held
         if launched and os.environ.get("MEMLEAK_TRIM_PROBE"):
@@ -1829,12 +1661,12 @@ def start(socket_path=None, interval=None, quiet=False):
     _state["thread"] = _start_thread(_loop, (interval, stop, sock))
     if not _state["attached"] and os.environ.get("MEMLEAK_TRACE_PYTHON") and _state.get("traced") is None:
         _state["traced"] = True
-        _trace_start()
+        _tracer().start()
 
 
 def _trace_window_quietly(seconds, stop):
     try:
-        _trace_window(seconds, stop)
+        _tracer().window(seconds, stop)
     except Exception:  # never a traceback in the program's stderr
         pass
 
@@ -1842,7 +1674,7 @@ def _trace_window_quietly(seconds, stop):
 def attach(socket_path, interval, trace=None, placed=None):
     """`memleak watch` injected us into a running interpreter (memleak_attach.py runs this on the main thread, with the
     GIL, at a point where the interpreter runs Python code). The same reports as under `run`; tracemalloc only for
-    --trace-python's window (`trace` seconds, _trace_window), no trim probe; and the agent stops by itself when
+    --trace-python's window (`trace` seconds, memleak_trace.py Tracer.window), no trim probe; and the agent stops by itself when
     memleak's end of the socket closes. Attaching again (a later watch) reuses this module, so nothing accumulates.
     `placed`: the directory memleak placed in this process's view (a container), to remove if memleak is killed."""
     _state["placed"] = placed
@@ -1877,8 +1709,9 @@ def _reset_in_child():
         _census.pop(key, None)
     _state["stop"] = None
     _malloc["cached"] = None
-    if _trace["baseline"] is not None:
-        _trace["baseline"] = None
+    tracer = _state.get("tracer")
+    if tracer is not None and tracer.baseline is not None:
+        _state["tracer"] = None  # the parent's baseline is not this child's: its agent takes its own
         _state["traced"] = None
 
 

@@ -41,7 +41,7 @@ try:
             "memleak_agent",
             os.path.join(os.path.dirname(os.path.abspath(__file__)), "memleak_agent.py"),
             os.path.dirname(os.environ["MEMLEAK_AGENT_SOCKET"]),
-            trim_after_compile=True,
+            trim_after_load=True,
         )
         memleak_agent.start()
 except Exception:  # the agent must never stop the program from starting

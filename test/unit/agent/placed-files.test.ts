@@ -1,0 +1,25 @@
+/**
+ * The files memleak places in a container's view for `watch` (src/agent/attach/placement.ts PLACED_FILES) are all the
+ * agent loads: every room it loads by name (memleak_agent.py `_sibling_module("…")`) and the loaders themselves. A room
+ * missing there loads under `run` and fails only inside a container, where nothing says why.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { PLACED_FILES } from "../../../src/agent/attach/placement.js";
+import { REPO } from "../../helpers/fixtures.js";
+
+const DIR = `${REPO}src/agent/python/`;
+
+/** The rooms a file loads by name through the agent's _sibling_module. */
+const roomsOf = (file: string) =>
+  [...readFileSync(DIR + file, "utf8").matchAll(/_sibling_module\("(\w+)"\)/g)].map((m) => `${m[1]}.py`);
+
+describe("the agent's files placed in a container", () => {
+  it("hold every room the agent's files load, and each placed file exists", () => {
+    const python = readdirSync(DIR).filter((f) => f.endsWith(".py"));
+    const loaded = new Set(python.flatMap(roomsOf));
+    expect(loaded.size).toBeGreaterThanOrEqual(5); // holder, retained, graphs, cow, trace: the check reads them
+    for (const room of loaded) expect(PLACED_FILES, `${room} is loaded but not placed`).toContain(room);
+    for (const file of PLACED_FILES) expect(python).toContain(file);
+  });
+});

@@ -476,7 +476,15 @@ function cowFinding({ ps, subject, who }: Decision, cow: CowSignal, ctx: Context
     uss.p < 1 ? confidenceFromP(uss.p) : 0.7,
     advice,
   );
-  Object.assign(f.evidence, { growth: Math.round(cow.ussGrowth), residentGrowth: Math.round(cow.residentGrowth) });
+  // Its start, end and growth are the copying's own (its USS from its first reading: a worker copies from its fork),
+  // as the summary says them: the window after warm-up put "level at start 3.80 MiB" beside "USS 736 KiB → 46.0 MiB"
+  // and a growth of 45.2 MiB.
+  Object.assign(f.evidence, {
+    start: Math.round(cow.ussStart),
+    end: Math.round(cow.ussEnd),
+    growth: Math.round(cow.ussGrowth),
+    residentGrowth: Math.round(cow.residentGrowth),
+  });
   if (cow.sharedDrop !== undefined) f.evidence.sharedDrop = Math.round(cow.sharedDrop);
   if (cow.bound !== undefined) f.evidence.bound = Math.round(cow.bound);
   putCopied(f, ps.pid, cow.ussGrowth, ctx);

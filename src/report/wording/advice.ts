@@ -129,7 +129,7 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
       parentAnon: formatBytes(f.bound),
     }),
   "advice.cow-object": (f) =>
-    advice("cow", `object-${f.how}${f.how === "reads" && f.frozen ? "-frozen" : ""}`, {
+    advice("cow", `object-${f.how}${objectVariant(f)}`, {
       pid: f.pid,
       name: f.name,
       what: f.what,
@@ -163,6 +163,16 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
 };
 
 /** The done-callback that drops a finished task from its container, spelled for the container's type. */
+/**
+ * Which of a read container's advice: frozen by the program, read with some objects the collector tracks (its part the
+ * smaller: "the collector does not touch them" was said of a list of dicts whose 36 MiB it did), or read only.
+ */
+function objectVariant(f: { how: string; frozen: boolean; tracked: number }): string {
+  if (f.how !== "reads") return "";
+  if (f.frozen) return "-frozen";
+  return f.tracked > 0 ? "-tracked" : "";
+}
+
 function dropDone(container: string, name: string): string {
   if (/^set\b/.test(container)) return `${name}.discard`;
   if (/^(list|deque)\b/.test(container)) return `${name}.remove`;

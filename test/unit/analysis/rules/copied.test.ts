@@ -83,6 +83,19 @@ describe("the copied containers on the worker's finding", () => {
     expect(doc.findings.find((x) => x.subject.type === "tree")?.copied?.pid).toBe(101);
   });
 
+  // A user's list of dicts (records): 102 MiB copied by reads, 36 MiB of it in objects the collector tracks. Its advice
+  // said "the collector does not touch them (they are not objects it tracks)".
+  it("read, with a smaller part the collector tracks: says that part, and what gc.freeze() would save at most", () => {
+    const records = obj({ what: "list of dict", itemsPrivate: 30 * MB, trackedPrivate: 9 * MB });
+    const f = processFinding(judge(FORKED, { agentResults: answer([records]) }), 101);
+    expect(f.copied!.objects[0]!.how).toBe("reads");
+    expect(f.advice).toMatch(/The collector's writes to the objects it\s+tracks are the smaller part \(9\.00 MiB\)/s);
+    expect(f.advice).not.toMatch(/does not touch them/);
+    // none tracked: as before
+    const strings = processFinding(judge(FORKED, { agentResults: answer([obj({ itemsPrivate: 30 * MB })]) }), 101);
+    expect(strings.advice).toMatch(/The collector does not touch them/);
+  });
+
   it("rows the collector walks: gc.freeze() with what it would save; frozen, it is not advised again", () => {
     const rows = obj({ what: "list of list", itemsPrivate: 30 * MB, trackedPrivate: 18 * MB });
     const walked = processFinding(judge(FORKED, { agentResults: answer([rows]) }), 101);

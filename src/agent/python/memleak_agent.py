@@ -1734,6 +1734,13 @@ def _after_fork_in_child():
         # ~0.4 MiB of them (BENCHMARKS.md § g⁹). The rest of the child's set-up waits for the wake too.
         if _state["wake"] is not None and not _state["attached"]:
             _state["dormant"] = True
+            # Asleep, it has no thread or socket to see memleak killed, and a forked worker does not inherit the
+            # command's parent-death signal: a worker that ignored SIGTERM and kept allocating outlived a `kill -9` of
+            # memleak (run.test, on CI). So its parent's death wakes it too (PR_SET_PDEATHSIG, the wake signal): the
+            # command dies with memleak, and each worker after its parent.
+            pdeathsig = _state.get("pdeathsig")
+            if pdeathsig is not None:
+                pdeathsig(1, _state["wake"])  # PR_SET_PDEATHSIG
             return
         _reset_in_child()
         # Under run every process reports (the socket is in the environment); an attached agent follows a forked
@@ -1756,9 +1763,22 @@ def _wake(signum, frame):
     _state["dormant"] = False
     try:
         _reset_in_child()
+        if _memleak_killed():
+            # Its parent died (PR_SET_PDEATHSIG) after memleak did: stop as a connected agent would have, on a thread,
+            # so that the program's own SIGTERM handler runs before the SIGKILL.
+            _start_thread(_die_with_memleak, ())
+            return
         start()
     except Exception:
         pass
+
+
+def _memleak_killed():
+    """The memleak that launched this program (MEMLEAK_PID) has exited: checked at once, no wait (a signal handler)."""
+    try:
+        return _launcher_exited(int(os.environ.get("MEMLEAK_PID", "")))
+    except ValueError:
+        return False
 
 
 def _install_wake():
@@ -1789,6 +1809,10 @@ def _install_wake():
     except (ValueError, OSError):
         return
     _state["wake"] = signum
+    # The prctl a forked worker calls as it goes to sleep (_after_fork_in_child), built here once: in the worker, a call
+    # and nothing else, on pages it shares with this process.
+    libc = _libc()
+    _state["pdeathsig"] = getattr(libc, "prctl", None) if libc is not None else None
 
 
 # Registered once per module: `watch` keeps the module in sys.modules (memleak_attach.py), so attaching again does

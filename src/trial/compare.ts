@@ -128,6 +128,13 @@ function effectOf(t: TrialResult, d: Difference, noise: number, grew: number | u
 
 const sign = (n: number) => (n < 0 ? "−" : "+");
 const minus = (n: number) => `${sign(n)}${formatBytes(Math.abs(n))}`;
+
+/**
+ * A change of bytes as every line of the trials says it, with a true minus sign ("−4.14 MiB", "+12.0 MiB", "0 B"): a
+ * helper's trials read "helps: end −158 MiB" beside "worse: end -4.14 MiB" and "-974 KiB" in the table.
+ */
+export const signedChange = (n: number | undefined): string =>
+  n === undefined ? "–" : n === 0 ? formatBytes(0) : minus(n);
 const percent = (share: number) => `${sign(share)}${Math.round(Math.abs(share) * 100)}%`;
 
 /** "growth −92% (−310 MiB), end −300 MiB, peak −380 MiB": the cuts past the noise, then any rise past it ("; but peak +69 MiB"). */

@@ -159,7 +159,7 @@ describe("run --try: the remedies, measured on the program", () => {
     // The lines wrap at the terminal's width (80 in a pipe): read as one line each.
     const lines = r.stdout.replace(/\n {2}/g, " ");
     expect(lines).toMatch(
-      /^MALLOC_ARENA_MAX=2: no difference: end [-+]?[\d.]+ [KM]?i?B, .*\(noise ±[\d.]+ MiB\); in effect: MALLOC_ARENA_MAX=2 in PID \d+'s environment$/m,
+      /^MALLOC_ARENA_MAX=2: no difference: end [−+]?[\d.]+ [KM]?i?B, .*\(noise ±[\d.]+ MiB\); in effect: MALLOC_ARENA_MAX=2 in PID \d+'s environment$/m,
     );
     expect(lines).toMatch(/^→ no setting tried changes the memory beyond the noise \(±[\d.]+ MiB\)$/m);
   });

@@ -5,8 +5,8 @@
  */
 import type { SeriesSet } from "../../series/series.js";
 import type { Column } from "../../series/column.js";
-import { formatBytes, signedBytes } from "../../base/units.js";
-import { cutsText, type ComparedTrial, type Comparison } from "../../trial/compare.js";
+import { formatBytes } from "../../base/units.js";
+import { cutsText, type ComparedTrial, type Comparison, signedChange } from "../../trial/compare.js";
 import { treeMetricLabel } from "../../trial/measures.js";
 import { settingHow, settingUse } from "../../trial/settings.js";
 import { effectWord, measuredWhat } from "../trials/trials-words.js";
@@ -74,14 +74,14 @@ function row(t: ComparedTrial): string {
     t.effect === "helps"
       ? cutsText(t.vsBaseline!, t.noise!)
       : t.vsBaseline?.end !== undefined
-        ? `end ${signedBytes(t.vsBaseline.end)} (noise ±${formatBytes(t.noise)})`
+        ? `end ${signedChange(t.vsBaseline.end)} (noise ±${formatBytes(t.noise)})`
         : "";
   const seen = t.inEffect
     ? t.inEffect.seen
       ? t.inEffect.how
       : `not in effect: ${t.inEffect.why}`
     : settingHow(t.setting);
-  return `<tr><td>${h(t.setting.text)}</td><td><span class="badge kind-${h(v.kind)}">${h(v.kind)} ${Math.round(v.confidence * 100)}%</span></td><td class="num">${h(formatBytes(m.tree?.peak))}</td><td class="num">${h(formatBytes(m.tree?.end))}</td><td class="num">${h(signedBytes(m.tree?.growth))}</td><td class="num">${h(formatBytes(m.cgroup?.end))}</td><td>${h(effectWord(t.effect))}${change ? `: ${h(change)}` : ""}</td><td>${h(seen)}</td></tr>`;
+  return `<tr><td>${h(t.setting.text)}</td><td><span class="badge kind-${h(v.kind)}">${h(v.kind)} ${Math.round(v.confidence * 100)}%</span></td><td class="num">${h(formatBytes(m.tree?.peak))}</td><td class="num">${h(formatBytes(m.tree?.end))}</td><td class="num">${h(signedChange(m.tree?.growth))}</td><td class="num">${h(formatBytes(m.cgroup?.end))}</td><td>${h(effectWord(t.effect))}${change ? `: ${h(change)}` : ""}</td><td>${h(seen)}</td></tr>`;
 }
 
 export function renderTrialsHtml(

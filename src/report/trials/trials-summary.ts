@@ -1,8 +1,8 @@
 /** `run --try`'s comparison as markdown for $GITHUB_STEP_SUMMARY: the table, the recommendation, the gate. */
-import { formatBytes, signedBytes } from "../../base/units.js";
+import { formatBytes } from "../../base/units.js";
 import { safeText } from "../../base/safe-text.js";
 import type { Comparison } from "../../trial/compare.js";
-import { cutsText } from "../../trial/compare.js";
+import { cutsText, signedChange } from "../../trial/compare.js";
 import type { TrialsDocument } from "../../trial/trials-document.js";
 import { effectWord, measuredWhat } from "./trials-words.js";
 
@@ -17,7 +17,7 @@ export function trialsStepSummary(cmp: Comparison, doc: TrialsDocument, command:
     const m = t.measures;
     const change = t.effect === "helps" ? cutsText(t.vsBaseline!, t.noise!) : "";
     const seen = t.inEffect ? (t.inEffect.seen ? t.inEffect.how : `not in effect: ${t.inEffect.why}`) : "";
-    return `| ${cell(t.setting.text)} | ${m.verdict.kind} ${Math.round(m.verdict.confidence * 100)}% | ${formatBytes(m.tree?.peak)} | ${formatBytes(m.tree?.end)} | ${signedBytes(m.tree?.growth)} | ${formatBytes(m.cgroup?.end)} | ${effectWord(t.effect)}${change ? `: ${cell(change)}` : ""} | ${cell(seen)} |`;
+    return `| ${cell(t.setting.text)} | ${m.verdict.kind} ${Math.round(m.verdict.confidence * 100)}% | ${formatBytes(m.tree?.peak)} | ${formatBytes(m.tree?.end)} | ${signedChange(m.tree?.growth)} | ${formatBytes(m.cgroup?.end)} | ${effectWord(t.effect)}${change ? `: ${cell(change)}` : ""} | ${cell(seen)} |`;
   });
   const gates = (doc.gates ?? []).map((g) => `- gate ${g.name}: **${g.result}**: ${cell(g.message)}`);
   return [

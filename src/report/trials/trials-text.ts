@@ -5,12 +5,12 @@
  */
 import Table from "cli-table3";
 import type { ChalkInstance } from "chalk";
-import { formatBytes, signedBytes } from "../../base/units.js";
+import { formatBytes } from "../../base/units.js";
 import { safeText } from "../../base/safe-text.js";
 import { palette, tableStyle } from "../style.js";
 import { clip, displayWidth, wrap } from "../text-width.js";
 import { kindColour } from "../vocabulary.js";
-import { cutsText, type ComparedTrial, type Comparison } from "../../trial/compare.js";
+import { cutsText, type ComparedTrial, type Comparison, signedChange } from "../../trial/compare.js";
 import { settingUse } from "../../trial/settings.js";
 import { effectWord, measuredWhat } from "./trials-words.js";
 
@@ -32,7 +32,7 @@ function cells(t: ComparedTrial, c: ChalkInstance): string[] {
     kindColour(c, v.kind)(`${v.kind} ${Math.round(v.confidence * 100)}%`),
     formatBytes(m.tree?.peak),
     formatBytes(m.tree?.end),
-    signedBytes(m.tree?.growth),
+    signedChange(m.tree?.growth),
     formatBytes(m.cgroup?.end),
     effectWord(t.effect),
   ];
@@ -78,9 +78,9 @@ function settingLine(t: ComparedTrial): string {
 function differences(t: ComparedTrial): string {
   const d = t.vsBaseline ?? {};
   const parts = [
-    d.end !== undefined && `end ${signedBytes(d.end)}`,
-    d.growth !== undefined && `growth ${signedBytes(d.growth)}`,
-    d.peak !== undefined && `peak ${signedBytes(d.peak)}`,
+    d.end !== undefined && `end ${signedChange(d.end)}`,
+    d.growth !== undefined && `growth ${signedChange(d.growth)}`,
+    d.peak !== undefined && `peak ${signedChange(d.peak)}`,
   ].filter(Boolean);
   return `${parts.join(", ")} (noise ±${formatBytes(t.noise)})`;
 }

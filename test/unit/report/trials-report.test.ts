@@ -57,7 +57,7 @@ describe("run --try's comparison, as each output says it", () => {
   it("the terminal: a table, a line per setting, the answer with how to keep it; the target's text escaped", () => {
     const text = renderTrials(cmp, "python3 app.py", false, 120);
     expect(text).toContain("3 runs of python3 app.py, 24s each: the tree's Σ PSS, its growth after 5.8s of warm-up");
-    expect(text).toMatch(/│ trim=2 +│ stable 80% +│ +370 MiB │ +30\.0 MiB │ +-300 MiB │ +30\.0 MiB │ helps +│/);
+    expect(text).toMatch(/│ trim=2 +│ stable 80% +│ +370 MiB │ +30\.0 MiB │ +−300 MiB │ +30\.0 MiB │ helps +│/);
     expect(text).toContain("trim=2: helps: growth −420 MiB, end −420 MiB, peak −90.0 MiB; in effect: seen trim=2");
     expect(text.replace(/\n {2}/g, " ")).toContain(
       '→ use trim=2: growth −420 MiB, end −420 MiB, peak −90.0 MiB (fragmentation → stable); to keep it: ctypes.CDLL("libc.so.6").malloc_trim(0) every 2 s in the program (a thread, or after each burst)',

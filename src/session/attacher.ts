@@ -11,7 +11,7 @@
  * Every refusal is said once, in one line, and memleak goes on without that process's agent; `missing` keeps the
  * reason for the verdict ("without the agent, memleak cannot tell …").
  */
-import { copiedSoFar } from "../analysis/signals/cow.js";
+import { FollowedProcess } from "./followed-process.js";
 import type { HostFs } from "../system/host-fs.js";
 import { readBasic } from "../system/read-process.js";
 import type { AgentChannel } from "../agent/channel.js";
@@ -32,7 +32,6 @@ import { readCmdline } from "../system/read-process.js";
 import {
   agentReasonText,
   DEFAULT_MAX_AGENTS,
-  LowsWatch,
   placeAgents,
   placementLine,
   NOTHING_SAID,
@@ -77,14 +76,12 @@ interface Tracked {
   ppid: number;
   command: string;
   anon: number | undefined;
-  lows: LowsWatch;
+  /** Its lows and whether it copies its parent's pages (shared with run's RunAgents). */
+  followed: FollowedProcess;
   /** Queued for an injection, or being injected. */
   queued: boolean;
   /** Tried again after a failed injection, once it grew. */
   retried: boolean;
-  /** Its first USS and anon readings, and whether it copies its parent's pages since (copiedSoFar). */
-  copyFrom?: { ussStart: number; anonStart: number };
-  copies: boolean;
 }
 
 /** What the verdict's document says of the placement (doc.sampling.agents). */
@@ -187,11 +184,7 @@ export class Attacher {
       }
       if (!t) continue;
       t.anon = p.anon;
-      t.lows.add(p.anon);
-      if (p.uss !== undefined && p.anon !== undefined) {
-        if (!t.copyFrom) t.copyFrom = { ussStart: p.uss, anonStart: p.anon };
-        else t.copies ||= p.ppid !== undefined && copiedSoFar(t.copyFrom, p.uss, p.anon) !== undefined;
-      }
+      t.followed.read(p);
     }
     for (const key of this.tracked.keys()) if (!live.has(key)) this.tracked.delete(key);
     this.place(now);
@@ -217,10 +210,9 @@ export class Attacher {
       ppid: p.ppid ?? 0,
       command,
       anon: p.anon,
-      lows: new LowsWatch(this.started),
+      followed: new FollowedProcess(p.starttime, this.started),
       queued: false,
       retried: false,
-      copies: false,
     };
   }
 
@@ -240,7 +232,7 @@ export class Attacher {
     // runs Python once its requests come).
     for (const t of live) {
       const failed = this.records.get(t.job.pid)?.status === "failed" && !this.channel.hello.has(t.job.pid);
-      if (failed && t.lows.grows && !t.retried) {
+      if (failed && t.followed.grows && !t.retried) {
         t.retried = true;
         this.records.delete(t.job.pid);
       }
@@ -255,8 +247,8 @@ export class Attacher {
         command: t.command,
         anon: t.anon,
         hasAgent: this.channel.hello.has(t.job.pid),
-        grows: t.lows.grows,
-        copies: t.copies,
+        grows: t.followed.grows,
+        copies: t.followed.copies,
       })),
       { rootPid: this.o.rootPid, named: this.o.named ?? new Set(), max: this.max() },
     );

@@ -16,7 +16,6 @@
  */
 import {
   agentReasonText,
-  LowsWatch,
   placeAgents,
   placementLine,
   NOTHING_SAID,
@@ -30,10 +29,8 @@ import type { SamplingFacts } from "../analysis/types.js";
 import type { HostFs } from "../system/host-fs.js";
 import { readCmdline } from "../system/read-process.js";
 import { catchesSignal } from "../probes/signal-mask.js";
-import { copiedSoFar } from "../analysis/signals/cow.js";
+import { FollowedProcess } from "./followed-process.js";
 import { DEFAULT_MAX_AGENTS } from "../sampling/defaults.js";
-
-type CopyFrom = Parameters<typeof copiedSoFar>[0];
 
 /**
  * How long a sleeping agent has to say hello after its wake signal: the handler runs when the worker's main thread
@@ -52,8 +49,8 @@ export interface RunAgentsOptions {
 export class RunAgents {
   /** run launches in memleak's own PID namespace: nothing to map (the session's interface with watch's Attacher). */
   readonly pidsInside = new Map<number, number>();
-  private readonly lows = new Map<number, LowsWatch>();
-  private readonly commands = new Map<number, string>();
+  /** Each living process's lows, command line and copying (FollowedProcess, as watch's Attacher keeps them). */
+  private readonly followed = new Map<number, FollowedProcess>();
   private placement: Placement = { wanted: new Map(), passedOver: new Map() };
   private placementSaid = NOTHING_SAID;
   private decided: AttachRecord[] = [];
@@ -67,8 +64,6 @@ export class RunAgents {
   /** When each sleeping agent was sent the wake signal (ms); one that has not said hello by WAKE_WAIT_MS is given up. */
   private readonly signalled = new Map<number, number>();
   private readonly unwoken = new Set<number>();
-  /** Each process's first USS and anon, and whether it copies its parent's pages since (as watch's Attacher reads it). */
-  private readonly copying = new Map<number, { starttime: number; from?: CopyFrom; copies: boolean }>();
 
   constructor(
     private readonly channel: AgentChannel,
@@ -81,18 +76,15 @@ export class RunAgents {
     const live = new Set<number>();
     for (const p of processes) {
       live.add(p.pid);
-      let lows = this.lows.get(p.pid);
-      if (!lows) this.lows.set(p.pid, (lows = new LowsWatch()));
-      lows.add(p.anon);
-      this.readCopying(p);
+      let f = this.followed.get(p.pid);
+      if (!f || f.starttime !== p.starttime) this.followed.set(p.pid, (f = new FollowedProcess(p.starttime, false)));
+      f.read(p);
     }
-    for (const pid of this.lows.keys()) {
+    for (const pid of this.followed.keys()) {
       if (live.has(pid)) continue;
-      this.lows.delete(pid);
-      this.commands.delete(pid);
+      this.followed.delete(pid);
       this.asleep.delete(pid);
       this.signalled.delete(pid);
-      this.copying.delete(pid);
     }
     const withAgent = processes.filter((p) => this.channel.hello.has(p.pid) && this.channel.connected(p.pid));
     const sleeping = this.sleepingAgents(processes);
@@ -103,10 +95,10 @@ export class RunAgents {
         command: this.command(p),
         anon: p.anon,
         hasAgent: this.channel.hello.has(p.pid) && !this.channel.quiet.has(p.pid),
-        grows: this.lows.get(p.pid)!.grows,
+        grows: this.followed.get(p.pid)!.grows,
         // A worker copying its parent's pages gets its agent, asleep or quiet: it says which objects it copied
         // (session.ts CowAsk), which only an agent can.
-        copies: this.copying.get(p.pid)?.copies === true,
+        copies: this.followed.get(p.pid)!.copies,
       })),
       { rootPid: this.o.rootPid, named: new Set(), max: this.max() },
     );
@@ -192,19 +184,9 @@ export class RunAgents {
       this.o.say(`agent in PID ${p.pid} (${p.comm}) reports: ${agentReasonText(wanted.reason, wanted.siblings)}`);
   }
 
-  private readCopying(p: ConsideredProcess): void {
-    let c = this.copying.get(p.pid);
-    if (!c || c.starttime !== p.starttime) this.copying.set(p.pid, (c = { starttime: p.starttime, copies: false }));
-    if (p.uss === undefined || p.anon === undefined) return;
-    if (!c.from) c.from = { ussStart: p.uss, anonStart: p.anon };
-    else c.copies ||= p.ppid !== undefined && copiedSoFar(c.from, p.uss, p.anon) !== undefined;
-  }
-
   /** The command line that groups siblings, read once per process. */
   private command(p: ConsideredProcess): string {
-    let c = this.commands.get(p.pid);
-    if (c === undefined) this.commands.set(p.pid, (c = (readCmdline(this.fs, p.pid) ?? [p.comm]).join(" ")));
-    return c;
+    return this.followed.get(p.pid)!.command(() => (readCmdline(this.fs, p.pid) ?? [p.comm]).join(" "));
   }
 
   private max(): number {

@@ -68,7 +68,10 @@ export class CowAsk {
    */
   atEnd(processes: readonly ProcessSample[], ask: (pid: number) => boolean): number[] {
     const asked: number[] = [];
+    // As consider(): a worker that has children of its own now would name their copying as its own.
+    const parents = new Set(processes.map((p) => p.ppid));
     for (const p of processes) {
+      if (parents.has(p.pid)) continue;
       const w = this.watched.get(p.pid);
       if (!w || w.starttime !== p.starttime || w.askedAt === undefined || p.uss === undefined || p.anon === undefined)
         continue;

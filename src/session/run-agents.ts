@@ -77,7 +77,12 @@ export class RunAgents {
     for (const p of processes) {
       live.add(p.pid);
       let f = this.followed.get(p.pid);
-      if (!f || f.starttime !== p.starttime) this.followed.set(p.pid, (f = new FollowedProcess(p.starttime, false)));
+      if (!f || f.starttime !== p.starttime) {
+        // a new process (or a pid reused): nothing of the old one's wake carries over
+        this.followed.set(p.pid, (f = new FollowedProcess(p.starttime, false)));
+        this.signalled.delete(p.pid);
+        this.unwoken.delete(p.pid);
+      }
       f.read(p);
     }
     for (const pid of this.followed.keys()) {
@@ -85,6 +90,7 @@ export class RunAgents {
       this.followed.delete(pid);
       this.asleep.delete(pid);
       this.signalled.delete(pid);
+      this.unwoken.delete(pid);
     }
     const withAgent = processes.filter((p) => this.channel.hello.has(p.pid) && this.channel.connected(p.pid));
     const sleeping = this.sleepingAgents(processes);

@@ -159,8 +159,9 @@ export function cutsText(d: Difference, noise: number): string {
 const settingCuts = (t: ComparedTrial) => `${t.setting.text}: ${cutsText(t.vsBaseline!, t.noise!)}`;
 
 /** "jemalloc (peak +10.9 MiB; noise ±5.36 MiB)": a setting that made it worse, and its rises past the noise. */
-function settingRises(t: ComparedTrial): string {
-  const d = t.vsBaseline ?? {};
+function settingRises(t: ComparedTrial, base: ComparedTrial): string {
+  // The growth as the effect read it (each counted from none): not a rise that was only the baseline settling down.
+  const d = { ...t.vsBaseline, growth: growthChange(t.measures, base.measures) };
   const rises = (["end", "growth", "peak"] as const)
     .filter((k) => (d[k] ?? 0) > t.noise!)
     .map((k) => `${k} ${minus(d[k]!)}`);
@@ -181,7 +182,7 @@ function recommend(trials: ComparedTrial[], base: ComparedTrial): Comparison["re
   if (!best) {
     if (isLeak) return { setting: null, text: HELD_BY_THE_PROGRAM };
     // A setting that made it worse is named: "beyond the noise" would contradict its own line just above.
-    const worse = trials.filter((t) => t.effect === "worse").map(settingRises);
+    const worse = trials.filter((t) => t.effect === "worse").map((t) => settingRises(t, base));
     if (worse.length > 0) return { setting: null, text: `no setting tried helps; worse: ${worse.join("; ")}` };
     const noise = Math.max(...trials.map((t) => t.noise ?? 0), NOISE_FLOOR_BYTES);
     return { setting: null, text: `no setting tried changes the memory beyond the noise (±${formatBytes(noise)})` };

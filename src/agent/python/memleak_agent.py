@@ -1734,13 +1734,7 @@ def _after_fork_in_child():
         # ~0.4 MiB of them (BENCHMARKS.md § g⁹). The rest of the child's set-up waits for the wake too.
         if _state["wake"] is not None and not _state["attached"]:
             _state["dormant"] = True
-            # Asleep, it has no thread or socket to see memleak killed, and a forked worker does not inherit the
-            # command's parent-death signal: a worker that ignored SIGTERM and kept allocating outlived a `kill -9` of
-            # memleak (run.test, on CI). So its parent's death wakes it too (PR_SET_PDEATHSIG, the wake signal): the
-            # command dies with memleak, and each worker after its parent.
-            pdeathsig = _state.get("pdeathsig")
-            if pdeathsig is not None:
-                pdeathsig(1, _state["wake"])  # PR_SET_PDEATHSIG
+            _watch_parent()
             return
         _reset_in_child()
         # Under run every process reports (the socket is in the environment); an attached agent follows a forked
@@ -1763,22 +1757,57 @@ def _wake(signum, frame):
     _state["dormant"] = False
     try:
         _reset_in_child()
-        if _memleak_killed():
-            # Its parent died (PR_SET_PDEATHSIG) after memleak did: stop as a connected agent would have, on a thread,
-            # so that the program's own SIGTERM handler runs before the SIGKILL.
-            _start_thread(_die_with_memleak, ())
-            return
         start()
     except Exception:
         pass
 
 
-def _memleak_killed():
-    """The memleak that launched this program (MEMLEAK_PID) has exited: checked at once, no wait (a signal handler)."""
+# A sleeping worker has no thread or socket to see memleak killed, and a forked worker does not inherit the command's
+# parent-death signal: a worker that ignored SIGTERM outlived a `kill -9` of memleak whenever memleak died before it
+# woke it (run.test on CI, ae93a59). So a worker going to sleep asks the kernel for a signal when its parent dies
+# (PR_SET_PDEATHSIG). SIGURG: its default action is to be ignored, and the setting outlives an exec — a program the
+# worker starts (a fork and exec, Popen with preexec_fn, pty.fork) is not harmed by it, which a real-time signal's
+# default action (termination) would do; the kernel also sends it when the thread that forked the worker ends.
+_PR_SET_PDEATHSIG = 1
+
+
+def _watch_parent():
+    """In a worker going to sleep: its parent's death (or its forking thread's end) raises _PARENT_GONE here."""
+    prctl = _state.get("prctl")
+    signum = _state.get("parentGone")
+    if prctl is None or signum is None:
+        return
+    parent = _state.get("forkedBy")
+    prctl(_PR_SET_PDEATHSIG, signum)
+    if parent is not None and os.getppid() != parent:
+        _parent_gone(signum, None)  # it died between the fork and the prctl: no signal will come
+
+
+def _parent_gone(signum, frame):
+    """A sleeping worker's parent died (or the thread that forked it ended). Only where memleak was killed — it has
+    exited and left its socket's directory, which it removes when it ends as usual — does the worker stop, as a
+    connected agent stops (SIGTERM, then SIGKILL after the grace; on a thread, so that the program's own SIGTERM
+    handler runs first). Otherwise nothing: memleak did not ask for this agent, which stays asleep."""
+    if not _state["dormant"]:
+        return
     try:
-        return _launcher_exited(int(os.environ.get("MEMLEAK_PID", "")))
+        if not _memleak_killed():
+            return
+        _state["dormant"] = False
+        _reset_in_child()
+        _start_thread(_die_with_memleak, ())
+    except Exception:
+        pass
+
+
+def _memleak_killed():
+    """The memleak that launched this program (MEMLEAK_PID) has exited without removing its socket's directory: killed,
+    not ended as usual. Checked at once, no wait (a signal handler)."""
+    try:
+        exited = _launcher_exited(int(os.environ.get("MEMLEAK_PID", "")))
     except ValueError:
         return False
+    return exited and _killed_not_closed(os.environ.get("MEMLEAK_AGENT_SOCKET", ""))
 
 
 def _install_wake():
@@ -1809,13 +1838,25 @@ def _install_wake():
     except (ValueError, OSError):
         return
     _state["wake"] = signum
-    # The prctl a forked worker calls as it goes to sleep (_after_fork_in_child), built here once: in the worker, a call
-    # and nothing else, on pages it shares with this process.
-    libc = _libc()
-    _state["pdeathsig"] = getattr(libc, "prctl", None) if libc is not None else None
+    # The parent-death signal's handler, where the program has not taken SIGURG, and the prctl a forked worker calls as
+    # it goes to sleep, built here once: in the worker, a call and nothing else, on pages it shares with this process.
+    try:
+        if _signal.getsignal(_signal.SIGURG) == _signal.SIG_DFL:
+            _signal.signal(_signal.SIGURG, _parent_gone)
+            libc = _libc()
+            _state["prctl"] = getattr(libc, "prctl", None) if libc is not None else None
+            _state["parentGone"] = _signal.SIGURG
+    except (ValueError, OSError, AttributeError):
+        pass
+
+
+def _before_fork():
+    """Which process forks: the child compares it with its parent after its prctl (_watch_parent)."""
+    if _state["wake"] is not None:
+        _state["forkedBy"] = os.getpid()
 
 
 # Registered once per module: `watch` keeps the module in sys.modules (memleak_attach.py), so attaching again does
-# not add hooks. With no connection the hook does nothing.
+# not add hooks. With no connection the hooks do nothing.
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
+    os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)

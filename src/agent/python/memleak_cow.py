@@ -183,11 +183,15 @@ def _dict_entries(address):
     if _VERSION >= (3, 11):
         log2_index_bytes = ctypes.c_uint8.from_address(keys + 9).value
         kind = ctypes.c_uint8.from_address(keys + 10).value
+        if log2_index_bytes > 40 or kind > 2:  # not a keys object as CPython lays one out: read nothing further
+            return None
         nentries = _sword(keys + 24)
         entries = keys + 32 + (1 << log2_index_bytes)
         width, key_at = (3 * _P, _P) if kind == 0 else (2 * _P, 0)
     else:
         size = _sword(keys + _P)
+        if not 0 < size < (1 << 40) or size & (size - 1):  # a table's size is a power of two
+            return None
         nentries = _sword(keys + 4 * _P)
         index_bytes = 1 if size <= 0xFF else 2 if size <= 0xFFFF else 4 if size <= 0xFFFFFFFF else 8
         entries = keys + 5 * _P + size * index_bytes
@@ -392,7 +396,8 @@ def _container(obj, types, flags, frozen):
         tally.add_buffer(p, t)
         # A row's or a record's own items, and, one level further, what a field holds (a record's list of tags, an
         # index's list of ids): a user's records of {"text", "tags": [str, str]} were named at 117 of 165 MiB without
-        # the tags' str. Bounded: _MAX_ELEMENTS each level, per item.
+        # the tags' str. Bounded per item: _MAX_ELEMENTS of a tuple's or list's items or of a dict's entries (two
+        # objects each) at the first level, _MAX_ELEMENTS objects in all below it.
         deeper = _MAX_ELEMENTS
         for e in _elements(p, t):
             et = types.get(_word(e + _P))

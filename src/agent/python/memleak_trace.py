@@ -68,7 +68,8 @@ class Tracer:
         with self.agent.measure_lock:
             now = tracemalloc.take_snapshot()
             top = self.grown_sites_by_line(baseline, now) if interim else self.grown_sites(baseline, now)
-        baseline = now = None
+            now = None  # freed under the lock, as the temporary was before: no reading counts its objects
+        baseline = None
         current, peak = tracemalloc.get_traced_memory()
         message = _message(top, current, peak)
         if interim:

@@ -21,5 +21,8 @@ describe("the agent's files placed in a container", () => {
     expect(loaded.size).toBeGreaterThanOrEqual(5); // holder, retained, graphs, cow, trace: the check reads them
     for (const room of loaded) expect(PLACED_FILES, `${room} is loaded but not placed`).toContain(room);
     for (const file of PLACED_FILES) expect(python).toContain(file);
+    // and the loaders: memleak_attach.py (run by gdb/lldb), memleak_code.py (its compiled-code cache), the agent
+    for (const loader of ["memleak_attach.py", "memleak_code.py", "memleak_agent.py"])
+      expect(PLACED_FILES).toContain(loader);
   });
 });

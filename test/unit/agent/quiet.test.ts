@@ -4,7 +4,7 @@
  * wakes (its voluntary context switches do not move), and one word brings it back with a fresh report. A real
  * interpreter with the agent loaded as `run` loads it (sitecustomize), a real fork, a real socket.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { startAgentProgram, stopAgentPrograms } from "../../helpers/agent-program.js";
 import { catchesSignal } from "../../../src/probes/signal-mask.js";
@@ -108,6 +108,47 @@ describe("run's quiet agents", { timeout: 30_000 }, () => {
     await sleep(500);
     expect(threads().filter((t) => t === "memleak-agent")).toHaveLength(1);
     expect(ch.connected(child)).toBe(true);
+  });
+
+  // A sleeping worker asks for a signal at its parent's death (PR_SET_PDEATHSIG), to stop with a killed memleak.
+  // The kernel keeps that setting across an exec and sends it when the forking *thread* ends: with the wake signal (a
+  // real-time one, whose default action ends a process) a program the worker fork-exec'd from a short-lived thread
+  // was killed at once (an outside review: signal 41 at 0.00 s). SIGURG's default is to be ignored.
+  it("a sleeping worker's parent-death signal harms no program it starts, and with memleak alive wakes nothing", async () => {
+    const { ch, parent, pids } = await startAgentProgram(
+      `
+import os, sys, threading, time
+r, w = os.pipe()
+worker = os.fork()
+if worker == 0:
+    def start_sleep():
+        child = os.fork()
+        if child == 0:
+            os.execvp("sleep", ["sleep", "30"])
+        os.write(w, b"%d " % child)
+    t = threading.Thread(target=start_sleep)
+    t.start()
+    t.join()  # the thread that forked the sleep has ended
+    while True:
+        time.sleep(0.2)
+sleeper = int(os.read(r, 64).split()[0])
+print(worker, sleeper, flush=True)
+time.sleep(1.5)
+os._exit(0)  # the worker's parent dies while memleak (this test) is alive
+`,
+      { interval: 0.25 },
+    );
+    const [worker, sleeper] = pids as [number, number];
+    const status = (pid: number) => readFileSync(`/proc/${pid}/status`, "utf8");
+    // the exec'd program runs on, its parent-death signal ignored (SIGURG: bit 23 of SigIgn is not asked of it)
+    await sleep(800);
+    expect(status(sleeper)).toMatch(/^State:\s+S/m);
+    // the worker's parent has gone: memleak is alive, so the worker neither stops nor wakes (no hello, no thread)
+    await until(() => !existsSync(`/proc/${parent.pid!}`) || /^State:\s+Z/m.test(status(parent.pid!)), 5000);
+    await sleep(1000);
+    expect(status(worker)).toMatch(/^State:\s+S/m);
+    expect(ch.hello.has(worker)).toBe(false);
+    expect(status(sleeper)).toMatch(/^State:\s+S/m);
   });
 
   it("under run --try trim no worker sleeps: each one's agent trims on its own thread", async () => {

@@ -78,6 +78,9 @@ describe("asking a copying worker what it copied", () => {
     expect(c.atEnd([PARENT, p(90 * MiB, 50 * MiB, 2)], () => true)).toEqual([]);
     // without an agent connected: not counted as asked
     expect(c.atEnd([PARENT, p(90 * MiB)], () => false)).toEqual([]);
+    // a worker that has forked children of its own since: its pages turn private as they copy them, not asked
+    const grandchild: ProcessSample = { pid: 8, ppid: 7, starttime: 1, comm: "python3", uss: MiB, anon: 50 * MiB };
+    expect(c.atEnd([PARENT, p(90 * MiB), grandchild], () => true)).toEqual([]);
   });
 
   it("a process without an agent is asked at its next reading; a reused pid starts over", () => {

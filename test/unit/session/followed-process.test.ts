@@ -32,9 +32,13 @@ describe("a followed process", () => {
     expect(f.copies).toBe(false);
     f.read({ uss: 10 * MiB + COW_MIN_BYTES, anon: 50 * MiB, ppid: 1 });
     expect(f.copies).toBe(true);
-    // a reading without USS is skipped, not taken for zero; without a parent, no copying
+    // a reading without USS is skipped, not taken for zero (a start of 0 would make the next reading a copy)
+    const gap = new FollowedProcess(1, false);
+    gap.read({ anon: 50 * MiB, ppid: 1 });
+    gap.read({ uss: 10 * MiB, anon: 50 * MiB, ppid: 1 });
+    expect(gap.copies).toBe(false);
+    // without a parent, no copying
     const orphan = new FollowedProcess(1, false);
-    orphan.read({ anon: 50 * MiB });
     orphan.read({ uss: 10 * MiB, anon: 50 * MiB });
     orphan.read({ uss: 100 * MiB, anon: 50 * MiB });
     expect(orphan.copies).toBe(false);

@@ -183,6 +183,18 @@ describe("compareTrials: which setting helps, past the noise", () => {
     );
     expect(cmp.trials.map((t) => t.effect)).toEqual(["baseline", "worse", "not-in-effect", "failed"]);
     expect(cmp.recommendation.setting).toBeNull();
+    // a growth rise the effect did not count (the baseline settled down: each growth counted from none) is not named
+    const settled = compareTrials(
+      [
+        trial(BASELINE, measures("stable", level(30, 20, -10, 0))),
+        trial(arenas, measures("stable", level(40, 40, 0.5, 0))),
+      ],
+      1,
+    );
+    expect(settled.trials[1]!.effect).toBe("worse");
+    expect(settled.recommendation.text).toBe(
+      "no setting tried helps; worse: MALLOC_ARENA_MAX=2 (end +20.0 MiB, peak +10.0 MiB; noise ±4.00 MiB)",
+    );
     // the answer names what made it worse: "no setting tried changes the memory beyond the noise" contradicted it
     expect(cmp.recommendation.text).toBe(
       "no setting tried helps; worse: jemalloc (end +135 MiB, growth +351 MiB, peak +140 MiB; noise ±18.0 MiB)",

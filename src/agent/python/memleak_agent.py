@@ -1777,6 +1777,10 @@ def _watch_parent():
     signum = _state.get("parentGone")
     if prctl is None or signum is None:
         return
+    import _signal  # loaded already: _install_wake imported it
+
+    if _signal.getsignal(signum) is not _parent_gone:
+        return  # the program took SIGURG since: its handler must not hear of our parents
     parent = _state.get("forkedBy")
     prctl(_PR_SET_PDEATHSIG, signum)
     if parent is not None and os.getppid() != parent:

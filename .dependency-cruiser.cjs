@@ -67,6 +67,13 @@ module.exports = {
       to: { path: "^src/", pathNot: folders(known) },
     },
     {
+      name: "folder-in-the-order-importing",
+      comment: "a folder of src/ with no place in LAYERS that imports from src/: the same rule, from its side",
+      severity: "error",
+      from: { path: "^src/", pathNot: folders(known) },
+      to: { path: "^src/" },
+    },
+    {
       name: "no-circular",
       comment: "an import cycle between modules: split out what both need",
       severity: "error",

@@ -1805,13 +1805,9 @@ def _parent_gone(signum, frame):
 
 
 def _memleak_killed():
-    """The memleak that launched this program (MEMLEAK_PID) has exited without removing its socket's directory: killed,
-    not ended as usual. Checked at once, no wait (a signal handler)."""
-    try:
-        exited = _launcher_exited(int(os.environ.get("MEMLEAK_PID", "")))
-    except ValueError:
-        return False
-    return exited and _killed_not_closed(os.environ.get("MEMLEAK_AGENT_SOCKET", ""))
+    """The memleak that launched this program has exited without removing its socket's directory: killed, not ended as
+    usual — the connected path's test (_loop), checked at once, no wait (a signal handler)."""
+    return _launcher_dead(wait=0) and _killed_not_closed(os.environ.get("MEMLEAK_AGENT_SOCKET", ""))
 
 
 def _install_wake():

@@ -10,6 +10,7 @@ import { Column } from "../../../../src/series/column.js";
 import type { ProcessSeries } from "../../../../src/series/series.js";
 import { keptTemporaries } from "../../../../src/analysis/signals/kept-temporaries.js";
 import { analyzedUntil } from "../../../helpers/recording-cut.js";
+import { analyzeRecording } from "../../../../src/recording/replay.js";
 import { analyzedDoc } from "../../../helpers/analyzed-once.js";
 import { FIXTURES } from "../../../helpers/fixtures.js";
 
@@ -102,6 +103,43 @@ describe("leak_under_temporaries under run, as its progress lines and its end ju
     expect(doc.verdict.caveats.join(" ")).toMatch(
       /a list of str grows \([\d,]+ items at the last look, ~649 B each, sampled\)/,
     );
+  });
+});
+
+describe("leak_under_temporaries for 40 s under run, its lows' blocks tied by malloc read every other report", () => {
+  // fixtures/cuts/leak_under_temporaries.run-40s.jsonl: ten block lows each above the one before, but the trend test's
+  // p 0.0013 (ties: the agent reads malloc every other second) misses the envelope's 0.001 — it was a plateau at 99%.
+  it("at its end: not enough data, saying what rises, and no plateau anywhere", async () => {
+    const doc = await analyzedDoc(`${FIXTURES}cuts/leak_under_temporaries.run-40s.jsonl`);
+    expect(doc.verdict.kind).toBe("insufficient-data");
+    expect(doc.verdict.evidence.keptTemporaries).toBe(true);
+    expect(doc.verdict.summary).toMatch(/lows of its live heap .* rise steadily .* under the 2\.00 MiB/);
+    expect(doc.findings.filter((f) => f.kind === "plateau" || f.kind === "leak")).toEqual([]);
+  });
+  it("its lows rise at p between 0.1% and 1%; the same lows three times as steep (over the floor) call no leak", async () => {
+    const { set } = await analyzeRecording(`${FIXTURES}cuts/leak_under_temporaries.run-40s.jsonl`);
+    const ps = [...set.processes.values()].find((p) => p.pid === set.rootPid)!;
+    const kept = keptTemporaries(ps, 0, 10)!;
+    expect(kept.live.p).toBeGreaterThan(0.001);
+    expect(kept.live.p).toBeLessThan(0.01);
+    expect(kept.overFloor).toBe(false);
+    // In-use bytes ×3 (their lows rise ~4.5 MiB, over the floor) and free bytes ×3 (still covering anon's rise): the
+    // same p is not enough to call a leak, so nothing is said of the live heap at all.
+    const times3 = (c: Column) =>
+      Column.of(
+        [...c.xs],
+        c.ys.map((y) => 3 * y),
+        undefined,
+      );
+    const steeper = {
+      ...ps,
+      agent: {
+        ...ps.agent,
+        "malloc.inUse": times3(ps.agent["malloc.inUse"]!),
+        "malloc.free": times3(ps.agent["malloc.free"]!),
+      },
+    } as ProcessSeries;
+    expect(keptTemporaries(steeper, 0, 10)).toBeUndefined();
   });
 });
 

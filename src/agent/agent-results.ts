@@ -127,4 +127,14 @@ export interface CowResult {
   ms?: number;
   cpuMs?: number;
   why?: string;
+  /**
+   * When this process's first look began (epoch seconds; set by memleak as answers arrive, not by the agent): that look
+   * loaded the look's module, whose pages are the look's own memory step (signals/own-footprint.ts).
+   */
+  firstT?: number;
+}
+
+/** The latest answer, remembering when the first began (CowResult.firstT). */
+export function latestLook(had: CowResult | undefined, answer: CowResult): CowResult {
+  return { ...answer, firstT: had ? (had.firstT ?? had.t) : answer.t };
 }

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { parseAgentMessage, type AgentMessage, type AgentReport } from "./messages.js";
 import type { CowResult, HolderResult, TraceResult, TrimResult } from "./agent-results.js";
 import type { TestMark } from "./pytest-results.js";
-import { isGraphHolder } from "./agent-results.js";
+import { isGraphHolder, latestLook } from "./agent-results.js";
 
 /** Test marks kept (the pytest plugin's, two per test): a suite of 50,000 tests, and no unbounded growth past it. */
 export const MAX_TEST_MARKS = 100_000;
@@ -159,7 +159,7 @@ export class AgentChannel {
       if (!msg.interim || !had || had.interim) this.traces.set(msg.pid, msg);
     } else if (msg.type === "trim") this.trims.set(msg.pid, msg);
     else if (msg.type === "holder") (isGraphHolder(msg) ? this.graphHolders : this.holders).set(msg.pid, msg);
-    else if (msg.type === "cow") this.copied.set(msg.pid, msg);
+    else if (msg.type === "cow") this.copied.set(msg.pid, latestLook(this.copied.get(msg.pid), msg));
     else if (msg.type === "test-start" || msg.type === "test-end") {
       if (this.testMarks.length < MAX_TEST_MARKS) this.testMarks.push(msg);
       else this.dropped++;

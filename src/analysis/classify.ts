@@ -28,7 +28,8 @@ import { claimedGrowth, explainedByStable } from "./stable-explains.js";
 import { analyzeProcess, processSubject } from "./signals/process.js";
 import { analyzeTree } from "./signals/tree.js";
 import { copying } from "./signals/cow.js";
-import { ownArrival } from "./signals/own-footprint.js";
+import { putCopied } from "./signals/copied.js";
+import { ownArrivals } from "./signals/own-footprint.js";
 import { backlogOf } from "./signals/gc-backlog.js";
 import { lowsChange } from "./signals/live-heap.js";
 import { sliceByTime } from "./stats/window.js";
@@ -77,14 +78,26 @@ function copierFirst(a: Pick<Finding, "kind" | "subject">, b: Pick<Finding, "kin
   return 0;
 }
 
-export function compareFindings(
-  a: Pick<Finding, "kind" | "subject" | "confidence" | "rawConfidence" | "rate">,
-  b: Pick<Finding, "kind" | "subject" | "confidence" | "rawConfidence" | "rate">,
-): number {
+/**
+ * Of two findings of one kind, the one that says what a forked worker had copied before memleak first read it first,
+ * and of those the one whose look named the data: a pool whose workers each copied 51 MiB of their parent's dict in
+ * their first second is flat from then on — stable, parent and workers alike — and the parent's "stable" said nothing
+ * of the 204 MiB its workers hold (signals/copied.ts putCopiedBefore).
+ */
+function copiedBeforeFirst(a: Ranked, b: Ranked): number {
+  const says = (f: Ranked) => (f.evidence?.copiedBeforeBytes === undefined ? 0 : f.copied ? 2 : 1);
+  return says(b) - says(a);
+}
+
+type Ranked = Pick<Finding, "kind" | "subject" | "confidence" | "rawConfidence" | "rate"> &
+  Partial<Pick<Finding, "evidence" | "copied">>;
+
+export function compareFindings(a: Ranked, b: Ranked): number {
   return (
     SEVERITY[b.kind] - SEVERITY[a.kind] ||
     SUBJECT_ORDER[a.subject.type] - SUBJECT_ORDER[b.subject.type] ||
     copierFirst(a, b) ||
+    copiedBeforeFirst(a, b) ||
     (b.rawConfidence ?? b.confidence) - (a.rawConfidence ?? a.confidence) ||
     (b.rate?.bytesPerSecond ?? 0) - (a.rate?.bytesPerSecond ?? 0)
   );
@@ -407,6 +420,7 @@ function contextOf(input: ClassifyInput): Context {
     warmup,
     programStart: root?.execAt,
     duration: set.duration,
+    t0: set.t0,
     agentSeen: [...set.processes.values()].some((p) => Object.keys(p.agent).length > 0),
     launched: options.launched === true,
     agentResults: input.agentResults,
@@ -453,7 +467,26 @@ function judgeProcesses(
     const subject = processSubject(ps, set.rootPid, commandText(ps.pid, ps.comm, input.commands));
     if (subject.type === "process") findings.push(analyzeProcess(ps, subject, ctx, copy));
   }
+  lendWorkersCopies(findings, ctx);
   return { findings, copiers, shortLived };
+}
+
+/**
+ * A parent judged copy-on-write (its USS rose as its pages became its own while its workers copied them) whose workers
+ * had copied before memleak first read them: the workers are flat (stable, saying what they copied) and the parent's
+ * finding outranks theirs, with only the general advice. It carries the containers the worker whose look named most
+ * found copied, with their advice: the parent's rise is those copies.
+ */
+function lendWorkersCopies(findings: JudgedFinding[], ctx: Context): void {
+  for (const f of findings) {
+    if (f.kind !== "cow" || f.copied || f.subject.type !== "process") continue;
+    const pid = f.subject.pid;
+    const lender = findings
+      .filter((w) => w.subject.type === "process" && w.subject.ppid === pid && w.copied && w.copied.named > 0)
+      .filter((w) => w.evidence.copiedBeforeBytes !== undefined)
+      .sort((a, b) => b.copied!.named - a.copied!.named)[0];
+    if (lender) putCopied(f, lender.copied!.pid, Number(lender.evidence.copiedBeforeBytes), ctx);
+  }
 }
 
 /**
@@ -477,7 +510,7 @@ function judgeCgroup(
     set,
     { type: "cgroup", path, version },
     ctx,
-    [...set.processes.values()].flatMap((ps) => ownArrival(ps, ctx.launched) ?? []),
+    [...set.processes.values()].flatMap((ps) => ownArrivals(ps, ctx)),
   );
   if (cg && others && others.length > 0) {
     cg.caveats.push(phrase("cgroup.others", { others }));

@@ -40,6 +40,8 @@ export interface Context {
    */
   programStart?: number | undefined;
   duration: number;
+  /** The first sample's time (ms since the epoch): agent answers carry epoch times. */
+  t0?: number | undefined;
   /** The agent reported for at least one process (so "fragmentation could not be decided" is not said for nothing). */
   agentSeen: boolean;
   /** memleak launched the command (AnalysisOptions.launched): no agent was injected. */

@@ -107,8 +107,21 @@ export interface PhraseFacts {
   "mapped.in-summary": { of: Phrase; growth: number; files: string | undefined };
   /** signals/copied.ts: a forked worker's data read without being copied, after its stable or plateau sentence. */
   "copied.in-summary": Omit<CopiedField["objects"][number], "sampled"> & { of: Phrase };
+  /**
+   * signals/copied.ts: a forked worker that had copied its parent's pages before memleak's first reading, after its
+   * stable or plateau sentence; with the container its look found copied most, when it looked.
+   */
+  "copied.before-summary": {
+    of: Phrase;
+    copied: number;
+    uss: number;
+    anon: number;
+    parentAnon: number;
+    object?: Omit<CopiedField["objects"][number], "sampled">;
+  };
   /** signals/own-footprint.ts: memleak's agent's own arrival, taken out. */
-  "own.step": { at: number[]; added: number };
+  /** `at`: the agents' injections (their first reports); `looks`: the looks at what a forked worker copied. */
+  "own.step": { at: number[]; added: number; looks?: number[] };
   /** signals/gc-backlog.ts: memory a full collection gave back. */
   "gc.released": GcFreedFacts & { growth: number; at: number; lowBefore: number; lowAfter: number };
   /** signals/unseen.ts: no agent inside the process. */
@@ -167,7 +180,8 @@ export interface PhraseFacts {
   "cgroup.shmem": { shmem: number | undefined };
   "cgroup.artefact": ArtefactFacts;
   /** memleak's agents' memory, taken out of the usage judged. */
-  "cgroup.agents": { bytes: number; processes: number };
+  /** `looks`: how many of the processes were looked at (what they copied), not injected. */
+  "cgroup.agents": { bytes: number; processes: number; looks?: number };
 
   // signals/gpu.ts, gpu-driver.ts: each sentence starts with the process and its device
   "gpu.insufficient": GpuFacts & { reason: string | undefined };
@@ -208,6 +222,8 @@ export interface PhraseFacts {
     command: string;
     seconds: number;
   };
+  /** signals/copied.ts: a forked worker that had copied before memleak first read it, its containers not named. */
+  "advice.cow-before": { pid: number; command: string; copied: number; uss: number; anon: number };
   "advice.cow-process": {
     pid: number;
     command: string;

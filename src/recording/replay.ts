@@ -10,6 +10,7 @@ import { testLimitsGate } from "../gates/pytest-limits.js";
 import type { TestMark } from "../agent/pytest-results.js";
 import {
   isGraphHolder,
+  latestLook,
   type CowResult,
   type HolderResult,
   type TraceResult,
@@ -65,7 +66,7 @@ export async function analyzeRecording(
     if (m?.type === "trace") traces.set(m.pid, m);
     if (m?.type === "trim") trims.set(m.pid, m);
     if (m?.type === "holder") (isGraphHolder(m) ? graphHolders : holders).set(m.pid, m);
-    if (m?.type === "cow") copied.set(m.pid, m);
+    if (m?.type === "cow") copied.set(m.pid, latestLook(copied.get(m.pid), m));
     if (e.event === EVENT.testStart || e.event === EVENT.testEnd) {
       const mark = parseAgentMessage(JSON.stringify(e.detail ?? {}));
       if (mark?.type === e.event) testMarks.push(mark);

@@ -45,6 +45,7 @@ const LABELS: Record<string, string> = {
   sharedDrop: "shared pages given up",
   bound: "bounded by",
   copyOnWriteGrowth: "copied on write",
+  copiedBeforeBytes: "copied before its first reading",
   copiedNamedBytes: "in the containers named",
   copiedMost: "copied most",
   copyOnWritePids: "copying PIDs",

@@ -7,8 +7,13 @@
  * workers are asked (a parent in the tree, no children of their own). When the session ends with the workers alive
  * (`watch --duration`, Ctrl-C), each that was asked and has copied the floor more since is asked once more (atEnd): a
  * worker writing its copy of an array was named at 93.6 MiB from a look 10 s old while it held 122 MiB.
+ *
+ * A worker that had copied the floor before its first reading (signals/cow.ts copiedAtFirstSight: a pool worker
+ * reading the whole dataset in its first second, whose USS is flat from then on) is asked at once: its copying shows
+ * in no rise, and its parent's USS rose as it copied (the parent's pages became its own), which said nothing of which
+ * data.
  */
-import { COW_MIN_BYTES, copiedSoFar } from "../analysis/signals/cow.js";
+import { COW_MIN_BYTES, copiedAtFirstSight, copiedSince, copiedSoFar } from "../analysis/signals/cow.js";
 import type { ProcessSample } from "../system/sample.js";
 
 /** Seconds between two asks of one process: copying worth a new answer takes longer than a sample or two. */
@@ -24,6 +29,8 @@ interface Watched {
   askedAt?: number;
   askedCopied?: number;
   asks: number;
+  /** What it had copied before its first reading, when that passed the floor. */
+  before?: number;
 }
 
 export class CowAsk {
@@ -39,14 +46,23 @@ export class CowAsk {
     // A parent's pages become private to it as its children copy them: its answer would name the children's reading as
     // its own. Only a forked worker is asked: its parent in the tree, no children of its own.
     const parents = new Set(processes.map((p) => p.ppid));
+    const anonOf = new Map(processes.map((p) => [p.pid, p.anon]));
     for (const p of processes) {
       if (p.uss === undefined || p.anon === undefined || !live.has(p.ppid) || parents.has(p.pid)) continue;
       let w = this.watched.get(p.pid);
       if (!w || w.starttime !== p.starttime) {
-        this.watched.set(p.pid, { starttime: p.starttime, ussStart: p.uss, anonStart: p.anon, asks: 0 });
-        continue;
+        const before = copiedAtFirstSight(p, anonOf.get(p.ppid));
+        w = {
+          starttime: p.starttime,
+          ussStart: p.uss,
+          anonStart: p.anon,
+          asks: 0,
+          ...(before !== undefined && { before }),
+        };
+        this.watched.set(p.pid, w);
+        if (before === undefined) continue;
       }
-      const copied = copiedSoFar(w, p.uss, p.anon);
+      const copied = copiedTotal(w, p.uss, p.anon);
       if (copied === undefined || w.asks >= ASKS_PER_PROCESS) continue;
       if (w.askedAt !== undefined) {
         if (nowS - w.askedAt < ASK_GAP_S) continue;
@@ -75,10 +91,16 @@ export class CowAsk {
       const w = this.watched.get(p.pid);
       if (!w || w.starttime !== p.starttime || w.askedAt === undefined || p.uss === undefined || p.anon === undefined)
         continue;
-      const copied = copiedSoFar(w, p.uss, p.anon);
+      const copied = copiedTotal(w, p.uss, p.anon);
       if (copied === undefined || copied - w.askedCopied! < COW_MIN_BYTES) continue;
       if (ask(p.pid)) asked.push(p.pid);
     }
     return asked;
   }
+}
+
+/** What a worker copied: before its first reading (when that passed the floor) and since, or since alone past the floor. */
+function copiedTotal(w: Watched, uss: number, anon: number): number | undefined {
+  if (w.before === undefined) return copiedSoFar(w, uss, anon);
+  return w.before + Math.max(0, copiedSince(w, uss, anon));
 }

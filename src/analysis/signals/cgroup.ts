@@ -161,7 +161,16 @@ function cgroupBase(
       ...trendEvidence(a),
       ...(own.length > 0 && { agentFootprint: Math.round(ownBytes) }),
     } as Finding["evidence"],
-    caveats: own.length > 0 ? [phrase("cgroup.agents", { bytes: ownBytes, processes: own.length })] : [],
+    caveats:
+      own.length > 0
+        ? [
+            phrase("cgroup.agents", {
+              bytes: ownBytes,
+              processes: new Set(own.map((r, i) => r.pid ?? -i)).size,
+              ...(own.some((r) => r.look) && { looks: own.filter((r) => r.look).length }),
+            }),
+          ]
+        : [],
   };
   if (set.cgroupLimit != null) base.evidence.limit = set.cgroupLimit;
   const oom = set.cgroupOomKills;

@@ -16,7 +16,8 @@
  * two looked-at workers then read as a plateau instead of stable.
  */
 import type { CopiedObject, CowResult } from "../../agent/agent-results.js";
-import { levels } from "../assess.js";
+import { levels, minGrowth } from "../assess.js";
+import { COW_MIN_SHARE, copiedAtFirstSight } from "./cow.js";
 import type { Context } from "../context.js";
 import type { JudgedFinding } from "../judgement.js";
 import { phrase, type Phrase } from "../phrases.js";
@@ -124,4 +125,49 @@ export function putKept(f: JudgedFinding, ps: ProcessSeries, ctx: Context): void
   const { sampled: _, ...o } = top;
   f.summary = phrase("copied.in-summary", { of: f.summary, ...o });
   f.advice = [...f.advice, objectAdvice(top, field)];
+}
+
+/**
+ * On a forked worker that is stable or a plateau while watched but had copied its parent's pages before memleak first
+ * read it (signals/cow.ts copiedAtFirstSight; a pool worker reading its dataset in its first second): how much, in its
+ * sentence and evidence, with what its look found copied (session/cow-ask.ts asks such a worker at once) and the advice
+ * for each container. Its kind stays what its trend says: nothing grows while watched. Copying worth saying passes
+ * copy-on-write's floors (its bytes, and a share of the worker's RSS, as cow.ts copyOnWrite). True when it said so
+ * (putKept then has nothing to add).
+ */
+export function putCopiedBefore(f: JudgedFinding, ps: ProcessSeries, ctx: Context): boolean {
+  const first = firstReading(ps);
+  if (!first || f.subject.type !== "process") return false;
+  const copied = copiedAtFirstSight(first, ps.parentAnonAtStart);
+  const rssLevel = ps.metrics.rss?.max() ?? first.anon;
+  if (copied === undefined || copied < Math.max(minGrowth(first.anon), COW_MIN_SHARE * rssLevel)) return false;
+  f.evidence.copiedBeforeBytes = Math.round(copied);
+  const r = ctx.agentResults?.copied?.get(ps.pid);
+  const field = r && r.why === undefined ? copiedField(r, copied) : undefined;
+  const advised = field?.objects.filter((o) => o.how !== "none").slice(0, ADVISED) ?? [];
+  const facts = { copied, uss: first.uss, anon: first.anon, parentAnon: ps.parentAnonAtStart! };
+  const { pid, command } = f.subject;
+  const general = phrase("advice.cow-before", { pid, command, copied, uss: first.uss, anon: first.anon });
+  if (field && advised.length > 0) {
+    f.copied = field;
+    f.evidence.copiedNamedBytes = field.named;
+    f.evidence.copiedMost = advised[0]!.name;
+    const { sampled: _, ...object } = advised[0]!;
+    f.summary = phrase("copied.before-summary", { of: f.summary, ...facts, object });
+    f.advice = [...advised.map((o) => objectAdvice(o, field)), ...(namedEnough(field) ? [] : [general]), ...f.advice];
+  } else {
+    f.summary = phrase("copied.before-summary", { of: f.summary, ...facts });
+    f.advice = [general, ...f.advice];
+  }
+  return true;
+}
+
+/** A process's first USS reading and its anon at the same sample (or its first), or undefined without both. */
+function firstReading(ps: ProcessSeries): { uss: number; anon: number } | undefined {
+  const uss = ps.metrics.uss;
+  const anon = ps.metrics.anon;
+  if (!uss || !anon || uss.length === 0 || anon.length === 0) return undefined;
+  const at = uss.xs[0]!;
+  const i = anon.xs.indexOf(at);
+  return { uss: uss.ys[0]!, anon: anon.ys[i >= 0 ? i : 0]! };
 }

@@ -122,6 +122,45 @@ function copyingBesideGrowth(s: Copying): Copying | undefined {
  * and was then never asked (CI on 0c8fb30). A leaking worker grows USS and anon alike: nothing left to ask about.
  */
 export function copiedSoFar(w: { ussStart: number; anonStart: number }, uss: number, anon: number): number | undefined {
-  const copied = uss - w.ussStart - Math.max(0, anon - w.anonStart);
+  const copied = copiedSince(w, uss, anon);
   return copied >= COW_MIN_BYTES ? copied : undefined;
+}
+
+/** USS's rise since the first reading beyond anon's own (copiedSoFar without its floor: may be negative). */
+export function copiedSince(w: { ussStart: number; anonStart: number }, uss: number, anon: number): number {
+  return uss - w.ussStart - Math.max(0, anon - w.anonStart);
+}
+
+/**
+ * A forked process's anon must still share at least this share with its parent (anon beyond USS) for its first reading
+ * to be read as a fork's: a program its parent exec'd shares no anonymous memory, so its USS holds all its anon (and
+ * its private file pages), and "USS beyond its own growth" would be the whole of it. A pool worker that read a dict of
+ * 400k strings in its first second: anon 91 MiB, USS 51 MiB (44% still shared). A fifth: a process whose USS is 90% of
+ * an anon the size of its parent's could be a fork that copied nearly everything or a program of the same size, and is
+ * not called either.
+ */
+export const FORK_SHARED_SHARE = 0.2;
+/**
+ * …and hold at least this share of its parent's anon: a fork inherits all of it, and a worker holding much less has
+ * freed what it inherited (or was exec'd), so what it holds privately may be its own allocations, not copies.
+ */
+export const FORK_KEPT_SHARE = 0.5;
+
+/**
+ * What a forked worker had copied of its parent's pages before memleak's first reading of it (a `multiprocessing.Pool`
+ * whose first task reads the whole dataset, in its first second): USS beyond the anon it has over its parent's, at that
+ * first reading — a fork inherits its parent's anon as shared pages, and each it writes becomes its own. The bytes
+ * when they reach copy-on-write's byte floor and the process looks forked (FORK_SHARED_SHARE, FORK_KEPT_SHARE); undefined
+ * otherwise (an exec'd child, a fork that copied little, a reading without USS). copiedSoFar counts what it copies
+ * after that reading.
+ */
+export function copiedAtFirstSight(
+  first: { uss?: number | undefined; anon?: number | undefined },
+  parentAnon: number | undefined,
+): number | undefined {
+  const { uss, anon } = first;
+  if (uss === undefined || anon === undefined || parentAnon === undefined || !(anon > 0)) return undefined;
+  if (anon - uss < FORK_SHARED_SHARE * anon || anon < FORK_KEPT_SHARE * parentAnon) return undefined;
+  const copied = uss - Math.max(0, anon - parentAnon);
+  return copied >= COW_MIN_BYTES ? Math.min(copied, parentAnon) : undefined;
 }

@@ -10,6 +10,7 @@ import { Column } from "../../series/column.js";
 import { median } from "../stats/quantiles.js";
 import { stoppedAt, stoppedGrowth, type Assessment } from "../assess.js";
 import type { ProcessSeries } from "../../series/series.js";
+import type { AgentResults } from "../context.js";
 import type { MetricName } from "../types.js";
 import { phrase, type Phrase } from "../phrases.js";
 
@@ -37,6 +38,29 @@ export const OWN_FOOTPRINT_BYTES = 8 * 2 ** 20;
 export interface Injection {
   from: number;
   reported: number;
+  /** A look at what a forked worker copied (session/cow-ask.ts), not the agent's arrival. */
+  look?: boolean;
+}
+
+/** How long after a look began its memory counts as its own: the look takes 10-100 ms, its module loads with it. */
+export const LOOK_SECONDS = 1;
+
+/**
+ * The first look at what a forked worker copied, as an injection: loading the look's module and its walk make pages
+ * private to the worker (2-3 MiB: a pool worker's anon rose 2.25 MiB at its look, and it read as a plateau).
+ * Undefined when it was not looked at, or the series' start is unknown.
+ */
+export function lookedAt(
+  ps: ProcessSeries,
+  agentResults: AgentResults | undefined,
+  t0: number | undefined,
+): Injection | undefined {
+  const r = agentResults?.copied?.get(ps.pid);
+  if (!r || t0 === undefined) return undefined;
+  const began = ((r.firstT ?? r.t) * 1000 - t0) / 1000;
+  // A plateau's level is dated within a block of readings: OWN_LEAD_SECONDS before the look, as for an injection
+  // dated by its first report (a pool worker looked at 11.0 s, its level dated 10.5 s).
+  return { from: began - OWN_LEAD_SECONDS, reported: began + LOOK_SECONDS, look: true };
 }
 
 /**
@@ -93,8 +117,21 @@ export function withoutOwnStep(a: Assessment, injections: readonly Injection[]):
   if (own === undefined) return { a };
   return {
     a: { ...a, shape: "flat", own },
-    caveat: phrase("own.step", { at: injections.map((i) => i.reported), added: own }),
+    caveat: ownStepPhrase(
+      injections.map((i) => ({ at: i.reported, look: i.look })),
+      own,
+    ),
   };
+}
+
+/** The caveat for memleak's own arrivals (each at its time, an injection or a look), `added` bytes in all. */
+export function ownStepPhrase(arrivals: readonly { at: number; look?: boolean | undefined }[], added: number): Phrase {
+  const looks = arrivals.filter((r) => r.look).map((r) => r.at);
+  return phrase("own.step", {
+    at: arrivals.filter((r) => !r.look).map((r) => r.at),
+    added,
+    ...(looks.length > 0 && { looks }),
+  });
 }
 
 /** The agent's memory is read this long either side of its arrival: before the injection, and after the first report. */
@@ -112,8 +149,26 @@ export const OWN_ARRIVAL_READ_SECONDS = 2;
  */
 export function ownArrival(ps: ProcessSeries, launched = false, metric?: MetricName): OwnArrival | undefined {
   const i = injectedAt(ps, launched);
+  return i && arrivalOf(ps, i, metric);
+}
+
+/**
+ * Everything memleak added to one process, each read as ownArrival reads the agent's: the agent injected (`watch`),
+ * and the first look at what a forked worker copied (`run` and `watch`: the look's module and walk, 2-5 MiB of a
+ * pool worker's USS).
+ */
+export function ownArrivals(
+  ps: ProcessSeries,
+  ctx: { launched?: boolean | undefined; agentResults?: AgentResults | undefined; t0?: number | undefined },
+  metric?: MetricName,
+): OwnArrival[] {
+  const times = [injectedAt(ps, ctx.launched), lookedAt(ps, ctx.agentResults, ctx.t0)];
+  return times.flatMap((i) => (i ? (arrivalOf(ps, i, metric) ?? []) : []));
+}
+
+function arrivalOf(ps: ProcessSeries, i: Injection, metric: MetricName | undefined): OwnArrival | undefined {
   const col = (metric && ps.metrics[metric]) ?? ps.metrics.anon ?? ps.metrics.rss;
-  if (!i || !col || col.length < 2) return undefined;
+  if (!col || col.length < 2) return undefined;
   const spacing = (col.xs[col.length - 1]! - col.xs[0]!) / (col.length - 1);
   const reach = Math.max(OWN_ARRIVAL_READ_SECONDS, 3 * spacing);
   const between = (lo: number, hi: number) => median(col.ys.filter((_, k) => col.xs[k]! >= lo && col.xs[k]! <= hi));
@@ -121,7 +176,9 @@ export function ownArrival(ps: ProcessSeries, launched = false, metric?: MetricN
   const after = between(i.reported, i.reported + reach);
   if (before === undefined || after === undefined) return undefined;
   const bytes = Math.min(Math.max(after - before, 0), OWN_FOOTPRINT_BYTES);
-  return bytes > 0 ? { from: i.from, at: i.reported, until: ps.lastSeen, bytes } : undefined;
+  return bytes > 0
+    ? { from: i.from, at: i.reported, until: ps.lastSeen, bytes, pid: ps.pid, ...(i.look && { look: true }) }
+    : undefined;
 }
 
 /**
@@ -133,6 +190,10 @@ export interface OwnArrival {
   at: number;
   until: number;
   bytes: number;
+  /** A look at what a forked worker copied, not the agent's arrival. */
+  look?: boolean;
+  /** The process it was added to (one may have both an agent injected and a look). */
+  pid?: number;
 }
 
 /**

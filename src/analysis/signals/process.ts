@@ -35,11 +35,11 @@ import {
 } from "./layer.js";
 import { noteMissingAgent } from "./unseen.js";
 import { noteMappedFiles } from "./mapped.js";
-import { injectedAt, withoutOwnStep } from "./own-footprint.js";
+import { injectedAt, lookedAt, withoutOwnStep } from "./own-footprint.js";
 import { withGcBacklog } from "./gc-backlog.js";
 import { withoutImports } from "./imports.js";
 import { holderFor, putHolder, suspectedIn } from "./holder.js";
-import { putCopied, putKept } from "./copied.js";
+import { putCopied, putCopiedBefore, putKept } from "./copied.js";
 import { plateauParts, stableParts } from "./level-findings.js";
 
 export function processSubject(ps: ProcessSeries, rootPid: number | undefined, command: string): Subject {
@@ -101,7 +101,10 @@ export function analyzeProcess(
   const metric: MetricName = ps.metrics.anon ? "anon" : "rss";
   const injected = injectedAt(ps, ctx.launched);
   const assessed = assess(ps.metrics[metric]!, Math.max(ctx.from, ps.firstSeen), ps.firstSeen, ps.execAt);
-  const { a: owned, caveat: own } = withoutOwnStep(assessed, injected === undefined ? [] : [injected]);
+  // memleak's own arrivals: its agent injected, and the first look at what a forked worker copied.
+  const look = lookedAt(ps, ctx.agentResults, ctx.t0);
+  const arrivals = [...(injected ? [injected] : []), ...(look ? [look] : [])];
+  const { a: owned, caveat: own } = withoutOwnStep(assessed, arrivals);
   const judged = withoutImports(owned, ps, ps.metrics[metric]!);
   const { a, judgement: backlog, waiting, note: released } = withGcBacklog(judged, ps, ps.metrics[metric]!);
   const f = decideProcess(ps, subject, ctx, copy, metric, a, waiting);
@@ -115,7 +118,8 @@ export function analyzeProcess(
   if (released) f.caveats.push(released);
   // A forked worker asked what it copied (session/cow-ask.ts) but not copy-on-write over its life: what it read
   // without copying it, if its look found that.
-  if (f.kind === "stable" || f.kind === "plateau") putKept(f, ps, ctx);
+  // A worker that had copied before memleak first read it says how much, and what, if its look found that.
+  if ((f.kind === "stable" || f.kind === "plateau") && !putCopiedBefore(f, ps, ctx)) putKept(f, ps, ctx);
   noteMissingAgent(f, ps, ctx);
   noteMappedFiles(f, ps, ctx.from);
   const allocator = otherAllocator(ps);

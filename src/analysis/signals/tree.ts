@@ -10,7 +10,15 @@ import type { JudgedFinding } from "../judgement.js";
 import { phrase, type Phrase } from "../phrases.js";
 import type { SeriesSet } from "../../series/series.js";
 import type { Finding, MetricName } from "../types.js";
-import { injectedAt, ownArrival, withoutOwnArrivals, withoutOwnStep, type Injection } from "./own-footprint.js";
+import {
+  injectedAt,
+  lookedAt,
+  ownArrivals,
+  ownStepPhrase,
+  withoutOwnArrivals,
+  withoutOwnStep,
+  type Injection,
+} from "./own-footprint.js";
 import type { Column } from "../../series/column.js";
 import type { Assessment } from "../assess.js";
 import { plateauParts, stableParts } from "./level-findings.js";
@@ -38,7 +46,7 @@ export function analyzeTree(set: SeriesSet, ctx: Context): JudgedFinding | undef
   const col = set.tree[metric];
   if (!col) return undefined;
   const injections = [...set.processes.values()]
-    .map((ps) => injectedAt(ps, ctx.launched))
+    .flatMap((ps) => [injectedAt(ps, ctx.launched), lookedAt(ps, ctx.agentResults, ctx.t0)])
     .filter((i): i is Injection => i !== undefined);
   const arrived = withoutOwnArrivalsIfChanged(set, col, metric, ctx);
   const stepped = withoutOwnStep(arrived.a, injections);
@@ -128,10 +136,10 @@ function withoutOwnArrivalsIfChanged(
   // A sum of PSS rises by one page for every page a process copies or adds, which is what its USS (private pages)
   // counts; the other sums are read off the same metric of each process.
   const perProcess = metric === "pss-anon" || metric === "pss" ? "uss" : metric;
-  const arrivals = [...set.processes.values()].flatMap((ps) => ownArrival(ps, ctx.launched, perProcess) ?? []);
+  const arrivals = [...set.processes.values()].flatMap((ps) => ownArrivals(ps, ctx, perProcess));
   if (arrivals.length === 0) return { a: raw };
   const without = assess(withoutOwnArrivals(col, arrivals), ctx.from, 0, ctx.programStart);
   if (without.shape === raw.shape) return { a: raw };
   const added = arrivals.reduce((sum, r) => sum + r.bytes, 0);
-  return { a: without, caveat: phrase("own.step", { at: arrivals.map((r) => r.at), added }) };
+  return { a: without, caveat: ownStepPhrase(arrivals, added) };
 }

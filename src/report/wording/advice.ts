@@ -128,6 +128,14 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
       ussEnd: formatBytes(f.ussEnd),
       parentAnon: formatBytes(f.bound),
     }),
+  "advice.cow-before": (f) =>
+    advice("cow", "before", {
+      pid: f.pid,
+      command: f.command,
+      copied: formatBytes(f.copied),
+      uss: formatBytes(f.uss),
+      anon: formatBytes(f.anon),
+    }),
   "advice.cow-object": (f) =>
     advice("cow", `object-${f.how}${objectVariant(f)}`, {
       pid: f.pid,

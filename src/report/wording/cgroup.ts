@@ -42,5 +42,5 @@ export const CGROUP_WORDS: Wordings<
     `the cgroup's shared memory (tmpfs, /dev/shm) grows: +${formatBytes(f.shmem)}; it is not reclaimable cache`,
   "cgroup.artefact": artefact,
   "cgroup.agents": (f) =>
-    `memleak's agents added ${formatBytes(f.bytes)} to ${f.processes === 1 ? "the process" : `${f.processes} processes`} it was injected into: judged without it`,
+    `memleak's agents added ${formatBytes(f.bytes)} to ${f.processes === 1 ? "the process" : `${f.processes} processes`} ${f.looks === f.processes ? "whose copying it looked at" : f.looks ? "it was injected into or whose copying it looked at" : "it was injected into"}: judged without it`,
 };

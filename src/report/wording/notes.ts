@@ -2,7 +2,7 @@
  * Notes beside a finding's verdict (its caveats): what an early call cannot know, memleak's own footprint, garbage a
  * full collection gave back, file pages, a process the agent did not see inside.
  */
-import { copiedItemsText } from "../copied-lines.js";
+import { copiedItemsText, copyHowText } from "../copied-lines.js";
 import { formatBytes } from "../../base/units.js";
 import type { GcFreedFacts, GcWaitingFacts } from "../../analysis/phrases.js";
 import type { KeptTemporaries, Settling } from "../../analysis/phrases.js";
@@ -50,6 +50,7 @@ export const NOTE_WORDS: Wordings<
   | "mapped.file-pages"
   | "mapped.in-summary"
   | "copied.in-summary"
+  | "copied.before-summary"
   | "own.step"
   | "gc.released"
   | "agent.missing"
@@ -60,8 +61,28 @@ export const NOTE_WORDS: Wordings<
   "mapped.in-summary": (f, say) => `${say(f.of)}; ${filePages(f)}`,
   "copied.in-summary": (f, say) =>
     `${say(f.of)}; it read \`${f.name}\` (${copiedItemsText(f)}, ${formatBytes(f.bytes)}) without copying it: ${formatBytes(f.private)} of it private`,
-  "own.step": (f) =>
-    `memleak's agent, injected at ${f.at.map((t) => `${t.toFixed(0)} s`).join(", ")}, added ${formatBytes(f.added)} (its modules and thread${f.at.length > 1 ? ", and pages forked workers copied" : ""}): not counted as growth`,
+  "copied.before-summary": (f, say) => {
+    const o = f.object;
+    const named = o
+      ? `: ~${formatBytes(o.private)} of it \`${o.name}\` (${copiedItemsText(o)}), ${copyHowText(o)}`
+      : "";
+    return `${say(f.of)}; it had copied ${formatBytes(f.copied)} of its parent's pages before memleak first read it (USS ${formatBytes(f.uss)} at that reading, anon ${formatBytes(f.anon)} against its parent's ${formatBytes(f.parentAnon)})${named}`;
+  },
+  "own.step": (f) => {
+    const times = (ts: readonly number[]) => ts.map((t) => `${t.toFixed(0)} s`).join(", ");
+    const looks = f.looks ?? [];
+    const agent =
+      f.at.length > 0
+        ? `memleak's agent, injected at ${times(f.at)},${looks.length > 0 ? ` and its look at what a worker copied, at ${times(looks)},` : ""}`
+        : `memleak's look at what it copied, at ${times(looks)},`;
+    const what = [
+      ...(f.at.length > 0
+        ? [`its modules and thread${f.at.length > 1 ? ", and pages forked workers copied" : ""}`]
+        : []),
+      ...(looks.length > 0 ? ["the look's module and its walk"] : []),
+    ];
+    return `${agent} added ${formatBytes(f.added)} (${what.join("; ")}): not counted as growth`;
+  },
   "gc.released": (f) =>
     `memory rose ${formatBytes(f.growth)} and came back down at the full garbage collection at ${f.at.toFixed(0)} s (lows ${formatBytes(f.lowBefore)} before, ${formatBytes(f.lowAfter)} after): garbage cycles waiting for the collector, not a leak (${freed(f)})`,
   "agent.missing": (f) =>

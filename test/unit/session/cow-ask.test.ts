@@ -44,9 +44,11 @@ describe("asking a copying worker what it copied", () => {
 
   it("a worker that allocates while it copies is asked (a frozen dataset's worker: 20.6 MiB copied, +3.3 MiB own)", () => {
     // its first USS reading came after its first half second's copying: 14.9 MiB more USS beside 3.3 MiB more anon
+    // (12.4 MiB at that first reading is itself past the floor: it is asked then, as a worker that copied before it
+    // was first read is; here its first reading held less.)
     const { at } = asker();
-    at(0, p(12.4 * MiB, 191.3 * MiB));
-    expect(at(1, p(27.3 * MiB, 194.6 * MiB))).toBe(true);
+    expect(at(0, p(5 * MiB, 191.3 * MiB))).toBe(false);
+    expect(at(1, p(19.9 * MiB, 194.6 * MiB))).toBe(true);
   });
 
   it("again only after the gap and a quarter more copied; at most ASKS_PER_PROCESS times", () => {
@@ -108,5 +110,37 @@ describe("asking a copying worker what it copied", () => {
     at(0, p(10 * MiB));
     expect(at(1, { ...p(0), uss: undefined })).toBe(false);
     expect(at(2, p(30 * MiB))).toBe(true);
+  });
+});
+
+describe("a worker that copied before its first reading (a pool worker reading its dataset in its first second)", () => {
+  // The parent at 91 MiB of anon; each worker at its first reading: anon 91 MiB (inherited), USS 51 MiB (copied).
+  const parent: ProcessSample = { ...PARENT, anon: 91 * MiB, uss: 53 * MiB };
+  const worker = (uss: number, anon = 91 * MiB, starttime = 1): ProcessSample => ({ ...p(uss, anon, starttime) });
+  const ask = () => {
+    const c = new CowAsk();
+    return (t: number, s: ProcessSample, agent = true) => c.consider([parent, s], t, () => agent).length > 0;
+  };
+
+  it("is asked at its first reading, and again at its next one when its agent was not connected yet", () => {
+    expect(ask()(0, worker(51 * MiB))).toBe(true);
+    const at = ask();
+    expect(at(0, worker(51 * MiB), false)).toBe(false);
+    expect(at(1, worker(51 * MiB))).toBe(true);
+  });
+
+  it("not when what it holds privately is its own: anon grown past its parent's by as much, or an exec'd program", () => {
+    expect(ask()(0, worker(51 * MiB, 91 * MiB + 45 * MiB))).toBe(false); // 51 − 45 own: 6 MiB, under the floor
+    expect(ask()(0, worker(60 * MiB, 61 * MiB))).toBe(false); // shares nothing: its USS is all of its anon
+    expect(ask()(0, worker(20 * MiB, 40 * MiB))).toBe(false); // holds under half its parent's anon: freed it
+  });
+
+  it("asked again at its end only when it copied the floor more since; the figure counts both", () => {
+    const c = new CowAsk();
+    const asked: number[] = [];
+    c.consider([parent, worker(51 * MiB)], 0, (pid) => (asked.push(pid), true));
+    expect(c.atEnd([parent, worker(51 * MiB + COW_MIN_BYTES - 1)], () => true)).toEqual([]);
+    expect(c.atEnd([parent, worker(51 * MiB + COW_MIN_BYTES)], () => true)).toEqual([7]);
+    expect(asked).toEqual([7]);
   });
 });

@@ -191,6 +191,136 @@ describe("a worker that copied nothing, looked at once (its dataset in one buffe
   });
 });
 
+/**
+ * Workers that had copied before memleak's first reading (a pool reading its dataset in its first task): the parent at
+ * 90 MiB of anon, each worker's anon its inherited 90 MiB and its USS already `uss`, flat from then on.
+ */
+const early = (uss: number, anon = 90 * MB) => ({
+  seconds: 120,
+  processes: [
+    { pid: 100, ppid: 1, anon: flat(90 * MB, 0.05 * MB), uss: flat(50 * MB, 0.05 * MB) },
+    { pid: 101, ppid: 100, anon: flat(anon, 0.05 * MB), uss: flat(uss, 0.05 * MB) },
+  ],
+});
+
+describe("a worker that had copied before memleak first read it (issue 51)", () => {
+  it("stays stable, says how much in its sentence and evidence, with the general advice, and heads the verdict", () => {
+    const doc = judge(early(50 * MB));
+    const f = processFinding(doc, 101);
+    expect(f.kind).toBe("stable");
+    expect(Number(f.evidence.copiedBeforeBytes) / MB).toBeCloseTo(50, 0);
+    expect(f.summary).toMatch(
+      /; it had copied (49\.9|50\.\d) MiB of its parent's pages before memleak first read it \(USS/,
+    );
+    expect(f.advice).toMatch(/had copied (49\.9|50\.\d) MiB of the pages it shares with its parent before memleak/);
+    // Of the stable findings, the one that says what a worker copied comes first: the parent's said nothing of it.
+    expect(doc.verdict.pid).toBe(101);
+    expect(processFinding(doc, 100).evidence.copiedBeforeBytes).toBeUndefined();
+  });
+
+  it("with its look's answer: the dict named, its advice first, and the verdict is the worker whose look named it", () => {
+    const words = obj({ name: "__main__.WORDS", what: "dict of str", itemsPrivate: 46 * MB, bytes: 74 * MB });
+    const doc = judge(early(50 * MB), { agentResults: answer([words], { privateDirty: 52 * MB, walkBytes: 3 * MB }) });
+    const f = processFinding(doc, 101);
+    expect(f.kind).toBe("stable");
+    expect(f.summary).toMatch(
+      /before memleak first read it .*: ~46\.0 MiB of it `__main__\.WORDS` \(dict of str, 400,000 items\), copied as the worker reads its items/,
+    );
+    expect(f.copied).toMatchObject({ pid: 101, named: 46 * MB, objects: [{ name: "__main__.WORDS", how: "reads" }] });
+    expect(f.evidence.copiedMost).toBe("__main__.WORDS");
+    // 46 of the 49 MiB private at the look (52 less the look's 3): named enough, so only the dict's advice.
+    expect(f.advice).toMatch(/^`__main__\.WORDS` \(dict of str, 400,000 items\) is ~46\.0 MiB of what PID 101 copied/);
+    expect(f.advice).not.toMatch(/before memleak\s+first read it, and holds them still/);
+    expect(doc.verdict.pid).toBe(101);
+  });
+
+  it.each([
+    ["copied under the floor", early(7 * MB)],
+    ["an exec'd program: its USS is nearly all its anon", early(80 * MB)],
+    ["holding under half its parent's anon: what it holds privately may be its own", early(20 * MB, 40 * MB)],
+    ["its own anon past its parent's by as much as its USS: its own allocations", early(45 * MB, 130 * MB)],
+  ])("nothing said when %s", (_name, sc) => {
+    const f = processFinding(judge(sc), 101);
+    expect(f.evidence.copiedBeforeBytes).toBeUndefined();
+    expect(f.summary).not.toMatch(/before memleak first read it/);
+  });
+});
+
+describe("a parent whose USS rose as its workers copied before memleak first read them", () => {
+  // The parent read before its workers copied: its USS 10 → 50 MiB as its pages became its own (copy-on-write's shape);
+  // the worker flat at the USS it had copied.
+  const sc = {
+    seconds: 120,
+    processes: [
+      { pid: 100, ppid: 1, anon: flat(90 * MB, 0.05 * MB), uss: fill(10 * MB, 40 * MB, 20) },
+      { pid: 101, ppid: 100, anon: flat(90 * MB, 0.05 * MB), uss: flat(50 * MB, 0.05 * MB) },
+    ],
+  };
+  const words = obj({ name: "__main__.WORDS", what: "dict of str", itemsPrivate: 46 * MB, bytes: 74 * MB });
+
+  it("the parent's copy-on-write carries the containers its worker's look named, with their advice", () => {
+    const doc = judge(sc, { agentResults: answer([words]) });
+    expect(doc.verdict.kind).toBe("cow");
+    expect(doc.verdict.pid).toBe(100);
+    expect(doc.verdict.copied).toMatchObject({ pid: 101, objects: [{ name: "__main__.WORDS", how: "reads" }] });
+    expect(doc.verdict.advice).toMatch(
+      /^`__main__\.WORDS` \(dict of str, 400,000 items\) is ~46\.0 MiB of what PID 101 copied/,
+    );
+  });
+
+  it("nothing lent without the worker's look", () => {
+    const doc = judge(sc);
+    expect(doc.verdict.kind).toBe("cow");
+    expect(doc.verdict.copied).toBeUndefined();
+  });
+});
+
+describe("memleak's own look at what a worker copied: its module and walk are not the program's", () => {
+  // The worker's anon steps up 2.25 MiB at 60 s, the look's time (the synthetic series start at 1_700_000_000 s).
+  const stepped = {
+    seconds: 120,
+    processes: [
+      { pid: 100, ppid: 1, anon: flat(90 * MB, 0.05 * MB), uss: flat(50 * MB, 0.05 * MB) },
+      {
+        pid: 101,
+        ppid: 100,
+        anon: { shape: { kind: "step" as const, at: 60, height: 2.25 * MB }, baseline: 90 * MB, noise: 0.05 * MB },
+        uss: { shape: { kind: "step" as const, at: 60, height: 4.5 * MB }, baseline: 50 * MB, noise: 0.05 * MB },
+      },
+    ],
+  };
+  const words = obj({ name: "__main__.WORDS", what: "dict of str", itemsPrivate: 46 * MB, bytes: 74 * MB });
+
+  it("a step at the look is taken out (stable, and said), for the worker, the tree and the cgroup", () => {
+    const doc = judge(stepped, { agentResults: answer([words], { t: 1_700_000_059.8 }) });
+    const f = processFinding(doc, 101);
+    expect(f.kind).toBe("stable");
+    expect(f.caveats.join(" ")).toMatch(
+      /^memleak's look at what it copied, at 61 s, added 2\.\d+ MiB \(the look's module and its walk\)/,
+    );
+    expect(doc.findings.filter((x) => x.kind !== "stable").map((x) => `${x.kind} ${x.subject.type}`)).toEqual([]);
+  });
+
+  it("the same step with no look there is the program's: a plateau (a step)", () => {
+    const f = processFinding(judge(stepped, { agentResults: answer([words], { t: 1_700_000_010 }) }), 101);
+    expect(f.kind).toBe("plateau");
+  });
+});
+
+describe("a pool watched once its workers had copied (fixtures/recordings/pool_early_copy.watch-25s.jsonl)", () => {
+  it("the verdict: a stable worker naming the dict its look found copied, nothing growing anywhere", async () => {
+    const doc = await analyzedDoc(`${FIXTURES}recordings/pool_early_copy.watch-25s.jsonl`);
+    expect(doc.verdict.kind).toBe("stable");
+    expect(doc.verdict.copied?.objects[0]).toMatchObject({ name: "__main__.WORDS", how: "reads" });
+    expect(Number(doc.verdict.evidence.copiedBeforeBytes)).toBeGreaterThan(20 * MB);
+    expect(doc.findings.filter((f) => f.kind !== "stable")).toEqual([]);
+    // Both workers say what they had copied; the parent does not.
+    const said = doc.findings.filter((f) => f.evidence.copiedBeforeBytes !== undefined).map((f) => f.subject);
+    expect(said).toHaveLength(2);
+    expect(said.every((s) => s.type === "process" && !s.isRoot)).toBe(true);
+  });
+});
+
 describe("a recorded DataLoader run (fixtures/recordings/cow_dataloader.jsonl)", () => {
   it("analyze reads the workers' answers back: the dataset's list, copied by reads, on the verdict", async () => {
     const doc = await analyzedDoc(`${FIXTURES}recordings/cow_dataloader.jsonl`);

@@ -11,6 +11,7 @@
  * Every refusal is said once, in one line, and memleak goes on without that process's agent; `missing` keeps the
  * reason for the verdict ("without the agent, memleak cannot tell …").
  */
+import { PlacementLines } from "./placement-lines.js";
 import { FollowedProcess } from "./followed-process.js";
 import type { HostFs } from "../system/host-fs.js";
 import { readBasic } from "../system/read-process.js";
@@ -33,8 +34,6 @@ import {
   agentReasonText,
   DEFAULT_MAX_AGENTS,
   placeAgents,
-  placementLine,
-  NOTHING_SAID,
   type AgentReason,
   type Placement,
 } from "../analysis/agent-placement.js";
@@ -110,7 +109,7 @@ export class Attacher {
   private readonly tracked = new Map<string, Tracked | null>();
   private placement: Placement = { wanted: new Map(), passedOver: new Map() };
   /** The wanted set last said to the user (a line when it changes in a tree past the limit). */
-  private placementSaid = NOTHING_SAID;
+  private readonly placementLines: PlacementLines;
   private readonly queue: Job[] = [];
   private worker: Promise<void> | undefined;
   private stopped = false;
@@ -134,6 +133,7 @@ export class Attacher {
     private readonly o: AttacherOptions,
   ) {
     this.views = new ContainerViews(fs, channel, () => this.current);
+    this.placementLines = new PlacementLines({ verb: "in", others: "read from /proc" }, o.say);
   }
 
   /** Pid → why it has no agent, for the verdict. Processes that said hello late (after a timeout) count as having it. */
@@ -262,7 +262,7 @@ export class Attacher {
         }
       } else if (has) this.release(t, this.placement.passedOver.get(pid) ?? "no longer needed");
     }
-    this.sayPlacement(live.length);
+    this.placementLines.update(this.placement, live.length, this.max());
   }
 
   /** Tells an agent it is no longer needed: it stops and leaves; the process is read from /proc from now on. */
@@ -272,18 +272,6 @@ export class Attacher {
     this.records.set(t.job.pid, record);
     this.decided.push(record);
     this.o.say(`agent released from PID ${t.job.pid} (${t.job.comm}): ${why}`);
-  }
-
-  /** One line when the agents' places change in a tree past the limit: where they are and why, and how many not. */
-  private sayPlacement(pythons: number): void {
-    const { said, line } = placementLine(this.placement, this.placementSaid, {
-      pythons,
-      max: this.max(),
-      verb: "in",
-      others: "read from /proc",
-    });
-    this.placementSaid = said;
-    if (line) this.o.say(line);
   }
 
   /**

@@ -14,14 +14,7 @@
  * sends it the signal — only after /proc/PID/status says the process catches it (an exec resets a caught signal, and
  * a real-time signal not caught ends the process), read again right before the signal goes.
  */
-import {
-  agentReasonText,
-  placeAgents,
-  placementLine,
-  NOTHING_SAID,
-  type AgentReason,
-  type Placement,
-} from "../analysis/agent-placement.js";
+import { agentReasonText, placeAgents, type AgentReason, type Placement } from "../analysis/agent-placement.js";
 import type { AttachRecord } from "../agent/attach/attach-record.js";
 import type { ConsideredProcess } from "./attacher.js";
 import type { AgentChannel } from "../agent/channel.js";
@@ -29,6 +22,7 @@ import type { SamplingFacts } from "../analysis/types.js";
 import type { HostFs } from "../system/host-fs.js";
 import { readCmdline } from "../system/read-process.js";
 import { catchesSignal } from "../probes/signal-mask.js";
+import { PlacementLines } from "./placement-lines.js";
 import { FollowedProcess } from "./followed-process.js";
 import { DEFAULT_MAX_AGENTS } from "../sampling/defaults.js";
 
@@ -46,52 +40,63 @@ export interface RunAgentsOptions {
   say: (line: string) => void;
 }
 
+/**
+ * What run's wake of a sleeping agent knows of one process: the ticks it was seen (its SigCgt is read at the second),
+ * whether it catches the wake signal, when it was sent it (ms), and whether it failed to answer. A reused pid is
+ * another process and starts with none of it.
+ */
+interface Wake {
+  ticks: number;
+  catches: boolean | undefined;
+  signalledAt?: number;
+  unwoken: boolean;
+}
+
+/** One living process of the run: what the placement follows of it, and its agent's wake. */
+interface RunProcess {
+  followed: FollowedProcess;
+  wake: Wake;
+}
+
+const newWake = (): Wake => ({ ticks: 0, catches: undefined, unwoken: false });
+
 export class RunAgents {
   /** run launches in memleak's own PID namespace: nothing to map (the session's interface with watch's Attacher). */
   readonly pidsInside = new Map<number, number>();
-  /** Each living process's lows, command line and copying (FollowedProcess, as watch's Attacher keeps them). */
-  private readonly followed = new Map<number, FollowedProcess>();
+  /**
+   * Each living process: its lows, command line and copying (FollowedProcess, as watch's Attacher keeps them) and its
+   * sleeping agent's wake, by pid.
+   */
+  private readonly processes = new Map<number, RunProcess>();
   private placement: Placement = { wanted: new Map(), passedOver: new Map() };
-  private placementSaid = NOTHING_SAID;
+  private readonly placementLines: PlacementLines;
   private decided: AttachRecord[] = [];
   /**
    * The processes whose agent is quiet now, with why: memleak's own account, kept when their connections close as the
    * program exits (the channel forgets them then), so the end's report can still say why each had no agent.
    */
   private readonly quiet = new Map<number, string>();
-  /** Forked workers whose agent sleeps (no connection), by pid: whether their status said they catch the signal. */
-  private readonly asleep = new Map<number, { starttime: number; ticks: number; catches: boolean | undefined }>();
-  /** When each sleeping agent was sent the wake signal (ms); one that has not said hello by WAKE_WAIT_MS is given up. */
-  private readonly signalled = new Map<number, number>();
-  private readonly unwoken = new Set<number>();
 
   constructor(
     private readonly channel: AgentChannel,
     private readonly fs: HostFs,
     private readonly o: RunAgentsOptions,
-  ) {}
+  ) {
+    this.placementLines = new PlacementLines({ verb: "report from", others: "quiet, read from /proc" }, o.say);
+  }
 
   /** Every tick: the agents that said hello are placed; the unwanted are quietened, the wanted woken. */
   consider(processes: ConsideredProcess[]): void {
     const live = new Set<number>();
     for (const p of processes) {
       live.add(p.pid);
-      let f = this.followed.get(p.pid);
-      if (!f || f.starttime !== p.starttime) {
-        // a new process (or a pid reused): nothing of the old one's wake carries over
-        this.followed.set(p.pid, (f = new FollowedProcess(p.starttime, false)));
-        this.signalled.delete(p.pid);
-        this.unwoken.delete(p.pid);
-      }
-      f.read(p);
+      let r = this.processes.get(p.pid);
+      // a new process (or a pid reused): nothing of the old one's lows or wake carries over
+      if (!r || r.followed.starttime !== p.starttime)
+        this.processes.set(p.pid, (r = { followed: new FollowedProcess(p.starttime, false), wake: newWake() }));
+      r.followed.read(p);
     }
-    for (const pid of this.followed.keys()) {
-      if (live.has(pid)) continue;
-      this.followed.delete(pid);
-      this.asleep.delete(pid);
-      this.signalled.delete(pid);
-      this.unwoken.delete(pid);
-    }
+    for (const pid of this.processes.keys()) if (!live.has(pid)) this.processes.delete(pid);
     const withAgent = processes.filter((p) => this.channel.hello.has(p.pid) && this.channel.connected(p.pid));
     const sleeping = this.sleepingAgents(processes);
     this.placement = placeAgents(
@@ -101,10 +106,10 @@ export class RunAgents {
         command: this.command(p),
         anon: p.anon,
         hasAgent: this.channel.hello.has(p.pid) && !this.channel.quiet.has(p.pid),
-        grows: this.followed.get(p.pid)!.grows,
+        grows: this.of(p).followed.grows,
         // A worker copying its parent's pages gets its agent, asleep or quiet: it says which objects it copied
         // (session.ts CowAsk), which only an agent can.
-        copies: this.followed.get(p.pid)!.copies,
+        copies: this.of(p).followed.copies,
       })),
       { rootPid: this.o.rootPid, named: new Set(), max: this.max() },
     );
@@ -128,7 +133,7 @@ export class RunAgents {
         this.quiet.set(p.pid, this.placement.passedOver.get(p.pid) ?? "no longer needed");
       }
     }
-    this.sayPlacement(withAgent.length + sleeping.length);
+    this.placementLines.update(this.placement, withAgent.length + sleeping.length, this.max());
   }
 
   /**
@@ -140,13 +145,11 @@ export class RunAgents {
     const signo = this.wakeSignal();
     if (signo === undefined) return [];
     return processes.filter((p) => {
-      if (p.pid === this.o.rootPid || this.channel.hello.has(p.pid) || this.unwoken.has(p.pid)) return false;
-      let a = this.asleep.get(p.pid);
-      if (!a || a.starttime !== p.starttime)
-        this.asleep.set(p.pid, (a = { starttime: p.starttime, ticks: 0, catches: undefined }));
-      a.ticks++;
-      if (a.ticks >= 2 && a.catches === undefined) a.catches = this.catches(p.pid, signo) ?? false;
-      return a.catches === true;
+      const wake = this.of(p).wake;
+      if (p.pid === this.o.rootPid || this.channel.hello.has(p.pid) || wake.unwoken) return false;
+      wake.ticks++;
+      if (wake.ticks >= 2 && wake.catches === undefined) wake.catches = this.catches(p.pid, signo) ?? false;
+      return wake.catches === true;
     });
   }
 
@@ -167,17 +170,17 @@ export class RunAgents {
    */
   private wakeSleeping(p: ConsideredProcess, wanted: { reason: AgentReason; siblings: number }): void {
     const signo = this.wakeSignal()!;
-    const sent = this.signalled.get(p.pid);
-    if (sent !== undefined) {
-      if (Date.now() - sent < WAKE_WAIT_MS) return;
-      this.unwoken.add(p.pid);
+    const wake = this.of(p).wake;
+    if (wake.signalledAt !== undefined) {
+      if (Date.now() - wake.signalledAt < WAKE_WAIT_MS) return;
+      wake.unwoken = true;
       this.quiet.set(p.pid, "its agent did not wake");
       this.o.say(`agent in PID ${p.pid} (${p.comm}) did not wake: read from /proc only`);
       return;
     }
     // Read again right before: a worker that exec'd since would be ended by a signal it no longer catches.
     if (this.catches(p.pid, signo) !== true) {
-      this.asleep.get(p.pid)!.catches = false;
+      wake.catches = false;
       return;
     }
     try {
@@ -185,30 +188,23 @@ export class RunAgents {
     } catch {
       return; // gone meanwhile
     }
-    this.signalled.set(p.pid, Date.now());
+    wake.signalledAt = Date.now();
     if (this.quiet.delete(p.pid))
       this.o.say(`agent in PID ${p.pid} (${p.comm}) reports: ${agentReasonText(wanted.reason, wanted.siblings)}`);
   }
 
   /** The command line that groups siblings, read once per process. */
   private command(p: ConsideredProcess): string {
-    return this.followed.get(p.pid)!.command(() => (readCmdline(this.fs, p.pid) ?? [p.comm]).join(" "));
+    return this.of(p).followed.command(() => (readCmdline(this.fs, p.pid) ?? [p.comm]).join(" "));
+  }
+
+  /** The record of a process this tick's consider() has seen. */
+  private of(p: ConsideredProcess): RunProcess {
+    return this.processes.get(p.pid)!;
   }
 
   private max(): number {
     return this.o.maxAgents ?? DEFAULT_MAX_AGENTS;
-  }
-
-  /** One line when the agents' places change in a tree past the limit (as watch's Attacher says it). */
-  private sayPlacement(pythons: number): void {
-    const { said, line } = placementLine(this.placement, this.placementSaid, {
-      pythons,
-      max: this.max(),
-      verb: "report from",
-      others: "quiet, read from /proc",
-    });
-    this.placementSaid = said;
-    if (line) this.o.say(line);
   }
 
   /** At the end: each agent still quiet is a process read from /proc only, with why (the recording keeps it). */

@@ -23,6 +23,7 @@ export const E2E_LONGEST_FIRST: readonly (readonly [file: string, seconds: numbe
   ["run-placement.test.ts", 60],
   ["watch-containers.test.ts", 58],
   ["interpreters.test.ts", 54],
+  ["cow-early.test.ts", 48],
   ["agent.test.ts", 45],
   ["holder-forked.test.ts", 42],
   ["ci.test.ts", 40],

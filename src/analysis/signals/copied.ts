@@ -136,18 +136,15 @@ export function putKept(f: JudgedFinding, ps: ProcessSeries, ctx: Context): void
  * (putKept then has nothing to add).
  */
 export function putCopiedBefore(f: JudgedFinding, ps: ProcessSeries, ctx: Context): boolean {
-  const first = firstReading(ps);
-  if (!first || f.subject.type !== "process") return false;
-  const copied = copiedAtFirstSight(first, ps.parentAnonAtStart);
-  const rssLevel = ps.metrics.rss?.max() ?? first.anon;
-  if (copied === undefined || copied < Math.max(minGrowth(first.anon), COW_MIN_SHARE * rssLevel)) return false;
+  const facts = copiedBefore(ps);
+  if (!facts || f.subject.type !== "process") return false;
+  const { copied, uss, anon } = facts;
   f.evidence.copiedBeforeBytes = Math.round(copied);
   const r = ctx.agentResults?.copied?.get(ps.pid);
   const field = r && r.why === undefined ? copiedField(r, copied) : undefined;
   const advised = field?.objects.filter((o) => o.how !== "none").slice(0, ADVISED) ?? [];
-  const facts = { copied, uss: first.uss, anon: first.anon, parentAnon: ps.parentAnonAtStart! };
   const { pid, command } = f.subject;
-  const general = phrase("advice.cow-before", { pid, command, copied, uss: first.uss, anon: first.anon });
+  const general = phrase("advice.cow-before", { pid, command, copied, uss, anon });
   if (field && advised.length > 0) {
     f.copied = field;
     f.evidence.copiedNamedBytes = field.named;
@@ -160,6 +157,34 @@ export function putCopiedBefore(f: JudgedFinding, ps: ProcessSeries, ctx: Contex
     f.advice = [general, ...f.advice];
   }
   return true;
+}
+
+/**
+ * On a copy-on-write finding: what the worker had copied before memleak first read it, beside the rise it copies while
+ * watched (a gunicorn worker with 60.6 MiB private when a watch began said only "USS 62.8 MiB → 75.1 MiB", its
+ * sibling, flat, "it had copied 60.4 MiB …"). In its sentence and evidence.
+ */
+export function noteCopiedBefore(f: JudgedFinding, ps: ProcessSeries): void {
+  const facts = copiedBefore(ps);
+  if (!facts) return;
+  f.evidence.copiedBeforeBytes = Math.round(facts.copied);
+  f.summary = phrase("copied.before-summary", { of: f.summary, ...facts });
+}
+
+/**
+ * What a forked worker had copied of its parent's pages before its first reading, with that reading's USS and anon and
+ * its parent's anon, when it passes copy-on-write's floors (its bytes, and a share of the worker's RSS, as cow.ts
+ * copyOnWrite does).
+ */
+function copiedBefore(
+  ps: ProcessSeries,
+): { copied: number; uss: number; anon: number; parentAnon: number } | undefined {
+  const first = firstReading(ps);
+  if (!first) return undefined;
+  const copied = copiedAtFirstSight(first, ps.parentAnonAtStart);
+  const rssLevel = ps.metrics.rss?.max() ?? first.anon;
+  if (copied === undefined || copied < Math.max(minGrowth(first.anon), COW_MIN_SHARE * rssLevel)) return undefined;
+  return { copied, uss: first.uss, anon: first.anon, parentAnon: ps.parentAnonAtStart! };
 }
 
 /** A process's first USS reading and its anon at the same sample (or its first), or undefined without both. */

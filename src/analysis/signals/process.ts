@@ -39,7 +39,7 @@ import { injectedAt, lookedAt, withoutOwnStep } from "./own-footprint.js";
 import { withGcBacklog } from "./gc-backlog.js";
 import { withoutImports } from "./imports.js";
 import { holderFor, putHolder, suspectedIn } from "./holder.js";
-import { putCopied, putCopiedBefore, putKept } from "./copied.js";
+import { noteCopiedBefore, putCopied, putCopiedBefore, putKept } from "./copied.js";
 import { plateauParts, stableParts } from "./level-findings.js";
 
 export function processSubject(ps: ProcessSeries, rootPid: number | undefined, command: string): Subject {
@@ -492,6 +492,7 @@ function cowFinding({ ps, subject, who }: Decision, cow: CowSignal, ctx: Context
   if (cow.sharedDrop !== undefined) f.evidence.sharedDrop = Math.round(cow.sharedDrop);
   if (cow.bound !== undefined) f.evidence.bound = Math.round(cow.bound);
   putCopied(f, ps.pid, cow.ussGrowth, ctx);
+  noteCopiedBefore(f, ps);
   return f;
 }
 

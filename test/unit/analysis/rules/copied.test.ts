@@ -234,6 +234,23 @@ describe("a worker that had copied before memleak first read it (issue 51)", () 
     expect(doc.verdict.pid).toBe(101);
   });
 
+  it("a worker that goes on copying while watched is copy-on-write, and says what it had copied before too", () => {
+    // Its first reading already 40 MiB private, then 30 MiB more copied while watched (a gunicorn worker serving).
+    const sc = {
+      seconds: 120,
+      processes: [
+        { pid: 100, ppid: 1, anon: flat(90 * MB, 0.05 * MB), uss: flat(20 * MB, 0.05 * MB) },
+        { pid: 101, ppid: 100, anon: flat(90 * MB, 0.05 * MB), uss: fill(40 * MB, 30 * MB, 60) },
+      ],
+    };
+    const f = processFinding(judge(sc), 101);
+    expect(f.kind).toBe("cow");
+    expect(Number(f.evidence.copiedBeforeBytes) / MB).toBeCloseTo(40, 0);
+    expect(f.summary).toMatch(
+      /copy-on-write of pages shared with its parent.*; it had copied (39|40)\.\d MiB of its parent's pages before memleak first read it/,
+    );
+  });
+
   it.each([
     ["copied under the floor", early(7 * MB)],
     ["an exec'd program: its USS is nearly all its anon", early(80 * MB)],

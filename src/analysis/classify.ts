@@ -482,8 +482,14 @@ function lendWorkersCopies(findings: JudgedFinding[], ctx: Context): void {
     if (f.kind !== "cow" || f.copied || f.subject.type !== "process") continue;
     const pid = f.subject.pid;
     const lender = findings
-      .filter((w) => w.subject.type === "process" && w.subject.ppid === pid && w.copied && w.copied.named > 0)
-      .filter((w) => w.evidence.copiedBeforeBytes !== undefined)
+      .filter(
+        (w) =>
+          w.subject.type === "process" &&
+          w.subject.ppid === pid &&
+          w.copied &&
+          w.copied.named > 0 &&
+          w.evidence.copiedBeforeBytes !== undefined,
+      )
       .sort((a, b) => b.copied!.named - a.copied!.named)[0];
     if (lender) putCopied(f, lender.copied!.pid, Number(lender.evidence.copiedBeforeBytes), ctx);
   }

@@ -50,7 +50,7 @@ export const LOOK_SECONDS = 1;
  * private to the worker (2-3 MiB: a pool worker's anon rose 2.25 MiB at its look, and it read as a plateau).
  * Undefined when it was not looked at, or the series' start is unknown.
  */
-export function lookedAt(
+function lookedAt(
   ps: ProcessSeries,
   agentResults: AgentResults | undefined,
   t0: number | undefined,
@@ -157,13 +157,21 @@ export function ownArrival(ps: ProcessSeries, launched = false, metric?: MetricN
  * and the first look at what a forked worker copied (`run` and `watch`: the look's module and walk, 2-5 MiB of a
  * pool worker's USS).
  */
-export function ownArrivals(
-  ps: ProcessSeries,
-  ctx: { launched?: boolean | undefined; agentResults?: AgentResults | undefined; t0?: number | undefined },
-  metric?: MetricName,
-): OwnArrival[] {
-  const times = [injectedAt(ps, ctx.launched), lookedAt(ps, ctx.agentResults, ctx.t0)];
-  return times.flatMap((i) => (i ? (arrivalOf(ps, i, metric) ?? []) : []));
+export function ownArrivals(ps: ProcessSeries, ctx: OwnContext, metric?: MetricName): OwnArrival[] {
+  return ownInjections(ps, ctx).flatMap((i) => arrivalOf(ps, i, metric) ?? []);
+}
+
+/** What own-footprint.ts reads of the analysis' Context. */
+type OwnContext = { launched?: boolean | undefined; agentResults?: AgentResults | undefined; t0?: number | undefined };
+
+/**
+ * When memleak arrived in one process: its agent injected (`watch`), and its first look at what a forked worker copied
+ * (`run` and `watch`). The process's, the tree's and the cgroup's judgements each take these out.
+ */
+export function ownInjections(ps: ProcessSeries, ctx: OwnContext): Injection[] {
+  return [injectedAt(ps, ctx.launched), lookedAt(ps, ctx.agentResults, ctx.t0)].filter(
+    (i): i is Injection => i !== undefined,
+  );
 }
 
 function arrivalOf(ps: ProcessSeries, i: Injection, metric: MetricName | undefined): OwnArrival | undefined {

@@ -35,7 +35,7 @@ import {
 } from "./layer.js";
 import { noteMissingAgent } from "./unseen.js";
 import { noteMappedFiles } from "./mapped.js";
-import { injectedAt, lookedAt, withoutOwnStep } from "./own-footprint.js";
+import { ownInjections, withoutOwnStep } from "./own-footprint.js";
 import { withGcBacklog } from "./gc-backlog.js";
 import { withoutImports } from "./imports.js";
 import { holderFor, putHolder, suspectedIn } from "./holder.js";
@@ -99,12 +99,8 @@ export function analyzeProcess(
   copy: Copying | undefined,
 ): JudgedFinding {
   const metric: MetricName = ps.metrics.anon ? "anon" : "rss";
-  const injected = injectedAt(ps, ctx.launched);
   const assessed = assess(ps.metrics[metric]!, Math.max(ctx.from, ps.firstSeen), ps.firstSeen, ps.execAt);
-  // memleak's own arrivals: its agent injected, and the first look at what a forked worker copied.
-  const look = lookedAt(ps, ctx.agentResults, ctx.t0);
-  const arrivals = [...(injected ? [injected] : []), ...(look ? [look] : [])];
-  const { a: owned, caveat: own } = withoutOwnStep(assessed, arrivals);
+  const { a: owned, caveat: own } = withoutOwnStep(assessed, ownInjections(ps, ctx));
   const judged = withoutImports(owned, ps, ps.metrics[metric]!);
   const { a, judgement: backlog, waiting, note: released } = withGcBacklog(judged, ps, ps.metrics[metric]!);
   const f = decideProcess(ps, subject, ctx, copy, metric, a, waiting);

@@ -10,15 +10,7 @@ import type { JudgedFinding } from "../judgement.js";
 import { phrase, type Phrase } from "../phrases.js";
 import type { SeriesSet } from "../../series/series.js";
 import type { Finding, MetricName } from "../types.js";
-import {
-  injectedAt,
-  lookedAt,
-  ownArrivals,
-  ownStepPhrase,
-  withoutOwnArrivals,
-  withoutOwnStep,
-  type Injection,
-} from "./own-footprint.js";
+import { ownArrivals, ownInjections, ownStepPhrase, withoutOwnArrivals, withoutOwnStep } from "./own-footprint.js";
 import type { Column } from "../../series/column.js";
 import type { Assessment } from "../assess.js";
 import { plateauParts, stableParts } from "./level-findings.js";
@@ -45,9 +37,7 @@ export function analyzeTree(set: SeriesSet, ctx: Context): JudgedFinding | undef
   const metric = treeMetric(set);
   const col = set.tree[metric];
   if (!col) return undefined;
-  const injections = [...set.processes.values()]
-    .flatMap((ps) => [injectedAt(ps, ctx.launched), lookedAt(ps, ctx.agentResults, ctx.t0)])
-    .filter((i): i is Injection => i !== undefined);
+  const injections = [...set.processes.values()].flatMap((ps) => ownInjections(ps, ctx));
   const arrived = withoutOwnArrivalsIfChanged(set, col, metric, ctx);
   const stepped = withoutOwnStep(arrived.a, injections);
   const a = stepped.a;

@@ -73,8 +73,13 @@ async function expectHeld(kind: string, seconds: number, path: string, container
 async function expectFixed(kind: string, seconds: number) {
   const r = await run(kind, Math.min(seconds, 20), true);
   const doc = verdictOf(r.stdout, r.stderr);
-  // The contract for a fixed form: stable, or a plateau where the allocators settle after the warm-up.
-  expect(["stable", "plateau"], shownFindings(doc)).toContain(doc.verdict.kind);
+  // The contract for a fixed form: stable, or a plateau where the allocators settle after the warm-up — or,
+  // for a PyTorch loop of 20 s on a busy machine, not enough data because they are still settling, said as such: anon's
+  // rise is malloc's free bytes while the live heap is flat (fixtures/cuts/kept_losses_fixed.run-20s-beside-dataloader
+  // .jsonl: +2.5 MiB in 20 s, which no tool can call levelled off). Never a leak, and never unexplained.
+  const settling = doc.verdict.kind === "insufficient-data" && doc.verdict.evidence.settling === true;
+  if (!settling) expect(["stable", "plateau"], shownFindings(doc)).toContain(doc.verdict.kind);
+  else expect(doc.verdict.summary, shownFindings(doc)).toMatch(/allocators may still be filling up/);
   expect(
     everyFinding(doc.findings).filter((f) => f.kind === "leak"),
     shownFindings(doc),

@@ -169,10 +169,37 @@ export interface Pinning {
  */
 export function pinningContainer(ps: ProcessSeries, from: number, to: number): Pinning | undefined {
   const s = followed(ps, "census.growingAdded", from);
-  if (s === undefined || !(to > from)) return undefined;
+  if (s === undefined || !(to > from) || itemsInPymallocOnly(ps)) return undefined;
   const { rises, lastRise } = risesOf(s);
   if (rises < PINNING_MIN_WALKS || lastRise < from + (2 / 3) * (to - from)) return undefined;
   return containerPinning(ps, s, from, to);
+}
+
+/**
+ * Python's own leaf objects, which own no buffer outside themselves: at up to PYMALLOC_MAX_BLOCK bytes each they live in
+ * pymalloc's arenas (mapped apart from malloc's heap), so however many a container keeps, none sits among malloc's
+ * freed chunks. A tensor, an ndarray or an instance's attributes may own malloc's memory whatever their own size.
+ */
+const PYMALLOC_LEAVES = new Set(["float", "int", "bool", "complex", "str", "bytes", "NoneType"]);
+
+/**
+ * Whether the followed container's items cannot pin malloc's freed memory: leaf objects (a "list of float") of at most
+ * PYMALLOC_MAX_BLOCK bytes each, keeping no graph, as the last walk that described it measured them. A fixed training
+ * loop's `history.append(loss.item())` gains a float a step while its temporaries' freed memory grows in malloc (+2.6 MiB
+ * in 20 s beside a busy neighbour): the floats were named as pinning it, and a loop that keeps nothing called a leak.
+ */
+export function itemsInPymallocOnly(ps: ProcessSeries): boolean {
+  const what = ps.agentText["census.growing"];
+  const item = what?.slice(what.lastIndexOf(" of ") + 4);
+  const bytes = retainedPerItem(ps) ?? ps.agent["census.growingItemBytes"]?.ys.at(-1);
+  return (
+    what !== undefined &&
+    what.includes(" of ") &&
+    PYMALLOC_LEAVES.has(item!) &&
+    bytes !== undefined &&
+    bytes <= PYMALLOC_MAX_BLOCK &&
+    ps.agentText["census.growingGraphs"] !== "yes"
+  );
 }
 
 /** The followed container as what pins retention's holes: what it is, and the items it gained over the window. */
@@ -389,7 +416,7 @@ export function pinningUndecided(ps: ProcessSeries, from: number, to: number): P
     return rises > 0 && lastRise >= from + (2 / 3) * (to - from);
   };
   const container = followed(ps, "census.growingAdded", from);
-  if (recent(container)) return containerPinning(ps, container!, from, to);
+  if (recent(container) && !itemsInPymallocOnly(ps)) return containerPinning(ps, container!, from, to);
   const graphs = ps.agent["census.graphTensors"];
   const g = graphs && sliceByTime(graphs, from);
   if (g && recent(g)) return graphsPinning(g, from, to);

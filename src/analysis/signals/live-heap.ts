@@ -134,10 +134,12 @@ export function allocatorSettling(ps: ProcessSeries, a: Assessment): Settling | 
   if (lowsRise >= LAYER_MIN_SHARE * a.growth) return undefined;
   // Nor does a churn that settles raise its highs: its high-water mark is what anon fills up to. A live heap whose highs
   // climb grew, even if it fell again before the end (a thread's leaked list freed as the thread returns, just before
-  // the program exits: the last readings' lows fall, and the one cliff read as a 187 MiB swing).
-  if (thirdsChange(typical, 0.9) >= LAYER_MIN_SHARE * a.growth) return undefined;
+  // the program exits: the last readings' lows fall, and the one cliff read as a 187 MiB swing). So a swing covers
+  // anon's growth only with the highs still.
+  const highsRise = thirdsChange(typical, 0.9);
   const swing = detrendedSwing(w);
-  if (swing >= SETTLING_SWING_COVERS * a.growth) return { growth: a.growth, liveGrowth: lowsRise, swing };
+  if (highsRise < LAYER_MIN_SHARE * a.growth && swing >= SETTLING_SWING_COVERS * a.growth)
+    return { growth: a.growth, liveGrowth: lowsRise, swing };
   // A churn within each reading (a batch built and freed between two samples) leaves no swing, but malloc's free
   // bytes say where anon went: into freed memory malloc keeps. The caller first asks whether a growing container pins
   // it (process.ts), which makes it a leak's.
@@ -147,6 +149,11 @@ export function allocatorSettling(ps: ProcessSeries, a: Assessment): Settling | 
   const freedKept = levelChange(ps.agent["malloc.free"], a.from);
   if (freedKept === undefined || freedKept < FREED_KEPT_COVERS * a.growth) return undefined;
   if (a.growth > FREED_KEPT_MAX_GROWTH * levels(typical).end) return undefined;
+  // Here malloc's own counters say where anon went, so the highs may climb by some of it: a reading that catches the
+  // loop's temporaries alive lands anywhere in their lifetime (a fixed training loop beside a busy neighbour: highs
+  // +0.7 MiB, 28% of anon's +2.5 MiB, all of which was malloc's free bytes). Not by all of it: a leak freed at the end
+  // raised the live heap's peak by at least what anon kept.
+  if (highsRise >= a.growth) return undefined;
   return { growth: a.growth, liveGrowth: lowsRise, swing, freedKept };
 }
 

@@ -17,16 +17,22 @@ import { alone, judge, linear, MB, processFinding } from "./judge.js";
  * A census walk's reading that followed a list of Tensor once it had gained `added` items (80 bytes each);
  * `growingGraphs`: whether the walk found those tensors keeping a graph (with PyTorch loaded).
  */
-function listCensus(costMs: number, items: number, added: number, growingGraphs?: "yes" | "no") {
+function listCensus(
+  costMs: number,
+  items: number,
+  added: number,
+  growingGraphs?: "yes" | "no",
+  item = { of: "Tensor", bytes: 80 },
+) {
   return {
     costMs,
     containerItems: items + added,
     ...(added > 0 && {
       growingLen: 10 + added,
       growingAdded: added,
-      growingAddedBytes: added * 80,
-      growing: "list of Tensor",
-      growingItemBytes: 80,
+      growingAddedBytes: added * item.bytes,
+      growing: `list of ${item.of}`,
+      growingItemBytes: item.bytes,
       ...(growingGraphs !== undefined && { growingGraphs }),
     }),
   };
@@ -394,7 +400,7 @@ describe("a graph past what a census walk counts, its holder found", () => {
  * 67 MiB, 350,000 blocks, free 2 → 4.9 MiB). `gains`: walks (every 5 s from t = 3) at which a list had gained items;
  * `freePerSecond`: how fast malloc's free bytes grow.
  */
-function freedKept(gains: number[], freePerSecond = 0.12 * MB) {
+function freedKept(gains: number[], freePerSecond = 0.12 * MB, item?: { of: string; bytes: number }) {
   const walks = Array.from({ length: 6 }, (_, i) => 3 + 5 * i);
   return alone(
     {
@@ -405,7 +411,7 @@ function freedKept(gains: number[], freePerSecond = 0.12 * MB) {
         return {
           malloc: { inUse: 67 * MB, free: 2 * MB + t * freePerSecond, arenas: 2, allocator: "glibc" },
           py: { allocatedBlocks: 350_000 },
-          ...(last !== undefined && { census: listCensus(4 + last / 100, 300, added) }),
+          ...(last !== undefined && { census: listCensus(4 + last / 100, 300, added, undefined, item) }),
         };
       },
     },
@@ -424,6 +430,35 @@ describe("anon that malloc keeps as freed memory, too little for retention to be
     const f = processFinding(judge(freedKept([13, 18, 23, 28]), { warmup: 0 }), 100);
     expect(f.kind).toBe("leak");
     expect(f.evidence.pinnedBy).toBe("list of Tensor");
+  });
+  it.each([
+    ["float", 24, "insufficient-data"],
+    ["str", 90, "insufficient-data"],
+    // Over pymalloc's 512 bytes a str is malloc's, and may sit among its freed chunks.
+    ["str", 649, "leak"],
+    // A small object that may own malloc's memory: an ndarray's data, a class's attributes.
+    ["ndarray", 112, "leak"],
+    ["Record", 56, "leak"],
+  ] as [string, number, string][])(
+    "a list of %s (%i bytes each) gaining items at three walks → %s: pymalloc's leaves cannot pin malloc's heap",
+    (of, bytes, kind) => {
+      // A fixed loop's history.append(loss.item()): a float a step beside its temporaries' freed memory.
+      const f = processFinding(judge(freedKept([13, 18, 23, 28], 0.12 * MB, { of, bytes }), { warmup: 0 }), 100);
+      expect(f.kind).toBe(kind);
+      if (kind === "leak") expect(f.evidence.pinnedBy).toBe(`list of ${of}`);
+      else expect(f.evidence).toMatchObject({ settling: true });
+    },
+  );
+  it("the fixed losses loop beside a DataLoader test (kept_losses_fixed.run-20s-beside-dataloader.jsonl): no leak", async () => {
+    // `memleak run --interval 0.5` of fixtures/kept/kept.py losses 20 fixed, CI's failure of 2026-12-05: anon +2.5 MiB,
+    // all malloc's free bytes, the live heap's highs up 0.7 MiB with the temporaries caught alive, and the list of
+    // floats the loop keeps (loss.item()) gaining at every walk — called a leak held by __main__.history at 75%.
+    const { doc } = await analyzeRecording(`${FIXTURES}cuts/kept_losses_fixed.run-20s-beside-dataloader.jsonl`);
+    expect(everyFinding(doc.findings).filter((f) => f.kind === "leak")).toEqual([]);
+    expect(doc.verdict.kind).toBe("insufficient-data");
+    expect(doc.verdict.evidence).toMatchObject({ settling: true });
+    expect(Number(doc.verdict.evidence.mallocFreeGrowth)).toBeGreaterThan(2 * MB);
+    expect(doc.verdict.summary).toMatch(/allocators may still be filling up/);
   });
   it("the real one (torch_loader_item.under-load.jsonl): no leak anywhere, the loop's process settling", async () => {
     const { doc } = await analyzeRecording(`${FIXTURES}recordings/torch_loader_item.under-load.jsonl`);

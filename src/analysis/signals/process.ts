@@ -114,8 +114,12 @@ export function analyzeProcess(
   if (released) f.caveats.push(released);
   // A forked worker asked what it copied (session/cow-ask.ts) but not copy-on-write over its life: what it read
   // without copying it, if its look found that.
-  // A worker that had copied before memleak first read it says how much, and what, if its look found that.
-  if ((f.kind === "stable" || f.kind === "plateau") && !putCopiedBefore(f, ps, ctx)) putKept(f, ps, ctx);
+  // A worker that had copied before memleak first read it says how much, and what, if its look found that — also where
+  // the window was too short to judge a trend (a 15 s CI step said nothing of two workers' 25 MiB copies): what it had
+  // copied is a state, read at its first reading.
+  const quiet = f.kind === "stable" || f.kind === "plateau";
+  const copiedSaid = (quiet || f.kind === "insufficient-data") && putCopiedBefore(f, ps, ctx);
+  if (quiet && !copiedSaid) putKept(f, ps, ctx);
   noteMissingAgent(f, ps, ctx);
   noteMappedFiles(f, ps, ctx.from);
   const allocator = otherAllocator(ps);

@@ -9,6 +9,7 @@ import type { CopiedObject, CowResult } from "../../../../src/agent/agent-result
 import type { AgentResults } from "../../../../src/analysis/context.js";
 import { copyHow, MIN_COPIED } from "../../../../src/analysis/signals/copied.js";
 import { analyzedDoc } from "../../../helpers/analyzed-once.js";
+import { analyzedUntil } from "../../../helpers/recording-cut.js";
 import { FIXTURES } from "../../../helpers/fixtures.js";
 import { fill, flat, judge, MB, processFinding } from "./judge.js";
 
@@ -335,6 +336,23 @@ describe("a pool watched once its workers had copied (fixtures/recordings/pool_e
     const said = doc.findings.filter((f) => f.evidence.copiedBeforeBytes !== undefined).map((f) => f.subject);
     expect(said).toHaveLength(2);
     expect(said.every((s) => s.type === "process" && !s.isRoot)).toBe(true);
+  });
+});
+
+describe("a pool watched for a 15 s CI step: too short for a trend, the copy said all the same", () => {
+  it("not enough data, headed by a worker that says what it had copied and what, with that advice first", async () => {
+    // The same recording cut at 15 s: 16 samples after warm-up, 20 needed. Every finding said nothing of the two workers'
+    // copies (~25 MiB each) before the copy was said on insufficient-data findings too.
+    const doc = await analyzedUntil(`${FIXTURES}recordings/pool_early_copy.watch-25s.jsonl`, 15);
+    expect(doc.findings.every((f) => f.kind === "insufficient-data")).toBe(true);
+    expect(doc.verdict.subject).toMatchObject({ type: "process", isRoot: false });
+    expect(doc.verdict.summary).toMatch(
+      /^PID \d+ .*: not enough data \(.*\); it had copied \d+\.\d MiB of its parent's pages before memleak first read it/,
+    );
+    expect(doc.verdict.copied?.objects[0]).toMatchObject({ name: "__main__.WORDS", how: "reads" });
+    // The copy's advice, then what the data's shortness asks for.
+    expect(doc.verdict.advice).toMatch(/^`__main__\.WORDS` \(dict of str, [\d,]+ items\) is ~[\d.]+ MiB of what PID/);
+    expect(doc.verdict.advice).toMatch(/Not enough data to decide/);
   });
 });
 

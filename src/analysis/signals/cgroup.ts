@@ -166,7 +166,7 @@ function cgroupBase(
         ? [
             phrase("cgroup.agents", {
               bytes: ownBytes,
-              processes: new Set(own.map((r, i) => r.pid ?? -i)).size,
+              processes: new Set(own.map((r) => r.pid)).size,
               ...(own.some((r) => r.look) && { looks: own.filter((r) => r.look).length }),
             }),
           ]

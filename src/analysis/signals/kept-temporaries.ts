@@ -11,7 +11,7 @@
  * data, saying what rises.
  */
 import { levelChange, levels, minGrowth, rateOf, type Assessment } from "../assess.js";
-import { blockMinima, ENVELOPE_ALPHA, lowerEnvelope, type Envelope } from "../stats/envelope.js";
+import { blockMinima, lowerEnvelope, lowsRiseAt, type Envelope } from "../stats/envelope.js";
 import { median, quantile } from "../stats/quantiles.js";
 import { DEFAULT_ALPHA, TREND_BLOCKS } from "../stats/trend.js";
 import { cleanSeries, sliceByTime } from "../stats/window.js";
@@ -101,8 +101,7 @@ export function keptTemporaries(ps: ProcessSeries, anonFrom: number, from: numbe
 
 /** Lows that rise at UNDER_FLOOR_ALPHA, by less than the floor: enough to say what rises, not to call a leak. */
 function risesUnderFloor(lows: Envelope, floor: number): boolean {
-  const { p, s } = lows.mannKendall;
-  return p < UNDER_FLOOR_ALPHA && p >= ENVELOPE_ALPHA && s > 0 && lows.theilSen.slope > 0 && lows.rise < floor;
+  return lowsRiseAt(lows, UNDER_FLOOR_ALPHA) && !lows.increasing && lows.rise < floor;
 }
 
 /**

@@ -201,7 +201,7 @@ export interface OwnArrival {
   /** A look at what a forked worker copied, not the agent's arrival. */
   look?: boolean;
   /** The process it was added to (one may have both an agent injected and a look). */
-  pid?: number;
+  pid: number;
 }
 
 /**

@@ -61,10 +61,11 @@ export function lowerEnvelope(
   const end = median(minima.ys.slice(-3))!;
   const rise = end - start;
   const increasing =
-    mannKendall.p < ENVELOPE_ALPHA &&
-    mannKendall.s > 0 &&
-    theilSen.slope > 0 &&
-    theilSen.slope >= minSlope &&
-    rise >= minRise;
+    lowsRiseAt({ mannKendall, theilSen }, ENVELOPE_ALPHA) && theilSen.slope >= minSlope && rise >= minRise;
   return { ok: true, increasing, mannKendall, theilSen, start, end, rise };
+}
+
+/** Whether the lows' trend test says they rise at significance `alpha`, their slope positive too. */
+export function lowsRiseAt(lows: Pick<Envelope, "mannKendall" | "theilSen">, alpha: number): boolean {
+  return lows.mannKendall.p < alpha && lows.mannKendall.s > 0 && lows.theilSen.slope > 0;
 }

@@ -344,8 +344,8 @@ describe("analyzeCgroup: what every finding carries", () => {
   it("memleak's agents taken out: judged without them, and said", () => {
     // two agents of 3 and 1 MiB arrived by 31 s: the usage's level at the end is 4 MiB lower
     const own: OwnArrival[] = [
-      { from: 20, at: 22, until: 100, bytes: 3 * MB },
-      { from: 30, at: 31, until: 100, bytes: 1 * MB },
+      { from: 20, at: 22, until: 100, bytes: 3 * MB, pid: 10 },
+      { from: 30, at: 31, until: 100, bytes: 1 * MB, pid: 11 },
     ];
     const f = analyze({ anon: linear(16 * U) }, 0, own);
     expect(f.evidence.usageGrowth).toBe(54 * 16 * U - 4 * MB);

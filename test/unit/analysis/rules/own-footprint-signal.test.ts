@@ -171,13 +171,13 @@ describe("withoutOwnArrivals", () => {
     const usage = new Column();
     for (let t = 0; t <= 7; t++) usage.push(t, 100);
     const out = withoutOwnArrivals(usage, [
-      { from: 2, at: 4, until: 5, bytes: 8 },
-      { from: 3, at: 3, until: 7, bytes: 1 },
+      { from: 2, at: 4, until: 5, bytes: 8, pid: 10 },
+      { from: 3, at: 3, until: 7, bytes: 1, pid: 11 },
     ]);
     expect(out.xs).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expect(out.ys).toEqual([100, 100, 100, 95, 91, 91, 99, 99]);
   });
   it("an empty column stays empty", () => {
-    expect(withoutOwnArrivals(new Column(), [{ from: 0, at: 1, until: 2, bytes: 1 }]).xs).toEqual([]);
+    expect(withoutOwnArrivals(new Column(), [{ from: 0, at: 1, until: 2, bytes: 1, pid: 10 }]).xs).toEqual([]);
   });
 });

@@ -69,6 +69,8 @@ export interface Assessment {
   early?: EarlyGrowth;
   /** Bytes of the growth that were memleak's own agent arriving (signals/own-footprint.ts), when a step was taken out. */
   own?: number;
+  /** Too little since the process's last import or library load for a trend: its growth is start-up (imports.ts). */
+  importing?: boolean;
 }
 
 /** When growth that stopped stopped (seconds): the plateau's level, or the step's jump; undefined for other shapes. */

@@ -15,14 +15,14 @@
  */
 import { safeText } from "../base/safe-text.js";
 import { shortCommand } from "../base/command-text.js";
-import { levelChange, levelPoints, minGrowth } from "./assess.js";
+import { endLevel, levelChange, levelPoints, minGrowth } from "./assess.js";
 import { processKey } from "../sampling/process-key.js";
 import { tooShortForShapes } from "../series/enough-samples.js";
 import { calibrateFindings } from "./calibration.js";
 import { earlyCaveat } from "./evidence.js";
 import { DEFAULT_ALPHA as GROWS_P } from "./stats/trend.js";
 import { warmupFor, type AnalysisOptions, type Context } from "./context.js";
-import type { SeriesSet } from "../series/series.js";
+import type { ProcessSeries, SeriesSet } from "../series/series.js";
 import { analyzeCgroup } from "./signals/cgroup.js";
 import { claimedGrowth, explainedByStable } from "./stable-explains.js";
 import { analyzeProcess, processSubject } from "./signals/process.js";
@@ -186,15 +186,26 @@ function attributeLeaks(findings: JudgedFinding[]): JudgedFinding[] {
  * 10 minutes). Not when any process leaks (that leak explains the growth: attributeLeaks), nor for a cgroup other
  * processes share (what they add is no backlog of the watched tree's: markOutside says whose it is).
  */
-function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number): JudgedFinding[] {
+function explainBacklogs(
+  findings: JudgedFinding[],
+  set: SeriesSet,
+  from: number,
+  newcomers: readonly ProcessSeries[],
+): JudgedFinding[] {
   if (findings.some((f) => f.subject.type === "process" && f.kind === "leak")) return findings;
   // Settling allocators, or retention not yet told from a leak that pins it (process.ts pinningUndecided): either
   // way the process's growth is undecided, and so is the part of the tree's and the cgroup's it accounts for.
   // Or a live heap that rises under freed temporaries malloc keeps, not yet by the floor (kept-temporaries.ts).
+  // Or a process still importing (imports.ts): a service's child that imports PyTorch adds ~100 MiB to the tree as it
+  // starts, which the tree's trend read as a leak for the 12 s the child lived (torch_child_exits.busy-import, cut at
+  // 14-26 s), while the child's own finding waited for its imports to end.
   const undecided = (f: JudgedFinding) =>
     f.subject.type === "process" &&
-    (f.evidence.settling === true || f.evidence.pinningUndecided === true || f.evidence.keptTemporaries === true);
-  const settlingSeen = findings.some(undecided);
+    (f.evidence.settling === true ||
+      f.evidence.pinningUndecided === true ||
+      f.evidence.keptTemporaries === true ||
+      f.evidence.importing === true);
+  const settlingSeen = findings.some(undecided) || newcomers.length > 0;
   // Anon that rose to a level by what malloc keeps makes the tree and the cgroup plateau too; with the live heap
   // still rising under it, that level is no verdict (leak_under_temporaries: "plateau 99%" for the tree).
   const keptSeen = findings.some((f) => f.subject.type === "process" && f.evidence.keptTemporaries === true);
@@ -225,12 +236,14 @@ function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number
   // whose levels moved 7.1 MiB under 30 MiB swings had lows 16 MiB up, as the cgroup's were (a watched GC-churn
   // program: a cgroup leak at 54 s, issue 46).
   const onLows = findings.some((f) => explainable(f) && f.evidence.trendOn === "lows");
+  // A process that started inside the window added all of its memory to the tree's and the cgroup's growth.
   const settledGrowth = (f: JudgedFinding & { subject: { type: "process" } }) => {
     const ps = set.processes.get(processKey(f.subject));
     const col = ps && (ps.metrics.anon ?? ps.metrics.rss);
     const sameWindow = levelChange(col, from);
     const lows = col && onLows ? lowsChange(sliceByTime({ xs: col.xs, ys: col.ys }, from).ys) : undefined;
-    return Math.max(Number(f.evidence.growth ?? 0), sameWindow ?? 0, lows ?? 0);
+    const arrived = ps && ps.firstSeen > from ? endLevel(col) : undefined;
+    return Math.max(Number(f.evidence.growth ?? 0), sameWindow ?? 0, lows ?? 0, arrived ?? 0);
   };
   const settling = findings.flatMap((f) =>
     undecided(f)
@@ -243,6 +256,12 @@ function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number
         ]
       : [],
   );
+  // A process too young for a finding added what it holds now (USS where read, its private pages: a forked worker's
+  // shared ones were in the tree already), and is judged once it has lived long enough.
+  for (const ps of newcomers) {
+    const levels = [ps.metrics.anon ?? ps.metrics.rss, ps.metrics.uss].map(endLevel).filter((l) => l !== undefined);
+    if (levels.length > 0) settling.push({ pid: ps.pid, growth: Math.min(...levels), kind: "settling" });
+  }
   const explainers = [...backlogs.filter((b) => !settling.some((s) => s.pid === b.pid)), ...settling];
   if (explainers.length === 0) return findings;
   const grown = explainers.reduce((sum, b) => sum + Math.max(0, b.growth), 0);
@@ -252,7 +271,16 @@ function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number
     (f) => f.subject.type === "process" && (f.evidence.gcBacklog !== undefined || undecided(f)),
   )?.advice;
   const pinning = findings.some((f) => f.subject.type === "process" && f.evidence.pinningUndecided === true);
-  const reconciled = pinning ? "reconcile.pinning-undecided" : keptSeen ? "reconcile.kept" : "reconcile.settling";
+  const said = (key: string) => findings.some((f) => f.subject.type === "process" && f.evidence[key] === true);
+  const reconciled = pinning
+    ? "reconcile.pinning-undecided"
+    : keptSeen
+      ? "reconcile.kept"
+      : said("settling")
+        ? "reconcile.settling"
+        : said("importing")
+          ? "reconcile.importing"
+          : "reconcile.starting";
   return findings.map((f) => {
     if (!explainable(f)) return f;
     // Not the usage's fall under a leak found on its lows (a watched GC-churn program: a leak at 44 s, issue 46).
@@ -260,7 +288,13 @@ function explainBacklogs(findings: JudgedFinding[], set: SeriesSet, from: number
     if (!(growth > 0) || growth - grown >= minGrowth(Number(f.evidence.start ?? 0))) return f;
     const facts = { subject: f.subject.type === "tree" ? ("tree" as const) : ("cgroup" as const), growth, pids };
     if (settling.length > 0) {
-      const evidence = { ...f.evidence, settling: true, explainedByPids: pids };
+      const why =
+        reconciled === "reconcile.importing"
+          ? "importing"
+          : reconciled === "reconcile.starting"
+            ? "starting"
+            : "settling";
+      const evidence = { ...f.evidence, [why]: true, explainedByPids: pids };
       return {
         ...f,
         kind: "insufficient-data",
@@ -363,8 +397,14 @@ function markOutside(
  * @param copiers USS growth by pid of the judged processes that show copy-on-write's shape (cow.ts `copying`), cow
  *        findings or not: workers that each copy under the per-process floor still add up.
  */
-function reconcile(all: JudgedFinding[], copiers: Map<number, number>, set: SeriesSet, from: number): JudgedFinding[] {
-  const findings = explainBacklogs(attributeLeaks(all), set, from);
+function reconcile(
+  all: JudgedFinding[],
+  copiers: Map<number, number>,
+  set: SeriesSet,
+  from: number,
+  newcomers: readonly ProcessSeries[] = [],
+): JudgedFinding[] {
+  const findings = explainBacklogs(attributeLeaks(all), set, from, newcomers);
   // A page a worker copies after fork is charged anew to the cgroup and leaves the tree's Σ PSS shared no more, while
   // its anon, which counted it shared, does not move: with copiers, the processes' anon says nothing of the growth.
   if (copiers.size === 0) return explainedByStable(findings, (p) => sameWindowGrowth(p, set, from));
@@ -435,7 +475,7 @@ function contextOf(input: ClassifyInput): Context {
 function judgeProcesses(
   input: ClassifyInput,
   ctx: Context,
-): { findings: JudgedFinding[]; copiers: Map<number, number>; shortLived: number } {
+): { findings: JudgedFinding[]; copiers: Map<number, number>; shortLived: number; newcomers: ProcessSeries[] } {
   const { set } = input;
   const all = [...set.processes.values()];
   // Forked relatives overlap in time: a parent alive when its child was last seen, or a child alive at its parent's end.
@@ -453,6 +493,9 @@ function judgeProcesses(
   // process was alive when that level was read.
   const copiedUntil = lastLevelFrom(set) - RELATIVE_GRACE_INTERVALS * meanInterval(set) - 1e-9;
   let shortLived = set.shortLivedDropped;
+  // Processes that started inside the window, still alive at its end, too young for a finding: what the tree and the
+  // cgroup grew by as they started is waited on with them (explainBacklogs).
+  const newcomers: ProcessSeries[] = [];
   for (const ps of all) {
     const isRoot = ps.pid === set.rootPid;
     // Copying is a state, read off USS against resident memory: a worker seen too briefly for a finding of its own
@@ -462,13 +505,15 @@ function judgeProcesses(
     if (copy && ps.lastSeen >= copiedUntil) copiers.set(ps.pid, copy.ussGrowth);
     if (!isRoot && !seenMostOf(ps, set) && tooShortForShapes(ps.seenCount, ps.lastSeen - ps.firstSeen)) {
       shortLived++;
+      // Not one seen copying: what it copied explains the growth as copy-on-write (reconcile), not as start-up.
+      if (ps.firstSeen > ctx.from && ps.lastSeen >= copiedUntil && !copiers.has(ps.pid)) newcomers.push(ps);
       continue;
     }
     const subject = processSubject(ps, set.rootPid, commandText(ps.pid, ps.comm, input.commands));
     if (subject.type === "process") findings.push(analyzeProcess(ps, subject, ctx, copy));
   }
   lendWorkersCopies(findings, ctx);
-  return { findings, copiers, shortLived };
+  return { findings, copiers, shortLived, newcomers };
 }
 
 /**
@@ -545,7 +590,7 @@ const noSamples = (set: SeriesSet): JudgedFinding => ({
 export function judge(input: ClassifyInput): Judgement {
   const { set } = input;
   const ctx = contextOf(input);
-  const { findings, copiers, shortLived } = judgeProcesses(input, ctx);
+  const { findings, copiers, shortLived, newcomers } = judgeProcesses(input, ctx);
   if (set.processes.size > 1) {
     const tree = analyzeTree(set, ctx);
     if (tree) {
@@ -564,7 +609,7 @@ export function judge(input: ClassifyInput): Judgement {
   // GPU memory is no part of the host's: its findings take no part in reconciling the host's with each other.
   const gpus = judgeGpus(set, ctx, (ps) => commandText(ps.pid, ps.comm, input.commands));
   const reconciled = withTimeToLimit(
-    reconcile(findings, copiers, set, ctx.from).map((f) =>
+    reconcile(findings, copiers, set, ctx.from, newcomers).map((f) =>
       f.subject.type === "cgroup" && input.cgroup
         ? markOutside(f, input.cgroup.others ?? [], input.cgroup.othersAnonGrowth, treeGrows)
         : f,

@@ -38,6 +38,8 @@ export interface PhraseFacts {
   "reconcile.settling": { subject: "tree" | "cgroup"; growth: number; pids: string };
   "reconcile.pinning-undecided": { subject: "tree" | "cgroup"; growth: number; pids: string };
   "reconcile.kept": { subject: "tree" | "cgroup"; growth: number; pids: string };
+  "reconcile.importing": { subject: "tree" | "cgroup"; growth: number; pids: string };
+  "reconcile.starting": { subject: "tree" | "cgroup"; growth: number; pids: string };
   /** …or by processes judged stable, their growth and the rest each under the floor (stable-explains.ts). */
   "reconcile.stable": { subject: "tree" | "cgroup"; growth: number; grown: number; pids: string; floor: number };
   /** Tree or cgroup growth that copying after fork accounts for. */

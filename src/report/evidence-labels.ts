@@ -78,6 +78,8 @@ const LABELS: Record<string, string> = {
   mallocFreeGrowth: "malloc free, growth",
   settling: "allocators still settling",
   pinningUndecided: "leak or retention: not told yet",
+  importing: "still importing (start-up)",
+  starting: "a process still starting",
   device: "GPU",
   gpuSource: "GPU figures from",
   gpuHeldAs: "GPU memory held as",

@@ -4,7 +4,8 @@
  * copied one reference-count write at a time. Real memory, bounded by the parent's anonymous memory at fork time —
  * not a leak. Both are measured over the process's whole life, so a warm-up that grew both is not mistaken for it.
  */
-import { levels, minGrowth } from "../assess.js";
+import { levelPoints, levels, minGrowth } from "../assess.js";
+import { median } from "../stats/quantiles.js";
 import type { ProcessSeries } from "../../series/series.js";
 
 /**
@@ -47,6 +48,24 @@ export interface CowSignal {
 }
 
 /**
+ * USS readings a process needs for its copying to be read. USS comes with PSS, from smaps_rollup, which memleak reads
+ * every few ticks (its cost grows with the tree): a worker seen for 12 s had 3 readings (1.9 → 4.5 → 5.7 MiB, RSS flat
+ * at 24 readings), its copying went unread, and the tree's Σ PSS that it and its sibling grew by 9 MiB was called a leak
+ * until 20 s in (fixtures/calibration/recordings/small_cow.jsonl cut at 8-20 s: the progress lines said `leak`).
+ */
+export const COPYING_MIN_USS_READINGS = 3;
+
+/**
+ * The levels a series starts and ends at, as `levels` reads them, from as few as 3 readings: each end's level is its own
+ * half at most, so a short series' ends do not overlap into one median (3 readings: the first and the last).
+ */
+function sparseLevels(ys: readonly number[]): { start: number; end: number } {
+  if (ys.length >= 2 * levelPoints(ys.length)) return levels(ys);
+  const k = Math.max(1, Math.floor(ys.length / 2));
+  return { start: median(ys.slice(0, k))!, end: median(ys.slice(-k))! };
+}
+
+/**
  * @param relativesAtEnd whether a process it shares pages with (its forking parent, or forked children) was still
  *        alive at its last sample: when they have exited, their pages became this process's own — its USS rose
  *        without any copying.
@@ -67,8 +86,8 @@ export function copying(ps: ProcessSeries, relativesAtEnd: boolean): Copying | u
   if (!relativesAtEnd) return undefined;
   const uss = ps.metrics.uss;
   const resident = ps.metrics.anon ?? ps.metrics.rss;
-  if (!uss || !resident || uss.length < 6 || resident.length < 6) return undefined;
-  const u = levels(uss.ys);
+  if (!uss || !resident || uss.length < COPYING_MIN_USS_READINGS || resident.length < 6) return undefined;
+  const u = sparseLevels(uss.ys);
   const r = levels(resident.ys);
   const ussGrowth = u.end - u.start;
   const residentGrowth = r.end - r.start;

@@ -115,6 +115,7 @@ export function withoutImports(a: Assessment, ps: ProcessSeries, col: Column): A
   return {
     ...after,
     reason: `${burst.what}; memory grown while importing is start-up — ${after.reason ?? "too little since"}`,
+    importing: true,
   };
 }
 

@@ -344,7 +344,7 @@ export function pinningSuspected(
   // from 0 at the walks before it was followed (followed()).
   const at = suspected.graph
     ? [0, ...atWalks(ps, "census.graphNodes", walks)]
-    : ps.agentText["census.growing"] === suspected.container
+    : ps.agentText["census.growing"] === suspected.container && !itemsInPymallocOnly(ps)
       ? atWalks(ps, "census.growingAdded", walks)
       : [];
   const n = at.length;

@@ -313,6 +313,8 @@ function insufficientFinding(
     0,
     [phrase("advice.insufficient-data", why)],
   );
+  // Read by classify.ts: the tree's and the cgroup's growth that a process still importing accounts for waits with it.
+  if (a.importing) f.evidence.importing = true;
   if (settling)
     Object.assign(f.evidence, {
       settling: true,

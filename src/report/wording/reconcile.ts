@@ -15,6 +15,8 @@ export const RECONCILE_WORDS: Wordings<
   | "reconcile.settling"
   | "reconcile.pinning-undecided"
   | "reconcile.kept"
+  | "reconcile.importing"
+  | "reconcile.starting"
   | "reconcile.stable"
   | "reconcile.cow"
   | "reconcile.outside"
@@ -33,6 +35,10 @@ export const RECONCILE_WORDS: Wordings<
     `the ${groupName(f.subject)} grows by ${formatBytes(f.growth)} as PID ${f.pids} does, whose census has not yet told a leak that pins freed memory from the allocator keeping it: its next walks decide`,
   "reconcile.kept": (f) =>
     `the ${groupName(f.subject)} grew by ${formatBytes(f.growth)} as malloc in PID ${f.pids} keeps memory the program freed, while its live heap rises under it, not yet by the growth floor: a longer run decides`,
+  "reconcile.importing": (f) =>
+    `the ${groupName(f.subject)} grows by ${formatBytes(f.growth)} as PID ${f.pids} starts up, still loading its modules and libraries: judged once its imports are done`,
+  "reconcile.starting": (f) =>
+    `the ${groupName(f.subject)} grows by ${formatBytes(f.growth)} as ${f.pids.includes(",") ? "PIDs" : "PID"} ${f.pids} ${f.pids.includes(",") ? "start" : "starts"} up, seen too briefly to judge yet: ${f.pids.includes(",") ? "their" : "its"} next readings decide`,
   "reconcile.stable": (f) =>
     `the ${groupName(f.subject)} is stable: it rose by ${formatBytes(f.growth)}, ${formatBytes(f.grown)} of it in ${f.pids.includes(",") ? "PIDs" : "PID"} ${f.pids} (stable) and ${formatBytes(Math.max(0, f.growth - f.grown))} besides, each under the ${formatBytes(f.floor)} worth a verdict`,
   "reconcile.cow": (f) =>

@@ -57,10 +57,19 @@ describe("copying: USS grew while resident memory did not, with a relative alive
     expect(copying(worker(), false)).toBeUndefined();
   });
 
-  it("needs USS and a resident column of 6 points each; RSS stands in for anon", () => {
+  it("needs 3 USS readings (read with PSS, every few ticks) and a resident column of 6; RSS stands in for anon", () => {
     expect(copying(proc({ anon: step(200, 200) }), true)).toBeUndefined();
     expect(copying(proc({ uss: step(100, 140) }), true)).toBeUndefined();
-    expect(copying(worker({ uss: step(100, 140, 5) }), true)).toBeUndefined();
+    expect(copying(worker({ uss: step(100, 140, 2) }), true)).toBeUndefined();
+    // 3 readings: the first and the last are its levels; 5: the medians of its first two and of its last two.
+    expect(copying(worker({ uss: col([100, 120, 140].map((m) => m * MB)) }), true)).toMatchObject({
+      ussStart: 100 * MB,
+      ussEnd: 140 * MB,
+    });
+    expect(copying(worker({ uss: col([100, 102, 120, 138, 140].map((m) => m * MB)) }), true)).toMatchObject({
+      ussStart: 101 * MB,
+      ussEnd: 139 * MB,
+    });
     expect(copying(proc({ uss: step(100, 140), anon: step(200, 200, 5) }), true)).toBeUndefined();
     // no anon column: RSS is the resident memory (230 MiB, flat)
     expect(copying(proc({ uss: step(100, 140), rss: step(230, 230) }), true)).toMatchObject({

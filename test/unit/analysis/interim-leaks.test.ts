@@ -6,7 +6,7 @@
  * calibration's near side), small_cow at 8 s (its workers' USS read twice) — and those no more often than today.
  * Mended by this test's first run (2026-12-05): torch_loader_item said `leak` at 29-44 s (a list of floats taken to
  * pin malloc's heap), torch_child_exits.busy-import at 14-26 s (a child importing PyTorch, the tree's growth), and
- * small_cow at 8-20 s (its workers' copying unread on 3 USS readings): 53 of 398 cuts, now 38.
+ * small_cow at 8-20 s (its workers' copying unread on 3 USS readings): 53 of 545 cuts of 36 recordings, now 38.
  */
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";

@@ -20,7 +20,7 @@
  * those checks, which needs that container's root to be memleak's adversary and fast.
  *
  * Cleanup: memleak removes the directory when it ends (channel.close); one killed before it could (SIGKILL) is
- * removed by the agents it leaves (memleak_agent.py `_remove_placed`, once memleak's socket stops answering), or by
+ * removed by the agents it leaves (memleak_lifecycle.py `_remove_placed`, once memleak's socket stops answering), or by
  * the next memleak that places files in that container (removeStalePlacedDirs).
  */
 import {

@@ -81,6 +81,7 @@ def _wire():
 
 
 _wire()
+del _load_room, _wire  # needed once, as the agent loads: not kept in every process
 
 # The API: `run` (sitecustomize.py) calls start, `watch` (memleak_attach.py) attach; the pytest plugin (memleak_pytest.py)
 # the others, and measure_lock (below).

@@ -1,5 +1,5 @@
 /**
- * The agent's census (src/agent/python/memleak_agent.py `_census_stats`), run in a real interpreter: it must find the
+ * The agent's census (src/agent/python/memleak_census.py `_census_stats`), run in a real interpreter: it must find the
  * container that grows (not merely the largest one), describe its items, count live CPU tensors and the tensors that
  * keep an autograd graph when PyTorch is loaded, keep no reference to the program's objects, and stay out of heaps
  * too big to walk.

@@ -1,5 +1,5 @@
 /**
- * The agent's GPU readings (src/agent/python/memleak_agent.py `_cuda_stats`), run in a real interpreter against a
+ * The agent's GPU readings (src/agent/python/memleak_readings.py `_cuda_stats`), run in a real interpreter against a
  * STAND-IN torch.cuda (test/helpers/stand-in-torch: NOT PyTorch; the real one on a GPU made fixtures/gpu/recordings,
  * judged in test/unit/analysis/gpu-recordings.test.ts). What is
  * under test is the agent: which calls it makes (never one that initialises CUDA), which devices it reports, and

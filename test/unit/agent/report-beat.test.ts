@@ -1,5 +1,5 @@
 /**
- * The agent reports on the wall clock's whole intervals (memleak_agent.py `_until_next_beat`), so that the agents of a
+ * The agent reports on the wall clock's whole intervals (memleak_lifecycle.py `_until_next_beat`), so that the agents of a
  * tree report at the same moment and memleak reads them in one wake-up (issue 32: three times cheaper on 64 agents).
  * Run in a real interpreter, its reports read from a real socket.
  */

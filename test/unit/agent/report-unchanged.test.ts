@@ -1,5 +1,5 @@
 /**
- * A report equal to the last one sent is not sent again (memleak_agent.py `_report_locked`): memleak repeats each
+ * A report equal to the last one sent is not sent again (memleak_lifecycle.py `_report_locked`): memleak repeats each
  * process's latest report in every sample, so an idle process costs it no read and no parse. Run in a real
  * interpreter, its reports read from a real socket: what is sent when nothing changed, when something did, when the
  * report is forced, and on a new connection. Each case's reports come back to back, so that nothing but the agent runs

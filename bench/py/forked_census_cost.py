@@ -39,14 +39,14 @@ def probe(walk):
     before = _uss()
     t0 = time.perf_counter()
     if walk == "whole heap (census before)":
-        agent._census["scope"] = "heap"
-        agent._shares_pages_with_relatives = lambda: False
-        agent._census_stats(1.0, True)
+        agent.census._state["scope"] = "heap"
+        agent.census._shares_pages_with_relatives = lambda: False
+        agent.census._census_stats(1.0, True)
     elif walk == "near globals (census now)":
-        agent._census_stats(1.0, True)
+        agent.census._census_stats(1.0, True)
     elif walk == "near globals + holder search":
-        agent._census_stats(1.0, True)
-        agent._holder_module().find(PAGES)
+        agent.census._census_stats(1.0, True)
+        agent.census._holder_module().find(PAGES)
     elif walk == "gc.collect()":
         gc.collect()
     ms = (time.perf_counter() - t0) * 1000

@@ -58,7 +58,7 @@ for name, make in (("running loss", running), ("GRU state", recurrent)):
         walks, counts = [], []
         for _ in range(ROUNDS):
             t0 = time.thread_time()
-            A._census_stats(0.5, force=True)
+            A.census._census_stats(0.5, force=True)
             walks.append((time.thread_time() - t0) * 1000)
             t0 = time.thread_time()
             nodes, capped = G.count_nodes([held])

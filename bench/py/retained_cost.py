@@ -32,14 +32,14 @@ heap = [{"k": i} for i in range(OBJECTS)]  # small dicts: tracked objects the wa
 smalls = [[0] * 20 for _ in range(20_000)]  # containers over 16 items, each gaining now and then
 growing = []
 
-A._census_walk(1.0, True)  # the first walk: every container's length is its start
+A.census._census_walk(1.0, True)  # the first walk: every container's length is its start
 walks, looks = [], []
 for r in range(ROUNDS):
     growing.extend(Record(i) for i in range(500))
     for s in smalls[r * 50 : r * 50 + 50]:
         s.append(1)
     t0 = time.thread_time()
-    out = A._census_walk(1.0, True)
+    out = A.census._census_walk(1.0, True)
     walks.append(time.thread_time() - t0)
     assert out.get("growing") == "list of Record", out
     # The look alone, on the same gainers the walk ranked: the growing list and the smalls that gained.

@@ -11,7 +11,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
 import memleak_agent as agent  # noqa: E402
 import memleak_trace  # noqa: E402
 
-tracer = memleak_trace.Tracer(agent)
+tracer = memleak_trace.Tracer(agent.lifecycle, agent.lifecycle._agent_files())
 tracemalloc.start(6)
 baseline = tracemalloc.take_snapshot()
 keep = []

@@ -335,7 +335,7 @@ export class AgentChannel {
   /**
    * Says goodbye to every agent and stops listening. The goodbye is what tells an agent that memleak ended its
    * session: a connection that ends without one, from a memleak that is gone, means memleak was killed, and an agent
-   * in a program `run` launched then stops that program (memleak_agent.py `_die_with_memleak`).
+   * in a program `run` launched then stops that program (memleak_lifecycle.py `_die_with_memleak`).
    */
   close(): void {
     for (const s of this.sockets) s.end("bye\n");

@@ -1,5 +1,5 @@
 /**
- * The agent's 'holder' message (memleak_holder.py via memleak_agent.py `_holder_search`), checked field by field like
+ * The agent's 'holder' message (memleak_holder.py via memleak_census.py `_holder_search`), checked field by field like
  * every other message: names and paths come from the watched program (its variable names, its dict keys), so they
  * are bounded in length and count, and only strings and numbers are kept.
  */

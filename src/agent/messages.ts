@@ -35,7 +35,7 @@ export type AgentMessage =
       /** A worker forked under `run`: its agent waits, quiet, for memleak's word before it reports (run-agents.ts). */
       quiet?: true;
       /**
-       * Under `run`: the signal whose handler this process installed before forking (memleak_agent.py _install_wake);
+       * Under `run`: the signal whose handler this process installed before forking (memleak_lifecycle.py _install_wake);
        * its forked workers' agents sleep, unconnected, until memleak sends it to them (run-agents.ts).
        */
       wake?: number;

@@ -1,5 +1,5 @@
 /**
- * Every field the in-process agent reports (memleak_agent.py `_report_locked`), declared once: its name as the series
+ * Every field the in-process agent reports (memleak_lifecycle.py `_report_locked`), declared once: its name as the series
  * keep it (the report flattened one level: "malloc.inUse"), its unit, what it means, and which function of the agent
  * writes it. The series type their agent columns by these names (series.ts), so a rule that reads a field nobody
  * declared does not compile; test/unit/agent/report-fields.test.ts reads the agent's Python (its syntax tree) and fails

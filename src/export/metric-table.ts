@@ -18,7 +18,7 @@ export interface CgroupGauge {
   value: (c: CgroupSample) => number | undefined;
 }
 
-/** The in-process agent's report for one pid, as the sample carries it (src/agent/python/memleak_agent.py _report). */
+/** The in-process agent's report for one pid, as the sample carries it (src/agent/python/memleak_lifecycle.py _report). */
 export type AgentReport = Record<string, unknown>;
 
 /** A declared numeric field of the report (agent/report-fields.ts), where the agent sent it as a finite number. */

@@ -1,5 +1,5 @@
 /**
- * The agent's GPU readings, as it sends them (memleak_agent.py `_cuda_stats`): per CUDA device the process's caching
+ * The agent's GPU readings, as it sends them (memleak_readings.py `_cuda_stats`): per CUDA device the process's caching
  * allocator has used, seven numbers under "cuda<index><Field>" ("cuda0Allocated"), and, in a series, under
  * "gpu.cuda0Allocated" (series.ts flattens the report one level). The index is the device's as the process sees it
  * (after CUDA_VISIBLE_DEVICES).
@@ -28,7 +28,7 @@ export const GPU_FIELDS = {
 
 export type GpuField = keyof typeof GPU_FIELDS;
 
-/** The agent reads at most 16 devices (memleak_agent.py `_CUDA_MAX_DEVICES`), seven fields each. */
+/** The agent reads at most 16 devices (memleak_readings.py `_CUDA_MAX_DEVICES`), seven fields each. */
 export const GPU_MAX_DEVICES = 16;
 export const GPU_MAX_FIELDS = GPU_MAX_DEVICES * Object.keys(GPU_FIELDS).length;
 

@@ -8,7 +8,7 @@
  * something; the others are told to be quiet (AgentChannel.quieten): they stay connected, send nothing and never wake
  * until memleak speaks again, and one word brings one back at once when its process grows — no debugger needed.
  *
- * A worker forked from a process whose agent installed the wake signal (memleak_agent.py _install_wake, said in its
+ * A worker forked from a process whose agent installed the wake signal (memleak_lifecycle.py _install_wake, said in its
  * hello) does not even connect: a connected, quiet agent still cost each idle worker ~0.6 MiB of the pages it shared
  * with its parent (its hello, its thread, its reset state). It sleeps until the placement wants it, and then memleak
  * sends it the signal — only after /proc/PID/status says the process catches it (an exec resets a caught signal, and

@@ -4,7 +4,7 @@
  * thread may fork); the agent's threads never fork, and with the agent in, each Python process has one more thread
  * than without it: on 64 processes at 1 Hz that file was ~5% of what `--no-inject` costs in all (BENCHMARKS.md §g⁵).
  *
- * The agent names its threads with prctl (memleak_agent.py _name_native_thread), so they are known by their comm from
+ * The agent names its threads with prctl (memleak_lifecycle.py _name_native_thread), so they are known by their comm from
  * outside, in a container's PID namespace as well: no pid or tid has to be translated. A thread is looked at when it
  * first appears; one not (yet) named is looked at again on its next few ticks (the agent names its thread as the
  * thread starts, and a tick can fall between the two), then left alone: its children file is read as before. A thread

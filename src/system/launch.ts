@@ -52,7 +52,7 @@ export const PARENT_DEATH_SIGNAL = "TERM";
  * util-linux's setpriv sets PR_SET_PDEATHSIG and then execs the command in the same process (same pid, nothing left
  * in between): when memleak dies — even by SIGKILL, which it cannot catch — the kernel signals the command. Node has
  * no prctl of its own. Where setpriv is missing the command is started as before; Python processes then still stop
- * with memleak through the agent (memleak_agent.py `_die_with_memleak`).
+ * with memleak through the agent (memleak_lifecycle.py `_die_with_memleak`).
  */
 export function parentDeathWrapper(env: NodeJS.ProcessEnv): string[] {
   let setpriv: string;

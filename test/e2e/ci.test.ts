@@ -73,7 +73,7 @@ describe.concurrent("a short CI step", { timeout: 120_000 }, () => {
     const doc = JSON.parse(r.stdout) as VerdictDocument;
     // Two CI runs called it an early leak at the first try ("still growing at the end of 20 s": the burst took ~15 s).
     // Read beside busy loops: a census that began as the burst did stalled the agent for 10 s (its passes' raised switch
-    // interval, memleak_agent.py _pass_switch_interval), and the verdict was read on malloc numbers from before the
+    // interval, memleak_census.py _pass_switch_interval), and the verdict was read on malloc numbers from before the
     // burst. The failure shows each sample's anon and the agent's malloc numbers.
     expect(doc.verdict.kind, `${doc.verdict.summary}\n${burstReadings(record)}`).toBe("fragmentation");
     expect(doc.window.samples).toBeLessThan(20);

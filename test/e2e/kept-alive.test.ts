@@ -167,7 +167,7 @@ async function watchWithGate(args: string[], seconds: number) {
 
 describe.sequential("watch --fail-on leak fails on them, and passes their fixed forms", { timeout: 180_000 }, () => {
   // The PyTorch loops 25 s each: beside a busy loop their holders were named at 7-12 s (the walks after the first
-  // come early, memleak_agent.py _census_gap), and a holder the agent suspected counts while it still rose at the last
+  // come early, memleak_census.py _census_gap), and a holder the agent suspected counts while it still rose at the last
   // walk (layer.ts pinningSuspected). Before, kept losses and kept logits watched 40 s beside a busy loop were
   // fragmentation at a first try (walks at 2 and 29 s).
   it.each([

@@ -49,7 +49,7 @@ function pss(pid: number): number {
   }
 }
 
-/** Whether a thread named by the agent (memleak_agent.py: PR_SET_NAME "memleak-agent") runs in pid. */
+/** Whether a thread named by the agent (memleak_lifecycle.py: PR_SET_NAME "memleak-agent") runs in pid. */
 function agentThread(pid: number): boolean {
   try {
     return readdirSync(`/proc/${pid}/task`).some((t) => {

@@ -1,5 +1,5 @@
 /**
- * Synthetic CUDA allocator readings, as the agent reports them (memleak_agent.py `_cuda_stats`: "gpu" →
+ * Synthetic CUDA allocator readings, as the agent reports them (memleak_readings.py `_cuda_stats`: "gpu" →
  * "cuda0Allocated", …), for the GPU rules' decision tables: each field a seeded synthetic series (synthetic.ts), read
  * at the scenario's sample times through SynthProcess.agent.
  */

@@ -20,7 +20,7 @@
  * those checks, which needs that container's root to be memleak's adversary and fast.
  *
  * Cleanup: memleak removes the directory when it ends (channel.close); one killed before it could (SIGKILL) is
- * removed by the agents it leaves (memleak_agent.py `_remove_placed`, once memleak's socket stops answering), or by
+ * removed by the agents it leaves (memleak_lifecycle.py `_remove_placed`, once memleak's socket stops answering), or by
  * the next memleak that places files in that container (removeStalePlacedDirs).
  */
 import {
@@ -37,17 +37,19 @@ import { basename, join } from "node:path";
 import { alive } from "../../system/isolate.js";
 import { answers } from "../channel.js";
 import { agentDir } from "../inject.js";
+import { AGENT_CODE_FILES } from "./precompile.js";
 
 /**
- * The agent's files the target loads (memleak_attach.py loads memleak_agent.py through memleak_code.py; the agent loads
- * memleak_holder.py when a leak is suspected, memleak_retained.py when a container gains items, memleak_graphs.py when
- * tensors keep graphs, memleak_cow.py when memleak asks a copying worker what it copied, memleak_trace.py under
- * --trace-python): all it needs. test/unit/agent/placement.test.ts checks every room the agent loads is here.
+ * The agent's files the target loads (memleak_attach.py loads memleak_agent.py and the rooms it always loads through
+ * memleak_code.py: precompile.ts AGENT_CODE_FILES; the agent loads memleak_holder.py when a leak is suspected,
+ * memleak_retained.py when a container gains items, memleak_graphs.py when tensors keep graphs, memleak_cow.py when
+ * memleak asks a copying worker what it copied, memleak_trace.py under --trace-python): all it needs.
+ * test/unit/agent/placed-files.test.ts checks every room the agent loads is here.
  */
 export const PLACED_FILES = [
   "memleak_attach.py",
   "memleak_code.py",
-  "memleak_agent.py",
+  ...AGENT_CODE_FILES,
   "memleak_holder.py",
   "memleak_retained.py",
   "memleak_graphs.py",

@@ -1,6 +1,6 @@
 /**
  * The agent's code compiled by the watched program's own interpreter in a short-lived process, before the agent is
- * loaded into the program. Compiling memleak_agent.py (60 KB) leaves ~3.5 MiB of the compiler's freed memory in the
+ * loaded into the program. Compiling the agent (memleak_agent.py and its rooms, 60 KB) leaves ~3.5 MiB of the compiler's freed memory in the
  * heap of the process that compiles it (memleak_code.py); in the first process `watch` loaded the agent into, that was
  * +6.1 MiB of Σ PSS where a worker that found the code compiled paid +3.7 MiB (issue 49, measured on a 16-worker tree).
  * `run` trims that memory at start-up, before the program's code has run; under `watch` nothing may trim the program's
@@ -30,11 +30,25 @@ export interface PrecompileRequest {
   gid?: number | undefined;
 }
 
+/**
+ * The agent's files every process loads from the compiled code: memleak_agent.py and the rooms it loads with itself
+ * (its _ROOMS, which test/unit/agent/placed-files.test.ts holds this list to). The rooms it loads only when needed are
+ * compiled where they are needed, as before.
+ */
+export const AGENT_CODE_FILES = [
+  "memleak_agent.py",
+  "memleak_channel.py",
+  "memleak_readings.py",
+  "memleak_census.py",
+  "memleak_lifecycle.py",
+];
+
 /** The interpreter and arguments that compile the agent into cacheDir (pure: the unit test reads it). */
 export function precompileCommand(r: PrecompileRequest): { file: string; args: string[] } {
   const dir = agentDir();
   // -I: none of the user's PYTHON* settings or site-packages; -S: no site (no sitecustomize of the program's, faster).
-  return { file: r.exe, args: ["-I", "-S", join(dir, "memleak_code.py"), r.cacheDir, join(dir, "memleak_agent.py")] };
+  const sources = AGENT_CODE_FILES.map((file) => join(dir, file));
+  return { file: r.exe, args: ["-I", "-S", join(dir, "memleak_code.py"), r.cacheDir, ...sources] };
 }
 
 /** CPython's interpreter by its file name: python, python3, python3.11, python3.13t (free-threaded), python3.8m. */

@@ -1,7 +1,7 @@
 """Run inside a live interpreter by `memleak watch` (through gdb and Py_AddPendingCall, or sys.remote_exec on 3.14+),
 on the main thread, holding the GIL, between two bytecodes. It only loads memleak's agent and connects it back to
 memleak's socket. It is executed with its own globals — SOCKET, INTERVAL and AGENT are given there, CACHE (the
-directory where the agent's compiled code is shared: memleak_code.py), and PLACED when memleak placed the files in a
+directory where the agent's compiled code, its rooms' too, is shared: memleak_code.py), and PLACED when memleak placed the files in a
 container's view — so nothing is defined in the program's __main__.
 
 The agent module is kept in sys.modules under a private name: a later watch reuses it instead of loading it again,
@@ -41,4 +41,6 @@ except TypeError:  # an agent an older memleak loaded into this process: the sam
     _module.attach(SOCKET, INTERVAL)  # noqa: F821
 # The loader's caller writes what is raised where memleak reads it: a socket the process cannot reach is said so.
 if not _module.connected():
-    raise OSError("cannot connect to memleak's socket %s: %s" % (SOCKET, _module._state.get("error")))  # noqa: F821
+    # Why, as the agent's channel kept it (an older memleak's agent kept it in its _state).
+    error = _module.channel._conn.error if hasattr(_module, "channel") else _module._state.get("error")
+    raise OSError("cannot connect to memleak's socket %s: %s" % (SOCKET, error))  # noqa: F821

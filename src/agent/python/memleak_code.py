@@ -1,7 +1,8 @@
 """How memleak's agent module is loaded into a target: from code compiled once per memleak and shared, not compiled from
-its source in every process. Used by sitecustomize.py (`run`) and memleak_attach.py (`watch`).
+its source in every process; the agent's rooms too (memleak_agent.py loads them through load's _load_cached). Used by
+sitecustomize.py (`run`) and memleak_attach.py (`watch`).
 
-Compiling memleak_agent.py (60 KB) leaves ~3.6 MiB of the compiler's freed memory resident in the process (RssAnon;
+Compiling the agent (memleak_agent.py and its rooms, 60 KB) leaves ~3.6 MiB of the compiler's freed memory resident in the process (RssAnon;
 loading the compiled code instead: ~0.6 MiB), and every page of it is walked again by each smaps_rollup memleak reads
 of that process, and by the rollups of every worker forked from it. Python's own bytecode cache does not help where
 users are: PYTHONDONTWRITEBYTECODE=1 is set in most Python container images, and a global install's directory is not
@@ -71,10 +72,13 @@ def _give_back_loader_memory():
 
 
 def load(name, path, cache_dir, trim_after_load=False):
-    """The module at `path`, registered as sys.modules[name] (as an import would), its code from the shared cache."""
+    """The module at `path`, registered as sys.modules[name] (as an import would), its code from the shared cache. The
+    module finds `_load_cached(name, path)` in its namespace as it runs: how it loads the files beside it that it always
+    needs (memleak_agent.py's rooms) from the same cache."""
     spec = spec_from_file_location(name, path)
     module = module_from_spec(spec)
     code = _compiled(path, cache_dir)[0]
+    module._load_cached = lambda room, room_path: load(room, room_path, cache_dir)
     sys.modules[name] = module
     try:
         exec(code, module.__dict__)

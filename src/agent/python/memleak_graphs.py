@@ -3,7 +3,7 @@ state carried from batch to batch (`h = cell(x, h)`) without .detach() or torch.
 each step chains its graph onto the one before, so the census's containers say nothing, and the growth is graph
 nodes (what malloc keeps: each node pins memory around it once backward() has freed its saved tensors).
 
-Two parts, run by the census (memleak_agent.py) with PyTorch loaded:
+Two parts, run by the census (memleak_census.py) with PyTorch loaded:
   - count_nodes: the nodes reachable from the grad_fn of every tensor the census met that keeps one, counted once
     each, up to MAX_NODES (a bounded walk: ~1-2 us a node, so MAX_NODES is ~20-40 ms of one walk);
   - held_graph: once that count rose at two walks in a row, which of the program's module globals or the locals of its

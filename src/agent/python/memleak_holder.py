@@ -1,5 +1,5 @@
 """What holds a growing container: the chain of references from a root — a module global, a class, a thread's running
-frame — down to it, found inside the live process by memleak's agent (memleak_agent.py runs it when the census has
+frame — down to it, found inside the live process by memleak's agent (memleak_census.py runs it when the census has
 seen the same container grow at two walks in a row, once per container). Standard library only, Python 3.8+.
 
 The search climbs from the container toward the roots, breadth first, with gc.get_referrers: one pass over every

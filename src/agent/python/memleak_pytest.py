@@ -128,11 +128,11 @@ class _Reader:
             libc = ctypes.CDLL(None)
             import memleak_agent
 
-            if hasattr(libc, "mallinfo2") and (memleak_agent._glibc_version() or (0, 0)) >= (2, 33):
+            if hasattr(libc, "mallinfo2") and (memleak_agent.readings._glibc_version() or (0, 0)) >= (2, 33):
                 fn = libc.mallinfo2
-                fn.restype = memleak_agent._Mallinfo2
+                fn.restype = memleak_agent.readings._Mallinfo2
                 self.mallinfo2 = fn
-            if hasattr(libc, "malloc_trim") and memleak_agent._allocator() == "glibc":
+            if hasattr(libc, "malloc_trim") and memleak_agent.readings._allocator() == "glibc":
                 self.trim = libc.malloc_trim
         except Exception:
             pass

@@ -1,6 +1,6 @@
 """What each new item of a growing container keeps alive: its retained size, estimated by a bounded walk.
 
-The census (memleak_agent.py) ranks containers by the bytes they gained. An item's own size (sys.getsizeof) is what
+The census (memleak_census.py) ranks containers by the bytes they gained. An item's own size (sys.getsizeof) is what
 the container holds directly, and it is usually the least of it: a finished asyncio Task is a ~100-byte object that
 keeps its 64 KiB result; a kept loss tensor is 4 bytes of storage that keeps its autograd graph; an instance keeps its
 attributes. So a few of the newest items are walked through their referents, counting what only that item holds:
@@ -49,7 +49,7 @@ def newest(container, k=SAMPLED):
     """Up to k of the items added last: the end of a list or deque, the last inserted values of a dict; a set has no
     order, so any k. The leak's items are the new ones; the first ones may be a warm-up's. Taken in one C call, which
     no other thread can interleave, tried again when the program added an item between the iterator's making and its
-    reading (as memleak_agent._sampled_items: a Python loop let it end the look at any GIL switch). Raises when the
+    reading (as memleak_census._sampled_items: a Python loop let it end the look at any GIL switch). Raises when the
     container kept changing size."""
     from itertools import islice  # built in: no file read
 

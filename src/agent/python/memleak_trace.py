@@ -1,7 +1,8 @@
 """The agent's tracemalloc room: `run --trace-python` (tracing from the start, a baseline after the warm-up, the sites
 that grew sent during the run and at exit) and `watch --trace-python` (a window in a running program, then
-tracemalloc stopped). Loaded by the agent (memleak_agent.py `_tracer`) only in a process that is traced: the others
-never compile or hold this code. The agent module is handed in, for its socket and threads."""
+tracemalloc stopped). Loaded by the agent (memleak_lifecycle.py `_tracer`) only in a process that is traced: the
+others never compile or hold this code. The agent's lifecycle room is handed in, for its socket and threads, and the
+agent's files."""
 import os
 import time
 
@@ -14,12 +15,12 @@ BEFORE = 5.0  # seconds of the program's CPU measured untraced before a window, 
 class Tracer:
     """One process's tracing: its baseline snapshot and, once grouped, the baseline's totals by line."""
 
-    def __init__(self, agent):
+    def __init__(self, agent, files):
         self.agent = agent
         self.baseline = None
         self.totals = None
         # Files whose allocations are memleak's own, left out of the sites: the agent's, this one's, tracemalloc's.
-        self.own = (agent.__file__, __file__)
+        self.own = tuple(files) + (__file__,)
 
     def start(self):
         """`run`: tracemalloc from now on, the baseline after MEMLEAK_TRACE_WARMUP seconds, then the sites that grew,
@@ -32,7 +33,7 @@ class Tracer:
         tracemalloc.start(FRAMES)
         warmup = agent._env_float("MEMLEAK_TRACE_WARMUP", 5.0)
         every = max(1.0, agent._env_float("MEMLEAK_TRACE_EVERY", EVERY))
-        stop, pid = agent._state["stop"], os.getpid()
+        stop, pid = agent._process.stop, os.getpid()
 
         def baseline_then_sites():
             """The baseline after warm-up, then the sites that grew since, every `every` seconds or more: the live
@@ -74,7 +75,7 @@ class Tracer:
         message = _message(top, current, peak)
         if interim:
             message["interim"] = True  # a later one replaces it; the one at exit is final
-        self.agent._send(message)
+        self.agent._channel._send(message)
 
     def grown_sites(self, baseline, now):
         """The ten lines whose live allocations grew most from one snapshot to the other, memleak's own left out."""
@@ -137,7 +138,7 @@ class Tracer:
         its own. Stops early, freeing everything, when memleak leaves (`stop`)."""
         import tracemalloc
 
-        send = self.agent._send
+        send = self.agent._channel._send
         if tracemalloc.is_tracing():
             skipped = _message([], 0, 0)
             skipped["skipped"] = "the program runs tracemalloc itself"

@@ -1,6 +1,6 @@
 /**
  * What the CUDA caching allocator holds that live tensors do not, read off the agent's per-device numbers
- * (memleak_agent.py `_cuda_stats`) — pure numbers from columns, no verdict. signals/gpu.ts decides on them.
+ * (memleak_readings.py `_cuda_stats`) — pure numbers from columns, no verdict. signals/gpu.ts decides on them.
  *
  *   held  = reserved − allocated at the end (medians of the last tenth, assess.ts `levels`): freed blocks the
  *           allocator keeps for this process's next allocations

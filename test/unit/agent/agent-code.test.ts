@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { REPO } from "../../helpers/fixtures.js";
 import { MEMLEAK, SYSTEM_PYTHON } from "../../helpers/processes.js";
-import { Precompiler } from "../../../src/agent/attach/precompile.js";
+import { AGENT_CODE_FILES, Precompiler } from "../../../src/agent/attach/precompile.js";
 
 const AGENT_DIR = `${REPO}src/agent/python`;
 const dirs: string[] = [];
@@ -27,7 +27,10 @@ afterEach(() => {
 });
 
 interface Loaded {
+  /** The agent's entry (memleak_agent.py) was compiled. */
   compiled: boolean;
+  /** Each of its files, the entry's and its rooms' (AGENT_CODE_FILES, in the order it loads them), was compiled. */
+  each: boolean[];
   /** RssAnon (KiB) the load added to the process. */
   addedKiB: number;
   /** The loaded module works: one of its functions, called. */
@@ -35,7 +38,8 @@ interface Loaded {
   registered: boolean;
 }
 
-/** Loads `agent` (the agent's source by default) with memleak_code.load in a fresh interpreter of `python`. */
+/** Loads `agent` (the agent's source by default; its rooms from beside it) with memleak_code.load in a fresh interpreter of
+ * `python`. */
 function load(cacheDir: string | null, o: { python?: string; trim?: boolean; agent?: string } = {}): Loaded {
   const code = `
 import json, sys
@@ -51,7 +55,7 @@ memleak_code._compiled = lambda p, d: (lambda r: (compiled.append(r[1]), r)[1])(
 before = anon()
 m = memleak_code.load("memleak_agent", ${JSON.stringify(o.agent ?? `${AGENT_DIR}/memleak_agent.py`)}, ${cacheDir === null ? "None" : JSON.stringify(cacheDir)}, trim_after_load=${o.trim ? "True" : "False"})
 added = anon() - before
-print(json.dumps({"compiled": compiled[0], "addedKiB": added, "beat": m._until_next_beat(1.0), "registered": sys.modules.get("memleak_agent") is m}))`;
+print(json.dumps({"compiled": compiled[0], "each": compiled, "addedKiB": added, "beat": m.lifecycle._until_next_beat(1.0), "registered": sys.modules.get("memleak_agent") is m}))`;
   return JSON.parse(execFileSync(o.python ?? "python3", ["-c", code], { encoding: "utf8" })) as Loaded;
 }
 
@@ -62,11 +66,15 @@ describe("the agent's code, compiled once and shared", () => {
     expect(first.compiled).toBe(true);
     expect(first.registered).toBe(true);
     expect(first.beat).toBeGreaterThan(0);
+    expect(first.each).toEqual(AGENT_CODE_FILES.map(() => true));
+    // One file of compiled code for the entry and each of its rooms.
     const files = readdirSync(dir);
-    expect(files).toHaveLength(1);
-    expect(files[0]).toMatch(/^memleak_agent-[0-9a-f]{8}\.code$/);
+    expect(files).toHaveLength(AGENT_CODE_FILES.length);
+    for (const file of AGENT_CODE_FILES)
+      expect(files.filter((f) => f.startsWith(file.replace(/\.py$/, "-")) && f.endsWith(".code"))).toHaveLength(1);
     const second = load(dir);
     expect(second.compiled).toBe(false);
+    expect(second.each).toEqual(AGENT_CODE_FILES.map(() => false));
     expect(second.registered).toBe(true);
     expect(second.beat).toBeGreaterThan(0);
     // Measured here: +3.4–3.9 MiB compiled, +0.4–0.9 MiB loaded (Python 3.11, pyenv's and Debian's). Resident memory
@@ -98,19 +106,20 @@ describe("the agent's code, compiled once and shared", () => {
     const dir = scratch();
     expect(load(dir).compiled).toBe(true);
     expect(load(dir, { python: `${pyenvRoot()}/versions/${version("3.8")}/bin/python3` }).compiled).toBe(true);
-    expect(readdirSync(dir)).toHaveLength(2);
+    expect(readdirSync(dir)).toHaveLength(2 * AGENT_CODE_FILES.length);
     expect(load(dir).compiled).toBe(false);
   });
 
   it("a changed source is compiled again; a damaged cache file or a directory it may not write are compiled as Python would", () => {
     const dir = scratch();
-    const agent = join(scratch(), "memleak_agent.py");
-    copyFileSync(`${AGENT_DIR}/memleak_agent.py`, agent);
+    const copy = scratch();
+    for (const file of AGENT_CODE_FILES) copyFileSync(`${AGENT_DIR}/${file}`, join(copy, file));
+    const agent = join(copy, "memleak_agent.py");
     expect(load(dir, { agent }).compiled).toBe(true);
     expect(load(dir, { agent }).compiled).toBe(false);
     utimesSync(agent, new Date(), new Date(Date.now() + 5000)); // a new install: same size, another mtime
     expect(load(dir, { agent }).compiled).toBe(true);
-    const [file] = readdirSync(dir);
+    const file = readdirSync(dir).find((f) => /^memleak_agent-[0-9a-f]{8}\.code$/.test(f));
     writeFileSync(join(dir, file!), "not marshal data");
     const damaged = load(dir, { agent });
     expect(damaged.compiled).toBe(true);
@@ -129,7 +138,8 @@ describe("the agent's code, compiled once and shared", () => {
     const precompiler = new Precompiler();
     expect(await precompiler.ensure({ exe, cacheDir: dir })).toBe(true);
     expect(readdirSync(dir).filter((f) => /^memleak_agent-[0-9a-f]{8}\.code$/.test(f))).toHaveLength(1);
-    expect(load(dir).compiled).toBe(false);
+    expect(readdirSync(dir)).toHaveLength(AGENT_CODE_FILES.length);
+    expect(load(dir).each).toEqual(AGENT_CODE_FILES.map(() => false));
     // Not run: a binary not named as CPython's interpreter is (a program embedding Python would take the arguments as
     // its own: /usr/bin/env here would run them), one replaced under the program. One that fails: nothing cached.
     const other = scratch();
@@ -159,7 +169,8 @@ print("LISTING " + json.dumps({"files": sorted(os.listdir(private)), "child": ch
     expect(seen.agent).toBe(true);
     expect(seen.child).toBe("True");
     expect(seen.files).toContain("agent.sock");
-    expect(seen.files.filter((f) => /^memleak_agent-[0-9a-f]{8}\.code$/.test(f))).toHaveLength(1);
+    for (const file of AGENT_CODE_FILES)
+      expect(seen.files.filter((f) => f.startsWith(file.replace(/\.py$/, "-")) && f.endsWith(".code"))).toHaveLength(1);
   });
 });
 

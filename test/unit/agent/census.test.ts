@@ -1,5 +1,5 @@
 /**
- * The agent's census (src/agent/python/memleak_agent.py `_census_stats`), run in a real interpreter: it must find the
+ * The agent's census (src/agent/python/memleak_census.py `_census_stats`), run in a real interpreter: it must find the
  * container that grows (not merely the largest one), describe its items, count live CPU tensors and the tensors that
  * keep an autograd graph when PyTorch is loaded, keep no reference to the program's objects, and stay out of heaps
  * too big to walk.
@@ -19,7 +19,7 @@ sys.path.insert(0, ${JSON.stringify(AGENT_DIR)})
 import memleak_agent as agent
 out = []
 def look():
-    out.append(agent._census_stats(1.0, force=True))
+    out.append(agent.census._census_stats(1.0, force=True))
 ${body}
 print(json.dumps(out))`;
   return JSON.parse(
@@ -59,7 +59,7 @@ describe("the agent's census of Python objects", () => {
 agent.census_paused(True)
 gc.collect()
 before = sys.getallocatedblocks()
-first = agent._census_stats(1.0, force=True)
+first = agent.census._census_stats(1.0, force=True)
 gc.collect()
 out.append({"walked": first is not None, "blocks": sys.getallocatedblocks() - before})
 agent.census_paused(False)
@@ -79,8 +79,8 @@ look()`,
 cache = {}
 grows = []
 def gap():
-    agent._census["cost"] = 0.1  # a walk of 100 ms: 20 s apart by the budget
-    return agent._census_gap(1.0)
+    agent.census._state["cost"] = 0.1  # a walk of 100 ms: 20 s apart by the budget
+    return agent.census._census_gap(1.0)
 g = {}
 look(); g["after the first walk"] = gap()
 look(); g["a steady second walk"] = gap()
@@ -91,13 +91,13 @@ more = [bytearray(1024) for _ in range(800)]   # the new leader: a fresh contain
 look(); g["another new one"] = gap()
 most = [bytearray(1024) for _ in range(1600)]
 look(); g["a third new one, within the minute"] = gap()
-agent._census["earlyBucket"] = (0, agent._census["earlyBucket"][1] - 60)  # a minute later: one more
+agent.census._state["earlyBucket"] = (0, agent.census._state["earlyBucket"][1] - 60)  # a minute later: one more
 last = [bytearray(1024) for _ in range(3200)]
 look(); g["a fourth, a minute later"] = gap()
 del grows[:], more, most, last   # gone: the only container that gains next is small
 small = []
 small.extend(bytearray(64) for _ in range(100))
-agent._census["earlyBucket"] = (2, agent._census["earlyBucket"][1])
+agent.census._state["earlyBucket"] = (2, agent.census._state["earlyBucket"][1])
 look(); g["a new container gained 6 KiB"] = gap()
 out[:] = [g]`,
     );
@@ -127,7 +127,7 @@ def walk():
     global half_built
     while not done:
         during = building
-        agent._census_stats(0.0, force=True)
+        agent.census._census_stats(0.0, force=True)
         half_built += during or building
 threading.Thread(target=walk, daemon=True).start()
 def slowly(n):
@@ -178,7 +178,7 @@ t0 = time.monotonic()
 look()
 took = time.monotonic() - t0
 stop = True
-out.append({"took": took, "interval": agent._pass_switch_interval(), "restored": sys.getswitchinterval()})`,
+out.append({"took": took, "interval": agent.census._pass_switch_interval(), "restored": sys.getswitchinterval()})`,
     );
     expect(result!.interval as number).toBeLessThan(1);
     expect(result!.took as number).toBeLessThan(2);
@@ -188,9 +188,9 @@ out.append({"took": took, "interval": agent._pass_switch_interval(), "restored":
   it("the passes' switch interval outlasts the passes: 4x their time at 100 ns a block, 0.2-10 s", () => {
     const [small, big] = census(
       "python3",
-      `out.append({"interval": agent._pass_switch_interval()})
+      `out.append({"interval": agent.census._pass_switch_interval()})
 heap = [[i] for i in range(2_000_000)]   # ~4.4 million blocks
-out.append({"interval": agent._pass_switch_interval(), "blocks": sys.getallocatedblocks()})`,
+out.append({"interval": agent.census._pass_switch_interval(), "blocks": sys.getallocatedblocks()})`,
     );
     expect(small!.interval).toBe(0.2);
     // read a few blocks apart (the dict being built)
@@ -372,9 +372,9 @@ out.append({"alive": probe() is not None})`,
 order = list(range(1_100_000))
 LOSSES = []
 def child():
-    agent._census_stats(1.0, force=True)
+    agent.census._census_stats(1.0, force=True)
     LOSSES.extend({"i": i} for i in range(50))
-    return agent._census_stats(1.0, force=True)
+    return agent.census._census_stats(1.0, force=True)
 out.append(in_child(child))`,
     );
     expect(walk).toMatchObject({ scope: "near globals", growing: "list of dict", growingAdded: 50 });
@@ -403,12 +403,12 @@ def make():
 log = make()
 def child(w):
     local = []
-    walks = [agent._census_stats(1.0, force=True)]
+    walks = [agent.census._census_stats(1.0, force=True)]
     for grown, n in ((EVENTS, 100), (service.history, 200), (REGISTRY["users"], 300), (local, 5000)):
         grown.extend({"i": i} for i in range(n))
     for i in range(400):
         log({"i": i})
-    walks.append(agent._census_stats(1.0, force=True))
+    walks.append(agent.census._census_stats(1.0, force=True))
     os.write(w, j.dumps(walks).encode())
 r, w = os.pipe()
 pid = os.fork()
@@ -440,7 +440,7 @@ def child(w):
     cache = []
     walks = []
     def walk():
-        walks.append(agent._census_stats(1.0, force=True))
+        walks.append(agent.census._census_stats(1.0, force=True))
     for grow in (0, 300):
         cache.extend({"i": i} for i in range(grow))
         t = threading.Thread(target=walk)
@@ -473,7 +473,7 @@ def train():
     history = [object() for _ in range(50)]
     walks = []
     def walk():
-        walks.append(agent._census_stats(1.0, force=True))
+        walks.append(agent.census._census_stats(1.0, force=True))
     def walked():
         t = threading.Thread(target=walk)
         t.start()
@@ -545,9 +545,9 @@ pid = os.fork()
 if pid == 0:
     os.close(r)
     u0 = uss()
-    narrow = agent._census_stats(1.0, force=True)
+    narrow = agent.census._census_stats(1.0, force=True)
     u1 = uss()
-    everything = len(agent._tracked(agent._container_types(), None))
+    everything = len(agent.census._tracked(agent.census._container_types(), None))
     u2 = uss()
     os.write(w, j.dumps({"scope": narrow.get("scope"), "narrowKiB": u1 - u0, "wholeKiB": u2 - u1, "walked": everything}).encode())
     os._exit(0)
@@ -600,9 +600,9 @@ import torch
 w = torch.randn(64, 64, requires_grad=True)
 KEPT = []
 def child(detach):
-    agent._census_stats(1.0, force=True)
+    agent.census._census_stats(1.0, force=True)
     KEPT.extend((w * i).sum().detach() if detach else (w * i).sum() for i in range(40))
-    return agent._census_stats(1.0, force=True)
+    return agent.census._census_stats(1.0, force=True)
 out.extend(in_child(child, detach) for detach in (False, True))`,
       );
       expect(walks[0]).toMatchObject({ scope: "near globals", growing: "list of Tensor", growingGraphs: "yes" });

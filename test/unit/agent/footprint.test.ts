@@ -1,6 +1,6 @@
 /**
- * What the agent brings into a watched process (src/agent/python/memleak_agent.py's imports): every module it loads is
- * resident in every process, and in each forked worker's page tables, where each smaps_rollup memleak reads walks it
+ * What the agent brings into a watched process (the imports of src/agent/python/memleak_agent.py and its rooms): every
+ * module it loads is resident in every process, and in each forked worker's page tables, where each smaps_rollup memleak reads walks it
  * again (BENCHMARKS.md §g⁗). So it uses the C modules under json, socket and threading, not those, and imports no
  * importlib.util; these tests hold it to that, and check that what the program and memleak see is unchanged: the
  * agent's JSON is json.dumps's byte for byte, its thread counted in pythonThreads as before, and threading, imported
@@ -21,7 +21,7 @@ function pythons(): string[] {
 }
 
 /** The modules the agent may add to a bare interpreter: ctypes (mallinfo2), the C modules of json, socket and select,
- * and its own. */
+ * and its own: its entry, the rooms it loads with it (memleak_agent.py _ROOMS), and its loader. */
 const ALLOWED = new Set([
   "_ctypes",
   "_json",
@@ -32,7 +32,11 @@ const ALLOWED = new Set([
   "ctypes._endian",
   "gc",
   "memleak_agent",
+  "memleak_census",
+  "memleak_channel",
   "memleak_code",
+  "memleak_lifecycle",
+  "memleak_readings",
   "select",
   "sitecustomize",
   "struct",
@@ -71,9 +75,9 @@ import sys, time
 time.sleep(2.5)
 before = set(sys.modules)
 agent = sys.modules["memleak_agent"]
-seen = {"connected": agent.connected(), "threadsBefore": agent._python_stats()["pythonThreads"]}
+seen = {"connected": agent.connected(), "threadsBefore": agent.readings._python_stats()["pythonThreads"]}
 import threading
-seen.update(active=threading.active_count(), names=[t.name for t in threading.enumerate()], main=threading.main_thread() is threading.current_thread(), threadsAfter=agent._python_stats()["pythonThreads"])
+seen.update(active=threading.active_count(), names=[t.name for t in threading.enumerate()], main=threading.main_thread() is threading.current_thread(), threadsAfter=agent.readings._python_stats()["pythonThreads"])
 import json
 print("SEEN " + json.dumps(seen))
 print("MODULES " + " ".join(sorted(before)))`;
@@ -104,17 +108,17 @@ import json, sys
 sys.path.insert(0, ${JSON.stringify(AGENT_DIR)})
 import memleak_agent as a
 messages = [
-    {"type": "report", "pid": 1, "t": 1764150000.123456, "threads": 3, "py": a._python_stats(), "malloc": a._malloc_stats(1.0)},
+    {"type": "report", "pid": 1, "t": 1764150000.123456, "threads": 3, "py": a.readings._python_stats(), "malloc": a.readings._malloc_stats(1.0)},
     {"type": "holder", "container": "list of bytes", "path": "m\\u00e9tier.PAGES['caf\\u00e9 \\u2603 \\U0001F600']", "itemsPerSecond": 0.1},
     {"floats": [0.0, -0.0, 1e-7, 1e300, 2.5, float("nan"), float("inf"), float("-inf")], "ints": [0, -1, 2**70], "none": None, "flags": [True, False]},
     {"nested": {"a": [{"b": []}, {}], "": "", "quote\\"": "back\\\\slash\\n\\t\\x00\\x1f"}, 5: "int key", 2.5: "float key", None: "none key", True: "bool key"},
     [], "a string", 7,
 ]
-same = [a._json_line(m) == json.dumps(m, separators=(",", ":")) for m in messages]
+same = [a.channel._json_line(m) == json.dumps(m, separators=(",", ":")) for m in messages]
 errors = []
 for bad in ({"x": object()}, {"x": {1, 2}}, {(1, 2): 3}):
     got = []
-    for encode in (a._json_line, lambda m: json.dumps(m, separators=(",", ":"))):
+    for encode in (a.channel._json_line, lambda m: json.dumps(m, separators=(",", ":"))):
         try:
             encode(bad)
             got.append(None)
@@ -124,7 +128,7 @@ for bad in ({"x": object()}, {"x": {1, 2}}, {(1, 2): 3}):
 loop = {}
 loop["self"] = loop
 circular = []
-for encode in (a._json_line, lambda m: json.dumps(m, separators=(",", ":"))):
+for encode in (a.channel._json_line, lambda m: json.dumps(m, separators=(",", ":"))):
     try:
         encode(loop)
     except ValueError as e:
@@ -145,7 +149,7 @@ print(json.dumps({"same": same, "errors": errors, "circular": circular}))`;
 import json, sys, time, _thread
 sys.path.insert(0, ${JSON.stringify(AGENT_DIR)})
 import memleak_agent as a
-e = a._Event()
+e = a.lifecycle._Event()
 t0 = time.monotonic()
 timed_out = e.wait(0.2)
 waited = time.monotonic() - t0
@@ -157,7 +161,7 @@ def waiter():
     if len(woken) == 2:
         done.release()
 for _ in range(2):
-    a._start_thread(waiter, ())
+    a.lifecycle._start_thread(waiter, ())
 time.sleep(0.2)
 t0 = time.monotonic()
 e.set()

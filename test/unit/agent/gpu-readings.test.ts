@@ -1,5 +1,5 @@
 /**
- * The agent's GPU readings (src/agent/python/memleak_agent.py `_cuda_stats`), run in a real interpreter against a
+ * The agent's GPU readings (src/agent/python/memleak_readings.py `_cuda_stats`), run in a real interpreter against a
  * STAND-IN torch.cuda (test/helpers/stand-in-torch: NOT PyTorch; the real one on a GPU made fixtures/gpu/recordings,
  * judged in test/unit/analysis/gpu-recordings.test.ts). What is
  * under test is the agent: which calls it makes (never one that initialises CUDA), which devices it reports, and
@@ -28,8 +28,8 @@ sys.path.insert(0, ${JSON.stringify(AGENT_DIR)})
 import memleak_agent as agent
 ${importTorch ? "import torch\ncuda = torch.cuda" : ""}
 ${setup}
-gpu = agent._cuda_stats()
-tstats = agent._torch_stats()
+gpu = agent.readings._cuda_stats()
+tstats = agent.readings._torch_stats()
 print(json.dumps({"gpu": gpu, "torch": tstats, "calls": sys.modules["torch"].cuda.calls if "torch" in sys.modules else []}))`;
   return JSON.parse(
     execFileSync("python3", ["-c", code], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),
@@ -117,8 +117,8 @@ sys.path.insert(0, ${JSON.stringify(AGENT_DIR)})
 import memleak_agent as agent
 import torch
 names = [n for n in ("is_initialized", "is_available", "device_count", "memory_stats", "memory_allocated", "memory_reserved", "max_memory_allocated", "max_memory_reserved") if not callable(getattr(torch.cuda, n, None))]
-gpu = agent._cuda_stats()
-t = agent._torch_stats()
+gpu = agent.readings._cuda_stats()
+t = agent.readings._torch_stats()
 print(json.dumps({"missing": names, "gpu": gpu, "cuda": [k for k in t if k.startswith("cuda")], "initialized": torch.cuda.is_initialized()}))`;
     const r = JSON.parse(
       execFileSync("/usr/bin/python3", ["-c", code], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),

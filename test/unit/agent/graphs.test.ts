@@ -30,7 +30,7 @@ print(json.dumps(out))
 const CHAIN = `
 import memleak_agent as A
 sent = []
-A._send = sent.append
+A.channel._send = sent.append
 w = torch.ones(4, requires_grad=True)
 total = 0.0
 def grow(steps):
@@ -114,12 +114,12 @@ out["none"] = G.held_graph(torch.Tensor, lambda m: False, lambda m: False, lambd
     const out = run(`
 import memleak_agent as A
 sent = []
-A._send = sent.append
+A.channel._send = sent.append
 w = torch.ones(64, requires_grad=True)
 losses = []
 def walk():
-    A._census_stats(0.5, force=True)
-    return A._census["cached"].get("graphNodes")
+    A.census._census_stats(0.5, force=True)
+    return A.census._state["cached"].get("graphNodes")
 out["nodes"] = []
 for _ in range(4):
     for _ in range(200):
@@ -136,9 +136,9 @@ out["holders"] = [{k: m[k] for k in ("container", "found", "path")} for m in sen
 
   it("a graph the census's first walk finds has grown from nothing: named at the second walk if it grew again", () => {
     const out = run(`${CHAIN}grow(300)
-A._census_stats(0.5, force=True)
+A.census._census_stats(0.5, force=True)
 grow(100)
-A._census_stats(0.5, force=True)
+A.census._census_stats(0.5, force=True)
 out["holders"] = [m["length"] for m in sent if m.get("type") == "holder"]
 `);
     expect(out.holders).toEqual([1201]);
@@ -146,8 +146,8 @@ out["holders"] = [m["length"] for m in sent if m.get("type") == "holder"]
 
   it("the census suspects a graph growing at two walks in a row, not at one, and sends one holder message", () => {
     const out = run(`${CHAIN}def walk():
-    A._census_stats(0.5, force=True)
-    return A._census["cached"].get("graphNodes")
+    A.census._census_stats(0.5, force=True)
+    return A.census._state["cached"].get("graphNodes")
 out["nodes"] = [walk()]
 grow(100); out["nodes"].append(walk())
 out["afterOneRise"] = len(sent)

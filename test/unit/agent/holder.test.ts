@@ -247,8 +247,8 @@ class Service:
 service = Service()
 out = []
 def look():
-    agent._census_stats(1.0, force=True)
-    h = agent._census.get("holder", {})
+    agent.census._census_stats(1.0, force=True)
+    h = agent.census._state.get("holder", {})
     out.append([h.get("path"), h.get("t")])
 look()                                              # first walk: every container starts from its length
 for _ in range(4):
@@ -278,12 +278,12 @@ import memleak_agent as agent
 import gc
 PAGES = {}
 out = []
-agent._census_stats(1.0, force=True)
+agent.census._census_stats(1.0, force=True)
 for step in range(3):
     for i in range(300):
         PAGES["/page/%d/%d" % (step, i)] = "<html>" + "x" * 6000
-    out.append(agent._census_stats(1.0, force=True))
-out.append({"tracked": gc.is_tracked(PAGES), "holder": agent._census.get("holder", {}).get("path")})
+    out.append(agent.census._census_stats(1.0, force=True))
+out.append({"tracked": gc.is_tracked(PAGES), "holder": agent.census._state.get("holder", {}).get("path")})
 print(json.dumps(out))`;
     const results = JSON.parse(execFileSync("python3", ["-c", code], { encoding: "utf8" })) as Record<
       string,
@@ -302,12 +302,12 @@ import memleak_agent as agent
 class View:
     pages = {}
 out = []
-agent._census_stats(1.0, force=True)
+agent.census._census_stats(1.0, force=True)
 for step in range(3):
     for i in range(300):
         View.pages["/page/%d/%d" % (step, i)] = "x" * 6000
-    out.append(agent._census_stats(1.0, force=True))
-out.append(agent._census.get("holder", {}).get("path"))
+    out.append(agent.census._census_stats(1.0, force=True))
+out.append(agent.census._state.get("holder", {}).get("path"))
 print(json.dumps(out))`;
     const results = JSON.parse(execFileSync("python3", ["-c", code], { encoding: "utf8" })) as unknown[];
     expect(results.at(-1)).toBe("__main__.View.pages");
@@ -327,14 +327,14 @@ def fill(n):
         cache[object()] = [i]
         if len(cache) > 300:
             cache.popitem(last=False)
-agent._census_stats(1.0, force=True)
+agent.census._census_stats(1.0, force=True)
 fill(400)                              # full at 300: from now on it evicts as fast as it adds
-agent._census_stats(1.0, force=True)   # grew: the candidate
+agent.census._census_stats(1.0, force=True)   # grew: the candidate
 fill(2000)
-agent._census_stats(1.0, force=True)   # gained since followed, but not since the last walk
+agent.census._census_stats(1.0, force=True)   # gained since followed, but not since the last walk
 fill(2000)
-agent._census_stats(1.0, force=True)
-print(json.dumps({"holder": agent._census.get("holder"), "len": len(cache)}))`;
+agent.census._census_stats(1.0, force=True)
+print(json.dumps({"holder": agent.census._state.get("holder"), "len": len(cache)}))`;
     expect(JSON.parse(execFileSync("python3", ["-c", code], { encoding: "utf8" }))).toEqual({ holder: null, len: 300 });
   });
 });

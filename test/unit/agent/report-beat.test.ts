@@ -1,5 +1,5 @@
 /**
- * The agent reports on the wall clock's whole intervals (memleak_agent.py `_until_next_beat`), so that the agents of a
+ * The agent reports on the wall clock's whole intervals (memleak_lifecycle.py `_until_next_beat`), so that the agents of a
  * tree report at the same moment and memleak reads them in one wake-up (issue 32: three times cheaper on 64 agents).
  * Run in a real interpreter, its reports read from a real socket.
  */
@@ -20,7 +20,7 @@ describe("when the agent reports", () => {
 out = []
 for interval in (1.0, 0.5, 2.0, 0.05):
     now = time.time()
-    wait = agent._until_next_beat(interval)
+    wait = agent.lifecycle._until_next_beat(interval)
     out.append([interval, wait, (now + wait) / interval])
 print(json.dumps(out))`) as [number, number, number][];
     for (const [interval, wait, beats] of waits) {
@@ -54,11 +54,11 @@ def busy():
         kept.append([0] * 10)
         time.sleep(0.05)
 threading.Thread(target=busy, daemon=True).start()
-agent._state["sock"] = a
-agent._state["pid"] = os.getpid()
+agent.channel._conn.sock = a
+agent.channel._conn.pid = os.getpid()
 time.sleep((0.5 - time.time() % 1.0) % 1.0)
 stop = threading.Event()
-threading.Thread(target=agent._loop, args=(1.0, stop, a), daemon=True).start()
+threading.Thread(target=agent.lifecycle._loop, args=(1.0, stop, a), daemon=True).start()
 while len(landed) < 6 and time.time() - t0 < 10:
     time.sleep(0.05)
 stop.set()

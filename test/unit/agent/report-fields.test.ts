@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { AGENT_CODE_FILES } from "../../../src/agent/attach/precompile.js";
 import { AGENT_FIELDS, fieldPath, type FieldDeclaration } from "../../../src/agent/report-fields.js";
 import { GPU_FIELDS } from "../../../src/sampling/gpu-fields.js";
 import { REPO } from "../../helpers/fixtures.js";
@@ -16,16 +17,19 @@ import { startAgentProgram, stopAgentPrograms } from "../../helpers/agent-progra
 
 afterEach(stopAgentPrograms);
 
-const AGENT = join(REPO, "src/agent/python/memleak_agent.py");
+const AGENT_DIR = join(REPO, "src/agent/python");
+/** The agent's files: its entry and the rooms it loads with it (memleak_agent.py _ROOMS), whose functions write reports. */
+const AGENT = AGENT_CODE_FILES.map((file) => join(AGENT_DIR, file));
+const READINGS = join(AGENT_DIR, "memleak_readings.py");
 
 /**
- * Per function of the agent, the string keys it writes: keys of its dict literals, keys assigned by subscript to a
+ * Per function of the agent's files, the string keys it writes: keys of its dict literals, keys assigned by subscript to a
  * variable of its own (`out["x"] = …`; a module's state dict, `_census[…]`, is not a report), and keyword arguments
- * of its dict(…) and own .update(…) calls. And the module's _CUDA_STATS pairs.
+ * of its dict(…) and own .update(…) calls. And the _CUDA_STATS pairs. A function's name names one function of them all.
  */
 const KEYS_SCRIPT = `
 import ast, json, sys
-tree = ast.parse(open(sys.argv[1]).read())
+trees = [ast.parse(open(path).read()) for path in sys.argv[1:]]
 def own(node):
     return isinstance(node, ast.Name) and not node.id.startswith("_")
 def keys(fn):
@@ -43,8 +47,14 @@ def keys(fn):
             ):
                 out.update(k.arg for k in n.keywords if k.arg)
     return sorted(out)
-functions = {n.name: keys(n) for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
-cuda = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", None) == "_CUDA_STATS")
+functions = {}
+for tree in trees:
+    for n in ast.walk(tree):
+        if isinstance(n, ast.FunctionDef):
+            functions.setdefault(n.name, []).append(keys(n))
+# A writer's name must say which function it is: one defined in two files is listed with the keys of each.
+functions = {name: found[0] if len(found) == 1 else ["(defined %d times)" % len(found)] for name, found in functions.items()}
+cuda = next(ast.literal_eval(n.value) for tree in trees for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", None) == "_CUDA_STATS")
 print(json.dumps({"functions": functions, "cuda": cuda}))
 `;
 
@@ -53,8 +63,8 @@ interface AgentKeys {
   cuda: [string, string][];
 }
 
-const keysOf = (file: string) =>
-  JSON.parse(execFileSync("python3", ["-c", KEYS_SCRIPT, file], { encoding: "utf8" })) as AgentKeys;
+const keysOf = (files: string[]) =>
+  JSON.parse(execFileSync("python3", ["-c", KEYS_SCRIPT, ...files], { encoding: "utf8" })) as AgentKeys;
 
 /** The report's own frame in _report_locked: what it is and whose, and the groups it nests. */
 const FRAME = new Set(["type", "pid", "py", "malloc", "torch", "gpu", "census"]);
@@ -95,11 +105,11 @@ describe("the agent's fields: one declaration, both sides", () => {
   it("the check fails where it should: the agent with one field renamed and one more written", () => {
     const dir = mkdtempSync(join(tmpdir(), "memleak-fields-"));
     try {
-      const changed = readFileSync(AGENT, "utf8")
+      const changed = readFileSync(READINGS, "utf8")
         .replace('"allocatedBlocks": sys.getallocatedblocks()', '"allocatedBlock": sys.getallocatedblocks()')
         .replace('stats["modules"] = len(sys.modules)', 'stats["modules"] = len(sys.modules)\n    stats["extra"] = 1');
-      writeFileSync(join(dir, "agent.py"), changed);
-      expect(differences(keysOf(join(dir, "agent.py")))).toEqual({
+      writeFileSync(join(dir, "readings.py"), changed);
+      expect(differences(keysOf(AGENT.map((file) => (file === READINGS ? join(dir, "readings.py") : file))))).toEqual({
         undeclared: ["_python_stats: allocatedBlock", "_python_stats: extra"],
         unwritten: ["py.allocatedBlocks (_python_stats)"],
       });

@@ -1,5 +1,5 @@
 /**
- * A report equal to the last one sent is not sent again (memleak_agent.py `_report_locked`): memleak repeats each
+ * A report equal to the last one sent is not sent again (memleak_lifecycle.py `_report_locked`): memleak repeats each
  * process's latest report in every sample, so an idle process costs it no read and no parse. Run in a real
  * interpreter, its reports read from a real socket: what is sent when nothing changed, when something did, when the
  * report is forced, and on a new connection. Each case's reports come back to back, so that nothing but the agent runs
@@ -17,21 +17,21 @@ function sent(steps: string): string[][] {
   const code = `import json, os, socket, sys
 sys.path.insert(0, ${JSON.stringify(AGENT_DIR)})
 import memleak_agent as agent
-agent._state["pid"] = os.getpid()
+agent.channel._conn.pid = os.getpid()
 out = []
 def connect():
     a, b = socket.socketpair()
     b.setblocking(False)
-    agent._state["sock"] = a
+    agent.channel._conn.sock = a
     return b
 peer = connect()
 for _ in range(3):  # the agent's first reports load what it uses (ctypes, its caches): each differs
-    agent._report(1.0, census=False)
+    agent.lifecycle._report(1.0, census=False)
 peer.recv(1 << 20)
 def step(force=False, times=1):
     # several reports back to back: nothing of the program runs between them (the test's own code allocates)
     for i in range(times):
-        agent._report(1.0, force=force, census=False)
+        agent.lifecycle._report(1.0, force=force, census=False)
     try:
         data = peer.recv(1 << 20).decode()
     except BlockingIOError:
@@ -85,18 +85,18 @@ step()`);
     const code = `import json, os, socket, sys
 sys.path.insert(0, ${JSON.stringify(AGENT_DIR)})
 import memleak_agent as agent
-agent._state["pid"] = os.getpid()
+agent.channel._conn.pid = os.getpid()
 a, peer = socket.socketpair()
 peer.setblocking(False)
-agent._state["sock"] = a
+agent.channel._conn.sock = a
 for _ in range(3):
-    agent._report(1.0)
+    agent.lifecycle._report(1.0)
 peer.recv(1 << 20)
 out = []
 for _ in range(10):
-    agent._census["last"] = 0.0  # the census is due at the first of four reports back to back
+    agent.census._state["last"] = 0.0  # the census is due at the first of four reports back to back
     for i in range(4):
-        agent._report(1.0)
+        agent.lifecycle._report(1.0)
     try:
         data = peer.recv(1 << 20).decode()
     except BlockingIOError:

@@ -153,7 +153,7 @@ def add():
             for k in range(n - 5000, n - 100):
                 del pages[k]
 threading.Thread(target=add, daemon=True).start()
-out["described"] = sum(A._describe_items(pages)[0] == "str" for _ in range(20000))
+out["described"] = sum(A.census._describe_items(pages)[0] == "str" for _ in range(20000))
 out["newest"] = sum(len(R.newest(pages)) > 0 for _ in range(20000))
 stop.append(1)
 `,
@@ -200,10 +200,10 @@ def steps(n):
         l.backward()
         history.append(l)
 steps(50)
-A._census_walk(1.0, True)
+A.census._census_walk(1.0, True)
 words = ["word-%d" % i for i in range(5000)]  # an import's worth of small strings, once
 steps(200)
-census = A._census_walk(1.0, True)
+census = A.census._census_walk(1.0, True)
 out["followed"] = census.get("growing") == "list of Tensor"
 out["added"] = census.get("growingAdded")
 out["retained"] = census.get("growingRetainedBytes")

@@ -19,6 +19,12 @@ from _frozen_importlib import module_from_spec
 from _frozen_importlib_external import MAGIC_NUMBER, spec_from_file_location
 
 
+# The agent's code is compiled without its docstrings (as `python -OO` would; it has no asserts): they are for its
+# readers, and kept they are resident in every process memleak loads the agent into (the five files' ~25 KB of them,
+# which the split into rooms by job made larger). Its tracebacks keep their line numbers.
+_OPTIMIZE = 2
+
+
 def _compiled(path, cache_dir):
     """(code, compiled here?) of the source at `path`, from `cache_dir` when a process of the same Python put it there.
     Where nothing can be cached (no directory, one the process may not write), it is compiled as Python would."""
@@ -27,7 +33,7 @@ def _compiled(path, cache_dir):
     with open(path, "rb") as f:
         source = f.read()
     st = os.stat(path)
-    key = b"%s %d %d\n" % (MAGIC_NUMBER.hex().encode(), st.st_size, st.st_mtime_ns)
+    key = b"%s %d %d O%d\n" % (MAGIC_NUMBER.hex().encode(), st.st_size, st.st_mtime_ns, _OPTIMIZE)
     name = os.path.splitext(os.path.basename(path))[0]
     cached = os.path.join(cache_dir, "%s-%s.code" % (name, MAGIC_NUMBER.hex())) if cache_dir else None
     if cached:
@@ -39,7 +45,7 @@ def _compiled(path, cache_dir):
                 return marshal.loads(data[len(key) :]), False
         except (OSError, ValueError, EOFError, TypeError):
             pass
-    code = compile(source, path, "exec")
+    code = compile(source, path, "exec", optimize=_OPTIMIZE)
     if cached:
         tmp = "%s.%d.tmp" % (cached, os.getpid())
         try:

@@ -8,6 +8,7 @@
  */
 import { assess, levelChange, levels, shapesFitFrom, type Assessment } from "../assess.js";
 import { quantile } from "../stats/quantiles.js";
+import { trendTest } from "../stats/trend.js";
 import { sliceByTime } from "../stats/window.js";
 import { Column } from "../../series/column.js";
 import type { ProcessSeries } from "../../series/series.js";
@@ -146,7 +147,7 @@ export function allocatorSettling(ps: ProcessSeries, a: Assessment): Settling | 
   // Only while the rise is small beside what the program uses: a leak whose kept objects pin freed memory (kept losses)
   // grows malloc's free bytes too, and where the census cannot say so (no walk yet, a holder it does not follow) the
   // excuse must end as the rise accumulates, not last until retention is decided at 64 MiB held.
-  const freedKept = levelChange(ps.agent["malloc.free"], a.from);
+  const freedKept = freedGrowth(ps.agent["malloc.free"], a.from);
   if (freedKept === undefined || freedKept < FREED_KEPT_COVERS * a.growth) return undefined;
   if (a.growth > FREED_KEPT_MAX_GROWTH * levels(typical).end) return undefined;
   // Here malloc's own counters say where anon went, so the highs may climb by some of it: a reading that catches the
@@ -171,6 +172,21 @@ export const FREED_KEPT_MAX_GROWTH = 0.1;
  * bytes grew 2.35 MiB and its in-use bytes fell 68 KiB — called a leak, one run in two, before this.
  */
 export const FREED_KEPT_COVERS = 0.5;
+
+/**
+ * How much malloc's free bytes grew from `from`: their levels' change, or their trend's (Theil–Sen over the window)
+ * where that is more. They swing by as much as they grow as the loop's temporaries come and go, and each end's level is
+ * three readings' phase: a fixed training loop's free bytes climbed ~1.7 MiB in 13 s (1.5-4.3 MiB readings) and their
+ * levels said 1.29, under half of anon's 2.8 MiB rise, so the settling was not seen and the loop was called a leak.
+ */
+function freedGrowth(col: Column | undefined, from: number): number | undefined {
+  const level = levelChange(col, from);
+  if (col === undefined || level === undefined) return undefined;
+  const w = sliceByTime(col, from);
+  const t = trendTest(w.xs, w.ys);
+  const span = (w.xs.at(-1) ?? 0) - (w.xs[0] ?? 0);
+  return t.ok ? Math.max(level, t.theilSen.slope * span) : level;
+}
 
 /**
  * The 90th − 10th percentile of a series once the straight line from its first tenth's level to its last tenth's is

@@ -240,7 +240,8 @@ export interface PhraseFacts {
     /** The program froze objects before forking (gc.freeze). */
     frozen: boolean;
   };
-  "advice.no-agent": { pid: number; why: string; level: number };
+  /** `launched`: under `run`, where the agent was offered at the process's start and did not load. */
+  "advice.no-agent": { pid: number; why: string; level: number; launched?: boolean };
   "advice.leak": LeakAdviceFacts;
   /** Appended to a process's leak advice only where the agent saw torch imported. */
   "advice.leak-torch": Record<string, never>;

@@ -21,7 +21,17 @@ export const UNSEEN_STABLE_CONFIDENCE = 0.5;
 export function noteMissingAgent(f: JudgedFinding, ps: ProcessSeries, ctx: Context): void {
   if (Object.keys(ps.agent).length > 0) return;
   const refused = ctx.agentMissing?.get(ps.pid);
-  const why = refused ?? (ctx.agentSeen ? "it never reported" : "no agent in this session");
+  // Under `run` the agent is loaded into every Python process at its start (sitecustomize): one that never reported is
+  // a Python the agent cannot run in, not a session without agents (a Python 3.6 program was told to start "under
+  // memleak run", which it was).
+  const launched = ctx.launched === true && refused === undefined;
+  const why =
+    refused ??
+    (launched
+      ? "it never reported: the agent loads at start-up in CPython 3.8 or later, not under -S or -I"
+      : ctx.agentSeen
+        ? "it never reported"
+        : "no agent in this session");
   // `watch` tried and was refused: the finding always says so, whatever it is.
   if (refused !== undefined) {
     f.evidence.agent = "missing";
@@ -35,7 +45,7 @@ export function noteMissingAgent(f: JudgedFinding, ps: ProcessSeries, ctx: Conte
   f.caveats.push(phrase("agent.missing", { why, level }));
   f.evidence.agent = "missing";
   f.evidence.agentMissingReason = why;
-  f.advice.push(phrase("advice.no-agent", { pid: ps.pid, why, level }));
+  f.advice.push(phrase("advice.no-agent", { pid: ps.pid, why, level, ...(launched && { launched }) }));
   // And kept under it by calibration (analysis/calibration.ts): the corpus's stables had their agent.
   if (f.kind === "stable") {
     f.confidence = Math.min(f.confidence, UNSEEN_STABLE_CONFIDENCE);

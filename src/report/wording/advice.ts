@@ -167,7 +167,8 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
       why: f.why,
       dropDone: dropDone(f.container, f.heldAs ?? "tasks"),
     }),
-  "advice.no-agent": (f) => advice("no-agent", "any", { pid: f.pid, why: f.why, level: formatBytes(f.level) }),
+  "advice.no-agent": (f) =>
+    advice("no-agent", f.launched ? "run" : "any", { pid: f.pid, why: f.why, level: formatBytes(f.level) }),
 };
 
 /** The done-callback that drops a finished task from its container, spelled for the container's type. */

@@ -62,6 +62,21 @@ describe("noteMissingAgent", () => {
     expect(plateau.advice).toHaveLength(1);
   });
 
+  it("under run, where the agent was offered at start-up: a Python it cannot run in, and the run's own advice", () => {
+    // A Python 3.6 program under `memleak run` was told "no agent in this session" and to start "under memleak run".
+    const why = "it never reported: the agent loads at start-up in CPython 3.8 or later, not under -S or -I";
+    const leak = noted("leak", proc({ anon: 5 * MB }), ctx({ launched: true }));
+    expect(leak.evidence.agentMissingReason).toBe(why);
+    expect(leak.advice).toEqual([{ say: "advice.no-agent", facts: { pid: 42, why, level: 5 * MB, launched: true } }]);
+    // `watch` refused under run (a second memleak attaching): its own reason, the general advice.
+    const refused = noted(
+      "leak",
+      proc({ anon: 5 * MB }),
+      ctx({ launched: true, agentMissing: new Map([[42, "ptrace"]]) }),
+    );
+    expect(refused.advice).toEqual([{ say: "advice.no-agent", facts: { pid: 42, why: "ptrace", level: 5 * MB } }]);
+  });
+
   it("reads RSS without anon, and says nothing without either", () => {
     expect(noted("leak", proc({ rss: 5 * MB })).caveats[0]?.facts).toEqual({
       why: "no agent in this session",

@@ -71,6 +71,11 @@ export const AGENT_FIELDS = {
   },
   "py.gcThreshold2": { unit: "count", meaning: "gc.get_threshold()[2]", writer: "_python_stats" },
   "py.modules": { unit: "count", meaning: "len(sys.modules): an import burst shows here", writer: "_python_stats" },
+  "py.gcEnabled": {
+    unit: "flag",
+    meaning: "gc.isenabled(): 0 where the program turned the collector off (gc.disable())",
+    writer: "_python_stats",
+  },
 
   "malloc.inUse": {
     unit: "bytes",

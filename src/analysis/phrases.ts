@@ -124,6 +124,8 @@ export interface PhraseFacts {
   /** signals/own-footprint.ts: memleak's agent's own arrival, taken out. */
   /** `at`: the agents' injections (their first reports); `looks`: the looks at what a forked worker copied. */
   "own.step": { at: number[]; added: number; looks?: number[] };
+  /** signals/gc-off.ts: the program turned the collector off; `count0`: allocations since its last collection. */
+  "gc.off": { pid: number; count0?: number };
   /** signals/gc-backlog.ts: memory a full collection gave back. */
   "gc.released": GcFreedFacts & { growth: number; at: number; lowBefore: number; lowAfter: number };
   /** signals/unseen.ts: no agent inside the process. */
@@ -240,6 +242,7 @@ export interface PhraseFacts {
     /** The program froze objects before forking (gc.freeze). */
     frozen: boolean;
   };
+  "advice.gc-off": { pid: number; count0?: number };
   /** `launched`: under `run`, where the agent was offered at the process's start and did not load. */
   "advice.no-agent": { pid: number; why: string; level: number; launched?: boolean };
   "advice.leak": LeakAdviceFacts;

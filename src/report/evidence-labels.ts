@@ -80,6 +80,7 @@ const LABELS: Record<string, string> = {
   pinningUndecided: "leak or retention: not told yet",
   importing: "still importing (start-up)",
   starting: "a process still starting",
+  gcDisabled: "garbage collector off",
   device: "GPU",
   gpuSource: "GPU figures from",
   gpuHeldAs: "GPU memory held as",

@@ -103,6 +103,31 @@ describe.concurrent("run, side by side: the light programs", { timeout: 180_000 
   );
 });
 
+// Cycles the program drops with the collector turned off (gc.disable()): a leak whose cause is the switch, said first;
+// with the collector on, the same parser keeps nothing (fixtures/kept/gc_off.py, a helper's trial of 2026-12-05 that
+// got the generic advice).
+describe.concurrent("run: the collector turned off (light programs, side by side)", { timeout: 120_000 }, () => {
+  const gcOff = async (fixed: boolean) => {
+    const args = ["fixtures/kept/gc_off.py", "16", ...(fixed ? ["fixed"] : [])];
+    const r = await memleak(["run", "--interval", "0.5", "--json", "--", "python3", ...args]);
+    return verdictOf(r.stdout, r.stderr);
+  };
+  it("gc.disable(): a leak, the collector off said first in its advice", async () => {
+    const doc = await gcOff(false);
+    expect(doc.verdict, shownFindings(doc)).toMatchObject({ kind: "leak", evidence: { gcDisabled: true } });
+    expect(doc.verdict.advice).toMatch(/^\*\*The garbage collector is off in PID \d+\*\*/);
+    expect(doc.verdict.caveats.join(" ")).toMatch(/garbage collector is off/);
+  });
+  it("the collector on: no leak, nothing said of it", async () => {
+    const doc = await gcOff(true);
+    expect(
+      everyFinding(doc.findings).filter((f) => f.kind === "leak"),
+      shownFindings(doc),
+    ).toEqual([]);
+    expect(doc.verdict.evidence.gcDisabled).toBeUndefined();
+  });
+});
+
 // The holders the search missed before (issue 45 item 4): a class attribute's list of __slots__ instances, an
 // unbounded lru_cache whose dict of results the collector does not track, and logging's registry of loggers reached
 // through a class attribute past a thousand loggers that each refer to its owner.

@@ -219,6 +219,8 @@ def _python_stats():
     if len(thresholds) >= 3 and _GENERATIONAL_GC:
         stats["gcThreshold2"] = thresholds[2]
     stats["modules"] = len(sys.modules)
+    # A program that turned the collector off (gc.disable()) never frees its reference cycles: a leak's cause by itself.
+    stats["gcEnabled"] = 1 if gc.isenabled() else 0
     return stats
 
 

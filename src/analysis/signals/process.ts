@@ -40,6 +40,7 @@ import { withGcBacklog } from "./gc-backlog.js";
 import { withoutImports } from "./imports.js";
 import { holderFor, putHolder, suspectedIn } from "./holder.js";
 import { noteCopiedBefore, putCopied, putCopiedBefore, putKept } from "./copied.js";
+import { noteCollectorOff } from "./gc-off.js";
 import { plateauParts, stableParts } from "./level-findings.js";
 
 export function processSubject(ps: ProcessSeries, rootPid: number | undefined, command: string): Subject {
@@ -121,6 +122,7 @@ export function analyzeProcess(
   const copiedSaid = (quiet || f.kind === "insufficient-data") && putCopiedBefore(f, ps, ctx);
   if (quiet && !copiedSaid) putKept(f, ps, ctx);
   noteMissingAgent(f, ps, ctx);
+  noteCollectorOff(f, ps);
   noteMappedFiles(f, ps, ctx.from);
   const allocator = otherAllocator(ps);
   if (allocator) {

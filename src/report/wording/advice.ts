@@ -167,6 +167,14 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
       why: f.why,
       dropDone: dropDone(f.container, f.heldAs ?? "tasks"),
     }),
+  "advice.gc-off": (f) =>
+    advice("leak", "gc-off", {
+      pid: f.pid,
+      count0:
+        f.count0 !== undefined
+          ? `: ${Math.round(f.count0).toLocaleString("en-US")} allocations since its last collection`
+          : "",
+    }),
   "advice.no-agent": (f) =>
     advice("no-agent", f.launched ? "run" : "any", { pid: f.pid, why: f.why, level: formatBytes(f.level) }),
 };

@@ -53,6 +53,7 @@ export const NOTE_WORDS: Wordings<
   | "copied.before-summary"
   | "own.step"
   | "gc.released"
+  | "gc.off"
   | "agent.missing"
 > = {
   "leak.early": (f) =>
@@ -85,6 +86,8 @@ export const NOTE_WORDS: Wordings<
   },
   "gc.released": (f) =>
     `memory rose ${formatBytes(f.growth)} and came back down at the full garbage collection at ${f.at.toFixed(0)} s (lows ${formatBytes(f.lowBefore)} before, ${formatBytes(f.lowAfter)} after): garbage cycles waiting for the collector, not a leak (${freed(f)})`,
+  "gc.off": (f) =>
+    `the garbage collector is off in PID ${f.pid} (gc.isenabled() is False${f.count0 !== undefined ? `, ${Math.round(f.count0).toLocaleString("en-US")} allocations since its last collection` : ""}): objects in reference cycles are never freed`,
   "agent.missing": (f) =>
     `allocator retention not ruled out: without the agent (${f.why}), memleak cannot tell freed-but-kept memory from live memory — ${formatBytes(f.level)} of anonymous memory could be either`,
 };

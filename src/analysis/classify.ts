@@ -63,7 +63,7 @@ const SUBJECT_ORDER = { process: 0, gpu: 1, tree: 2, cgroup: 3 } as const;
  * Most serious first. Two findings of a kind and a subject type are ordered by the rules' own scores, never the
  * calibrated ones (analysis/calibration.ts): a curve fitted per family must not reorder findings of two families — here
  * in judge, or where verdicts of several sessions or series are ranked after calibration (prometheus/verdicts.ts,
- * report/series-verdicts.ts).
+ * report/terminal/series-verdicts.ts).
  */
 /**
  * Of a parent and its forked worker both judged copy-on-write, the worker first: a page the worker writes is copied

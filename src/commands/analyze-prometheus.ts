@@ -8,7 +8,7 @@ import { gateVerdict } from "../gates/gate-verdict.js";
 import type { GateOptions } from "../gates/spec.js";
 import { chooseStep, queryRange, serverText } from "../prometheus/query-range.js";
 import { isOwnBookkeeping } from "../prometheus/series-samples.js";
-import { renderSeriesVerdicts } from "../report/series-verdicts.js";
+import { renderSeriesVerdicts } from "../report/terminal/series-verdicts.js";
 import { safeText } from "../base/safe-text.js";
 import { formatDuration } from "../base/units.js";
 import type { VerdictDocument } from "../analysis/types.js";

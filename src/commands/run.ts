@@ -7,7 +7,7 @@
  * keeps sampling until the command exits and still prints its report. A second signal kills the command.
  */
 import type { ChildProcess } from "node:child_process";
-import { LiveRegion } from "../report/live-region.js";
+import { LiveRegion } from "../report/live/region.js";
 import { locateMemoryCgroup, type CgroupLocation } from "../system/cgroup-locate.js";
 import { HostFs } from "../system/host-fs.js";
 import { createIsolatedCgroup, removeIsolatedCgroup, spawnInside, type Isolation } from "../system/isolate.js";

@@ -5,7 +5,7 @@
 import { HostFs } from "../system/host-fs.js";
 import { portableSnapshot } from "../sampling/portable-snapshot.js";
 import { assertObservable } from "../system/target.js";
-import { renderSnapshot } from "../report/snapshot-table.js";
+import { renderSnapshot } from "../report/terminal/snapshot-table.js";
 import { takeSnapshot, type Snapshot } from "../sampling/snapshot.js";
 import type { CommandIO, CommandResult } from "../base/command-io.js";
 import { EXIT } from "../base/errors.js";

@@ -2,7 +2,7 @@
  * `memleak watch <pid>`: attach to a running process and its descendants, sample until Ctrl-C, --duration, or the
  * process exits (and say which), then give the verdict.
  */
-import { LiveRegion } from "../report/live-region.js";
+import { LiveRegion } from "../report/live/region.js";
 import { locateMemoryCgroup } from "../system/cgroup-locate.js";
 import { HostFs } from "../system/host-fs.js";
 import { checkOutputPath } from "../session/output-paths.js";

@@ -1,6 +1,7 @@
 /**
- * The words and colours a verdict is told in, shared by the terminal report (verdict-text.ts, subjects-table.ts) and
- * the HTML report's banner: each kind's label, the subject in words, an evidence number as a person reads it.
+ * The words and colours a verdict is told in, shared by the terminal report (terminal/verdict-text.ts,
+ * terminal/subjects-table.ts) and the HTML report's banner: each kind's label, the subject in words, an evidence number
+ * as a person reads it.
  */
 import type { ChalkInstance } from "chalk";
 import type { Finding } from "../analysis/types.js";

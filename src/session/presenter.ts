@@ -5,8 +5,8 @@
  */
 import { shortCommand } from "../base/command-text.js";
 import { processKey } from "../sampling/process-key.js";
-import type { LiveRegion } from "../report/live-region.js";
-import { renderLive, renderProgress, type LiveState } from "../report/live.js";
+import type { LiveRegion } from "../report/live/region.js";
+import { renderLive, renderProgress, type LiveState } from "../report/live/view.js";
 import type { Sample } from "../system/sample.js";
 import type { SamplerTotals } from "../sampling/sampler.js";
 import type { CommandIO } from "../base/command-io.js";

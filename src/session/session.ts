@@ -18,7 +18,7 @@ import { testResults } from "../analysis/pytest-verdicts.js";
 import { testLimitsGate } from "../gates/pytest-limits.js";
 import type { GateOptions } from "../gates/spec.js";
 import { RECORDING_SCHEMA, type RecordingHeader } from "../recording/format.js";
-import type { LiveRegion } from "../report/live-region.js";
+import type { LiveRegion } from "../report/live/region.js";
 import { Sampler } from "../sampling/sampler.js";
 import { DEFAULT_PSS_EVERY } from "../sampling/defaults.js";
 import type { Sample } from "../system/sample.js";
@@ -38,7 +38,7 @@ import { GpuDriver } from "../system/gpu-driver.js";
 import { INTERIM_POINTS, InterimVerdicts } from "./interim/verdicts.js";
 import { liveNames, SessionPresenter } from "./presenter.js";
 import { openRecorder, type SessionRecorder } from "../recording/session-writer.js";
-import { topSites } from "../report/live-sites.js";
+import { topSites } from "../report/live/sites.js";
 import type { StopReason, Wakeup } from "./wakeup.js";
 import type { MetricsSink } from "./metrics-export.js";
 

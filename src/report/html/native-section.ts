@@ -1,7 +1,7 @@
 /** The HTML report's section for `run --trace-native`: each leaking C/C++ stack, its site, amount and frames. */
 import type { NativeTrace } from "../../native/native-trace.js";
 import { escapeHtml as h } from "./escape.js";
-import { amountText, frameText, leftOutText, noStacksText, siteText, tracedText } from "../native-wording.js";
+import { amountText, frameText, leftOutText, noStacksText, siteText, tracedText } from "../native/wording.js";
 
 export function nativeSection(t: NativeTrace | undefined): string {
   if (!t) return "";

@@ -6,7 +6,7 @@
 import { signedBytes } from "../../base/units.js";
 import type { VerdictDocument } from "../../analysis/types.js";
 import type { TestResult } from "../../agent/pytest-results.js";
-import { kindWord, limitWord, perCallText, repeatsText, testHolderText, testsCensus } from "../pytest-rows.js";
+import { kindWord, limitWord, perCallText, repeatsText, testHolderText, testsCensus } from "../pytest/rows.js";
 import { escapeHtml as h } from "./escape.js";
 
 export const MAX_HTML_TESTS = 200;

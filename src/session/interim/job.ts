@@ -19,7 +19,7 @@ export interface InterimJob {
 
 export interface InterimResult {
   doc: VerdictDocument;
-  /** The verdict as facts: the live view words it in its own, shorter way (report/live.ts soFarText). */
+  /** The verdict as facts: the live view words it in its own, shorter way (report/live/view.ts soFarText). */
   verdict: JudgedFinding;
   gates: GateResult[];
   /**

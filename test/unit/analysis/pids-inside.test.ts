@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { markPidsInside } from "../../../src/analysis/pids-inside.js";
-import { renderVerdict } from "../../../src/report/verdict-text.js";
+import { renderVerdict } from "../../../src/report/terminal/verdict-text.js";
 import { docOf } from "../../helpers/analyze.js";
 
 describe("pids inside a container", () => {

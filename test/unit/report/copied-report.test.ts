@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { VerdictDocument } from "../../../src/analysis/types.js";
 import { stepSummary } from "../../../src/report/github.js";
 import { copiedPanel } from "../../../src/report/html/copied-panel.js";
-import { renderVerdict } from "../../../src/report/verdict-text.js";
+import { renderVerdict } from "../../../src/report/terminal/verdict-text.js";
 import { analyzedDoc } from "../../helpers/analyzed-once.js";
 import { FIXTURES } from "../../helpers/fixtures.js";
 import { verdictValidator } from "../../helpers/verdict-schema.js";

@@ -4,7 +4,7 @@
  * every recording in fixtures/recordings (real runs) and the GPU findings of gpu-outputs.test.ts's kind.
  */
 import { describe, expect, it } from "vitest";
-import { renderVerdict } from "../../../src/report/verdict-text.js";
+import { renderVerdict } from "../../../src/report/terminal/verdict-text.js";
 import { renderHtml } from "../../../src/report/html/index.js";
 import { evidenceLabel, hasEvidenceLabel } from "../../../src/report/evidence-labels.js";
 import { evidenceValue } from "../../../src/report/vocabulary.js";

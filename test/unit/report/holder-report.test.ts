@@ -8,7 +8,7 @@ import type { VerdictDocument } from "../../../src/analysis/types.js";
 import { stepSummary } from "../../../src/report/github.js";
 import { holderPanel } from "../../../src/report/html/holder-panel.js";
 import { bannerHtml } from "../../../src/report/html/banner.js";
-import { renderVerdict } from "../../../src/report/verdict-text.js";
+import { renderVerdict } from "../../../src/report/terminal/verdict-text.js";
 import { verdictValidator } from "../../helpers/verdict-schema.js";
 
 const HOSTILE = "__main__.CACHE['<script>x</script>|`\u001b[31m']";

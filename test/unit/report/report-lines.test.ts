@@ -4,7 +4,7 @@
  * agent saw torch imported.
  */
 import { describe, expect, it } from "vitest";
-import { renderVerdict } from "../../../src/report/verdict-text.js";
+import { renderVerdict } from "../../../src/report/terminal/verdict-text.js";
 import { renderHtml } from "../../../src/report/html/index.js";
 import { analyze, docOf } from "../../helpers/analyze.js";
 import { formatBytes } from "../../../src/base/units.js";

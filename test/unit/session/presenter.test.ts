@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SeriesBuilder } from "../../../src/series/series.js";
 import { liveNames, PROGRESS_EVERY_S, SessionPresenter, type SessionView } from "../../../src/session/presenter.js";
-import { LiveRegion } from "../../../src/report/live-region.js";
+import { LiveRegion } from "../../../src/report/live/region.js";
 import { displayWidth } from "../../../src/report/text-width.js";
 import type { Sample } from "../../../src/system/sample.js";
 import type { SamplerTotals } from "../../../src/sampling/sampler.js";

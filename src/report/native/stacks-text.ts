@@ -1,9 +1,9 @@
 /** The terminal report's section for `run --trace-native`: the leaking C/C++ stacks, site first, frames below. */
 import type { ChalkInstance } from "chalk";
-import type { NativeTrace } from "../native/native-trace.js";
-import { safeText } from "../base/safe-text.js";
-import { wrap } from "./text-width.js";
-import { amountText, frameText, leftOutText, noStacksText, siteText, tracedText } from "./native-wording.js";
+import type { NativeTrace } from "../../native/native-trace.js";
+import { safeText } from "../../base/safe-text.js";
+import { wrap } from "../text-width.js";
+import { amountText, frameText, leftOutText, noStacksText, siteText, tracedText } from "./wording.js";
 
 /** Stacks shown in the terminal (--json and the HTML report carry all that were kept). */
 const SHOWN = 5;

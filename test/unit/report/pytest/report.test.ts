@@ -4,14 +4,14 @@
  * and timeline boundaries — and a hostile test id made inert in each.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { analyzeRecording } from "../../../src/recording/replay.js";
-import type { SeriesSet } from "../../../src/series/series.js";
-import type { VerdictDocument } from "../../../src/analysis/types.js";
-import { renderHtml } from "../../../src/report/html/index.js";
-import { testsStepSummary } from "../../../src/report/pytest-summary.js";
-import { renderVerdict } from "../../../src/report/verdict-text.js";
-import { displayWidth } from "../../../src/report/text-width.js";
-import { FIXTURES } from "../../helpers/fixtures.js";
+import { analyzeRecording } from "../../../../src/recording/replay.js";
+import type { SeriesSet } from "../../../../src/series/series.js";
+import type { VerdictDocument } from "../../../../src/analysis/types.js";
+import { renderHtml } from "../../../../src/report/html/index.js";
+import { testsStepSummary } from "../../../../src/report/pytest/summary.js";
+import { renderVerdict } from "../../../../src/report/terminal/verdict-text.js";
+import { displayWidth } from "../../../../src/report/text-width.js";
+import { FIXTURES } from "../../../helpers/fixtures.js";
 
 const RUN = `${FIXTURES}pytest-runs/suite.repeat5-warmup2.jsonl`;
 const KiB = 1024;

@@ -2,12 +2,12 @@
  * A snapshot as terminal text: the process table with tree totals, then the cgroup and its memory.stat breakdown.
  */
 import Table from "cli-table3";
-import type { Snapshot, SnapshotProcess } from "../sampling/snapshot.js";
-import { formatBytes } from "../base/units.js";
-import { palette, tableStyle } from "./style.js";
-import { clip, displayWidth } from "./text-width.js";
-import { safeText } from "../base/safe-text.js";
-import { shortCommand } from "../base/command-text.js";
+import type { Snapshot, SnapshotProcess } from "../../sampling/snapshot.js";
+import { formatBytes } from "../../base/units.js";
+import { palette, tableStyle } from "../style.js";
+import { clip, displayWidth } from "../text-width.js";
+import { safeText } from "../../base/safe-text.js";
+import { shortCommand } from "../../base/command-text.js";
 
 const PROCESS_COLUMNS = ["PID", "command", "RSS", "PSS", "USS", "anon", "file", "shmem", "swap", "thr"];
 /** Dropped in this order when the table would be wider than the terminal (--json keeps every field). */

@@ -2,13 +2,13 @@
  * `analyze --prometheus`: one line per subject (pod, container, watched process) with its verdict, the most serious
  * first, before the headline verdict's full report. A fleet has hundreds of stable pods: they are counted, not listed.
  */
-import type { Finding } from "../analysis/types.js";
-import { compareFindings } from "../analysis/classify.js";
-import { formatBytes } from "../base/units.js";
-import { safeText } from "../base/safe-text.js";
-import { palette } from "./style.js";
-import { clip } from "./text-width.js";
-import { kindColour } from "./vocabulary.js";
+import type { Finding } from "../../analysis/types.js";
+import { compareFindings } from "../../analysis/classify.js";
+import { formatBytes } from "../../base/units.js";
+import { safeText } from "../../base/safe-text.js";
+import { palette } from "../style.js";
+import { clip } from "../text-width.js";
+import { kindColour } from "../vocabulary.js";
 
 /** Subjects listed by name; the rest are counted by kind. */
 export const MAX_LISTED = 20;

@@ -2,18 +2,10 @@
  * The GitHub step summary's part of the pytest plugin's results: the tests that grew, failed their limit or crashed,
  * as a markdown table (the first MAX_SUMMARY_TESTS), appended after the run's summary.
  */
-import { signedBytes } from "../base/units.js";
-import type { VerdictDocument } from "../analysis/types.js";
-import { markdownText } from "./github.js";
-import {
-  kindWord,
-  limitWord,
-  notableTests,
-  perCallText,
-  repeatsText,
-  testHolderText,
-  testsCensus,
-} from "./pytest-rows.js";
+import { signedBytes } from "../../base/units.js";
+import type { VerdictDocument } from "../../analysis/types.js";
+import { markdownText } from "../github.js";
+import { kindWord, limitWord, notableTests, perCallText, repeatsText, testHolderText, testsCensus } from "./rows.js";
 
 export const MAX_SUMMARY_TESTS = 50;
 

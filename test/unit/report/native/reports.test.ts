@@ -1,13 +1,13 @@
 /** run --trace-native's stacks in the step summary and the HTML section: one table row per stack, text made inert. */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { VerdictDocument } from "../../../src/analysis/types.js";
-import type { NativeTrace } from "../../../src/native/native-trace.js";
-import { parseHeaptrackLeaks } from "../../../src/native/heaptrack-leaks.js";
-import { claimLeaks } from "../../../src/native/leak-sites.js";
-import { nativeStepSummary } from "../../../src/report/native-summary.js";
-import { nativeSection } from "../../../src/report/html/native-section.js";
-import { FIXTURES } from "../../helpers/fixtures.js";
+import type { VerdictDocument } from "../../../../src/analysis/types.js";
+import type { NativeTrace } from "../../../../src/native/native-trace.js";
+import { parseHeaptrackLeaks } from "../../../../src/native/heaptrack-leaks.js";
+import { claimLeaks } from "../../../../src/native/leak-sites.js";
+import { nativeStepSummary } from "../../../../src/report/native/summary.js";
+import { nativeSection } from "../../../../src/report/html/native-section.js";
+import { FIXTURES } from "../../../helpers/fixtures.js";
 
 const leaks = parseHeaptrackLeaks(readFileSync(`${FIXTURES}heaptrack/leaks.c-extension.txt`, "utf8"));
 const trace: NativeTrace = {

@@ -3,19 +3,19 @@
  * ten, the ones with something to say first), each process's GPUs, the tree and the cgroup — with the numbers of the metric that decided
  * each and a sparkline. Columns give way on a narrow terminal, the sparkline first.
  */
-import { liveHeapColumn } from "../analysis/signals/live-heap.js";
+import { liveHeapColumn } from "../../analysis/signals/live-heap.js";
 import type { ChalkInstance } from "chalk";
-import type { Column } from "../series/column.js";
-import type { ProcessSeries, SeriesSet } from "../series/series.js";
-import type { Finding, MetricName, VerdictDocument } from "../analysis/types.js";
-import { formatBytes, signedBytes } from "../base/units.js";
-import { memorySpan, sparkline } from "./sparkline.js";
-import { safeText } from "../base/safe-text.js";
-import { rateShown } from "./rate-shown.js";
-import { processKey } from "../sampling/process-key.js";
-import { clip, displayWidth } from "./text-width.js";
-import { gpuLabel, kindColour, subjectLabel } from "./vocabulary.js";
-import { gpuSeries } from "../series/gpu-series.js";
+import type { Column } from "../../series/column.js";
+import type { ProcessSeries, SeriesSet } from "../../series/series.js";
+import type { Finding, MetricName, VerdictDocument } from "../../analysis/types.js";
+import { formatBytes, signedBytes } from "../../base/units.js";
+import { memorySpan, sparkline } from "../sparkline.js";
+import { safeText } from "../../base/safe-text.js";
+import { rateShown } from "../rate-shown.js";
+import { processKey } from "../../sampling/process-key.js";
+import { clip, displayWidth } from "../text-width.js";
+import { gpuLabel, kindColour, subjectLabel } from "../vocabulary.js";
+import { gpuSeries } from "../../series/gpu-series.js";
 
 interface Row {
   label: string;

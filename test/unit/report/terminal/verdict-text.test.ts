@@ -2,12 +2,12 @@
  * The terminal report fits the terminal: no line over `columns` on any real recording, with and without colour,
  * with the series (table + sparklines) or the document alone, and with hostile process names.
  */
-import { formatBytes } from "../../../src/base/units.js";
+import { formatBytes } from "../../../../src/base/units.js";
 import { describe, expect, it } from "vitest";
-import { renderVerdict } from "../../../src/report/verdict-text.js";
-import { displayWidth, wrap } from "../../../src/report/text-width.js";
-import { sparkline } from "../../../src/report/sparkline.js";
-import { analyze, RECORDINGS, withHostileProcess } from "../../helpers/analyze.js";
+import { renderVerdict } from "../../../../src/report/terminal/verdict-text.js";
+import { displayWidth, wrap } from "../../../../src/report/text-width.js";
+import { sparkline } from "../../../../src/report/sparkline.js";
+import { analyze, RECORDINGS, withHostileProcess } from "../../../helpers/analyze.js";
 
 const ANSI = /\u001b\[[0-9;]*m/;
 

@@ -4,8 +4,8 @@
  * than the terminal. What this output looks like on a real terminal is test/e2e/live-view.test.ts (tmux).
  */
 import { describe, expect, it } from "vitest";
-import { LiveRegion, MAX_HELD_LINE, settledLine } from "../../../src/report/live-region.js";
-import { displayWidth } from "../../../src/report/text-width.js";
+import { LiveRegion, MAX_HELD_LINE, settledLine } from "../../../../src/report/live/region.js";
+import { displayWidth } from "../../../../src/report/text-width.js";
 
 const SYNC = /\x1b\[\?2026[hl]/g;
 
@@ -35,7 +35,7 @@ const textLines = (s: string) =>
 
 describe("the live region", () => {
   it("text said around the block is a column short of the terminal, as the block's lines are", async () => {
-    const { startLine } = await import("../../../src/session/feedback.js");
+    const { startLine } = await import("../../../../src/session/feedback.js");
     const r = new LiveRegion(terminal(80).term);
     expect(r.textWidth).toBe(79);
     // A 3-digit PID made this line exactly 80 when it was wrapped at the terminal's width (CI, live-view.test).

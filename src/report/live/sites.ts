@@ -4,9 +4,9 @@
  * grew most, across the processes, as they are known.
  */
 import { basename } from "node:path";
-import type { TraceResult } from "../agent/agent-results.js";
-import { safeText } from "../base/safe-text.js";
-import { formatBytes } from "../base/units.js";
+import type { TraceResult } from "../../agent/agent-results.js";
+import { safeText } from "../../base/safe-text.js";
+import { formatBytes } from "../../base/units.js";
 
 export interface LiveSite {
   pid: number;

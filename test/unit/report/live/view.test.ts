@@ -3,16 +3,16 @@
  * be wider than the terminal, or it wraps and the redraw in place leaves garbage above it.
  */
 import { describe, expect, it } from "vitest";
-import { SeriesBuilder } from "../../../src/series/series.js";
-import { renderLive, renderProgress, soFarText, type LiveState } from "../../../src/report/live.js";
-import { memorySpan, sparkline } from "../../../src/report/sparkline.js";
-import { displayWidth } from "../../../src/report/text-width.js";
-import { say } from "../../../src/report/wording/index.js";
-import { phrase, type Phrase } from "../../../src/analysis/phrases.js";
-import type { JudgedFinding } from "../../../src/analysis/judgement.js";
-import { MB, synthesize } from "../../helpers/synthetic-samples.js";
-import { sitesText, topSites } from "../../../src/report/live-sites.js";
-import type { TraceResult } from "../../../src/agent/agent-results.js";
+import { SeriesBuilder } from "../../../../src/series/series.js";
+import { renderLive, renderProgress, soFarText, type LiveState } from "../../../../src/report/live/view.js";
+import { memorySpan, sparkline } from "../../../../src/report/sparkline.js";
+import { displayWidth } from "../../../../src/report/text-width.js";
+import { say } from "../../../../src/report/wording/index.js";
+import { phrase, type Phrase } from "../../../../src/analysis/phrases.js";
+import type { JudgedFinding } from "../../../../src/analysis/judgement.js";
+import { MB, synthesize } from "../../../helpers/synthetic-samples.js";
+import { sitesText, topSites } from "../../../../src/report/live/sites.js";
+import type { TraceResult } from "../../../../src/agent/agent-results.js";
 
 function state(
   pssAge?: number,

@@ -4,12 +4,12 @@
  * `git diff fixtures/terminal`). Every line fits the 80 columns.
  */
 import { describe, expect, it } from "vitest";
-import { renderVerdict } from "../../../src/report/verdict-text.js";
-import { displayWidth } from "../../../src/report/text-width.js";
+import { renderVerdict } from "../../../../src/report/terminal/verdict-text.js";
+import { displayWidth } from "../../../../src/report/text-width.js";
 import { readFileSync } from "node:fs";
-import { FIXTURES, REPO } from "../../helpers/fixtures.js";
-import { analyze } from "../../helpers/analyze.js";
-import { analyzeRecording } from "../../../src/recording/replay.js";
+import { FIXTURES, REPO } from "../../../helpers/fixtures.js";
+import { analyze } from "../../../helpers/analyze.js";
+import { analyzeRecording } from "../../../../src/recording/replay.js";
 
 const BY_KIND = [
   ["leak", "leak_main.jsonl"],

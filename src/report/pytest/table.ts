@@ -3,20 +3,12 @@
  * limit and the test's id, most serious first, every line within `columns` (an id too long for its row goes on the
  * lines below it, whole).
  */
-import { signedBytes } from "../base/units.js";
+import { signedBytes } from "../../base/units.js";
 import type { ChalkInstance } from "chalk";
-import type { VerdictDocument } from "../analysis/types.js";
-import { safeText } from "../base/safe-text.js";
-import { displayWidth, wrap } from "./text-width.js";
-import {
-  kindWord,
-  limitWord,
-  notableTests,
-  perCallText,
-  repeatsText,
-  testHolderText,
-  testsCensus,
-} from "./pytest-rows.js";
+import type { VerdictDocument } from "../../analysis/types.js";
+import { safeText } from "../../base/safe-text.js";
+import { displayWidth, wrap } from "../text-width.js";
+import { kindWord, limitWord, notableTests, perCallText, repeatsText, testHolderText, testsCensus } from "./rows.js";
 
 export const MAX_TEST_ROWS = 20;
 

@@ -11,7 +11,7 @@
  * leave the user's terminal without one.
  */
 import { createLogUpdate } from "log-update";
-import { clip } from "./text-width.js";
+import { clip } from "../text-width.js";
 
 /** Where the region draws: the two output streams of a terminal, and its size (read at each draw: it may change). */
 export interface LiveTerminal {

@@ -1,7 +1,7 @@
 /** `run --trace-native` in the GitHub step summary: the leaking C/C++ stacks as a table, and that the run was traced. */
-import type { VerdictDocument } from "../analysis/types.js";
-import { markdownText } from "./github.js";
-import { amountText, frameText, noStacksText, siteText, tracedText } from "./native-wording.js";
+import type { VerdictDocument } from "../../analysis/types.js";
+import { markdownText } from "../github.js";
+import { amountText, frameText, noStacksText, siteText, tracedText } from "./wording.js";
 
 export function nativeStepSummary(doc: VerdictDocument): string {
   const t = doc.nativeTrace;

@@ -3,8 +3,8 @@
  * wider, numbers are right-aligned, and the columns left out are named; at 160 every column is there.
  */
 import { describe, expect, it } from "vitest";
-import { renderCgroup, renderProcessTable } from "../../../src/report/snapshot-table.js";
-import type { Snapshot, SnapshotProcess } from "../../../src/sampling/snapshot.js";
+import { renderCgroup, renderProcessTable } from "../../../../src/report/terminal/snapshot-table.js";
+import type { Snapshot, SnapshotProcess } from "../../../../src/sampling/snapshot.js";
 
 const MiB = 2 ** 20;
 const proc = (pid: number, ppid: number, argv: string[]): SnapshotProcess => ({

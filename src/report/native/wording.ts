@@ -2,8 +2,8 @@
  * The words every report uses for `run --trace-native`'s stacks (terminal, HTML, step summary): what a stack's site
  * is, how a frame reads, and the sentence that says the run was traced and what was not claimed. Pure.
  */
-import type { NativeFrame, NativeLeakStack, NativeTrace } from "../native/native-trace.js";
-import { formatBytes } from "../base/units.js";
+import type { NativeFrame, NativeLeakStack, NativeTrace } from "../../native/native-trace.js";
+import { formatBytes } from "../../base/units.js";
 
 const basename = (path: string) => path.slice(path.lastIndexOf("/") + 1);
 

@@ -2,8 +2,8 @@
  * Which of the pytest plugin's tests the reports show, in which order, and the words for them: shared by the terminal
  * table, the step summary and the HTML, so that all three name the same tests the same way.
  */
-import type { TestKind, TestResult } from "../agent/pytest-results.js";
-import { signedBytes } from "../base/units.js";
+import type { TestKind, TestResult } from "../../agent/pytest-results.js";
+import { signedBytes } from "../../base/units.js";
 
 /** Most serious first: a leak before retention, retention before a cache filled once. */
 const KIND_ORDER: Record<TestKind, number> = {

@@ -2,19 +2,19 @@
  * What `run` and `watch` show while they sample: on a terminal, a block redrawn in place (the tree, a sparkline per
  * subject, the verdict so far); in a log, one progress line every few seconds.
  */
-import type { SeriesSet } from "../series/series.js";
-import type { JudgedFinding } from "../analysis/judgement.js";
-import { rangeText, spanText, timeToLimitText } from "./wording/time-to-limit.js";
-import { sayShort } from "./wording/index.js";
-import type { Sample } from "../system/sample.js";
-import { formatBytes, formatDuration } from "../base/units.js";
-import { memorySpan, sparkline } from "./sparkline.js";
-import { palette, truncate } from "./style.js";
-import { safeText } from "../base/safe-text.js";
-import { clip, displayWidth, fit } from "./text-width.js";
-import { gpuSeries } from "../series/gpu-series.js";
-import { gpuFieldName } from "../sampling/gpu-fields.js";
-import { sitesText, type LiveSite } from "./live-sites.js";
+import type { SeriesSet } from "../../series/series.js";
+import type { JudgedFinding } from "../../analysis/judgement.js";
+import { rangeText, spanText, timeToLimitText } from "../wording/time-to-limit.js";
+import { sayShort } from "../wording/index.js";
+import type { Sample } from "../../system/sample.js";
+import { formatBytes, formatDuration } from "../../base/units.js";
+import { memorySpan, sparkline } from "../sparkline.js";
+import { palette, truncate } from "../style.js";
+import { safeText } from "../../base/safe-text.js";
+import { clip, displayWidth, fit } from "../text-width.js";
+import { gpuSeries } from "../../series/gpu-series.js";
+import { gpuFieldName } from "../../sampling/gpu-fields.js";
+import { sitesText, type LiveSite } from "./sites.js";
 
 export interface LiveState {
   mode: "run" | "watch";

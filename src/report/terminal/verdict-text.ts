@@ -7,24 +7,24 @@
  * safeText so it cannot move the cursor or recolour the terminal.
  */
 import type { ChalkInstance } from "chalk";
-import type { SeriesSet } from "../series/series.js";
-import type { Finding, VerdictDocument } from "../analysis/types.js";
-import { formatRate, samplingText } from "./wording/numbers.js";
-import { formatBytes } from "../base/units.js";
-import { markdownBlocks, plainInline } from "./html/markdown.js";
-import { palette } from "./style.js";
-import { safeText } from "../base/safe-text.js";
+import type { SeriesSet } from "../../series/series.js";
+import type { Finding, VerdictDocument } from "../../analysis/types.js";
+import { formatRate, samplingText } from "../wording/numbers.js";
+import { formatBytes } from "../../base/units.js";
+import { markdownBlocks, plainInline } from "../html/markdown.js";
+import { palette } from "../style.js";
+import { safeText } from "../../base/safe-text.js";
 import { subjectsTable } from "./subjects-table.js";
-import { testsTable } from "./pytest-table.js";
-import { nativeStackLines } from "./native-stacks-text.js";
-import { clip, displayWidth, wrap } from "./text-width.js";
-import { evidenceValue, KIND_LABEL, kindColour, subjectText } from "./vocabulary.js";
-import { everyFinding } from "../analysis/every-finding.js";
-import { holderCost, holderHeadline, holderHops, holderWhere, traceWindowCost } from "./holder-lines.js";
-import { copiedCost, copiedHeadline, copiedObjectLine } from "./copied-lines.js";
-import { evidenceLabel } from "./evidence-labels.js";
-import { rateShown } from "./rate-shown.js";
-import { observedText } from "./observed.js";
+import { testsTable } from "../pytest/table.js";
+import { nativeStackLines } from "../native/stacks-text.js";
+import { clip, displayWidth, wrap } from "../text-width.js";
+import { evidenceValue, KIND_LABEL, kindColour, subjectText } from "../vocabulary.js";
+import { everyFinding } from "../../analysis/every-finding.js";
+import { holderCost, holderHeadline, holderHops, holderWhere, traceWindowCost } from "../holder-lines.js";
+import { copiedCost, copiedHeadline, copiedObjectLine } from "../copied-lines.js";
+import { evidenceLabel } from "../evidence-labels.js";
+import { rateShown } from "../rate-shown.js";
+import { observedText } from "../observed.js";
 
 function evidenceLines(f: Finding, columns: number): string[] {
   const entries = Object.entries(f.evidence).map(

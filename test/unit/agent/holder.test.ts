@@ -315,6 +315,35 @@ print(json.dumps(out))`;
   });
 });
 
+describe("a heap too big to search (over the holder search's 4 million objects)", () => {
+  it("names a module global's growing container from the walk near the globals, no pass over the heap", () => {
+    // The bounds lowered to stand for a heap past both (a program of 4.5 million tuples, by hand: its LOG named so).
+    const code = `
+import json, sys
+sys.path.insert(0, ${JSON.stringify(AGENT_DIR)})
+import memleak_agent as agent
+agent.census._CENSUS_MAX_BLOCKS = agent.census._HOLDER_MAX_BLOCKS = 1000
+LOG = []
+out = []
+for _ in range(3):
+    LOG.extend({"i": i} for i in range(100))
+    out.append(agent.census._census_stats(1.0, force=True).get("scope"))
+out.append(agent.census._state.get("holder"))
+print(json.dumps(out))`;
+    const out = JSON.parse(execFileSync("python3", ["-c", code], { encoding: "utf8" })) as unknown[];
+    expect(out.slice(0, 3)).toEqual(["near globals", "near globals", "near globals"]);
+    expect(out[3]).toMatchObject({
+      type: "holder",
+      container: "list of dict",
+      found: true,
+      path: "__main__.LOG",
+      hops: [{ kind: "module global", name: "__main__.LOG" }],
+      levels: 0,
+      calls: 0,
+    });
+  });
+});
+
 describe("the census does not suspect a container that stopped growing", () => {
   it("a bounded cache that filled up is never searched", () => {
     const code = `

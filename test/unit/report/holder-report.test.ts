@@ -49,6 +49,18 @@ const found = {
 };
 
 describe("what holds it, in the reports", () => {
+  it("named by the census's walk on a heap too big to search: said so, not as a search of no level", () => {
+    const near = {
+      ...found,
+      path: "__main__.LOG",
+      hops: [{ kind: "module global", name: "__main__.LOG" }],
+      search: { levels: 0, calls: 0, objects: 0, ms: 0, longestPauseMs: 0 },
+    };
+    const text = renderVerdict(withHolder(near), false);
+    expect(text).toContain("named by the census's walk near the program's globals: no search over a heap");
+    expect(text).not.toContain("searched 0 levels");
+  });
+
   it("the terminal: the path, the hops and what the search cost", () => {
     const text = renderVerdict(withHolder(found), false);
     expect(text).toContain(

@@ -840,6 +840,23 @@ def _holder_search():
     suspect = None
     found = _holder_module().find(container, main_ident=_lifecycle._process.main)
     container = None
+    _send_holder(what, length, per_second, found)
+
+
+def _named_near():
+    """What holds the suspected container where the heap is too big for the search (over _HOLDER_MAX_BLOCKS objects: its
+    pass over every tracked object would hold the GIL too long): the module global the walk near the globals found it
+    in, one hop, as the search names one. No search ran, and its cost says so (no level, no pass). A Flask app keeping
+    every request's dict in a module-level list passed 4 million objects in seconds, and its leak was said unheld."""
+    _, what, length, per_second = _state.pop("suspect")  # the container itself is not kept past the walk
+    name = _state.pop("suspectName")
+    hops = [{"kind": "module global", "name": name}]
+    found = {"found": True, "path": name, "hops": hops, "root": "module global", "levels": 0, "calls": 0}
+    _send_holder(what, length, per_second, dict(found, objects=0, ms=0.0, longestMs=0.0))
+
+
+def _send_holder(what, length, per_second, found):
+    """One 'holder' message: the suspected container, how fast it grew, and what the search (or the walk) found."""
     message = {
         "type": "holder",
         "pid": os.getpid(),
@@ -850,34 +867,6 @@ def _holder_search():
     }
     message.update(found)
     _state["holder"] = message  # strings and numbers only: what the last search said, for the tests
-    _channel._send(message)
-
-
-def _named_near():
-    """What holds the suspected container where the heap is too big for the search (over _HOLDER_MAX_BLOCKS objects: its
-    pass over every tracked object would hold the GIL too long): the module global the walk near the globals found it
-    in, one hop, as the search names one. No search ran, and its cost says so (no level, no pass). A Flask app keeping
-    every request's dict in a module-level list passed 4 million objects in seconds, and its leak was said unheld."""
-    _, what, length, per_second = _state.pop("suspect")  # the container itself is not kept past the walk
-    name = _state.pop("suspectName")
-    message = {
-        "type": "holder",
-        "pid": os.getpid(),
-        "t": time.time(),
-        "container": what,
-        "length": length,
-        "itemsPerSecond": round(per_second, 2),
-        "found": True,
-        "path": name,
-        "hops": [{"kind": "module global", "name": name}],
-        "root": "module global",
-        "levels": 0,
-        "calls": 0,
-        "objects": 0,
-        "ms": 0.0,
-        "longestMs": 0.0,
-    }
-    _state["holder"] = message
     _channel._send(message)
 
 

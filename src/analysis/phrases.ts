@@ -19,6 +19,9 @@ export type HolderVariant =
   | "holder-graph-chain"
   | "holder-graph-chain-not-found"
   | "holder-tasks"
+  | "holder-handlers"
+  | "holder-callbacks"
+  | "holder-queue"
   | "holder-frame"
   | "holder-not-found";
 

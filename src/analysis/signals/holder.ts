@@ -74,6 +74,12 @@ export function holderField(h: HolderResult): NonNullable<Finding["holder"]> {
 
 /** Asyncio tasks and futures: finished ones are dropped from the container, not bounded by a size. */
 const OF_TASKS = /\bof (Task|Future)\b/;
+/** Logging handlers (a logger's `handlers` list): added once, not bounded. */
+const OF_HANDLERS = /\bof \w*Handler$/;
+/** Callbacks (an observer registry): unsubscribed or held weakly, not bounded (evicting one stops its events). */
+const OF_CALLBACKS = /\bof (method|function|builtin_function_or_method|partial|WeakMethod)$/;
+/** A queue's own buffer (asyncio.Queue, queue.Queue keep theirs in `_queue`/`queue`): a backlog, bounded by maxsize. */
+const QUEUE_BUFFER = /^(_queue|queue)$/;
 
 /**
  * Which advice fits what is held: a cache to bound, a graph to drop, finished tasks to discard, a thread's local to
@@ -86,6 +92,11 @@ function variant(h: HolderResult, layer: string): HolderVariant {
   if (layer === "PyTorch autograd graphs" || OF_TENSORS.test(h.container)) return "holder-graphs";
   if (h.hops?.some((x) => x.kind === "lru_cache")) return "holder-lru";
   if (OF_TASKS.test(h.container)) return "holder-tasks";
+  if (OF_HANDLERS.test(h.container)) return "holder-handlers";
+  if (OF_CALLBACKS.test(h.container)) return "holder-callbacks";
+  const last = h.hops?.at(-1);
+  if (h.container.startsWith("deque of") && last?.kind === "attribute" && QUEUE_BUFFER.test(last.name))
+    return "holder-queue";
   if (h.root === "thread frame") return "holder-frame";
   return "holder";
 }

@@ -216,6 +216,26 @@ describe("addHolder", () => {
     expect(variantOf(found({ container: "set of Task" }))).toMatchObject({ variant: "holder-tasks" });
     expect(variantOf(found({ container: "dict of Future" }))).toMatchObject({ variant: "holder-tasks" });
     expect(variantOf(found({ container: "list of TaskRecord" }))).toMatchObject({ variant: "holder" });
+    // A helper's trials (2026-12-05): "bound it with a deque" fits none of these.
+    expect(variantOf(found({ container: "list of StreamHandler" }))).toMatchObject({ variant: "holder-handlers" });
+    expect(variantOf(found({ container: "list of RotatingFileHandler" }))).toMatchObject({
+      variant: "holder-handlers",
+    });
+    expect(variantOf(found({ container: "list of HandlerConfig" }))).toMatchObject({ variant: "holder" });
+    expect(variantOf(found({ container: "list of method" }))).toMatchObject({ variant: "holder-callbacks" });
+    expect(variantOf(found({ container: "set of function" }))).toMatchObject({ variant: "holder-callbacks" });
+    const queue = (name: string, container = "deque of dict") =>
+      found({
+        container,
+        hops: [
+          { kind: "module global", name: "m.q" },
+          { kind: "attribute", name },
+        ],
+      });
+    expect(variantOf(queue("_queue"))).toMatchObject({ variant: "holder-queue" });
+    expect(variantOf(queue("queue"))).toMatchObject({ variant: "holder-queue" });
+    expect(variantOf(queue("_history"))).toMatchObject({ variant: "holder" });
+    expect(variantOf(queue("_queue", "list of dict"))).toMatchObject({ variant: "holder" });
     const lru = found({
       hops: [
         { kind: "module global", name: "m" },

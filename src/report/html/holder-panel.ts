@@ -15,5 +15,7 @@ export function holderPanel(v: Finding): string {
     : "";
   const where = holderWhere(x);
   const assigned = where ? `<p class="holder-where">${h(where.replace(/^assigned at /, "Assigned at "))}</p>` : "";
-  return `<section class="sites holder" id="holder"><h2>What holds it</h2>${head}${hops}${assigned}<p class="note">Found inside the process by memleak's agent (a bounded walk of the references toward the roots); ${h(holderCost(x))}.</p></section>`;
+  // A holder the census's walk named (no pass over a heap too big to search) was found by no walk toward the roots.
+  const how = x.search.calls > 0 ? " (a bounded walk of the references toward the roots)" : "";
+  return `<section class="sites holder" id="holder"><h2>What holds it</h2>${head}${hops}${assigned}<p class="note">Found inside the process by memleak's agent${how}; ${h(holderCost(x))}.</p></section>`;
 }

@@ -59,6 +59,9 @@ describe("what holds it, in the reports", () => {
     const text = renderVerdict(withHolder(near), false);
     expect(text).toContain("named by the census's walk near the program's globals: no search over a heap");
     expect(text).not.toContain("searched 0 levels");
+    const panel = holderPanel(withHolder(near).verdict);
+    expect(panel).toContain("Found inside the process by memleak's agent; named by the census&#39;s walk");
+    expect(panel).not.toContain("toward the roots");
   });
 
   it("the terminal: the path, the hops and what the search cost", () => {

@@ -196,13 +196,12 @@ def _census_stats(interval, force=False):
                 _graph_holder()
             except Exception:
                 pass
-        elif _state.get("suspect") is not None and _state.get("suspectName"):
+        elif _state.get("suspect") is not None:
             try:
                 _named_near()
             except Exception:
                 pass
         _state.pop("suspect", None)
-        _state.pop("suspectName", None)
         _state.pop("graphSuspect", None)
 
 
@@ -319,7 +318,7 @@ _LIBRARY_DIRS = tuple(
 _NEAR_SMALL = 32  # a container held by a global with at most this many items is looked into (REGISTRY['users'])
 
 
-def _near_globals(containers, names=None):
+def _near_globals(containers):
     """The census of a process that shares pages with forked relatives: the containers the program's own modules hold
     within two references of their globals — a global (`PAGES`), an attribute of a class defined there or of an
     object a global holds (`app.cache`, `service._history`), a function's default argument or closure cell, and the
@@ -331,8 +330,7 @@ def _near_globals(containers, names=None):
     locals of the program's own running functions: a worker's loop keeps its cache in a local (`cache = []` in the
     function multiprocessing runs), which no global reaches; read as the holder search reads them (memleak_holder.py:
     on Python <= 3.12, f_locals refreshes the frame's locals() snapshot). A container only the interpreter's library
-    or an installed package holds is not seen here. `names`, when given, gets each module global's container's name
-    (id → "module.NAME"): what holds it, where the heap is too big for the holder search (_named_near)."""
+    or an installed package holds is not seen here."""
     found = []
     seen = set()
 
@@ -365,9 +363,7 @@ def _near_globals(containers, names=None):
         if not issubclass(type(module), _ModuleType) or not _programs_own(module) or _agents_own(module):
             continue
         try:
-            for key, v in list(module.__dict__.items()):
-                if names is not None and type(v) in containers:
-                    names.setdefault(id(v), "%s.%s" % (name, key))
+            for v in list(module.__dict__.values()):
                 for x in held_by(v, name):
                     keep(x)
         except Exception:  # a global changed meanwhile (another thread): what was found so far stands
@@ -534,8 +530,7 @@ def _census_walk(interval, force):
     # The walk's own containers are in the list too (big holds itself by the time the walk reaches it): once freed,
     # a program's new list can get the address and inherit their length.
     own = {id(big), id(storages), id(with_graph), id(_state), id(_state["seen"])}
-    names = {} if near else None  # ids and strings only: it keeps nothing of the program's alive
-    for o in _near_globals(containers, names) if near else _tracked(containers, tensor_type):
+    for o in _near_globals(containers) if near else _tracked(containers, tensor_type):
         kind = type(o)
         if kind in containers and id(o) not in own:
             n = len(o)
@@ -599,9 +594,6 @@ def _census_walk(interval, force):
     tensor_grower_seen = tensor_grower is not None
     grower = _by_retained_bytes(gainers, tensor_type, tensor_grower)
     _suspect((tensor_grower or grower), first)
-    if names and _state.get("suspect") is not None:
-        _state["suspectName"] = names.get(id(_state["suspect"][0]))
-    names = None
     if grower is not None:
         added_bytes, n, added, what, item_size, _, retained = grower
         out.update(growingLen=n, growingAdded=added, growingAddedBytes=added_bytes, growing=what)
@@ -845,14 +837,32 @@ def _holder_search():
 
 def _named_near():
     """What holds the suspected container where the heap is too big for the search (over _HOLDER_MAX_BLOCKS objects: its
-    pass over every tracked object would hold the GIL too long): the module global the walk near the globals found it
-    in, one hop, as the search names one. No search ran, and its cost says so (no level, no pass). A Flask app keeping
-    every request's dict in a module-level list passed 4 million objects in seconds, and its leak was said unheld."""
-    _, what, length, per_second = _state.pop("suspect")  # the container itself is not kept past the walk
-    name = _state.pop("suspectName")
+    pass over every tracked object would hold the GIL too long): the program's module global that is that container, one
+    hop, as the search names one; nothing is sent where none is. No search ran, and its cost says so (no level, no
+    pass). A Flask app keeping every request's dict in a module-level list passed 4 million objects in seconds, and its
+    leak was said unheld. Looked for once per suspicion, not at every walk."""
+    container, what, length, per_second = _state.pop("suspect")
+    name = _global_name(container)
+    container = None
+    if name is None:
+        return
     hops = [{"kind": "module global", "name": name}]
     found = {"found": True, "path": name, "hops": hops, "root": "module global", "levels": 0, "calls": 0}
     _send_holder(what, length, per_second, dict(found, objects=0, ms=0.0, longestMs=0.0))
+
+
+def _global_name(container):
+    """ "module.NAME" of the program's own module global that is `container`, or None."""
+    for name, module in list(sys.modules.items()):
+        if not issubclass(type(module), _ModuleType) or not _programs_own(module) or _agents_own(module):
+            continue
+        try:
+            for key, v in list(module.__dict__.items()):
+                if v is container:
+                    return "%s.%s" % (name, key)
+        except Exception:  # a global changed meanwhile (another thread): not named
+            continue
+    return None
 
 
 def _send_holder(what, length, per_second, found):

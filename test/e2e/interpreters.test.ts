@@ -36,9 +36,10 @@ function pyenv(minor: number): { python?: string; missing?: string } {
 }
 
 const INTERPRETERS = [
-  ...[8, 9, 10, 11, 12, 13].map((minor) => ({ name: `CPython 3.${minor} (pyenv)`, ...pyenv(minor) })),
+  ...[8, 9, 10, 11, 12, 13].map((minor) => ({ name: `CPython 3.${minor} (pyenv)`, minor, ...pyenv(minor) })),
   {
     name: "Debian's static python3",
+    minor: 11, // Debian 12's
     ...(existsSync(SYSTEM_PYTHON) ? { python: SYSTEM_PYTHON } : { missing: `no ${SYSTEM_PYTHON}` }),
   },
 ];
@@ -105,6 +106,20 @@ for (const i of INTERPRETERS) {
             expect(doc.verdict.evidence.mallocInUseGrowth as number, r.stderr).toBeGreaterThan(5 * MiB);
           },
         );
+
+        it("run: a program that forks is not warned of the agent's thread (3.12+); one with a thread of its own is", async () => {
+          const forks = (own: string[]) =>
+            memleak(["run", "--interval", "0.5", "--", python, "fixtures/scripts/forks_beside_agent.py", ...own]);
+          const [alone, threaded] = await Promise.all([forks([]), forks(["own-thread"])]);
+          expect(alone.stdout, alone.stderr).toContain("agent thread at fork: yes");
+          expect(alone.stdout, alone.stderr).toContain("forked 3");
+          expect(alone.stderr).not.toMatch(/multi-threaded/);
+          expect(threaded.stdout, threaded.stderr).toContain("forked 3");
+          // The program's own thread: 3.12+ warns, and that warning is the program's to see.
+          if (i.minor >= 12)
+            expect(threaded.stderr).toMatch(/DeprecationWarning: This process \(pid=\d+\) is multi-threaded/);
+          else expect(threaded.stderr).not.toMatch(/multi-threaded/);
+        });
 
         it("memleak pytest: the plugin names the test that leaks per call", async () => {
           const env = python === SYSTEM_PYTHON ? {} : { PYTHONPATH: DEBIAN_PYTEST };

@@ -39,6 +39,7 @@ class _Process:
         self.forked_by = None  # the pid that forked, where a sleeping worker watches its parent (_before_fork)
         self.prctl = None  # libc's prctl, and the parent-death signal, for a worker going to sleep (_install_wake)
         self.parent_gone = None
+        self.fork_filter = False  # the filter of the fork warning is in the warnings filters (_hide_our_fork_warning)
         self.tracer = None  # memleak_trace.py's Tracer, in a process traced (--trace-python)
         self.traced = None
         # The program's main thread, for the holder search where threading is not loaded: the agent is loaded on it
@@ -341,6 +342,11 @@ def _loop(interval, stop, sock):
             return
         if stop.is_set():
             return
+        if _process.fork_filter:
+            try:
+                _unhide_fork_warning()
+            except Exception:
+                pass
         try:
             _periodic_trim()  # a quiet agent's process trims too: the setting is the program's, not the report's
         except Exception:
@@ -472,6 +478,7 @@ def _reset_in_child():
 
 def _after_fork_in_child():
     try:
+        _unhide_fork_warning()
         _census._collection_back_in_child()
         _process.forked = True
         parent_connected = _channel._conn.sock is not None
@@ -603,9 +610,78 @@ def _install_wake():
 
 
 def _before_fork():
-    """Which process forks: the child compares it with its parent after its prctl (_watch_parent)."""
+    """Which process forks: the child compares it with its parent after its prctl (_watch_parent). And whether the
+    fork's warning would be memleak's (_hide_our_fork_warning)."""
     if _process.wake is not None:
         _process.forked_by = os.getpid()
+    try:
+        _hide_our_fork_warning()
+    except Exception:
+        pass
+
+
+# Python 3.12+ warns, in the parent after a fork, when the process had more than one OS thread: "This process (pid=…)
+# is multi-threaded, use of fork() may lead to deadlocks in the child" (a DeprecationWarning, shown where the program
+# forks from __main__ or under pytest, an error under -W error). Where the only other threads are the agent's, the
+# warning would be memleak's, not the program's: the agent is safe across a fork (its locks are made again in the child,
+# _reset_in_child, and its thread does not run there). So for that fork only, a filter ignores that warning; with any
+# thread of the program's (or a library's native one) the warning is the program's, and it is left to say so. The
+# filter goes at the next fork's decision, in the child, and at the reporting thread's next wake-up — not in the parent's
+# after-fork hook: 3.13 warns after those hooks have run (3.12 before).
+# Ending the thread for each fork instead was measured dearer: starting it again after each fork wrote ~3x the pages a
+# forked worker then held alone (BENCHMARKS.md § g¹²).
+class _OwnForkWarning:
+    """A warnings filter's message test (its `match`, as a compiled pattern's): the fork warning, nothing else."""
+
+    def match(self, text):
+        return text.startswith("This process (pid=") and " is multi-threaded, use of fork() " in text
+
+
+_FORK_WARNING_FILTER = ("ignore", _OwnForkWarning(), DeprecationWarning, None, 0)
+
+
+def _warning_filters():
+    """The filters list the warnings machinery reads now: warnings.filters where warnings is imported (pytest's
+    catch_warnings puts a copy there), _warnings' own before (the one warnings takes when it is imported)."""
+    import _warnings
+
+    module = sys.modules.get("warnings") or _warnings
+    return module, getattr(module, "filters", None)
+
+
+def _hide_our_fork_warning():
+    _unhide_fork_warning()  # decided afresh at every fork
+    if sys.version_info < (3, 12) or not _own_threads:
+        return
+    if _readings._os_threads() != 1 + len(_own_threads):
+        return  # a thread of the program's: the warning is true of it
+    module, filters = _warning_filters()
+    if isinstance(filters, list):
+        filters.insert(0, _FORK_WARNING_FILTER)
+        _filters_changed(module)
+        _process.fork_filter = True
+
+
+def _unhide_fork_warning():
+    """After the fork: the filter goes (a later fork's warning may be the program's)."""
+    if not _process.fork_filter:
+        return
+    _process.fork_filter = False
+    module, filters = _warning_filters()
+    if isinstance(filters, list):
+        for i, f in enumerate(filters):
+            if f is _FORK_WARNING_FILTER:
+                del filters[i]
+                _filters_changed(module)
+                return
+
+
+def _filters_changed(module):
+    """The warnings machinery caches what it decided per place: a change of the filters is told to it, as
+    warnings.filterwarnings tells it."""
+    changed = getattr(module, "_filters_mutated", None) or getattr(module, "_filters_mutated_lock_held", None)
+    if changed is not None:
+        changed()
 
 
 # Registered once per module: `watch` keeps the module in sys.modules (memleak_attach.py), so attaching again does

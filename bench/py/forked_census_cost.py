@@ -39,7 +39,7 @@ def probe(walk):
     before = _uss()
     t0 = time.perf_counter()
     if walk == "whole heap (census before)":
-        agent.census._state["scope"] = "heap"
+        agent.census._state.scope = "heap"
         agent.census._shares_pages_with_relatives = lambda: False
         agent.census._census_stats(1.0, True)
     elif walk == "near globals (census now)":

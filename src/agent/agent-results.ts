@@ -111,7 +111,7 @@ export interface CopiedObject {
 }
 
 /**
- * What memleak asked a forked worker's agent with its word "cow" (agent/cow-ask.ts): the program's containers by the
+ * What memleak asked a forked worker's agent with its word "cow" (session/cow-ask.ts): the program's containers by the
  * bytes of theirs the worker now holds privately, and what the walk cost. `why` when it could not look.
  */
 export interface CowResult {

@@ -1,7 +1,8 @@
 /**
  * The verdict document users see: the judgement analysis makes (analysis/classify.ts `judge`), worded
- * (wording/index.ts). What every command that reports a verdict calls — run, watch, analyze, the interim verdicts;
- * session/judged-verdict.ts adds the gates to it.
+ * (wording/index.ts). What every command that reports a verdict calls — run and watch (session/session.ts), their
+ * interim verdicts (session/interim/job.ts), analyze of a recording (recording/replay.ts) and analyze --prometheus
+ * (prometheus/verdicts.ts). The gates are then checked on it in one place, gates/gate-verdict.ts.
  */
 import { judge, type ClassifyInput } from "../analysis/classify.js";
 import type { JudgedFinding } from "../analysis/judgement.js";

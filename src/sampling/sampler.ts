@@ -1,6 +1,7 @@
 /**
  * One tick = one Sample: rediscover the tree, read status/stat of every process, smaps_rollup of those the budget
- * allows, and the cgroup. Pure of scheduling: the caller decides when to tick (commands/watch, commands/run).
+ * allows, and the cgroup; then what the agents and the GPU driver have to add (sample-sources.ts), so the sample is
+ * complete when it is handed on. Pure of scheduling: the caller decides when to tick (session/session.ts).
  */
 import type { CgroupLocation } from "../system/cgroup-locate.js";
 import type { HostFs } from "../system/host-fs.js";
@@ -15,8 +16,10 @@ import { MappedFilesReader } from "./mapped-files.js";
 import { AgeStats } from "./freshness.js";
 import { processKey } from "./process-key.js";
 import { DEFAULT_PSS_EVERY, DEFAULT_SMAPS_BUDGET } from "./defaults.js";
+import { addFromSources, type SampleSources } from "./sample-sources.js";
 
-export interface SamplerOptions {
+/** The sources beyond /proc (sample-sources.ts) are optional: the sampler's own tests leave them out. */
+export interface SamplerOptions extends SampleSources {
   fs: HostFs;
   rootPid: number;
   cgroup?: CgroupLocation | undefined;
@@ -150,6 +153,7 @@ export class Sampler {
     if (this.opts.cgroup) sample.cgroup = readCgroup(this.fs, this.opts.cgroup);
     const machine = readMachineMemory(this.fs);
     if (machine) sample.machine = machine;
+    addFromSources(sample, this.opts);
     return sample;
   }
 

@@ -3,7 +3,8 @@
  * the live view and the verdict so far up to date, and stop when the target exits, when --duration has passed, or
  * when asked to. Then classify, check the gates, and append the verdict to the recording.
  *
- * The parts each have a file: what is written to the recording (recording/session-writer.ts), what the user sees meanwhile
+ * The parts each have a file: each sample, complete with the agents' reports and the GPU driver's readings
+ * (sampling/sampler.ts), what is written to the recording (recording/session-writer.ts), what the user sees meanwhile
  * (session/presenter.ts), the verdict so far (session/interim/verdicts.ts), the cgroup's other processes
  * (cgroup-outsiders.ts). This file only says when each is told what.
  */
@@ -20,6 +21,7 @@ import type { GateOptions } from "../gates/spec.js";
 import { RECORDING_SCHEMA, type RecordingHeader } from "../recording/format.js";
 import type { LiveRegion } from "../report/live/region.js";
 import { Sampler } from "../sampling/sampler.js";
+import { GpuDriverReadings } from "../sampling/gpu-driver-readings.js";
 import { DEFAULT_PSS_EVERY } from "../sampling/defaults.js";
 import type { Sample } from "../system/sample.js";
 import type { CgroupLocation } from "../system/cgroup-locate.js";
@@ -145,9 +147,10 @@ class Session {
   private readonly outsiders: CgroupOutsiders | undefined;
   /** Each process's GPU memory from the driver, read every few seconds beside the ticks (never waited on by one). */
   private readonly gpuDriver = new GpuDriver();
+  /** The driver's readings as the sampler adds them to its samples. */
+  private readonly gpuReadings = new GpuDriverReadings(this.gpuDriver);
   /** Asks forked workers' agents which of their parent's objects they copied, while they copy (cow-ask.ts). */
   private readonly cowAsk = new CowAsk();
-  private gpuRead: Promise<void> | undefined;
 
   constructor(
     private readonly target: SessionTarget,
@@ -157,12 +160,16 @@ class Session {
     private readonly wakeup: Wakeup,
     region: LiveRegion | undefined,
   ) {
+    const agent = target.agent;
+    // Each sample comes complete from the sampler, the agents' reports and the driver's readings in it.
     this.sampler = new Sampler({
       fs,
       rootPid: target.rootPid,
       cgroup: target.cgroup,
       smapsBudget: o.smapsBudget,
       pssEvery: o.pssEvery,
+      agentReports: agent && ((pids) => agent.snapshot(pids)),
+      gpu: this.gpuReadings,
     });
     this.presenter = new SessionPresenter(io, region, target);
     const say = (line: string) => this.presenter.say(line);
@@ -215,10 +222,7 @@ class Session {
   /** Adds one sample to the series and the recording, and lets the attacher see its processes. */
   private async take(sample: Sample, tick: number): Promise<void> {
     const agent = this.target.agent;
-    const agentData = agent?.snapshot(sample.processes.map((p) => p.pid));
-    if (agentData) sample.agent = agentData;
     if (agent) this.cowAsk.consider(sample.processes, (sample.t - this.started) / 1000, (pid) => agent.askCopied(pid));
-    this.addGpuReadings(sample);
     this.latest = sample;
     this.builder.add(sample);
     this.presenter.sayDenied(this.sampler.totals.smapsDenied);
@@ -228,18 +232,6 @@ class Session {
     this.recordAttaches();
     this.recorder.sample(sample, this.sampler.totals.seen);
     if (this.target.agent) this.recorder.testMarks(this.target.agent.takeTestMarks());
-  }
-
-  /** The driver's readings that arrived since the last tick go into this sample; the next read starts when due. */
-  private addGpuReadings(sample: Sample): void {
-    const gpu = this.gpuDriver.take();
-    if (gpu) {
-      for (const p of sample.processes) {
-        const used = gpu.get(p.pid);
-        if (used) p.gpu = used;
-      }
-    }
-    this.gpuRead = this.gpuDriver.poll() ?? this.gpuRead;
   }
 
   /** After sampling: the last of the outsiders, the injections and the agent, then the verdict and the gates. */
@@ -289,7 +281,7 @@ class Session {
 
   async close(): Promise<void> {
     // An nvidia-smi still running is waited for (at most its timeout), so memleak leaves no child behind.
-    await this.gpuRead;
+    await this.gpuReadings.finished();
     this.recorder.close();
     await this.interim.close();
   }

@@ -25,7 +25,59 @@ _channel = _readings = _lifecycle = _sibling_module = None
 
 _ModuleType = type(sys)
 
-_state = {"last": 0.0, "cost": 0.0, "cached": None, "seen": {}}
+
+class _CensusState:
+    """What the census keeps in this process from one walk to the next: when it walked and what that cost, what the
+    walks follow, what they suspect, and what the searches last said. Its fields are slots: no __dict__ beside them in
+    every watched process. A forked child starts its own walks afresh (_reset_in_child)."""
+
+    __slots__ = (
+        "last",
+        "cost",
+        "cached",
+        "paused",
+        "walks",
+        "early",
+        "early_bucket",
+        "scope",
+        "shared_walks",
+        "rebase",
+        "seen",
+        "candidate",
+        "searched",
+        "suspect",
+        "graph_nodes",
+        "graph_rises",
+        "graph_searched",
+        "graph_suspect",
+        "gc_held",
+        "holder",
+    )
+
+    def __init__(self):
+        self.last = 0.0  # time.monotonic() of the last walk, or of the last one skipped: the next is due after the gap
+        self.cost = 0.0  # the last walk's CPU seconds: what spaces the walks (_census_gap)
+        self.cached = None  # the last walk's report, sent again until the next walk
+        self.paused = False  # the pytest plugin measures a test's calls: no walk (census_paused)
+        self.walks = 0  # walks so far: the first follows every container from its length then
+        self.early = False  # the next walk comes at the shortest gap: the last one opened a question (_census_gap)
+        self.early_bucket = None  # (tokens, when) of the early walks' bucket (_early_walk_granted); None: full
+        self.scope = None  # "heap" or "near globals", once the first walk chose where to walk
+        self.shared_walks = 0  # walks of the heap in a row that found pages shared with forked relatives
+        self.rebase = False  # the first walk near the globals is next: what the heap's walks followed keeps its start
+        self.seen = {}  # id → the length each followed container (over 16 items) is counted from
+        self.candidate = None  # (id, length, when) of the last walk's container that gained most (_suspect)
+        self.searched = None  # id of the container last handed to the holder search: searched once
+        self.suspect = None  # (container, what, length, items a second): searched for after this walk, then dropped
+        self.graph_nodes = None  # (nodes, capped, when) of the autograd graphs at the last walk with torch loaded
+        self.graph_rises = 0  # walks in a row at which the graphs' nodes rose with no container gaining tensors
+        self.graph_searched = False  # the growing graph's holder was looked for: once, until it stops growing
+        self.graph_suspect = None  # the graphs' nodes gained a second: their holder is looked for after this walk
+        self.gc_held = False  # a walk holds the collector off: a child forked meanwhile turns it back on
+        self.holder = None  # the last 'holder' message sent (strings and numbers only): for the tests
+
+
+_state = _CensusState()
 _CENSUS_MAX_BLOCKS = 1_000_000  # over this many objects one walk would hold the GIL for ~0.1 s or more: do not walk
 # Over this many blocks (which bound the tracked objects from above) the holder searches' one uninterruptible pass
 # could hold the GIL past ~80 ms: not looked for (a walk near the globals still follows the container).
@@ -171,22 +223,22 @@ def _census_stats(interval, force=False):
     another thread during the ~10 ms of a walk has its switch undone; gc.collect() still runs when called."""
     enabled = gc.isenabled()
     if enabled:
-        _state["gcHeld"] = True  # a fork meanwhile (another thread) must not leave the child without collection
+        _state.gc_held = True  # a fork meanwhile (another thread) must not leave the child without collection
         gc.disable()
     try:
         return _census_walk(interval, force)
     except Exception:
-        _state["last"] = time.monotonic()
-        _state["cached"] = {"skipped": 1, "why": "the walk failed"}
-        return _state["cached"]
+        _state.last = time.monotonic()
+        _state.cached = {"skipped": 1, "why": "the walk failed"}
+        return _state.cached
     finally:
         if enabled:
-            _state["gcHeld"] = False
+            _state.gc_held = False
             gc.enable()
         # The searches' one pass over every tracked object (gc.get_referrers) cannot be cut into pieces: ~20 ms a
         # million. The walks near the globals run on any heap; the searches only where that pass stays short, and the
         # heap is only sized when a walk left something to search (not at every report).
-        wanted = _state.get("suspect") is not None or _state.get("graphSuspect") is not None
+        wanted = _state.suspect is not None or _state.graph_suspect is not None
         if wanted and sys.getallocatedblocks() <= _HOLDER_MAX_BLOCKS:
             try:
                 _holder_search()  # with the collector back on: runs for up to seconds, GIL released between passes
@@ -196,13 +248,12 @@ def _census_stats(interval, force=False):
                 _graph_holder()
             except Exception:
                 pass
-        elif _state.get("suspect") is not None:
+        elif _state.suspect is not None:
             try:
                 _named_near()
             except Exception:
                 pass
-        _state.pop("suspect", None)
-        _state.pop("graphSuspect", None)
+        _state.suspect = _state.graph_suspect = None
 
 
 # The switch interval the census's two passes over every object run under (_tracked): no other thread is handed the GIL
@@ -452,9 +503,9 @@ def _census_gap(interval):
     keeping its losses was walked at 2 s and 29 s: the list seen gaining once in a 40 s watch, the verdict
     fragmentation; now its holder is named at ~12 s."""
     shortest = max(interval, _CENSUS_MIN_GAP)
-    if _state.get("walks") == 1 or _state.get("graphRises") == 1 or _state.get("early"):
+    if _state.walks == 1 or _state.graph_rises == 1 or _state.early:
         return shortest
-    return max(shortest, min(_CENSUS_MAX_GAP, _state["cost"] / 0.005))
+    return max(shortest, min(_CENSUS_MAX_GAP, _state.cost / 0.005))
 
 
 def census_paused(paused):
@@ -463,7 +514,7 @@ def census_paused(paused):
     +7,015 blocks after pytest's imports, +159 at the next walk) would be counted by the test's readings as the test's:
     a CI run's first test, `sum(range(10_000))`, was called a one-off when the session's first walk fell between its
     readings. The walks resume between tests."""
-    _state["paused"] = paused
+    _state.paused = paused
 
 
 def _census_walk(interval, force):
@@ -475,33 +526,33 @@ def _census_walk(interval, force):
     program. type(o), never isinstance: isinstance reads o.__class__, a property on some objects (torch.distributed
     warns from it)."""
     now = time.monotonic()
-    if _state.get("paused"):
-        return _state["cached"]
-    if not force and _state["cached"] is not None and now - _state["last"] < _census_gap(interval):
-        return _state["cached"]
-    _state["early"] = False
+    if _state.paused:
+        return _state.cached
+    if not force and _state.cached is not None and now - _state.last < _census_gap(interval):
+        return _state.cached
+    _state.early = False
     # Once the walks keep to what is near the globals they stay there, whatever the relatives do now: the check (a read
     # of /proc/self/smaps_rollup, ~0.3-0.6 ms) is only needed while a whole-heap scope may still have to stop.
-    shared = True if _state.get("scope") == "near globals" else _shares_pages_with_relatives()
-    if _state.get("scope") is None:
-        _state["scope"] = "near globals" if shared else "heap"
-    if shared and _state["scope"] == "heap":
+    shared = True if _state.scope == "near globals" else _shares_pages_with_relatives()
+    if _state.scope is None:
+        _state.scope = "near globals" if shared else "heap"
+    if shared and _state.scope == "heap":
         # It forked after the walks started over the whole heap (a DataLoader starts its workers at the first batch,
         # after the program has run a while): a walk of the whole heap would now copy every page it shares with them.
         # Once the sharing is seen at two walks in a row it walks narrowly from then on, and stays narrow once they are
         # gone (another switch, another series). One walk is only skipped: a subprocess shares every page for the
         # moment between its fork and its exec (ctypes.util.find_library runs one), and switching then lost the
         # tensor census of a training loop for good (torch_losses_leak's graphs read as the native heap).
-        _state["sharedWalks"] = _state.get("sharedWalks", 0) + 1
-        if _state["sharedWalks"] < 2:
-            _state["last"] = now
-            _state["cached"] = {"skipped": 1, "why": "shares pages with forked relatives"}
-            return _state["cached"]
-        _state["scope"] = "near globals"
-        _state["rebase"] = True
+        _state.shared_walks += 1
+        if _state.shared_walks < 2:
+            _state.last = now
+            _state.cached = {"skipped": 1, "why": "shares pages with forked relatives"}
+            return _state.cached
+        _state.scope = "near globals"
+        _state.rebase = True
     elif not shared:
-        _state["sharedWalks"] = 0
-    near = _state["scope"] == "near globals"
+        _state.shared_walks = 0
+    near = _state.scope == "near globals"
     # Only a walk of the whole heap costs what the heap holds: one near the globals reads what the program's modules
     # hold, however many objects there are. A training loop over a shuffled dataset of a million images (a DataLoader's
     # RandomSampler: a list of a million ints) passed the bound from its first batch, and its kept losses, unseen by the
@@ -510,8 +561,8 @@ def _census_walk(interval, force):
     # request's dict in a module-level list passed it within seconds, and its leak was said with no holder and no word
     # of why (a helper's trial, 2026-12-05). What the walks followed over the whole heap keeps its start (rebase).
     if not near and sys.getallocatedblocks() > _CENSUS_MAX_BLOCKS:
-        _state["scope"] = "near globals"
-        _state["rebase"] = True
+        _state.scope = "near globals"
+        _state.rebase = True
         near = True
     torch = sys.modules.get("torch")
     tensor_type = getattr(torch, "Tensor", None) if torch is not None and not near else None
@@ -529,7 +580,7 @@ def _census_walk(interval, force):
     with_graph = []
     # The walk's own containers are in the list too (big holds itself by the time the walk reaches it): once freed,
     # a program's new list can get the address and inherit their length.
-    own = {id(big), id(storages), id(with_graph), id(_state), id(_state["seen"])}
+    own = {id(big), id(storages), id(with_graph), id(_state.seen)}
     for o in _near_globals(containers) if near else _tracked(containers, tensor_type):
         kind = type(o)
         if kind in containers and id(o) not in own:
@@ -561,19 +612,19 @@ def _census_walk(interval, force):
     if len(big) > _TRACKED_CONTAINERS:
         big.sort(key=len, reverse=True)
         big = big[:_TRACKED_CONTAINERS]
-    seen = _state["seen"]
-    first = _state.get("walked") is None
-    _state["walked"] = True
-    _state["walks"] = _state.get("walks", 0) + 1
+    seen = _state.seen
+    first = _state.walks == 0
+    _state.walks += 1
     # The first narrow walk after walks of the whole heap: a container those walks followed keeps its start; one they
     # did not follow (there are many more, all near the globals among them) starts from its length now, as on a first
     # walk — counted from 0 it would seem to have gained all it holds.
-    rebase = _state.pop("rebase", False)
+    rebase = _state.rebase
+    _state.rebase = False
     base = {}
     for o in big:
         n = len(o)
         base[id(o)] = n if first else seen.get(id(o), n) if rebase else seen.get(id(o), 0)
-    _state["seen"] = base
+    _state.seen = base
     # Ranked by bytes added (items × their sampled size), not items: an import fills module dicts with thousands of
     # small functions, which must not hide a list of 4 KB buffers that grows by a few hundred a second.
     gainers = []
@@ -621,10 +672,10 @@ def _census_walk(interval, force):
         else:
             _suspect_graph(0, False, now)
     with_graph = None
-    _state["cost"] = time.thread_time() - t0
-    out["costMs"] = round(_state["cost"] * 1000, 2)
-    _state["last"] = now
-    _state["cached"] = out
+    _state.cost = time.thread_time() - t0
+    out["costMs"] = round(_state.cost * 1000, 2)
+    _state.last = now
+    _state.cached = out
     return out
 
 
@@ -662,10 +713,10 @@ _EARLY_WALKS = 2
 
 
 def _early_walk_granted(now):
-    tokens, since = _state.get("earlyBucket", (_EARLY_WALKS, now))
+    tokens, since = _state.early_bucket or (_EARLY_WALKS, now)
     tokens = min(_EARLY_WALKS, tokens + (now - since) / _CENSUS_MAX_GAP)
     granted = tokens >= 1
-    _state["earlyBucket"] = (tokens - 1 if granted else tokens, now)
+    _state.early_bucket = (tokens - 1 if granted else tokens, now)
     return granted
 
 
@@ -674,31 +725,31 @@ def _suspect(candidate, first):
     walks in a row and is longer at the second: it still grows (a bounded cache that filled up has gained as much, but
     no more). It is handed to the holder search once (a new container, or another one growing, is searched again),
     which runs after the walk, with the collector back on (_census_stats)."""
-    previous = _state.get("candidate")  # (id, length, when) of the last walk's candidate
+    previous = _state.candidate  # (id, length, when) of the last walk's candidate
     if candidate is None:
-        _state["candidate"] = None
+        _state.candidate = None
         return
     container, length, now = candidate[5], candidate[1], time.monotonic()
-    _state["candidate"] = (id(container), length, now)
+    _state.candidate = (id(container), length, now)
     if (
         first
         or previous is None
         or previous[0] != id(container)
         or length <= previous[1]
-        or id(container) == _state.get("searched")
+        or id(container) == _state.searched
     ):
         # A new candidate that gained 256 KiB or more: the next walk, which tells whether it keeps gaining, comes early
         # (_census_gap).
         fresh = previous is None or previous[0] != id(container)
-        if fresh and not first and candidate[0] >= _EARLY_WALK_BYTES and id(container) != _state.get("searched"):
-            _state["early"] = _early_walk_granted(now)
+        if fresh and not first and candidate[0] >= _EARLY_WALK_BYTES and id(container) != _state.searched:
+            _state.early = _early_walk_granted(now)
         return
-    _state["searched"] = id(container)
+    _state.searched = id(container)
     # The walk after a suspicion comes early too: whether it still gains then tells a leak from a cache that filled up
     # by the time it was suspected (layer.ts pinningSuspected needs that third rise).
-    _state["early"] = _early_walk_granted(now)
+    _state.early = _early_walk_granted(now)
     # How fast it grows: items a second between the two walks (what the advice says it gains).
-    _state["suspect"] = (container, candidate[3], length, (length - previous[1]) / max(now - previous[2], 1e-3))
+    _state.suspect = (container, candidate[3], length, (length - previous[1]) / max(now - previous[2], 1e-3))
 
 
 # Tensors keeping a graph whose graphs one walk counts: a chain of recurrent states keeps one Python tensor per step
@@ -717,18 +768,18 @@ def _suspect_graph(nodes, capped, now, explained=False):
     # (nodes, capped, when) of the last walk; before the first, none: a graph the first walk finds grew from nothing
     # (with torch loaded walks are 10-25 s apart, more as a chain's tensors pile up: a GRU state's holder was not
     # named within 35 s of a CI run when the first walk only set the count to compare with).
-    previous = _state.get("graphNodes", (0, False, now))
-    _state["graphNodes"] = (nodes, capped, now)
+    previous = _state.graph_nodes or (0, False, now)
+    _state.graph_nodes = (nodes, capped, now)
     grew = nodes - previous[0] >= _GRAPH_RISE_MIN or (capped and previous[1])
     rose = grew and not explained
-    _state["graphRises"] = _state.get("graphRises", 0) + 1 if rose else 0
+    _state.graph_rises = _state.graph_rises + 1 if rose else 0
     if not rose:
-        _state.pop("graphSearched", None)
+        _state.graph_searched = False
         return
-    if _state["graphRises"] >= 2 and not _state.get("graphSearched"):
-        _state["graphSearched"] = True
-        _state["early"] = _early_walk_granted(now)  # as after a container's suspicion (_suspect)
-        _state["graphSuspect"] = (nodes - previous[0]) / max(now - previous[2], 1e-3)
+    if _state.graph_rises >= 2 and not _state.graph_searched:
+        _state.graph_searched = True
+        _state.early = _early_walk_granted(now)  # as after a container's suspicion (_suspect)
+        _state.graph_suspect = (nodes - previous[0]) / max(now - previous[2], 1e-3)
 
 
 def container_lengths():
@@ -793,7 +844,8 @@ def _holder_module():
 def _graph_holder():
     """What holds the graph that grew at two walks in a row: the program's global or running function's local whose
     tensor keeps the largest graph (memleak_graphs.py); one 'holder' message, as the container search sends."""
-    per_second = _state.pop("graphSuspect", None)
+    per_second = _state.graph_suspect
+    _state.graph_suspect = None
     torch = sys.modules.get("torch")
     tensor_type = getattr(torch, "Tensor", None)
     if per_second is None or tensor_type is None:
@@ -806,26 +858,27 @@ def _graph_holder():
         _thread.get_ident(),
         _holder_module(),
         _lifecycle._process.main,
-        _state["graphNodes"][0],
+        _state.graph_nodes[0],
     )
     message = {
         "type": "holder",
         "pid": os.getpid(),
         "t": time.time(),
         "container": "autograd graph of a Tensor",
-        "length": found.pop("nodes", _state["graphNodes"][0]),
+        "length": found.pop("nodes", _state.graph_nodes[0]),
         "itemsPerSecond": round(max(per_second, 0.0), 2),
     }
     if found.pop("capped", False):
         message["lengthCapped"] = True  # the count stopped at its bound: the graph has at least this many nodes
     message.update(found)
-    _state["holder"] = message
+    _state.holder = message
     _channel._send(message)
 
 
 def _holder_search():
     """The search for what holds the suspected container; one 'holder' message with what it found and what it cost."""
-    suspect = _state.pop("suspect", None)
+    suspect = _state.suspect
+    _state.suspect = None
     if suspect is None:
         return
     container, what, length, per_second = suspect
@@ -841,7 +894,8 @@ def _named_near():
     hop, as the search names one; nothing is sent where none is. No search ran, and its cost says so (no level, no
     pass). A Flask app keeping every request's dict in a module-level list passed 4 million objects in seconds, and its
     leak was said unheld. Looked for once per suspicion, not at every walk."""
-    container, what, length, per_second = _state.pop("suspect")
+    container, what, length, per_second = _state.suspect
+    _state.suspect = None
     name = _global_name(container)
     container = None
     if name is None:
@@ -876,7 +930,7 @@ def _send_holder(what, length, per_second, found):
         "itemsPerSecond": round(per_second, 2),
     }
     message.update(found)
-    _state["holder"] = message  # strings and numbers only: what the last search said, for the tests
+    _state.holder = message  # strings and numbers only: what the last search said, for the tests
     _channel._send(message)
 
 
@@ -898,20 +952,20 @@ def _copied_objects():
 
 def _reset_in_child():
     """What the parent's census left behind that a forked child's census must not use."""
-    _state["cached"] = None
-    _state["seen"] = {}
-    _state["walked"] = None
-    _state["walks"] = 0
-    _state["early"] = False
-    _state.pop("earlyBucket", None)
-    _state["scope"] = None
-    _state["suspect"] = _state["candidate"] = _state["searched"] = None
-    for key in ("graphNodes", "graphRises", "graphSearched", "graphSuspect"):
-        _state.pop(key, None)
+    _state.cached = None
+    _state.seen = {}
+    _state.walks = 0
+    _state.early = False
+    _state.early_bucket = None
+    _state.scope = None
+    _state.suspect = _state.candidate = _state.searched = None
+    _state.graph_nodes = _state.graph_suspect = None
+    _state.graph_rises = 0
+    _state.graph_searched = False
 
 
 def _collection_back_in_child():
-    if _state.get("gcHeld"):
+    if _state.gc_held:
         # Forked by another thread while the census held collection off: the child has no census to turn it back on.
-        _state["gcHeld"] = False
+        _state.gc_held = False
         gc.enable()

@@ -79,7 +79,7 @@ look()`,
 cache = {}
 grows = []
 def gap():
-    agent.census._state["cost"] = 0.1  # a walk of 100 ms: 20 s apart by the budget
+    agent.census._state.cost = 0.1  # a walk of 100 ms: 20 s apart by the budget
     return agent.census._census_gap(1.0)
 g = {}
 look(); g["after the first walk"] = gap()
@@ -91,13 +91,13 @@ more = [bytearray(1024) for _ in range(800)]   # the new leader: a fresh contain
 look(); g["another new one"] = gap()
 most = [bytearray(1024) for _ in range(1600)]
 look(); g["a third new one, within the minute"] = gap()
-agent.census._state["earlyBucket"] = (0, agent.census._state["earlyBucket"][1] - 60)  # a minute later: one more
+agent.census._state.early_bucket = (0, agent.census._state.early_bucket[1] - 60)  # a minute later: one more
 last = [bytearray(1024) for _ in range(3200)]
 look(); g["a fourth, a minute later"] = gap()
 del grows[:], more, most, last   # gone: the only container that gains next is small
 small = []
 small.extend(bytearray(64) for _ in range(100))
-agent.census._state["earlyBucket"] = (2, agent.census._state["earlyBucket"][1])
+agent.census._state.early_bucket = (2, agent.census._state.early_bucket[1])
 look(); g["a new container gained 6 KiB"] = gap()
 out[:] = [g]`,
     );

@@ -119,7 +119,7 @@ w = torch.ones(64, requires_grad=True)
 losses = []
 def walk():
     A.census._census_stats(0.5, force=True)
-    return A.census._state["cached"].get("graphNodes")
+    return A.census._state.cached.get("graphNodes")
 out["nodes"] = []
 for _ in range(4):
     for _ in range(200):
@@ -147,7 +147,7 @@ out["holders"] = [m["length"] for m in sent if m.get("type") == "holder"]
   it("the census suspects a graph growing at two walks in a row, not at one, and sends one holder message", () => {
     const out = run(`${CHAIN}def walk():
     A.census._census_stats(0.5, force=True)
-    return A.census._state["cached"].get("graphNodes")
+    return A.census._state.cached.get("graphNodes")
 out["nodes"] = [walk()]
 grow(100); out["nodes"].append(walk())
 out["afterOneRise"] = len(sent)

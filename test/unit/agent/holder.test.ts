@@ -248,7 +248,7 @@ service = Service()
 out = []
 def look():
     agent.census._census_stats(1.0, force=True)
-    h = agent.census._state.get("holder", {})
+    h = agent.census._state.holder or {}
     out.append([h.get("path"), h.get("t")])
 look()                                              # first walk: every container starts from its length
 for _ in range(4):
@@ -283,7 +283,7 @@ for step in range(3):
     for i in range(300):
         PAGES["/page/%d/%d" % (step, i)] = "<html>" + "x" * 6000
     out.append(agent.census._census_stats(1.0, force=True))
-out.append({"tracked": gc.is_tracked(PAGES), "holder": agent.census._state.get("holder", {}).get("path")})
+out.append({"tracked": gc.is_tracked(PAGES), "holder": (agent.census._state.holder or {}).get("path")})
 print(json.dumps(out))`;
     const results = JSON.parse(execFileSync("python3", ["-c", code], { encoding: "utf8" })) as Record<
       string,
@@ -307,7 +307,7 @@ for step in range(3):
     for i in range(300):
         View.pages["/page/%d/%d" % (step, i)] = "x" * 6000
     out.append(agent.census._census_stats(1.0, force=True))
-out.append(agent.census._state.get("holder", {}).get("path"))
+out.append((agent.census._state.holder or {}).get("path"))
 print(json.dumps(out))`;
     const results = JSON.parse(execFileSync("python3", ["-c", code], { encoding: "utf8" })) as unknown[];
     expect(results.at(-1)).toBe("__main__.View.pages");
@@ -328,7 +328,7 @@ out = []
 for _ in range(3):
     LOG.extend({"i": i} for i in range(100))
     out.append(agent.census._census_stats(1.0, force=True).get("scope"))
-out.append(agent.census._state.get("holder"))
+out.append(agent.census._state.holder)
 print(json.dumps(out))`;
     const out = JSON.parse(execFileSync("python3", ["-c", code], { encoding: "utf8" })) as unknown[];
     expect(out.slice(0, 3)).toEqual(["near globals", "near globals", "near globals"]);
@@ -363,7 +363,7 @@ fill(2000)
 agent.census._census_stats(1.0, force=True)   # gained since followed, but not since the last walk
 fill(2000)
 agent.census._census_stats(1.0, force=True)
-print(json.dumps({"holder": agent.census._state.get("holder"), "len": len(cache)}))`;
+print(json.dumps({"holder": agent.census._state.holder, "len": len(cache)}))`;
     expect(JSON.parse(execFileSync("python3", ["-c", code], { encoding: "utf8" }))).toEqual({ holder: null, len: 300 });
   });
 });

@@ -94,7 +94,7 @@ for _ in range(3):
 peer.recv(1 << 20)
 out = []
 for _ in range(10):
-    agent.census._state["last"] = 0.0  # the census is due at the first of four reports back to back
+    agent.census._state.last = 0.0  # the census is due at the first of four reports back to back
     for i in range(4):
         agent.lifecycle._report(1.0)
     try:

@@ -39,7 +39,11 @@ class _Process:
         self.forked_by = None  # the pid that forked, where a sleeping worker watches its parent (_before_fork)
         self.prctl = None  # libc's prctl, and the parent-death signal, for a worker going to sleep (_install_wake)
         self.parent_gone = None
-        self.fork_filter = False  # the filter of the fork warning is in the warnings filters (_hide_our_fork_warning)
+        self.fork_filter = False
+        # `run --try trim` (_periodic_trim): every how many seconds (None: not read yet; 0: off), when last, how often
+        self.trim_every = None
+        self.trim_last = 0.0
+        self.trim_count = 0  # the filter of the fork warning is in the warnings filters (_hide_our_fork_warning)
         self.tracer = None  # memleak_trace.py's Tracer, in a process traced (--trace-python)
         self.traced = None
         # The program's main thread, for the holder search where threading is not loaded: the agent is loaded on it
@@ -79,7 +83,7 @@ def _report_locked(interval, force, census):
     malloc = _readings._malloc_stats(interval, force)
     if malloc is not None:
         # The trims `run --try trim` made so far: the proof that the setting was in effect (a copy: the reading is cached).
-        message["malloc"] = dict(malloc, trims=_trim["count"]) if _trim["every"] else malloc
+        message["malloc"] = dict(malloc, trims=_process.trim_count) if _process.trim_every else malloc
     torch = _readings._torch_stats()
     if torch is not None:
         message["torch"] = torch
@@ -115,28 +119,29 @@ def _agent_files():
 
 # `run --try trim` (MEMLEAK_TRIM_EVERY seconds): the agent calls malloc_trim(0) that often, on its own thread, to show
 # what returning glibc's free pages to the kernel does to this program. Read once per process, like the allocator.
-_trim = {"every": None, "last": 0.0, "count": 0}
 
 
 def _trim_every():
-    if _trim["every"] is None:
+    if _process.trim_every is None:
         every = _env_float("MEMLEAK_TRIM_EVERY", 0.0)
-        _trim["every"] = every if every > 0 and not _process.attached and _readings._allocator() == "glibc" else 0.0
-    return _trim["every"]
+        _process.trim_every = (
+            every if every > 0 and not _process.attached and _readings._allocator() == "glibc" else 0.0
+        )
+    return _process.trim_every
 
 
 def _periodic_trim():
     every = _trim_every()
     now = time.monotonic()
-    if not every or now - _trim["last"] < every:
+    if not every or now - _process.trim_last < every:
         return
     libc = _readings._libc()
     if libc is None or not hasattr(libc, "malloc_trim"):
-        _trim["every"] = 0.0
+        _process.trim_every = 0.0
         return
-    _trim["last"] = now
+    _process.trim_last = now
     libc.malloc_trim(0)
-    _trim["count"] += 1
+    _process.trim_count += 1
 
 
 def _trim_probe():

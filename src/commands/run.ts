@@ -21,7 +21,7 @@ import { stopText, Wakeup } from "../session/wakeup.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { AgentChannel } from "../agent/channel.js";
 import { RunAgents } from "../session/run-agents.js";
-import { agentDir, agentEnv } from "../agent/inject.js";
+import { agentDir, agentEnv } from "../agent/preload.js";
 import { forwardSignals, killTree } from "../session/command-signals.js";
 import { FailFastStop, hostProcesses } from "../session/fail-fast/stop.js";
 import { gatesExitCode, runExitCode, type CommandExit } from "../gates/exit-policy.js";

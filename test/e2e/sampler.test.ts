@@ -11,7 +11,7 @@ import { startReady, type Started } from "../helpers/processes.js";
 import { OWN_MEMORY_CGROUP, skipNote } from "../helpers/cgroup.js";
 import { CountingFs } from "../helpers/counting-fs.js";
 import { AgentChannel } from "../../src/agent/channel.js";
-import { agentEnv } from "../../src/agent/inject.js";
+import { agentEnv } from "../../src/agent/preload.js";
 import { readdirSync, readFileSync } from "node:fs";
 import { lacking } from "../helpers/prerequisite.js";
 

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { AgentChannel } from "../../src/agent/channel.js";
-import { agentEnv } from "../../src/agent/inject.js";
+import { agentEnv } from "../../src/agent/preload.js";
 
 const running: { ch: AgentChannel; parent: ChildProcess; pids: number[] }[] = [];
 

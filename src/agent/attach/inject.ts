@@ -15,7 +15,7 @@ import { existsSync, lchownSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolveCommand } from "../../system/launch.js";
-import { agentDir } from "../inject.js";
+import { agentDir } from "../preload.js";
 import { REMOTE_EXEC_VERSION, versionAtLeast } from "./interpreter.js";
 import { runHelper } from "./run-helper.js";
 import { debuggerHere, GDB_MISSING } from "./debugger.js";

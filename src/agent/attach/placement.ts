@@ -36,7 +36,7 @@ import {
 import { basename, join } from "node:path";
 import { alive } from "../../system/isolate.js";
 import { answers } from "../channel.js";
-import { agentDir } from "../inject.js";
+import { agentDir } from "../preload.js";
 import { AGENT_CODE_FILES } from "./precompile.js";
 
 /**

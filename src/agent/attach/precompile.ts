@@ -15,7 +15,7 @@
  */
 import { execFile } from "node:child_process";
 import { join } from "node:path";
-import { agentDir } from "../inject.js";
+import { agentDir } from "../preload.js";
 
 /** A compile takes ~0.1 s; an interpreter that takes this long is not worth waiting for. */
 const PRECOMPILE_TIMEOUT_MS = 10_000;

@@ -1,6 +1,6 @@
 /**
  * What each rule says, word for word: the summary, caveats, advice, confidence and evidence of every finding of one
- * scenario per rule on seeded synthetic series, kept as snapshots (test/unit/analysis/rules/__snapshots__). The text is the user's contract — the numbers
+ * scenario per rule on seeded synthetic series, kept as snapshots (test/unit/analysis/signals/__snapshots__). The text is the user's contract — the numbers
  * that prove the verdict and what to do — so a rule that loses a value (an advice placeholder left as "?", a number
  * dropped from a summary) or changes its wording fails here and shows the change for review.
  */

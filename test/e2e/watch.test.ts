@@ -2,13 +2,21 @@
  * `memleak watch <pid>` on programs started outside memleak: it injects the agent into the running interpreters
  * (gdb), and gives the verdict `run` would give — fragmentation, a leak in a forked worker — with the agent's numbers.
  */
+import { dirname } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { VerdictDocument } from "../../src/analysis/types.js";
 import { REPO } from "../helpers/fixtures.js";
 import { memleak, startReady, type Started } from "../helpers/processes.js";
 import { expectDictCacheLayer, startScenario } from "../helpers/watched.js";
+import { lacking } from "../helpers/prerequisite.js";
+import { pyenvPythons } from "../helpers/pythons.js";
 
 const MiB = 2 ** 20;
+/**
+ * Another installation of the Python the debugger embeds (Debian 12's lldb and gdb: 3.11): pyenv's 3.11. One of
+ * another version would not do: its library has no lib/python3.11, and the embedded one falls back to its own.
+ */
+const otherPython = pyenvPythons([11])[0];
 const started: Started[] = [];
 afterAll(async () => {
   for (const s of started) await s.stop();
@@ -50,6 +58,24 @@ describe.concurrent("watch: the agent injected into running programs", { timeout
     expect(doc.verdict).toMatchObject({ kind: "leak", pid: worker, subject: { isRoot: false } });
     expect(doc.verdict.evidence.mallocInUseGrowth as number).toBeGreaterThan(10 * MiB);
   });
+
+  // A pyenv version, a conda environment or a virtualenv first on PATH, and PYTHON* settings meant for another
+  // Python, in the shell memleak runs from: the debugger's own Python (lldb's here, gdb's elsewhere) must not take them
+  // as its own. lldb's took the first python3's library on PATH and failed in every process (No module named 'six').
+  it.skipIf(lacking(otherPython === undefined, "pyenv's CPython 3.11", "pyenv install 3.11 (.ci/run checks for it)"))(
+    "from a shell whose PATH starts with another Python, with its PYTHONHOME and PYTHONPATH: the agent still attaches",
+    async () => {
+      const target = await startScenario("idle", 60);
+      started.push(target);
+      const home = dirname(dirname(otherPython!));
+      const r = await memleak(["watch", String(target.pid), "--duration", "4", "--interval", "0.5"], {
+        PATH: `${dirname(otherPython!)}:${process.env.PATH}`,
+        PYTHONHOME: home,
+        PYTHONPATH: `${home}/lib/python3.11/site-packages`,
+      });
+      expect(r.stderr).toMatch(new RegExp(`agent attached to PID ${target.pid} \\(python3[.\\d]*\\) in \\d+\\.\\d s`));
+    },
+  );
 });
 
 // Alone: the injections' own memory is what is judged, and gdb beside three other watches took ~6 s a process.

@@ -19,6 +19,7 @@ import { agentDir } from "../preload.js";
 import { REMOTE_EXEC_VERSION, versionAtLeast } from "./interpreter.js";
 import { runHelper } from "./run-helper.js";
 import { debuggerHere, GDB_MISSING } from "./debugger.js";
+import { debuggerEnv } from "./debugger-env.js";
 
 export type InjectMethod = "gdb" | "gdb-blocked" | "lldb" | "lldb-blocked" | "remote_exec";
 /**
@@ -178,9 +179,7 @@ async function viaLldb(
   const method = mode === "blocked" ? "lldb-blocked" : "lldb";
   if (!LLDB_SCRIPT) return { ok: false, method, reason: "lldb_inject.py is missing from this installation of memleak" };
   const started = Date.now();
-  // lldb's own Python (its embedded interpreter) finds its package here; the program's PYTHON* settings are not its.
-  const env: NodeJS.ProcessEnv = { ...r.env, PYTHONPATH: pythonPath };
-  delete env.PYTHONHOME;
+  const env = debuggerEnv(r.env, lldb, pythonPath);
   const ran = await runHelper(
     lldb,
     ["--batch", "--no-lldbinit", "-p", String(r.pid), "-o", `command script import ${LLDB_SCRIPT}`],
@@ -226,7 +225,11 @@ async function viaGdb(r: InjectRequest, timeoutMs: number, mode: InjectMode): Pr
       "-x",
       GDB_SCRIPT,
     ],
-    { ...r.env, MEMLEAK_INJECT_MODE: mode, MEMLEAK_INJECT_CODE: injectedCode({ ...codeSettings(r), page: true }) },
+    {
+      ...debuggerEnv(r.env, gdb),
+      MEMLEAK_INJECT_MODE: mode,
+      MEMLEAK_INJECT_CODE: injectedCode({ ...codeSettings(r), page: true }),
+    },
     timeoutMs,
   );
   const method = mode === "blocked" ? "gdb-blocked" : "gdb";

@@ -19,6 +19,7 @@ import type { AgentChannel } from "../agent/channel.js";
 import type { AttachRecord } from "../agent/attach/attach-record.js";
 import { identifyInterpreter, MIN_VERSION, versionAtLeast } from "../agent/attach/interpreter.js";
 import { injectAgent, type InjectOutcome } from "../agent/attach/inject.js";
+import { givenUpText, InjectorHealth } from "./injector-health.js";
 import { Precompiler } from "../agent/attach/precompile.js";
 import { hasCapSysPtrace, ptraceRefusal, tracerFacts, type OwnFacts } from "../agent/attach/permission.js";
 import { processKey } from "../sampling/process-key.js";
@@ -126,6 +127,7 @@ export class Attacher {
   private current: number[] = [];
   private readonly views: ContainerViews;
   private readonly precompiler = new Precompiler();
+  private readonly injector = new InjectorHealth();
 
   constructor(
     private readonly channel: AgentChannel,
@@ -256,7 +258,8 @@ export class Attacher {
       const pid = t.job.pid;
       const has = this.channel.hello.has(pid);
       if (this.placement.wanted.has(pid)) {
-        if (!has && !t.queued) {
+        // A debugger given up (injector-health.ts): no more are queued; those left are read from /proc.
+        if (!has && !t.queued && !this.injector.givenUp) {
           t.queued = true;
           this.queue.push({ ...t.job, notBefore: Math.max(t.job.notBefore, now) });
         }
@@ -289,6 +292,7 @@ export class Attacher {
     }
     for (const job of waiting) this.leftWaiting(job);
     this.passedOverAtEnd();
+    this.notTriedAtEnd();
   }
 
   /** The Python processes the placement left to /proc and that never had an agent: skipped, each with why. */
@@ -296,6 +300,24 @@ export class Attacher {
     for (const [pid, why] of this.placement.passedOver) {
       if (this.channel.hello.has(pid) || this.records.has(pid)) continue;
       const record: AttachRecord = { pid, status: "skipped", reason: `read from /proc only: ${why}` };
+      const inside = this.pidsInside.get(pid);
+      const told = inside === undefined ? record : { ...record, pidInside: inside };
+      this.records.set(pid, told);
+      this.decided.push(told);
+    }
+  }
+
+  /** The Python processes placed for an agent but not tried once the debugger was given up: failed, each with why. */
+  private notTriedAtEnd(): void {
+    const given = this.injector.givenUp;
+    if (!given) return;
+    for (const pid of this.placement.wanted.keys()) {
+      if (this.channel.hello.has(pid) || this.records.has(pid)) continue;
+      const record: AttachRecord = {
+        pid,
+        status: "failed",
+        reason: `not tried: ${givenUpText(given)} (${given.reason})`,
+      };
       const inside = this.pidsInside.get(pid);
       const told = inside === undefined ? record : { ...record, pidInside: inside };
       this.records.set(pid, told);
@@ -371,7 +393,7 @@ export class Attacher {
   private async attach(job: Job): Promise<AttachRecord | undefined> {
     const { pid } = job;
     if (this.channel.hello.has(pid)) return { pid, status: "inherited" };
-    if (!this.alive(job)) return undefined;
+    if (!this.alive(job) || this.injector.givenUp) return undefined; // given up: said once, recorded at the end
     const exe = this.fs.readLink(`/proc/${pid}/exe`);
     const maps = this.fs.readOptional(`/proc/${pid}/maps`);
     const isRoot = pid === this.o.rootPid;
@@ -427,8 +449,14 @@ export class Attacher {
     const outcome: InjectOutcome = await injectAgent(request);
     if (!outcome.ok) {
       if (this.channel.hello.has(pid)) return { pid, status: "inherited" };
+      // A process that exited meanwhile says nothing of the debugger.
+      if (this.alive(job) && this.injector.failed(pid, outcome.method ?? "the debugger", outcome.reason))
+        this.o.say(
+          `no agent in the other Python processes: ${givenUpText(this.injector.givenUp!)}; watching them from outside`,
+        );
       return { pid, status: "failed", reason: outcome.reason, ...(outcome.method && { method: outcome.method }) };
     }
+    this.injector.succeeded();
     if (await this.channel.waitForHello(pid, PENDING_WAIT_MS))
       return { pid, status: "attached", method: outcome.method, ms: Date.now() - started, startedAt: started };
     // The main thread has not reached a check between bytecodes: it may be asleep or idle in a system call.

@@ -2,7 +2,10 @@
  * `memleak watch <pid>` on programs started outside memleak: it injects the agent into the running interpreters
  * (gdb), and gives the verdict `run` would give — fragmentation, a leak in a forked worker — with the agent's numbers.
  */
-import { dirname } from "node:path";
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { VerdictDocument } from "../../src/analysis/types.js";
 import { REPO } from "../helpers/fixtures.js";
@@ -76,6 +79,38 @@ describe.concurrent("watch: the agent injected into running programs", { timeout
       expect(r.stderr).toMatch(new RegExp(`agent attached to PID ${target.pid} \\(python3[.\\d]*\\) in \\d+\\.\\d s`));
     },
   );
+
+  // A debugger that cannot work here fails the same way in every process: memleak gives it up after two, says so
+  // once, and reads the rest from /proc. The real gdb and lldb, each run by a wrapper first on PATH that breaks the
+  // Python it embeds (a PYTHONHOME of nothing) and counts its attaches.
+  it("a debugger that fails the same way in two processes is not run in a third: said once, the rest read from /proc", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "memleak-broken-debugger-"));
+    const log = join(dir, "attaches");
+    for (const name of ["gdb", "lldb"]) {
+      const real = execFileSync("sh", ["-c", `command -v ${name} || true`], { encoding: "utf8" }).trim();
+      if (!real) continue;
+      const wrapper = join(dir, name);
+      writeFileSync(
+        wrapper,
+        `#!/bin/sh\ncase " $* " in *" -p "*) echo "$*" >> ${log};; esac\nPYTHONHOME=/nonexistent exec ${real} "$@"\n`,
+      );
+      chmodSync(wrapper, 0o755);
+    }
+    const target = await startReady(["python3", `${REPO}bench/py/small_tree.py`, "6", "1"], /ready/);
+    started.push(target);
+    const r = await memleak(["watch", String(target.pid), "--duration", "12", "--interval", "0.5"], {
+      PATH: `${dir}:${process.env.PATH}`,
+    });
+    const attaches = existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : [];
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    expect(attaches, r.stderr).toHaveLength(2);
+    const failed = r.stderr.match(/^memleak: no agent in PID \d+ \(python3\): .*$/gm) ?? [];
+    expect(failed, r.stderr).toHaveLength(2);
+    expect(r.stderr).toMatch(
+      /no agent in the other Python processes: (gdb|lldb) failed the same way in PID \d+ and PID \d+: no other process is tried; watching them from outside/,
+    );
+    expect(r.stderr).not.toMatch(/agent attached/);
+  });
 });
 
 // Alone: the injections' own memory is what is judged, and gdb beside three other watches took ~6 s a process.

@@ -11,7 +11,7 @@ import { readCgroup } from "../system/read-cgroup.js";
 import { readMachineMemory } from "../system/read-machine-memory.js";
 import { addSmaps, readBasic, readCmdline, readSmaps } from "../system/read-process.js";
 import type { ProcessSample, Sample } from "../system/sample.js";
-import { SmapsBudget } from "./smaps-budget.js";
+import { SmapsBudget, type SmapsCandidate } from "./smaps-budget.js";
 import { MappedFilesReader } from "./mapped-files.js";
 import { AgeStats } from "./freshness.js";
 import { processKey } from "./process-key.js";
@@ -33,7 +33,10 @@ export interface SamplerOptions extends SampleSources {
 /**
  * For the first 30 s, PSS/USS are read as often as the budget allows, whatever --pss-every says: that is when the
  * early test (and a 10 s CI step) judges copy-on-write and growth on every reading it can get. fork_cow for 10 s had
- * 5 USS readings per worker at 2 s, too few to see the copying, and its tree's Σ Pss_Anon was called a leak.
+ * 5 USS readings per worker at 2 s, too few to see the copying, and its tree's Σ Pss_Anon was called a leak. Only for
+ * processes that moved since their last read (they ran, or their resident memory changed): an idle worker cannot have
+ * copied or kept anything, and 64 of them read every second made half of a watch's first-minute reads (BENCHMARKS.md
+ * § g¹³).
  */
 export const PSS_EAGER_SECONDS = 30;
 
@@ -73,6 +76,8 @@ export class Sampler {
     pssAge: new AgeStats(),
   };
   private lastTickAt: number | undefined;
+  /** Each process's CPU ticks and resident size at its last smaps_rollup read: whether it moved since (`still`). */
+  private readonly atLastRead = new Map<string, string>();
 
   constructor(private readonly opts: SamplerOptions) {
     this.fs = opts.fs;
@@ -111,14 +116,19 @@ export class Sampler {
     const keys = new Set(keyList);
     this.budget.retain(keys);
     this.files.retain(keys);
+    for (const key of this.atLastRead.keys()) if (!keys.has(key)) this.atLastRead.delete(key);
     this.noteNew(basics, keyList, keys, t);
 
     // Half the time since the last tick: a read that falls due before the next tick is made at this one.
     const slack = this.lastTickAt === undefined ? 0 : (t - this.lastTickAt) / 2;
     this.lastTickAt = t;
-    const readable: { key: string; rss: number | undefined }[] = [];
+    const readable: SmapsCandidate[] = [];
+    const marks = basics.map(movementMark);
     for (let i = 0; i < basics.length; i++) {
-      if (!denied[i]) readable.push({ key: keyList[i]!, rss: basics[i]!.rss });
+      const key = keyList[i]!;
+      const mark = marks[i];
+      const still = mark !== undefined && this.atLastRead.get(key) === mark;
+      if (!denied[i]) readable.push({ key, rss: basics[i]!.rss, still });
     }
     const toRead = new Set(this.budget.plan(t, readable, slack));
     // The samples are this tick's own (readBasic made them): what smaps adds is added in place.
@@ -137,6 +147,8 @@ export class Sampler {
       }
       this.totals.smapsReads++;
       this.totals.smapsMs += this.budget.charge(key, t, r.costMs);
+      const mark = marks[i];
+      if (mark !== undefined) this.atLastRead.set(key, mark);
       addSmaps(p, r.rollup);
     }
     const processes = basics;
@@ -176,4 +188,12 @@ export class Sampler {
       this.totals.seen.set(key, { pid: p.pid, ppid: p.ppid, comm: p.comm, cmdline, firstSeen: known?.firstSeen ?? t });
     }
   }
+}
+
+/**
+ * What says a process moved between two reads: its CPU time and its resident size (stat and status, every tick).
+ * Undefined where either is unknown: such a process counts as moving.
+ */
+function movementMark(p: ProcessSample): string | undefined {
+  return p.cpuTicks === undefined || p.rss === undefined ? undefined : `${p.cpuTicks}:${p.rss}`;
 }

@@ -15,6 +15,11 @@ export interface SmapsCandidate {
   /** Identifies one process across PID reuse: "pid:starttime". */
   key: string;
   rss: number | undefined;
+  /**
+   * The process has not run nor changed its resident memory since its last read (sampler.ts): what it copies, keeps
+   * or frees cannot have moved, only its share of pages others write. It is read every `everyMs` even while eager.
+   */
+  still?: boolean;
 }
 
 /** A first guess before a process has been measured: ~10 ms per GiB resident (the kernel walks the page tables) plus a fixed syscall cost. */
@@ -53,7 +58,10 @@ export class SmapsBudget {
      * budget allows.
      */
     readonly everyMs?: number,
-    /** For this long after the first plan, `everyMs` does not apply: every process is read as often as the budget allows. */
+    /**
+     * For this long after the first plan, `everyMs` does not apply to a process that moved (not `still`): it is read
+     * as often as the budget allows.
+     */
     readonly eagerForMs = 0,
   ) {
     this.tokens = burstMs;
@@ -72,14 +80,12 @@ export class SmapsBudget {
     }
     this.lastNow = nowMs;
     this.firstPlan ??= nowMs;
-    const every = nowMs - this.firstPlan < this.eagerForMs ? undefined : this.everyMs;
-    const due =
-      every === undefined
-        ? candidates
-        : candidates.filter((c) => {
-            const last = this.lastRead.get(c.key);
-            return last === undefined || nowMs - last >= every - slackMs;
-          });
+    const eager = nowMs - this.firstPlan < this.eagerForMs;
+    const due = candidates.filter((c) => {
+      const every = eager && !c.still ? undefined : this.everyMs;
+      const last = this.lastRead.get(c.key);
+      return every === undefined || last === undefined || nowMs - last >= every - slackMs;
+    });
     const ordered = [...due].sort(
       (a, b) => (this.lastRead.get(a.key) ?? -Infinity) - (this.lastRead.get(b.key) ?? -Infinity),
     );

@@ -130,6 +130,28 @@ describe("the first seconds are eager", () => {
     expect(readsAt.filter((t) => t >= 30_000)).toHaveLength(15);
   });
 
+  it("while eager, a process that has not moved since its last read (still) is read once every everyMs", () => {
+    const b = new SmapsBudget(0.03, 30, 2000, 30_000);
+    const readsAt = new Map<string, number[]>([
+      ["busy", []],
+      ["idle", []],
+    ]);
+    for (let tick = 0; tick < 30; tick++) {
+      const now = tick * 1000;
+      const procs = [
+        { key: "busy", rss: 0.05 * GiB, still: false },
+        // Its first read is never skipped: still says nothing before one.
+        { key: "idle", rss: 0.05 * GiB, still: tick > 0 },
+      ];
+      for (const key of b.plan(now, procs, 500)) {
+        b.charge(key, now, estimateCostMs(0.05 * GiB));
+        readsAt.get(key)!.push(now);
+      }
+    }
+    expect(readsAt.get("busy")).toHaveLength(30);
+    expect(readsAt.get("idle")).toHaveLength(15);
+  });
+
   it("times a process's first read and one in TIME_EVERY_NTH_READ after; the others are charged its smoothed cost", () => {
     const b = new SmapsBudget(1, 1000);
     const timed: number[] = [];

@@ -15,16 +15,27 @@ BLOCKING = re.compile(
     r"lll_lock_wait\w*|sem_clockwait|sem_timedwait|sem_wait\w*|new_sem_wait\w*|pthread_cond_\w*wait\w*)"
 )
 FUTEX = re.compile(r"futex|lll_|sem_|cond_")
+# A frame its debugger could not name: a function local to a library whose symbols are not installed (Debian's libc
+# without libc6-dbg: its futex wait is "___lldb_unnamed_symbol3485" to lldb, "??" or None to gdb).
+UNNAMED = re.compile(r"^(\?\?|___lldb_unnamed_symbol\d*)$")
+# x86-64's `syscall` instruction: a thread stopped right after it is in a system call.
+SYSCALL_X86_64 = b"\x0f\x05"
 PYTHON_OBJFILE = re.compile(r"libpython3|/lib-dynload/|/python3[.\d]*$")
 # How far down the stack CPython's own frame is looked for.
 DEPTH = 10
 
 
-def blocked_safely(frames):
+def blocked_safely(frames, in_system_call=False):
     """frames: (function name or None, object file path) from the newest, at least DEPTH of them when there are.
-    (True, call) when the thread sits in a GIL-released blocking call made by CPython; else (False, why)."""
+    in_system_call: the thread is stopped right after a system call instruction (in_system_call_at).
+    (True, call) when the thread sits in a GIL-released blocking call made by CPython; else (False, why).
+    A newest frame with no name, in a system call, is taken as a lock's wait, the strictest case: safe only where a
+    Python lock waits below it (a thread's join, a queue's get, an Event's wait: CPython released the GIL first)."""
     first = (frames[0][0] if frames else None) or "??"
-    if not BLOCKING.match(first):
+    unnamed = bool(in_system_call and UNNAMED.match(first))
+    if unnamed:
+        first = "a system call of a function without a name (%s)" % first
+    elif not BLOCKING.match(first):
         return False, "its main thread is not blocked in a system call (in %s)" % first
     names = []
     in_python = False
@@ -35,6 +46,11 @@ def blocked_safely(frames):
             break
     if not in_python:
         return False, "its main thread is blocked in %s outside CPython's own modules" % first
-    if FUTEX.search(first) and not any(n.startswith("PyThread_acquire_lock") for n in names):
+    if (unnamed or FUTEX.search(first)) and not any(n.startswith("PyThread_acquire_lock") for n in names):
         return False, "its main thread waits on a lock (%s) that is not a Python lock" % first
     return True, first
+
+
+def in_system_call_at(code_before_pc):
+    """Whether the two bytes before a thread's program counter are x86-64's `syscall`: where it was stopped in one."""
+    return bytes(code_before_pc or b"") == SYSCALL_X86_64

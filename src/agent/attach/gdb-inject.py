@@ -22,7 +22,7 @@ import sys
 import gdb
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from blocked_stack import DEPTH, blocked_safely  # noqa: E402  (beside this script)
+from blocked_stack import DEPTH, blocked_safely, in_system_call_at  # noqa: E402  (beside this script)
 
 
 def run(command):
@@ -77,13 +77,24 @@ def main_thread_frames():
     return frames
 
 
+def in_system_call():
+    """Whether the selected thread was stopped right after a system call instruction (its newest frame may have no
+    name)."""
+    pc = gdb.newest_frame().pc()
+    try:
+        code = gdb.selected_inferior().read_memory(pc - 2, 2).tobytes() if pc >= 2 else None
+    except gdb.MemoryError:
+        return False
+    return in_system_call_at(code)
+
+
 def run_blocked():
     thread = main_thread()
     if thread is None:
         fail("thread", "no main thread")
         return
     thread.switch()
-    safe, what = blocked_safely(main_thread_frames())
+    safe, what = blocked_safely(main_thread_frames(), in_system_call())
     if not safe:
         fail("unsafe", what)
         return

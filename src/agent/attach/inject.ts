@@ -182,7 +182,18 @@ async function viaLldb(
   const env = debuggerEnv(r.env, lldb, pythonPath);
   const ran = await runHelper(
     lldb,
-    ["--batch", "--no-lldbinit", "-p", String(r.pid), "-o", `command script import ${LLDB_SCRIPT}`],
+    [
+      "--batch",
+      "--no-lldbinit",
+      // No search for separate debug files (libc6-dbg's, a build-id tree): the script calls functions by address and
+      // reads the stack's symbols from the objects themselves. With it, an attach took ~0.28 s of CPU, without ~0.1.
+      "-O",
+      "settings set symbols.enable-external-lookup false",
+      "-p",
+      String(r.pid),
+      "-o",
+      `command script import ${LLDB_SCRIPT}`,
+    ],
     { ...env, MEMLEAK_INJECT_MODE: mode, MEMLEAK_INJECT_CODE: injectedCode({ ...codeSettings(r), page: true }) },
     timeoutMs,
   );

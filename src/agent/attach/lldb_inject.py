@@ -21,7 +21,7 @@ import sys
 import lldb
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from blocked_stack import DEPTH, blocked_safely  # noqa: E402  (beside this script)
+from blocked_stack import DEPTH, blocked_safely, in_system_call_at  # noqa: E402  (beside this script)
 
 
 class Failed(Exception):
@@ -102,8 +102,20 @@ def thread_frames(thread):
     return [(f.GetFunctionName(), objfile(f)) for f in frames]
 
 
+def in_system_call(process, thread):
+    """Whether the thread was stopped right after a system call instruction (its newest frame may have no name)."""
+    error = lldb.SBError()
+    pc = thread.GetFrameAtIndex(0).GetPC()
+    code = process.ReadMemory(pc - 2, 2, error) if pc >= 2 else None
+    return error.Success() and in_system_call_at(code)
+
+
+def blocked_here(process, thread):
+    return blocked_safely(thread_frames(thread), in_system_call(process, thread))
+
+
 def run_blocked(process, thread, at):
-    safe, what = blocked_safely(thread_frames(thread))
+    safe, what = blocked_here(process, thread)
     if not safe:
         fail("unsafe", what)
         return
@@ -136,7 +148,7 @@ def main(process):
         # A main thread already blocked in CPython's own GIL-released call (a worker asleep between requests) would not
         # run a pending call until that call returns, maybe in an hour: the blocked path now saves a second attach
         # after memleak's wait for a hello (lldb takes ~2 s to attach, gdb less). Else the pending call, as gdb's.
-        if os.environ.get("MEMLEAK_INJECT_MODE") == "blocked" or blocked_safely(thread_frames(thread))[0]:
+        if os.environ.get("MEMLEAK_INJECT_MODE") == "blocked" or blocked_here(process, thread)[0]:
             run_blocked(process, thread, at)
         else:
             schedule_pending(process, frame, at)

@@ -133,25 +133,8 @@ export function assess(col: Column, from: number, fullFrom = from, execAt = -Inf
   const programStart = shapesFitFrom(col.xs, execAt) ? execAt : -Infinity;
   const window = sliceByTime({ xs: col.xs, ys: col.ys }, afterStartup(col, from, programStart));
   const whole = sliceByTime({ xs: col.xs, ys: col.ys }, fullFrom);
-  const n = window.xs.length;
-  const x0 = window.xs[0] ?? from;
-  const x1 = window.xs[n - 1] ?? from;
-  const { start, end } = levels(window.ys);
-  // Over the whole column the exact peak is known even after compaction averaged the stored points.
-  const coversAll = fullFrom <= (col.xs[0] ?? 0);
-  const peak = coversAll && col.peak !== undefined ? col.peak : whole.ys.reduce((m, y) => (y > m ? y : m), -Infinity);
-  const base: Assessment = {
-    shape: "insufficient",
-    samples: n,
-    from: x0,
-    to: x1,
-    start,
-    end,
-    peak,
-    growth: end - start,
-    rate: rateOf(0, start),
-    p: 1,
-  };
+  const base = windowLevels(col, window, whole, from, fullFrom);
+  const { samples: n, from: x0, to: x1, start } = base;
   if (tooShortForShapes(n, x1 - x0)) {
     const reason =
       n < MIN_SAMPLES
@@ -182,24 +165,68 @@ export function assess(col: Column, from: number, fullFrom = from, execAt = -Inf
   if (plateau.ok) out.plateau = plateau;
   if (step.ok) out.step = step;
 
-  const grew = trend.ok && trend.direction === "increasing" && out.growth >= floor;
+  Object.assign(out, shapeOf(out, { window, whole, trend, plateau, step, floor, programStart }));
+  if (out.shape === "plateau" || out.shape === "step") Object.assign(out, stoppedOverWhole(out, whole));
+  return out;
+}
+
+/** The window's span and levels, and the whole series' peak: an assessment with no shape yet ("insufficient"). */
+function windowLevels(col: Column, window: Series, whole: Series, from: number, fullFrom: number): Assessment {
+  const n = window.xs.length;
+  const x0 = window.xs[0] ?? from;
+  const x1 = window.xs[n - 1] ?? from;
+  const { start, end } = levels(window.ys);
+  // Over the whole column the exact peak is known even after compaction averaged the stored points.
+  const coversAll = fullFrom <= (col.xs[0] ?? 0);
+  const peak = coversAll && col.peak !== undefined ? col.peak : whole.ys.reduce((m, y) => (y > m ? y : m), -Infinity);
+  return {
+    shape: "insufficient",
+    samples: n,
+    from: x0,
+    to: x1,
+    start,
+    end,
+    peak,
+    growth: end - start,
+    rate: rateOf(0, start),
+    p: 1,
+  };
+}
+
+/** What the shape rules judge: the window, the whole series, and what the detectors found in them. */
+interface Detected {
+  window: Series;
+  whole: Series;
+  trend: ReturnType<typeof trendTest>;
+  plateau: ReturnType<typeof detectPlateau>;
+  step: ReturnType<typeof detectStep>;
+  /** The growth floor of the window's start level. */
+  floor: number;
+  /** When the program the process exec'd started (-Infinity: from its birth). */
+  programStart: number;
+}
+
+/**
+ * The window's shape, from its assessment so far (`a`: its span, levels and growth) and what the detectors found;
+ * with lows that rise, the envelope's numbers too.
+ */
+function shapeOf(a: Assessment, d: Detected): Pick<Assessment, "shape"> & Partial<Assessment> {
+  const { window, whole, trend, plateau, step, floor } = d;
+  const grew = trend.ok && trend.direction === "increasing" && a.growth >= floor;
   // Big periodic temporaries swing the block means more than a leak moves them; the lows still rise with a leak.
   // Also when the block means did rise but the levels did not by the floor: with swings, the window's first tenth can
   // sit in a high and its last in a low (swing_leak under load, CI 2026-12-02: "stable", block means rising at
   // p 0.0049, levels "113 MiB → 64.5 MiB") — the lows are the level a leak raises, not either end's phase.
   const envelope =
     !grew && trend.ok && trend.direction !== "decreasing"
-      ? lowerEnvelope(window.xs, window.ys, floor / Math.max(1, x1 - x0), floor)
+      ? lowerEnvelope(window.xs, window.ys, floor / Math.max(1, a.to - a.from), floor)
       : undefined;
   const lowsRise = envelope?.increasing === true;
   // An upward step clear of the floor is growth that stopped, even when what follows drifts down a little and so
   // hides the rise from a whole-window trend test (page cache that is slowly reclaimed after a one-off load).
-  const steppedUp = step.ok && step.isStep && step.jump >= minGrowth(median(whole.ys.slice(0, 3)) ?? start);
-  // Growth that was over within the first seconds is start-up (the interpreter, imports), not a plateau.
-  const wholeStart = whole.xs[0] ?? 0;
-  const wholeEnd = whole.xs[whole.xs.length - 1] ?? wholeStart;
-  const startup = startupEnd(Math.max(wholeStart, programStart), wholeEnd);
-  const roseEnough = plateau.ok && Math.max(plateau.rise, base.growth) >= floor;
+  const steppedUp = step.ok && step.isStep && step.jump >= minGrowth(median(whole.ys.slice(0, 3)) ?? a.start);
+  const startup = wholeStartup(whole, d.programStart);
+  const roseEnough = plateau.ok && Math.max(plateau.rise, a.growth) >= floor;
   const plateaued =
     plateau.ok &&
     plateau.state === "plateau" &&
@@ -207,37 +234,46 @@ export function assess(col: Column, from: number, fullFrom = from, execAt = -Inf
     !((plateau.levelFrom ?? Infinity) <= startup) &&
     !risesAfter(whole, plateau.levelFrom, floor);
   const stepped = steppedUp && step.ok && step.at > startup;
-  if (plateaued) out.shape = "plateau";
-  else if (stepped) out.shape = "step";
-  else if (grew) out.shape = "growing";
-  else if (lowsRise) {
-    Object.assign(out, {
+  if (plateaued) return { shape: "plateau" };
+  if (stepped) return { shape: "step" };
+  if (grew) return { shape: "growing" };
+  if (lowsRise)
+    return {
       shape: "growing",
       envelope,
       p: envelope.mannKendall.p,
       start: envelope.start,
       end: envelope.end,
       growth: envelope.rise,
-    });
-    out.rate = rateOf(envelope.theilSen.slope, envelope.start);
-  } else if (trend.ok && trend.direction === "decreasing") out.shape = "falling";
-  else out.shape = "flat";
-  if (out.shape === "plateau" || out.shape === "step") {
-    // Growth that stopped is described over the whole series (the rise is usually in the warm-up), and its rate is
-    // the average rate of the rise, not the flat tail's slope.
-    const l = levels(whole.ys);
-    const span = Math.max(1e-9, (whole.xs[whole.xs.length - 1] ?? 0) - (whole.xs[0] ?? 0));
-    Object.assign(out, {
-      from: whole.xs[0] ?? out.from,
-      start: l.start,
-      end: l.end,
-      growth: l.end - l.start,
-      samples: whole.xs.length,
-    });
-    const rate = out.shape === "plateau" && plateau.ok ? plateau.growthRate : (l.end - l.start) / span;
-    out.rate = rateOf(rate, l.start);
-  }
-  return out;
+      rate: rateOf(envelope.theilSen.slope, envelope.start),
+    };
+  if (trend.ok && trend.direction === "decreasing") return { shape: "falling" };
+  return { shape: "flat" };
+}
+
+/** Growth that was over within the first seconds is start-up (the interpreter, imports), not a plateau. */
+function wholeStartup(whole: Series, programStart: number): number {
+  const wholeStart = whole.xs[0] ?? 0;
+  const wholeEnd = whole.xs[whole.xs.length - 1] ?? wholeStart;
+  return startupEnd(Math.max(wholeStart, programStart), wholeEnd);
+}
+
+/**
+ * Growth that stopped is described over the whole series (the rise is usually in the warm-up), and its rate is
+ * the average rate of the rise, not the flat tail's slope.
+ */
+function stoppedOverWhole(a: Assessment, whole: Series): Partial<Assessment> {
+  const l = levels(whole.ys);
+  const span = Math.max(1e-9, (whole.xs[whole.xs.length - 1] ?? 0) - (whole.xs[0] ?? 0));
+  const rate = a.shape === "plateau" && a.plateau ? a.plateau.growthRate : (l.end - l.start) / span;
+  return {
+    from: whole.xs[0] ?? a.from,
+    start: l.start,
+    end: l.end,
+    growth: l.end - l.start,
+    samples: whole.xs.length,
+    rate: rateOf(rate, l.start),
+  };
 }
 
 /**

@@ -30,13 +30,13 @@ import { analyzeTree } from "./signals/tree.js";
 import { copying } from "./signals/cow.js";
 import { putCopied } from "./signals/copied.js";
 import { ownArrivals } from "./signals/own-footprint.js";
-import { backlogOf } from "./signals/gc-backlog.js";
+import { backlogOf, type BacklogJudgement } from "./signals/gc-backlog.js";
 import { lowsChange } from "./signals/live-heap.js";
 import { sliceByTime } from "./stats/window.js";
 import { judgeGpus } from "./signals/gpu.js";
 import { SEVERITY, type AnalysisWindow, type Finding, type VerdictDocument } from "./types.js";
 import type { JudgedFinding, Judgement } from "./judgement.js";
-import { phrase } from "./phrases.js";
+import { phrase, type Phrase } from "./phrases.js";
 import { withTimeToLimit } from "./limit-countdowns.js";
 import type { AgentResults } from "./context.js";
 
@@ -193,68 +193,90 @@ function explainBacklogs(
   newcomers: readonly ProcessSeries[],
 ): JudgedFinding[] {
   if (findings.some((f) => f.subject.type === "process" && f.kind === "leak")) return findings;
-  // Settling allocators, or retention not yet told from a leak that pins it (process.ts pinningUndecided): either
-  // way the process's growth is undecided, and so is the part of the tree's and the cgroup's it accounts for.
-  // Or a live heap that rises under freed temporaries malloc keeps, not yet by the floor (kept-temporaries.ts).
-  // Or a process still importing (imports.ts): a service's child that imports PyTorch adds ~100 MiB to the tree as it
-  // starts, which the tree's trend read as a leak for the 12 s the child lived (torch_child_exits.busy-import, cut at
-  // 14-26 s), while the child's own finding waited for its imports to end.
-  const undecided = (f: JudgedFinding) =>
-    f.subject.type === "process" &&
-    (f.evidence.settling === true ||
-      f.evidence.pinningUndecided === true ||
-      f.evidence.keptTemporaries === true ||
-      f.evidence.importing === true);
   const settlingSeen = findings.some(undecided) || newcomers.length > 0;
   // Anon that rose to a level by what malloc keeps makes the tree and the cgroup plateau too; with the live heap
   // still rising under it, that level is no verdict (leak_under_temporaries: "plateau 99%" for the tree).
   const keptSeen = findings.some((f) => f.subject.type === "process" && f.evidence.keptTemporaries === true);
-  // A shared cgroup's growth is judged by markOutside, except where settling processes account for it all (the
-  // floor check below): their growth is the watched tree's, and still undecided.
-  // Not where the processes outside the tree grew anon by a reportable amount themselves: then theirs may be the
-  // growth, and markOutside says whose it is.
-  const explainable = (f: JudgedFinding) =>
+  const explainable = (f: JudgedFinding) => explainableGrowth(f, settlingSeen, keptSeen);
+  if (!findings.some(explainable)) return findings;
+  const onLows = findings.some((f) => explainable(f) && f.evidence.trendOn === "lows");
+  const settling = settlingExplainers(findings, newcomers, set, from, onLows);
+  const explainers = [...backlogsAtEnd(set, from).filter((b) => !settling.some((s) => s.pid === b.pid)), ...settling];
+  if (explainers.length === 0) return findings;
+  const by: Explanation = {
+    grown: explainers.reduce((sum, b) => sum + Math.max(0, b.growth), 0),
+    waiting: explainers.some((b) => b.kind !== "released"),
+    pids: explainers.map((b) => b.pid).join(", "),
+    settling: settling.length > 0,
+    processAdvice: findings.find(
+      (f) => f.subject.type === "process" && (f.evidence.gcBacklog !== undefined || undecided(f)),
+    )?.advice,
+    reconciled: reconciledPhrase(findings, keptSeen),
+  };
+  return findings.map((f) => (explainable(f) ? explainedGrowth(f, by) : f));
+}
+
+/**
+ * Settling allocators, or retention not yet told from a leak that pins it (process.ts pinningUndecided): either
+ * way the process's growth is undecided, and so is the part of the tree's and the cgroup's it accounts for.
+ * Or a live heap that rises under freed temporaries malloc keeps, not yet by the floor (kept-temporaries.ts).
+ * Or a process still importing (imports.ts): a service's child that imports PyTorch adds ~100 MiB to the tree as it
+ * starts, which the tree's trend read as a leak for the 12 s the child lived (torch_child_exits.busy-import, cut at
+ * 14-26 s), while the child's own finding waited for its imports to end.
+ */
+function undecided(f: JudgedFinding): f is JudgedFinding & { subject: { type: "process" } } {
+  return (
+    f.subject.type === "process" &&
+    (f.evidence.settling === true ||
+      f.evidence.pinningUndecided === true ||
+      f.evidence.keptTemporaries === true ||
+      f.evidence.importing === true)
+  );
+}
+
+/**
+ * A shared cgroup's growth is judged by markOutside, except where settling processes account for it all (the
+ * floor check in explainedGrowth): their growth is the watched tree's, and still undecided.
+ * Not where the processes outside the tree grew anon by a reportable amount themselves: then theirs may be the
+ * growth, and markOutside says whose it is.
+ */
+function explainableGrowth(f: JudgedFinding, settlingSeen: boolean, keptSeen: boolean): boolean {
+  return (
     f.subject.type !== "process" &&
     (f.kind === "leak" || (keptSeen && f.kind === "plateau")) &&
     f.evidence.growthIn !== "shmem" &&
     (settlingSeen || !(Number(f.evidence.otherProcessesInCgroup ?? 0) > 0)) &&
-    !(Number(f.evidence.otherProcessesAnonGrowth ?? 0) >= minGrowth(Number(f.evidence.start ?? 0)));
-  if (!findings.some(explainable)) return findings;
-  const backlogs = [...set.processes.values()]
+    !(Number(f.evidence.otherProcessesAnonGrowth ?? 0) >= minGrowth(Number(f.evidence.start ?? 0)))
+  );
+}
+
+/** A process whose growth may explain the tree's and the cgroup's, and why it is not judged yet. */
+interface Explainer {
+  pid: number;
+  growth: number;
+  kind: BacklogJudgement["kind"] | "settling";
+}
+
+/** The garbage backlogs of the processes alive at the end. */
+function backlogsAtEnd(set: SeriesSet, from: number): Explainer[] {
+  return [...set.processes.values()]
     .filter((ps) => ps.lastSeen >= set.duration - RELATIVE_GRACE_INTERVALS * meanInterval(set) - 1e-9)
     .flatMap((ps) => {
       const b = backlogOf(ps, from);
       return b ? [{ pid: ps.pid, growth: b.growth, kind: b.judgement.kind }] : [];
     });
-  // Processes whose allocators are still filling to their working size (live-heap.ts allocatorSettling): their
-  // growth is undecided too, and so is the part of the tree's and the cgroup's that it accounts for.
-  // Their growth over the same window as the tree's and the cgroup's (from `from`), not their finding's: a process's
-  // trend window starts after its own start-up (assess.ts afterStartup), and the rise of its first seconds, left out
-  // there, is in the cgroup's usage (gc_cycles_raised under run for 40 s: 11.8 MiB against the cgroup's 16.9, so the
-  // cgroup was a leak and --fail-on leak failed a steady job).
-  // And by its lows where the growth to explain was found on its lows (stats/envelope.ts): a process
-  // whose levels moved 7.1 MiB under 30 MiB swings had lows 16 MiB up, as the cgroup's were (a watched GC-churn
-  // program: a cgroup leak at 54 s, issue 46).
-  const onLows = findings.some((f) => explainable(f) && f.evidence.trendOn === "lows");
-  // A process that started inside the window added all of its memory to the tree's and the cgroup's growth.
-  const settledGrowth = (f: JudgedFinding & { subject: { type: "process" } }) => {
-    const ps = set.processes.get(processKey(f.subject));
-    const col = ps && (ps.metrics.anon ?? ps.metrics.rss);
-    const sameWindow = levelChange(col, from);
-    const lows = col && onLows ? lowsChange(sliceByTime({ xs: col.xs, ys: col.ys }, from).ys) : undefined;
-    const arrived = ps && ps.firstSeen > from ? endLevel(col) : undefined;
-    return Math.max(Number(f.evidence.growth ?? 0), sameWindow ?? 0, lows ?? 0, arrived ?? 0);
-  };
-  const settling = findings.flatMap((f) =>
-    undecided(f)
-      ? [
-          {
-            pid: f.pid!,
-            growth: settledGrowth(f as JudgedFinding & { subject: { type: "process" } }),
-            kind: "settling" as const,
-          },
-        ]
-      : [],
+}
+
+/** The undecided processes (`undecided`), and the newcomers too young for a finding. */
+function settlingExplainers(
+  findings: JudgedFinding[],
+  newcomers: readonly ProcessSeries[],
+  set: SeriesSet,
+  from: number,
+  onLows: boolean,
+): Explainer[] {
+  const settling: Explainer[] = findings.flatMap((f) =>
+    undecided(f) ? [{ pid: f.pid!, growth: settledGrowth(f, set, from, onLows), kind: "settling" as const }] : [],
   );
   // A process too young for a finding added what it holds now (USS where read, its private pages: a forked worker's
   // shared ones were in the tree already), and is judged once it has lived long enough.
@@ -262,17 +284,54 @@ function explainBacklogs(
     const levels = [ps.metrics.anon ?? ps.metrics.rss, ps.metrics.uss].map(endLevel).filter((l) => l !== undefined);
     if (levels.length > 0) settling.push({ pid: ps.pid, growth: Math.min(...levels), kind: "settling" });
   }
-  const explainers = [...backlogs.filter((b) => !settling.some((s) => s.pid === b.pid)), ...settling];
-  if (explainers.length === 0) return findings;
-  const grown = explainers.reduce((sum, b) => sum + Math.max(0, b.growth), 0);
-  const waiting = explainers.some((b) => b.kind !== "released");
-  const pids = explainers.map((b) => b.pid).join(", ");
-  const processAdvice = findings.find(
-    (f) => f.subject.type === "process" && (f.evidence.gcBacklog !== undefined || undecided(f)),
-  )?.advice;
+  return settling;
+}
+
+/**
+ * Processes whose allocators are still filling to their working size (live-heap.ts allocatorSettling): their
+ * growth is undecided too, and so is the part of the tree's and the cgroup's that it accounts for.
+ * Their growth over the same window as the tree's and the cgroup's (from `from`), not their finding's: a process's
+ * trend window starts after its own start-up (assess.ts afterStartup), and the rise of its first seconds, left out
+ * there, is in the cgroup's usage (gc_cycles_raised under run for 40 s: 11.8 MiB against the cgroup's 16.9, so the
+ * cgroup was a leak and --fail-on leak failed a steady job).
+ * And by its lows where the growth to explain was found on its lows (`onLows`, stats/envelope.ts): a process
+ * whose levels moved 7.1 MiB under 30 MiB swings had lows 16 MiB up, as the cgroup's were (a watched GC-churn
+ * program: a cgroup leak at 54 s, issue 46).
+ */
+function settledGrowth(
+  f: JudgedFinding & { subject: { type: "process" } },
+  set: SeriesSet,
+  from: number,
+  onLows: boolean,
+): number {
+  const ps = set.processes.get(processKey(f.subject));
+  const col = ps && (ps.metrics.anon ?? ps.metrics.rss);
+  const sameWindow = levelChange(col, from);
+  const lows = col && onLows ? lowsChange(sliceByTime({ xs: col.xs, ys: col.ys }, from).ys) : undefined;
+  // A process that started inside the window added all of its memory to the tree's and the cgroup's growth.
+  const arrived = ps && ps.firstSeen > from ? endLevel(col) : undefined;
+  return Math.max(Number(f.evidence.growth ?? 0), sameWindow ?? 0, lows ?? 0, arrived ?? 0);
+}
+
+/** What the explainers together account for, and what to say of the growth they explain. */
+interface Explanation {
+  /** Their growth, summed. */
+  grown: number;
+  /** Whether a backlog still waits for its collection (or a process is undecided). */
+  waiting: boolean;
+  pids: string;
+  /** Whether undecided processes or newcomers are among them. */
+  settling: boolean;
+  /** The advice of the first process with a backlog or undecided. */
+  processAdvice: Phrase[] | undefined;
+  reconciled: ReturnType<typeof reconciledPhrase>;
+}
+
+/** Why the processes are undecided, the strongest reason first. */
+function reconciledPhrase(findings: JudgedFinding[], keptSeen: boolean) {
   const pinning = findings.some((f) => f.subject.type === "process" && f.evidence.pinningUndecided === true);
   const said = (key: string) => findings.some((f) => f.subject.type === "process" && f.evidence[key] === true);
-  const reconciled = pinning
+  return pinning
     ? "reconcile.pinning-undecided"
     : keptSeen
       ? "reconcile.kept"
@@ -281,47 +340,49 @@ function explainBacklogs(
         : said("importing")
           ? "reconcile.importing"
           : "reconcile.starting";
-  return findings.map((f) => {
-    if (!explainable(f)) return f;
-    // Not the usage's fall under a leak found on its lows (a watched GC-churn program: a leak at 44 s, issue 46).
-    const growth = claimedGrowth(f);
-    if (!(growth > 0) || growth - grown >= minGrowth(Number(f.evidence.start ?? 0))) return f;
-    const facts = { subject: f.subject.type === "tree" ? ("tree" as const) : ("cgroup" as const), growth, pids };
-    if (settling.length > 0) {
-      const why =
-        reconciled === "reconcile.importing"
-          ? "importing"
-          : reconciled === "reconcile.starting"
-            ? "starting"
-            : "settling";
-      const evidence = { ...f.evidence, [why]: true, explainedByPids: pids };
-      return {
+}
+
+/** An explainable tree or cgroup finding, undecided or stable when the explainers account for its growth. */
+function explainedGrowth(f: JudgedFinding, by: Explanation): JudgedFinding {
+  const { grown, waiting, pids, processAdvice, reconciled } = by;
+  // Not the usage's fall under a leak found on its lows (a watched GC-churn program: a leak at 44 s, issue 46).
+  const growth = claimedGrowth(f);
+  if (!(growth > 0) || growth - grown >= minGrowth(Number(f.evidence.start ?? 0))) return f;
+  const facts = { subject: f.subject.type === "tree" ? ("tree" as const) : ("cgroup" as const), growth, pids };
+  if (by.settling) {
+    const why =
+      reconciled === "reconcile.importing"
+        ? "importing"
+        : reconciled === "reconcile.starting"
+          ? "starting"
+          : "settling";
+    const evidence = { ...f.evidence, [why]: true, explainedByPids: pids };
+    return {
+      ...f,
+      kind: "insufficient-data",
+      confidence: 0,
+      evidence,
+      advice: processAdvice ?? [phrase("advice.insufficient-data", { settlingPids: pids })],
+      summary: phrase(reconciled, facts),
+    };
+  }
+  const evidence = { ...f.evidence, gcBacklog: waiting ? "waiting" : "released", explainedByPids: pids };
+  return waiting
+    ? {
         ...f,
         kind: "insufficient-data",
         confidence: 0,
         evidence,
-        advice: processAdvice ?? [phrase("advice.insufficient-data", { settlingPids: pids })],
-        summary: phrase(reconciled, facts),
+        advice: processAdvice ?? [phrase("advice.insufficient-data", { backlogPids: pids })],
+        summary: phrase("reconcile.backlog-waiting", facts),
+      }
+    : {
+        ...f,
+        kind: "stable",
+        evidence,
+        advice: processAdvice ?? f.advice,
+        summary: phrase("reconcile.backlog-released", facts),
       };
-    }
-    const evidence = { ...f.evidence, gcBacklog: waiting ? "waiting" : "released", explainedByPids: pids };
-    return waiting
-      ? {
-          ...f,
-          kind: "insufficient-data",
-          confidence: 0,
-          evidence,
-          advice: processAdvice ?? [phrase("advice.insufficient-data", { backlogPids: pids })],
-          summary: phrase("reconcile.backlog-waiting", facts),
-        }
-      : {
-          ...f,
-          kind: "stable",
-          evidence,
-          advice: processAdvice ?? f.advice,
-          summary: phrase("reconcile.backlog-released", facts),
-        };
-  });
 }
 
 /** A process's growth over the tree's and the cgroup's window; undefined when it was gone before the run's end. */

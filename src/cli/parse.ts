@@ -189,7 +189,10 @@ function quiet(cmd: Command, output: { text: string }): Command {
   });
 }
 
-export function buildProgram(onAction: (inv: Invocation) => void, output: { text: string }): Command {
+type OnAction = (inv: Invocation) => void;
+type Output = { text: string };
+
+export function buildProgram(onAction: OnAction, output: Output): Command {
   const program = quiet(
     new Command("memleak")
       .description("Why does the memory of your Python/PyTorch process or container keep growing?")
@@ -200,7 +203,16 @@ export function buildProgram(onAction: (inv: Invocation) => void, output: { text
       .enablePositionalOptions(),
     output,
   );
+  // The order of the commands is the order of the help's command list.
+  addSnapshotCommand(program, onAction, output);
+  addWatchCommand(program, onAction, output);
+  addRunCommand(program, onAction, output);
+  addPytestCommand(program, onAction, output);
+  addAnalyzeCommand(program, onAction, output);
+  return program;
+}
 
+function addSnapshotCommand(program: Command, onAction: OnAction, output: Output): void {
   addOptions(quiet(program.command("snapshot"), output), "snapshot")
     .addHelpText("after", helpAfter("snapshot"))
     .description("one reading of a process tree: RSS/PSS/USS/anon/file/shmem/swap per process, and its memory cgroup")
@@ -209,7 +221,9 @@ export function buildProgram(onAction: (inv: Invocation) => void, output: { text
       const read = optionReader<"snapshot">(o);
       onAction({ kind: "snapshot", pid: parsePid(pidText), json: read("json"), root: read("root") });
     });
+}
 
+function addWatchCommand(program: Command, onAction: OnAction, output: Output): void {
   addOptions(quiet(program.command("watch"), output), "watch")
     .addHelpText("after", helpAfter("watch"))
     .description(
@@ -221,29 +235,32 @@ export function buildProgram(onAction: (inv: Invocation) => void, output: { text
       "after",
       "\nNative (C/C++) leak stacks: `memleak run --trace-native -- <command>` only; watch does not offer them, because\nattaching heaptrack to a running process can crash it (heaptrack's own warning).",
     )
-    .action((pidText: string, o: Collected) => {
-      const read = optionReader<"watch">(o);
-      const inject = read("inject");
-      const tracePython = read("tracePython");
-      if (!inject && tracePython) throw usageError("--trace-python needs the agent in the program: drop --no-inject");
-      const all = read("all");
-      if (!inject && all) throw usageError("--all chooses where the agent goes: drop it or --no-inject");
-      const agentIn = read("agentIn");
-      if (!inject && agentIn) throw usageError("--agent-in chooses where the agent goes: drop it or --no-inject");
-      onAction({
-        kind: "watch",
-        pid: parsePid(pidText),
-        root: read("root"),
-        inject,
-        all,
-        maxAgents: read("maxAgents"),
-        agentIn,
-        tracePython,
-        traceWindow: read("traceWindow"),
-        ...sessionFlags(read),
-      });
-    });
+    .action((pidText: string, o: Collected) => onAction(watchInvocation(pidText, optionReader<"watch">(o))));
+}
 
+function watchInvocation(pidText: string, read: OptionReader<"watch">): Invocation {
+  const inject = read("inject");
+  const tracePython = read("tracePython");
+  if (!inject && tracePython) throw usageError("--trace-python needs the agent in the program: drop --no-inject");
+  const all = read("all");
+  if (!inject && all) throw usageError("--all chooses where the agent goes: drop it or --no-inject");
+  const agentIn = read("agentIn");
+  if (!inject && agentIn) throw usageError("--agent-in chooses where the agent goes: drop it or --no-inject");
+  return {
+    kind: "watch",
+    pid: parsePid(pidText),
+    root: read("root"),
+    inject,
+    all,
+    maxAgents: read("maxAgents"),
+    agentIn,
+    tracePython,
+    traceWindow: read("traceWindow"),
+    ...sessionFlags(read),
+  };
+}
+
+function addRunCommand(program: Command, onAction: OnAction, output: Output): void {
   addOptions(quiet(program.command("run"), output), "run")
     .addHelpText("after", helpAfter("run"))
     .description(
@@ -252,27 +269,33 @@ export function buildProgram(onAction: (inv: Invocation) => void, output: { text
     .usage("[options] -- <command> [args...]")
     .argument("<command...>", "the command and its arguments (after --)")
     .passThroughOptions()
-    .action((command: string[], o: Collected, cmd: Command) => {
-      const read = optionReader<"run">(o);
-      const agent = read("agent");
-      const tracePython = read("tracePython");
-      const trimProbe = read("trimProbe");
-      if (!agent && (tracePython || trimProbe))
-        throw usageError("--trace-python and --trim-probe need the agent: drop --no-agent");
-      onAction({
-        kind: "run",
-        command,
-        isolate: read("isolate"),
-        agent,
-        maxAgents: read("maxAgents"),
-        tracePython,
-        trimProbe,
-        traceNative: read("traceNative"),
-        ...trialFlags(read("try"), read("failUnlessHelps"), cmd.getOptionValueSource("interval") === "cli"),
-        ...sessionFlags(read),
-      });
-    });
+    .action((command: string[], o: Collected, cmd: Command) =>
+      onAction(runInvocation(command, optionReader<"run">(o), cmd.getOptionValueSource("interval") === "cli")),
+    );
+}
 
+/** `intervalGiven`: whether --interval was typed (trialFlags). */
+function runInvocation(command: string[], read: OptionReader<"run">, intervalGiven: boolean): Invocation {
+  const agent = read("agent");
+  const tracePython = read("tracePython");
+  const trimProbe = read("trimProbe");
+  if (!agent && (tracePython || trimProbe))
+    throw usageError("--trace-python and --trim-probe need the agent: drop --no-agent");
+  return {
+    kind: "run",
+    command,
+    isolate: read("isolate"),
+    agent,
+    maxAgents: read("maxAgents"),
+    tracePython,
+    trimProbe,
+    traceNative: read("traceNative"),
+    ...trialFlags(read("try"), read("failUnlessHelps"), intervalGiven),
+    ...sessionFlags(read),
+  };
+}
+
+function addPytestCommand(program: Command, onAction: OnAction, output: Output): void {
   addOptions(quiet(program.command("pytest"), output), "pytest")
     .addHelpText("after", helpAfter("pytest"))
     .description(
@@ -281,53 +304,55 @@ export function buildProgram(onAction: (inv: Invocation) => void, output: { text
     .usage("[options] -- [pytest arguments...]")
     .argument("[pytest-args...]", "pytest's arguments (after --)")
     .passThroughOptions()
-    .action((pytestArgs: string[], o: Collected) => {
-      const read = optionReader<"pytest">(o);
-      const flags: PytestFlags = {
-        repeat: read("repeat"),
-        warmupCalls: read("warmupCalls"),
-        maxTestGrowth: read("maxTestGrowth"),
-        maxLeakPerCall: read("maxLeakPerCall"),
-      };
-      refuseXdist(pytestArgs);
-      // The plugin is loaded from the agent's directory and reports each test through the agent's socket.
-      if (!read("agent"))
-        throw usageError(
-          "memleak pytest needs the agent (its plugin reports each test through it): drop --no-agent, or use memleak run --no-agent -- python -m pytest … for the run's verdict alone",
-        );
-      onAction({
-        kind: "pytest",
-        pytestArgs,
-        python: read("python"),
-        isolate: read("isolate"),
-        tracePython: read("tracePython"),
-        trimProbe: read("trimProbe"),
-        ...flags,
-        ...sessionFlags(read),
-      });
-    });
+    .action((pytestArgs: string[], o: Collected) => onAction(pytestInvocation(pytestArgs, optionReader<"pytest">(o))));
+}
 
+function pytestInvocation(pytestArgs: string[], read: OptionReader<"pytest">): Invocation {
+  const flags: PytestFlags = {
+    repeat: read("repeat"),
+    warmupCalls: read("warmupCalls"),
+    maxTestGrowth: read("maxTestGrowth"),
+    maxLeakPerCall: read("maxLeakPerCall"),
+  };
+  refuseXdist(pytestArgs);
+  // The plugin is loaded from the agent's directory and reports each test through the agent's socket.
+  if (!read("agent"))
+    throw usageError(
+      "memleak pytest needs the agent (its plugin reports each test through it): drop --no-agent, or use memleak run --no-agent -- python -m pytest … for the run's verdict alone",
+    );
+  return {
+    kind: "pytest",
+    pytestArgs,
+    python: read("python"),
+    isolate: read("isolate"),
+    tracePython: read("tracePython"),
+    trimProbe: read("trimProbe"),
+    ...flags,
+    ...sessionFlags(read),
+  };
+}
+
+function addAnalyzeCommand(program: Command, onAction: OnAction, output: Output): void {
   addOptions(quiet(program.command("analyze"), output), "analyze")
     .addHelpText("after", helpAfter("analyze"))
     .description("re-analyze a recording made with --record, offline; or judge series from Prometheus (--prometheus)")
     .argument("[recording.jsonl]", "the recording (not with --prometheus)")
-    .action((file: string | undefined, o: Collected) => {
-      const read = optionReader<"analyze">(o);
-      const prometheus = analyzeSource(file, read);
-      if (prometheus && read("html") !== undefined)
-        throw usageError("--html draws a recording's series: not with --prometheus (Grafana draws those)");
-      onAction({
-        kind: "analyze",
-        file,
-        prometheus,
-        json: read("json"),
-        warmup: read("warmup"),
-        gates: gateOptions(read),
-        html: read("html"),
-      });
-    });
+    .action((file: string | undefined, o: Collected) => onAction(analyzeInvocation(file, optionReader<"analyze">(o))));
+}
 
-  return program;
+function analyzeInvocation(file: string | undefined, read: OptionReader<"analyze">): Invocation {
+  const prometheus = analyzeSource(file, read);
+  if (prometheus && read("html") !== undefined)
+    throw usageError("--html draws a recording's series: not with --prometheus (Grafana draws those)");
+  return {
+    kind: "analyze",
+    file,
+    prometheus,
+    json: read("json"),
+    warmup: read("warmup"),
+    gates: gateOptions(read),
+    html: read("html"),
+  };
 }
 
 /** argv without the node and script entries (process.argv.slice(2)). */

@@ -4,7 +4,7 @@
  * the verdict document. A reader tolerates a last line cut short by kill -9.
  */
 import { closeSync, openSync, statSync, writeSync } from "node:fs";
-import { createReadStream } from "node:fs";
+import { createReadStream, type ReadStream } from "node:fs";
 import { safeText } from "../base/safe-text.js";
 import { MemleakError, EXIT } from "../base/errors.js";
 // Up a floor, for a type only: a recording ends with the verdict document, whose contract (docs/formats.md) the analysis
@@ -203,6 +203,13 @@ export async function readRecording(
   onSample: (s: Sample) => void,
 ): Promise<Omit<RecordingContents, "samples">> {
   openable(path);
+  const stream = await openStream(path);
+  const reader = new RecordingReader(path, onSample);
+  await forEachLine(stream, path, (text) => reader.line(text));
+  return reader.end();
+}
+
+async function openStream(path: string): Promise<ReadStream> {
   let stream;
   try {
     stream = createReadStream(path, { encoding: "utf8" });
@@ -210,69 +217,20 @@ export async function readRecording(
   } catch (err) {
     throw cannotRead(path, err);
   }
-  let header: RecordingHeader | undefined;
-  let verdict: VerdictDocument | undefined;
-  const events: RecordingContents["events"] = [];
-  const skipped: RecordingContents["skipped"] = { count: 0 };
-  let lineNo = 0;
-  let lines = 0;
-  /** The last bad line, held back: if nothing follows it, it was a write cut short, not a bad line. */
-  let pending: { line: number; why: string; cut?: boolean } | undefined;
-  const skip = () => {
-    if (!pending) return;
-    skipped.count++;
-    skipped.first ??= { line: pending.line, why: pending.why };
-    pending = undefined;
-  };
+  return stream;
+}
 
-  const handle = (text: string) => {
-    lineNo++;
-    if (text.trim() === "") return;
-    lines++;
-    skip();
-    let obj: RecordingLine;
-    try {
-      obj = JSON.parse(text) as RecordingLine;
-    } catch {
-      if (lineNo === 1) throw corrupt(path, 1, `not JSON: the first line must be a ${RECORDING_SCHEMA} header`);
-      pending = { line: lineNo, why: "not JSON", cut: true };
-      return;
-    }
-    if (lineNo === 1) {
-      const h = obj as { type?: unknown; schema?: unknown };
-      const schema = typeof h?.schema === "string" ? h.schema : "";
-      if (h?.type === "header" && schema.startsWith("memleak.recording/") && schema !== RECORDING_SCHEMA) {
-        throw new MemleakError(
-          `${path} was written by another version of memleak (schema ${safeText(schema.slice(0, 40))}); this one reads ${RECORDING_SCHEMA}`,
-          EXIT.usage,
-        );
-      }
-      if (h?.type !== "header" || h.schema !== RECORDING_SCHEMA)
-        throw corrupt(path, 1, `the first line must be a ${RECORDING_SCHEMA} header`);
-      header = obj as RecordingHeader;
-      return;
-    }
-    switch (obj?.type) {
-      case "sample": {
-        const why = impossibleSample(obj as unknown as Record<string, unknown>, Number(header?.machine?.memTotal) || 0);
-        if (why) pending = { line: lineNo, why };
-        else onSample(obj);
-        break;
-      }
-      case "verdict":
-        verdict = obj;
-        break;
-      case "event":
-        events.push(obj as ReadEvent);
-        break;
-      default:
-        pending = {
-          line: lineNo,
-          why: `unknown line type ${safeText(JSON.stringify((obj as unknown as { type?: unknown })?.type) ?? "undefined").slice(0, 40)}`,
-        };
-    }
+/**
+ * Hands each line of the stream to `line`, the last one too when no newline ends it, and destroys the stream. A line
+ * longer than MAX_LINE_CHARS is refused as it comes.
+ */
+async function forEachLine(stream: ReadStream, path: string, line: (text: string) => void): Promise<void> {
+  /** Lines handed on so far: the one too long is the next. */
+  let handed = 0;
+  const hand = (text: string) => {
+    handed++;
+    line(text);
   };
-
   // The start of a line not finished yet, in pieces: joined once, when its newline comes (linear in the file).
   let parts: string[] = [];
   let partsLength = 0;
@@ -282,7 +240,7 @@ export async function readRecording(
       let nl: number;
       while ((nl = chunk.indexOf("\n", from)) >= 0) {
         const piece = chunk.slice(from, nl);
-        handle(parts.length > 0 ? parts.join("") + piece : piece);
+        hand(parts.length > 0 ? parts.join("") + piece : piece);
         parts = [];
         partsLength = 0;
         from = nl + 1;
@@ -292,26 +250,113 @@ export async function readRecording(
         partsLength += chunk.length - from;
       }
       if (partsLength > MAX_LINE_CHARS)
-        throw corrupt(path, lineNo + 1, `a line longer than ${MAX_LINE_CHARS / 2 ** 20} MiB`);
+        throw corrupt(path, handed + 1, `a line longer than ${MAX_LINE_CHARS / 2 ** 20} MiB`);
     }
   } finally {
     stream.destroy();
   }
-  if (parts.length > 0) handle(parts.join(""));
-  if (!header) throw corrupt(path, 1, "empty file");
-  // A last line that is not JSON is a write cut short by a kill: tolerated, and said. One that parses but is not
-  // valid is a bad line like any other.
-  const truncated = pending?.cut === true;
-  if (!truncated) skip();
-  if (skipped.count > MAX_BAD_SHARE * lines) {
-    const first = skipped.first!;
-    throw corrupt(
-      path,
-      first.line,
-      `${first.why}${skipped.count > 1 ? ` (and ${skipped.count - 1} more bad lines)` : ""}`,
+  if (parts.length > 0) hand(parts.join(""));
+}
+
+/** The first line: this version's header, or why the file is not a recording it reads. */
+function headerLine(path: string, obj: RecordingLine): RecordingHeader {
+  const h = obj as { type?: unknown; schema?: unknown };
+  const schema = typeof h?.schema === "string" ? h.schema : "";
+  if (h?.type === "header" && schema.startsWith("memleak.recording/") && schema !== RECORDING_SCHEMA) {
+    throw new MemleakError(
+      `${path} was written by another version of memleak (schema ${safeText(schema.slice(0, 40))}); this one reads ${RECORDING_SCHEMA}`,
+      EXIT.usage,
     );
   }
-  const result: Omit<RecordingContents, "samples"> = { header, events, truncated, skipped };
-  if (verdict) result.verdict = verdict;
-  return result;
+  if (h?.type !== "header" || h.schema !== RECORDING_SCHEMA)
+    throw corrupt(path, 1, `the first line must be a ${RECORDING_SCHEMA} header`);
+  return obj as RecordingHeader;
+}
+
+/** A recording's lines, read one at a time: what they hold, and the bad ones among them. */
+class RecordingReader {
+  private header: RecordingHeader | undefined;
+  private verdict: VerdictDocument | undefined;
+  private readonly events: RecordingContents["events"] = [];
+  private readonly skipped: RecordingContents["skipped"] = { count: 0 };
+  private lineNo = 0;
+  private lines = 0;
+  /** The last bad line, held back: if nothing follows it, it was a write cut short, not a bad line. */
+  private pending: { line: number; why: string; cut?: boolean } | undefined;
+
+  constructor(
+    private readonly path: string,
+    private readonly onSample: (s: Sample) => void,
+  ) {}
+
+  line(text: string): void {
+    this.lineNo++;
+    if (text.trim() === "") return;
+    this.lines++;
+    this.skip();
+    let obj: RecordingLine;
+    try {
+      obj = JSON.parse(text) as RecordingLine;
+    } catch {
+      if (this.lineNo === 1)
+        throw corrupt(this.path, 1, `not JSON: the first line must be a ${RECORDING_SCHEMA} header`);
+      this.pending = { line: this.lineNo, why: "not JSON", cut: true };
+      return;
+    }
+    if (this.lineNo === 1) this.header = headerLine(this.path, obj);
+    else this.body(obj);
+  }
+
+  /** A line after the header. */
+  private body(obj: RecordingLine): void {
+    switch (obj?.type) {
+      case "sample": {
+        const memTotal = Number(this.header?.machine?.memTotal) || 0;
+        const why = impossibleSample(obj as unknown as Record<string, unknown>, memTotal);
+        if (why) this.pending = { line: this.lineNo, why };
+        else this.onSample(obj);
+        break;
+      }
+      case "verdict":
+        this.verdict = obj;
+        break;
+      case "event":
+        this.events.push(obj as ReadEvent);
+        break;
+      default:
+        this.pending = {
+          line: this.lineNo,
+          why: `unknown line type ${safeText(JSON.stringify((obj as unknown as { type?: unknown })?.type) ?? "undefined").slice(0, 40)}`,
+        };
+    }
+  }
+
+  /** A line followed the bad one held back: it was a bad line, not a cut one. */
+  private skip(): void {
+    if (!this.pending) return;
+    this.skipped.count++;
+    this.skipped.first ??= { line: this.pending.line, why: this.pending.why };
+    this.pending = undefined;
+  }
+
+  /** What the recording holds, once its last line was read; refused when empty or mostly bad. */
+  end(): Omit<RecordingContents, "samples"> {
+    if (!this.header) throw corrupt(this.path, 1, "empty file");
+    // A last line that is not JSON is a write cut short by a kill: tolerated, and said. One that parses but is not
+    // valid is a bad line like any other.
+    const truncated = this.pending?.cut === true;
+    if (!truncated) this.skip();
+    const skipped = this.skipped;
+    if (skipped.count > MAX_BAD_SHARE * this.lines) {
+      const first = skipped.first!;
+      throw corrupt(
+        this.path,
+        first.line,
+        `${first.why}${skipped.count > 1 ? ` (and ${skipped.count - 1} more bad lines)` : ""}`,
+      );
+    }
+    const result: Omit<RecordingContents, "samples"> = { header: this.header, events: this.events, truncated, skipped };
+    if (this.verdict) result.verdict = this.verdict;
+    return result;
+  }
 }

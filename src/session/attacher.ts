@@ -18,13 +18,19 @@ import { readBasic } from "../system/read-process.js";
 import type { AgentChannel } from "../agent/channel.js";
 import type { AttachRecord } from "../agent/attach/attach-record.js";
 import { identifyInterpreter, MIN_VERSION, versionAtLeast } from "../agent/attach/interpreter.js";
-import { injectAgent, type InjectOutcome } from "../agent/attach/inject.js";
+import { injectAgent, type InjectMethod, type InjectOutcome, type InjectRequest } from "../agent/attach/inject.js";
 import { givenUpText, InjectorHealth } from "./injector-health.js";
 import { Precompiler } from "../agent/attach/precompile.js";
-import { hasCapSysPtrace, ptraceRefusal, tracerFacts, type OwnFacts } from "../agent/attach/permission.js";
+import {
+  hasCapSysPtrace,
+  ptraceRefusal,
+  tracerFacts,
+  type OwnFacts,
+  type TracerFacts,
+} from "../agent/attach/permission.js";
 import { processKey } from "../sampling/process-key.js";
 import { insideText } from "../base/pid-inside.js";
-import { ContainerViews } from "../agent/attach/container-view.js";
+import { ContainerViews, type TargetView } from "../agent/attach/container-view.js";
 import { outsideJob, readJobFacts, type JobFacts } from "../agent/attach/job-scope.js";
 import { pidInside } from "../system/namespaces.js";
 import { FAILED_PREFIX } from "../agent/attach/inject.js";
@@ -424,6 +430,21 @@ export class Attacher {
     const target = tracerFacts(status);
     const refusal = ptraceRefusal(pid, target, this.ownFacts());
     if (refusal) return { pid, status: "failed", reason: refusal };
+    return this.load(job, exe, interp.version, status, target);
+  }
+
+  /**
+   * A CPython process memleak may trace: the agent's files placed where it can reach them, its loader injected, and
+   * its hello waited for.
+   */
+  private async load(
+    job: Job,
+    exe: string | undefined,
+    version: InjectRequest["version"],
+    status: string,
+    target: TracerFacts,
+  ): Promise<AttachRecord> {
+    const { pid } = job;
     const own = this.ownFacts().euid;
     // Timed from here: placing the files and listening in a container is part of what attaching there costs.
     const started = Date.now();
@@ -436,9 +457,9 @@ export class Attacher {
     if (!view && exe)
       await this.precompiler.ensure({ exe, cacheDir: this.channel.dir, uid: target.uid, gid: target.gid });
 
-    const request = {
+    const request: InjectRequest = {
       pid,
-      version: interp.version,
+      version,
       socketPath: view?.socketPath ?? this.channel.socketPath,
       interval: this.o.interval,
       privateDir: this.channel.dir,
@@ -447,19 +468,37 @@ export class Attacher {
       traceSeconds: this.o.traceSeconds,
     };
     const outcome: InjectOutcome = await injectAgent(request);
-    if (!outcome.ok) {
-      if (this.channel.hello.has(pid)) return { pid, status: "inherited" };
-      // A process that exited meanwhile says nothing of the debugger.
-      if (this.alive(job) && this.injector.failed(pid, outcome.method ?? "the debugger", outcome.reason))
-        this.o.say(
-          `no agent in the other Python processes: ${givenUpText(this.injector.givenUp!)}; watching them from outside`,
-        );
-      return { pid, status: "failed", reason: outcome.reason, ...(outcome.method && { method: outcome.method }) };
-    }
+    if (!outcome.ok) return this.injectionFailed(job, outcome);
     this.injector.succeeded();
     if (await this.channel.waitForHello(pid, PENDING_WAIT_MS))
       return { pid, status: "attached", method: outcome.method, ms: Date.now() - started, startedAt: started };
-    // The main thread has not reached a check between bytecodes: it may be asleep or idle in a system call.
+    return this.loadWhenBlocked(request, outcome.method, started, status, view);
+  }
+
+  /** The injection failed: said once for all the processes when the same failure gives the debugger up. */
+  private injectionFailed(job: Job, outcome: Extract<InjectOutcome, { ok: false }>): AttachRecord {
+    const { pid } = job;
+    if (this.channel.hello.has(pid)) return { pid, status: "inherited" };
+    // A process that exited meanwhile says nothing of the debugger.
+    if (this.alive(job) && this.injector.failed(pid, outcome.method ?? "the debugger", outcome.reason))
+      this.o.say(
+        `no agent in the other Python processes: ${givenUpText(this.injector.givenUp!)}; watching them from outside`,
+      );
+    return { pid, status: "failed", reason: outcome.reason, ...(outcome.method && { method: outcome.method }) };
+  }
+
+  /**
+   * The main thread has not reached a check between bytecodes: it may be asleep or idle in a system call. `method`:
+   * the one that scheduled the pending call.
+   */
+  private async loadWhenBlocked(
+    request: InjectRequest,
+    method: InjectMethod,
+    started: number,
+    status: string,
+    view: TargetView | undefined,
+  ): Promise<AttachRecord> {
+    const { pid } = request;
     const blocked = await injectAgent({ ...request, mode: "blocked" });
     const timeout = this.o.helloTimeoutMs ?? 5000;
     // Even when the blocked path refuses, gdb's attach interrupted the main thread's wait: a Python lock wait that
@@ -468,7 +507,7 @@ export class Attacher {
       return {
         pid,
         status: "attached",
-        method: blocked.ok ? blocked.method : outcome.method,
+        method: blocked.ok ? blocked.method : method,
         ms: Date.now() - started,
         startedAt: started,
       };
@@ -477,7 +516,7 @@ export class Attacher {
     return {
       pid,
       status: "failed",
-      method: outcome.method,
+      method,
       // It may still report later ("it will report if it gets to it"): its memory then dates from here too.
       startedAt: started,
       reason: failedNote

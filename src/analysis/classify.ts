@@ -60,12 +60,6 @@ export interface ClassifyInput {
 const SUBJECT_ORDER = { process: 0, gpu: 1, tree: 2, cgroup: 3 } as const;
 
 /**
- * Most serious first. Two findings of a kind and a subject type are ordered by the rules' own scores, never the
- * calibrated ones (analysis/calibration.ts): a curve fitted per family must not reorder findings of two families — here
- * in judge, or where verdicts of several sessions or series are ranked after calibration (prometheus/verdicts.ts,
- * report/terminal/series-verdicts.ts).
- */
-/**
  * Of a parent and its forked worker both judged copy-on-write, the worker first: a page the worker writes is copied
  * for it, and the parent's original, no longer shared, turns private to the parent, so the parent's USS rises by what
  * its worker copies (a worker writing 122 MiB of its parent's array: parent 19 → 121 MiB, worker 12 → 115 MiB, the
@@ -92,6 +86,12 @@ function copiedBeforeFirst(a: Ranked, b: Ranked): number {
 type Ranked = Pick<Finding, "kind" | "subject" | "confidence" | "rawConfidence" | "rate"> &
   Partial<Pick<Finding, "evidence" | "copied">>;
 
+/**
+ * Most serious first. Two findings of a kind and a subject type are ordered by the rules' own scores, never the
+ * calibrated ones (analysis/calibration.ts): a curve fitted per family must not reorder findings of two families — here
+ * in judge, or where verdicts of several sessions or series are ranked after calibration (prometheus/verdicts.ts,
+ * report/terminal/series-verdicts.ts).
+ */
 export function compareFindings(a: Ranked, b: Ranked): number {
   return (
     SEVERITY[b.kind] - SEVERITY[a.kind] ||
@@ -257,10 +257,15 @@ interface Explainer {
   kind: BacklogJudgement["kind"] | "settling";
 }
 
+/** Seen at the last sample, within the grace a late read is given. */
+function aliveAtEnd(ps: ProcessSeries, set: SeriesSet): boolean {
+  return ps.lastSeen >= set.duration - RELATIVE_GRACE_INTERVALS * meanInterval(set) - 1e-9;
+}
+
 /** The garbage backlogs of the processes alive at the end. */
 function backlogsAtEnd(set: SeriesSet, from: number): Explainer[] {
   return [...set.processes.values()]
-    .filter((ps) => ps.lastSeen >= set.duration - RELATIVE_GRACE_INTERVALS * meanInterval(set) - 1e-9)
+    .filter((ps) => aliveAtEnd(ps, set))
     .flatMap((ps) => {
       const b = backlogOf(ps, from);
       return b ? [{ pid: ps.pid, growth: b.growth, kind: b.judgement.kind }] : [];
@@ -389,7 +394,7 @@ function explainedGrowth(f: JudgedFinding, by: Explanation): JudgedFinding {
 function sameWindowGrowth(f: JudgedFinding, set: SeriesSet, from: number): number | undefined {
   if (f.subject.type !== "process") return undefined;
   const ps = set.processes.get(processKey(f.subject));
-  if (!ps || ps.lastSeen < set.duration - RELATIVE_GRACE_INTERVALS * meanInterval(set) - 1e-9) return undefined;
+  if (!ps || !aliveAtEnd(ps, set)) return undefined;
   return levelChange(ps.metrics.anon ?? ps.metrics.rss, from);
 }
 

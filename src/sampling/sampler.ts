@@ -119,6 +119,22 @@ export class Sampler {
     for (const key of this.atLastRead.keys()) if (!keys.has(key)) this.atLastRead.delete(key);
     this.noteNew(basics, keyList, keys, t);
 
+    this.readSmapsDue(t, basics, keyList, denied);
+    this.totals.ticks++;
+    this.notePssAges(t, basics, keyList);
+    const sample: Sample = { t, processes: basics };
+    if (this.opts.cgroup) sample.cgroup = readCgroup(this.fs, this.opts.cgroup);
+    const machine = readMachineMemory(this.fs);
+    if (machine) sample.machine = machine;
+    addFromSources(sample, this.opts);
+    return sample;
+  }
+
+  /**
+   * smaps_rollup (and, where file-backed memory grew, the full smaps) of the processes the budget says are due, added
+   * to this tick's samples in place (readBasic made them).
+   */
+  private readSmapsDue(t: number, basics: ProcessSample[], keyList: string[], denied: boolean[]): void {
     // Half the time since the last tick: a read that falls due before the next tick is made at this one.
     const slack = this.lastTickAt === undefined ? 0 : (t - this.lastTickAt) / 2;
     this.lastTickAt = t;
@@ -131,7 +147,6 @@ export class Sampler {
       if (!denied[i]) readable.push({ key, rss: basics[i]!.rss, still });
     }
     const toRead = new Set(this.budget.plan(t, readable, slack));
-    // The samples are this tick's own (readBasic made them): what smaps adds is added in place.
     for (let i = 0; i < basics.length; i++) {
       const p = basics[i]!;
       const key = keyList[i]!;
@@ -151,8 +166,10 @@ export class Sampler {
       if (mark !== undefined) this.atLastRead.set(key, mark);
       addSmaps(p, r.rollup);
     }
-    const processes = basics;
-    this.totals.ticks++;
+  }
+
+  /** How old each process's PSS/USS is at this tick, for the totals and the live view. */
+  private notePssAges(t: number, basics: ProcessSample[], keyList: string[]): void {
     let oldest: number | undefined;
     for (let i = 0; i < basics.length; i++) {
       const last = this.budget.lastReadAt(keyList[i]!);
@@ -161,12 +178,6 @@ export class Sampler {
       oldest = Math.max(oldest ?? 0, t - last);
     }
     this.totals.pssAgeNow = oldest === undefined ? undefined : oldest / 1000;
-    const sample: Sample = { t, processes };
-    if (this.opts.cgroup) sample.cgroup = readCgroup(this.fs, this.opts.cgroup);
-    const machine = readMachineMemory(this.fs);
-    if (machine) sample.machine = machine;
-    addFromSources(sample, this.opts);
-    return sample;
   }
 
   private noteNew(basics: ProcessSample[], keyList: string[], live: Set<string>, t: number): void {

@@ -39,11 +39,11 @@ class _Process:
         self.forked_by = None  # the pid that forked, where a sleeping worker watches its parent (_before_fork)
         self.prctl = None  # libc's prctl, and the parent-death signal, for a worker going to sleep (_install_wake)
         self.parent_gone = None
-        self.fork_filter = False
+        self.fork_filter = False  # the filter of the fork warning is in the warnings filters (_hide_our_fork_warning)
         # `run --try trim` (_periodic_trim): every how many seconds (None: not read yet; 0: off), when last, how often
         self.trim_every = None
         self.trim_last = 0.0
-        self.trim_count = 0  # the filter of the fork warning is in the warnings filters (_hide_our_fork_warning)
+        self.trim_count = 0
         self.tracer = None  # memleak_trace.py's Tracer, in a process traced (--trace-python)
         self.traced = None
         # The program's main thread, for the holder search where threading is not loaded: the agent is loaded on it
@@ -627,7 +627,7 @@ def _before_fork():
 
 # Python 3.12+ warns, in the parent after a fork, when the process had more than one OS thread: "This process (pid=…)
 # is multi-threaded, use of fork() may lead to deadlocks in the child" (a DeprecationWarning, shown where the program
-# forks from __main__ or under pytest, an error under -W error). Where the only other threads are the agent's, the
+# forks from __main__, and in pytest's summary for a fork anywhere). Where the only other threads are the agent's, the
 # warning would be memleak's, not the program's: the agent is safe across a fork (its locks are made again in the child,
 # _reset_in_child, and its thread does not run there). So for that fork only, a filter ignores that warning; with any
 # thread of the program's (or a library's native one) the warning is the program's, and it is left to say so. The

@@ -61,6 +61,12 @@ export interface HolderResult {
   length: number;
   /** Items it gained a second between the two census walks that saw it grow. */
   itemsPerSecond?: number;
+  /**
+   * Where its newest items keep tensors off the host ("cuda:0", as PyTorch names a tensor's device) and the bytes each
+   * keeps there: what ties it to a GPU's leak, which the host's readings never see (memleak_retained.py).
+   */
+  device?: string;
+  deviceBytesPerItem?: number;
   /** The length is a floor: the agent's count of a graph's nodes stopped at its bound (memleak_graphs.py). */
   lengthCapped?: boolean;
   found: boolean;
@@ -78,6 +84,44 @@ export interface HolderResult {
   objects: number;
   ms: number;
   longestMs: number;
+}
+
+/**
+ * What the agent's GPU sites room (memleak_gpu_sites.py) found in one window of the caching allocator's history: per
+ * device, the program's lines whose blocks were allocated in the window and still alive at its end, and the
+ * program's allocation requests a second before the window and during it (what recording cost its steps). Or why no
+ * window could be recorded.
+ */
+export interface GpuSitesResult {
+  type: "gpu-sites";
+  pid: number;
+  t: number;
+  /** How long the history was recorded. */
+  seconds?: number;
+  devices: GpuDeviceSites[];
+  why?: string;
+}
+
+export interface GpuDeviceSites {
+  /** "cuda:0", as the process numbers its devices. */
+  device: string;
+  sites: GpuSite[];
+  /** Blocks allocated in the window and alive at its end, and their bytes, over every site (not only those sent). */
+  blocks: number;
+  bytes: number;
+  requestsPerSecondBefore?: number;
+  requestsPerSecondDuring?: number;
+}
+
+export interface GpuSite {
+  file: string;
+  line: number;
+  /** The function the line is in. */
+  name: string;
+  /** The innermost frame, where it is a library's and not this line ("…/torch/nn/modules/linear.py:114 forward"). */
+  via?: string;
+  size: number;
+  count: number;
 }
 
 /**

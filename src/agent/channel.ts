@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { deadOwnersDirs } from "../system/stale-dirs.js";
 import { join } from "node:path";
 import { parseAgentMessage, type AgentMessage, type AgentReport } from "./messages.js";
-import type { CowResult, HolderResult, TraceResult, TrimResult } from "./agent-results.js";
+import type { CowResult, GpuSitesResult, HolderResult, TraceResult, TrimResult } from "./agent-results.js";
 import type { TestMark } from "./pytest-results.js";
 import { isGraphHolder, latestLook } from "./agent-results.js";
 
@@ -48,6 +48,8 @@ export class AgentChannel {
   private readonly askedCopiedAt = new Map<number, number>();
   /** What holds the graph each pid's agent saw one tensor keep growing: its latest look. */
   readonly graphHolders = new Map<number, HolderResult>();
+  /** Where each pid's GPU leak was allocated: its one window of the caching allocator's history (memleak_gpu_sites.py). */
+  readonly gpuSites = new Map<number, GpuSitesResult>();
   /** Pids that said hello: the agent runs in them. */
   readonly hello = new Set<number>();
   /** The pytest plugin's test-start and test-end marks, in the order they came. */
@@ -160,6 +162,7 @@ export class AgentChannel {
     } else if (msg.type === "trim") this.trims.set(msg.pid, msg);
     else if (msg.type === "holder") (isGraphHolder(msg) ? this.graphHolders : this.holders).set(msg.pid, msg);
     else if (msg.type === "cow") this.copied.set(msg.pid, latestLook(this.copied.get(msg.pid), msg));
+    else if (msg.type === "gpu-sites") this.gpuSites.set(msg.pid, msg);
     else if (msg.type === "test-start" || msg.type === "test-end") {
       if (this.testMarks.length < MAX_TEST_MARKS) this.testMarks.push(msg);
       else this.dropped++;

@@ -4,14 +4,10 @@
  * strings, numbers and booleans are kept, like every other message.
  */
 import type { CopiedObject, CowResult } from "./agent-results.js";
-import { isNum } from "./pytest-messages.js";
+import { boundedText as text, nonNegative } from "./message-fields.js";
 
 const MAX_OBJECTS = 8;
 const MAX_NAME = 200;
-
-const text = (v: unknown, max: number): string | undefined =>
-  typeof v === "string" && v.length > 0 ? v.slice(0, max) : undefined;
-const size = (v: unknown): v is number => isNum(v) && v >= 0;
 
 function copiedObject(v: unknown): CopiedObject | undefined {
   const o = v as Record<string, unknown> | null;
@@ -19,7 +15,7 @@ function copiedObject(v: unknown): CopiedObject | undefined {
   const what = text(o?.what, 80);
   if (!o || name === undefined || what === undefined) return undefined;
   const { length, bytes, itemsPrivate, trackedPrivate, storagePrivate } = o;
-  if (![length, bytes, itemsPrivate, trackedPrivate, storagePrivate].every(size)) return undefined;
+  if (![length, bytes, itemsPrivate, trackedPrivate, storagePrivate].every(nonNegative)) return undefined;
   const sharedWith = text(o.sharedWith, MAX_NAME);
   return {
     name,
@@ -39,7 +35,7 @@ export function parseCow(m: Record<string, unknown>, pid: number, t: number): Co
   const objects = m.objects.slice(0, MAX_OBJECTS).map(copiedObject);
   if (objects.some((o) => o === undefined)) return undefined;
   const out: CowResult = { type: "cow", pid, t, objects: objects as CopiedObject[] };
-  for (const k of ["frozen", "privateDirty", "walkBytes", "ms", "cpuMs"] as const) if (size(m[k])) out[k] = m[k];
+  for (const k of ["frozen", "privateDirty", "walkBytes", "ms", "cpuMs"] as const) if (nonNegative(m[k])) out[k] = m[k];
   const why = text(m.why, MAX_NAME);
   if (why !== undefined) out.why = why;
   return out;

@@ -4,14 +4,12 @@
  * are bounded in length and count, and only strings and numbers are kept.
  */
 import type { HolderHop, HolderResult } from "./agent-results.js";
+import { boundedText as text } from "./message-fields.js";
 import { isNum } from "./pytest-messages.js";
 
 const MAX_HOPS = 16;
 const MAX_NAME = 200;
 const MAX_PATH = 500;
-
-const text = (v: unknown, max: number): string | undefined =>
-  typeof v === "string" && v.length > 0 ? v.slice(0, max) : undefined;
 
 function hop(v: unknown): HolderHop | undefined {
   const h = v as Record<string, unknown> | null;
@@ -36,6 +34,10 @@ export function parseHolder(m: Record<string, unknown>, pid: number, t: number):
   };
   if (isNum(m.itemsPerSecond) && m.itemsPerSecond >= 0) out.itemsPerSecond = m.itemsPerSecond;
   if (m.lengthCapped === true) out.lengthCapped = true;
+  if (typeof m.device === "string" && /^[a-z]+:\d{1,3}$/.test(m.device) && isNum(m.deviceBytesPerItem)) {
+    out.device = m.device;
+    out.deviceBytesPerItem = m.deviceBytesPerItem;
+  }
   if (m.found) {
     const path = text(m.path, MAX_PATH);
     const hops = Array.isArray(m.hops) ? m.hops.slice(0, MAX_HOPS).map(hop) : [];

@@ -3,8 +3,9 @@
  * program, so its messages are data to validate, never to trust. The end-of-run results are the analysis's inputs and
  * are declared there (agent/agent-results.ts).
  */
-import type { CowResult, HolderResult, TraceResult, TraceSite, TrimResult } from "./agent-results.js";
+import type { CowResult, GpuSitesResult, HolderResult, TraceResult, TraceSite, TrimResult } from "./agent-results.js";
 import { parseCow } from "./cow-message.js";
+import { parseGpuSites } from "./gpu-sites-message.js";
 import { parseHolder } from "./holder-message.js";
 import type { TestMark } from "./pytest-results.js";
 import { isNum, parseTestMark } from "./pytest-messages.js";
@@ -45,7 +46,8 @@ export type AgentMessage =
   | TrimResult
   | TestMark
   | HolderResult
-  | CowResult;
+  | CowResult
+  | GpuSitesResult;
 
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9]{0,39}$/;
 /** Field names already found well-formed: agents send the same few dozen every second (bounded: names are data). */
@@ -179,6 +181,8 @@ export function parseAgentMessage(line: string): AgentMessage | undefined {
       return parseHolder(m, pid, t);
     case "cow":
       return parseCow(m, pid, t);
+    case "gpu-sites":
+      return parseGpuSites(m, pid, t);
     default:
       return undefined;
   }

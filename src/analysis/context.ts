@@ -1,6 +1,6 @@
 /** What every rule needs besides its own series. */
 import type { Column } from "../series/column.js";
-import type { CowResult, HolderResult, TraceResult, TrimResult } from "../agent/agent-results.js";
+import type { CowResult, GpuSitesResult, HolderResult, TraceResult, TrimResult } from "../agent/agent-results.js";
 
 /** What the agent reports once, at the end of a process's life. */
 export interface AgentResults {
@@ -12,6 +12,8 @@ export interface AgentResults {
   graphHolders?: Map<number, HolderResult>;
   /** Which of its parent's objects each forked worker had copied when memleak last asked (memleak_cow.py). */
   copied?: Map<number, CowResult>;
+  /** Where each process's GPU leak was allocated: its window of the caching allocator's history (memleak_gpu_sites.py). */
+  gpuSites?: Map<number, GpuSitesResult>;
 }
 import { minGrowth } from "./assess.js";
 import { median } from "./stats/quantiles.js";

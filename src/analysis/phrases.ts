@@ -16,6 +16,7 @@ export type HolderVariant =
   | "holder"
   | "holder-lru"
   | "holder-graphs"
+  | "holder-cuda"
   | "holder-graph-chain"
   | "holder-graph-chain-not-found"
   | "holder-tasks"
@@ -201,6 +202,10 @@ export interface PhraseFacts {
   "gpu.driver-counts-all": Record<string, never>;
   /** Live tensors grow too, under a reserve that grows much faster (a fragmentation finding's caveat). */
   "gpu.tensors-grow-too": { start: number; end: number; rate: Rate };
+  /** The agent's window of the allocator's history (signals/gpu-sites.ts) found no block alive on the device. */
+  "gpu.sites-none": { device: string; seconds: number };
+  /** …or could not be recorded (PyTorch older than 2.1, or it refused). */
+  "gpu.sites-not-recorded": { why: string };
 
   // advice: src/advice/<kind>.md, one section per variant, filled with these facts
   "advice.insufficient-data": (
@@ -275,7 +280,7 @@ export interface PhraseFacts {
   };
   "advice.cow-tree": { subject: "tree" | "cgroup"; growth: number; copiers: number; copied: number };
   "advice.gpu": GpuFacts & {
-    variant: "leak" | "retention" | "reserve-grows" | "fragmentation" | "driver-leak";
+    variant: "leak" | "leak-sites" | "retention" | "reserve-grows" | "fragmentation" | "driver-leak";
     held?: number;
     split?: number | undefined;
   };
@@ -291,6 +296,10 @@ export interface PhraseFacts {
     why: string | undefined;
     /** The container as the program's code writes it (`background_tasks`), where its chain can be spelled. */
     heldAs?: string | undefined;
+    /** holder-cuda: the device its items keep tensors on, the bytes each keeps there, and the device's growth. */
+    device?: string;
+    deviceBytesPerItem?: number | undefined;
+    rate?: Rate | undefined;
   };
 }
 

@@ -82,9 +82,23 @@ export interface Finding {
    */
   alsoFound?: Finding[];
   /** With --trace-python: the Python allocation sites that grew most after warm-up (tracemalloc). */
-  sites?: { file: string; line: number; sizeDiff: number; countDiff: number; size: number }[];
+  sites?: {
+    file: string;
+    line: number;
+    sizeDiff: number;
+    countDiff: number;
+    size: number;
+    function?: string;
+    via?: string;
+  }[];
   /** The sites are the agent's last periodic ones (run --trace-python): the process ended without its final trace. */
   sitesInterim?: true;
+  /**
+   * Where the sites come from when not tracemalloc: "cuda-history", the agent's window of PyTorch's caching allocator
+   * history on a GPU's leak (signals/gpu-sites.ts). Each site then also has its `function`, and `via` where the
+   * innermost frame is a library's.
+   */
+  sitesFrom?: "cuda-history";
   /**
    * On a leak of Python objects or tensors: what holds the container the agent saw grow — the chain of references
    * from a root (module global, class, thread's running frame) to it, or why the bounded search found none — and what
@@ -98,6 +112,9 @@ export interface Finding {
     itemsPerSecond?: number;
     /** The length is a floor (a graph's nodes counted up to the agent's bound). */
     lengthCapped?: boolean;
+    /** Where its newest items keep tensors off the host ("cuda:0") and the bytes each keeps there (a GPU's leak). */
+    device?: string;
+    deviceBytesPerItem?: number;
     path?: string;
     root?: string;
     hops?: { kind: string; name: string }[];

@@ -12,6 +12,7 @@ import {
   isGraphHolder,
   latestLook,
   type CowResult,
+  type GpuSitesResult,
   type HolderResult,
   type TraceResult,
   type TrimResult,
@@ -45,6 +46,7 @@ export async function analyzeRecording(
   const holders = new Map<number, HolderResult>();
   const graphHolders = new Map<number, HolderResult>();
   const copied = new Map<number, CowResult>();
+  const gpuSites = new Map<number, GpuSitesResult>();
   const agentMissing = new Map<number, string>();
   /** From `watch`'s attach events: the pid inside a container of each process that has one. */
   const pidsInside = new Map<number, number>();
@@ -67,6 +69,7 @@ export async function analyzeRecording(
     if (m?.type === "trim") trims.set(m.pid, m);
     if (m?.type === "holder") (isGraphHolder(m) ? graphHolders : holders).set(m.pid, m);
     if (m?.type === "cow") copied.set(m.pid, latestLook(copied.get(m.pid), m));
+    if (m?.type === "gpu-sites") gpuSites.set(m.pid, m);
     if (e.event === EVENT.testStart || e.event === EVENT.testEnd) {
       const mark = parseAgentMessage(JSON.stringify(e.detail ?? {}));
       if (mark?.type === e.event) testMarks.push(mark);
@@ -79,8 +82,8 @@ export async function analyzeRecording(
     options: { warmup: options.warmup, command: h.target.command, launched: h.target.mode === "run" },
     commands,
     agentResults:
-      traces.size + trims.size + holders.size + graphHolders.size + copied.size > 0
-        ? { traces, trims, holders, graphHolders, copied }
+      traces.size + trims.size + holders.size + graphHolders.size + copied.size + gpuSites.size > 0
+        ? { traces, trims, holders, graphHolders, copied, gpuSites }
         : undefined,
     cgroup: cg
       ? { path: cg.path, version: cg.version, others: outsiders?.pids, othersAnonGrowth: outsiders?.anonGrowth }

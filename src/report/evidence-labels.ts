@@ -93,6 +93,12 @@ const LABELS: Record<string, string> = {
   reserveGrowthBytes: "reserve growth",
   allocRetries: "allocation retries",
   outOfMemoryErrors: "out-of-memory errors",
+  holderDeviceBytesPerSecond: "what its holder adds on the device",
+  gpuHistorySeconds: "allocator's history recorded for",
+  gpuHistoryBlocks: "blocks from it still alive",
+  gpuHistoryBytes: "their bytes",
+  gpuRequestsPerSecondBefore: "allocation requests a second, before",
+  gpuRequestsPerSecondDuring: "allocation requests a second, during",
   command: "command",
 };
 

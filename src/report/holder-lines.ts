@@ -13,7 +13,11 @@ type Holder = NonNullable<Finding["holder"]>;
 export function holderHeadline(x: Holder): string {
   // A graph one tensor keeps growing is counted in nodes (memleak_graphs.py), up to the agent's bound.
   const unit = isGraphHolder(x) ? "nodes" : "items";
-  const what = `${x.container}, ${x.lengthCapped ? "at least " : ""}${Math.round(x.length).toLocaleString("en-US")} ${unit}`;
+  const onDevice =
+    x.device !== undefined && x.deviceBytesPerItem !== undefined
+      ? `, ${formatBytes(x.deviceBytesPerItem)} each on ${x.device}`
+      : "";
+  const what = `${x.container}, ${x.lengthCapped ? "at least " : ""}${Math.round(x.length).toLocaleString("en-US")} ${unit}${onDevice}`;
   return x.found ? `${x.path} (${what})` : `not found (${what}): ${x.why ?? "no root within the search's bounds"}`;
 }
 
@@ -44,6 +48,32 @@ export function traceWindowCost(f: Finding): string | undefined {
   if (typeof e.traceWindowSeconds !== "number") return undefined;
   const pct = (x: unknown) => `${Math.round(Number(x) * 1000) / 10}%`;
   return `tracemalloc ran ${e.traceWindowSeconds} s in the program, then was stopped and its traces freed: the program used ${pct(e.traceCpuShare)} of a core meanwhile (${pct(e.traceCpuShareBefore)} just before), tracemalloc itself ${formatBytes(Number(e.tracemallocBytes))}`;
+}
+
+/**
+ * A GPU leak's sites (sitesFrom "cuda-history"): how long the allocator's history was recorded, and what that cost the
+ * program's steps, from its allocation requests a second before the window and during it; undefined for other sites.
+ */
+export function gpuHistoryCost(f: Finding): string | undefined {
+  const e = f.evidence;
+  if (f.sitesFrom !== "cuda-history" || typeof e.gpuHistorySeconds !== "number") return undefined;
+  const before = e.gpuRequestsPerSecondBefore;
+  const during = e.gpuRequestsPerSecondDuring;
+  const rate = (x: number) => (x >= 100 ? Math.round(x).toLocaleString("en-US") : String(Number(x.toPrecision(2))));
+  const cost =
+    typeof before === "number" && typeof during === "number" && before > 0
+      ? `: the program made ${rate(during)} allocation requests a second meanwhile, ${rate(before)} just before (its steps at ${(during / before).toFixed(2)}× their rate)`
+      : "";
+  return `PyTorch's caching allocator recorded the stack of each block allocated for ${e.gpuHistorySeconds} s, then stopped; the lines are those whose blocks were still alive at the end (${Math.round(Number(e.gpuHistoryBlocks)).toLocaleString("en-US")} blocks, ${formatBytes(Number(e.gpuHistoryBytes))})${cost}`;
+}
+
+/** The heading of a finding's allocation sites, by where they come from. */
+export function sitesHeading(f: Finding): string {
+  if (f.sitesFrom === "cuda-history")
+    return "CUDA allocation sites still held at the end of the allocator's history window";
+  return traceWindowCost(f)
+    ? "allocation sites that grew during the trace window (tracemalloc)"
+    : "allocation sites that grew since warm-up (tracemalloc)";
 }
 
 /** What the search cost the program: its wall time and the longest it held the GIL at once. */

@@ -298,6 +298,7 @@ class Session {
       ...agent.holders.values(),
       ...agent.graphHolders.values(),
       ...agent.copied.values(),
+      ...agent.gpuSites.values(),
     ]);
     const lastWords =
       this.latest &&
@@ -334,6 +335,7 @@ class Session {
             holders: target.agent.holders,
             graphHolders: target.agent.graphHolders,
             copied: target.agent.copied,
+            gpuSites: target.agent.gpuSites,
           }
         : undefined,
       agentMissing: target.attacher?.missing(),

@@ -57,6 +57,48 @@ describe.concurrent("GPU memory under `memleak run` (stand-in torch.cuda, no GPU
     expect(readFileSync(summary, "utf8")).toMatch(/^\| leak \| PID \d+ cuda:0 \| gpu-allocated \|/m);
   });
 
+  it("a validation loop keeping its logits on the GPU: on cuda:0's leak the list that holds them and the line that made them; its fixed form neither", async () => {
+    const program = "test/helpers/stand-in-torch/validation_outputs.py";
+    // 36 s: the agent's floors rise at 5, 10 and 15 s after CUDA came up, then it records the allocator's history 10 s.
+    const [kept, fixed] = await Promise.all(
+      ["kept", "fixed"].map(async (mode) => {
+        const r = await memleak(["run", "--interval", "0.5", "--json", "--", "python3", program, mode, "36"]);
+        return JSON.parse(r.stdout) as VerdictDocument;
+      }),
+    );
+    const leak = kept!.verdict;
+    expect(leak, show(gpuFindings(kept!))).toMatchObject({
+      kind: "leak",
+      subject: { type: "gpu", device: "cuda:0" },
+      holder: { found: true, path: "__main__.all_logits", device: "cuda:0", deviceBytesPerItem: 4 * 2 ** 20 },
+    });
+    // 4 MiB a batch, ~9 batches a second (0.1 s asleep each): the list gains what allocated grows, within a sixth.
+    const gains = leak.evidence.holderDeviceBytesPerSecond as number;
+    expect(gains / leak.rate!.bytesPerSecond).toBeGreaterThan(0.83);
+    expect(gains / leak.rate!.bytesPerSecond).toBeLessThan(1.2);
+    expect(leak.advice).toMatch(
+      /^\*\*`__main__\.all_logits` holds it\*\*: .* keeps\s+tensors on cuda:0, 4\.00 MiB each/,
+    );
+    // The line that made them, from the allocator's history: the batch's logits, 4 MiB per block, while the
+    // program's allocation requests a second stayed where they were (the stand-in's own cost is nothing).
+    const line =
+      readFileSync(join(REPO, program), "utf8")
+        .split("\n")
+        .findIndex((l) => l.includes("torch.randn(")) + 1;
+    expect(leak.sitesFrom).toBe("cuda-history");
+    expect(leak.sites![0]).toMatchObject({ file: join(REPO, program), line, function: "validate_batch" });
+    expect(leak.sites![0]!.sizeDiff / leak.sites![0]!.countDiff).toBe(4 * 2 ** 20);
+    expect(leak.evidence).toMatchObject({ gpuHistorySeconds: expect.any(Number) });
+    const ratio =
+      (leak.evidence.gpuRequestsPerSecondDuring as number) / (leak.evidence.gpuRequestsPerSecondBefore as number);
+    expect(ratio).toBeGreaterThan(0.7);
+    // The program's own fix, a number per batch: no leak, no holder, no sites anywhere.
+    expect(
+      fixed!.findings.filter((f) => f.kind === "leak" || f.holder || f.sites),
+      show(fixed!.findings),
+    ).toEqual([]);
+  });
+
   it("allocated that came down while the caching allocator kept its reserve is retention, with its advice", async () => {
     const { doc } = await drive("retention");
     const [f] = gpuFindings(doc);

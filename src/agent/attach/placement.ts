@@ -43,7 +43,8 @@ import { AGENT_CODE_FILES } from "./precompile.js";
  * The agent's files the target loads (memleak_attach.py loads memleak_agent.py and the rooms it always loads through
  * memleak_code.py: precompile.ts AGENT_CODE_FILES; the agent loads memleak_holder.py when a leak is suspected,
  * memleak_retained.py when a container gains items, memleak_graphs.py when tensors keep graphs, memleak_cow.py when
- * memleak asks a copying worker what it copied, memleak_trace.py under --trace-python): all it needs.
+ * memleak asks a copying worker what it copied, memleak_trace.py under --trace-python, memleak_gpu_sites.py once
+ * CUDA is up in it): all it needs.
  * test/unit/agent/placed-files.test.ts checks every room the agent loads is here.
  */
 export const PLACED_FILES = [
@@ -55,6 +56,7 @@ export const PLACED_FILES = [
   "memleak_graphs.py",
   "memleak_cow.py",
   "memleak_trace.py",
+  "memleak_gpu_sites.py",
 ];
 const CANDIDATES = ["/tmp", "/dev/shm", "/var/tmp"];
 const PREFIX = "memleak-placed-";

@@ -883,9 +883,10 @@ def _holder_search():
         return
     container, what, length, per_second = suspect
     suspect = None
+    on_device = _on_device(container)
     found = _holder_module().find(container, main_ident=_lifecycle._process.main)
     container = None
-    _send_holder(what, length, per_second, found)
+    _send_holder(what, length, per_second, found, on_device)
 
 
 def _named_near():
@@ -897,12 +898,27 @@ def _named_near():
     container, what, length, per_second = _state.suspect
     _state.suspect = None
     name = _global_name(container)
+    on_device = _on_device(container) if name is not None else None
     container = None
     if name is None:
         return
     hops = [{"kind": "module global", "name": name}]
     found = {"found": True, "path": name, "hops": hops, "root": "module global", "levels": 0, "calls": 0}
-    _send_holder(what, length, per_second, dict(found, objects=0, ms=0.0, longestMs=0.0))
+    _send_holder(what, length, per_second, dict(found, objects=0, ms=0.0, longestMs=0.0), on_device)
+
+
+def _on_device(container):
+    """Where the container's newest items keep tensors off the host ("cuda:0") and how many bytes each keeps there, or
+    None: what ties this holder to a GPU's leak (a list of logits kept on cuda:0), which the host's readings never see.
+    """
+    torch = sys.modules.get("torch")
+    tensor_type = getattr(torch, "Tensor", None) if torch is not None else None
+    if tensor_type is None:
+        return None
+    try:
+        return _sibling_module("memleak_retained").device_bytes_per_item(container, tensor_type)
+    except Exception:
+        return None
 
 
 def _global_name(container):
@@ -919,8 +935,9 @@ def _global_name(container):
     return None
 
 
-def _send_holder(what, length, per_second, found):
-    """One 'holder' message: the suspected container, how fast it grew, and what the search (or the walk) found."""
+def _send_holder(what, length, per_second, found, on_device=None):
+    """One 'holder' message: the suspected container, how fast it grew, what the search (or the walk) found, and
+    where its items' tensors are when not on the host (_on_device)."""
     message = {
         "type": "holder",
         "pid": os.getpid(),
@@ -929,6 +946,8 @@ def _send_holder(what, length, per_second, found):
         "length": length,
         "itemsPerSecond": round(per_second, 2),
     }
+    if on_device is not None:
+        message["device"], message["deviceBytesPerItem"] = on_device
     message.update(found)
     _state.holder = message  # strings and numbers only: what the last search said, for the tests
     _channel._send(message)

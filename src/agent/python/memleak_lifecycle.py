@@ -45,6 +45,7 @@ class _Process:
         self.trim_last = 0.0
         self.trim_count = 0
         self.tracer = None  # memleak_trace.py's Tracer, in a process traced (--trace-python)
+        self.gpu_sites = None  # memleak_gpu_sites.py's GpuSites, in a process whose CUDA allocator was read
         self.traced = None
         # The program's main thread, for the holder search where threading is not loaded: the agent is loaded on it
         # (by sitecustomize under `run`, by a pending call under `watch`); in a forked child, the thread that forked.
@@ -90,6 +91,7 @@ def _report_locked(interval, force, census):
     gpu = _readings._cuda_stats()
     if gpu is not None:
         message["gpu"] = gpu
+        _gpu_sites_beat(gpu)
     if walked is not None:
         message["census"] = walked
     line = _channel._json_line(message)
@@ -98,6 +100,19 @@ def _report_locked(interval, force, census):
         return
     _channel._conn.last_report.update(line=line, pid=pid, sock=sock)
     _channel._send_line('%s,"t":%r}' % (line[:-1], time.time()))
+
+
+def _gpu_sites_beat(gpu):
+    """The GPU sites room (memleak_gpu_sites.py), loaded in a process once CUDA is up in it, follows each device's
+    allocated floor at every report and records where a rising one was allocated. Never fails a report."""
+    try:
+        sites = _process.gpu_sites
+        if sites is None:
+            room = _sibling_module("memleak_gpu_sites")
+            sites = _process.gpu_sites = room.GpuSites(sys.modules[__name__], _census._own_path)
+        sites.beat(gpu, time.monotonic())
+    except Exception:
+        pass
 
 
 # ------------------------------------------------------------------------------------------------ tracemalloc, trim
@@ -163,6 +178,8 @@ def _at_exit():
             _process.tracer.report()
         if not _channel._conn.quiet:  # a quiet agent's process is read from /proc only, to its end
             _report(0, force=True)  # before the trim, so the last reading shows what was held
+        if _process.gpu_sites is not None:
+            _process.gpu_sites.at_exit(time.monotonic())
         if launched and os.environ.get("MEMLEAK_TRIM_PROBE"):
             _trim_probe()
     except Exception:
@@ -474,6 +491,7 @@ def _reset_in_child():
     _process.main = _thread.get_ident()
     _census._reset_in_child()
     _process.stop = None
+    _process.gpu_sites = None  # CUDA does not survive a fork: the parent's floors and window are not the child's
     _readings._malloc.cached = None
     tracer = _process.tracer
     if tracer is not None and tracer.baseline is not None:

@@ -11,7 +11,9 @@ attributes. So a few of the newest items are walked through their referents, cou
   - an object whose type sizes itself deeply (bytearray, numpy's arrays, pandas' frames: its own __sizeof__) is
     counted by that size and not walked into, so its buffers are not counted twice;
   - a tensor is its storage's bytes (each storage once per look: views of one tensor share it) and, when it keeps an
-    autograd graph, GRAPH_NODE_BYTES for each node of the graph only it reaches.
+    autograd graph, GRAPH_NODE_BYTES for each node of the graph only it reaches. A tensor on a GPU counts only its
+    graph: its bytes are on the device, not in malloc or RSS. They are counted apart, per device (on_device), for the
+    holder of a GPU leak (device_bytes_per_item).
 
 Bounded: SAMPLED items, at most MAX_OBJECTS objects each. Pure of side effects on the program: it keeps no reference
 once it returns. Standard library only.
@@ -98,6 +100,7 @@ class _Look:
         self.storages = set()
         self.nodes = {}
         self.walked = _walked_sizeofs()
+        self.on_device = {}  # "cuda:0" → bytes of the storages of the tensors met there
 
     def own_bytes(self, obj):
         """obj's own bytes, and whether to walk into it."""
@@ -110,11 +113,15 @@ class _Look:
     def tensor_bytes(self, t):
         size = sys.getsizeof(t, 0)
         try:
-            if t.device.type == "cpu":  # a CUDA tensor's bytes are not in malloc or RSS
-                st = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
-                if st.data_ptr() not in self.storages:
-                    self.storages.add(st.data_ptr())
+            st = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
+            # Keyed by device too: two devices may number their memory alike.
+            key = (str(t.device), st.data_ptr())
+            if key not in self.storages:
+                self.storages.add(key)
+                if t.device.type == "cpu":
                     size += st.nbytes()
+                else:  # a CUDA tensor's bytes are not in malloc or RSS
+                    self.on_device[key[0]] = self.on_device.get(key[0], 0) + st.nbytes()
             if t.grad_fn is not None:
                 size += GRAPH_NODE_BYTES * _graph_nodes(t.grad_fn, self.nodes)
         except Exception:  # sparse, meta or otherwise storage-less tensors
@@ -145,6 +152,33 @@ class _Look:
                 if visited >= MAX_OBJECTS:
                     break
         return total
+
+
+def device_bytes_per_item(container, tensor_type):
+    """Where the newest items' tensors that are not on the host are, and the mean bytes each item keeps there:
+    ("cuda:0", bytes) for the device holding most, or None when they hold nothing off the host (or a look failed).
+    The same walk as retained_per_item's: a list of logits, a dict of embeddings, tuples of (input, output)."""
+    if tensor_type is None:
+        return None
+    try:
+        items = newest(container)
+    except Exception:
+        return None
+    if not items:
+        return None
+    look = _Look(tensor_type)
+    looked = 0
+    for item in items:
+        try:
+            look.retained(item)
+            looked += 1
+        except Exception:
+            pass
+    items = None
+    if not look.on_device or looked == 0:
+        return None
+    where = max(look.on_device, key=look.on_device.get)
+    return where, look.on_device[where] // looked
 
 
 def retained_per_item(container, tensor_type=None):

@@ -33,6 +33,8 @@ import type { Column } from "../../series/column.js";
 import { processGpuSeries } from "../../series/gpu-series.js";
 import { decideDriver } from "./gpu-driver.js";
 import { gpuState, type GpuColumns, type GpuState } from "./gpu-state.js";
+import { CUDA_TENSORS, putGpuHolder } from "./holder.js";
+import { putGpuSites } from "./gpu-sites.js";
 
 /**
  * The allocator must hold at least 256 MiB more than is allocated for retention or fragmentation to be worth a
@@ -115,7 +117,13 @@ export function analyzeGpus(ps: ProcessSeries, command: string, ctx: Context): J
     if (g.index === undefined) return decideDriver(subject, a);
     const cols = columnsOf(ps, g.index, g.col);
     // The state over the whole series: a reserve left behind by a load that the warm-up cut is still held.
-    return decideGpu(subject, a, gpuState(cols, first ?? from), cols);
+    const f = decideGpu(subject, a, gpuState(cols, first ?? from), cols);
+    // Tensors kept alive: the container the census saw grow, where its items' tensors are on this device.
+    // …and the lines that allocated what it keeps, where the agent recorded the allocator's history (on any finding
+    // of the device: the window ran because its floor rose).
+    putGpuSites(f, ps.pid, g.device, ctx);
+    if (f.kind === "leak") putGpuHolder(f, ps.pid, g.device, ctx);
+    return f;
   });
 }
 
@@ -245,7 +253,7 @@ function decideGpu(subject: GpuSubject, a: Assessment, s: GpuState, cols: GpuCol
     f = gpuFinding(subject, "leak", "gpu-allocated", a, phrase("gpu.leak", facts), growthConfidence(a), [
       phrase("advice.gpu", { variant: "leak", ...who }),
     ]);
-    f.evidence.layer = "CUDA tensors";
+    f.evidence.layer = CUDA_TENSORS;
   } else {
     f = shapeFinding(subject, "gpu-allocated", a, s.reserved);
   }

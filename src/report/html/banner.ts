@@ -19,7 +19,7 @@ import { everyFinding } from "../../analysis/every-finding.js";
 import { nativeSection } from "./native-section.js";
 import { holderPanel } from "./holder-panel.js";
 import { copiedPanel } from "./copied-panel.js";
-import { traceWindowCost } from "../holder-lines.js";
+import { gpuHistoryCost, traceWindowCost } from "../holder-lines.js";
 
 /** CSS class of a kind; kinds are a closed set, but the class name is checked anyway as it lands in an attribute. */
 export function kindClass(kind: string): string {
@@ -123,8 +123,11 @@ function sitesTable(v: Finding): string {
     .slice(0, 20)
     .map(
       (s) =>
-        `<tr><td class="num">+${h(formatBytes(s.sizeDiff))}</td><td class="num">${s.countDiff >= 0 ? "+" : ""}${h(s.countDiff)}</td><td class="num">${h(formatBytes(s.size))}</td><td><code>${h(s.file)}:${h(s.line)}</code></td></tr>`,
+        `<tr><td class="num">+${h(formatBytes(s.sizeDiff))}</td><td class="num">${s.countDiff >= 0 ? "+" : ""}${h(s.countDiff)}</td><td class="num">${h(formatBytes(s.size))}</td><td><code>${h(s.file)}:${h(s.line)}</code>${s.function ? ` ${h(s.function)}` : ""}${s.via ? ` <span class="note">via ${h(s.via)}</span>` : ""}</td></tr>`,
     );
+  const gpu = gpuHistoryCost(v);
+  if (gpu)
+    return `<section class="sites" id="sites"><h2>CUDA allocation sites still held at the end of the history window</h2><p class="note">${h(gpu)}.</p><table><thead><tr><th class="num">held</th><th class="num">blocks</th><th class="num">now</th><th>where</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
   const window = traceWindowCost(v);
   const heading = window
     ? "Allocation sites that grew during the trace window"

@@ -20,7 +20,15 @@ import { nativeStackLines } from "../native/stacks-text.js";
 import { clip, displayWidth, wrap } from "../text-width.js";
 import { evidenceValue, KIND_LABEL, kindColour, subjectText } from "../vocabulary.js";
 import { everyFinding } from "../../analysis/every-finding.js";
-import { holderCost, holderHeadline, holderHops, holderWhere, traceWindowCost } from "../holder-lines.js";
+import {
+  gpuHistoryCost,
+  holderCost,
+  holderHeadline,
+  holderHops,
+  holderWhere,
+  sitesHeading,
+  traceWindowCost,
+} from "../holder-lines.js";
 import { copiedCost, copiedHeadline, copiedObjectLine } from "../copied-lines.js";
 import { evidenceLabel } from "../evidence-labels.js";
 import { rateShown } from "../rate-shown.js";
@@ -75,14 +83,22 @@ function headed(head: string, paint: (s: string) => string, rest: string, c: Cha
 }
 
 /** "+12.3 MiB  +2400  app.py:42", the path shortened from the left to fit. */
-function siteLines(sites: NonNullable<VerdictDocument["verdict"]["sites"]>, columns: number): string[] {
-  return sites.slice(0, 10).map((s) => {
+function siteLines(
+  sites: NonNullable<VerdictDocument["verdict"]["sites"]>,
+  columns: number,
+  c: ChalkInstance,
+): string[] {
+  return sites.slice(0, 10).flatMap((s) => {
     const head = `  ${`+${formatBytes(s.sizeDiff)}`.padStart(11)} ${`${s.countDiff >= 0 ? "+" : ""}${s.countDiff}`.padStart(8)}  `;
-    const where = safeText(`${s.file}:${s.line}`);
+    // A GPU site names its function (the allocator's stacks carry it), and below it the library frame it went through.
     const room = Math.max(10, columns - head.length);
-    return head + (where.length > room ? "…" + where.slice(where.length - room + 1) : where);
+    const line = head + leftClipped(safeText(`${s.file}:${s.line}${s.function ? ` ${s.function}` : ""}`), room);
+    return s.via ? [line, c.dim(" ".repeat(head.length) + `via ${leftClipped(safeText(s.via), room - 4)}`)] : [line];
   });
 }
+
+/** A path shortened from the left to fit: its file and line are what matter. */
+const leftClipped = (s: string, room: number) => (s.length > room ? "…" + s.slice(s.length - room + 1) : s);
 
 function holderLines(x: NonNullable<Finding["holder"]>, columns: number, c: ChalkInstance): string[] {
   const hops = holderHops(x);
@@ -146,17 +162,8 @@ export function renderVerdict(
   if (v.rate && rateShown(v.kind)) out.push(...wrap(`rate: ${v.metric} ${formatRate(v.rate)}`, columns));
   if (v.timeToLimit) out.push(...wrap(`time to the limit: ${safeText(v.timeToLimit.summary)}`, columns));
   out.push("", c.bold("evidence"), ...evidenceLines(v, columns));
-  const window = traceWindowCost(v);
-  if (v.sites?.length)
-    out.push(
-      "",
-      c.bold(
-        window
-          ? "allocation sites that grew during the trace window (tracemalloc)"
-          : "allocation sites that grew since warm-up (tracemalloc)",
-      ),
-      ...siteLines(v.sites, columns),
-    );
+  const window = traceWindowCost(v) ?? gpuHistoryCost(v);
+  if (v.sites?.length) out.push("", c.bold(sitesHeading(v)), ...siteLines(v.sites, columns, c));
   if (window) out.push(...wrap(window, columns, "  ", "    ").map((l) => c.dim(l)));
   if (v.holder) out.push("", c.bold("what holds it"), ...holderLines(v.holder, columns, c));
   if (v.copied) out.push("", c.bold("what it copied"), ...copiedLines(v.copied, columns, c));

@@ -5,7 +5,7 @@
 import { advice } from "../../advice/load.js";
 import { formatBytes } from "../../base/units.js";
 import { formatRate, pidsThatGrow } from "./numbers.js";
-import type { PhraseName } from "../../analysis/phrases.js";
+import type { PhraseFacts, PhraseName } from "../../analysis/phrases.js";
 import { DEFAULT_ALPHA } from "../../analysis/stats/trend.js";
 import { gcWaitingReason, keptReason, settlingReason } from "./notes.js";
 import { groupName, type Wordings } from "./words.js";
@@ -166,6 +166,9 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
           : `gains ~${gainsText(f.itemsPerSecond)} ${f.variant.startsWith("holder-graph-chain") ? "nodes" : "items"} a second`,
       why: f.why,
       dropDone: dropDone(f.container, f.heldAs ?? "tasks"),
+      device: f.device,
+      perItem: f.deviceBytesPerItem !== undefined ? `${formatBytes(f.deviceBytesPerItem)} each` : "",
+      explains: deviceShare(f),
     }),
   "advice.gc-off": (f) =>
     advice("leak", "gc-off", {
@@ -178,6 +181,18 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
   "advice.no-agent": (f) =>
     advice("no-agent", f.launched ? "run" : "any", { pid: f.pid, why: f.why, level: formatBytes(f.level) }),
 };
+
+/**
+ * holder-cuda: what the container's items add on the device a second against the device's growth ("~40 MiB/s, all of
+ * the 39.7 MiB/s allocated grows"), or nothing where the agent did not measure both.
+ */
+function deviceShare(f: PhraseFacts["advice.holder"]): string {
+  if (f.itemsPerSecond === undefined || f.deviceBytesPerItem === undefined || !f.rate) return "";
+  const gains = f.itemsPerSecond * f.deviceBytesPerItem;
+  const share = gains / f.rate.bytesPerSecond;
+  const of = share >= 0.9 ? "all of" : `${Math.round(share * 100)}% of`;
+  return `: ~${formatBytes(gains)}/s, ${of} the ${formatBytes(f.rate.bytesPerSecond)}/s that allocated grows`;
+}
 
 /** The done-callback that drops a finished task from its container, spelled for the container's type. */
 /**

@@ -11,7 +11,7 @@ type GpuPhrase = Extract<keyof PhraseFacts, `gpu.${string}`>;
 
 /** The process and device, then what its memory there does. */
 const onDevice =
-  <N extends Exclude<GpuPhrase, "gpu.driver-counts-all" | "gpu.tensors-grow-too">>(
+  <N extends Exclude<GpuPhrase, "gpu.driver-counts-all" | "gpu.tensors-grow-too" | `gpu.sites-${string}`>>(
     says: (facts: PhraseFacts[N]) => string,
   ) =>
   (facts: PhraseFacts[N], say: Say): string => {
@@ -68,6 +68,10 @@ export const GPU_WORDS: Wordings<GpuPhrase> = {
   ),
   "gpu.tensors-grow-too": (f) =>
     `live tensors grow too, far slower than the reserve (${formatBytes(f.start)} → ${formatBytes(f.end)} at ${formatRate(f.rate)}): if they still grow once the reserve holds still, that is a leak`,
+  "gpu.sites-none": (f) =>
+    `memleak recorded the caching allocator's history for ${f.seconds} s: no block allocated on ${f.device} in that window was still alive at its end, so the lines of this leak were not found (it may grow in bursts, or between windows)`,
+  "gpu.sites-not-recorded": (f) =>
+    `memleak could not record where the CUDA memory was allocated (${f.why}): that needs PyTorch 2.1 or later`,
   "gpu.driver-counts-all": () =>
     "the driver's number holds the CUDA context and the framework's cache as well as live arrays: growth there may be a cache that grows (memleak's agent tells them apart for PyTorch)",
 };

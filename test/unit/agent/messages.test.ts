@@ -160,6 +160,27 @@ describe("the agent's holder message", () => {
     expect(m.hops[0]!.name).toHaveLength(200);
   });
 
+  it("keeps where the items' tensors are off the host, a device PyTorch names and a byte count, or neither", () => {
+    const m = (device: unknown, deviceBytesPerItem: unknown) =>
+      parseAgentMessage(JSON.stringify({ ...base, found: false, device, deviceBytesPerItem })) as Record<
+        string,
+        unknown
+      >;
+    expect(m("cuda:0", 4194304)).toMatchObject({ device: "cuda:0", deviceBytesPerItem: 4194304 });
+    for (const [device, bytes] of [
+      ["cuda:0", "4194304"],
+      ["cuda:0\u001b[31m", 1],
+      ["x".repeat(300), 1],
+      [7, 1],
+      ["cuda:0", undefined],
+    ]) {
+      const kept = m(device, bytes);
+      expect(kept.type, JSON.stringify([device, bytes])).toBe("holder");
+      expect(kept).not.toHaveProperty("device");
+      expect(kept).not.toHaveProperty("deviceBytesPerItem");
+    }
+  });
+
   it.each([
     ["found without a path", { found: true, hops: [{ kind: "module global", name: "a" }] }],
     ["found without hops", { found: true, path: "a", hops: [] }],
@@ -168,6 +189,65 @@ describe("the agent's holder message", () => {
     ["a cost that is not a number", { found: false, ms: "1" }],
   ])("drops a holder message with %s", (_why, fields) => {
     expect(parseAgentMessage(JSON.stringify({ ...base, ...fields }))).toBeUndefined();
+  });
+});
+
+describe("the agent's gpu-sites message (its window of PyTorch's allocator history)", () => {
+  const site = { file: "/srv/train.py", line: 19, name: "validate", size: 4096, count: 2 };
+  const device = { device: "cuda:0", sites: [site], blocks: 2, bytes: 4096 };
+  const parse = (m: Record<string, unknown>) =>
+    parseAgentMessage(JSON.stringify({ type: "gpu-sites", pid: 7, t: 1, ...m }));
+
+  it("keeps each device's sites, its counts and the request rates; a via where one is sent; nothing else", () => {
+    const m = parse({
+      seconds: 10,
+      devices: [{ ...device, requestsPerSecondBefore: 20, requestsPerSecondDuring: 19.5, evil: 1 }],
+      evil: 1,
+    });
+    expect(m).toEqual({
+      type: "gpu-sites",
+      pid: 7,
+      t: 1,
+      seconds: 10,
+      devices: [{ ...device, requestsPerSecondBefore: 20, requestsPerSecondDuring: 19.5 }],
+    });
+    const via = parse({
+      seconds: 10,
+      devices: [{ ...device, sites: [{ ...site, via: "/torch/nn/linear.py:114 f" }] }],
+    });
+    expect(via).toMatchObject({ devices: [{ sites: [{ via: "/torch/nn/linear.py:114 f" }] }] });
+  });
+
+  it("bounds what the program named: 10 sites a device, 16 devices, paths of 500 and names of 200 characters", () => {
+    const long = { ...site, file: "f".repeat(5000), name: "n".repeat(5000) };
+    const m = parse({
+      seconds: 10,
+      devices: Array.from({ length: 20 }, (_, i) => ({ ...device, device: `cuda:${i}`, sites: Array(30).fill(long) })),
+    }) as { devices: { sites: { file: string; name: string }[] }[] };
+    expect(m.devices).toHaveLength(16);
+    expect(m.devices[0]!.sites).toHaveLength(10);
+    expect(m.devices[0]!.sites[0]!.file).toHaveLength(500);
+    expect(m.devices[0]!.sites[0]!.name).toHaveLength(200);
+  });
+
+  it("a refusal keeps its reason alone", () => {
+    expect(parse({ why: "TypeError: no" })).toEqual({
+      type: "gpu-sites",
+      pid: 7,
+      t: 1,
+      devices: [],
+      why: "TypeError: no",
+    });
+  });
+
+  it.each([
+    ["no seconds", { devices: [device] }],
+    ["a device PyTorch does not name so", { seconds: 1, devices: [{ ...device, device: "cuda:0\u001b[31m" }] }],
+    ["a site without a line", { seconds: 1, devices: [{ ...device, sites: [{ ...site, line: "19" }] }] }],
+    ["a negative size", { seconds: 1, devices: [{ ...device, sites: [{ ...site, size: -1 }] }] }],
+    ["devices that are not a list", { seconds: 1, devices: device }],
+  ])("drops a message with %s", (_why, fields) => {
+    expect(parse(fields)).toBeUndefined();
   });
 });
 

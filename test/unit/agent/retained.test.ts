@@ -215,3 +215,58 @@ out["bytes"] = census.get("growingAddedBytes")
     expect(out.bytes).toBe(200 * out.retained!);
   });
 });
+
+describe("tensors off the host: their bytes per device, apart (STAND-IN torch: test/helpers/stand-in-torch, NOT PyTorch)", () => {
+  const STAND_IN = `${REPO}test/helpers/stand-in-torch`;
+  it("a list of logits on cuda:0, a dict of (input, output) pairs, a view of a kept tensor, tensors on the host", () => {
+    const out = run(
+      "python3",
+      `
+sys.path.insert(0, ${JSON.stringify(STAND_IN)})
+import torch
+logits = [torch.randn(64, 16384, device="cuda") for _ in range(20)]
+pairs = {i: (torch.empty(1024, device="cuda:1"), torch.empty(256, device="cuda:1")) for i in range(20)}
+views = [(lambda t: (t, t.detach()))(torch.randn(64, 16384, device="cuda")) for _ in range(20)]
+host = [torch.empty(1024) for _ in range(20)]
+out["logits"] = R.device_bytes_per_item(logits, torch.Tensor)
+out["pairs"] = R.device_bytes_per_item(pairs, torch.Tensor)
+out["views"] = R.device_bytes_per_item(views, torch.Tensor)
+out["host"] = R.device_bytes_per_item(host, torch.Tensor)
+out["no_torch"] = R.device_bytes_per_item(logits, None)
+# what the host's ranking counts of a CUDA tensor: not its bytes
+out["retained"] = R.retained_per_item(logits, torch.Tensor) < 1024
+`,
+    );
+    expect(out).toEqual({
+      logits: ["cuda:0", 4 * 2 ** 20],
+      pairs: ["cuda:1", 1280 * 4],
+      // a tensor and its view, one storage: counted once
+      views: ["cuda:0", 4 * 2 ** 20],
+      host: null,
+      no_torch: null,
+      retained: true,
+    });
+  });
+
+  it("the census's holder message says where the kept logits are and how much each keeps there", () => {
+    const out = run(
+      "python3",
+      `
+sys.path.insert(0, ${JSON.stringify(STAND_IN)})
+import torch
+import memleak_agent as A
+sent = []
+A.census._channel._send = sent.append
+all_logits = []
+A.census._state.suspect = (all_logits, "list of Tensor", 0, 10.0)
+all_logits.extend(torch.randn(64, 16384, device="cuda") for _ in range(30))
+A.census._holder_search()
+m = sent[0]
+out["device"] = m.get("device")
+out["perItem"] = m.get("deviceBytesPerItem")
+out["found"] = m["found"]
+`,
+    );
+    expect(out).toEqual({ device: "cuda:0", perItem: 4 * 2 ** 20, found: true });
+  });
+});

@@ -159,4 +159,66 @@ describe("watch --trace-python's window in the reports", () => {
     expect(html).toContain("<h2>Allocation sites that grew during the trace window</h2>");
     expect(html).toContain(`${cost}.</p>`);
   });
+
+  it("a GPU leak's holder: where its items' tensors are and how much each keeps there, in every report and the schema", () => {
+    const x = {
+      ...found,
+      container: "list of Tensor",
+      length: 120,
+      path: "__main__.all_logits",
+      device: "cuda:0",
+      deviceBytesPerItem: 4 * 2 ** 20,
+    };
+    const doc = withHolder(x);
+    expect(renderVerdict(doc, false)).toContain(
+      "  __main__.all_logits (list of Tensor, 120 items, 4.00 MiB each on cuda:0)",
+    );
+    expect(holderPanel(doc.verdict)).toContain(
+      "<code>__main__.all_logits</code> holds the growing list of Tensor, 120 items, 4.00 MiB each on cuda:0.",
+    );
+    expect(stepSummary(doc)).toContain("(list of Tensor, 120 items, 4.00 MiB each on cuda:0)");
+    const validate = verdictValidator();
+    expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
+    // A graph's holder whose nodes were counted to the agent's bound: lengthCapped is in the schema too.
+    const capped = withHolder({ ...found, container: "autograd graph of a Tensor", lengthCapped: true });
+    expect(validate(capped), JSON.stringify(validate.errors)).toBe(true);
+  });
+
+  it("a GPU leak's allocation sites: headed as the allocator's history, each line's function and the library frame it went through, what the window cost", () => {
+    const doc = withHolder(found);
+    doc.verdict.sitesFrom = "cuda-history";
+    doc.verdict.sites = [
+      {
+        file: "/srv/train/eval.py",
+        line: 19,
+        sizeDiff: 40 * 2 ** 20,
+        countDiff: 10,
+        size: 40 * 2 ** 20,
+        function: "validate_batch",
+        via: "/usr/lib/python3/dist-packages/torch/nn/modules/linear.py:114 forward",
+      },
+    ];
+    Object.assign(doc.verdict.evidence, {
+      gpuHistorySeconds: 10,
+      gpuHistoryBlocks: 10,
+      gpuHistoryBytes: 40 * 2 ** 20,
+      gpuRequestsPerSecondBefore: 200,
+      gpuRequestsPerSecondDuring: 190,
+    });
+    const cost =
+      "PyTorch's caching allocator recorded the stack of each block allocated for 10 s, then stopped; the lines are those whose blocks were still alive at the end (10 blocks, 40.0 MiB): the program made 190 allocation requests a second meanwhile, 200 just before (its steps at 0.95× their rate)";
+    const text = renderVerdict(doc, false, undefined, 400);
+    expect(text).toContain(
+      "CUDA allocation sites still held at the end of the allocator's history window\n" +
+        "    +40.0 MiB      +10  /srv/train/eval.py:19 validate_batch\n" +
+        "                        via /usr/lib/python3/dist-packages/torch/nn/modules/linear.py:114 forward\n" +
+        `  ${cost}`,
+    );
+    const html = bannerHtml(doc, "t");
+    expect(html).toContain("<h2>CUDA allocation sites still held at the end of the history window</h2>");
+    expect(html).toContain(`${cost.replace("PyTorch's", "PyTorch&#39;s")}.</p>`);
+    expect(html).toContain("<code>/srv/train/eval.py:19</code> validate_batch <span");
+    const validate = verdictValidator();
+    expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
+  });
 });

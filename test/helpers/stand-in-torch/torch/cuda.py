@@ -5,6 +5,9 @@ anything that would initialise CUDA in the user's process (only is_initialized()
     devices[i] = {"allocated": bytes, "reserved": bytes, "active": bytes, "inactive_split": bytes,
                   "alloc_retries": n, "ooms": n, "reserved_peak": bytes, "allocated_peak": bytes}
 (reserved_peak defaults to reserved; allocated_peak to the highest allocated any call has seen, as PyTorch keeps it)
+The stand-in CUDA tensors alive (torch/tensor.py) add their bytes to their device's allocated, and a device that has
+had one reserves at least the most they ever held together (the caching allocator keeps its blocks); making one
+initialises CUDA, as in PyTorch.
 """
 initialized = False
 devices = {}
@@ -29,8 +32,70 @@ def device_count():
 _allocated_peaks = {}
 
 
+_live = {}  # device → bytes of the stand-in CUDA tensors alive on it
+_live_peak = {}
+_requests = {}  # device → allocation requests so far (memory_stats' allocation.all.allocated)
+_blocks = {}  # id of a live storage → (device, bytes, frames: innermost first, or [] when made while not recording)
+
+
+def _tensor_made(device, nbytes, storage):
+    global initialized
+    initialized = True
+    devices.setdefault(device, {})
+    _live[device] = _live.get(device, 0) + nbytes
+    _live_peak[device] = max(_live_peak.get(device, 0), _live[device])
+    _requests[device] = _requests.get(device, 0) + 1
+    _blocks[id(storage)] = (device, nbytes, memory._stack() if memory.recording else [])
+
+
+def _tensor_freed(device, nbytes, storage):
+    _live[device] = _live.get(device, 0) - nbytes
+    _blocks.pop(id(storage), None)
+
+
+class _Memory:
+    """torch.cuda.memory's history, as PyTorch 2.1+ spells it: `_record_memory_history(enabled="state", context=
+    "state", stacks="python")` keeps the Python stack of each block allocated from then on, `enabled=None` stops, and
+    `_snapshot()` lists the live blocks by segment with their stacks (frames innermost first, as PyTorch's). Every call
+    is logged in `calls` with its arguments. `refuse`: a test sets an exception for _record_memory_history to raise."""
+
+    def __init__(self):
+        self.recording = False
+        self.refuse = None
+
+    def _record_memory_history(self, enabled="all", context="all", stacks="all", max_entries=None):
+        calls.append("memory._record_memory_history(%s, %s, %s)" % (enabled, context, stacks))
+        if self.refuse is not None:
+            raise self.refuse
+        self.recording = enabled is not None
+
+    def _snapshot(self):
+        calls.append("memory._snapshot")
+        segments = []
+        for address, (device, nbytes, frames) in sorted(_blocks.items()):
+            block = {"address": address, "size": nbytes, "requested_size": nbytes, "state": "active_allocated"}
+            block["frames"] = frames
+            segments.append({"device": device, "address": address, "total_size": nbytes, "blocks": [block]})
+        return {"segments": segments, "device_traces": []}
+
+    def _stack(self):
+        import traceback
+
+        stack = traceback.extract_stack()[:-3]  # without this module's own frames
+        return [{"filename": f.filename, "line": f.lineno, "name": f.name} for f in reversed(stack)]
+
+
+memory = _Memory()
+
+
 def _device(device):
-    return devices.get(0 if device is None else device, {})
+    key = 0 if device is None else device
+    d = devices.get(key, {})
+    if key not in _live_peak:
+        return d
+    live = dict(d, allocated=d.get("allocated", 0) + _live[key])
+    live["reserved"] = max(d.get("reserved", 0), live["allocated"], _live_peak[key])
+    return live
 
 
 def _allocated_peak(device):
@@ -53,6 +118,7 @@ def memory_stats(device=None):
         "reserved_bytes.all.peak": d.get("reserved_peak", d.get("reserved", 0)),
         "active_bytes.all.current": d.get("active", d.get("allocated", 0)),
         "inactive_split_bytes.all.current": d.get("inactive_split", 0),
+        "allocation.all.allocated": _requests.get(0 if device is None else device, 0),
         "num_alloc_retries": d.get("alloc_retries", 0),
         "num_ooms": d.get("ooms", 0),
     }

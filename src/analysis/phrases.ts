@@ -202,6 +202,8 @@ export interface PhraseFacts {
   "gpu.driver-counts-all": Record<string, never>;
   /** Live tensors grow too, under a reserve that grows much faster (a fragmentation finding's caveat). */
   "gpu.tensors-grow-too": { start: number; end: number; rate: Rate };
+  /** What the driver counts beyond the caching allocator's reserve grows (signals/gpu-outside.ts). */
+  "gpu.outside-grows": GpuFacts & { start: number; end: number; rate: Rate; driverGpu: string };
   /** The agent's window of the allocator's history (signals/gpu-sites.ts) found no block alive on the device. */
   "gpu.sites-none": { device: string; seconds: number };
   /** …or could not be recorded (PyTorch older than 2.1, or it refused). */
@@ -280,7 +282,7 @@ export interface PhraseFacts {
   };
   "advice.cow-tree": { subject: "tree" | "cgroup"; growth: number; copiers: number; copied: number };
   "advice.gpu": GpuFacts & {
-    variant: "leak" | "leak-sites" | "retention" | "reserve-grows" | "fragmentation" | "driver-leak";
+    variant: "leak" | "leak-sites" | "retention" | "reserve-grows" | "fragmentation" | "driver-leak" | "outside";
     held?: number;
     split?: number | undefined;
   };

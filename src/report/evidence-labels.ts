@@ -94,6 +94,8 @@ const LABELS: Record<string, string> = {
   allocRetries: "allocation retries",
   outOfMemoryErrors: "out-of-memory errors",
   holderDeviceBytesPerSecond: "what its holder adds on the device",
+  outsideAllocatorBytes: "outside the caching allocator",
+  driverGpu: "the driver's GPU",
   gpuHistorySeconds: "allocator's history recorded for",
   gpuHistoryBlocks: "blocks from it still alive",
   gpuHistoryBytes: "their bytes",

@@ -32,5 +32,7 @@ export type MetricName =
   | "gpu-reserved"
   /** The process's GPU memory as the driver counts it (nvidia-smi used_memory: its CUDA context included). */
   | "gpu-used"
+  /** The driver's figure minus the caching allocator's reserve: the CUDA context, libraries' workspaces (series/gpu-outside.ts). */
+  | "gpu-outside"
   /** anon + shmem + unreclaimable kernel memory (series.ts `unreclaimable`): what the time to the limit counts. */
   | "cgroup-unreclaimable";

@@ -35,6 +35,7 @@ import { decideDriver } from "./gpu-driver.js";
 import { gpuState, type GpuColumns, type GpuState } from "./gpu-state.js";
 import { CUDA_TENSORS, putGpuHolder } from "./holder.js";
 import { putGpuSites } from "./gpu-sites.js";
+import { judgeOutside } from "./gpu-outside.js";
 
 /**
  * The allocator must hold at least 256 MiB more than is allocated for retention or fragmentation to be worth a
@@ -103,7 +104,12 @@ function columnsOf(ps: ProcessSeries, index: number, allocated: Column): GpuColu
 
 /** The GPU findings of every process of the set (`commandOf`: its command as subjects show it). */
 export function judgeGpus(set: SeriesSet, ctx: Context, commandOf: (ps: ProcessSeries) => string): JudgedFinding[] {
-  return [...set.processes.values()].flatMap((ps) => analyzeGpus(ps, commandOf(ps), ctx));
+  return [...set.processes.values()].flatMap((ps) => {
+    const devices = analyzeGpus(ps, commandOf(ps), ctx);
+    // What the driver counts beyond the allocator's reserve: a number on the device's finding, a finding if it grows.
+    const outside = judgeOutside(ps, commandOf(ps), ctx, devices);
+    return outside ? [...devices, outside] : devices;
+  });
 }
 
 /** One finding per GPU series of the process (gpu-series.ts): the agent's devices, or else the driver's. */

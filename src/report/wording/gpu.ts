@@ -68,6 +68,10 @@ export const GPU_WORDS: Wordings<GpuPhrase> = {
   ),
   "gpu.tensors-grow-too": (f) =>
     `live tensors grow too, far slower than the reserve (${formatBytes(f.start)} → ${formatBytes(f.end)} at ${formatRate(f.rate)}): if they still grow once the reserve holds still, that is a leak`,
+  "gpu.outside-grows": onDevice<"gpu.outside-grows">(
+    (f) =>
+      `GPU memory outside PyTorch's caching allocator grows: ${formatBytes(f.start)} → ${formatBytes(f.end)} at ${formatRate(f.rate)}, no sign of levelling off: what the driver counts for the process on GPU ${f.driverGpu} beyond the allocator's reserve`,
+  ),
   "gpu.sites-none": (f) =>
     `memleak recorded the caching allocator's history for ${f.seconds} s: no block allocated on ${f.device} in that window was still alive at its end, so the lines of this leak were not found (it may grow in bursts, or between windows)`,
   "gpu.sites-not-recorded": (f) =>

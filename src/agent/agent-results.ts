@@ -113,6 +113,27 @@ export interface GpuDeviceSites {
   requestsPerSecondDuring?: number;
 }
 
+/**
+ * What a process held on a device at a CUDA out-of-memory error (memleak_gpu_sites.py, PyTorch's out-of-memory
+ * observer): the request that failed, what the driver said was free, the allocator's numbers, how much of its reserve
+ * was free and in what largest block, and the program's lines of the blocks alive where a history window was recording.
+ */
+export interface GpuOomResult {
+  type: "gpu-oom";
+  pid: number;
+  t: number;
+  /** "cuda:0". */
+  device: string;
+  request: number;
+  deviceFree: number;
+  allocated?: number;
+  reserved?: number;
+  inactiveSplit?: number;
+  freeInReserve: number;
+  largestFreeBlock: number;
+  sites?: GpuSite[];
+}
+
 export interface GpuSite {
   file: string;
   line: number;
@@ -182,3 +203,22 @@ export interface CowResult {
 export function latestLook(had: CowResult | undefined, answer: CowResult): CowResult {
   return { ...answer, firstT: had ? (had.firstT ?? had.t) : answer.t };
 }
+
+/** What the agent reports once, at the end of a process's life. */
+export interface AgentResults {
+  traces: Map<number, TraceResult>;
+  trims: Map<number, TrimResult>;
+  /** What holds the container each process's agent saw grow (the latest search). */
+  holders?: Map<number, HolderResult>;
+  /** What holds the graph each process's agent saw one tensor keep growing (the latest look, memleak_graphs.py). */
+  graphHolders?: Map<number, HolderResult>;
+  /** Which of its parent's objects each forked worker had copied when memleak last asked (memleak_cow.py). */
+  copied?: Map<number, CowResult>;
+  /** Where each process's GPU leak was allocated: its window of the caching allocator's history (memleak_gpu_sites.py). */
+  gpuSites?: Map<number, GpuSitesResult>;
+  /** What each process held at its last CUDA out-of-memory error (memleak_gpu_sites.py's observer). */
+  gpuOoms?: Map<number, GpuOomResult>;
+}
+
+/** The agent's results that a recording keeps as events (`agent-<type>`), for `analyze` to find again. */
+export type AgentResultMessage = TraceResult | TrimResult | HolderResult | CowResult | GpuSitesResult | GpuOomResult;

@@ -10,7 +10,14 @@ import { tmpdir } from "node:os";
 import { deadOwnersDirs } from "../system/stale-dirs.js";
 import { join } from "node:path";
 import { parseAgentMessage, type AgentMessage, type AgentReport } from "./messages.js";
-import type { CowResult, GpuSitesResult, HolderResult, TraceResult, TrimResult } from "./agent-results.js";
+import type {
+  CowResult,
+  GpuOomResult,
+  GpuSitesResult,
+  HolderResult,
+  TraceResult,
+  TrimResult,
+} from "./agent-results.js";
 import type { TestMark } from "./pytest-results.js";
 import { isGraphHolder, latestLook } from "./agent-results.js";
 
@@ -50,6 +57,8 @@ export class AgentChannel {
   readonly graphHolders = new Map<number, HolderResult>();
   /** Where each pid's GPU leak was allocated: its one window of the caching allocator's history (memleak_gpu_sites.py). */
   readonly gpuSites = new Map<number, GpuSitesResult>();
+  /** What each pid held at its last CUDA out-of-memory error (memleak_gpu_sites.py's observer). */
+  readonly gpuOoms = new Map<number, GpuOomResult>();
   /** Pids that said hello: the agent runs in them. */
   readonly hello = new Set<number>();
   /** The pytest plugin's test-start and test-end marks, in the order they came. */
@@ -163,6 +172,7 @@ export class AgentChannel {
     else if (msg.type === "holder") (isGraphHolder(msg) ? this.graphHolders : this.holders).set(msg.pid, msg);
     else if (msg.type === "cow") this.copied.set(msg.pid, latestLook(this.copied.get(msg.pid), msg));
     else if (msg.type === "gpu-sites") this.gpuSites.set(msg.pid, msg);
+    else if (msg.type === "gpu-oom") this.gpuOoms.set(msg.pid, msg);
     else if (msg.type === "test-start" || msg.type === "test-end") {
       if (this.testMarks.length < MAX_TEST_MARKS) this.testMarks.push(msg);
       else this.dropped++;

@@ -1,9 +1,9 @@
 /**
- * The agent's 'gpu-sites' message (memleak_gpu_sites.py), checked field by field like every other message: file
+ * The agent's 'gpu-sites' and 'gpu-oom' messages (memleak_gpu_sites.py), checked field by field like every other message: file
  * names and function names come from the watched program's stacks, so they are bounded in length and count, and only
  * strings and numbers are kept.
  */
-import type { GpuDeviceSites, GpuSite, GpuSitesResult } from "./agent-results.js";
+import type { GpuDeviceSites, GpuOomResult, GpuSite, GpuSitesResult } from "./agent-results.js";
 import { boundedText as text, nonNegative as count } from "./message-fields.js";
 import { isNum } from "./pytest-messages.js";
 
@@ -22,13 +22,21 @@ function site(v: unknown): GpuSite | undefined {
   return out;
 }
 
+const CUDA_DEVICE = /^cuda:\d{1,3}$/;
+
+/** The sites of a list, each well formed, at most MAX_SITES; undefined when one is not. */
+function sitesOf(v: unknown[]): GpuSite[] | undefined {
+  const sites = v.slice(0, MAX_SITES).map(site);
+  return sites.some((s) => s === undefined) ? undefined : (sites as GpuSite[]);
+}
+
 function device(v: unknown): GpuDeviceSites | undefined {
   const d = v as Record<string, unknown> | null;
-  if (typeof d?.device !== "string" || !/^cuda:\d{1,3}$/.test(d.device) || !Array.isArray(d.sites)) return undefined;
+  if (typeof d?.device !== "string" || !CUDA_DEVICE.test(d.device) || !Array.isArray(d.sites)) return undefined;
   if (!count(d.blocks) || !count(d.bytes)) return undefined;
-  const sites = d.sites.slice(0, MAX_SITES).map(site);
-  if (sites.some((s) => s === undefined)) return undefined;
-  const out: GpuDeviceSites = { device: d.device, sites: sites as GpuSite[], blocks: d.blocks, bytes: d.bytes };
+  const sites = sitesOf(d.sites);
+  if (!sites) return undefined;
+  const out: GpuDeviceSites = { device: d.device, sites, blocks: d.blocks, bytes: d.bytes };
   if (count(d.requestsPerSecondBefore)) out.requestsPerSecondBefore = d.requestsPerSecondBefore;
   if (count(d.requestsPerSecondDuring)) out.requestsPerSecondDuring = d.requestsPerSecondDuring;
   return out;
@@ -41,4 +49,24 @@ export function parseGpuSites(m: Record<string, unknown>, pid: number, t: number
   const devices = m.devices.slice(0, MAX_DEVICES).map(device);
   if (devices.some((d) => d === undefined)) return undefined;
   return { type: "gpu-sites", pid, t, seconds: m.seconds, devices: devices as GpuDeviceSites[] };
+}
+
+export function parseGpuOom(m: Record<string, unknown>, pid: number, t: number): GpuOomResult | undefined {
+  const { device: d, request, deviceFree, freeInReserve, largestFreeBlock } = m;
+  if (typeof d !== "string" || !CUDA_DEVICE.test(d)) return undefined;
+  if (![request, deviceFree, freeInReserve, largestFreeBlock].every(count)) return undefined;
+  const out: GpuOomResult = {
+    type: "gpu-oom",
+    pid,
+    t,
+    device: d,
+    request: request as number,
+    deviceFree: deviceFree as number,
+    freeInReserve: freeInReserve as number,
+    largestFreeBlock: largestFreeBlock as number,
+  };
+  for (const k of ["allocated", "reserved", "inactiveSplit"] as const) if (count(m[k])) out[k] = m[k];
+  const sites = Array.isArray(m.sites) ? sitesOf(m.sites) : undefined;
+  if (sites?.length) out.sites = sites;
+  return out;
 }

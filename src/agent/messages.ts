@@ -3,9 +3,17 @@
  * program, so its messages are data to validate, never to trust. The end-of-run results are the analysis's inputs and
  * are declared there (agent/agent-results.ts).
  */
-import type { CowResult, GpuSitesResult, HolderResult, TraceResult, TraceSite, TrimResult } from "./agent-results.js";
+import type {
+  CowResult,
+  GpuOomResult,
+  GpuSitesResult,
+  HolderResult,
+  TraceResult,
+  TraceSite,
+  TrimResult,
+} from "./agent-results.js";
 import { parseCow } from "./cow-message.js";
-import { parseGpuSites } from "./gpu-sites-message.js";
+import { parseGpuOom, parseGpuSites } from "./gpu-sites-message.js";
 import { parseHolder } from "./holder-message.js";
 import type { TestMark } from "./pytest-results.js";
 import { isNum, parseTestMark } from "./pytest-messages.js";
@@ -47,7 +55,8 @@ export type AgentMessage =
   | TestMark
   | HolderResult
   | CowResult
-  | GpuSitesResult;
+  | GpuSitesResult
+  | GpuOomResult;
 
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9]{0,39}$/;
 /** Field names already found well-formed: agents send the same few dozen every second (bounded: names are data). */
@@ -183,6 +192,8 @@ export function parseAgentMessage(line: string): AgentMessage | undefined {
       return parseCow(m, pid, t);
     case "gpu-sites":
       return parseGpuSites(m, pid, t);
+    case "gpu-oom":
+      return parseGpuOom(m, pid, t);
     default:
       return undefined;
   }

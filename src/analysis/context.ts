@@ -1,20 +1,8 @@
 /** What every rule needs besides its own series. */
 import type { Column } from "../series/column.js";
-import type { CowResult, GpuSitesResult, HolderResult, TraceResult, TrimResult } from "../agent/agent-results.js";
+import type { AgentResults } from "../agent/agent-results.js";
 
-/** What the agent reports once, at the end of a process's life. */
-export interface AgentResults {
-  traces: Map<number, TraceResult>;
-  trims: Map<number, TrimResult>;
-  /** What holds the container each process's agent saw grow (the latest search). */
-  holders?: Map<number, HolderResult>;
-  /** What holds the graph each process's agent saw one tensor keep growing (the latest look, memleak_graphs.py). */
-  graphHolders?: Map<number, HolderResult>;
-  /** Which of its parent's objects each forked worker had copied when memleak last asked (memleak_cow.py). */
-  copied?: Map<number, CowResult>;
-  /** Where each process's GPU leak was allocated: its window of the caching allocator's history (memleak_gpu_sites.py). */
-  gpuSites?: Map<number, GpuSitesResult>;
-}
+export type { AgentResults };
 import { minGrowth } from "./assess.js";
 import { median } from "./stats/quantiles.js";
 import { detectWarmup } from "./stats/warmup.js";

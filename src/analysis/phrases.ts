@@ -202,6 +202,16 @@ export interface PhraseFacts {
   "gpu.driver-counts-all": Record<string, never>;
   /** Live tensors grow too, under a reserve that grows much faster (a fragmentation finding's caveat). */
   "gpu.tensors-grow-too": { start: number; end: number; rate: Rate };
+  /** What a process held on the device at a CUDA out-of-memory error (signals/gpu-oom.ts). */
+  "gpu.oom": {
+    request: number;
+    deviceFree: number;
+    allocated: number | undefined;
+    reserved: number | undefined;
+    freeInReserve: number;
+    largestFreeBlock: number;
+    cause: "fragmented" | "full";
+  };
   /** What the driver counts beyond the caching allocator's reserve grows (signals/gpu-outside.ts). */
   "gpu.outside-grows": GpuFacts & { start: number; end: number; rate: Rate; driverGpu: string };
   /** The agent's window of the allocator's history (signals/gpu-sites.ts) found no block alive on the device. */
@@ -282,7 +292,15 @@ export interface PhraseFacts {
   };
   "advice.cow-tree": { subject: "tree" | "cgroup"; growth: number; copiers: number; copied: number };
   "advice.gpu": GpuFacts & {
-    variant: "leak" | "leak-sites" | "retention" | "reserve-grows" | "fragmentation" | "driver-leak" | "outside";
+    variant:
+      | "leak"
+      | "leak-sites"
+      | "retention"
+      | "reserve-grows"
+      | "fragmentation"
+      | "driver-leak"
+      | "outside"
+      | "oom-fragmented";
     held?: number;
     split?: number | undefined;
   };

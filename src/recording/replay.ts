@@ -12,6 +12,7 @@ import {
   isGraphHolder,
   latestLook,
   type CowResult,
+  type GpuOomResult,
   type GpuSitesResult,
   type HolderResult,
   type TraceResult,
@@ -47,6 +48,7 @@ export async function analyzeRecording(
   const graphHolders = new Map<number, HolderResult>();
   const copied = new Map<number, CowResult>();
   const gpuSites = new Map<number, GpuSitesResult>();
+  const gpuOoms = new Map<number, GpuOomResult>();
   const agentMissing = new Map<number, string>();
   /** From `watch`'s attach events: the pid inside a container of each process that has one. */
   const pidsInside = new Map<number, number>();
@@ -70,6 +72,7 @@ export async function analyzeRecording(
     if (m?.type === "holder") (isGraphHolder(m) ? graphHolders : holders).set(m.pid, m);
     if (m?.type === "cow") copied.set(m.pid, latestLook(copied.get(m.pid), m));
     if (m?.type === "gpu-sites") gpuSites.set(m.pid, m);
+    if (m?.type === "gpu-oom") gpuOoms.set(m.pid, m);
     if (e.event === EVENT.testStart || e.event === EVENT.testEnd) {
       const mark = parseAgentMessage(JSON.stringify(e.detail ?? {}));
       if (mark?.type === e.event) testMarks.push(mark);
@@ -82,8 +85,8 @@ export async function analyzeRecording(
     options: { warmup: options.warmup, command: h.target.command, launched: h.target.mode === "run" },
     commands,
     agentResults:
-      traces.size + trims.size + holders.size + graphHolders.size + copied.size + gpuSites.size > 0
-        ? { traces, trims, holders, graphHolders, copied, gpuSites }
+      traces.size + trims.size + holders.size + graphHolders.size + copied.size + gpuSites.size + gpuOoms.size > 0
+        ? { traces, trims, holders, graphHolders, copied, gpuSites, gpuOoms }
         : undefined,
     cgroup: cg
       ? { path: cg.path, version: cg.version, others: outsiders?.pids, othersAnonGrowth: outsiders?.anonGrowth }

@@ -5,7 +5,7 @@
  * the session never asks whether it records.
  */
 import type { AttachRecord } from "../agent/attach/attach-record.js";
-import type { CowResult, GpuSitesResult, HolderResult, TraceResult, TrimResult } from "../agent/agent-results.js";
+import type { AgentResultMessage } from "../agent/agent-results.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { processKey } from "../sampling/process-key.js";
 import { RecordingWriter, type RecordingHeader, type RecordingLine } from "./format.js";
@@ -94,7 +94,7 @@ export class SessionRecorder {
   }
 
   /** The agent's trace and trim results, which arrive as the interpreters exit: recorded for `analyze`. */
-  agentResults(results: Iterable<TraceResult | TrimResult | HolderResult | CowResult | GpuSitesResult>): void {
+  agentResults(results: Iterable<AgentResultMessage>): void {
     for (const m of results)
       this.sink?.write({ type: "event", t: m.t * 1000, event: agentResultEvent(m.type), detail: { ...m } });
   }

@@ -299,6 +299,7 @@ class Session {
       ...agent.graphHolders.values(),
       ...agent.copied.values(),
       ...agent.gpuSites.values(),
+      ...agent.gpuOoms.values(),
     ]);
     const lastWords =
       this.latest &&
@@ -336,6 +337,7 @@ class Session {
             graphHolders: target.agent.graphHolders,
             copied: target.agent.copied,
             gpuSites: target.agent.gpuSites,
+            gpuOoms: target.agent.gpuOoms,
           }
         : undefined,
       agentMissing: target.attacher?.missing(),

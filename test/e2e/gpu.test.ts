@@ -99,6 +99,33 @@ describe.concurrent("GPU memory under `memleak run` (stand-in torch.cuda, no GPU
     ).toEqual([]);
   });
 
+  it("a loop that ends in CUDA out of memory: what was held then, on the device's finding; fragmentation told apart", async () => {
+    const program = "test/helpers/stand-in-torch/oom_batches.py";
+    const [kept, fragmented] = await Promise.all(
+      ["kept", "fragmented"].map(async (mode) => {
+        const r = await memleak(["run", "--interval", "0.5", "--json", "--", "python3", program, mode, "12"]);
+        expect(r.stderr).toMatch(/torch\.cuda\.OutOfMemoryError: CUDA out of memory/);
+        expect(r.stderr).toMatch(/stopped: PID \d+ exited \(exit code 1\)/);
+        const doc = JSON.parse(r.stdout) as VerdictDocument;
+        const [gpu] = gpuFindings(doc);
+        expect(gpu, show(gpuFindings(doc))).toBeDefined();
+        return gpu!;
+      }),
+    );
+    // 4 MiB kept each step until the 512 MiB device is full: the tensors filled it, and the list holding them is named.
+    expect(kept!.evidence).toMatchObject({ oomCause: "full", oomRequestBytes: 4 * 2 ** 20, oomDeviceFreeBytes: 0 });
+    expect(kept!.caveats[0]).toMatch(/^at the CUDA out-of-memory error, a request of 4\.00 MiB failed with 0 B free/);
+    expect(kept!.holder?.path).toBe("__main__.history");
+    // 128 MiB asked of a reserve with 384 MiB free in blocks of 96 MiB: fragmentation, and the allocator's setting.
+    expect(fragmented!.evidence).toMatchObject({
+      oomCause: "fragmented",
+      oomRequestBytes: 128 * 2 ** 20,
+      oomFreeInReserveBytes: 384 * 2 ** 20,
+      oomLargestFreeBlockBytes: 96 * 2 ** 20,
+    });
+    expect(fragmented!.advice).toContain("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+  });
+
   it("allocated that came down while the caching allocator kept its reserve is retention, with its advice", async () => {
     const { doc } = await drive("retention");
     const [f] = gpuFindings(doc);

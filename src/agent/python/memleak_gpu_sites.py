@@ -11,6 +11,12 @@ still alive at its end: what the leak kept. They are grouped by the innermost fr
 PyTorch's, the standard library's or an installed package's) and sent, largest first, in one 'gpu-sites' message.
 Once per process.
 
+At a CUDA out-of-memory error (PyTorch's out-of-memory observer, attached when the room is loaded) it sends what was
+held at that moment in one 'gpu-oom' message: the request that failed and what the driver said was free, the
+allocator's allocated and reserved bytes, how much of the reserve was free and the largest free block there (more free
+than asked for, in no block large enough, is fragmentation), and the program's lines of the blocks alive, where a
+window was recording then. At most MAX_OOMS a process (a program that catches the error and halves its batch).
+
 What the window costs the program is measured, not assumed: its rate of allocation requests (memory_stats'
 allocation.all.allocated) in the floor period before the window and during it. A training step makes the same
 requests each time, so their ratio is the step rate's. PyTorch 2.1's API (enabled/context/stacks); where it is
@@ -25,6 +31,7 @@ RISES = 2
 FLOOR_RISE_BYTES = 4 * 1024 * 1024
 WINDOW = 10.0  # seconds, MEMLEAK_GPU_HISTORY_SECONDS
 TOP = 10  # sites sent, per device
+MAX_OOMS = 4
 
 
 class GpuSites:
@@ -40,6 +47,44 @@ class GpuSites:
         self.started = None  # time.monotonic() when recording began
         self.done = False
         self.window = max(1.0, agent._env_float("MEMLEAK_GPU_HISTORY_SECONDS", WINDOW))
+        self.ooms = 0
+        try:
+            sys.modules["torch"]._C._cuda_attach_out_of_memory_observer(self.oom)
+        except Exception:  # PyTorch before 2.0: no observer, and no word of an out-of-memory error
+            pass
+
+    def oom(self, device, alloc, device_allocated, device_free):
+        """PyTorch's out-of-memory observer: called as the allocator gives up, before the error is raised."""
+        if self.ooms >= MAX_OOMS:
+            return
+        self.ooms += 1
+        try:
+            fields = {"device": "cuda:%d" % device, "request": int(alloc), "deviceFree": int(device_free)}
+            stats = sys.modules["torch"].cuda.memory_stats(device)
+            for key, name in (
+                ("allocated_bytes.all.current", "allocated"),
+                ("reserved_bytes.all.current", "reserved"),
+                ("inactive_split_bytes.all.current", "inactiveSplit"),
+            ):
+                if isinstance(stats.get(key), int):
+                    fields[name] = stats[key]
+            snapshot = _memory()._snapshot()
+            free = [
+                int(b.get("size", 0))
+                for seg in snapshot.get("segments", ())
+                if seg.get("device", 0) == device
+                for b in seg.get("blocks", ())
+                if b.get("state") == "inactive"
+            ]
+            fields["freeInReserve"] = sum(free)
+            fields["largestFreeBlock"] = max(free) if free else 0
+            sites = self.sites(snapshot).get(device, [])
+            snapshot = None
+            if sites:
+                fields["sites"] = sites[:TOP]
+            self.send(fields, kind="gpu-oom")
+        except Exception:
+            pass
 
     def beat(self, gpu, now):
         """At each report, with its CUDA readings ("cuda0Allocated"…): follow the floors, or end a window that is due."""
@@ -170,8 +215,8 @@ class GpuSites:
             out["requestsPerSecondDuring"] = round((end - at_start[1]) / (now - at_start[0]), 2)
         return out
 
-    def send(self, fields):
-        message = {"type": "gpu-sites", "pid": os.getpid(), "t": time.time()}
+    def send(self, fields, kind="gpu-sites"):
+        message = {"type": kind, "pid": os.getpid(), "t": time.time()}
         message.update(fields)
         self.agent._channel._send(message)
 

@@ -6,7 +6,7 @@
  * On the device's other findings (the floor rose, then the finding was a plateau, or the reserve outgrew growing
  * requests) the lines found are kept too, and nothing is said of a window that found none.
  */
-import type { GpuDeviceSites } from "../../agent/agent-results.js";
+import type { GpuDeviceSites, GpuSite } from "../../agent/agent-results.js";
 import type { Context } from "../context.js";
 import type { JudgedFinding } from "../judgement.js";
 import { phrase } from "../phrases.js";
@@ -25,15 +25,7 @@ export function putGpuSites(f: JudgedFinding, pid: number, device: string, ctx: 
     if (leak) f.caveats.push(phrase("gpu.sites-none", { device, seconds }));
     return;
   }
-  f.sites = d.sites.map((s) => ({
-    file: s.file,
-    line: s.line,
-    sizeDiff: s.size,
-    countDiff: s.count,
-    size: s.size,
-    ...(s.name !== "" && { function: s.name }),
-    ...(s.via !== undefined && { via: s.via }),
-  }));
+  f.sites = findingSites(d.sites);
   f.sitesFrom = "cuda-history";
   Object.assign(f.evidence, windowEvidence(d, seconds));
   // The general advice's way to find the lines (a snapshot read by hand) is what was just done: replaced.
@@ -42,6 +34,19 @@ export function putGpuSites(f: JudgedFinding, pid: number, device: string, ctx: 
       ? phrase("advice.gpu", { ...p.facts, variant: "leak-sites" })
       : p,
   );
+}
+
+/** The agent's GPU sites as a finding's: each line's bytes and blocks alive, its function, the library frame. */
+export function findingSites(sites: readonly GpuSite[]): NonNullable<JudgedFinding["sites"]> {
+  return sites.map((s) => ({
+    file: s.file,
+    line: s.line,
+    sizeDiff: s.size,
+    countDiff: s.count,
+    size: s.size,
+    ...(s.name !== "" && { function: s.name }),
+    ...(s.via !== undefined && { via: s.via }),
+  }));
 }
 
 /** The window's numbers: how long, what it found alive, and the program's allocation requests a second around it. */

@@ -36,6 +36,7 @@ import { gpuState, type GpuColumns, type GpuState } from "./gpu-state.js";
 import { CUDA_TENSORS, putGpuHolder } from "./holder.js";
 import { putGpuSites } from "./gpu-sites.js";
 import { judgeOutside } from "./gpu-outside.js";
+import { putGpuOom } from "./gpu-oom.js";
 
 /**
  * The allocator must hold at least 256 MiB more than is allocated for retention or fragmentation to be worth a
@@ -129,6 +130,8 @@ export function analyzeGpus(ps: ProcessSeries, command: string, ctx: Context): J
     // of the device: the window ran because its floor rose).
     putGpuSites(f, ps.pid, g.device, ctx);
     if (f.kind === "leak") putGpuHolder(f, ps.pid, g.device, ctx);
+    // What it held when the device ran out, whatever the finding (a short run that ended in the error too).
+    putGpuOom(f, ps.pid, g.device, ctx);
     return f;
   });
 }

@@ -72,6 +72,18 @@ export const GPU_WORDS: Wordings<GpuPhrase> = {
     (f) =>
       `GPU memory outside PyTorch's caching allocator grows: ${formatBytes(f.start)} → ${formatBytes(f.end)} at ${formatRate(f.rate)}, no sign of levelling off: what the driver counts for the process on GPU ${f.driverGpu} beyond the allocator's reserve`,
   ),
+  "gpu.oom": (f) => {
+    const held =
+      f.reserved !== undefined
+        ? `PyTorch held ${formatBytes(f.reserved)}${f.allocated !== undefined ? `, ${formatBytes(f.allocated)} of it in live tensors` : ""}; `
+        : "";
+    const free = `${formatBytes(f.freeInReserve)} of its reserve was free`;
+    const cause =
+      f.cause === "fragmented"
+        ? `${free}, but in blocks of at most ${formatBytes(f.largestFreeBlock)}: fragmentation (the request fit in what was free, not in any one block)`
+        : `${free}${f.freeInReserve > 0 ? `, its largest block ${formatBytes(f.largestFreeBlock)}` : ""}: the live tensors had filled the device`;
+    return `at the CUDA out-of-memory error, a request of ${formatBytes(f.request)} failed with ${formatBytes(f.deviceFree)} free on the device: ${held}${cause}`;
+  },
   "gpu.sites-none": (f) =>
     `memleak recorded the caching allocator's history for ${f.seconds} s: no block allocated on ${f.device} in that window was still alive at its end, so the lines of this leak were not found (it may grow in bursts, or between windows)`,
   "gpu.sites-not-recorded": (f) =>

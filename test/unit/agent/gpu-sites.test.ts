@@ -141,6 +141,38 @@ room.at_exit(t + 1)  # once
     expect(r.sent[0]).toMatchObject({ seconds: 4, devices: [{ device: "cuda:0", blocks: 3 }] });
   });
 
+  it("at a CUDA out-of-memory error: the request, what was free and in what largest block, the allocator's numbers", () => {
+    const r = run(`
+torch.cuda.capacity = 40 * 1024 * 1024
+torch.cuda.free_blocks = [3 * 1024 * 1024, 5 * 1024 * 1024]
+leak(1)  # CUDA up: the room attaches its observer
+try:
+    leak(20)
+except torch.cuda.OutOfMemoryError:
+    pass
+for _ in range(6):  # a program that catches it and tries again: at most MAX_OOMS messages
+    try:
+        torch.randn(64, 16384, device="cuda")
+    except torch.cuda.OutOfMemoryError:
+        pass
+`);
+    const ooms = r.sent.filter((m) => m.type === "gpu-oom");
+    expect(ooms).toHaveLength(4);
+    expect(parseAgentMessage(JSON.stringify({ ...ooms[0], pid: 42 }))).toEqual({
+      type: "gpu-oom",
+      pid: 42,
+      t: expect.any(Number),
+      device: "cuda:0",
+      request: 4 * MiB,
+      deviceFree: 0,
+      allocated: 40 * MiB,
+      reserved: 40 * MiB,
+      inactiveSplit: 0,
+      freeInReserve: 8 * MiB,
+      largestFreeBlock: 5 * MiB,
+    });
+  });
+
   it("MEMLEAK_GPU_HISTORY_SECONDS sets the window", () => {
     const r = run("leak(30)", { MEMLEAK_GPU_HISTORY_SECONDS: "3" });
     expect(r.sent).toHaveLength(1);

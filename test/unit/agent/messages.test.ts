@@ -251,6 +251,39 @@ describe("the agent's gpu-sites message (its window of PyTorch's allocator histo
   });
 });
 
+describe("the agent's gpu-oom message (what was held at a CUDA out-of-memory error)", () => {
+  const oom = { device: "cuda:0", request: 128, deviceFree: 64, freeInReserve: 384, largestFreeBlock: 96 };
+  const parse = (m: Record<string, unknown>) =>
+    parseAgentMessage(JSON.stringify({ type: "gpu-oom", pid: 7, t: 1, ...m }));
+
+  it("keeps the request, what was free, the allocator's numbers and the sites; nothing else", () => {
+    const site = { file: "/srv/train.py", line: 9, name: "step", size: 4096, count: 1 };
+    expect(parse({ ...oom, allocated: 10, reserved: 448, inactiveSplit: 5, sites: [site], evil: 1 })).toEqual({
+      type: "gpu-oom",
+      pid: 7,
+      t: 1,
+      ...oom,
+      allocated: 10,
+      reserved: 448,
+      inactiveSplit: 5,
+      sites: [site],
+    });
+    expect(parse({ ...oom, allocated: "10", sites: [] })).toEqual({ type: "gpu-oom", pid: 7, t: 1, ...oom });
+  });
+
+  it.each([
+    ["no request", { ...oom, request: undefined }],
+    ["a device PyTorch does not name so", { ...oom, device: "GPU-0" }],
+    ["a negative free size", { ...oom, deviceFree: -1 }],
+  ])("drops a message with %s", (_why, fields) => {
+    expect(parse(fields)).toBeUndefined();
+  });
+
+  it("keeps the numbers of a message whose sites are malformed, without the sites", () => {
+    expect(parse({ ...oom, sites: [{ file: "x" }] })).toEqual({ type: "gpu-oom", pid: 7, t: 1, ...oom });
+  });
+});
+
 describe("the pytest plugin's holder of a leaking test", () => {
   const end = (holder: unknown) =>
     parseAgentMessage(JSON.stringify({ type: "test-end", pid: 7, t: 1, nodeid: "t.py::t", kind: "leak", holder }));

@@ -2,7 +2,7 @@
 on machines without a GPU: the tests put test/helpers/stand-in-torch first on PYTHONPATH, `import torch` finds this,
 and the numbers torch.cuda reports are the ones the test sets (torch/cuda.py), plus the bytes of the stand-in CUDA
 tensors alive (torch/tensor.py). Only what the agent reads, and what the stand-in programs call, is here."""
-from . import cuda  # noqa: F401  (torch.cuda, as in PyTorch)
+from . import _C, cuda  # noqa: F401  (torch._C, torch.cuda, as in PyTorch)
 from .tensor import Tensor, device, empty, randn  # noqa: F401  (torch.Tensor, torch.device, torch.empty, torch.randn)
 
 __version__ = "0.0+stand-in"

@@ -38,10 +38,26 @@ _requests = {}  # device → allocation requests so far (memory_stats' allocatio
 _blocks = {}  # id of a live storage → (device, bytes, frames: innermost first, or [] when made while not recording)
 
 
+capacity = None  # bytes a device holds: a tensor past it raises OutOfMemoryError, as PyTorch's allocator does
+free_blocks = []  # sizes of the free blocks in the reserve that _snapshot() lists (state "inactive")
+_oom_observers = []
+
+
+class OutOfMemoryError(RuntimeError):
+    """torch.cuda.OutOfMemoryError."""
+
+
 def _tensor_made(device, nbytes, storage):
     global initialized
     initialized = True
     devices.setdefault(device, {})
+    if capacity is not None and _device(device).get("reserved", 0) + nbytes > capacity:
+        # PyTorch calls its out-of-memory observers with the device, the request, what it holds, what is free.
+        held = _device(device).get("reserved", 0)
+        devices[device]["ooms"] = devices[device].get("ooms", 0) + 1  # memory_stats' num_ooms, as PyTorch counts
+        for observer in _oom_observers:
+            observer(device, nbytes, held, capacity - held)
+        raise OutOfMemoryError("CUDA out of memory. Tried to allocate %d bytes (stand-in)" % nbytes)
     _live[device] = _live.get(device, 0) + nbytes
     _live_peak[device] = max(_live_peak.get(device, 0), _live[device])
     _requests[device] = _requests.get(device, 0) + 1
@@ -76,6 +92,9 @@ class _Memory:
             block = {"address": address, "size": nbytes, "requested_size": nbytes, "state": "active_allocated"}
             block["frames"] = frames
             segments.append({"device": device, "address": address, "total_size": nbytes, "blocks": [block]})
+        for i, size in enumerate(free_blocks):
+            block = {"address": i, "size": size, "requested_size": 0, "state": "inactive", "frames": []}
+            segments.append({"device": 0, "address": i, "total_size": size, "blocks": [block]})
         return {"segments": segments, "device_traces": []}
 
     def _stack(self):

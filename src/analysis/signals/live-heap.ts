@@ -132,7 +132,13 @@ export function allocatorSettling(ps: ProcessSeries, a: Assessment): Settling | 
   const typicalCol = liveHeapColumn(ps)!;
   const typical = sliceByTime({ xs: typicalCol.xs, ys: typicalCol.ys }, a.from).ys;
   const lowsRise = lowsChange(typical);
-  if (lowsRise >= LAYER_MIN_SHARE * a.growth) return undefined;
+  // Each third's low is a reading taken wherever it fell in the churn's cycle: one taken a reading after the heap's
+  // true low is higher by what it climbs between two readings. So much of a rise is the readings' phase, up to as
+  // much again as the share asked (issue 27's GC-cycle program watched beside busy loops: a ~3 s sawtooth of 5-23 MiB
+  // read once a second, its lows +2.1 MiB by phase alone against anon's +7.3 MiB, and the progress line said leak at
+  // 32-34 s). A leak's lows rise by at least half of what it grows (LIVE_LOWS_SHARE), past that allowance.
+  const phase = Math.min(medianClimb(typical), LAYER_MIN_SHARE * a.growth);
+  if (lowsRise - phase >= LAYER_MIN_SHARE * a.growth) return undefined;
   // Nor does a churn that settles raise its highs: its high-water mark is what anon fills up to. A live heap whose highs
   // climb grew, even if it fell again before the end (a thread's leaked list freed as the thread returns, just before
   // the program exits: the last readings' lows fall, and the one cliff read as a 187 MiB swing). So a swing covers
@@ -199,6 +205,13 @@ function detrendedSwing(w: { xs: readonly number[]; ys: readonly number[] }): nu
   const span = Math.max(1e-9, w.xs[n - 1]! - x0);
   const rest = w.ys.map((y, i) => y - (start + ((end - start) * (w.xs[i]! - x0)) / span));
   return (quantile(rest, 0.9) ?? 0) - (quantile(rest, 0.1) ?? 0);
+}
+
+/** The median of a series' rises between consecutive readings (0 when it never rises). */
+function medianClimb(ys: readonly number[]): number {
+  const rises: number[] = [];
+  for (let i = 1; i < ys.length; i++) if (ys[i]! > ys[i - 1]!) rises.push(ys[i]! - ys[i - 1]!);
+  return quantile(rises, 0.5) ?? 0;
 }
 
 /** The 10th percentile of the last third of a series minus that of its first third. */

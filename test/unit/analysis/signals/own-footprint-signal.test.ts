@@ -30,6 +30,15 @@ describe("injectedAt", () => {
     expect(injectedAt(proc({ firstSeen: 4, firstReport: 5.5 }))).toEqual({ from: 3.5, reported: 5.5 });
   });
 
+  it("within the first second too when memleak recorded that it began the injection (before the report)", () => {
+    // watch: every process there at the start is first seen at 0 s, and lldb can have an agent in within 0.75 s.
+    expect(injectedAt(proc({ firstReport: 0.75, injectionStarted: 0.01 }))).toEqual({ from: 0.01, reported: 0.75 });
+    expect(injectedAt(proc({ firstReport: 1, injectionStarted: 0.5 }))).toEqual({ from: 0.5, reported: 1 });
+    // begun after the report (the agent connected by itself first): the first second decides, as without a record
+    expect(injectedAt(proc({ firstReport: 0.75, injectionStarted: 0.9 }))).toBeUndefined();
+    expect(injectedAt(proc({ firstReport: 0.75, injectionStarted: 0.01 }), true)).toBeUndefined();
+  });
+
   it("never when memleak launched the command: each agent came with its interpreter, however late it reported", () => {
     // A pyenv shim's bash ran 4 s before python: the first report came 5 s after the process's birth.
     expect(injectedAt(proc({ firstSeen: 0, firstReport: 5 }))).toEqual({ from: 3, reported: 5 });

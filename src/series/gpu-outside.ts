@@ -1,8 +1,9 @@
 /**
  * Memory a process holds on a GPU outside PyTorch's caching allocator: the driver's figure for the process
  * (nvidia-smi's used_memory) minus what the allocator has reserved, at each driver reading. What is there: the CUDA
- * context, cuBLAS's and cuDNN's workspaces (one per handle and stream), NCCL's buffers, and any other CUDA library's
- * own cudaMalloc (CuPy's pool, TensorRT, a custom extension). On an H200 with PyTorch 2.11 (fixtures/gpu/recordings)
+ * context with the libraries' kernels it loaded, NCCL's buffers, and any other CUDA library's own cudaMalloc (CuPy's
+ * pool, TensorRT, a custom extension). cuBLAS's workspaces are in PyTorch's allocator since late 2022
+ * (pytorch/pytorch#85447), or cuBLAS's own with some CUDA versions. On an H200 with PyTorch 2.11 (fixtures/gpu/recordings)
  * it was 518 MiB once CUDA was up and 742 MiB from the first matrix product on, flat through every scenario.
  *
  * Paired only where the process has one device in each: torch numbers its devices after CUDA_VISIBLE_DEVICES, the

@@ -1,8 +1,8 @@
 /**
  * A process's memory on a GPU outside PyTorch's caching allocator (series/gpu-outside.ts: the driver's figure minus
  * the allocator's reserve), judged for growth with the host's statistics (assess.ts): growing by GPU_OUTSIDE_MIN_GROWTH
- * or more, it is a leak of its own, which no tensor explains and `empty_cache()` cannot touch (new cuBLAS handles or
- * streams each step, NCCL communicators made again and again, another CUDA library's pool). Otherwise its size at the
+ * or more, it is a leak of its own, which no tensor explains and `empty_cache()` cannot touch (NCCL communicators made
+ * again and again, another CUDA library's pool, a custom extension's cudaMalloc). Otherwise its size at the
  * end is a number in the device's own finding.
  */
 import { assess } from "../assess.js";
@@ -18,8 +18,8 @@ import { gpuFacts, gpuFinding, gpuSubject } from "./gpu-finding.js";
 /**
  * Growth under this over the window is not a finding: the readings it is made of are two processes' numbers read at
  * different times (the driver's every 5-15 s, the allocator's every tick), which left swings of 16 MiB on the H200 with
- * a reserve growing 20 MiB/s, and a cuBLAS workspace is up to 32 MiB. A step once (the first matrix product's
- * workspace: 518 → 742 MiB on the H200) is a plateau by its shape, whatever its size. Boundary tests:
+ * a reserve growing 20 MiB/s. A step once (at the first matrix product, when cuBLAS's kernels are loaded: 518 → 742 MiB
+ * on the H200) is a plateau by its shape, whatever its size. Boundary tests:
  * test/unit/analysis/gpu-outside.test.ts (60 / 75 MiB over a 300 s run, ~54 / 67 MiB as judged).
  */
 export const GPU_OUTSIDE_MIN_GROWTH = 64 * 2 ** 20;

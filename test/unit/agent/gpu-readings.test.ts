@@ -125,4 +125,28 @@ print(json.dumps({"missing": names, "gpu": gpu, "cuda": [k for k in t if k.start
     ) as Record<string, unknown>;
     expect(r).toEqual({ missing: [], gpu: null, cuda: [], initialized: false });
   });
+
+  it("against the real PyTorch 1.13 (Debian's): the GPU sites room loads without the out-of-memory observer (2.0+), and its history window is refused with why, CUDA never initialised", () => {
+    const code = `
+import json, sys
+sys.path.insert(0, ${JSON.stringify(AGENT_DIR)})
+import memleak_agent as agent
+import torch
+sent = []
+agent.lifecycle._channel._send = sent.append
+room = agent.lifecycle._sibling_module("memleak_gpu_sites").GpuSites(agent.lifecycle, agent.census._own_path)
+room.start(0.0)
+print(json.dumps({"version": torch.__version__, "observer": hasattr(torch._C, "_cuda_attach_out_of_memory_observer"), "sent": sent, "done": room.done, "initialized": torch.cuda.is_initialized()}))`;
+    const r = JSON.parse(
+      execFileSync("/usr/bin/python3", ["-c", code], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),
+    ) as { version: string; observer: boolean; sent: Record<string, unknown>[]; done: boolean; initialized: boolean };
+    expect(r.version).toMatch(/^1\.13/);
+    expect(r).toMatchObject({ observer: false, done: true, initialized: false });
+    expect(r.sent).toEqual([
+      expect.objectContaining({
+        type: "gpu-sites",
+        why: "torch.cuda.memory._record_memory_history refused: TypeError: _record_memory_history() got an unexpected keyword argument 'context'",
+      }),
+    ]);
+  });
 });

@@ -2,7 +2,7 @@
  * What a process holds on a GPU outside PyTorch's caching allocator (series/gpu-outside.ts, signals/gpu-outside.ts):
  * the driver's figure (one reading every 5 s, as nvidia-smi is read) minus the allocator's reserve at that time
  * (interpolated from its readings each second), on noiseless columns built as the sampler records them. A growth of
- * GPU_OUTSIDE_MIN_GROWTH or more is a leak of its own; less, or a step (the first matrix product's cuBLAS workspace),
+ * GPU_OUTSIDE_MIN_GROWTH or more is a leak of its own; less, or a step (cuBLAS's kernels loaded at the first matrix product),
  * is not; its size at the end is always in the device's finding. Only one device each side is paired.
  * On a real GPU's recordings (flat, 726-742 MiB): gpu-recordings.test.ts.
  */
@@ -57,7 +57,7 @@ describe("memory outside the caching allocator", () => {
     expect(say(outside!.summary)).toMatch(
       /^PID 9 \(python3 train\.py\) on cuda:0: GPU memory outside PyTorch's caching allocator grows: 7\d\d MiB → 8\d\d MiB at .*, no sign of levelling off: what the driver counts for the process on GPU 0 beyond the allocator's reserve$/,
     );
-    expect(outside!.advice.map((p) => say(p)).join("\n")).toContain("CUBLAS_WORKSPACE_CONFIG");
+    expect(outside!.advice.map((p) => say(p)).join("\n")).toContain("NCCL communicators and process groups");
     expect(devices[0]!.evidence.outsideAllocatorBytes).toBe(outside!.evidence.outsideAllocatorBytes);
   });
 
@@ -68,7 +68,7 @@ describe("memory outside the caching allocator", () => {
     expect(devices[0]!.evidence.outsideAllocatorBytes).toBeGreaterThan(795 * MiB);
   });
 
-  it("one step of 224 MiB, the first matrix product's workspace: not a leak", () => {
+  it("one step of 224 MiB, cuBLAS loaded at the first matrix product: not a leak", () => {
     const { outside } = judge(process(reserve, (t) => reserve(t) + (t < 40 ? 518 : 742) * MiB));
     expect(outside).toBeUndefined();
   });

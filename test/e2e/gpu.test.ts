@@ -10,7 +10,7 @@ import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Finding, VerdictDocument } from "../../src/analysis/types.js";
-import { memleak } from "../helpers/processes.js";
+import { memleak, startReady } from "../helpers/processes.js";
 import { REPO } from "../helpers/fixtures.js";
 import { tempDir } from "../helpers/temp.js";
 
@@ -97,6 +97,24 @@ describe.concurrent("GPU memory under `memleak run` (stand-in torch.cuda, no GPU
       fixed!.findings.filter((f) => f.kind === "leak" || f.holder || f.sites),
       show(fixed!.findings),
     ).toEqual([]);
+  });
+
+  it("watch, attached to the validation loop already running: the agent comes in by the debugger, and names the list and the line", async () => {
+    const program = "test/helpers/stand-in-torch/validation_outputs.py";
+    const target = await startReady(["python3", program, "kept", "60"], /validating/);
+    try {
+      const r = await memleak(["watch", String(target.pid), "--duration", "42", "--interval", "0.5", "--json"]);
+      const doc = JSON.parse(r.stdout) as VerdictDocument;
+      expect(doc.verdict, `${r.stderr}\n${show(gpuFindings(doc))}`).toMatchObject({
+        kind: "leak",
+        subject: { type: "gpu", device: "cuda:0" },
+        holder: { path: "__main__.all_logits", device: "cuda:0" },
+        sitesFrom: "cuda-history",
+      });
+      expect(doc.verdict.sites![0]).toMatchObject({ file: join(REPO, program), function: "validate_batch" });
+    } finally {
+      await target.stop();
+    }
   });
 
   it("a loop that ends in CUDA out of memory: what was held then, on the device's finding; fragmentation told apart", async () => {

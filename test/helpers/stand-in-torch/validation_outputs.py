@@ -21,6 +21,7 @@ def validate_batch(batch):
 
 
 def main(mode, seconds):
+    print("validating", flush=True)  # what a test that attaches to it waits for
     start = time.time()
     batch = 0
     while time.time() - start < seconds:

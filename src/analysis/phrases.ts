@@ -212,6 +212,8 @@ export interface PhraseFacts {
     largestFreeBlock: number;
     cause: "fragmented" | "full";
   };
+  /** A device that ran out of memory with more free in its reserve than was asked for (signals/gpu-oom.ts). */
+  "gpu.oom-fragmentation": GpuFacts & PhraseFacts["gpu.oom"];
   /** What the driver counts beyond the caching allocator's reserve grows (signals/gpu-outside.ts). */
   "gpu.outside-grows": GpuFacts & { start: number; end: number; rate: Rate; driverGpu: string };
   /** The agent's window of the allocator's history (signals/gpu-sites.ts) found no block alive on the device. */

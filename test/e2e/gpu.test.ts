@@ -135,6 +135,7 @@ describe.concurrent("GPU memory under `memleak run` (stand-in torch.cuda, no GPU
     expect(kept!.caveats[0]).toMatch(/^at the CUDA out-of-memory error, a request of 4\.00 MiB failed with 0 B free/);
     expect(kept!.holder?.path).toBe("__main__.history");
     // 128 MiB asked of a reserve with 384 MiB free in blocks of 96 MiB: fragmentation, and the allocator's setting.
+    expect(fragmented!.kind).toBe("fragmentation");
     expect(fragmented!.evidence).toMatchObject({
       oomCause: "fragmented",
       oomRequestBytes: 128 * 2 ** 20,

@@ -43,7 +43,27 @@ export function putGpuOom(f: JudgedFinding, pid: number, device: string, ctx: Co
     f.sites = findingSites(o.sites);
     f.sitesFrom = "cuda-history";
   }
+  if (cause !== "fragmented") return;
+  const who = gpuFacts(f.subject as GpuSubject);
+  // A device that ran out with more free in its reserve than was asked for is fragmentation, read at the error, not
+  // a trend: a run too short for one (the error ends it), or a reserve that never grew, is still this finding. A leak
+  // keeps its kind (it filled the reserve first) and fragmentation its own words.
+  if (f.kind !== "leak" && f.kind !== "fragmentation") {
+    f.kind = "fragmentation";
+    f.metric = "gpu-reserved";
+    f.confidence = OOM_FRAGMENTED_CONFIDENCE;
+    f.summary = phrase("gpu.oom-fragmentation", { ...who, ...facts });
+    f.advice = [];
+    // Allocated's trend is not this finding's: its levels and rate would be read as the reserve's.
+    delete f.rate;
+    for (const key of TREND_KEYS) delete f.evidence[key];
+  }
   // The fix for a fragmented reserve is the allocator's setting, whatever else the finding says.
-  if (cause === "fragmented" && !f.advice.some((p) => p.say === "advice.gpu" && p.facts.variant === "fragmentation"))
-    f.advice.push(phrase("advice.gpu", { variant: "oom-fragmented", ...gpuFacts(f.subject as GpuSubject) }));
+  if (!f.advice.some((p) => p.say === "advice.gpu" && p.facts.variant === "fragmentation"))
+    f.advice.push(phrase("advice.gpu", { variant: "oom-fragmented", ...who }));
 }
+
+const TREND_KEYS = ["start", "end", "peak", "growth", "slopeBytesPerSecond", "pValue", "noise", "trendOn"];
+
+/** As sure as the other fragmentation read from the allocator's own counters (gpu.ts: retries, split blocks). */
+export const OOM_FRAGMENTED_CONFIDENCE = 0.9;

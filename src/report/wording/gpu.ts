@@ -84,6 +84,10 @@ export const GPU_WORDS: Wordings<GpuPhrase> = {
         : `${free}${f.freeInReserve > 0 ? `, its largest block ${formatBytes(f.largestFreeBlock)}` : ""}: the live tensors had filled the device`;
     return `at the CUDA out-of-memory error, a request of ${formatBytes(f.request)} failed with ${formatBytes(f.deviceFree)} free on the device: ${held}${cause}`;
   },
+  "gpu.oom-fragmentation": onDevice<"gpu.oom-fragmentation">(
+    (f) =>
+      `ran out of memory with ${formatBytes(f.freeInReserve)} free in PyTorch's reserve: a request of ${formatBytes(f.request)} fit in no free block (the largest ${formatBytes(f.largestFreeBlock)}), fragmentation`,
+  ),
   "gpu.sites-none": (f) =>
     `memleak recorded the caching allocator's history for ${f.seconds} s: no block allocated on ${f.device} in that window was still alive at its end, so the lines of this leak were not found (it may grow in bursts, or between windows)`,
   "gpu.sites-not-recorded": (f) =>

@@ -30,7 +30,7 @@ const ctxWith = (o: GpuOomResult) => agentContext({ gpuOoms: new Map([[o.pid, o]
 const variants = (f: ReturnType<typeof gpuLeak>) => f.advice.map((p) => (p.facts as { variant?: string }).variant);
 
 describe("putGpuOom: what was held at a CUDA out-of-memory error", () => {
-  it("more free in the reserve than asked for, in no block as large: fragmentation, said first, with its advice", () => {
+  it("more free in the reserve than asked for, in no block as large: a finding too short for a trend becomes fragmentation, said first, with its advice", () => {
     const f = { ...gpuLeak(4 * MiB), kind: "insufficient-data" as const, caveats: [] };
     putGpuOom(f, 7, "cuda:0", ctxWith(oom()));
     expect(say(f.caveats[0]!)).toBe(
@@ -45,8 +45,20 @@ describe("putGpuOom: what was held at a CUDA out-of-memory error", () => {
       oomReservedBytes: 448 * MiB,
       oomCause: "fragmented",
     });
+    expect(f).toMatchObject({ kind: "fragmentation", metric: "gpu-reserved", confidence: 0.9 });
+    expect(f.rate).toBeUndefined();
+    expect(say(f.summary)).toBe(
+      "PID 7 (python3 eval.py) on cuda:0: ran out of memory with 384 MiB free in PyTorch's reserve: a request of 128 MiB fit in no free block (the largest 96.0 MiB), fragmentation",
+    );
+    expect(variants(f)).toEqual(["oom-fragmented"]);
+    expect(say(f.advice[0]!)).toContain("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+  });
+
+  it("a leak that ran out with its reserve fragmented stays a leak (it filled the device first), the setting added", () => {
+    const f = gpuLeak(4 * MiB);
+    putGpuOom(f, 7, "cuda:0", ctxWith(oom()));
+    expect(f.kind).toBe("leak");
     expect(variants(f)).toEqual(["leak", "oom-fragmented"]);
-    expect(say(f.advice[1]!)).toContain("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
   });
 
   it("at the boundary: free in the reserve one byte short of the request, or a free block as large, is a full device", () => {

@@ -5,7 +5,7 @@
  */
 import type { VerdictDocument } from "../analysis/types.js";
 import { formatRate } from "./wording/numbers.js";
-import { formatDuration } from "../base/units.js";
+import { formatBytes, formatDuration } from "../base/units.js";
 import { truncate } from "./style.js";
 import { safeText } from "../base/safe-text.js";
 import { everyFinding } from "../analysis/every-finding.js";
@@ -107,6 +107,9 @@ const MARKDOWN_ESCAPES: Record<string, string> = {
 
 const cell = (s: string) => markdownText(s);
 
+/** The allocation sites a step summary lists (the report and the JSON have them all). */
+const SUMMARY_SITES = 3;
+
 export function stepSummary(doc: VerdictDocument): string {
   const v = doc.verdict;
   const cmd = doc.target.command
@@ -144,6 +147,21 @@ export function stepSummary(doc: VerdictDocument): string {
       ...(hops ? [cell(hops), ""] : []),
       ...(where ? [cell(where), ""] : []),
       `<sub>${cell(holderCost(v.holder))}</sub>`,
+    );
+  }
+  if (v.sites?.length) {
+    // The lines the report's sites table starts with: where a reader of the step looks first.
+    const from = v.sitesFrom === "cuda-history" ? "CUDA memory still held, allocated at" : "Allocated at";
+    out.push(
+      "",
+      `**${from}:**`,
+      "",
+      ...v.sites
+        .slice(0, SUMMARY_SITES)
+        .map(
+          (s) =>
+            `- ${cell(`${s.file}:${s.line}${s.function ? ` ${s.function}` : ""}`)}: +${formatBytes(s.sizeDiff)} in ${s.countDiff} block${s.countDiff === 1 ? "" : "s"}`,
+        ),
     );
   }
   if (v.copied) {

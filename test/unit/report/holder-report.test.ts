@@ -218,6 +218,9 @@ describe("watch --trace-python's window in the reports", () => {
     expect(html).toContain("<h2>CUDA allocation sites still held at the end of the history window</h2>");
     expect(html).toContain(`${cost.replace("PyTorch's", "PyTorch&#39;s")}.</p>`);
     expect(html).toContain("<code>/srv/train/eval.py:19</code> validate_batch <span");
+    expect(stepSummary(doc)).toContain(
+      "**CUDA memory still held, allocated at:**\n\n- /srv/train/eval.py:19 validate_batch: +40.0 MiB in 10 blocks\n",
+    );
     const validate = verdictValidator();
     expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
   });

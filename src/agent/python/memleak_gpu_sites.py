@@ -106,7 +106,7 @@ class GpuSites:
         """True once a device's floor has risen RISES times in a row."""
         rising = False
         for key, value in gpu.items():
-            if not (key.startswith("cuda") and key.endswith("Allocated")) or key.endswith("PeakAllocated"):
+            if not (key.startswith("cuda") and key.endswith("Allocated")):  # "cuda0Allocated", not its peak
                 continue
             try:
                 device = int(key[4 : -len("Allocated")])

@@ -13,12 +13,15 @@ type Holder = NonNullable<Finding["holder"]>;
 export function holderHeadline(x: Holder): string {
   // A graph one tensor keeps growing is counted in nodes (memleak_graphs.py), up to the agent's bound.
   const unit = isGraphHolder(x) ? "nodes" : "items";
-  const onDevice =
-    x.device !== undefined && x.deviceBytesPerItem !== undefined
-      ? `, ${formatBytes(x.deviceBytesPerItem)} each on ${x.device}`
-      : "";
-  const what = `${x.container}, ${x.lengthCapped ? "at least " : ""}${Math.round(x.length).toLocaleString("en-US")} ${unit}${onDevice}`;
+  const what = `${x.container}, ${x.lengthCapped ? "at least " : ""}${Math.round(x.length).toLocaleString("en-US")} ${unit}${onDeviceText(x)}`;
   return x.found ? `${x.path} (${what})` : `not found (${what}): ${x.why ?? "no root within the search's bounds"}`;
+}
+
+/** ", 4.00 MiB each on cuda:0": what each item keeps on a GPU, where the agent measured it; else nothing. */
+export function onDeviceText(x: Holder): string {
+  return x.device !== undefined && x.deviceBytesPerItem !== undefined
+    ? `, ${formatBytes(x.deviceBytesPerItem)} each on ${x.device}`
+    : "";
 }
 
 /** "module global __main__.service → attribute _history". */

@@ -154,42 +154,14 @@ class _Look:
         return total
 
 
-def device_bytes_per_item(container, tensor_type):
-    """Where the newest items' tensors that are not on the host are, and the mean bytes each item keeps there:
-    ("cuda:0", bytes) for the device holding most, or None when they hold nothing off the host (or a look failed).
-    The same walk as retained_per_item's: a list of logits, a dict of embeddings, tuples of (input, output)."""
-    if tensor_type is None:
-        return None
+def _look_at_newest(container, tensor_type):
+    """The newest items' retained sizes, and the look that walked them (what it met off the host: look.on_device);
+    (None, []) when the container has no items or changed size while we looked (another thread). The walk runs the
+    program's __sizeof__, which may raise: such an item is left out."""
     try:
         items = newest(container)
     except Exception:
-        return None
-    if not items:
-        return None
-    look = _Look(tensor_type)
-    looked = 0
-    for item in items:
-        try:
-            look.retained(item)
-            looked += 1
-        except Exception:
-            pass
-    items = None
-    if not look.on_device or looked == 0:
-        return None
-    where = max(look.on_device, key=look.on_device.get)
-    return where, look.on_device[where] // looked
-
-
-def retained_per_item(container, tensor_type=None):
-    """Mean bytes each of the container's newest items keeps alive alone; None when it has none or a look failed
-    (the walk runs the program's __sizeof__, which may raise)."""
-    try:
-        items = newest(container)
-    except Exception:  # changed size while we looked (another thread)
-        return None
-    if not items:
-        return None
+        return None, []
     look = _Look(tensor_type)
     sizes = []
     for item in items:
@@ -197,5 +169,23 @@ def retained_per_item(container, tensor_type=None):
             sizes.append(look.retained(item))
         except Exception:
             pass
-    items = look = None
+    return look, sizes
+
+
+def device_bytes_per_item(container, tensor_type):
+    """Where the newest items' tensors that are not on the host are, and the mean bytes each item keeps there:
+    ("cuda:0", bytes) for the device holding most, or None when they hold nothing off the host (or a look failed).
+    The same walk as retained_per_item's: a list of logits, a dict of embeddings, tuples of (input, output)."""
+    if tensor_type is None:
+        return None
+    look, sizes = _look_at_newest(container, tensor_type)
+    if not sizes or not look.on_device:
+        return None
+    where = max(look.on_device, key=look.on_device.get)
+    return where, look.on_device[where] // len(sizes)
+
+
+def retained_per_item(container, tensor_type=None):
+    """Mean bytes each of the container's newest items keeps alive alone; None when it has none or a look failed."""
+    sizes = _look_at_newest(container, tensor_type)[1]
     return sum(sizes) // len(sizes) if sizes else None

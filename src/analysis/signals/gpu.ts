@@ -125,9 +125,9 @@ export function analyzeGpus(ps: ProcessSeries, command: string, ctx: Context): J
     const cols = columnsOf(ps, g.index, g.col);
     // The state over the whole series: a reserve left behind by a load that the warm-up cut is still held.
     const f = decideGpu(subject, a, gpuState(cols, first ?? from), cols);
-    // Tensors kept alive: the container the census saw grow, where its items' tensors are on this device.
-    // …and the lines that allocated what it keeps, where the agent recorded the allocator's history (on any finding
-    // of the device: the window ran because its floor rose).
+    // The lines that allocated what it keeps, where the agent recorded the allocator's history (on any finding of the
+    // device: the window ran because its floor rose); on a leak, the container the census saw grow, where its items'
+    // tensors are on this device.
     putGpuSites(f, ps.pid, g.device, ctx);
     if (f.kind === "leak") putGpuHolder(f, ps.pid, g.device, ctx);
     // What it held when the device ran out, whatever the finding (a short run that ended in the error too).

@@ -47,7 +47,7 @@ export function putGpuHolder(f: JudgedFinding, pid: number, device: string, ctx:
 }
 
 /** Bytes a second the holder's items add on their device, when the agent measured both halves. */
-export const gpuHolderGains = (h: HolderResult): number | undefined =>
+export const gpuHolderGains = (h: Pick<HolderResult, "itemsPerSecond" | "deviceBytesPerItem">): number | undefined =>
   h.itemsPerSecond !== undefined && h.deviceBytesPerItem !== undefined
     ? h.itemsPerSecond * h.deviceBytesPerItem
     : undefined;

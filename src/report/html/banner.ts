@@ -125,20 +125,30 @@ function sitesTable(v: Finding): string {
       (s) =>
         `<tr><td class="num">+${h(formatBytes(s.sizeDiff))}</td><td class="num">${s.countDiff >= 0 ? "+" : ""}${h(s.countDiff)}</td><td class="num">${h(formatBytes(s.size))}</td><td><code>${h(s.file)}:${h(s.line)}</code>${s.function ? ` ${h(s.function)}` : ""}${s.via ? ` <span class="note">via ${h(s.via)}</span>` : ""}</td></tr>`,
     );
+  const { heading, note, bytes } = sitesCaption(v);
+  return `<section class="sites" id="sites"><h2>${heading}</h2><p class="note">${note}</p><table><thead><tr><th class="num">${bytes}</th><th class="num">blocks</th><th class="num">now</th><th>where</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
+}
+
+/** What the sites table is headed and noted with, by where its sites come from (HTML-escaped already). */
+function sitesCaption(v: Finding): { heading: string; note: string; bytes: string } {
   const gpu = gpuHistoryCost(v);
   if (gpu)
-    return `<section class="sites" id="sites"><h2>CUDA allocation sites still held at the end of the history window</h2><p class="note">${h(gpu)}.</p><table><thead><tr><th class="num">held</th><th class="num">blocks</th><th class="num">now</th><th>where</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
+    return {
+      heading: "CUDA allocation sites still held at the end of the history window",
+      note: `${h(gpu)}.`,
+      bytes: "held",
+    };
   const window = traceWindowCost(v);
-  const heading = window
-    ? "Allocation sites that grew during the trace window"
-    : "Allocation sites that grew since warm-up";
   const until = v.sitesInterim
     ? "the agent's last periodic report (the process ended without its final one)"
     : "the end of the run";
-  const note = window
-    ? `From tracemalloc (watch --trace-python): the lines of Python whose live allocations grew most during the window. ${h(window)}.`
-    : `From tracemalloc (--trace-python): the lines of Python whose live allocations grew most between the end of warm-up and ${until}.`;
-  return `<section class="sites" id="sites"><h2>${heading}</h2><p class="note">${note}</p><table><thead><tr><th class="num">grew by</th><th class="num">blocks</th><th class="num">now</th><th>where</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
+  return {
+    heading: window ? "Allocation sites that grew during the trace window" : "Allocation sites that grew since warm-up",
+    note: window
+      ? `From tracemalloc (watch --trace-python): the lines of Python whose live allocations grew most during the window. ${h(window)}.`
+      : `From tracemalloc (--trace-python): the lines of Python whose live allocations grew most between the end of warm-up and ${until}.`,
+    bytes: "grew by",
+  };
 }
 
 /** @param commands command lines by pid, when known: the verdict's process is shown with its whole command line */

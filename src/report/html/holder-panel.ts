@@ -1,17 +1,12 @@
 /** The HTML report's "What holds it" panel: the chain of references to the growing container, hop by hop. */
 import type { Finding } from "../../analysis/types.js";
-import { formatBytes } from "../../base/units.js";
-import { holderCost, holderWhere } from "../holder-lines.js";
+import { holderCost, holderWhere, onDeviceText } from "../holder-lines.js";
 import { escapeHtml as h } from "./escape.js";
 
 export function holderPanel(v: Finding): string {
   const x = v.holder;
   if (!x) return "";
-  const onDevice =
-    x.device !== undefined && x.deviceBytesPerItem !== undefined
-      ? `, ${h(formatBytes(x.deviceBytesPerItem))} each on ${h(x.device)}`
-      : "";
-  const what = `${h(x.container)}, ${h(Math.round(x.length).toLocaleString("en-US"))} items${onDevice}`;
+  const what = `${h(x.container)}, ${h(Math.round(x.length).toLocaleString("en-US"))} items${h(onDeviceText(x))}`;
   const head = x.found
     ? `<p class="holder-path"><code>${h(x.path ?? "")}</code> holds the growing ${what}.</p>`
     : `<p class="holder-path">No root found for the growing ${what}: ${h(x.why ?? "no root within the search's bounds")}.</p>`;

@@ -7,6 +7,7 @@ import { formatBytes } from "../../base/units.js";
 import { formatRate, pidsThatGrow } from "./numbers.js";
 import type { PhraseFacts, PhraseName } from "../../analysis/phrases.js";
 import { DEFAULT_ALPHA } from "../../analysis/stats/trend.js";
+import { gpuHolderGains } from "../../analysis/signals/holder.js";
 import { gcWaitingReason, keptReason, settlingReason } from "./notes.js";
 import { groupName, type Wordings } from "./words.js";
 
@@ -187,8 +188,8 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
  * the 39.7 MiB/s allocated grows"), or nothing where the agent did not measure both.
  */
 function deviceShare(f: PhraseFacts["advice.holder"]): string {
-  if (f.itemsPerSecond === undefined || f.deviceBytesPerItem === undefined || !f.rate) return "";
-  const gains = f.itemsPerSecond * f.deviceBytesPerItem;
+  const gains = gpuHolderGains(f);
+  if (gains === undefined || !f.rate) return "";
   const share = gains / f.rate.bytesPerSecond;
   const of = share >= 0.9 ? "all of" : `${Math.round(share * 100)}% of`;
   return `: ~${formatBytes(gains)}/s, ${of} the ${formatBytes(f.rate.bytesPerSecond)}/s that allocated grows`;

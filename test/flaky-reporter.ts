@@ -16,13 +16,15 @@ import { failsOnRetry } from "./helpers/under-ci.js";
 /**
  * A long message's start and its end: a custom message (a run's whole log) comes before vitest's own "expected …"
  * sentence, which the first 400 characters alone cut off (run-placement's first failure on c7d9618 said only its log).
+ * 600 of each: a test's own account of a first failure (several-causes.test's cut of its recording) is a few hundred
+ * characters, and 300 cut it in the middle.
  */
-export function shortened(message: string, keep = 300): string {
+export function shortened(message: string, keep = 600): string {
   return message.length <= 2 * keep + 40 ? message : `${message.slice(0, keep)} … ${message.slice(-keep)}`;
 }
 
 export default class FlakyReporter implements Reporter {
-  private readonly flaky: { name: string; retries: number; first: string }[] = [];
+  private readonly flaky: { name: string; retries: number; first: string; actual?: string }[] = [];
 
   onTestCaseResult(testCase: TestCase): void {
     const d = testCase.diagnostic();
@@ -31,16 +33,23 @@ export default class FlakyReporter implements Reporter {
     // The message's start on one line: a verdict printed as JSON begins with a bracket, so its first line said nothing.
     const message = errors[0]?.message?.replace(/\s*\n\s*/g, " ").trim();
     const first = message ? shortened(message) : "(its first failure was not kept)";
+    // vitest's message names an array or object by its size alone ("expected [ Array(1) ] to deeply equal []": CI run
+    // 33's first try of the GC-cycle watch, which never said which progress line read leak); the value it got is kept
+    // beside the message, whole, and shown after it.
+    const actual = errors[0]?.actual?.replace(/\s*\n\s*/g, " ").trim();
     this.flaky.push({
       name: `${testCase.module.relativeModuleId} > ${testCase.fullName}`,
       retries: d.retryCount,
       first,
+      ...(actual && !message?.includes(actual) ? { actual: shortened(actual) } : {}),
     });
   }
 
   onTestRunEnd(): void {
     if (this.flaky.length === 0) return;
-    const lines = this.flaky.map((f) => `  ${f.name}\n    retried ${f.retries}×; first: ${f.first}`);
+    const lines = this.flaky.map(
+      (f) => `  ${f.name}\n    retried ${f.retries}×; first: ${f.first}${f.actual ? `\n    it got: ${f.actual}` : ""}`,
+    );
     process.stderr.write(`\n${this.flaky.length} test(s) passed only on a retry (flaky):\n${lines.join("\n")}\n`);
     if (failsOnRetry()) {
       process.stderr.write(

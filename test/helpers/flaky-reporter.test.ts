@@ -28,6 +28,11 @@ const FLAKY_LOGGED_TEST = FLAKY_TEST.replace(
   'expect(first ? "first try" : "retry")',
   'expect(first ? "first try" : "retry", "log line ".repeat(150))',
 );
+/** The same, failing on an array vitest's message names only by its size. */
+const FLAKY_ARRAY_TEST = FLAKY_TEST.replace(
+  'expect(first ? "first try" : "retry").toBe("retry")',
+  'expect(first ? ["memleak: so far: leak in PID 12 " + "(the reasons it gave) ".repeat(8)] : []).toEqual([])',
+);
 const STEADY_TEST = `import { it, expect } from "vitest";
 it("passes the first time", () => expect(1).toBe(1));
 `;
@@ -68,6 +73,14 @@ describe("test/flaky-reporter.ts on a real vitest run", { timeout: 90_000 }, () 
     const r = runVitest("logged", FLAKY_LOGGED_TEST, {});
     expect(r.stderr).toMatch(
       /retried 1×; first: log line log line .* … .*log line ?: expected 'first try' to be 'retry'/,
+    );
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+  });
+
+  it("a first failure on an array shows the array it got, not only vitest's 'Array(1)'", () => {
+    const r = runVitest("array", FLAKY_ARRAY_TEST, {});
+    expect(r.stderr).toMatch(
+      /retried 1×; first: .*Array\(1\).*\n {4}it got: .*memleak: so far: leak in PID 12 \(the reasons it gave\)/,
     );
     expect(r.status, r.stdout + r.stderr).toBe(0);
   });

@@ -43,6 +43,7 @@ class _CensusState:
         "shared_walks",
         "rebase",
         "seen",
+        "lengths",
         "candidate",
         "searched",
         "suspect",
@@ -66,6 +67,7 @@ class _CensusState:
         self.shared_walks = 0  # walks of the heap in a row that found pages shared with forked relatives
         self.rebase = False  # the first walk near the globals is next: what the heap's walks followed keeps its start
         self.seen = {}  # id → the length each followed container (over 16 items) is counted from
+        self.lengths = {}  # id → each followed container's length at the last walk: one that did not grow since gains
         self.candidate = None  # (id, length, when) of the last walk's container that gained most (_suspect)
         self.searched = None  # id of the container last handed to the holder search: searched once
         self.suspect = None  # (container, what, length, items a second): searched for after this walk, then dropped
@@ -580,7 +582,7 @@ def _census_walk(interval, force):
     with_graph = []
     # The walk's own containers are in the list too (big holds itself by the time the walk reaches it): once freed,
     # a program's new list can get the address and inherit their length.
-    own = {id(big), id(storages), id(with_graph), id(_state.seen)}
+    own = {id(big), id(storages), id(with_graph), id(_state.seen), id(_state.lengths)}
     for o in _near_globals(containers) if near else _tracked(containers, tensor_type):
         kind = type(o)
         if kind in containers and id(o) not in own:
@@ -621,18 +623,29 @@ def _census_walk(interval, force):
     rebase = _state.rebase
     _state.rebase = False
     base = {}
+    lengths = {}
     for o in big:
         n = len(o)
         base[id(o)] = n if first else seen.get(id(o), n) if rebase else seen.get(id(o), 0)
+        lengths[id(o)] = n
+    # The containers the walk before followed too: only these can be suspected (the same one, longer, at two walks).
+    followed = base.keys() & seen.keys()
+    last_lengths = _state.lengths
     _state.seen = base
+    _state.lengths = lengths
     # Ranked by bytes added (items × their sampled size), not items: an import fills module dicts with thousands of
     # small functions, which must not hide a list of 4 KB buffers that grows by a few hundred a second.
     gainers = []
     tensor_grower = None
+    candidate_id = _state.candidate[0] if _state.candidate is not None else None
     for container in big:
         n = len(container)
         added = n - base[id(container)]
-        if added <= 0:
+        # Gaining since the walks started following it, and still: a container that has not grown since the last
+        # walk gains nothing now, whatever it gained before (each failed batch's list of 1,000 ints, kept by a
+        # traceback, counted 1,000 gained at every walk after it was new, and such lists hid the list that grew).
+        # But the last walk's candidate, which may pause between two bursts and still be the one (_suspect).
+        if added <= 0 or (n <= last_lengths.get(id(container), -1) and id(container) != candidate_id):
             continue
         item_type, item_size, of_tensors = _describe_items(container, tensor_type)
         what = type(container).__name__ + (" of %s" % item_type if item_type else "")
@@ -643,7 +656,7 @@ def _census_walk(interval, force):
         if of_tensors and (tensor_grower is None or added > tensor_grower[2]):
             tensor_grower = entry
     tensor_grower_seen = tensor_grower is not None
-    grower = _by_retained_bytes(gainers, tensor_type, tensor_grower)
+    grower = _by_retained_bytes(gainers, tensor_type, tensor_grower, followed)
     _suspect((tensor_grower or grower), first)
     if grower is not None:
         added_bytes, n, added, what, item_size, _, retained = grower
@@ -682,20 +695,30 @@ def _census_walk(interval, force):
 _RETAINED_LOOKS = 4  # containers ranked first by shallow bytes added, and as many by items added, are looked into
 
 
-def _by_retained_bytes(gainers, tensor_type, tensor_grower):
+def _by_retained_bytes(gainers, tensor_type, tensor_grower, followed=()):
     """The container that gained most bytes, counting what each new item keeps alive (memleak_retained.py), not only
     its own size: a set of finished asyncio Tasks gains ~100 bytes an item by getsizeof and 64 KiB by what each
     Task's result holds; a list of kept losses gains 4 bytes an item and ~6 KB of autograd graph. Only the leaders by
     shallow bytes and by items added are looked into (the look is bounded, but there may be thousands of gainers), and
     the container that gained most tensors (a tensor's own bytes are its elements'); the others keep their shallow
     bytes. Each entry's bytes become items added x bytes retained, and its last field the
-    bytes retained per item."""
+    bytes retained per item.
+
+    The leaders among the containers the walk before followed (`followed`, ids) are looked into too: a container
+    new since then counts all it holds as gained, and hundreds of new ones can fill both rankings (a worker loop
+    keeping each failure's sys.exc_info(): every failed batch's list of 1,000 ints, kept by its traceback, led both,
+    and the list of failures, 100 tuples a walk that keep ~200 KB each, was never looked into)."""
     if not gainers:
         return None
     by_bytes = sorted(gainers, key=lambda e: e[0], reverse=True)[:_RETAINED_LOOKS]
     by_items = sorted(gainers, key=lambda e: e[2], reverse=True)[:_RETAINED_LOOKS]
+    kept_on = [e for e in gainers if id(e[5]) in followed]
+    kept_on_bytes = sorted(kept_on, key=lambda e: e[0], reverse=True)[:_RETAINED_LOOKS]
+    kept_on_items = sorted(kept_on, key=lambda e: e[2], reverse=True)[:_RETAINED_LOOKS]
     retained_module = _sibling_module("memleak_retained")
-    looked = by_bytes + by_items + ([tensor_grower] if tensor_grower is not None else [])
+    looked = (
+        by_bytes + by_items + kept_on_bytes + kept_on_items + ([tensor_grower] if tensor_grower is not None else [])
+    )
     for entry in {id(e): e for e in looked}.values():
         per_item = retained_module.retained_per_item(entry[5], tensor_type)
         if per_item is not None and per_item > (entry[4] or 0):
@@ -973,6 +996,7 @@ def _reset_in_child():
     """What the parent's census left behind that a forked child's census must not use."""
     _state.cached = None
     _state.seen = {}
+    _state.lengths = {}
     _state.walks = 0
     _state.early = False
     _state.early_bucket = None

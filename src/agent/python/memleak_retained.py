@@ -5,8 +5,10 @@ the container holds directly, and it is usually the least of it: a finished asyn
 keeps its 64 KiB result; a kept loss tensor is 4 bytes of storage that keeps its autograd graph; an instance keeps its
 attributes. So a few of the newest items are walked through their referents, counting what only that item holds:
 
-  - an object referred to from anywhere else (its reference count says more than one owner) is shared — the event
-    loop, a module, an interned string — and neither counted nor walked into;
+  - an object referred to from anywhere else (its reference count says more owners than the item's own objects the
+    walk met pointing at it) is shared — the event loop, a module, an interned string — and neither counted nor
+    walked into; one whose every owner is the item's (a kept exception's traceback, which the exception and the
+    tuple of sys.exc_info() both point at, and the frames it keeps with their locals) is the item's;
   - modules, classes, functions and code are never counted: they are the program, not its data;
   - an object whose type sizes itself deeply (bytearray, numpy's arrays, pandas' frames: its own __sizeof__) is
     counted by that size and not walked into, so its buffers are not counted twice;
@@ -33,14 +35,18 @@ GRAPH_NODE_BYTES = 1200
 # An object seen through gc.get_referents(obj) is referred to by its owner, the referents list, the loop's variable
 # and getrefcount's own argument: 4 when obj is its only owner.
 _OWNED_REFS = 4
+# Objects a look keeps while it waits to see whether their other owners are the item's too: past this many, the rest
+# met with other owners are taken as shared (a dict of a thousand interned keys would otherwise keep them all).
+MAX_PENDING = 256
 
 _ModuleType = type(sys)
 _PROGRAM_TYPES = (type, _ModuleType, type(len), type(lambda: 0), type(_ModuleType.__repr__), type((lambda: 0).__code__))
 
 
 def _walked_sizeofs():
-    """The __sizeof__ of the types walked into: plain containers and objects that size only themselves."""
-    types = [object, list, dict, set, frozenset, tuple]
+    """The __sizeof__ of the types walked into: plain containers and objects that size only themselves — a frame too,
+    whose own size is its slots for locals, not what they hold (a kept traceback keeps the failed call's locals)."""
+    types = [object, list, dict, set, frozenset, tuple, type(sys._getframe())]
     collections = sys.modules.get("collections")
     if collections is not None:
         types += [collections.deque, collections.OrderedDict, collections.defaultdict]
@@ -129,21 +135,34 @@ class _Look:
         return size
 
     def retained(self, item):
-        """Bytes item holds alone, by a walk of at most MAX_OBJECTS objects."""
+        """Bytes item holds alone, by a walk of at most MAX_OBJECTS objects. An object with owners besides the one that
+        led the walk to it waits: it is the item's once as many of the item's objects have been met pointing at it as
+        it has owners (a worker loop keeping each failure's sys.exc_info(): the traceback is owned by the tuple and by
+        the exception, and through it the failed call's frame keeps its 200 KB buffer; taken as shared at the
+        tuple, the item was ~250 bytes and the list of failures was never named)."""
         total, walk = self.own_bytes(item)
         if not walk or isinstance(item, _PROGRAM_TYPES):
             return total
         seen = {id(item)}
+        # id → (object, the item's objects met pointing at it): the entry holds it, one reference more.
+        waiting = {}
         stack = [item]
         visited = 1
         getrefcount = sys.getrefcount
         while stack and visited < MAX_OBJECTS:
             for ref in gc.get_referents(stack.pop()):
-                if id(ref) in seen or isinstance(ref, _PROGRAM_TYPES):
+                key = id(ref)
+                if key in seen or isinstance(ref, _PROGRAM_TYPES):
                     continue
-                seen.add(id(ref))
-                if getrefcount(ref) > _OWNED_REFS:
+                entry = waiting.pop(key, None)
+                inside = entry[1] + 1 if entry is not None else 1
+                owners = getrefcount(ref) - (_OWNED_REFS - 1) - (1 if entry is not None else 0)
+                entry = None
+                if owners > inside:
+                    if len(waiting) < MAX_PENDING:
+                        waiting[key] = (ref, inside)
                     continue
+                seen.add(key)
                 visited += 1
                 size, walk = self.own_bytes(ref)
                 total += size

@@ -237,6 +237,35 @@ for step in range(2):
     expect(strs!.growingRetainedBytes).toBe(strs!.growingItemBytes);
   });
 
+  it("a list of failures kept with sys.exc_info() is what grows, not the failed batches' lists their frames keep", () => {
+    // A user's worker loop (a trial, 2026-12-05): each failure's traceback keeps the failed call's frame, its 1,000-int
+    // batch and its 200 KB buffer. Each batch list counted all it held as gained at every walk after it was new, and
+    // hundreds of them led both rankings the look is given: the list of failures was never looked into, its leak was
+    // said with no holder, and its layer as small objects (the ints).
+    const looks = census(
+      "python3",
+      `import random
+failures = []
+def handle(batch):
+    buf = bytearray(200_000)
+    raise ValueError("bad batch of %d" % len(batch))
+def step(k):
+    for _ in range(k):
+        try:
+            handle([random.randint(1000, 100000) for _ in range(1000)])
+        except ValueError:
+            failures.append(sys.exc_info())
+step(30)
+for _ in range(3):
+    step(60)
+    look()`,
+    );
+    for (const walk of looks.slice(1)) {
+      expect(walk).toMatchObject({ growing: "list of tuple" });
+      expect(walk!.growingRetainedBytes as number).toBeGreaterThan(200_000);
+    }
+  });
+
   it("follows an untracked dict among the globals of a script run with exec() into a dict no module holds", () => {
     // A container's boot line (or a test harness) runs the script with exec(compile(source), {...}): its
     // RESPONSES = {int: str} is untracked by the collector (atomic keys and values) and reached from no module, so

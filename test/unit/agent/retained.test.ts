@@ -97,6 +97,44 @@ out["own"] = R.retained_per_item([[bytes(100000)] for _ in range(20)])
     expect(out.own).toBeGreaterThan(100000);
   });
 
+  it("a kept exception's traceback is the item's: the frame it keeps, with the failed call's locals", () => {
+    // sys.exc_info()'s tuple and the exception both point at the traceback: two owners, both the item's. Taken as
+    // shared at the tuple, each failure was ~600 bytes and the 200 KB buffer its frame keeps was never counted.
+    const out = run(
+      python,
+      `
+failures = []
+def handle(batch):
+    buf = bytearray(200_000)
+    raise ValueError("bad batch of %d" % len(batch))
+for _ in range(20):
+    try:
+        handle(list(range(1000)))
+    except ValueError:
+        failures.append(sys.exc_info())
+out["failures"] = R.retained_per_item(failures)
+class Node:
+    def __init__(self, parent=None):
+        self.parent, self.children, self.blob = parent, [], bytes(3000)
+trees = []
+for _ in range(20):
+    root = Node()
+    root.children.extend(Node(root) for _ in range(3))
+    trees.append(root)
+out["trees"] = R.retained_per_item(trees)
+keep = bytes(50000)
+out["sharedStill"] = R.retained_per_item([{"a": keep, "b": bytes(100)} for _ in range(20)])
+`,
+    );
+    expect(out.failures).toBeGreaterThan(200_000);
+    expect(out.failures).toBeLessThan(200_000 + 16_000);
+    // A root and its three children, whose parent points back at it: four 3 KB blobs.
+    expect(out.trees).toBeGreaterThan(4 * 3000);
+    expect(out.trees).toBeLessThan(4 * 3000 + 2048);
+    // Owned elsewhere too (the module's name): still shared.
+    expect(out.sharedStill).toBeLessThan(1000);
+  });
+
   it("a long chain is looked at within the bound: MAX_OBJECTS objects an item", () => {
     const out = run(
       python,

@@ -374,9 +374,10 @@ _NEAR_SMALL = 32  # a container held by a global with at most this many items is
 def _near_globals(containers):
     """The census of a process that shares pages with forked relatives: the containers the program's own modules hold
     within two references of their globals — a global (`PAGES`), an attribute of a class defined there or of an
-    object a global holds (`app.cache`, `service._history`), a function's default argument or closure cell, and the
-    containers inside a small container a global holds (`REGISTRY['users']`). A full walk writes the reference count
-    of every object on the heap, and copy-on-write copies each page it writes: in a gunicorn --preload worker of a
+    object a global holds (`app.cache`, `service._history`), a function's default argument or closure cell, an
+    lru_cache's results, and the containers inside a small container a global holds (`REGISTRY['users']`). A full
+    walk writes the reference count of every object on the heap, and copy-on-write copies each page it writes: in a
+    gunicorn --preload worker of a
     Flask app that was 10.3 MiB of the worker's 20 MiB of shared memory, as much as a full collection copies; this
     copies 1.5 MiB, nearly all of it for reading each loaded module's name and file (0.4 MiB of 4.5 without --preload;
     BENCHMARKS.md §k′). Once copied a page stays the process's own: later walks copy nothing more. And the
@@ -409,6 +410,10 @@ def _near_globals(containers):
             return list(v.__defaults__ or ()) + list((v.__kwdefaults__ or {}).values()) + cells
         if issubclass(kind, _ModuleType):
             return []
+        # An lru_cache's results are in a dict only its C wrapper holds, which no attribute reaches (a heap past the
+        # census's million blocks, walked here: lru_cache(maxsize=None) on ids that never repeat, said with no holder).
+        if kind.__name__ == "_lru_cache_wrapper":
+            return [x for x in gc.get_referents(v) if type(x) is dict]
         attrs = _plain_attributes(v)
         return list(attrs.values()) if attrs is not None else []
 

@@ -402,6 +402,24 @@ look()`,
     expect(second).toMatchObject({ scope: "near globals", growing: "list of dict", growingAdded: 200 });
   });
 
+  it("near the globals, follows the results an lru_cache keeps in the dict only its wrapper holds", () => {
+    // lru_cache(maxsize=None) on ids that never repeat passed the bound in seconds (a user's trial, 2026-12-05): its
+    // leak was said with no holder, while the same cache on a smaller heap was named.
+    const [, second] = census(
+      "python3",
+      `import functools
+keep = [object() for _ in range(1_100_000)]
+@functools.lru_cache(maxsize=None)
+def features(user_id):
+    return [float(user_id)] * 20
+look()
+for i in range(300):
+    features(i)
+look()`,
+    );
+    expect(second).toMatchObject({ scope: "near globals", growing: "dict of list", growingAdded: 300 });
+  });
+
   it("walks near the globals of a process with forked relatives however many objects its heap holds", () => {
     // A training loop over a shuffled dataset of a million images: the DataLoader's RandomSampler makes a list of a
     // million ints, and the walks stopped for good; the losses its loop kept read as allocator retention.

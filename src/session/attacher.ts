@@ -12,6 +12,7 @@
  * reason for the verdict ("without the agent, memleak cannot tell …").
  */
 import { PlacementLines } from "./placement-lines.js";
+import { AgentsHeld } from "./agents-held.js";
 import { FollowedProcess } from "./followed-process.js";
 import type { HostFs } from "../system/host-fs.js";
 import { readBasic } from "../system/read-process.js";
@@ -93,7 +94,7 @@ interface Tracked {
 /** What the verdict's document says of the placement (doc.sampling.agents). */
 export interface AgentsFacts {
   max: number;
-  /** The processes with an agent at the end, and why each has one. */
+  /** The processes with an agent at the last tick each was seen, and why each has one (agents-held.ts). */
   in: { pid: number; reason: AgentReason; siblings: number }[];
   /** Python processes read from /proc only at the end. */
   readFromProc: number;
@@ -115,6 +116,7 @@ export class Attacher {
   /** Every process seen, by processKey: the Python ones (with what placing agents needs), the others as null. */
   private readonly tracked = new Map<string, Tracked | null>();
   private placement: Placement = { wanted: new Map(), passedOver: new Map() };
+  private readonly held = new AgentsHeld();
   /** The wanted set last said to the user (a line when it changes in a tree past the limit). */
   private readonly placementLines: PlacementLines;
   private readonly queue: Job[] = [];
@@ -155,11 +157,8 @@ export class Attacher {
 
   /** Where the agents are and why, for the verdict's document. */
   facts(): AgentsFacts {
-    const inNow = [...this.placement.wanted]
-      .filter(([pid]) => this.channel.hello.has(pid))
-      .map(([pid, w]) => ({ pid, reason: w.reason, siblings: w.siblings }));
     const readFromProc = [...this.records.values()].filter((r) => r.status === "skipped").length;
-    return { max: this.max(), in: inNow, readFromProc };
+    return { max: this.max(), in: this.held.list(), readFromProc };
   }
 
   private max(): number {
@@ -272,6 +271,13 @@ export class Attacher {
       } else if (has) this.release(t, this.placement.passedOver.get(pid) ?? "no longer needed");
     }
     this.placementLines.update(this.placement, live.length, this.max());
+    this.held.update(
+      live.map((t) => t.job.pid),
+      (pid) => {
+        const w = this.placement.wanted.get(pid);
+        return w && this.channel.hello.has(pid) ? { pid, reason: w.reason, siblings: w.siblings } : undefined;
+      },
+    );
   }
 
   /** Tells an agent it is no longer needed: it stops and leaves; the process is read from /proc from now on. */

@@ -23,6 +23,7 @@ import type { HostFs } from "../system/host-fs.js";
 import { readCmdline } from "../system/read-process.js";
 import { catchesSignal } from "../probes/signal-mask.js";
 import { PlacementLines } from "./placement-lines.js";
+import { AgentsHeld } from "./agents-held.js";
 import { FollowedProcess } from "./followed-process.js";
 import { DEFAULT_MAX_AGENTS } from "../sampling/defaults.js";
 
@@ -69,6 +70,7 @@ export class RunAgents {
    */
   private readonly processes = new Map<number, RunProcess>();
   private placement: Placement = { wanted: new Map(), passedOver: new Map() };
+  private readonly held = new AgentsHeld();
   private readonly placementLines: PlacementLines;
   private decided: AttachRecord[] = [];
   /**
@@ -134,6 +136,12 @@ export class RunAgents {
       }
     }
     this.placementLines.update(this.placement, withAgent.length + sleeping.length, this.max());
+    this.held.update(live, (pid) => {
+      const w = this.placement.wanted.get(pid);
+      return w && this.channel.hello.has(pid) && !this.quiet.has(pid)
+        ? { pid, reason: w.reason, siblings: w.siblings }
+        : undefined;
+    });
   }
 
   /**
@@ -227,9 +235,6 @@ export class RunAgents {
 
   /** Where the agents report from and why, for the verdict's document. */
   facts(): NonNullable<SamplingFacts["agents"]> {
-    const inNow = [...this.placement.wanted]
-      .filter(([pid]) => this.channel.hello.has(pid) && !this.quiet.has(pid))
-      .map(([pid, w]) => ({ pid, reason: w.reason, siblings: w.siblings }));
-    return { max: this.max(), in: inNow, readFromProc: this.quiet.size };
+    return { max: this.max(), in: this.held.list(), readFromProc: this.quiet.size };
   }
 }

@@ -925,13 +925,13 @@ def _named_near():
     leak was said unheld. Looked for once per suspicion, not at every walk."""
     container, what, length, per_second = _state.suspect
     _state.suspect = None
-    name = _global_name(container)
-    on_device = _on_device(container) if name is not None else None
+    hops = _global_hops(container)
+    on_device = _on_device(container) if hops else None
     container = None
-    if name is None:
+    if not hops:
         return
-    hops = [{"kind": "module global", "name": name}]
-    found = {"found": True, "path": name, "hops": hops, "root": "module global", "levels": 0, "calls": 0}
+    path = "".join([hops[0]["name"]] + [" " + h["name"] for h in hops[1:]])
+    found = {"found": True, "path": path, "hops": hops, "root": "module global", "levels": 0, "calls": 0}
     _send_holder(what, length, per_second, dict(found, objects=0, ms=0.0, longestMs=0.0), on_device)
 
 
@@ -949,18 +949,24 @@ def _on_device(container):
         return None
 
 
-def _global_name(container):
-    """ "module.NAME" of the program's own module global that is `container`, or None."""
+def _global_hops(container):
+    """The hops from the program's own module global to `container`, as the search says them: the global itself
+    ("module.NAME"), or the results of an lru_cache that global is (watch attached to lru_cache(maxsize=None) on ids
+    that never repeat: past the search's bound within seconds, and said unheld); [] where neither is."""
     for name, module in list(sys.modules.items()):
         if not issubclass(type(module), _ModuleType) or not _programs_own(module) or _agents_own(module):
             continue
         try:
             for key, v in list(module.__dict__.items()):
+                at = {"kind": "module global", "name": "%s.%s" % (name, key)}
                 if v is container:
-                    return "%s.%s" % (name, key)
+                    return [at]
+                if type(v).__name__ == "_lru_cache_wrapper" and any(x is container for x in gc.get_referents(v)):
+                    kind, text, _ = _holder_module()._hop([v, container], 0)
+                    return [at, {"kind": kind, "name": text}]
         except Exception:  # a global changed meanwhile (another thread): not named
             continue
-    return None
+    return []
 
 
 def _send_holder(what, length, per_second, found, on_device=None):

@@ -342,6 +342,32 @@ print(json.dumps(out))`;
       calls: 0,
     });
   });
+
+  it("names the results of a module global's lru_cache the same way, as the search says them", () => {
+    // watch attached to lru_cache(maxsize=None) on ids that never repeat: past 4 million objects within seconds, its
+    // leak was said unheld (a user's trial, 2026-12-05), where run, there from the start, had named it.
+    const code = `
+import functools, json, sys
+sys.path.insert(0, ${JSON.stringify(AGENT_DIR)})
+import memleak_agent as agent
+agent.census._CENSUS_MAX_BLOCKS = agent.census._HOLDER_MAX_BLOCKS = 1000
+@functools.lru_cache(maxsize=None)
+def features(user_id):
+    return [float(user_id)] * 4
+for step in range(3):
+    for i in range(100):
+        features(step * 100 + i)
+    agent.census._census_stats(1.0, force=True)
+print(json.dumps(agent.census._state.holder))`;
+    expect(JSON.parse(execFileSync("python3", ["-c", code], { encoding: "utf8" }))).toMatchObject({
+      found: true,
+      path: "__main__.features lru_cache(maxsize=None) cache",
+      hops: [
+        { kind: "module global", name: "__main__.features" },
+        { kind: "lru_cache", name: "lru_cache(maxsize=None) cache" },
+      ],
+    });
+  });
 });
 
 describe("the census does not suspect a container that stopped growing", () => {

@@ -377,14 +377,13 @@ def _near_globals(containers):
     object a global holds (`app.cache`, `service._history`), a function's default argument or closure cell, an
     lru_cache's results, and the containers inside a small container a global holds (`REGISTRY['users']`). A full
     walk writes the reference count of every object on the heap, and copy-on-write copies each page it writes: in a
-    gunicorn --preload worker of a
-    Flask app that was 10.3 MiB of the worker's 20 MiB of shared memory, as much as a full collection copies; this
-    copies 1.5 MiB, nearly all of it for reading each loaded module's name and file (0.4 MiB of 4.5 without --preload;
-    BENCHMARKS.md §k′). Once copied a page stays the process's own: later walks copy nothing more. And the
-    locals of the program's own running functions: a worker's loop keeps its cache in a local (`cache = []` in the
-    function multiprocessing runs), which no global reaches; read as the holder search reads them (memleak_holder.py:
-    on Python <= 3.12, f_locals refreshes the frame's locals() snapshot). A container only the interpreter's library
-    or an installed package holds is not seen here."""
+    gunicorn --preload worker of a Flask app that was 10.3 MiB of the worker's 20 MiB of shared memory, as much as a
+    full collection copies; this copies 1.5 MiB, nearly all of it for reading each loaded module's name and file
+    (0.4 MiB of 4.5 without --preload; BENCHMARKS.md §k′). Once copied a page stays the process's own: later walks
+    copy nothing more. And the locals of the program's own running functions: a worker's loop keeps its cache in a
+    local (`cache = []` in the function multiprocessing runs), which no global reaches; read as the holder search
+    reads them (memleak_holder.py: on Python <= 3.12, f_locals refreshes the frame's locals() snapshot). A container
+    only the interpreter's library or an installed package holds is not seen here."""
     found = []
     seen = set()
 
@@ -717,12 +716,16 @@ def _by_retained_bytes(gainers, tensor_type, tensor_grower, followed=()):
         return None
     by_bytes = sorted(gainers, key=lambda e: e[0], reverse=True)[:_RETAINED_LOOKS]
     by_items = sorted(gainers, key=lambda e: e[2], reverse=True)[:_RETAINED_LOOKS]
-    kept_on = [e for e in gainers if id(e[5]) in followed]
-    kept_on_bytes = sorted(kept_on, key=lambda e: e[0], reverse=True)[:_RETAINED_LOOKS]
-    kept_on_items = sorted(kept_on, key=lambda e: e[2], reverse=True)[:_RETAINED_LOOKS]
+    followed_gainers = [e for e in gainers if id(e[5]) in followed]
+    followed_by_bytes = sorted(followed_gainers, key=lambda e: e[0], reverse=True)[:_RETAINED_LOOKS]
+    followed_by_items = sorted(followed_gainers, key=lambda e: e[2], reverse=True)[:_RETAINED_LOOKS]
     retained_module = _sibling_module("memleak_retained")
     looked = (
-        by_bytes + by_items + kept_on_bytes + kept_on_items + ([tensor_grower] if tensor_grower is not None else [])
+        by_bytes
+        + by_items
+        + followed_by_bytes
+        + followed_by_items
+        + ([tensor_grower] if tensor_grower is not None else [])
     )
     for entry in {id(e): e for e in looked}.values():
         per_item = retained_module.retained_per_item(entry[5], tensor_type)

@@ -4,7 +4,7 @@
  * exited by the last tick left the list empty — `run` of a leaking program that ran to its end said `in: []` beside
  * the holder its agent had named (one run in nine of a user's trials, 2026-12-05).
  */
-import type { AgentReason } from "../analysis/agent-placement.js";
+import type { AgentReason, Placement } from "../analysis/agent-placement.js";
 
 export interface AgentHeld {
   pid: number;
@@ -15,11 +15,14 @@ export interface AgentHeld {
 export class AgentsHeld {
   private readonly held = new Map<number, AgentHeld>();
 
-  /** After a placement: each live process's agent as placed now (or none); a process no longer live keeps its last. */
-  update(live: Iterable<number>, placed: (pid: number) => AgentHeld | undefined): void {
+  /**
+   * After a placement: each live process's agent as placed now — wanted, and `reports` (it said hello, and is not
+   * quietened) — or none; a process no longer live keeps its last.
+   */
+  update(live: Iterable<number>, placement: Placement, reports: (pid: number) => boolean): void {
     for (const pid of live) {
-      const agent = placed(pid);
-      if (agent) this.held.set(pid, agent);
+      const w = placement.wanted.get(pid);
+      if (w && reports(pid)) this.held.set(pid, { pid, reason: w.reason, siblings: w.siblings });
       else this.held.delete(pid);
     }
   }

@@ -273,10 +273,8 @@ export class Attacher {
     this.placementLines.update(this.placement, live.length, this.max());
     this.held.update(
       live.map((t) => t.job.pid),
-      (pid) => {
-        const w = this.placement.wanted.get(pid);
-        return w && this.channel.hello.has(pid) ? { pid, reason: w.reason, siblings: w.siblings } : undefined;
-      },
+      this.placement,
+      (pid) => this.channel.hello.has(pid),
     );
   }
 

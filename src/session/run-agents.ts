@@ -136,12 +136,7 @@ export class RunAgents {
       }
     }
     this.placementLines.update(this.placement, withAgent.length + sleeping.length, this.max());
-    this.held.update(live, (pid) => {
-      const w = this.placement.wanted.get(pid);
-      return w && this.channel.hello.has(pid) && !this.quiet.has(pid)
-        ? { pid, reason: w.reason, siblings: w.siblings }
-        : undefined;
-    });
+    this.held.update(live, this.placement, (pid) => this.channel.hello.has(pid) && !this.quiet.has(pid));
   }
 
   /**

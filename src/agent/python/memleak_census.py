@@ -632,8 +632,8 @@ def _census_walk(interval, force):
         n = len(o)
         base[id(o)] = n if first else seen.get(id(o), n) if rebase else seen.get(id(o), 0)
         lengths[id(o)] = n
-    # The containers the walk before followed too: only these can be suspected (the same one, longer, at two walks).
-    followed = base.keys() & seen.keys()
+    # The containers the walk before followed (its lengths' keys): only these can be suspected (the same one, longer,
+    # at two walks).
     last_lengths = _state.lengths
     _state.seen = base
     _state.lengths = lengths
@@ -660,7 +660,7 @@ def _census_walk(interval, force):
         if of_tensors and (tensor_grower is None or added > tensor_grower[2]):
             tensor_grower = entry
     tensor_grower_seen = tensor_grower is not None
-    grower = _by_retained_bytes(gainers, tensor_type, tensor_grower, followed)
+    grower = _by_retained_bytes(gainers, tensor_type, tensor_grower, last_lengths)
     _suspect((tensor_grower or grower), first)
     if grower is not None:
         added_bytes, n, added, what, item_size, _, retained = grower
@@ -708,10 +708,10 @@ def _by_retained_bytes(gainers, tensor_type, tensor_grower, followed=()):
     bytes. Each entry's bytes become items added x bytes retained, and its last field the
     bytes retained per item.
 
-    The leaders among the containers the walk before followed (`followed`, ids) are looked into too: a container
-    new since then counts all it holds as gained, and hundreds of new ones can fill both rankings (a worker loop
-    keeping each failure's sys.exc_info(): every failed batch's list of 1,000 ints, kept by its traceback, led both,
-    and the list of failures, 100 tuples a walk that keep ~200 KB each, was never looked into)."""
+    The leaders among the containers the walk before followed (`followed`, keyed by id) are looked into too: a
+    container new since then counts all it holds as gained, and hundreds of new ones can fill both rankings (a worker
+    loop keeping each failure's sys.exc_info(): every failed batch's list of 1,000 ints, kept by its traceback, led
+    both, and the list of failures, 100 tuples a walk that keep ~200 KB each, was never looked into)."""
     if not gainers:
         return None
     by_bytes = sorted(gainers, key=lambda e: e[0], reverse=True)[:_RETAINED_LOOKS]
@@ -928,12 +928,13 @@ def _named_near():
     leak was said unheld. Looked for once per suspicion, not at every walk."""
     container, what, length, per_second = _state.suspect
     _state.suspect = None
-    hops = _global_hops(container)
-    on_device = _on_device(container) if hops else None
+    held = _held_by_global(container)
+    on_device = _on_device(container) if held is not None else None
     container = None
-    if not hops:
+    if held is None:
         return
-    path = "".join([hops[0]["name"]] + [" " + h["name"] for h in hops[1:]])
+    path, hops = _holder_module().describe(*held)
+    held = None
     found = {"found": True, "path": path, "hops": hops, "root": "module global", "levels": 0, "calls": 0}
     _send_holder(what, length, per_second, dict(found, objects=0, ms=0.0, longestMs=0.0), on_device)
 
@@ -952,24 +953,24 @@ def _on_device(container):
         return None
 
 
-def _global_hops(container):
-    """The hops from the program's own module global to `container`, as the search says them: the global itself
-    ("module.NAME"), or the results of an lru_cache that global is (watch attached to lru_cache(maxsize=None) on ids
-    that never repeat: past the search's bound within seconds, and said unheld); [] where neither is."""
+def _held_by_global(container):
+    """The program's own module global that holds `container`, as the holder search's describe() takes it: (root,
+    nodes from the global to the container) — the global itself, or an lru_cache whose results it is (watch attached
+    to lru_cache(maxsize=None) on ids that never repeat: past the search's bound within seconds, and said unheld).
+    None where neither is."""
     for name, module in list(sys.modules.items()):
         if not issubclass(type(module), _ModuleType) or not _programs_own(module) or _agents_own(module):
             continue
         try:
             for key, v in list(module.__dict__.items()):
-                at = {"kind": "module global", "name": "%s.%s" % (name, key)}
+                root = ("module global", "%s.%s" % (name, key))
                 if v is container:
-                    return [at]
+                    return root, [container]
                 if type(v).__name__ == "_lru_cache_wrapper" and any(x is container for x in gc.get_referents(v)):
-                    kind, text, _ = _holder_module()._hop([v, container], 0)
-                    return [at, {"kind": kind, "name": text}]
+                    return root, [v, container]
         except Exception:  # a global changed meanwhile (another thread): not named
             continue
-    return []
+    return None
 
 
 def _send_holder(what, length, per_second, found, on_device=None):

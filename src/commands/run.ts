@@ -11,7 +11,8 @@ import { LiveRegion } from "../report/live/region.js";
 import { locateMemoryCgroup, type CgroupLocation } from "../system/cgroup-locate.js";
 import { HostFs } from "../system/host-fs.js";
 import { createIsolatedCgroup, removeIsolatedCgroup, spawnInside, type Isolation } from "../system/isolate.js";
-import { launch, resolveCommand } from "../system/launch.js";
+import { launch, resolveCommand, signalledAtParentDeath } from "../system/launch.js";
+import { OrphanGuard } from "../system/orphan-guard.js";
 import { checkOutputPath } from "../session/output-paths.js";
 import { requireLinux } from "../system/target.js";
 import { report } from "../session/finish.js";
@@ -23,11 +24,11 @@ import { AgentChannel } from "../agent/channel.js";
 import { RunAgents } from "../session/run-agents.js";
 import { agentDir, agentEnv } from "../agent/preload.js";
 import { forwardSignals, killTree } from "../session/command-signals.js";
-import { FailFastStop, hostProcesses } from "../session/fail-fast/stop.js";
+import { FAIL_FAST_GRACE_MS, FailFastStop, hostProcesses } from "../session/fail-fast/stop.js";
 import { gatesExitCode, runExitCode, type CommandExit } from "../gates/exit-policy.js";
 import { openMetricsExport, type MetricsExport } from "../session/metrics-export.js";
 import type { ListenAddress } from "../export/listen-address.js";
-import { delimiter } from "node:path";
+import { delimiter, dirname } from "node:path";
 import { NativeTracer } from "../native/native-tracer.js";
 import { nextSteps, startLine } from "../session/feedback.js";
 import type { SeriesSet } from "../series/series.js";
@@ -65,6 +66,8 @@ interface CgroupChoice {
 interface Launched {
   child: ChildProcess;
   agent: AgentChannel | undefined;
+  /** Stops what the run left if memleak is killed (orphan-guard.ts); with the agent only. */
+  guard: OrphanGuard | undefined;
   exited: Promise<CommandExit>;
 }
 
@@ -125,7 +128,7 @@ async function runWith(
   if (exporter && cg.read) exporter.sink.cgroupPath = cg.read.path;
   const region = io.isTTY && !o.json ? new LiveRegion(io) : undefined;
   const wakeup = new Wakeup();
-  const { child, agent } = await launchCommand(o, io, fs, cg, region, tracer);
+  const { child, agent, guard } = await launchCommand(o, io, fs, cg, region, tracer);
   const exited = followCommand(child, o, io, region, wakeup);
   const unsubscribe = forwardSignals(io, fs, () => child.pid);
   // Only --fail-fast stops the command for a gate: without it, no watch (and no timer waking memleak twice a second).
@@ -139,12 +142,13 @@ async function runWith(
         }, o.duration * 1000)
       : undefined;
   try {
-    return await sampleAndReport(o, io, fs, cg, region, wakeup, { child, agent, exited }, exporter, tracer);
+    return await sampleAndReport(o, io, fs, cg, region, wakeup, { child, agent, guard, exited }, exporter, tracer);
   } finally {
     unsubscribe();
     clearTimeout(durationTimer);
     await failFastStop?.finish();
     agent?.close();
+    guard?.release();
     if (cg.iso) {
       const problem = removeIsolatedCgroup(fs, cg.iso);
       if (problem) io.stderr(`memleak: ${problem}\n`);
@@ -162,6 +166,7 @@ async function launchCommand(
   tracer: NativeTracer | undefined,
 ): Promise<Omit<Launched, "exited">> {
   let agent: AgentChannel | undefined;
+  let guard: OrphanGuard | undefined;
   try {
     agent = o.agent ? await AgentChannel.open() : undefined;
     // With a live view the command's output goes through memleak so the view can stay below it.
@@ -183,13 +188,32 @@ async function launchCommand(
       stdout: region || o.json ? ("pipe" as const) : ("inherit" as const),
       stderr: region ? ("pipe" as const) : ("inherit" as const),
     };
+    // Before the command: a worker it forks at once is already the guard's if memleak is killed.
+    guard = agent && OrphanGuard.start(orphanGuardPlan(agent, io));
     const start = () => launch(command, env, output);
-    return { child: cg.iso ? spawnInside(fs, cg.iso, start) : start(), agent };
+    const child = cg.iso ? spawnInside(fs, cg.iso, start) : start();
+    if (child.pid !== undefined && signalledAtParentDeath(child)) guard?.skip(child.pid);
+    return { child, agent, guard };
   } catch (err) {
     if (cg.iso) removeIsolatedCgroup(fs, cg.iso);
     agent?.close();
+    guard?.release();
     throw err;
   }
+}
+
+/**
+ * What the orphan guard stops if memleak is killed: every process carrying this run's agent socket in its
+ * environment, once the socket's directory (removed as memleak ends as usual) outlives memleak; after the grace the
+ * agents give (MEMLEAK_ORPHAN_GRACE seconds, as memleak_lifecycle.py reads it).
+ */
+function orphanGuardPlan(agent: AgentChannel, io: CommandIO) {
+  const grace = Number(io.env.MEMLEAK_ORPHAN_GRACE ?? FAIL_FAST_GRACE_MS / 1000);
+  return {
+    marker: `MEMLEAK_AGENT_SOCKET=${agent.socketPath}`,
+    liveDir: dirname(agent.socketPath),
+    graceSeconds: Number.isFinite(grace) && grace >= 0 ? grace : FAIL_FAST_GRACE_MS / 1000,
+  };
 }
 
 /** Passes the command's piped output on, and stops the session when the command exits (or could not start). */

@@ -5,7 +5,7 @@
  */
 import { accessSync, constants, statSync } from "node:fs";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { delimiter, join } from "node:path";
+import { basename, delimiter, join } from "node:path";
 import { observeError } from "../base/errors.js";
 
 export function resolveCommand(command: string, env: NodeJS.ProcessEnv): string {
@@ -66,6 +66,11 @@ export function parentDeathWrapper(env: NodeJS.ProcessEnv): string[] {
   // tried once on `true`, or every command would fail with setpriv's usage error as its own exit status.
   const probe = spawnSync(setpriv, [...wrapper.slice(1), "true"], { stdio: "ignore", timeout: 2000 });
   return probe.status === 0 ? wrapper : [];
+}
+
+/** Whether the kernel sends this command SIGTERM itself when memleak dies: it was started through setpriv. */
+export function signalledAtParentDeath(child: ChildProcess): boolean {
+  return basename(child.spawnfile) === "setpriv";
 }
 
 export function launch(

@@ -469,6 +469,33 @@ describe("memleak run: exit codes, signals, recordings, clean-up", () => {
     expect(await eventually(() => !alive(pid), 5_000)).toBe(true);
   });
 
+  // The parent-death signal reaches the command only; what it started is the orphan guard's (orphan-guard.ts): before
+  // it, a program a shell script started ran on unsupervised after a kill -9 of memleak.
+  it("kill -9 of memleak: a program the command started, which ignores SIGTERM, is stopped after the grace", async () => {
+    const script = `trap '' TERM; sleep 120 & echo "started $!" >&2; wait`;
+    const child = spawn(process.execPath, [MEMLEAK, "run", "--", "sh", "-c", script], {
+      cwd: REPO,
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, MEMLEAK_ORPHAN_GRACE: "1" },
+    });
+    let err = "";
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    expect(await eventually(() => /^started \d+$/m.test(err), 10_000), err).toBe(true);
+    const sleeper = Number(/^started (\d+)$/m.exec(err)![1]);
+    const shell = Number(readFileSync(`/proc/${sleeper}/stat`, "utf8").split(") ")[1]!.split(" ")[1]);
+    try {
+      child.kill("SIGKILL");
+      // the shell ignores SIGTERM as its sleep does: both stop at the guard's SIGKILL, a second after its SIGTERM
+      expect(
+        await eventually(() => !alive(sleeper) && !alive(shell), 8_000),
+        `${err}\nsleep ${alive(sleeper)}, sh ${alive(shell)}`,
+      ).toBe(true);
+    } finally {
+      for (const pid of [sleeper, shell]) if (alive(pid)) process.kill(pid, "SIGKILL");
+    }
+    expect(err).toContain(`memleak: the memleak that launched this process is gone (killed); stopping PID ${sleeper}`);
+  });
+
   it("--no-isolate reads memleak's own cgroup and says so in the document", async () => {
     const r = await memleak(["run", "--no-isolate", "--json", "--", "python3", "-c", "pass"]);
     const doc = JSON.parse(r.stdout) as VerdictDocument;

@@ -75,7 +75,7 @@ class _CensusState:
         self.graph_rises = 0  # walks in a row at which the graphs' nodes rose with no container gaining tensors
         self.graph_searched = False  # the growing graph's holder was looked for: once, until it stops growing
         self.graph_suspect = None  # the graphs' nodes gained a second: their holder is looked for after this walk
-        self.gc_held = False  # a walk holds the collector off: a child forked meanwhile turns it back on
+        self.gc_held = None  # the thread whose walk holds the collector off: no child may be forked meanwhile
         self.holder = None  # the last 'holder' message sent (strings and numbers only): for the tests
 
 
@@ -225,7 +225,8 @@ def _census_stats(interval, force=False):
     another thread during the ~10 ms of a walk has its switch undone; gc.collect() still runs when called."""
     enabled = gc.isenabled()
     if enabled:
-        _state.gc_held = True  # a fork meanwhile (another thread) must not leave the child without collection
+        # the walking thread: a fork meanwhile must not leave the child without collection (_before_fork)
+        _state.gc_held = _thread.get_ident()
         gc.disable()
     try:
         return _census_walk(interval, force)
@@ -235,7 +236,7 @@ def _census_stats(interval, force=False):
         return _state.cached
     finally:
         if enabled:
-            _state.gc_held = False
+            _state.gc_held = None
             gc.enable()
         # The searches' one pass over every tracked object (gc.get_referrers) cannot be cut into pieces: ~20 ms a
         # million. The walks near the globals run on any heap; the searches only where that pass stays short, and the
@@ -1024,6 +1025,7 @@ def _reset_in_child():
 
 def _collection_back_in_child():
     if _state.gc_held:
-        # Forked by another thread while the census held collection off: the child has no census to turn it back on.
-        _state.gc_held = False
+        # Forked while the census held collection off (past _before_fork's wait): the child has no census to turn it
+        # back on.
+        _state.gc_held = None
         gc.enable()

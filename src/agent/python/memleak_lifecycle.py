@@ -1,7 +1,7 @@
 """The agent's life in a process: it starts (`run`, from sitecustomize) or is attached (`watch`), connects, says
 hello, and reports every interval from a thread of its own until memleak says goodbye or goes; it follows the
-program's forks (a worker forked under `run` sleeps until memleak wakes it, and stops with the program if memleak was
-killed), and sends its last report at exit. Also what `run --try trim`, --trace-python and the trim probe add to that
+program's forks (a worker forked under `run` sleeps, running nothing of ours, until memleak wakes it; if memleak is
+killed meanwhile, its orphan guard stops it: src/system/orphan-guard.ts), and sends its last report at exit. Also what `run --try trim`, --trace-python and the trim probe add to that
 life. Loaded in every process memleak watches, from the code memleak_agent.py's loader shares.
 
 Costs, by design: one daemon thread that sleeps between reports, waking on the wall clock's whole intervals
@@ -12,6 +12,7 @@ code down noticeably, which is why it is opt-in.
 import _socket
 import _thread
 import atexit
+import gc
 import os
 import sys
 import time
@@ -31,14 +32,11 @@ class _Process:
         self.attached = False  # loaded by `watch` (attach), not by `run`
         self.atexit = False  # _at_exit is registered
         self.placed = None  # the directory memleak placed in a container's view (attach), to remove if it is killed
-        # run: the signal that wakes a forked worker's agent (_install_wake), None where it could not be installed
+        # run: the signal that wakes a forked worker's agent (_install_wake), None where it could not be installed. A
+        # worker forked where it is installed runs nothing of ours until the signal comes (_asleep).
         self.wake = None
-        # a worker forked under run, its agent asleep until memleak sends the wake signal: no connection, no thread
-        self.dormant = False
+        self.child_hook = False  # forked children set themselves up as they are forked (_follow_forks_in_children)
         self.forked = False  # a forked child: it shares pages with its parent (memleak_census.py)
-        self.forked_by = None  # the pid that forked, where a sleeping worker watches its parent (_before_fork)
-        self.prctl = None  # libc's prctl, and the parent-death signal, for a worker going to sleep (_install_wake)
-        self.parent_gone = None
         self.fork_filter = False  # the filter of the fork warning is in the warnings filters (_hide_our_fork_warning)
         # `run --try trim` (_periodic_trim): every how many seconds (None: not read yet; 0: off), when last, how often
         self.trim_every = None
@@ -170,7 +168,7 @@ def _trim_probe():
 
 
 def _at_exit():
-    if _process.dormant:
+    if _asleep():
         return  # a forked worker whose agent was never woken: nothing of ours ran here, and nothing will at its end
     launched = not _process.attached  # tracemalloc and the trim probe are `run` options
     try:
@@ -384,12 +382,7 @@ def _loop(interval, stop, sock):
             pass
 
 
-def _stop():
-    """Closes the connection and lets the reporting thread end: nothing of the agent keeps running. Under `watch`
-    this is how an attached agent leaves a live program once memleak has gone (closed, Ctrl-C or kill -9 alike)."""
-    stop = _process.stop
-    if stop is not None:
-        stop.set()
+def _close_connection():
     sock = _channel._conn.sock
     _channel._conn.sock = None
     if sock is not None:
@@ -397,6 +390,15 @@ def _stop():
             sock.close()
         except OSError:
             pass
+
+
+def _stop():
+    """Closes the connection and lets the reporting thread end: nothing of the agent keeps running. Under `watch`
+    this is how an attached agent leaves a live program once memleak has gone (closed, Ctrl-C or kill -9 alike)."""
+    stop = _process.stop
+    if stop is not None:
+        stop.set()
+    _close_connection()
     if _process.atexit:
         _process.atexit = False
         atexit.unregister(_at_exit)
@@ -428,6 +430,8 @@ def start(socket_path=None, interval=None, quiet=False):
     _channel._conn.pid = os.getpid()
     if not _process.forked:
         _install_wake()
+    if _process.attached or _process.wake is None:
+        _follow_forks_in_children()
     stop = _Event()
     _process.stop = stop
     if not _process.atexit:
@@ -499,28 +503,40 @@ def _reset_in_child():
         _process.traced = None
 
 
+def _asleep():
+    """A worker forked under `run` where the wake signal is installed, its agent not woken: the connection it has is
+    its parent's (inherited with the process's memory), and nothing of memleak's has run in it since the fork."""
+    return _process.wake is not None and not _process.attached and _channel._conn.pid not in (None, os.getpid())
+
+
+def _adopt_fork():
+    """The child's side of a fork, run in the child once its agent is wanted: the parent's connection closed (not
+    ours to use), collection back on, and what the parent's agent left reset."""
+    _unhide_fork_warning()
+    _census._collection_back_in_child()
+    _process.forked = True
+    _close_connection()
+    _reset_in_child()
+
+
+def _follow_forks_in_children():
+    """Where a forked child's agent must connect as it is forked (`watch`, which follows a connected agent's forks;
+    `run` without the wake signal, whose every worker connects quiet), the child runs its side at the fork. Under
+    `run` with the wake signal nothing of ours runs in a forked worker until memleak wakes it (_wake): every line run
+    there writes to pages the worker shares with its parent — the child's side alone, ~20 lines, cost each idle worker
+    ~100 kB of them, the handler being there ~25 kB more (BENCHMARKS.md § g¹⁴)."""
+    if _process.child_hook or not hasattr(os, "register_at_fork"):
+        return
+    _process.child_hook = True
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def _after_fork_in_child():
     try:
-        _unhide_fork_warning()
-        _census._collection_back_in_child()
-        _process.forked = True
         parent_connected = _channel._conn.sock is not None
-        if parent_connected:
-            try:
-                _channel._conn.sock.close()  # the parent's connection: not ours to use
-            except OSError:
-                pass
-        _channel._conn.sock = None
-        # Under run a forked worker's agent sleeps until memleak wakes it (_wake): every line run here writes to pages
-        # the worker shares with its parent, and a connected agent's thread, hello and stack cost each idle worker
-        # ~0.4 MiB of them (BENCHMARKS.md § g⁹). The rest of the child's set-up waits for the wake too.
-        if _process.wake is not None and not _process.attached:
-            _process.dormant = True
-            _watch_parent()
-            return
-        _reset_in_child()
-        # Under run every process reports (the socket is in the environment); an attached agent follows a forked
-        # worker only while it is itself connected, so a program forked after memleak left stays untouched.
+        _adopt_fork()
+        # An attached agent follows a forked worker only while it is itself connected, so a program forked after
+        # memleak left stays untouched; under run every process reports (the socket is in the environment).
         if _process.attached:
             if parent_connected:
                 start(_channel._conn.path, _process.interval)
@@ -534,62 +550,13 @@ def _wake(signum, frame):
     """The wake signal's handler, on the program's main thread between two of its bytecodes: memleak wants this
     forked worker's agent (it grows, or stands for its siblings). Nothing where the agent is awake already: a signal
     sent twice, or to the process that installed the handler."""
-    if not _process.dormant:
+    if not _asleep():
         return
-    _process.dormant = False
     try:
-        _reset_in_child()
+        _adopt_fork()
         start()
     except Exception:
         pass
-
-
-# A sleeping worker has no thread or socket to see memleak killed, and a forked worker does not inherit the command's
-# parent-death signal: a worker that ignored SIGTERM outlived a `kill -9` of memleak whenever memleak died before it
-# woke it (run.test on CI, ae93a59). So a worker going to sleep asks the kernel for a signal when its parent dies
-# (PR_SET_PDEATHSIG). SIGURG: its default action is to be ignored, and the setting outlives an exec — a program the
-# worker starts (a fork and exec, Popen with preexec_fn, pty.fork) is not harmed by it, which a real-time signal's
-# default action (termination) would do; the kernel also sends it when the thread that forked the worker ends.
-_PR_SET_PDEATHSIG = 1
-
-
-def _watch_parent():
-    """In a worker going to sleep: its parent's death (or its forking thread's end) raises _PARENT_GONE here."""
-    prctl = _process.prctl
-    signum = _process.parent_gone
-    if prctl is None or signum is None:
-        return
-    import _signal  # loaded already: _install_wake imported it
-
-    if _signal.getsignal(signum) is not _parent_gone:
-        return  # the program took SIGURG since: its handler must not hear of our parents
-    parent = _process.forked_by
-    prctl(_PR_SET_PDEATHSIG, signum)
-    if parent is not None and os.getppid() != parent:
-        _parent_gone(signum, None)  # it died between the fork and the prctl: no signal will come
-
-
-def _parent_gone(signum, frame):
-    """A sleeping worker's parent died (or the thread that forked it ended). Only where memleak was killed — it has
-    exited and left its socket's directory, which it removes when it ends as usual — does the worker stop, as a
-    connected agent stops (SIGTERM, then SIGKILL after the grace; on a thread, so that the program's own SIGTERM
-    handler runs first). Otherwise nothing: memleak did not ask for this agent, which stays asleep."""
-    if not _process.dormant:
-        return
-    try:
-        if not _memleak_killed():
-            return
-        _process.dormant = False
-        _reset_in_child()
-        _start_thread(_die_with_memleak, ())
-    except Exception:
-        pass
-
-
-def _memleak_killed():
-    """The memleak that launched this program has exited without removing its socket's directory: killed, not ended as
-    usual — the connected path's test (_loop), checked at once, no wait (a signal handler)."""
-    return _launcher_dead(wait=0) and _killed_not_closed(os.environ.get("MEMLEAK_AGENT_SOCKET", ""))
 
 
 def _install_wake():
@@ -620,27 +587,32 @@ def _install_wake():
     except (ValueError, OSError):
         return
     _process.wake = signum
-    # The parent-death signal's handler, where the program has not taken SIGURG, and the prctl a forked worker calls as
-    # it goes to sleep, built here once: in the worker, a call and nothing else, on pages it shares with this process.
-    try:
-        if _signal.getsignal(_signal.SIGURG) == _signal.SIG_DFL:
-            _signal.signal(_signal.SIGURG, _parent_gone)
-            libc = _readings._libc()
-            _process.prctl = getattr(libc, "prctl", None) if libc is not None else None
-            _process.parent_gone = _signal.SIGURG
-    except (ValueError, OSError, AttributeError):
-        pass
 
 
 def _before_fork():
-    """Which process forks: the child compares it with its parent after its prctl (_watch_parent). And whether the
-    fork's warning would be memleak's (_hide_our_fork_warning)."""
-    if _process.wake is not None:
-        _process.forked_by = os.getpid()
+    """Before every fork of the program's, in the process that forks. Each line run here writes pages the children
+    forked before share with this process, so little runs: a wait where the census holds the collector off on the
+    agent's thread (a child forked then would never collect: a sleeping worker runs nothing of ours to turn it back on),
+    and on 3.12+ whether the fork's warning would be memleak's (_hide_our_fork_warning)."""
     try:
-        _hide_our_fork_warning()
+        census = _census
+        walking = census._state.gc_held if census is not None else None
+        if walking == _thread.get_ident():
+            # The walk forks (the program's __len__ or __sizeof__ it called): collection goes back on for the rest of
+            # the walk, so that the child has it.
+            census._state.gc_held = None
+            gc.enable()
+        elif walking is not None:
+            lock = measure_lock  # held around the walk (_report): the forking thread waits for its end
+            if lock.acquire(True, 1.0):
+                lock.release()
+        if _WARNS_AT_FORK:
+            _hide_our_fork_warning()
     except Exception:
         pass
+
+
+_WARNS_AT_FORK = sys.version_info >= (3, 12)
 
 
 # Python 3.12+ warns, in the parent after a fork, when the process had more than one OS thread: "This process (pid=…)
@@ -674,8 +646,8 @@ def _warning_filters():
 
 def _hide_our_fork_warning():
     _unhide_fork_warning()  # decided afresh at every fork
-    if sys.version_info < (3, 12) or not _own_threads:
-        return
+    if not _own_threads or _asleep():
+        return  # in a sleeping worker _own_threads is its parent's
     if _readings._os_threads() != 1 + len(_own_threads):
         return  # a thread of the program's: the warning is true of it
     module, filters = _warning_filters()
@@ -710,4 +682,4 @@ def _filters_changed(module):
 # Registered once per module: `watch` keeps the module in sys.modules (memleak_attach.py), so attaching again does
 # not add hooks. With no connection the hooks do nothing.
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
+    os.register_at_fork(before=_before_fork)

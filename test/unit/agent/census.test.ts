@@ -361,6 +361,45 @@ out[1]["childCollects"] = Item.child_enabled`,
     expect(second).toMatchObject({ childCollects: true });
   });
 
+  // No code of memleak's runs in a forked worker under `run` until memleak wakes it, so nothing there could turn the
+  // collector back on: the fork waits for the walk instead (memleak_lifecycle.py _before_fork).
+  it("a thread of the program that forks while the census walks on another waits for the walk's end", () => {
+    const [, second] = census(
+      "python3",
+      `import gc, os, threading, time
+go = threading.Event()
+class Item:
+    def __sizeof__(self):
+        if not go.is_set():
+            go.set()
+            time.sleep(0.3)  # the GIL let go: the other thread forks now, if it may
+            Item.walk_ended = time.monotonic()
+        return 64
+def forker():
+    go.wait()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.write(w, b"1" if gc.isenabled() else b"0")
+        os._exit(0)
+    Item.forked = time.monotonic()
+    os.waitpid(pid, 0)
+    Item.child_enabled = os.read(r, 1) == b"1"
+kept = []
+look()
+kept.extend(Item() for _ in range(40))
+t = threading.Thread(target=forker)
+t.start()
+with agent.measure_lock:  # as the reporting thread walks (_report)
+    look()
+t.join()
+out[1]["childCollects"] = Item.child_enabled
+out[1]["forkedAfterTheWalk"] = Item.forked >= Item.walk_ended
+out[1]["parentCollects"] = gc.isenabled()`,
+    );
+    expect(second).toMatchObject({ childCollects: true, forkedAfterTheWalk: true, parentCollects: true });
+  });
+
   it("never follows its own containers (a program's new list at their freed address would inherit their length)", () => {
     const [, second] = census(
       "python3",

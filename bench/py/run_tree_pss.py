@@ -1,0 +1,127 @@
+"""What `memleak run` adds to a forking program's memory: the same tree (bench/py/small_tree.py, WORKERS forked workers
+of MB megabytes) started bare and under `memleak run` at the same moment, and SECONDS after both said "ready" each
+process's Pss from /proc/PID/smaps_rollup (memleak's own Node process left out: what the program's tree pays). Rounds
+alternate which of the two starts first. Prints the tree's Σ PSS added, the parent's, and the median worker's.
+
+Usage: python3 bench/py/run_tree_pss.py [WORKERS=256] [MB=8] [SECONDS=40] [ROUNDS=2] [MEMLEAK=bin/memleak.js]
+(MEMLEAK may be another checkout's bin/memleak.js: an A/B against that build, one after the other.)"""
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+workers = int(sys.argv[1]) if len(sys.argv) > 1 else 256
+megabytes = sys.argv[2] if len(sys.argv) > 2 else "8"
+seconds = float(sys.argv[3]) if len(sys.argv) > 3 else 40.0
+rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 2
+memleak = sys.argv[5] if len(sys.argv) > 5 else os.path.join(REPO, "bin", "memleak.js")
+tree = [os.path.join(HERE, "small_tree.py"), str(workers), megabytes]
+
+
+def pss_kib(pid):
+    try:
+        with open("/proc/%d/smaps_rollup" % pid) as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def children(pid):
+    out = []
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open("/proc/%d/task/%s/children" % (pid, tid)) as f:
+                out += [int(c) for c in f.read().split()]
+        except OSError:
+            pass
+    return out
+
+
+def is_python(pid):
+    try:
+        with open("/proc/%d/comm" % pid) as f:
+            return f.read().startswith("python")
+    except OSError:
+        return False
+
+
+def python_root(pid):
+    """The tree's parent: the process itself (bare), or the Python process under memleak's Node (run)."""
+    seen = [pid]
+    while seen:
+        p = seen.pop(0)
+        if is_python(p):
+            return p
+        seen += children(p)
+    return None
+
+
+def measure(root):
+    parent = pss_kib(root)
+    kids = [pss_kib(c) for c in children(root)]
+    kids = [k for k in kids if k is not None]
+    return parent, kids
+
+
+def start(argv):
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True, cwd=REPO)
+
+
+def wait_ready(p):
+    for line in p.stdout:
+        if line.strip() == b"ready":
+            return
+
+
+def one_round(first_bare):
+    launch = {
+        "bare": [sys.executable] + tree,
+        "run": ["node", memleak, "run", "--"] + [sys.executable] + tree,
+    }
+    order = ["bare", "run"] if first_bare else ["run", "bare"]
+    procs = {name: start(launch[name]) for name in order}
+    try:
+        for name in order:
+            wait_ready(procs[name])
+        time.sleep(seconds)
+        got = {}
+        for name in order:
+            root = python_root(procs[name].pid)
+            got[name] = measure(root)
+        return got
+    finally:
+        for p in procs.values():
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            p.wait()
+
+
+for r in range(rounds):
+    got = one_round(r % 2 == 0)
+    (bp, bk), (rp, rk) = got["bare"], got["run"]
+    tree_added = (rp + sum(rk)) - (bp + sum(bk))
+    print(
+        "round %d: %d workers (bare %d): tree +%.1f MiB, parent %+d kB, median worker %+d kB"
+        % (
+            r + 1,
+            len(rk),
+            len(bk),
+            tree_added / 1024,
+            rp - bp,
+            statistics.median(rk) - statistics.median(bk),
+        ),
+        flush=True,
+    )

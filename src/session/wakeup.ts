@@ -11,8 +11,8 @@ export class Wakeup {
   private cause: StopReason | undefined;
 
   /**
-   * `run --duration`: the command is sent SIGTERM and sampled until it has exited (its agent's last words come at
-   * exit), and that exit is the duration's doing: the stop is said as "duration", not as a command that ended.
+   * `run --duration`: the command is sent SIGTERM and waited for (its agent's last words come at exit), and that exit
+   * is the duration's doing: the stop is said as "duration", not as a command that ended.
    */
   causeOfExit(reason: StopReason): void {
     this.cause ??= reason;

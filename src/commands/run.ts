@@ -131,6 +131,9 @@ async function runWith(
   const { child, agent, guard } = await launchCommand(o, io, fs, cg, region, tracer);
   const exited = followCommand(child, o, io, region, wakeup);
   const unsubscribe = forwardSignals(io, fs, () => child.pid);
+  // A signal to memleak (Ctrl-C, a CI job cancelled) asks the command to stop, as --duration does: sampling stops,
+  // the command's exit is waited for (a second signal kills it).
+  const unsubscribeStop = io.onSignal(() => wakeup.stop("interrupted"));
   // Only --fail-fast stops the command for a gate: without it, no watch (and no timer waking memleak twice a second).
   const failFastStop = o.gates.failFast ? new FailFastStop(hostProcesses(fs), child, wakeup) : undefined;
   // Like timeout(1): when the duration is up, ask the command to stop, and wait for it to exit. Sampling stops there:
@@ -149,6 +152,7 @@ async function runWith(
     return await sampleAndReport(o, io, fs, cg, region, wakeup, { child, agent, guard, exited }, exporter, tracer);
   } finally {
     unsubscribe();
+    unsubscribeStop();
     clearTimeout(durationTimer);
     await failFastStop?.finish();
     agent?.close();

@@ -99,11 +99,13 @@ export function noiseBetween(base: LevelMeasures | undefined, trial: LevelMeasur
 }
 
 /**
- * A command that ended on its own with a failure: its numbers are not the program's steady behaviour, and its status
- * is what memleak exits with (run-trials.ts).
+ * A command that ended with a failure on its own, or on a signal passed on to it (Ctrl-C: `interrupted`, sampling
+ * stopped as it was sent): its numbers are not the program's steady behaviour, and its status is what memleak exits
+ * with (run-trials.ts), 130 for a Ctrl-C as a shell expects. One that --duration stopped did not fail.
  */
 export const failedOnItsOwn = (t: Pick<TrialResult, "stopReason" | "exit">) =>
-  t.stopReason === "exited" && (t.exit.signal !== null || (t.exit.code !== null && t.exit.code !== 0));
+  (t.stopReason === "exited" || t.stopReason === "interrupted") &&
+  (t.exit.signal !== null || (t.exit.code !== null && t.exit.code !== 0));
 
 /**
  * The growth's change as the effect reads it: each trial's growth counted from none, since memory that fell is no

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   compareTrials,
+  failedOnItsOwn,
   cutsText,
   noiseBetween,
   NOISE_FLOOR_BYTES,
@@ -166,6 +167,16 @@ describe("compareTrials: which setting helps, past the noise", () => {
     expect(cmp.trials[1]!.effect).toBe("no-difference");
     expect(cmp.recommendation.setting).toBeNull();
     expect(cmp.recommendation.text).toMatch(/^no setting tried changes the memory beyond the noise \(±4\.00 MiB\)$/);
+  });
+
+  // run stops sampling as a signal is passed on (Ctrl-C): such a trial's status is still the command's, 130 for
+  // SIGINT, and its numbers stopped with it; --duration's SIGTERM is memleak's own doing, not a failure.
+  it("a trial interrupted by a signal passed on to its command failed, one --duration stopped did not", () => {
+    const sigint = { code: null, signal: "SIGINT" as const };
+    expect(failedOnItsOwn({ stopReason: "interrupted", exit: sigint })).toBe(true);
+    expect(failedOnItsOwn({ stopReason: "exited", exit: sigint })).toBe(true);
+    expect(failedOnItsOwn({ stopReason: "interrupted", exit: { code: 0, signal: null } })).toBe(false);
+    expect(failedOnItsOwn({ stopReason: "duration", exit: { code: null, signal: "SIGTERM" } })).toBe(false);
   });
 
   it("a setting that costs memory is worse; one not seen in effect or whose command failed is never recommended", () => {

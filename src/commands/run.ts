@@ -4,7 +4,8 @@
  *
  * Signals: Ctrl-C on a terminal reaches the command directly (it is in memleak's foreground process group), so the
  * first SIGINT is not forwarded again; a SIGINT from elsewhere, SIGTERM and SIGHUP are forwarded. Either way memleak
- * keeps sampling until the command exits and still prints its report. A second signal kills the command.
+ * stops sampling (what follows is the command's shutdown), waits for the command to exit and still prints its report.
+ * A second signal kills the command.
  */
 import type { ChildProcess } from "node:child_process";
 import { LiveRegion } from "../report/live/region.js";

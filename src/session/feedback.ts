@@ -33,7 +33,7 @@ export function startLine(s: StartFacts, columns?: number): string {
     ? `${clip(safeText(shortCommand({ cmdline: s.command, comm: "" })), COMMAND_WIDTH)} (PID ${s.pid})`
     : `PID ${s.pid}`;
   const until = s.duration !== undefined ? `for ${formatDuration(s.duration)} or until it exits` : "until it exits";
-  // run: Ctrl-C reaches the command too, which memleak follows until it has exited. watch: the process runs on.
+  // run: Ctrl-C reaches the command too, whose exit memleak waits for. watch: the process runs on.
   const stop =
     s.mode === "run"
       ? "Ctrl-C stops the command, then memleak reports"

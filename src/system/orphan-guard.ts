@@ -23,11 +23,11 @@ export interface OrphanGuardPlan {
   graceSeconds: number;
 }
 
-// $1 marker, $2 live directory, $3 grace in tenths of a second (sh counts in whole numbers). One grep reads every
-// process's environment (its lines end in NUL: -z); the guard's own has no marker, nor have grep and sed. Lines on stdin: "skip PID" (the command: the kernel sends it SIGTERM
-// itself), "bye" (memleak ends as usual). A process whose agent's thread is there (memleak-agent) stops itself and
-// says so: it gets no SIGTERM of the guard's, only the SIGKILL after the grace if it is still there. The guard ends as
-// soon as none is left.
+// $1 marker, $2 live directory, $3 grace in tenths of a second (sh counts in whole numbers). Lines on stdin: "skip PID"
+// (the command: the kernel sends it SIGTERM itself), "bye" (memleak ends as usual). One grep reads every process's
+// environment (its lines end in NUL: -z); the guard's own has no marker, nor have grep and sed. A process whose agent's
+// thread is there (memleak-agent) stops itself and says so: it gets no SIGTERM of the guard's, only the SIGKILL after
+// the grace if it is still there. The guard ends as soon as none is left.
 const SCRIPT = `
 skip=
 while IFS= read -r line; do

@@ -1,8 +1,9 @@
 """The agent's life in a process: it starts (`run`, from sitecustomize) or is attached (`watch`), connects, says
 hello, and reports every interval from a thread of its own until memleak says goodbye or goes; it follows the
 program's forks (a worker forked under `run` sleeps, running nothing of ours, until memleak wakes it; if memleak is
-killed meanwhile, its orphan guard stops it: src/system/orphan-guard.ts), and sends its last report at exit. Also what `run --try trim`, --trace-python and the trim probe add to that
-life. Loaded in every process memleak watches, from the code memleak_agent.py's loader shares.
+killed meanwhile, run's orphan guard stops it: src/system/orphan-guard.ts), and sends its last report at exit. Also
+what `run --try trim`, --trace-python and the trim probe add to that life. Loaded in every process memleak watches,
+from the code memleak_agent.py's loader shares.
 
 Costs, by design: one daemon thread that sleeps between reports, waking on the wall clock's whole intervals
 (_until_next_beat); each report reads /proc/self/status (~20 µs) and the other rooms' readings, each bounded by its own

@@ -144,9 +144,8 @@ async function runWith(
   const durationTimer =
     o.duration !== undefined
       ? setTimeout(() => {
-          wakeup.causeOfExit("duration");
-          killTree(fs, child.pid!, "SIGTERM");
           wakeup.stop("duration");
+          killTree(fs, child.pid!, "SIGTERM");
         }, o.duration * 1000)
       : undefined;
   try {

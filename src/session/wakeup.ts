@@ -7,20 +7,14 @@ export class Wakeup {
   private wake: (() => void) | undefined;
   private readonly listeners: ((reason: StopReason) => void)[] = [];
   stopped: StopReason | undefined;
-  /** Why the command will exit, when memleak asked it to: its exit is then that reason's doing. */
-  private cause: StopReason | undefined;
 
   /**
-   * `run --duration`: the command is sent SIGTERM and waited for (its agent's last words come at exit), and that exit
-   * is the duration's doing: the stop is said as "duration", not as a command that ended.
+   * The first reason given is the stop's: `run --duration` stops as it sends the command SIGTERM (the exit that
+   * follows is the duration's doing, said as "duration", not as a command that ended).
    */
-  causeOfExit(reason: StopReason): void {
-    this.cause ??= reason;
-  }
-
   stop(reason: StopReason): void {
     if (this.stopped === undefined) {
-      this.stopped = reason === "exited" && this.cause ? this.cause : reason;
+      this.stopped = reason;
       for (const l of this.listeners) l(reason);
     }
     this.wake?.();

@@ -563,6 +563,10 @@ function judgeProcesses(
   // cgroup grew by as they started is waited on with them (explainBacklogs).
   const newcomers: ProcessSeries[] = [];
   for (const ps of all) {
+    // Seen, never read: a process whose every reading had no memory lines (a recording made before the sampler took
+    // status's state over stat's kept a `true` that exited between the two reads). Nothing to judge, and no figure to
+    // say; the verdict is then the tree's, or no samples at all.
+    if (!ps.metrics.anon && !ps.metrics.rss) continue;
     const isRoot = ps.pid === set.rootPid;
     // Copying is a state, read off USS against resident memory: a worker seen too briefly for a finding of its own
     // still explains the tree's growth by what it copied (a 10 s job whose forked workers copy their parent's pages

@@ -9,6 +9,8 @@ import { fail, ok, type Parsed } from "./parsed.js";
 export interface ProcStatus {
   name: string;
   pid: number;
+  /** The state letter ("S", "R", "Z" …): read after stat, it is the newer of the two (read-process.ts). */
+  state: string | undefined;
   ppid: number | undefined;
   /** Real, effective, saved, filesystem uid. */
   uids: number[] | undefined;
@@ -26,6 +28,7 @@ const SOURCE = "/proc/PID/status";
 /** The lines memleak uses; the rest of the file is not even looked at past its key. */
 const KEYS = new KeyTable([
   "Name",
+  "State",
   "Pid",
   "PPid",
   "Uid",
@@ -39,6 +42,7 @@ const KEYS = new KeyTable([
 ]);
 const enum K {
   Name,
+  State,
   Pid,
   PPid,
   Uid,
@@ -67,6 +71,12 @@ function uidsAt(bytes: Uint8Array, start: number, end: number): number[] | undef
   return uids.length > 0 ? uids : undefined;
 }
 
+/** "Z (zombie)": the letter alone, as stat gives it; undefined where the line does not start with an ASCII letter. */
+function stateLetterAt(bytes: Uint8Array, start: number): string | undefined {
+  const b = bytes[start] ?? 0;
+  return (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) ? String.fromCharCode(b) : undefined;
+}
+
 /** Parses a status file's bytes. */
 export function parseStatusBytes(bytes: Buffer): Parsed<ProcStatus> {
   scanColonLines(bytes, KEYS);
@@ -78,6 +88,7 @@ export function parseStatusBytes(bytes: Buffer): Parsed<ProcStatus> {
   return ok({
     name: bytes.toString("utf8", starts[K.Name], ends[K.Name]),
     pid,
+    state: starts[K.State]! < 0 ? undefined : stateLetterAt(bytes, starts[K.State]!),
     ppid: count(K.PPid),
     uids: starts[K.Uid]! < 0 ? undefined : uidsAt(bytes, starts[K.Uid]!, ends[K.Uid]!),
     vmRss: KEYS.kib(bytes, K.VmRSS),

@@ -38,7 +38,10 @@ export function readBasic(fs: HostFs, pid: number): BasicRead {
   if (s.vmHwm !== undefined) sample.hwm = s.vmHwm;
   const threads = s.threads ?? stat.value.numThreads;
   sample.threads = threads;
-  return { ok: true, sample, uids: s.uids, state: stat.value.state };
+  // status is read after stat: a process that exited between the two reads is a zombie in status (no memory lines)
+  // while stat still said it ran. Its state is status's, so the sampler skips it as the zombie it is (a `true` that
+  // exited mid-read was judged with no memory figures at all, and memleak crashed: CI on f189e9d).
+  return { ok: true, sample, uids: s.uids, state: s.state ?? stat.value.state };
 }
 
 /** costMs: what the read cost in CPU time, when it was timed. */

@@ -364,3 +364,26 @@ describe("copying needs a relative alive when the copier was last seen", () => {
     ).toBe("stable");
   });
 });
+
+describe("a process seen but never read (no memory lines in any of its readings)", () => {
+  // What a sampler before the status-state fix recorded of a `true` that exited between its stat and its status read
+  // (CI on f189e9d: exit 70, "reading 'xs'"); a recording holding one is judged, not crashed on.
+  const unread = { pid: 100, ppid: 1, starttime: 5, comm: "true", cpuTicks: 0, threads: 1 };
+
+  it("alone, the verdict is no samples", () => {
+    const j = judge({ set: buildSeries([{ t: 1000, processes: [unread] }]), options: {}, target: { pid: 100 } });
+    expect(j.findings).toEqual([]);
+    expect(j.verdict.summary).toEqual({ say: "verdict.no-samples", facts: {} });
+  });
+
+  it("beside read children, they are judged and it is left out", () => {
+    const samples = synthesize({
+      seconds: 60,
+      processes: [{ pid: 101, ppid: 100, anon: { shape: { kind: "stable" }, baseline: 50 * MB } }],
+    });
+    for (const s of samples) s.processes.unshift({ ...unread });
+    const j = judge({ set: buildSeries(samples), options: {}, target: { pid: 100 } });
+    expect(j.findings.map((f) => f.subject.type === "process" && f.subject.pid)).not.toContain(100);
+    expect(j.findings.some((f) => f.subject.type === "process" && f.subject.pid === 101)).toBe(true);
+  });
+});

@@ -20,6 +20,7 @@ import { mutated } from "../../helpers/damaged.js";
 
 const STATUS_KEYS = [
   "Name",
+  "State",
   "Pid",
   "PPid",
   "Uid",
@@ -42,6 +43,7 @@ function statusOracle(text: string) {
   return ok({
     name,
     pid,
+    state: /^[A-Za-z]/.test(f.get("State") ?? "") ? f.get("State")![0] : undefined,
     ppid: parseCount(f.get("PPid") ?? ""),
     uids: uids && uids.every((u): u is number => u !== undefined) ? uids : undefined,
     vmRss: kibField(f, "VmRSS"),

@@ -563,10 +563,6 @@ function judgeProcesses(
   // cgroup grew by as they started is waited on with them (explainBacklogs).
   const newcomers: ProcessSeries[] = [];
   for (const ps of all) {
-    // Seen, never read: a process whose every reading had no memory lines (a recording made before the sampler took
-    // status's state over stat's kept a `true` that exited between the two reads). Nothing to judge, and no figure to
-    // say; the verdict is then the tree's, or no samples at all.
-    if (!ps.metrics.anon && !ps.metrics.rss) continue;
     const isRoot = ps.pid === set.rootPid;
     // Copying is a state, read off USS against resident memory: a worker seen too briefly for a finding of its own
     // still explains the tree's growth by what it copied (a 10 s job whose forked workers copy their parent's pages
@@ -579,6 +575,10 @@ function judgeProcesses(
       if (ps.firstSeen > ctx.from && ps.lastSeen >= copiedUntil && !copiers.has(ps.pid)) newcomers.push(ps);
       continue;
     }
+    // Seen, never read: a process whose every reading had no memory lines (samplers before 33bb8ea kept one that
+    // exited between its stat and status reads; a brief one is counted as short-lived above). Nothing to judge and no
+    // figure to say: the verdict is the tree's, or no samples at all (a `true` whose root was such crashed memleak).
+    if (!ps.metrics.anon && !ps.metrics.rss) continue;
     const subject = processSubject(ps, set.rootPid, commandText(ps.pid, ps.comm, input.commands));
     if (subject.type === "process") findings.push(analyzeProcess(ps, subject, ctx, copy));
   }

@@ -101,8 +101,10 @@ export class Sampler {
     const basics: ProcessSample[] = [];
     for (const node of tree) {
       const r = readBasic(this.fs, node.pid);
-      // A zombie has exited and holds no memory; it is only waiting for its parent to reap it.
-      if (!r.ok || r.state === "Z") {
+      // A zombie has exited and holds no memory; it is only waiting for its parent to reap it. A process with no VmRSS
+      // line has no memory either: it is exiting, its address space already released (exit_mm) while its state is not
+      // yet Z. Every kernel since 2.6 gives VmRSS to a process that has one (fixtures/old-kernel).
+      if (!r.ok || r.state === "Z" || r.sample.rss === undefined) {
         if (node.pid === this.opts.rootPid) return undefined;
         continue;
       }

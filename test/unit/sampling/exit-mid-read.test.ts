@@ -25,6 +25,15 @@ function treeWithZombieStatus(pid: number): string {
   return dir;
 }
 
+/** The captured tree with `pid`'s status stripped of its memory lines, as while it exits (exit_mm), state kept. */
+function treeExiting(pid: number): string {
+  const dir = tempDir("exit-mid-read");
+  cpSync(`${FIXTURES}trees/hybrid-v1`, dir, { recursive: true });
+  const status = readFileSync(`${dir}/proc/${pid}/status`, "utf8");
+  writeFileSync(`${dir}/proc/${pid}/status`, status.replace(/^(Vm|Rss)\w+:.*\n/gm, ""));
+  return dir;
+}
+
 describe("a process that exits between its stat and its status", () => {
   it("status's state is read: Z for a zombie, S for a sleeping process", () => {
     expect(value(parseStatus(fixture("hybrid/status.zombie"))).state).toBe("Z");
@@ -41,5 +50,13 @@ describe("a process that exits between its stat and its status", () => {
     const sample = new Sampler({ fs: new HostFs(treeWithZombieStatus(5975)), rootPid: 5932 }).tick();
     expect(sample?.processes.map((p) => p.pid).sort()).toEqual([5932, 5974]);
     for (const p of sample!.processes) expect(p.rss).toBeGreaterThan(0);
+  });
+
+  it("one whose memory is released before it is a zombie (no VmRSS, state still S) is skipped the same way", () => {
+    const fs = new HostFs(treeExiting(5932));
+    expect(readFileSync(`${fs.root}/proc/5932/status`, "utf8")).toMatch(/^State:\tS/m);
+    expect(new Sampler({ fs, rootPid: 5932 }).tick()).toBeUndefined();
+    const sample = new Sampler({ fs: new HostFs(treeExiting(5974)), rootPid: 5932 }).tick();
+    expect(sample?.processes.map((p) => p.pid).sort()).toEqual([5932, 5975]);
   });
 });

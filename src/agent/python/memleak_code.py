@@ -25,26 +25,113 @@ from _frozen_importlib_external import MAGIC_NUMBER, spec_from_file_location
 _OPTIMIZE = 2
 
 
-def _compiled(path, cache_dir):
-    """(code, compiled here?) of the source at `path`, from `cache_dir` when a process of the same Python put it there.
-    Where nothing can be cached (no directory, one the process may not write), it is compiled as Python would."""
+# The files every agent loads: memleak_agent.py and its rooms (its _ROOMS; src/agent/attach/precompile.ts
+# AGENT_CODE_FILES, which test/unit/agent/placed-files.test.ts holds to this list). One compile elsewhere does them all.
+_AGENT_FILES = (
+    "memleak_agent.py",
+    "memleak_channel.py",
+    "memleak_readings.py",
+    "memleak_census.py",
+    "memleak_lifecycle.py",
+)
+
+# How long the first process of a run waits for its interpreter to compile the agent elsewhere (~0.1 s) before it
+# compiles the agent itself, as it did before.
+_COMPILE_ELSEWHERE_SECONDS = 10.0
+
+
+def _key(path):
+    st = os.stat(path)
+    return b"%s %d %d O%d\n" % (MAGIC_NUMBER.hex().encode(), st.st_size, st.st_mtime_ns, _OPTIMIZE)
+
+
+def _cached_path(path, cache_dir):
+    name = os.path.splitext(os.path.basename(path))[0]
+    return os.path.join(cache_dir, "%s-%s.code" % (name, MAGIC_NUMBER.hex()))
+
+
+def _from_cache(cached, key):
+    """The code in `cached` if it was compiled from this source by this Python; None otherwise."""
+    import marshal
+
+    try:
+        fd = os.open(cached, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as f:
+            data = f.read()
+        if data.startswith(key):
+            # Read through a view, not a copy of the file's tail: a 48 KB temporary freed in the program's heap before
+            # it forks is a hole its workers' first allocations land in, and each such write copies a shared page
+            # (§g¹⁵: 256 idle workers).
+            return marshal.loads(memoryview(data)[len(key) :])
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    return None
+
+
+def _interpreter():
+    """This process's interpreter, where running it again compiles the agent: CPython's own binary by its name (a
+    program that embeds Python, uWSGI or Blender, has sys.executable pointing at itself or at nothing, and would take
+    the arguments as its own and start), the one this process runs (/proc/self/exe). None otherwise."""
+    exe = sys.executable
+    name = os.path.basename(exe or "")
+    if not name.startswith("python") or name.strip("python0123456789.mt"):
+        return None
+    try:
+        if os.path.realpath(exe) != os.readlink("/proc/self/exe"):
+            return None
+    except OSError:
+        return None
+    return exe
+
+
+def _compile_elsewhere(path, cache_dir):
+    """`path` and the agent's files beside it compiled into `cache_dir` by this interpreter in a short-lived process
+    (this module's __main__, as `watch` runs it before loading the agent: precompile.ts). Compiling here leaves the
+    compiler's freed memory in the program's heap as holes, and a program that forks after start-up hands them to every
+    worker, whose first allocations land there and copy the pages they share (§g¹⁵: ~45 kB an idle worker on 3.11).
+    Anything that fails leaves the caller to compile it here, as before."""
+    exe = _interpreter()
+    if exe is None or not hasattr(os, "posix_spawn"):
+        return
+    here = os.path.dirname(path)
+    sources = [path] + [os.path.join(here, f) for f in _AGENT_FILES if os.path.join(here, f) != path]
+    try:
+        # -I: none of the user's PYTHON* settings or site-packages; -S: no site, so no sitecustomize (no agent). No
+        # environment either: the compile needs none, and nothing of the program's reaches it.
+        pid = os.posix_spawn(exe, [exe, "-I", "-S", os.path.abspath(__file__), cache_dir] + sources, {})
+    except OSError:
+        return
+    import time
+
+    deadline = time.monotonic() + _COMPILE_ELSEWHERE_SECONDS
+    try:
+        while os.waitpid(pid, os.WNOHANG)[0] == 0:
+            if time.monotonic() > deadline:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                return
+            time.sleep(0.005)
+    except (OSError, ChildProcessError):  # reaped by a SIGCHLD handler, or gone: the cache says whether it compiled
+        pass
+
+
+def _compiled(path, cache_dir, elsewhere=False):
+    """(code, compiled here?) of the source at `path`, from `cache_dir` when a process of the same Python put it there
+    (or, with `elsewhere`, when this interpreter just compiled it there in a process of its own). Where nothing can be
+    cached (no directory, one the process may not write), it is compiled as Python would."""
     import marshal
 
     with open(path, "rb") as f:
         source = f.read()
-    st = os.stat(path)
-    key = b"%s %d %d O%d\n" % (MAGIC_NUMBER.hex().encode(), st.st_size, st.st_mtime_ns, _OPTIMIZE)
-    name = os.path.splitext(os.path.basename(path))[0]
-    cached = os.path.join(cache_dir, "%s-%s.code" % (name, MAGIC_NUMBER.hex())) if cache_dir else None
+    key = _key(path)
+    cached = _cached_path(path, cache_dir) if cache_dir else None
     if cached:
-        try:
-            fd = os.open(cached, os.O_RDONLY | os.O_NOFOLLOW)
-            with os.fdopen(fd, "rb") as f:
-                data = f.read()
-            if data.startswith(key):
-                return marshal.loads(data[len(key) :]), False
-        except (OSError, ValueError, EOFError, TypeError):
-            pass
+        code = _from_cache(cached, key)
+        if code is None and elsewhere:
+            _compile_elsewhere(path, cache_dir)
+            code = _from_cache(cached, key)
+        if code is not None:
+            return code, False
     code = compile(source, path, "exec", optimize=_OPTIMIZE)
     if cached:
         tmp = "%s.%d.tmp" % (cached, os.getpid())
@@ -77,14 +164,15 @@ def _give_back_loader_memory():
         pass
 
 
-def load(name, path, cache_dir, trim_after_load=False):
+def load(name, path, cache_dir, trim_after_load=False, elsewhere=False):
     """The module at `path`, registered as sys.modules[name] (as an import would), its code from the shared cache. The
     module finds `_load_cached(name, path)` in its namespace as it runs: how it loads the files beside it that it always
-    needs (memleak_agent.py's rooms) from the same cache."""
+    needs (memleak_agent.py's rooms) from the same cache. With `elsewhere` (`run`), code missing from the cache is
+    compiled by this interpreter in a process of its own, not in this one (_compile_elsewhere)."""
     spec = spec_from_file_location(name, path)
     module = module_from_spec(spec)
-    code = _compiled(path, cache_dir)[0]
-    module._load_cached = lambda room, room_path: load(room, room_path, cache_dir)
+    code = _compiled(path, cache_dir, elsewhere)[0]
+    module._load_cached = lambda room, room_path: load(room, room_path, cache_dir, elsewhere=elsewhere)
     sys.modules[name] = module
     try:
         exec(code, module.__dict__)

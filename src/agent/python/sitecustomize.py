@@ -42,6 +42,7 @@ try:
             os.path.join(os.path.dirname(os.path.abspath(__file__)), "memleak_agent.py"),
             os.path.dirname(os.environ["MEMLEAK_AGENT_SOCKET"]),
             trim_after_load=True,
+            elsewhere=True,
         )
         memleak_agent.start()
 except Exception:  # the agent must never stop the program from starting

@@ -41,4 +41,10 @@ describe("the agent's files placed in a container", () => {
     expect(rooms.length).toBeGreaterThanOrEqual(4); // channel, readings, census, lifecycle: the check reads them
     expect(AGENT_CODE_FILES).toEqual(["memleak_agent.py", ...rooms]);
   });
+
+  it("and the files memleak_code.py has compiled elsewhere under `run` are the same (its _AGENT_FILES)", () => {
+    const listed = /^_AGENT_FILES = \(([^)]*)\)/m.exec(readFileSync(`${DIR}memleak_code.py`, "utf8"))?.[1];
+    expect(listed).toBeDefined();
+    expect([...listed!.matchAll(/"([\w.]+)"/g)].map((m) => m[1])).toEqual(AGENT_CODE_FILES);
+  });
 });

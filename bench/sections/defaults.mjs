@@ -5,8 +5,9 @@
  * minute: utime + stime of each memleak process (/proc/PID/stat, threads split by name: the main thread, the verdict
  * worker, libuv's and V8's helpers) and of each tree's Python processes (the agents' own cost: the trees otherwise
  * sleep, so a tree watched without the agent costs ~0). Beside them, section g's bare reader (bench/lib/bare-reader.mjs):
- * memleak's own read set of the `--no-inject` tree, captured from its Sampler first (~40 s), replayed on the same
- * schedule by a Node process that does nothing else: what the reads alone cost.
+ * memleak's own read set of a tree like the `--no-inject` one, captured from its Sampler first (~40 s), replayed on the
+ * same schedule by a Node process that does nothing else: what the reads alone cost. It and psutil read a tree of their
+ * own: no configuration's tree is read by two readers.
  * Usage as a script: node bench/sections/defaults.mjs [PROCESSES=64] [MINUTES=3] [HZ=1]
  * (MEMLEAK_BENCH_AB=PATH/bin/memleak.js adds that checkout's `run` beside ours: an A/B in one run; MEMLEAK_BENCH_MB=64
  * makes each process own 64 MB instead of 8.)
@@ -140,14 +141,18 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
   const mb = process.env.MEMLEAK_BENCH_MB ?? "8";
   const treeWatch = await startTree([workers, mb], "bench/py/small_tree.py");
   const treeBare = await startTree([workers, mb], "bench/py/small_tree.py");
+  // The bare reader's and psutil's own tree. Read by them as well, the --no-inject tree cost its watcher less than a
+  // tree read by one reader alone: the kernel's walk of page tables and page structs another reader had just walked
+  // found them in the cache (watch ÷ --no-inject 1.29-1.31 here, 1.04 with the two alone on the machine: §g¹⁵).
+  const treeOthers = await startTree([workers, mb], "bench/py/small_tree.py");
   const dir = mkdtempSync(join(tmpdir(), "memleak-bench-defaults-"));
   const watchers = {};
   // Σ PSS of the two pre-forked trees before anything watches them, and at the end: what the agents added (issue 49).
   const pss = { before: { watch: treePss(treeWatch.pid), bare: treePss(treeBare.pid) } };
   try {
     const readSet = join(dir, "reads.json");
-    log("defaults: capturing memleak's read set of the --no-inject tree");
-    writeFileSync(readSet, JSON.stringify(await captureReadSet(treeBare.pid, hz, Math.max(30, 6 * hz))));
+    log("defaults: capturing memleak's read set of the bare reader's tree");
+    writeFileSync(readSet, JSON.stringify(await captureReadSet(treeOthers.pid, hz, Math.max(30, 6 * hz))));
     watchers["watch (default)"] = {
       ...start(["node", ...nodeArgs("watch"), MEMLEAK, "watch", String(treeWatch.pid), ...common]),
       tree: treeWatch.pid,
@@ -181,7 +186,7 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
     if (other) watchers["run (A/B other)"] = runOf(other, "run-other");
     watchers["bare reads"] = start(["node", "bench/lib/bare-reader.mjs", readSet, String(hz), String(seconds)]);
     watchers.psutil = {
-      ...start([SYSTEM_PYTHON, "bench/py/psutil_cost.py", String(treeBare.pid), String(hz), String(seconds)]),
+      ...start([SYSTEM_PYTHON, "bench/py/psutil_cost.py", String(treeOthers.pid), String(hz), String(seconds)]),
     };
     for (const w of Object.values(watchers)) {
       w.tree ??= w.treeRoot === false ? w.pid : undefined;
@@ -235,6 +240,7 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
     for (const w of Object.values(watchers)) killGroup(w.pid);
     treeWatch.stop();
     treeBare.stop();
+    treeOthers.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

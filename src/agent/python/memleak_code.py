@@ -98,7 +98,10 @@ def _compile_elsewhere(path, cache_dir):
     try:
         # -I: none of the user's PYTHON* settings or site-packages; -S: no site, so no sitecustomize (no agent). No
         # environment either: the compile needs none, and nothing of the program's reaches it.
-        pid = os.posix_spawn(exe, [exe, "-I", "-S", os.path.abspath(__file__), cache_dir] + sources, {})
+        # Its standard streams go nowhere: nothing it could say (an interpreter that fails to start) is the program's.
+        quiet = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
+        argv = [exe, "-I", "-S", os.path.abspath(__file__), cache_dir] + sources
+        pid = os.posix_spawn(exe, argv, {}, file_actions=quiet)
     except OSError:
         return
     import time

@@ -6,7 +6,7 @@
  * Python container images. Under `watch`, the watched program's interpreter compiles it in a process of its own
  * (agent/attach/precompile.ts).
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -176,6 +176,26 @@ describe("the agent's code, compiled once and shared", () => {
     }
     // Debian's python3 where pyenv's runs: another interpreter than this process's.
     expect(load(scratch(), { elsewhere: true, executable: SYSTEM_PYTHON }).compiled).toBe(true);
+  });
+
+  it("what the compile elsewhere says (a source that does not compile) reaches nobody: the program's streams are its own", () => {
+    const copy = scratch();
+    for (const file of AGENT_CODE_FILES) copyFileSync(`${AGENT_DIR}/${file}`, join(copy, file));
+    writeFileSync(join(copy, "memleak_census.py"), "def broken(:\n");
+    const dir = scratch();
+    const r = spawnSync(
+      "python3",
+      [
+        "-c",
+        `import sys; sys.path.insert(0, ${JSON.stringify(AGENT_DIR)}); import memleak_code; memleak_code._compile_elsewhere(${JSON.stringify(join(copy, "memleak_agent.py"))}, ${JSON.stringify(dir)}); print("done")`,
+      ],
+      { encoding: "utf8" },
+    );
+    expect(r.stdout).toBe("done\n");
+    expect(r.stderr).toBe("");
+    // The files before the broken one were compiled; the broken one is left to the program, which compiles it itself.
+    expect(readdirSync(dir).some((f) => f.startsWith("memleak_agent-"))).toBe(true);
+    expect(readdirSync(dir).some((f) => f.startsWith("memleak_census-"))).toBe(false);
   });
 
   it("under `memleak run` with PYTHONDONTWRITEBYTECODE=1, the processes it starts share the code in its private directory", () => {

@@ -5,6 +5,7 @@
  * starts to leak, has its agent woken too, which names what holds the leak. The sleeping workers run no thread of
  * memleak's (read from /proc by the test while the run goes on).
  */
+import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { VerdictDocument } from "../../src/analysis/types.js";
@@ -33,6 +34,18 @@ function children(pid: number): number[] {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A field of pid's smaps_rollup (Pss, Private_Dirty), bytes; 0 when it is gone. */
+function rollup(pid: number, field: string): number {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 describe("run: the agents that tell nothing sleep", { timeout: 180_000 }, () => {
   it("16 idle workers and one that starts to leak: the group's agent and the leaker's report, its holder named; the others asleep, with no thread", async () => {
@@ -86,5 +99,65 @@ describe("run: the agents that tell nothing sleep", { timeout: 180_000 }, () => 
       expect(String(f.evidence.agentMissingReason)).toMatch(
         /^read from \/proc only: an idle sibling of PID \d+ \(same parent and command\), whose agent speaks for them/,
       );
+  });
+
+  // Issue 49's budget, read from /proc: with an agent awake in every worker the tree took +168 MiB on 64 (§g⁷), and a
+  // worker whose agent set itself up at the fork copied ~220 kB of its parent's pages (§g¹⁴); a sleeping worker now
+  // copies +20–70 kB of them, by where its first allocations land (measured here: +32 and +68 kB; §g¹⁵).
+  it("what the agents add to 16 idle workers, read from /proc beside the same tree run bare: Σ PSS under 10 MiB, a sleeping worker's own pages under 150 kB", async () => {
+    const MiB = 2 ** 20;
+    // The last worker starts to leak 30 s after ready, long after the reading; the program ends at 36 s.
+    const program = [`${REPO}bench/py/idle_tree_one_leaks.py`, "16", "8", "30", "36"];
+    let seen = "";
+    const running = memleak(["run", "--json", "--", "python3", ...program], {}, (text) => (seen += text));
+    const bare = spawn("python3", program, { stdio: ["ignore", "pipe", "pipe"] });
+    let bareSeen = "";
+    bare.stdout.on("data", (d) => (bareSeen += d));
+    bare.stderr.on("data", (d) => (bareSeen += d));
+    try {
+      for (let i = 0; i < 600 && !(/^ready$/m.test(seen) && /^ready$/m.test(bareSeen)); i++) await sleep(100);
+      // The group's agent is woken by 9 s after ready (the first test); the others sleep.
+      await sleep(12_000);
+      const root = Number(/\(PID (\d+)\)/.exec(seen)?.[1]);
+      const trees = { run: root, bare: bare.pid! };
+      const read = Object.fromEntries(
+        Object.entries(trees).map(([name, pid]) => {
+          const workers = children(pid);
+          return [
+            name,
+            {
+              workers: workers.length,
+              pss: [pid, ...workers].reduce((sum, p) => sum + rollup(p, "Pss"), 0),
+              ownPages: median(workers.map((p) => rollup(p, "Private_Dirty"))),
+            },
+          ];
+        }),
+      );
+      const shown = JSON.stringify(read);
+      expect(read.run!.workers, `${shown}\n${seen}`).toBe(16);
+      expect(read.bare!.workers, shown).toBe(16);
+      const added = read.run!.pss - read.bare!.pss;
+      const perWorker = read.run!.ownPages - read.bare!.ownPages;
+      console.log(
+        `16 idle workers under run: Σ PSS +${(added / MiB).toFixed(1)} MiB, a worker's own pages +${perWorker / 1024} kB`,
+      );
+      expect(added, shown).toBeLessThan(10 * MiB);
+      expect(perWorker, shown).toBeLessThan(150 * 1024);
+    } finally {
+      let workers: number[] = [];
+      try {
+        workers = children(bare.pid!);
+      } catch {
+        /* gone */
+      }
+      for (const p of [bare.pid!, ...workers]) {
+        try {
+          process.kill(p, "SIGKILL");
+        } catch {
+          /* gone */
+        }
+      }
+    }
+    expect((await running).code).toBe(0);
   });
 });

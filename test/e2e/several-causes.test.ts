@@ -32,9 +32,17 @@ async function whySaidLeak(recording: string, lines: string[]): Promise<string> 
     for (const cut of [seconds - 2, seconds - 1, seconds].filter((t) => t > 0)) {
       const doc = await analyzedUntil(recording, cut);
       for (const f of everyFinding(doc.findings).filter((x) => x.kind === "leak" && !x.outsideWatchedTree)) {
-        const { trendOn, growth, start, pValue, usageGrowth, processesGrowth } = f.evidence;
-        const decided = { trendOn, growth, start, pValue, usageGrowth, processesGrowth };
-        whys.add(`at ${cut} s, ${f.subject.type} ${f.pid ?? ""}: ${f.summary} ${JSON.stringify(decided)}`);
+        // The evidence first, all of it (the agent's and the trend's keys leading), the summary last: a retried
+        // failure keeps only the message's first 400 characters, and CI run 42's showed the summary's command line and
+        // 5 fields, not what the agent saw (its collector's counts, the live heap) when a GC-cycle program's filling
+        // allocators were called a leak.
+        const agentFirst = Object.entries(f.evidence).sort(
+          ([a], [b]) =>
+            Number(!/gc|live|heap|alloc|block|trend/i.test(a)) - Number(!/gc|live|heap|alloc|block|trend/i.test(b)),
+        );
+        whys.add(
+          `at ${cut} s, ${f.subject.type} ${f.pid ?? ""}: ${JSON.stringify(Object.fromEntries(agentFirst))} ${f.summary}`,
+        );
       }
     }
   }

@@ -36,10 +36,8 @@ async function whySaidLeak(recording: string, lines: string[]): Promise<string> 
         // failure keeps only the message's first 400 characters, and CI run 42's showed the summary's command line and
         // 5 fields, not what the agent saw (its collector's counts, the live heap) when a GC-cycle program's filling
         // allocators were called a leak.
-        const agentFirst = Object.entries(f.evidence).sort(
-          ([a], [b]) =>
-            Number(!/gc|live|heap|alloc|block|trend/i.test(a)) - Number(!/gc|live|heap|alloc|block|trend/i.test(b)),
-        );
+        const later = (key: string) => Number(!/gc|live|heap|alloc|block|trend/i.test(key));
+        const agentFirst = Object.entries(f.evidence).sort(([a], [b]) => later(a) - later(b));
         whys.add(
           `at ${cut} s, ${f.subject.type} ${f.pid ?? ""}: ${JSON.stringify(Object.fromEntries(agentFirst))} ${f.summary}`,
         );

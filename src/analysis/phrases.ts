@@ -153,6 +153,8 @@ export interface PhraseFacts {
     perSecond: number;
     unit?: "nodes";
     atLeast?: boolean;
+    /** The seconds the items were counted over, where fewer than the window's. */
+    seconds?: number;
     inUse: number;
     free: number;
   };

@@ -157,6 +157,8 @@ export interface Pinning {
   unit?: "nodes";
   /** A graph past what a walk counts: `items` is how many it counted, its growth unseen (pastTheCount). */
   atLeast?: boolean;
+  /** Seconds the items were counted over, where that is less than the window (sinceLastFall): the rate's. */
+  seconds?: number;
 }
 
 /**
@@ -168,11 +170,31 @@ export interface Pinning {
  * it was stable.
  */
 export function pinningContainer(ps: ProcessSeries, from: number, to: number): Pinning | undefined {
-  const s = followed(ps, "census.growingAdded", from);
-  if (s === undefined || !(to > from) || itemsInPymallocOnly(ps)) return undefined;
+  const all = followed(ps, "census.growingAdded", from);
+  if (all === undefined || !(to > from) || itemsInPymallocOnly(ps)) return undefined;
+  const s = sinceLastFall(all);
   const { rises, lastRise } = risesOf(s);
   if (rises < PINNING_MIN_WALKS || lastRise < from + (2 / 3) * (to - from)) return undefined;
   return containerPinning(ps, s, from, to);
+}
+
+/**
+ * The readings from the series' last fall on. census.growingAdded is the count of whichever container gained most at
+ * each walk, so a fall is another container taking the lead (or the one followed giving items back): its readings
+ * and the earlier container's are no one container's gain. A kept-loss training loop beside a busy machine was said
+ * to have "a list of Tensor gains ~-76.6 items a second (-2,528 over the window)".
+ */
+export function sinceLastFall(s: { xs: readonly number[]; ys: readonly number[] }): Readings {
+  let start = 0;
+  for (let i = 1; i < s.ys.length; i++) if (s.ys[i]! < s.ys[i - 1]!) start = i;
+  return start === 0 ? s : { xs: s.xs.slice(start), ys: s.ys.slice(start), fell: true };
+}
+
+/** A series' readings; `fell` where they are the ones after its last fall (sinceLastFall). */
+interface Readings {
+  xs: readonly number[];
+  ys: readonly number[];
+  fell?: boolean;
 }
 
 /**
@@ -202,16 +224,29 @@ export function itemsInPymallocOnly(ps: ProcessSeries): boolean {
   );
 }
 
-/** The followed container as what pins retention's holes: what it is, and the items it gained over the window. */
-function containerPinning(ps: ProcessSeries, s: { ys: readonly number[] }, from: number, to: number): Pinning {
-  const items = s.ys.at(-1)! - s.ys[0]!;
-  return { what: ps.agentText["census.growing"] ?? "container", items, perSecond: items / (to - from) };
+/**
+ * The followed container as what pins retention's holes: what it is, and the items it gained over the window, or over
+ * the readings it has led since another container did (sinceLastFall): then at the rate of those seconds, said.
+ */
+function containerPinning(ps: ProcessSeries, s: Readings, from: number, to: number): Pinning {
+  return { what: ps.agentText["census.growing"] ?? "container", ...gainOver(s, from, to) };
+}
+
+/**
+ * Items a series gained, and at what rate: over the window, or, for the readings after a fall (sinceLastFall), over
+ * the seconds they span.
+ */
+function gainOver(s: Readings, from: number, to: number): Pick<Pinning, "items" | "perSecond" | "seconds"> {
+  const items = (s.ys.at(-1) ?? 0) - (s.ys[0] ?? 0);
+  const span = (s.xs.at(-1) ?? 0) - (s.xs[0] ?? 0);
+  return s.fell === true && span > 0 && span < to - from
+    ? { items, perSecond: items / span, seconds: span }
+    : { items, perSecond: items / (to - from) };
 }
 
 /** The tensors keeping an autograd graph as what pins retention's holes, by their count's change over the window. */
-function graphsPinning(s: { ys: readonly number[] }, from: number, to: number): Pinning {
-  const items = (s.ys.at(-1) ?? 0) - (s.ys[0] ?? 0);
-  return { what: "set of tensors keeping an autograd graph", items, perSecond: items / (to - from) };
+function graphsPinning(s: Readings, from: number, to: number): Pinning {
+  return { what: "set of tensors keeping an autograd graph", ...gainOver(s, from, to) };
 }
 
 /**
@@ -415,10 +450,12 @@ export function pinningUndecided(ps: ProcessSeries, from: number, to: number): P
     const { rises, lastRise } = risesOf(s);
     return rises > 0 && lastRise >= from + (2 / 3) * (to - from);
   };
-  const container = followed(ps, "census.growingAdded", from);
+  // Each from its last fall on: a gain counted across a fall is no one container's, and may be negative.
+  const followedAll = followed(ps, "census.growingAdded", from);
+  const container = followedAll && sinceLastFall(followedAll);
   if (recent(container) && !itemsInPymallocOnly(ps)) return containerPinning(ps, container!, from, to);
   const graphs = ps.agent["census.graphTensors"];
-  const g = graphs && sliceByTime(graphs, from);
+  const g = graphs && sinceLastFall(sliceByTime(graphs, from));
   if (g && recent(g)) return graphsPinning(g, from, to);
   const nodes = ps.agent["census.graphNodes"];
   const n = nodes && sliceByTime(nodes, from);

@@ -95,6 +95,41 @@ describe("a leak of small objects pinning retained memory", () => {
 });
 
 /**
+ * The followed container's count when another container led the walks first: up to `switchAt` the census followed
+ * one that had gained 2,600 items (a different list of Tensor), from then on the list that keeps gaining 40 a walk.
+ */
+function leadChanges(switchAt: number) {
+  const walks = Array.from({ length: 10 }, (_, i) => 5 + 30 * i);
+  return alone({
+    anon: linear(200 * MB, 1 * MB),
+    agent: (t) => {
+      const last = walks.filter((w) => w <= t).at(-1);
+      const added = last === undefined ? 0 : last < switchAt ? 2600 + last : 40 * (1 + (last - switchAt) / 30);
+      return {
+        malloc: { inUse: 60 * MB, free: 120 * MB + t * MB, arenas: 2, allocator: "glibc" },
+        py: { allocatedBlocks: 50_000 },
+        ...(last !== undefined && { census: listCensus(50 + last / 100, 3000, added) }),
+      };
+    },
+  });
+}
+
+describe("the census's lead passing from one container to another inside the window", () => {
+  it("the list that gains after the switch is the leak's, its items and rate counted since: never a negative gain", () => {
+    const f = processFinding(judge(leadChanges(125), { warmup: 0 }), 100);
+    expect(f.kind).toBe("leak");
+    // 40 items at the walk at 125 s, 240 at the one at 275 s, read at each tick to 299 s: 200 over 174 s.
+    expect(f.caveats[0]).toMatch(
+      /^a list of Tensor gains ~1\.1 items a second \(200 over the last 2m54s\) while malloc's in-use bytes did not grow/,
+    );
+  });
+
+  it("a switch that leaves fewer than three rises after it: the holes alone (fragmentation)", () => {
+    expect(processFinding(judge(leadChanges(215), { warmup: 0 }), 100).kind).toBe("fragmentation");
+  });
+});
+
+/**
  * The same process with torch loaded, its census following no growing container: `census(walk)` gives what the walk
  * at that time counted (tensors keeping a graph, the nodes of their graphs), every 30 s from t = 5.
  */

@@ -9,7 +9,7 @@
  * Anonymous resident memory (RssAnon, read every tick) decides growth: it is what a leak or retention grows, while
  * file pages (libraries, mmapped weights) come and go with the page cache.
  */
-import { assess, type Assessment } from "../assess.js";
+import { assess, levelChange, type Assessment } from "../assess.js";
 import type { Context } from "../context.js";
 import { confidenceFromP, growthConfidence, trendEvidence } from "../evidence.js";
 import type { JudgedFinding } from "../judgement.js";
@@ -404,7 +404,10 @@ function leakFinding(
   }
   if (found) putHolder(f, found, layer?.name);
   if (held) {
-    f.evidence.mallocInUseGrowth = Math.round(held.liveGrowth);
+    // Over the judged window, as the growth beside it is: retention's own figure spans the whole series, and beside a
+    // window that left out a program's first seconds it said 136 MiB of malloc growth against 113 MiB of growth.
+    const inWindow = Number.isFinite(held.liveGrowth) ? levelChange(ps.agent["malloc.inUse"], a.from) : undefined;
+    f.evidence.mallocInUseGrowth = Math.round(inWindow ?? held.liveGrowth);
     f.evidence.mallocInUseBytes = Math.round(held.mallocInUse);
   }
   if (liveGrowth !== undefined) f.evidence.liveHeapGrowth = Math.round(liveGrowth);

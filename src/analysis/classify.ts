@@ -451,8 +451,19 @@ function markOutside(
   const stillTheirs = f.kind === "leak" && !treeGrows;
   if (!(growth > 0) || (tree >= TREE_EXPLAINS * growth && !stillTheirs)) return f;
   const artefact = f.kind === "cgroup-artefact" ? f.summary : undefined;
+  // Advice that named the watched tree's leaking process as the cause ("because PID 5604 grows") would contradict the
+  // summary: a watch beside two other programs' runs in the same cgroup said both (a helper's trial).
+  const rate = f.rate;
+  const advice = rate
+    ? f.advice.map((a) =>
+        a.say === "advice.leak" && a.facts.variant === "attributed"
+          ? phrase("advice.leak", { variant: "outside", rate, others, tree })
+          : a,
+      )
+    : f.advice;
   return {
     ...f,
+    advice,
     outsideWatchedTree: true,
     summary: phrase("reconcile.outside", { growth, rate: f.rate, tree, others, othersAnonGrowth, artefact }),
     evidence: (({ explainedByPids: _, ...rest }) => ({ ...rest, outsideWatchedTree: true }))(f.evidence),

@@ -14,6 +14,7 @@ import type { CopiedField, MetricName, Rate, Subject, VerdictKind } from "./type
 /** Which advice fits what holds a leak (signals/holder.ts), a section of src/advice/leak.md each. */
 export type HolderVariant =
   | "holder"
+  | "holder-dict"
   | "holder-lru"
   | "holder-graphs"
   | "holder-cuda"
@@ -429,7 +430,9 @@ export type LeakAdviceFacts =
   | { variant: "tree" | "tree-spread"; rate: Rate; processesStart: number; processesEnd: number }
   | { variant: "cgroup" | "cgroup-shmem"; rate: Rate }
   /** A tree's or cgroup's growth that processes' own growth explains (classify.ts attributeLeaks): their findings say why. */
-  | { variant: "attributed"; rate: Rate; subject: "tree" | "cgroup"; pids: string };
+  | { variant: "attributed"; rate: Rate; subject: "tree" | "cgroup"; pids: string }
+  /** A cgroup's growth mostly outside the watched tree (classify.ts markOutside): the other processes to watch. */
+  | { variant: "outside"; rate: Rate; others: number[]; tree: number };
 
 export type PhraseName = keyof PhraseFacts;
 

@@ -140,6 +140,8 @@ function variant(h: HolderResult, layer: string): HolderVariant {
   if (h.container.startsWith("deque of") && last?.kind === "attribute" && QUEUE_BUFFER.test(last.name))
     return "holder-queue";
   if (h.root === "thread frame") return "holder-frame";
+  // A mapping is bounded as a cache is, by key: a deque, the generic advice's first bound, cannot stand in for it.
+  if (/^(dict|OrderedDict|defaultdict)\b/.test(h.container)) return "holder-dict";
   return "holder";
 }
 

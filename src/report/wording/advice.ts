@@ -3,13 +3,13 @@
  * in words.
  */
 import { advice } from "../../advice/load.js";
-import { formatBytes } from "../../base/units.js";
+import { formatBytes, signedBytes } from "../../base/units.js";
 import { formatRate, pidsThatGrow } from "./numbers.js";
 import type { PhraseFacts, PhraseName } from "../../analysis/phrases.js";
 import { DEFAULT_ALPHA } from "../../analysis/stats/trend.js";
 import { gpuHolderGains } from "../../analysis/signals/holder.js";
 import { gcWaitingReason, keptReason, settlingReason } from "./notes.js";
-import { groupName, type Wordings } from "./words.js";
+import { groupName, pidList, type Wordings } from "./words.js";
 
 /** How stable.md names what did not grow. */
 const STABLE_METRIC = {
@@ -64,7 +64,7 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
   "advice.leak-torch": () => advice("leak", "torch", {}),
   "advice.leak": (f) =>
     advice("leak", f.variant, {
-      ...f,
+      ...(f.variant === "outside" ? { ...f, others: pidList(f.others), tree: signedBytes(f.tree) } : f),
       // Not a placeholder: it chooses the trace command's words.
       launched: undefined,
       rate: formatRate(f.rate),

@@ -4,6 +4,7 @@
  * evidence it adds, whose advice it takes. rules/gc-backlog.test.ts, rules/tree.test.ts and watch-rules.test.ts judge
  * the same cases by their kinds; these say what the finding is made of.
  */
+import { phrase } from "../../../src/analysis/phrases.js";
 import { describe, expect, it } from "vitest";
 import { judge } from "../../../src/analysis/classify.js";
 import type { JudgedFinding } from "../../../src/analysis/judgement.js";
@@ -222,6 +223,31 @@ describe("a shared cgroup's growth that the watched tree does not account for", 
       },
     });
     expect(j.verdict.subject.type).toBe("process");
+  });
+
+  it("beside a leak of the watched process that explains a part of it: the advice sends to the others, not to the leak", () => {
+    // A helper's trial: the watched program leaked +151 MiB while two other programs' runs in the same cgroup added 359
+    // MiB; the summary said "not because of the watched tree" and the advice "because PID 5604 grows".
+    const { of } = run(
+      {
+        seconds: 300,
+        processes: [{ pid: 100, ppid: 1, anon: linear(50 * MB, 0.2 * MB) }],
+        outsiders: linear(0, 1 * MB, 1 * MB),
+      },
+      { others: [200, 201], othersAnonGrowth: 290 * MB },
+    );
+    const cg = of("cgroup");
+    expect(of("process", 100).kind).toBe("leak");
+    expect(cg.kind).toBe("leak");
+    expect(cg.outsideWatchedTree).toBe(true);
+    expect(cg.advice).toEqual([
+      phrase("advice.leak", {
+        variant: "outside",
+        rate: cg.rate!,
+        others: [200, 201],
+        tree: Number(cg.evidence.processesGrowth),
+      }),
+    ]);
   });
 
   it("is the outsiders' when it goes on growing after the watched tree stopped, whatever the tree added before", () => {

@@ -87,6 +87,23 @@ describe("sentences no recording makes yet", () => {
       "the cgroup grew by 40.0 MiB but its processes did not (0 B): the growth is kernel memory (+38.0 MiB); working set 100 MiB → 140 MiB",
     );
   });
+
+  it("a watched tree that added a tenth or more of a shared cgroup's growth: mostly not because of it", () => {
+    const facts = {
+      growth: 482 * MiB,
+      rate: undefined,
+      others: [7, 8],
+      othersAnonGrowth: 359 * MiB,
+      artefact: undefined,
+    };
+    // A helper's trial: a leak of +151 MiB beside two other programs' 359 MiB was "not because of the watched tree".
+    expect(say(phrase("reconcile.outside", { ...facts, tree: 151 * MiB }))).toMatch(
+      /^the cgroup grows by 482 MiB, but mostly not because of the watched tree \(\+151 MiB\): the 2 other processes/,
+    );
+    expect(say(phrase("reconcile.outside", { ...facts, tree: 40 * MiB }))).toMatch(
+      /^the cgroup grows by 482 MiB, but not because of the watched tree \(\+40\.0 MiB\)/,
+    );
+  });
 });
 
 describe("the verdict document", () => {

@@ -216,6 +216,11 @@ describe("addHolder", () => {
     expect(variantOf(found({ container: "set of Task" }))).toMatchObject({ variant: "holder-tasks" });
     expect(variantOf(found({ container: "dict of Future" }))).toMatchObject({ variant: "holder-tasks" });
     expect(variantOf(found({ container: "list of TaskRecord" }))).toMatchObject({ variant: "holder" });
+    // A mapping is bounded by key (a helper's trial, 2026-12-06: a response cache keyed by request id was told to use
+    // a deque).
+    expect(variantOf(found({ container: "dict of dict" }))).toMatchObject({ variant: "holder-dict" });
+    expect(variantOf(found({ container: "OrderedDict of bytes" }))).toMatchObject({ variant: "holder-dict" });
+    expect(variantOf(found({ container: "dictionary_view" }))).toMatchObject({ variant: "holder" });
     // A helper's trials (2026-12-05): "bound it with a deque" fits none of these.
     expect(variantOf(found({ container: "list of StreamHandler" }))).toMatchObject({ variant: "holder-handlers" });
     expect(variantOf(found({ container: "list of RotatingFileHandler" }))).toMatchObject({

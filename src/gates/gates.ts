@@ -14,7 +14,7 @@ import { GROWTH_MIN_READINGS, levelChangeAfter, rateAfter } from "../analysis/ga
 import type { Column } from "../series/column.js";
 import type { SeriesSet } from "../series/series.js";
 import { gpuSeries } from "../series/gpu-series.js";
-import type { VerdictDocument } from "../analysis/types.js";
+import type { Finding, VerdictDocument } from "../analysis/types.js";
 import { everyFinding } from "../analysis/every-finding.js";
 import { secondsShort } from "../series/enough-samples.js";
 import type { GateOptions } from "./spec.js";
@@ -176,12 +176,7 @@ export function evaluateGates(doc: VerdictDocument, set: SeriesSet, o: GateOptio
       : `no ${kinds} found`;
     if (hits.length > 0) {
       results.push(
-        gate(
-          "fail-on",
-          "fail",
-          `${hits[0]!.kind} found: ${hits[0]!.summary}${hits.length > 1 ? ` (and ${hits.length - 1} more ${hits.length > 2 ? "findings" : "finding"})` : ""}`,
-          o.strict,
-        ),
+        gate("fail-on", "fail", `${hits[0]!.kind} found: ${hits[0]!.summary}${besideFirst(hits.slice(1))}`, o.strict),
       );
     } else if (doc.verdict.kind === "insufficient-data" && !o.failOn.includes("insufficient-data")) {
       results.push(
@@ -193,6 +188,26 @@ export function evaluateGates(doc: VerdictDocument, set: SeriesSet, o: GateOptio
   }
   if (o.minTimeToLimit) results.push(timeToLimitGate(doc, o.minTimeToLimit, o.strict));
   return results;
+}
+
+/**
+ * What a failed --fail-on says of the findings after the one it names: how many more are findings of their own, and
+ * which are the same growth seen whole — a tree's or cgroup's leak that its processes' leaks explain (classify.ts
+ * attributeLeaks). Counted as "1 more finding", the cgroup of a single leaking program read as a second leak (a
+ * helper's trial: every failing run said "(and 1 more finding)").
+ */
+function besideFirst(rest: readonly Finding[]): string {
+  const same = rest.filter((f) => f.subject.type !== "process" && f.evidence.explainedByPids !== undefined);
+  const more = rest.length - same.length;
+  const parts = [
+    ...(more > 0 ? [`and ${more} more ${more > 1 ? "findings" : "finding"}`] : []),
+    ...(same.length > 0
+      ? [
+          `the ${same.map((f) => (f.subject.type === "tree" ? "process tree" : "cgroup")).join(" and ")} ${same.length > 1 ? "grow" : "grows"} with it`,
+        ]
+      : []),
+  ];
+  return parts.length > 0 ? ` (${parts.join("; ")})` : "";
 }
 
 /** The gates that fail the step: failed ones, and inconclusive ones under --strict. */

@@ -40,9 +40,15 @@ function hopText(hop: NonNullable<Holder["hops"]>[number]): string {
   return `${hop.kind} ${hop.name}`;
 }
 
-/** "assigned at /srv/app/views.py:9": where the root's module assigns it, when the agent found that line. */
+/**
+ * "assigned at /srv/app/views.py:9": where the root's module assigns it, when the agent found that line. A chain past
+ * its root names the root it speaks of ("app.state.service assigned at …"): under "module global __main__.BUS →
+ * attribute _listeners", the line of `BUS = EventBus()` read as where `_listeners` was assigned (a helper's trial).
+ */
 export function holderWhere(x: Holder): string | undefined {
-  return x.found && x.where ? `assigned at ${x.where.file}:${x.where.line}` : undefined;
+  if (!x.found || !x.where) return undefined;
+  const root = x.hops !== undefined && x.hops.length > 1 ? `${x.hops[0]!.name} ` : "";
+  return `${root}assigned at ${x.where.file}:${x.where.line}`;
 }
 
 /** watch --trace-python: what the window cost the program, from the finding's evidence; undefined without one. */

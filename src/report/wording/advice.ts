@@ -87,6 +87,7 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
       duration: `${f.seconds.toFixed(0)} s`,
       noise: formatBytes(f.noise),
       p: String(Number(f.p.toPrecision(3))),
+      alpha: String(DEFAULT_ALPHA),
       floor: formatBytes(f.floor),
       own: formatBytes(f.own),
       rest: formatBytes(Math.max(0, f.growth - (f.own ?? 0))),
@@ -218,11 +219,24 @@ function dropDone(container: string, name: string): string {
  * the levels moved by more than 3 noise widths (a program whose 5-80 MB buffers come and go: its median noise is the
  * quiet stretches', 90 KiB, and "noise of ±90 KiB" beside a 6 MiB move reads as a contradiction).
  */
-function stableVariant(f: { p: number; growth: number; noise: number | undefined; own?: number }): string {
+/** The p-value under which a rise that memleak does not call is said as a weak rise, not as a swing. */
+const WEAK_TREND_P = 0.05;
+
+function stableVariant(f: {
+  p: number;
+  growth: number;
+  noise: number | undefined;
+  floor: number;
+  own?: number;
+}): string {
   // A move that was memleak's agent arriving: its trend and its size are the agent's, not the program's.
   if (f.own !== undefined) return "own-arrival";
   if (f.p < DEFAULT_ALPHA) return "under-floor";
-  return f.noise !== undefined && Math.abs(f.growth) <= 3 * f.noise ? "no-trend" : "no-trend-swings";
+  if (f.noise !== undefined && Math.abs(f.growth) <= 3 * f.noise) return "no-trend";
+  // A rise whose test falls short of memleak's 0.01 but under the usual 0.05 is no swing: said as a weak rise (a flat
+  // buffer-churning program, p = 0.0143 and 96 KiB, "swings rather than climbs", read as untrue in a helper's trial).
+  // Past the floor, a move the test does not call is a swing or a step (194 MiB in 27 s at p = 0.0164), not weak.
+  return f.growth > 0 && f.growth < f.floor && f.p < WEAK_TREND_P ? "weak-trend" : "no-trend-swings";
 }
 
 /** The attributed leak advice's words, singular or plural by how many processes explain the growth. */

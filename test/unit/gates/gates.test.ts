@@ -46,15 +46,27 @@ describe("CI gates", () => {
     expect(g!.message).toMatch(/^tree Σ pss grew \d+(\.\d+)? MiB \(.* → .*\).*; limit 50\.0 MiB$/);
   });
 
-  it("a failed --fail-on names the first finding and counts the others as findings", () => {
+  it("a failed --fail-on names the first finding; the tree's and cgroup's growth its leak explains is said as such", () => {
     const set = buildSeries(leak);
     const doc = classify({ set, options: {}, cgroup: { path: "/t", version: 1 }, target: { pid: 100 } });
     const leaks = everyFinding(doc.findings).filter((f) => f.kind === "leak" && !f.outsideWatchedTree);
-    expect(leaks.length).toBeGreaterThanOrEqual(2);
-    const more = leaks.length - 1;
+    // The process's leak, and the cgroup's that it explains: one leak, not "(and 1 more finding)".
+    expect(leaks.map((f) => [f.subject.type, f.evidence.explainedByPids])).toEqual([
+      ["process", undefined],
+      ["cgroup", "100"],
+    ]);
     const [g] = evaluateGates(doc, set, { metric: "pss", perProcess: false, failOn: ["leak"] });
-    expect(g!.message).toBe(
-      `leak found: ${leaks[0]!.summary} (and ${more} more ${more === 1 ? "finding" : "findings"})`,
+    expect(g!.message).toBe(`leak found: ${leaks[0]!.summary} (the cgroup grows with it)`);
+    // A second leak of its own is counted as one.
+    const first = leaks[0]!;
+    const another = {
+      ...first,
+      pid: 101,
+      subject: { ...(first.subject as Extract<typeof first.subject, { type: "process" }>), pid: 101 },
+    };
+    const two = { ...doc, findings: [...doc.findings, another] };
+    expect(evaluateGates(two, set, { metric: "pss", perProcess: false, failOn: ["leak"] })[0]!.message).toBe(
+      `leak found: ${leaks[0]!.summary} (and 1 more finding; the cgroup grows with it)`,
     );
     const one = { ...doc, findings: doc.findings.slice(0, 1).map((f) => ({ ...f, alsoFound: undefined })) };
     expect(evaluateGates(one, set, { metric: "pss", perProcess: false, failOn: ["leak"] })[0]!.message).not.toMatch(

@@ -114,11 +114,22 @@ describe("what holds it, in the reports", () => {
 
   it("where the root is assigned, when the agent found the line: in the terminal, the HTML panel and the step summary", () => {
     const x = { ...found, where: { file: "/srv/app/state.py", line: 9 } };
+    // The chain goes past its root: the line is the root's, said by name.
     expect(renderVerdict(withHolder(x), false)).toContain(
-      "  module global app.state.service → attribute _history\n  assigned at /srv/app/state.py:9\n  searched 2 levels",
+      "  module global app.state.service → attribute _history\n  app.state.service assigned at /srv/app/state.py:9\n  searched 2 levels",
     );
-    expect(holderPanel(withHolder(x).verdict)).toContain('<p class="holder-where">Assigned at /srv/app/state.py:9</p>');
-    expect(stepSummary(withHolder(x))).toContain("\nassigned at /srv/app/state.py:9\n");
+    expect(holderPanel(withHolder(x).verdict)).toContain(
+      '<p class="holder-where">app.state.service assigned at /srv/app/state.py:9</p>',
+    );
+    expect(stepSummary(withHolder(x))).toContain("\napp.state.service assigned at /srv/app/state.py:9\n");
+    // A root that is the holder itself: the line is its own.
+    const global = { ...x, hops: [{ kind: "module global", name: "app.state.history" }] };
+    expect(renderVerdict(withHolder(global), false)).toContain(
+      "  module global app.state.history\n  assigned at /srv/app/state.py:9\n",
+    );
+    expect(holderPanel(withHolder(global).verdict)).toContain(
+      '<p class="holder-where">Assigned at /srv/app/state.py:9</p>',
+    );
     // Without it, no such line anywhere.
     expect(renderVerdict(withHolder(found), false)).not.toContain("assigned at");
     expect(holderPanel(withHolder(found).verdict)).not.toContain("holder-where");

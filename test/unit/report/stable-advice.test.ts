@@ -32,6 +32,18 @@ describe("the stable verdict's advice", () => {
     expect(text).not.toMatch(/noise of ±/);
   });
 
+  it("a rise of 34 KiB at p = 0.0271, under the floor: a weak rise, said against memleak's 0.01, not a swing", async () => {
+    // A helper's trial (2026-12-06) read "swings rather than climbs (trend test p = 0.0143)" as untrue of a flat
+    // program that rose by 96 KiB: p under 0.05 is a rise, only too weak for memleak's test.
+    const doc = await analyzedDoc(`${FIXTURES}recordings/torch_child_exits.jsonl`);
+    const stable = [doc.verdict, ...doc.findings].find((f) => f.kind === "stable" && f.subject.type === "tree");
+    const text = stable!.advice.replace(/\s+/g, " ");
+    expect(text).toMatch(
+      /^No significant growth: Σ pss-anon ended 34\.0 KiB away from where it began, over 20 s, rising too weakly to call \(trend test p = 0\.0271, where memleak asks for under 0\.01\)\./,
+    );
+    expect(text).not.toMatch(/swings/);
+  });
+
   it("an idle program watched: the move was memleak's own agent arriving, said as such, not as a trend under the floor", async () => {
     const { text } = await advice("recordings/idle.watched.jsonl");
     expect(text).toMatch(

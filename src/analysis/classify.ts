@@ -702,6 +702,7 @@ export function judge(input: ClassifyInput): Judgement {
     .concat(gpus)
     .sort(compareFindings);
   for (const f of reconciled) withCommandAdvice(f, input.options.launched === true);
+  for (const f of reconciled) withWindowStart(f, ctx.from, meanInterval(set));
   // The verdict is about the watched processes: growth of a shared cgroup they do not explain never heads it.
   const verdict = reconciled.find((f) => !f.outsideWatchedTree) ?? noSamples(set);
   // Said at how often such verdicts were right, once chosen: ranked on the rules' own scores, so never changed by it.
@@ -713,6 +714,18 @@ export function judge(input: ClassifyInput): Judgement {
     target: input.target,
     window: windowOf(set, ctx.warmup),
   };
+}
+
+/**
+ * Keeps when a finding's window began only where it began later than the report says judging did (after the
+ * warm-up, or when the process was first seen): a window cut after an import or a start-up burst. Unsaid, a leak's
+ * "level at start" was the reading at 5 s under a header that left out no warm-up (a helper's trial, 2026-12-06).
+ */
+function withWindowStart(f: JudgedFinding, from: number, interval: number): void {
+  const at = f.evidence.windowFromSeconds;
+  const expected = Math.max(from, Number(f.evidence.firstSeenSeconds ?? 0));
+  if (typeof at === "number" && at <= expected + 1.5 * Math.max(interval, 0.1)) delete f.evidence.windowFromSeconds;
+  for (const also of f.alsoFound ?? []) withWindowStart(also, from, interval);
 }
 
 /**

@@ -11,6 +11,8 @@ export function trendEvidence(a: Assessment, prefix = ""): Record<string, number
     [`${prefix}slopeBytesPerSecond`]: Number(a.rate.bytesPerSecond.toFixed(1)),
     [`${prefix}pValue`]: Number(a.p.toPrecision(3)),
     [`${prefix}windowSeconds`]: Number((a.to - a.from).toFixed(1)),
+    // When the window began: classify.ts keeps it only where that is later than the report's judged start.
+    ...(prefix === "" && { windowFromSeconds: Number(a.from.toFixed(1)) }),
     [`${prefix}samples`]: a.samples,
   };
   if (a.plateau) e[`${prefix}noise`] = Math.round(a.plateau.noise);

@@ -11,6 +11,7 @@ const LABELS: Record<string, string> = {
   slopeBytesPerSecond: "trend (robust slope)",
   pValue: "p-value of the trend test",
   windowSeconds: "window judged",
+  windowFromSeconds: "window judged from",
   samples: "samples judged",
   noise: "noise around the trend",
   trendOn: "trend fitted on",

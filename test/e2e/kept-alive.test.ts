@@ -29,7 +29,8 @@ const LEAKS: [kind: string, seconds: number, path: string, container: RegExp, ad
   ["tasks", 16, "__main__.background_tasks", /^set of Task$/, /add_done_callback\(background_tasks\.discard\)/],
   ["futures", 16, "__main__.RESULTS", /^dict of Future$/, /pop/],
   ["bytearrays", 16, "__main__.REQUESTS", /^list of bytearray$/, /deque\(maxlen/],
-  ["arrays", 16, "__main__.ARRAYS", /^dict of ndarray$/, /deque\(maxlen/],
+  // A mapping is bounded by key (holder-dict): a deque cannot stand in for a dict keyed by request id.
+  ["arrays", 16, "__main__.ARRAYS", /^dict of ndarray$/, /lru_cache\(maxsize=.*popitem\(last=False\)/s],
   // pandas loads half torch's objects (51k tracked against 98k): its walks are spaced out by their CPU budget too, and
   // 16 s beside a busy loop twice ended before the walk that names the holder (CI, issue 47).
   ["frames", 25, "__main__.FRAMES", /^list of DataFrame$/, /deque\(maxlen/],

@@ -35,6 +35,8 @@ describe("trendEvidence", () => {
       slopeBytesPerSecond: 31.2,
       pValue: 0.0000123,
       windowSeconds: 61.1,
+      // when the window began, to a tenth: classify.ts keeps it only where that is past the report's judged start
+      windowFromSeconds: Number(growing.from.toFixed(1)),
       samples: 42,
     });
   });

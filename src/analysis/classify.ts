@@ -125,6 +125,9 @@ function stillGrows(f: JudgedFinding): boolean {
   return Number(f.evidence.pValue ?? 1) < GROWS_P && growth >= minGrowth(Number(f.evidence.start ?? 0));
 }
 
+/** The share of a tree's or cgroup's growth its processes' leaks must reach for it to be said as theirs, no part. */
+export const LEAKS_EXPLAIN_ALL = 0.75;
+
 /**
  * A tree or cgroup leak that a process's leak accounts for says which process. With no process leaking, the processes
  * whose own growth explains it (TREE_EXPLAINS of it) are named even though another cause heads their findings: the
@@ -139,8 +142,19 @@ function attributeLeaks(findings: JudgedFinding[]): JudgedFinding[] {
   /** The processes that explain f's growth, their kind when they share one, and whether they explain all of it. */
   const explaining = (
     f: JudgedFinding,
-  ): { pids: string; as?: JudgedFinding["kind"]; all?: JudgedFinding } | undefined => {
-    if (leaking.length > 0) return { pids: leaking.map((p) => p.pid).join(", ") };
+  ):
+    | { pids: string; as?: JudgedFinding["kind"]; all?: JudgedFinding; part?: { grown: number; growth: number } }
+    | undefined => {
+    if (leaking.length > 0) {
+      // Said as a part where the leaks are well short of the growth: "because PID 5605 grows" stood under a cgroup
+      // that others in it grew by 167 MiB of 475 (a helper's trial, two programs' runs sharing the job's cgroup).
+      // Against the finding's own growth, the one its summary's "usage A → B" says: a cgroup's usageGrowth is counted
+      // from the warm-up's end, before the start-up cut, and came to 199 MiB under "usage 232 MiB → 350 MiB".
+      const grown = leaking.reduce((sum, p) => sum + Math.max(0, growthOf(p)), 0);
+      const growth = Number(f.evidence.growth ?? 0);
+      const part = grown > 0 && grown < LEAKS_EXPLAIN_ALL * growth ? { part: { grown, growth } } : {};
+      return { pids: leaking.map((p) => p.pid).join(", "), ...part };
+    }
     const growers = processes.filter((p) => p.kind !== "stable" && p.kind !== "insufficient-data" && growthOf(p) > 0);
     const grown = growers.reduce((sum, p) => sum + growthOf(p), 0);
     if (growers.length === 0 || !(grown >= TREE_EXPLAINS * growthOf(f))) return undefined;
@@ -160,7 +174,12 @@ function attributeLeaks(findings: JudgedFinding[]): JudgedFinding[] {
     if (!by) return f;
     const attributed = {
       ...f,
-      summary: phrase("reconcile.attributed", { of: f.summary, pids: by.pids, ...(by.as && { as: by.as }) }),
+      summary: phrase("reconcile.attributed", {
+        of: f.summary,
+        pids: by.pids,
+        ...(by.as && { as: by.as }),
+        ...(by.part && { part: by.part }),
+      }),
       evidence: { ...f.evidence, explainedByPids: by.pids },
     };
     // The holes of fragmenting processes are all of the growth, and no container they keep explains them (that would
@@ -172,7 +191,15 @@ function attributeLeaks(findings: JudgedFinding[]): JudgedFinding[] {
     // The general advice ("no single process explains it") would contradict the evidence that names one.
     const subject = f.subject.type === "tree" ? ("tree" as const) : ("cgroup" as const);
     const advice = f.rate
-      ? [phrase("advice.leak", { variant: "attributed", rate: f.rate, subject, pids: by.pids })]
+      ? [
+          phrase("advice.leak", {
+            variant: "attributed",
+            rate: f.rate,
+            subject,
+            pids: by.pids,
+            ...(by.part && { part: by.part }),
+          }),
+        ]
       : f.advice;
     return { ...attributed, advice };
   });

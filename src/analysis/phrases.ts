@@ -34,6 +34,8 @@ export interface PhraseFacts {
     of: Phrase;
     pids: string;
     /** the processes' own finding, when it is not a leak */ as?: VerdictKind;
+    /** What the leaking processes grew, against the growth, where that is short of it (LEAKS_EXPLAIN_ALL). */
+    part?: { grown: number; growth: number };
   };
   /** Tree or cgroup growth that processes' garbage backlog accounts for: undecided until the next full collection. */
   "reconcile.backlog-waiting": { subject: "tree" | "cgroup"; growth: number; pids: string };
@@ -430,7 +432,14 @@ export type LeakAdviceFacts =
   | { variant: "tree" | "tree-spread"; rate: Rate; processesStart: number; processesEnd: number }
   | { variant: "cgroup" | "cgroup-shmem"; rate: Rate }
   /** A tree's or cgroup's growth that processes' own growth explains (classify.ts attributeLeaks): their findings say why. */
-  | { variant: "attributed"; rate: Rate; subject: "tree" | "cgroup"; pids: string }
+  | {
+      variant: "attributed";
+      rate: Rate;
+      subject: "tree" | "cgroup";
+      pids: string;
+      /** What the leaking processes grew against the growth, where short of it (reconcile.attributed's part). */
+      part?: { grown: number; growth: number };
+    }
   /** A cgroup's growth mostly outside the watched tree (classify.ts markOutside): the other processes to watch. */
   | { variant: "outside"; rate: Rate; others: number[]; tree: number };
 

@@ -77,6 +77,16 @@ export function soFarText(v: JudgedFinding | undefined): string {
   return `${v.kind}${v.pid !== undefined ? ` (PID ${v.pid})` : ""}${alsoText(v)}: ${sayShort(v.summary)}`;
 }
 
+/**
+ * " (PID 812)", or the group the verdict is about: the log line says no more of it than this, and a bare "so far: leak"
+ * at 10 s, the cgroup's early call, read as the process's (a helper's trial) before "leak (PID 4375)" at 20 s.
+ */
+function whoseText(v: JudgedFinding): string {
+  if (v.pid !== undefined) return ` (PID ${v.pid})`;
+  if (v.subject.type === "tree") return " (the process tree)";
+  return v.subject.type === "cgroup" ? " (the cgroup)" : "";
+}
+
 /** " + fragmentation": the other findings of the verdict's subject, by kind (a leak under retained heap is both). */
 const alsoText = (v: JudgedFinding) => (v.alsoFound?.length ? ` + ${v.alsoFound.map((f) => f.kind).join(" + ")}` : "");
 
@@ -168,9 +178,7 @@ export function renderProgress(s: LiveState): string {
   const usage = s.set.cgroup.cgroup?.ys;
   if (usage?.length) parts.push(`cgroup ${formatBytes(usage[usage.length - 1])} (${delta(usage)})`);
   if (s.sites?.length) parts.push(`sites ${sitesText(s.sites.slice(0, 2))}`);
-  parts.push(
-    `so far: ${s.soFar ? s.soFar.kind + (s.soFar.pid !== undefined ? ` (PID ${s.soFar.pid})` : "") + alsoText(s.soFar) : "collecting"}`,
-  );
+  parts.push(`so far: ${s.soFar ? s.soFar.kind + whoseText(s.soFar) + alsoText(s.soFar) : "collecting"}`);
   const t = s.soFar?.timeToLimit;
   if (t)
     parts.push(

@@ -65,11 +65,12 @@ export const ADVICE_WORDS: Wordings<Extract<PhraseName, `advice.${string}`>> = {
   "advice.leak": (f) =>
     advice("leak", f.variant, {
       ...(f.variant === "outside" ? { ...f, others: pidList(f.others), tree: signedBytes(f.tree) } : f),
-      // Not a placeholder: it chooses the trace command's words.
+      // Not placeholders: they choose the trace command's words, and "because" or "partly because".
       launched: undefined,
+      part: undefined,
       rate: formatRate(f.rate),
       ...("pid" in f && traceWords(f.pid, f.launched)),
-      ...(f.variant === "attributed" && attributedWords(f.subject, String(f.pids))),
+      ...(f.variant === "attributed" && attributedWords(f.subject, String(f.pids), f.part)),
     }),
   "advice.plateau": (f) =>
     advice("plateau", "any", {
@@ -240,10 +241,12 @@ function stableVariant(f: {
 }
 
 /** The attributed leak advice's words, singular or plural by how many processes explain the growth. */
-function attributedWords(subject: unknown, pids: string) {
+function attributedWords(subject: unknown, pids: string, part: { grown: number; growth: number } | undefined) {
   const several = pids.includes(",");
   return {
     subject: subject === "tree" ? "process tree" : "container",
+    // As the summary says it (reconcile.attributed): a leak that explains a part of the growth is not all its cause.
+    because: part === undefined ? "because" : part.grown >= part.growth / 2 ? "mostly because" : "partly because",
     pidsGrow: pidsThatGrow(pids),
     whose: several ? "those processes'" : "that process's",
     findings: several ? "findings" : "finding",

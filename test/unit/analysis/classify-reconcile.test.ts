@@ -250,6 +250,31 @@ describe("a shared cgroup's growth that the watched tree does not account for", 
     ]);
   });
 
+  it("a leak of the watched process that explains a third to three quarters of it: said as a part, with both figures", () => {
+    // A helper's trial: "because PID 5605 grows" stood under a cgroup that others in it grew by 167 MiB of 475.
+    const { of } = run(
+      {
+        seconds: 300,
+        processes: [{ pid: 100, ppid: 1, anon: linear(50 * MB, 0.5 * MB) }],
+        outsiders: linear(0, 0.6 * MB, 1 * MB),
+      },
+      { others: [200], othersAnonGrowth: 170 * MB },
+    );
+    const cg = of("cgroup");
+    expect(cg.kind).toBe("leak");
+    expect(cg.outsideWatchedTree).toBeUndefined();
+    expect(cg.summary.say).toBe("reconcile.attributed");
+    const facts = cg.summary.facts as { part?: { grown: number; growth: number } };
+    expect(facts.part?.growth).toBe(cg.evidence.growth);
+    expect(facts.part!.grown / facts.part!.growth).toBeGreaterThan(0.35);
+    expect(facts.part!.grown / facts.part!.growth).toBeLessThan(0.55);
+    // Its advice says it as the summary does ("partly because PID 100 grows").
+    expect(cg.advice[0]).toMatchObject({ say: "advice.leak", facts: { variant: "attributed", part: facts.part } });
+    // Alone in its cgroup, the same leak is all of it: no part said.
+    const alone = run({ seconds: 300, processes: [{ pid: 100, ppid: 1, anon: linear(50 * MB, 0.5 * MB) }] });
+    expect((alone.of("cgroup").summary.facts as { part?: unknown }).part).toBeUndefined();
+  });
+
   it("is the outsiders' when it goes on growing after the watched tree stopped, whatever the tree added before", () => {
     // The pid fills 225 MiB in its first 150 s and stays; an outsider leaks 0.5 MiB/s throughout (watch-rules.test.ts).
     const { j, of } = run(

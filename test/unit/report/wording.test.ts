@@ -88,6 +88,25 @@ describe("sentences no recording makes yet", () => {
     );
   });
 
+  it("a cgroup's growth that a leak explains in part: mostly or partly because, with both figures", () => {
+    const of = phrase("cgroup.leak", {
+      rate: { bytesPerSecond: MiB, percentPerHour: 2000 },
+      start: 10 * MiB,
+      end: 50 * MiB,
+      agentsTakenOut: false,
+    });
+    const part = (grown: number) =>
+      say(phrase("reconcile.attributed", { of, pids: "7", part: { grown, growth: 40 * MiB } }));
+    expect(part(25 * MiB)).toMatch(/ — mostly because PID 7 grows \(25\.0 MiB of the 40\.0 MiB\)$/);
+    expect(part(15 * MiB)).toMatch(/ — partly because PID 7 grows \(15\.0 MiB of the 40\.0 MiB\)$/);
+    expect(say(phrase("reconcile.attributed", { of, pids: "7" }))).toMatch(/ — because PID 7 grows$/);
+    const rate = { bytesPerSecond: MiB, percentPerHour: 2000 };
+    const advice = (part?: { grown: number; growth: number }) =>
+      say(phrase("advice.leak", { variant: "attributed", rate, subject: "cgroup", pids: "7", ...(part && { part }) }));
+    expect(advice({ grown: 15 * MiB, growth: 40 * MiB })).toMatch(/ partly because PID 7 grows: that process's own/);
+    expect(advice()).toMatch(/\) because PID 7 grows: that process's own/);
+  });
+
   it("a watched tree that added a tenth or more of a shared cgroup's growth: mostly not because of it", () => {
     const facts = {
       growth: 482 * MiB,

@@ -121,6 +121,21 @@ describe("the verdict so far", () => {
   });
 });
 
+describe("the progress line's verdict so far", () => {
+  const cgroupLeak = {
+    kind: "leak",
+    subject: { type: "cgroup", path: "/job", version: 1 },
+    summary: phrase("cgroup.stable", { start: 2 ** 20, end: 2 ** 20, agentsTakenOut: false }),
+  } as unknown as JudgedFinding;
+  it("names the group a verdict without a PID is about: at 10 s the cgroup's early call read as the process's", () => {
+    expect(renderProgress({ ...state(1), soFar: cgroupLeak })).toMatch(/so far: leak \(the cgroup\)$/);
+    const tree = { ...cgroupLeak, subject: { type: "tree", processes: 3 } } as unknown as JudgedFinding;
+    expect(renderProgress({ ...state(1), soFar: tree })).toMatch(/so far: leak \(the process tree\)$/);
+    const proc = { ...cgroupLeak, pid: 812, subject: { type: "process", pid: 812 } } as unknown as JudgedFinding;
+    expect(renderProgress({ ...state(1), soFar: proc })).toMatch(/so far: leak \(PID 812\)$/);
+  });
+});
+
 describe("the live view's sparklines do not alarm on noise", () => {
   const KiB = 1024;
   // A small process judged stable: 76 KiB of wobble around 5 MiB, the case a user saw drawn as a full-height hill.

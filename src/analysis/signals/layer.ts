@@ -450,13 +450,16 @@ export function pinningUndecided(ps: ProcessSeries, from: number, to: number): P
     const { rises, lastRise } = risesOf(s);
     return rises > 0 && lastRise >= from + (2 / 3) * (to - from);
   };
-  // Each from its last fall on: a gain counted across a fall is no one container's, and may be negative.
+  // The followed container from its last fall on: a gain counted across a change of lead is no one container's, and
+  // may be negative. Not the count of tensors keeping a graph, which a step's own loss moves by one either way at a
+  // walk (kept losses: 452 tensors beside a list of 451): a fall of one there would restart it, so it only has to
+  // have gained.
   const followedAll = followed(ps, "census.growingAdded", from);
   const container = followedAll && sinceLastFall(followedAll);
   if (recent(container) && !itemsInPymallocOnly(ps)) return containerPinning(ps, container!, from, to);
   const graphs = ps.agent["census.graphTensors"];
-  const g = graphs && sinceLastFall(sliceByTime(graphs, from));
-  if (g && recent(g)) return graphsPinning(g, from, to);
+  const g = graphs && sliceByTime(graphs, from);
+  if (g && recent(g) && graphsPinning(g, from, to).items > 0) return graphsPinning(g, from, to);
   const nodes = ps.agent["census.graphNodes"];
   const n = nodes && sliceByTime(nodes, from);
   return n && recent(n) && nodesPinning(n, from, to).items >= GRAPH_NODES_MIN ? nodesPinning(n, from, to) : undefined;

@@ -249,6 +249,47 @@ describe("retention beside a container gaining items, before the census has walk
   );
 });
 
+describe("retention beside tensors keeping a graph, before the census has walked enough to tell", () => {
+  // Three walks in a 30 s window (5, 22, 28 s), torch loaded, no container followed: what the count of tensors keeping
+  // a graph read at each, with the holes growing by 10 MiB a reading.
+  const graphsAt = (counts: [number, number, number]) => {
+    const walks = [5, 22, 28];
+    return alone(
+      {
+        anon: linear(200 * MB, 10 * MB),
+        agent: (t) => {
+          const i = walks.filter((w) => w <= t).length - 1;
+          return {
+            malloc: { inUse: 60 * MB, free: 120 * MB + 10 * t * MB, arenas: 2, allocator: "glibc" },
+            py: { allocatedBlocks: 50_000 },
+            torch: { version: "1.13.0", threads: 1, interopThreads: 1 },
+            ...(i >= 0 && {
+              census: {
+                containerItems: 3000,
+                costMs: walks[i]!,
+                cpuTensors: 10,
+                cpuTensorBytes: 1000,
+                graphTensors: counts[i]!,
+              },
+            }),
+          };
+        },
+      },
+      30,
+    );
+  };
+  const undecided = (counts: [number, number, number]) =>
+    processFinding(judge(graphsAt(counts), { warmup: 0 }), 100).evidence.pinningUndecided === true;
+
+  it("kept losses whose count a step's own loss moves by one at the last walk (5, 80, 79): still undecided", () => {
+    expect(undecided([5, 80, 79])).toBe(true);
+  });
+
+  it("a count that fell, then rose by one (80, 5, 6): no gain to wait on, never a negative one", () => {
+    expect(undecided([80, 5, 6])).toBe(false);
+  });
+});
+
 /**
  * The nodes of the autograd graphs the census's tensors reach (`census.graphNodes`, memleak_graphs.py), `at(walk)`, while
  * the count of tensors keeping a graph stays at one: a running loss kept as a tensor (`running = running + loss`)

@@ -36,7 +36,7 @@ import { sliceByTime } from "./stats/window.js";
 import { judgeGpus } from "./signals/gpu.js";
 import { SEVERITY, type AnalysisWindow, type Finding, type VerdictDocument } from "./types.js";
 import type { JudgedFinding, Judgement } from "./judgement.js";
-import { phrase, type Phrase } from "./phrases.js";
+import { phrase, type LeakPart, type Phrase } from "./phrases.js";
 import { withTimeToLimit } from "./limit-countdowns.js";
 import type { AgentResults } from "./context.js";
 
@@ -142,9 +142,7 @@ function attributeLeaks(findings: JudgedFinding[]): JudgedFinding[] {
   /** The processes that explain f's growth, their kind when they share one, and whether they explain all of it. */
   const explaining = (
     f: JudgedFinding,
-  ):
-    | { pids: string; as?: JudgedFinding["kind"]; all?: JudgedFinding; part?: { grown: number; growth: number } }
-    | undefined => {
+  ): { pids: string; as?: JudgedFinding["kind"]; all?: JudgedFinding; part?: LeakPart } | undefined => {
     if (leaking.length > 0) {
       // Said as a part where the leaks are well short of the growth: "because PID 5605 grows" stood under a cgroup
       // that others in it grew by 167 MiB of 475 (a helper's trial, two programs' runs sharing the job's cgroup).

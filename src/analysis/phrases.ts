@@ -35,7 +35,7 @@ export interface PhraseFacts {
     pids: string;
     /** the processes' own finding, when it is not a leak */ as?: VerdictKind;
     /** What the leaking processes grew, against the growth, where that is short of it (LEAKS_EXPLAIN_ALL). */
-    part?: { grown: number; growth: number };
+    part?: LeakPart;
   };
   /** Tree or cgroup growth that processes' garbage backlog accounts for: undecided until the next full collection. */
   "reconcile.backlog-waiting": { subject: "tree" | "cgroup"; growth: number; pids: string };
@@ -438,10 +438,16 @@ export type LeakAdviceFacts =
       subject: "tree" | "cgroup";
       pids: string;
       /** What the leaking processes grew against the growth, where short of it (reconcile.attributed's part). */
-      part?: { grown: number; growth: number };
+      part?: LeakPart;
     }
   /** A cgroup's growth mostly outside the watched tree (classify.ts markOutside): the other processes to watch. */
   | { variant: "outside"; rate: Rate; others: number[]; tree: number };
+
+/** The part of a tree's or cgroup's growth its leaking processes grew (classify.ts attributeLeaks), in bytes. */
+export interface LeakPart {
+  grown: number;
+  growth: number;
+}
 
 export type PhraseName = keyof PhraseFacts;
 

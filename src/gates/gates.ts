@@ -19,6 +19,7 @@ import { everyFinding } from "../analysis/every-finding.js";
 import { secondsShort } from "../series/enough-samples.js";
 import type { GateOptions } from "./spec.js";
 import { timeToLimitGate } from "./time-to-limit.js";
+import { groupName } from "../report/wording/words.js";
 import { formatBytes, type SizeSpec } from "../base/units.js";
 
 export type GateOutcome = "pass" | "fail" | "inconclusive";
@@ -203,7 +204,7 @@ function besideFirst(rest: readonly Finding[]): string {
     ...(more > 0 ? [`and ${more} more ${more > 1 ? "findings" : "finding"}`] : []),
     ...(same.length > 0
       ? [
-          `the ${same.map((f) => (f.subject.type === "tree" ? "process tree" : "cgroup")).join(" and ")} ${same.length > 1 ? "grow" : "grows"} with it`,
+          `the ${same.map((f) => groupName(f.subject.type === "tree" ? "tree" : "cgroup")).join(" and ")} ${same.length > 1 ? "grow" : "grows"} with it`,
         ]
       : []),
   ];

@@ -6,6 +6,7 @@ import type { SeriesSet } from "../../series/series.js";
 import type { JudgedFinding } from "../../analysis/judgement.js";
 import { rangeText, spanText, timeToLimitText } from "../wording/time-to-limit.js";
 import { sayShort } from "../wording/index.js";
+import { groupName } from "../wording/words.js";
 import type { Sample } from "../../system/sample.js";
 import { formatBytes, formatDuration } from "../../base/units.js";
 import { memorySpan, sparkline } from "../sparkline.js";
@@ -83,8 +84,8 @@ export function soFarText(v: JudgedFinding | undefined): string {
  */
 function whoseText(v: JudgedFinding): string {
   if (v.pid !== undefined) return ` (PID ${v.pid})`;
-  if (v.subject.type === "tree") return " (the process tree)";
-  return v.subject.type === "cgroup" ? " (the cgroup)" : "";
+  const group = v.subject.type;
+  return group === "tree" || group === "cgroup" ? ` (the ${groupName(group)})` : "";
 }
 
 /** " + fragmentation": the other findings of the verdict's subject, by kind (a leak under retained heap is both). */

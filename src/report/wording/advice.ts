@@ -4,8 +4,8 @@
  */
 import { advice } from "../../advice/load.js";
 import { formatBytes, signedBytes } from "../../base/units.js";
-import { formatRate, pidsThatGrow } from "./numbers.js";
-import type { PhraseFacts, PhraseName } from "../../analysis/phrases.js";
+import { becauseOf, formatRate, pidsThatGrow } from "./numbers.js";
+import type { LeakPart, PhraseFacts, PhraseName } from "../../analysis/phrases.js";
 import { DEFAULT_ALPHA } from "../../analysis/stats/trend.js";
 import { gpuHolderGains } from "../../analysis/signals/holder.js";
 import { gcWaitingReason, keptReason, settlingReason } from "./notes.js";
@@ -241,12 +241,12 @@ function stableVariant(f: {
 }
 
 /** The attributed leak advice's words, singular or plural by how many processes explain the growth. */
-function attributedWords(subject: unknown, pids: string, part: { grown: number; growth: number } | undefined) {
+function attributedWords(subject: unknown, pids: string, part: LeakPart | undefined) {
   const several = pids.includes(",");
   return {
     subject: subject === "tree" ? "process tree" : "container",
     // As the summary says it (reconcile.attributed): a leak that explains a part of the growth is not all its cause.
-    because: part === undefined ? "because" : part.grown >= part.growth / 2 ? "mostly because" : "partly because",
+    because: becauseOf(part),
     pidsGrow: pidsThatGrow(pids),
     whose: several ? "those processes'" : "that process's",
     findings: several ? "findings" : "finding",

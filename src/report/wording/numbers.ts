@@ -1,6 +1,7 @@
 /** Numbers as sentences and reports show them: a growth rate, a moment in the run. */
 import { formatBytes } from "../../base/units.js";
 import type { Rate, SamplingFacts } from "../../analysis/types.js";
+import type { LeakPart } from "../../analysis/phrases.js";
 import { agentReasonText } from "../../analysis/agent-placement.js";
 
 /** A growth rate as sentences say it: per second or per minute, whichever reads best, and % per hour. */
@@ -66,4 +67,13 @@ export function pidsThatGrow(pids: string): string {
     .filter((p) => p !== "");
   if (list.length <= 1) return `PID ${list[0] ?? pids} grows`;
   return `PIDs ${list.slice(0, -1).join(", ")} and ${list[list.length - 1]} grow`;
+}
+
+/**
+ * "because", or "mostly because" / "partly because" where the processes' leaks are a part of the growth (half or more,
+ * less): the summary (reconcile.attributed) and its advice say it alike.
+ */
+export function becauseOf(part: LeakPart | undefined): string {
+  if (part === undefined) return "because";
+  return part.grown >= part.growth / 2 ? "mostly because" : "partly because";
 }

@@ -1,6 +1,6 @@
 /** The sentences of findings that explain each other (analysis/classify.ts reconcile, markOutside). */
 import { formatBytes } from "../../base/units.js";
-import { formatRate, pidsThatGrow } from "./numbers.js";
+import { becauseOf, formatRate, pidsThatGrow } from "./numbers.js";
 import { groupName, pidList, processCount, type Wordings } from "./words.js";
 
 const signed = (bytes: number) => `${bytes >= 0 ? "+" : ""}${formatBytes(bytes)}`;
@@ -27,7 +27,7 @@ export const RECONCILE_WORDS: Wordings<
   | "verdict.no-samples"
 > = {
   "reconcile.attributed": (f, say) =>
-    `${say(f.of)} — ${f.part ? `${f.part.grown >= f.part.growth / 2 ? "mostly" : "partly"} because ${pidsThatGrow(f.pids)} (${formatBytes(f.part.grown)} of the ${formatBytes(f.part.growth)})` : `because ${pidsThatGrow(f.pids)}`}${f.as ? ` (${f.pids.includes(",") ? "whose own findings are" : "whose own finding is"} ${f.as})` : ""}`,
+    `${say(f.of)} — ${becauseOf(f.part)} ${pidsThatGrow(f.pids)}${f.part ? ` (${formatBytes(f.part.grown)} of the ${formatBytes(f.part.growth)})` : ""}${f.as ? ` (${f.pids.includes(",") ? "whose own findings are" : "whose own finding is"} ${f.as})` : ""}`,
   "reconcile.backlog-waiting": (f) =>
     `the ${groupName(f.subject)} grows by ${formatBytes(f.growth)} as PID ${f.pids} holds garbage cycles waiting for a full collection: the next one decides`,
   "reconcile.backlog-released": (f) =>

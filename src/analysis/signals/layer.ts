@@ -459,7 +459,8 @@ export function pinningUndecided(ps: ProcessSeries, from: number, to: number): P
   if (recent(container) && !itemsInPymallocOnly(ps)) return containerPinning(ps, container!, from, to);
   const graphs = ps.agent["census.graphTensors"];
   const g = graphs && sliceByTime(graphs, from);
-  if (g && recent(g) && graphsPinning(g, from, to).items > 0) return graphsPinning(g, from, to);
+  const kept = g && recent(g) ? graphsPinning(g, from, to) : undefined;
+  if (kept && kept.items > 0) return kept;
   const nodes = ps.agent["census.graphNodes"];
   const n = nodes && sliceByTime(nodes, from);
   return n && recent(n) && nodesPinning(n, from, to).items >= GRAPH_NODES_MIN ? nodesPinning(n, from, to) : undefined;

@@ -82,25 +82,43 @@ export interface Placement {
   passedOver: Map<number, string>;
 }
 
-const groupKey = (p: PlacementProcess) => `${p.ppid}\0${p.command}`;
-
 /** Whether p stands well above its group's median (LARGER_RATIO and the growth floor). */
 function isLarger(p: PlacementProcess, median: number | undefined): boolean {
   if (p.anon === undefined || median === undefined) return false;
   return p.anon >= LARGER_RATIO * median && p.anon - median >= minGrowth(median);
 }
 
-export function placeAgents(processes: readonly PlacementProcess[], o: PlacementOptions): Placement {
-  const groups = new Map<string, PlacementProcess[]>();
-  for (const p of processes) {
-    const g = groups.get(groupKey(p)) ?? [];
-    g.push(p);
-    groups.set(groupKey(p), g);
+/**
+ * The groups of siblings: same parent, same command. Keyed by parent, then by the command string itself, not by a key
+ * built of the two: the placement runs at every tick, and 64 workers' keys were 64 new strings a second (issue 49).
+ */
+function siblingGroups(processes: readonly PlacementProcess[]): PlacementProcess[][] {
+  const byParent = new Map<number, Map<string, PlacementProcess[]>>();
+  const groups: PlacementProcess[][] = [];
+  for (let i = 0; i < processes.length; i++) {
+    const p = processes[i]!;
+    let byCommand = byParent.get(p.ppid);
+    if (!byCommand) byParent.set(p.ppid, (byCommand = new Map()));
+    const g = byCommand.get(p.command);
+    if (g) g.push(p);
+    else {
+      const fresh = [p];
+      byCommand.set(p.command, fresh);
+      groups.push(fresh);
+    }
   }
+  return groups;
+}
+
+export function placeAgents(processes: readonly PlacementProcess[], o: PlacementOptions): Placement {
   const claims: { p: PlacementProcess; reason: AgentReason; siblings: number }[] = [];
   const idle = new Map<number, number>(); // pid → the representative whose agent speaks for it
   const fits = processes.length <= o.max;
-  for (const members of groups.values()) {
+  // Indexed loops and forEach: this runs at every tick, and for…of's iterator results and a Map's [key, value] pairs
+  // were most of what it allocated (issue 49, BENCHMARKS §g¹⁷).
+  const groups = siblingGroups(processes);
+  for (let g = 0; g < groups.length; g++) {
+    const members = groups[g]!;
     const middle = members.length >= LARGER_GROUP ? median(members.flatMap((m) => m.anon ?? [])) : undefined;
     const own = (p: PlacementProcess): AgentReason | undefined => {
       if (p.pid === o.rootPid || o.named.has(p.pid)) return "watched";
@@ -110,18 +128,21 @@ export function placeAgents(processes: readonly PlacementProcess[], o: Placement
       return members.length === 1 ? "alone" : undefined;
     };
     const rest: PlacementProcess[] = [];
-    for (const p of members) {
+    for (let i = 0; i < members.length; i++) {
+      const p = members[i]!;
       const reason = own(p);
       if (reason) claims.push({ p, reason, siblings: members.length });
       else rest.push(p);
     }
     if (rest.length === 0) continue;
     // One of the others speaks for them: one that has an agent already (no churn), else the oldest pid.
-    const [rep, ...others] = [...rest].sort((a, b) => Number(b.hasAgent) - Number(a.hasAgent) || a.pid - b.pid);
-    claims.push({ p: rep!, reason: "represents", siblings: members.length });
-    for (const p of others) {
+    rest.sort((a, b) => Number(b.hasAgent) - Number(a.hasAgent) || a.pid - b.pid);
+    const rep = rest[0]!;
+    claims.push({ p: rep, reason: "represents", siblings: members.length });
+    for (let i = 1; i < rest.length; i++) {
+      const p = rest[i]!;
       if (fits) claims.push({ p, reason: "sibling", siblings: members.length });
-      idle.set(p.pid, rep!.pid);
+      idle.set(p.pid, rep.pid);
     }
   }
   claims.sort(
@@ -134,19 +155,24 @@ export function placeAgents(processes: readonly PlacementProcess[], o: Placement
   const wanted = new Map<number, { reason: AgentReason; siblings: number }>();
   const passedOver = new Map<number, string>();
   const limit = `over the limit of ${o.max} agents at once (--max-agents)`;
-  for (const c of claims) {
+  for (let i = 0; i < claims.length; i++) {
+    const c = claims[i]!;
     if (wanted.size < o.max) wanted.set(c.p.pid, { reason: c.reason, siblings: c.siblings });
     else if (!idle.has(c.p.pid)) passedOver.set(c.p.pid, limit);
   }
-  for (const [pid, rep] of idle) {
-    if (wanted.has(pid)) continue;
-    passedOver.set(
-      pid,
-      wanted.has(rep)
+  // One text per representative, shared by its idle siblings (62 of them in a tree of 64 workers, at every tick).
+  const said = new Map<number, string>();
+  idle.forEach((rep, pid) => {
+    if (wanted.has(pid)) return;
+    let why = said.get(rep);
+    if (why === undefined) {
+      why = wanted.has(rep)
         ? `an idle sibling of PID ${rep} (same parent and command), whose agent speaks for them`
-        : `an idle sibling of PID ${rep} (same parent and command); ${limit}`,
-    );
-  }
+        : `an idle sibling of PID ${rep} (same parent and command); ${limit}`;
+      said.set(rep, why);
+    }
+    passedOver.set(pid, why);
+  });
   return { wanted, passedOver };
 }
 
@@ -193,6 +219,8 @@ export class LowsWatch {
   private readonly lows: number[] = [];
   private block = Infinity;
   private inBlock = 0;
+  /** Worked out when a block ends, not at each ask: the placement asks of every process at every tick. */
+  private growing = false;
 
   /**
    * @param born the process appeared while memleak watched: its first block is its start-up and is not kept. A forked
@@ -214,13 +242,19 @@ export class LowsWatch {
     }
     this.lows.push(low);
     if (this.lows.length > LOWS_BLOCKS) this.lows.shift();
+    this.growing = this.risen();
   }
 
   get grows(): boolean {
-    if (this.lows.length < 2) return false;
-    const newest = this.lows[this.lows.length - 1]!;
-    const lowest = Math.min(...this.lows.slice(0, -1));
-    return newest - lowest >= minGrowth(lowest);
+    return this.growing;
+  }
+
+  private risen(): boolean {
+    const n = this.lows.length;
+    if (n < 2) return false;
+    let lowest = Infinity;
+    for (let i = 0; i < n - 1; i++) lowest = Math.min(lowest, this.lows[i]!);
+    return this.lows[n - 1]! - lowest >= minGrowth(lowest);
   }
 }
 

@@ -19,12 +19,18 @@ export class AgentsHeld {
    * After a placement: each live process's agent as placed now — wanted, and `reports` (it said hello, and is not
    * quietened) — or none; a process no longer live keeps its last.
    */
-  update(live: Iterable<number>, placement: Placement, reports: (pid: number) => boolean): void {
-    for (const pid of live) {
+  update(live: ReadonlySet<number> | readonly number[], placement: Placement, reports: (pid: number) => boolean): void {
+    // forEach, and the entry kept while it says the same: this runs at every tick for every process (issue 49).
+    live.forEach((pid) => {
       const w = placement.wanted.get(pid);
-      if (w && reports(pid)) this.held.set(pid, { pid, reason: w.reason, siblings: w.siblings });
-      else this.held.delete(pid);
-    }
+      if (!w || !reports(pid)) {
+        this.held.delete(pid);
+        return;
+      }
+      const had = this.held.get(pid);
+      if (had?.reason !== w.reason || had.siblings !== w.siblings)
+        this.held.set(pid, { pid, reason: w.reason, siblings: w.siblings });
+    });
   }
 
   list(): AgentHeld[] {

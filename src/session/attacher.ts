@@ -29,7 +29,6 @@ import {
   type OwnFacts,
   type TracerFacts,
 } from "../agent/attach/permission.js";
-import { processKey } from "../sampling/process-key.js";
 import { insideText } from "../base/pid-inside.js";
 import { ContainerViews, type TargetView } from "../agent/attach/container-view.js";
 import { outsideJob, readJobFacts, type JobFacts } from "../agent/attach/job-scope.js";
@@ -44,6 +43,7 @@ import {
   placeAgents,
   type AgentReason,
   type Placement,
+  type PlacementProcess,
 } from "../analysis/agent-placement.js";
 
 export interface AttacherOptions {
@@ -89,6 +89,16 @@ interface Tracked {
   queued: boolean;
   /** Tried again after a failed injection, once it grew. */
   retried: boolean;
+  /** What the placement is told of it, updated in place at each tick rather than built anew (issue 49: allocations). */
+  placing: PlacementProcess;
+}
+
+/** A process seen, by pid: the one with this start time (a reused pid is another), and the tick it was last seen at. */
+interface Seen {
+  starttime: number;
+  /** Null when it is no Python (nothing to place; the root is always followed). */
+  tracked: Tracked | null;
+  tick: number;
 }
 
 /** What the verdict's document says of the placement (doc.sampling.agents). */
@@ -107,14 +117,22 @@ interface Job {
   notBefore: number;
 }
 
+const NAMED_NONE: ReadonlySet<number> = new Set();
+
 /** How long the pending call has to run before the blocked-thread path is tried. */
 const PENDING_WAIT_MS = 2000;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)));
 
 export class Attacher {
-  /** Every process seen, by processKey: the Python ones (with what placing agents needs), the others as null. */
-  private readonly tracked = new Map<string, Tracked | null>();
+  /**
+   * Every process of the tree, by pid: the Python ones with what placing agents needs, the others as null. Keyed by
+   * pid, with the start time checked, not by processKey: that was a new string per process at every tick.
+   */
+  private readonly seen = new Map<number, Seen>();
+  private ticks = 0;
+  /** The Python processes of the last tick, reused from tick to tick. */
+  private readonly live: Tracked[] = [];
   private placement: Placement = { wanted: new Map(), passedOver: new Map() };
   private readonly held = new AgentsHeld();
   /** The wanted set last said to the user (a line when it changes in a tree past the limit). */
@@ -179,21 +197,28 @@ export class Attacher {
   consider(processes: ConsideredProcess[]): void {
     if (this.stopped) return;
     const now = Date.now();
+    const tick = ++this.ticks;
     this.current = processes.map((p) => p.pid);
-    const live = new Set<string>();
-    for (const p of processes) {
-      const key = processKey(p);
-      live.add(key);
-      let t = this.tracked.get(key);
-      if (t === undefined) {
-        t = this.track(p, now);
-        this.tracked.set(key, t);
+    this.live.length = 0;
+    // Indexed loops and forEach in what runs at every tick for every process: for…of's iterator results and a Map's
+    // [key, value] pairs were most of what a watch with agents allocated beyond --no-inject (issue 49, §g¹⁷).
+    for (let i = 0; i < processes.length; i++) {
+      const p = processes[i]!;
+      let s = this.seen.get(p.pid);
+      if (s === undefined || s.starttime !== p.starttime) {
+        s = { starttime: p.starttime, tracked: this.track(p, now), tick };
+        this.seen.set(p.pid, s);
       }
+      s.tick = tick;
+      const t = s.tracked;
       if (!t) continue;
       t.anon = p.anon;
       t.followed.read(p);
+      this.live.push(t);
     }
-    for (const key of this.tracked.keys()) if (!live.has(key)) this.tracked.delete(key);
+    this.seen.forEach((s, pid) => {
+      if (s.tick !== tick) this.seen.delete(pid);
+    });
     this.place(now);
     this.started = true;
     this.worker ??= this.work().finally(() => (this.worker = undefined));
@@ -206,6 +231,7 @@ export class Attacher {
     const isRoot = p.pid === this.o.rootPid;
     if (!isRoot && !this.pythonish(p)) return null;
     const command = (readCmdline(this.fs, p.pid) ?? [p.comm]).join(" ");
+    const ppid = p.ppid ?? 0;
     return {
       // A process that appeared after the start may connect by itself (forked from one with the agent): a grace period.
       job: {
@@ -214,12 +240,13 @@ export class Attacher {
         comm: p.comm,
         notBefore: this.started ? now + (this.o.forkGraceMs ?? 2000) : now,
       },
-      ppid: p.ppid ?? 0,
+      ppid,
       command,
       anon: p.anon,
       followed: new FollowedProcess(p.starttime, this.started),
       queued: false,
       retried: false,
+      placing: { pid: p.pid, ppid, command, anon: p.anon, hasAgent: false, grows: false, copies: false },
     };
   }
 
@@ -233,33 +260,35 @@ export class Attacher {
 
   /** Places the agents on this tick's Python processes; queues the wanted, releases the unwanted. */
   private place(now: number): void {
-    const live = [...this.tracked.values()].filter((t): t is Tracked => t !== null);
-    // A process whose injection failed holds no slot — unless its agent came later after all ("it will report if it
-    // gets to it"), or it now grows: then it is tried once more (a worker idle in a read when it was first tried
-    // runs Python once its requests come).
-    for (const t of live) {
-      const failed = this.records.get(t.job.pid)?.status === "failed" && !this.channel.hello.has(t.job.pid);
-      if (failed && t.followed.grows && !t.retried) {
+    const live = this.live;
+    const candidates: Tracked[] = [];
+    const placing: PlacementProcess[] = [];
+    for (let i = 0; i < live.length; i++) {
+      const t = live[i]!;
+      const has = this.channel.hello.has(t.job.pid);
+      // A process whose injection failed holds no slot — unless its agent came later after all ("it will report if it
+      // gets to it"), or it now grows: then it is tried once more (a worker idle in a read when it was first tried
+      // runs Python once its requests come).
+      if (this.records.get(t.job.pid)?.status === "failed" && !has) {
+        if (!t.followed.grows || t.retried) continue;
         t.retried = true;
         this.records.delete(t.job.pid);
       }
+      const p = t.placing;
+      p.anon = t.anon;
+      p.hasAgent = has;
+      p.grows = t.followed.grows;
+      p.copies = t.followed.copies;
+      candidates.push(t);
+      placing.push(p);
     }
-    const candidates = live.filter(
-      (t) => this.records.get(t.job.pid)?.status !== "failed" || this.channel.hello.has(t.job.pid),
-    );
-    this.placement = placeAgents(
-      candidates.map((t) => ({
-        pid: t.job.pid,
-        ppid: t.ppid,
-        command: t.command,
-        anon: t.anon,
-        hasAgent: this.channel.hello.has(t.job.pid),
-        grows: t.followed.grows,
-        copies: t.followed.copies,
-      })),
-      { rootPid: this.o.rootPid, named: this.o.named ?? new Set(), max: this.max() },
-    );
-    for (const t of candidates) {
+    this.placement = placeAgents(placing, {
+      rootPid: this.o.rootPid,
+      named: this.o.named ?? NAMED_NONE,
+      max: this.max(),
+    });
+    for (let i = 0; i < candidates.length; i++) {
+      const t = candidates[i]!;
       const pid = t.job.pid;
       const has = this.channel.hello.has(pid);
       if (this.placement.wanted.has(pid)) {
@@ -364,7 +393,8 @@ export class Attacher {
         continue;
       }
       this.queue.shift();
-      const t = this.tracked.get(processKey(job));
+      const s = this.seen.get(job.pid);
+      const t = s?.starttime === job.starttime ? s.tracked : undefined;
       // No longer wanted while it waited (a slot taken by one that grows, or it exited): not injected.
       const wanted = this.placement.wanted.has(job.pid);
       const attached = wanted ? await this.attach(job) : undefined;

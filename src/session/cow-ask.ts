@@ -42,15 +42,23 @@ export class CowAsk {
    */
   consider(processes: readonly ProcessSample[], nowS: number, ask: (pid: number) => boolean): number[] {
     const asked: number[] = [];
-    const live = new Set(processes.map((p) => p.pid));
+    // At every tick of a watch with agents: two sets, the parents' anon only when a worker is new, and indexed loops
+    // (for…of's iterator results were most of what this allocated: issue 49, BENCHMARKS §g¹⁷).
+    const live = new Set<number>();
+    const parents = new Set<number>();
+    for (let i = 0; i < processes.length; i++) {
+      live.add(processes[i]!.pid);
+      parents.add(processes[i]!.ppid);
+    }
+    let anonOf: Map<number, number | undefined> | undefined;
     // A parent's pages become private to it as its children copy them: its answer would name the children's reading as
     // its own. Only a forked worker is asked: its parent in the tree, no children of its own.
-    const parents = new Set(processes.map((p) => p.ppid));
-    const anonOf = new Map(processes.map((p) => [p.pid, p.anon]));
-    for (const p of processes) {
+    for (let i = 0; i < processes.length; i++) {
+      const p = processes[i]!;
       if (p.uss === undefined || p.anon === undefined || !live.has(p.ppid) || parents.has(p.pid)) continue;
       let w = this.watched.get(p.pid);
       if (!w || w.starttime !== p.starttime) {
+        anonOf ??= new Map(processes.map((q) => [q.pid, q.anon]));
         const before = copiedAtFirstSight(p, anonOf.get(p.ppid));
         w = {
           starttime: p.starttime,
@@ -73,7 +81,9 @@ export class CowAsk {
       this.watched.set(p.pid, w);
       asked.push(p.pid);
     }
-    for (const pid of this.watched.keys()) if (!live.has(pid)) this.watched.delete(pid);
+    this.watched.forEach((_, pid) => {
+      if (!live.has(pid)) this.watched.delete(pid);
+    });
     return asked;
   }
 

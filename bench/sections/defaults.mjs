@@ -9,7 +9,7 @@
  * same schedule by a Node process that does nothing else: what the reads alone cost. It and psutil read a tree of their
  * own: no configuration's tree is read by two readers.
  * Usage as a script: node bench/sections/defaults.mjs [PROCESSES=64] [MINUTES=3] [HZ=1]
- * (MEMLEAK_BENCH_AB=PATH/bin/memleak.js adds that checkout's `run` beside ours: an A/B in one run; MEMLEAK_BENCH_MB=64
+ * (MEMLEAK_BENCH_AB=PATH/bin/memleak.js adds that checkout's `run` and `watch` beside ours: an A/B in one run; MEMLEAK_BENCH_MB=64
  * makes each process own 64 MB instead of 8.)
  */
 import { spawn } from "node:child_process";
@@ -17,22 +17,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { killGroup, MEMLEAK, REPO, sleep, sum, SYSTEM_PYTHON } from "../lib/util.mjs";
+import { killGroup, MEMLEAK, REPO, sleep, statCpu, sum, SYSTEM_PYTHON } from "../lib/util.mjs";
 import { startTree } from "./sampling.mjs";
 import { captureReadSet } from "./whole-process.mjs";
-
-const USER_HZ = 100;
-
-/** utime + stime of a process or thread from its stat file, in seconds; undefined once gone. */
-function statCpu(path) {
-  try {
-    const stat = readFileSync(path, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(f[11]) + Number(f[12])) / USER_HZ;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The CPU seconds of `pid`'s threads, summed by thread name (comm). */
 function threadCpu(pid) {
@@ -139,12 +126,16 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
   // MEMLEAK_BENCH_MB: each process's own memory (8 MB by default: the smallest process, where the agent's own pages
   // weigh most in every smaps_rollup read).
   const mb = process.env.MEMLEAK_BENCH_MB ?? "8";
+  // The tree started first costs its watcher 10–25% more, whatever watches it (BENCHMARKS §g¹⁷): `watch`'s ratio to
+  // `--no-inject` here carries that; bench/lib/watch-abba.mjs balances the order.
   const treeWatch = await startTree([workers, mb], "bench/py/small_tree.py");
   const treeBare = await startTree([workers, mb], "bench/py/small_tree.py");
   // The bare reader's and psutil's own tree. Read by them as well, the --no-inject tree cost its watcher less than a
   // tree read by one reader alone: the kernel's walk of page tables and page structs another reader had just walked
   // found them in the cache (watch ÷ --no-inject 1.29-1.31 here, 1.04 with the two alone on the machine: §g¹⁵).
   const treeOthers = await startTree([workers, mb], "bench/py/small_tree.py");
+  const other = process.env.MEMLEAK_BENCH_AB;
+  const treeOther = other ? await startTree([workers, mb], "bench/py/small_tree.py") : undefined;
   const dir = mkdtempSync(join(tmpdir(), "memleak-bench-defaults-"));
   const watchers = {};
   // Σ PSS of the two pre-forked trees before anything watches them, and at the end: what the agents added (issue 49).
@@ -182,8 +173,15 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
     watchers["run (default)"] = runOf(MEMLEAK, "run");
     // MEMLEAK_BENCH_AB=/other/checkout/bin/memleak.js: that memleak's `run` as well (another commit, built), on a tree
     // of its own, so that an A/B of a change shares this run's machine and noise.
-    const other = process.env.MEMLEAK_BENCH_AB;
-    if (other) watchers["run (A/B other)"] = runOf(other, "run-other");
+    if (other && treeOther) {
+      watchers["run (A/B other)"] = runOf(other, "run-other");
+      // …and its `watch` at the defaults, on a tree of its own started with the others (issue 49: watch's A/B).
+      watchers["watch (A/B other)"] = {
+        ...start(["node", ...nodeArgs("watch-other"), other, "watch", String(treeOther.pid), ...common]),
+        tree: treeOther.pid,
+        treeRoot: true,
+      };
+    }
     watchers["bare reads"] = start(["node", "bench/lib/bare-reader.mjs", readSet, String(hz), String(seconds)]);
     watchers.psutil = {
       ...start([SYSTEM_PYTHON, "bench/py/psutil_cost.py", String(treeOthers.pid), String(hz), String(seconds)]),
@@ -241,6 +239,7 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
     treeWatch.stop();
     treeBare.stop();
     treeOthers.stop();
+    treeOther?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -11,31 +11,17 @@
  * The first minute (Node's and Python's start-up, the first reads of every command line) is left out of the ratios.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { locateMemoryCgroup } from "../../dist/system/cgroup-locate.js";
 import { HostFs } from "../../dist/system/host-fs.js";
 import { PSS_EAGER_SECONDS } from "../../dist/sampling/sampler.js";
-import { killGroup, MEMLEAK, REPO, sleep, sum, SYSTEM_PYTHON } from "../lib/util.mjs";
+import { cpuSeconds, killGroup, MEMLEAK, REPO, sleep, sum, SYSTEM_PYTHON } from "../lib/util.mjs";
 import { loggingSampler, startTree } from "./sampling.mjs";
 
 /** How long psutil runs beside the others (see measureWhole). */
 const PSUTIL_MINUTES = 5;
-
-/** Clock ticks per second of /proc/PID/stat's utime and stime (USER_HZ: 100 on every Linux memleak supports). */
-const USER_HZ = 100;
-
-/** CPU seconds a process has used (utime + stime), or undefined once it is gone. */
-function cpuSeconds(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(f[11]) + Number(f[12])) / USER_HZ;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Each tree: the script and its arguments. */
 export const TREES = {

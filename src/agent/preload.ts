@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { delimiter } from "node:path";
 import { fileURLToPath } from "node:url";
 
-// dist/agent/preload.js → ../../src/agent/python ; src/agent/preload.ts (tests) → ./python
+// dist/agent/preload.js and a chunk of dist/bundle/ → ../../src/agent/python ; src/agent/preload.ts (tests) → ./python
 const CANDIDATES = [new URL("../../src/agent/python/", import.meta.url), new URL("./python/", import.meta.url)];
 
 export function agentDir(): string {

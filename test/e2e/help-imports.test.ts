@@ -17,7 +17,25 @@ import { tempDir } from "../helpers/temp.js";
 const run = promisify(execFile);
 const dir = tempDir("imports");
 
-/** memleak's own modules (under dist/) that `args` loaded, as paths relative to dist/. */
+/** The source modules in each file of the bundle (scripts/bundle.mjs), as tsc's paths under dist/: cli/parse.js. */
+function bundled(): Map<string, string[]> {
+  const meta = JSON.parse(readFileSync(`${REPO}dist/bundle/meta.json`, "utf8")) as {
+    outputs: Record<string, { inputs: Record<string, unknown> }>;
+  };
+  return new Map(
+    Object.entries(meta.outputs).map(([file, o]) => [
+      file,
+      Object.keys(o.inputs)
+        .filter((i) => i.startsWith("src/"))
+        .map((i) => i.slice("src/".length).replace(/\.ts$/, ".js")),
+    ]),
+  );
+}
+
+/**
+ * memleak's own modules that `args` loaded, as paths relative to dist/: tsc's files as they are, a file of the bundle
+ * as the source modules in it — what a command loads is the same question whichever form it was loaded from.
+ */
 async function loaded(name: string, args: string[]): Promise<string[]> {
   const log = join(dir, name);
   await run(process.execPath, ["--import", `${REPO}test/helpers/import-log.mjs`, MEMLEAK, ...args], {
@@ -25,12 +43,14 @@ async function loaded(name: string, args: string[]): Promise<string[]> {
     env: { ...process.env, MEMLEAK_IMPORT_LOG: log, NO_COLOR: "1" },
   });
   const dist = new URL(`file://${REPO}dist/`).href;
+  const chunks = bundled();
   return [
     ...new Set(
       readFileSync(log, "utf8")
         .split("\n")
         .filter((u) => u.startsWith(dist))
-        .map((u) => u.slice(dist.length)),
+        .map((u) => u.slice(dist.length))
+        .flatMap((m) => (m.startsWith("bundle/") ? (chunks.get(`dist/${m}`) ?? [m]) : [m])),
     ),
   ];
 }
@@ -55,6 +75,17 @@ describe("what --help loads", () => {
       expect(deep(modules)).toEqual([]);
     },
   );
+
+  it("the CLI runs from the bundle: `memleak help` loads its files, not tsc's", async () => {
+    const log = join(dir, "help-raw");
+    await run(process.execPath, ["--import", `${REPO}test/helpers/import-log.mjs`, MEMLEAK, "help"], {
+      cwd: REPO,
+      env: { ...process.env, MEMLEAK_IMPORT_LOG: log, NO_COLOR: "1" },
+    });
+    const files = readFileSync(log, "utf8").split("\n");
+    expect(files).toContain(new URL(`file://${REPO}dist/bundle/cli.js`).href);
+    expect(files).not.toContain(new URL(`file://${REPO}dist/cli.js`).href);
+  });
 
   it("the control: a snapshot does load them, and the hook sees it", async () => {
     const modules = await loaded("snapshot", ["snapshot", String(process.pid), "--json"]);

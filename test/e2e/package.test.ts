@@ -47,6 +47,12 @@ describe("the packed package, installed into an empty project", () => {
       sourcesContent?: string[];
     };
     expect(map.sourcesContent?.[0]).toContain("export class Sampler");
+    // The bundle the CLI runs from (scripts/bundle.mjs) maps back to the TypeScript, its sources inside.
+    const bundleMap = JSON.parse(
+      readFileSync(join(project, "node_modules/memleak/dist/bundle/cli.js.map"), "utf8"),
+    ) as { sources: string[]; sourcesContent?: string[] };
+    expect(bundleMap.sources.some((s) => s.endsWith("src/cli.ts"))).toBe(true);
+    expect(bundleMap.sourcesContent?.length).toBe(bundleMap.sources.length);
     expect(readdirSync(join(project, "node_modules/memleak/src"))).toEqual(["agent"]);
   });
 });

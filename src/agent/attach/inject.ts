@@ -50,10 +50,11 @@ export interface InjectRequest {
 }
 
 const DEFAULT_TIMEOUT_MS = 15_000;
-// dist/agent/attach/inject.js → ../../../src/agent/attach ; src/agent/attach/inject.ts (tests) → .
+// dist/agent/attach/inject.js → ../../../src/agent/attach ; a chunk of dist/bundle/ → ../../src/agent/attach ;
+// src/agent/attach/inject.ts (tests) → .
 const script = (name: string) =>
-  [new URL(`../../../src/agent/attach/${name}`, import.meta.url), new URL(`./${name}`, import.meta.url)]
-    .map((u) => fileURLToPath(u))
+  [`../../../src/agent/attach/${name}`, `../../src/agent/attach/${name}`, `./${name}`]
+    .map((rel) => fileURLToPath(new URL(rel, import.meta.url)))
     .find((p) => existsSync(p));
 const GDB_SCRIPT = script("gdb-inject.py");
 const LLDB_SCRIPT = script("lldb_inject.py");

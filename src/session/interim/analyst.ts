@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { runInterim, type InterimJob, type InterimResult } from "./job.js";
 
+// dist/session/interim/worker.js beside this module in tsc's dist/; dist/bundle/worker.js beside a chunk of the bundle.
 const WORKER_FILE = new URL("./worker.js", import.meta.url);
 
 export class InterimAnalyst {

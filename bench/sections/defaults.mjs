@@ -21,6 +21,9 @@ import { killGroup, MEMLEAK, REPO, sleep, statCpu, sum, SYSTEM_PYTHON } from "..
 import { startTree } from "./sampling.mjs";
 import { captureReadSet } from "./whole-process.mjs";
 
+/** The name's suffix of a compared watcher's second, on the tree started at the other end of the order. */
+const TWIN = " (twin)";
+
 /** The CPU seconds of `pid`'s threads, summed by thread name (comm). */
 function threadCpu(pid) {
   const out = {};
@@ -126,10 +129,13 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
   // MEMLEAK_BENCH_MB: each process's own memory (8 MB by default: the smallest process, where the agent's own pages
   // weigh most in every smaps_rollup read).
   const mb = process.env.MEMLEAK_BENCH_MB ?? "8";
-  // The tree started first costs its watcher 10–25% more, whatever watches it (BENCHMARKS §g¹⁷): `watch`'s ratio to
-  // `--no-inject` here carries that; bench/lib/watch-abba.mjs balances the order.
+  // The tree started first costs its watcher 10–25% more, whatever watches it, and later ones less (BENCHMARKS §g¹⁷):
+  // `watch` and `--no-inject` each watch two trees, started in the order watch, bare, bare, watch, and each figure is
+  // the mean of its two watchers (TWIN). Given the first tree alone, `watch` measured 1.19–1.25× where it was ~1.0×.
   const treeWatch = await startTree([workers, mb], "bench/py/small_tree.py");
   const treeBare = await startTree([workers, mb], "bench/py/small_tree.py");
+  const treeBareTwin = await startTree([workers, mb], "bench/py/small_tree.py");
+  const treeWatchTwin = await startTree([workers, mb], "bench/py/small_tree.py");
   // The bare reader's and psutil's own tree. Read by them as well, the --no-inject tree cost its watcher less than a
   // tree read by one reader alone: the kernel's walk of page tables and page structs another reader had just walked
   // found them in the cache (watch ÷ --no-inject 1.29-1.31 here, 1.04 with the two alone on the machine: §g¹⁵).
@@ -154,6 +160,16 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
       tree: treeBare.pid,
       treeRoot: true,
     };
+    watchers[`watch --no-inject${TWIN}`] = {
+      ...start(["node", MEMLEAK, "watch", String(treeBareTwin.pid), "--no-inject", ...common]),
+      tree: treeBareTwin.pid,
+      treeRoot: true,
+    };
+    watchers[`watch (default)${TWIN}`] = {
+      ...start(["node", MEMLEAK, "watch", String(treeWatchTwin.pid), ...common]),
+      tree: treeWatchTwin.pid,
+      treeRoot: true,
+    };
     // `run` of a memleak (this checkout's, or another's for an A/B) on a small_tree of its own.
     const runOf = (memleak, profileName) => ({
       ...start([
@@ -175,7 +191,8 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
     // of its own, so that an A/B of a change shares this run's machine and noise.
     if (other && treeOther) {
       watchers["run (A/B other)"] = runOf(other, "run-other");
-      // …and its `watch` at the defaults, on a tree of its own started with the others (issue 49: watch's A/B).
+      // …and its `watch` at the defaults, on a tree of its own started last: the order's bias falls on it alone
+      // (§g¹⁷); bench/lib/watch-abba.mjs is the fair A/B of two builds' `watch`.
       watchers["watch (A/B other)"] = {
         ...start(["node", ...nodeArgs("watch-other"), other, "watch", String(treeOther.pid), ...common]),
         tree: treeOther.pid,
@@ -238,6 +255,8 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
     for (const w of Object.values(watchers)) killGroup(w.pid);
     treeWatch.stop();
     treeBare.stop();
+    treeBareTwin.stop();
+    treeWatchTwin.stop();
     treeOthers.stop();
     treeOther?.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -252,10 +271,35 @@ function safeJson(text) {
   }
 }
 
-/** Shares of a core: minute 1 alone, and minutes 2..N; each watcher's against `watch --no-inject`'s. */
+/**
+ * The watchers with each twin folded into the watcher it pairs with: per minute, the mean of the two (each watched a
+ * tree of the same size), threads summed.
+ */
+function foldTwins(watchers) {
+  const out = {};
+  for (const [name, w] of Object.entries(watchers)) if (!name.endsWith(TWIN)) out[name] = w;
+  for (const [name, t] of Object.entries(watchers)) {
+    if (!name.endsWith(TWIN)) continue;
+    const w = out[name.slice(0, -TWIN.length)];
+    const mean = (a, b) => a.map((x, i) => (x + (b[i] ?? x)) / 2);
+    const threads = { ...w.threads };
+    for (const [k, v] of Object.entries(t.threads ?? {})) threads[k] = (threads[k] ?? 0) + v;
+    out[name.slice(0, -TWIN.length)] = {
+      perMinute: mean(w.perMinute, t.perMinute),
+      treePerMinute: mean(w.treePerMinute, t.treePerMinute),
+      threads,
+    };
+  }
+  return out;
+}
+
+/**
+ * Shares of a core: minute 1 alone, and minutes 2..N; each watcher's against `watch --no-inject`'s (each of the two
+ * the mean of its pair of trees, started at either end of the order: TWIN).
+ */
 export function summariseDefaults(r) {
   const share = (xs) => sum(xs) / (60 * xs.length);
-  const rows = Object.entries(r.watchers).map(([name, w]) => ({
+  const rows = Object.entries(foldTwins(r.watchers)).map(([name, w]) => ({
     name,
     first: w.perMinute[0] / 60,
     steady: share(w.perMinute.slice(1)),

@@ -2,8 +2,9 @@
  * `memleak --help` and `--version` load only the help recorded at build time (cli/help-layout.ts), and any other help
  * only the CLI layer: not the sampler, /proc's readers or the analysis (cli.ts imports each command lazily, and what
  * parse.ts needs to say the defaults sits at the bottom of the house).
- * Every module Node resolves is logged by a module hook; `snapshot` of this process is the control that shows the
- * hook sees the layers when they are loaded.
+ * Every module Node resolves is logged by a module hook, and a file of the bundle (scripts/bundle.mjs: one chunk per
+ * command) stands for the source modules its metafile says are in it; `snapshot` of this process is the control that
+ * shows the hook sees the layers when they are loaded.
  */
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";

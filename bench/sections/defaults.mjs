@@ -9,8 +9,8 @@
  * same schedule by a Node process that does nothing else: what the reads alone cost. It and psutil read a tree of their
  * own: no configuration's tree is read by two readers.
  * Usage as a script: node bench/sections/defaults.mjs [PROCESSES=64] [MINUTES=3] [HZ=1]
- * (MEMLEAK_BENCH_AB=PATH/bin/memleak.js adds that checkout's `run` and `watch` beside ours: an A/B in one run; MEMLEAK_BENCH_MB=64
- * makes each process own 64 MB instead of 8.)
+ * (MEMLEAK_BENCH_AB=PATH/bin/memleak.js adds that checkout's `run` and `watch` beside ours: an A/B in one run;
+ * MEMLEAK_BENCH_MB=64 makes each process own 64 MB instead of 8.)
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -161,12 +161,20 @@ export async function measureDefaults({ processes = 64, minutes = 3, hz = 1, log
       treeRoot: true,
     };
     watchers[`watch --no-inject${TWIN}`] = {
-      ...start(["node", MEMLEAK, "watch", String(treeBareTwin.pid), "--no-inject", ...common]),
+      ...start([
+        "node",
+        ...nodeArgs("no-inject-twin"),
+        MEMLEAK,
+        "watch",
+        String(treeBareTwin.pid),
+        "--no-inject",
+        ...common,
+      ]),
       tree: treeBareTwin.pid,
       treeRoot: true,
     };
     watchers[`watch (default)${TWIN}`] = {
-      ...start(["node", MEMLEAK, "watch", String(treeWatchTwin.pid), ...common]),
+      ...start(["node", ...nodeArgs("watch-twin"), MEMLEAK, "watch", String(treeWatchTwin.pid), ...common]),
       tree: treeWatchTwin.pid,
       treeRoot: true,
     };

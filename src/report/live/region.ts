@@ -11,7 +11,7 @@
  * leave the user's terminal without one.
  */
 import { createLogUpdate } from "log-update";
-import { clip } from "../text-width.js";
+import { clip, displayWidth, wrap } from "../text-width.js";
 
 /** Where the region draws: the two output streams of a terminal, and its size (read at each draw: it may change). */
 export interface LiveTerminal {
@@ -163,13 +163,25 @@ export class LiveRegion {
    * while the command's progress bar was unfinished there was glued to the end of the bar.
    */
   say(lines: string): void {
+    const text = this.fitted(lines);
     if (this.closed) {
-      this.terminal.stderr(lines);
+      this.terminal.stderr(text);
       return;
     }
     this.frame.clear();
-    this.terminal.stderr(lines);
+    this.terminal.stderr(text);
     this.draw();
+  }
+
+  /**
+   * memleak's lines word-wrapped to textWidth, a wrapped line's rest indented by two as the start line's is: the
+   * terminal broke "no agent in PID 27900 (bash): not a Python process; watching it from ou|tside" mid-word at 80.
+   */
+  private fitted(lines: string): string {
+    return lines
+      .split("\n")
+      .map((l) => (displayWidth(l) <= this.textWidth ? l : wrap(l, this.textWidth, "", "  ").join("\n")))
+      .join("\n");
   }
 
   /** Removes the block for good and writes out the unfinished lines (at the end, before the report). */

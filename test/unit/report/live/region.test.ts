@@ -113,6 +113,32 @@ describe("the live region", () => {
     expect(t.out.at(-2)!.text).toBe("100%|██████████|\n");
   });
 
+  it("word-wraps memleak's own lines to a column short of the terminal, the rest indented, before and after the block", () => {
+    const t = terminal(80);
+    const r = new LiveRegion(t.term);
+    r.update("block");
+    const long =
+      "memleak: no agent in PID 27900 (bash): not a Python process; watching it from outside, with words to spare";
+    const before = t.out.length;
+    r.say(`${long}\n`);
+    const said = t.out
+      .slice(before)
+      .map((w) => w.text)
+      .find((w) => w.startsWith("memleak: no agent"))!;
+    const lines = said.trimEnd().split("\n");
+    expect(lines).toEqual([
+      "memleak: no agent in PID 27900 (bash): not a Python process; watching it from",
+      "  outside, with words to spare",
+    ]);
+    for (const l of lines) expect(displayWidth(l)).toBeLessThan(80);
+    // Words kept whole: the same words, in order.
+    expect(lines.join(" ").split(/\s+/)).toEqual(long.split(" "));
+    r.clear();
+    const after = t.out.length;
+    r.say(`${long}\n`);
+    expect(t.out.slice(after).map((w) => w.text)).toEqual([`${lines.join("\n")}\n`]);
+  });
+
   it("cuts an unfinished line to one column short of the terminal, and drops its cursor moves but keeps its colours", () => {
     const t = terminal(40);
     const r = new LiveRegion(t.term);

@@ -117,9 +117,15 @@ print(json.dumps(out))`;
     // One report a census. But the walk's allocations can bring a young collection forward to just after the report
     // read the counts (whether one does depends on how many objects the agent's code allocates: one more function in
     // the agent made it so under the default threshold, 700): then the next report differs by gcCount0 alone, once.
+    // Or by allocatedBlocks alone, once: what the walk freed can leave the allocator's block count to settle at the
+    // next report (CI run 53, 2026-12-06, on a loaded machine; not reproduced in six runs alone). Either is one
+    // settling counter after a census, not a second report every census.
     const twice = quiet.filter((s) => s.types.length > 1);
     expect(twice.length, JSON.stringify(steps)).toBeLessThanOrEqual(1);
-    for (const s of twice) expect(s).toEqual({ types: ["report", "report"], extra: ["gcCount0"] });
+    for (const s of twice) {
+      expect(s.types).toEqual(["report", "report"]);
+      expect([["gcCount0"], ["allocatedBlocks"]]).toContainEqual(s.extra);
+    }
     for (const s of quiet.filter((x) => x.types.length === 1)) expect(s.types).toEqual(["report"]);
   });
 });

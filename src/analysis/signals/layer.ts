@@ -463,7 +463,8 @@ export function pinningUndecided(ps: ProcessSeries, from: number, to: number): P
   if (kept && kept.items > 0) return kept;
   const nodes = ps.agent["census.graphNodes"];
   const n = nodes && sliceByTime(nodes, from);
-  return n && recent(n) && nodesPinning(n, from, to).items >= GRAPH_NODES_MIN ? nodesPinning(n, from, to) : undefined;
+  const grown = n && recent(n) ? nodesPinning(n, from, to) : undefined;
+  return grown && grown.items >= GRAPH_NODES_MIN ? grown : undefined;
 }
 
 /**

@@ -3,6 +3,10 @@ of MB megabytes) started bare and under `memleak run` at the same moment, and SE
 process's Pss from /proc/PID/smaps_rollup (memleak's own Node process left out: what the program's tree pays). Rounds
 alternate which of the two starts first. Prints the tree's Σ PSS added, the parent's, and the median worker's.
 
+A third tree, bare as well, is started with them: the two bare trees' difference is what the layout alone moves Σ PSS
+(an identical program differs by 8 kB a worker from one start to the next; `import threading` in the parent moved it
+by -20 to -28 kB a worker: BENCHMARKS.md §g¹⁹). The figure is read against that control, not against zero.
+
 Usage: python3 bench/py/run_tree_pss.py [WORKERS=256] [MB=8] [SECONDS=40] [ROUNDS=2] [MEMLEAK=bin/memleak.js]
 (MEMLEAK may be another checkout's bin/memleak.js: an A/B against that build, one after the other.)"""
 import os
@@ -100,8 +104,9 @@ def one_round(first_bare):
     launch = {
         "bare": [sys.executable] + tree,
         "run": ["node", memleak, "run", "--"] + [sys.executable] + tree,
+        "control": [sys.executable] + tree,
     }
-    order = ["bare", "run"] if first_bare else ["run", "bare"]
+    order = ["bare", "run", "control"] if first_bare else ["control", "run", "bare"]
     procs = {name: start(launch[name]) for name in order}
     try:
         for name in order:
@@ -123,10 +128,12 @@ def one_round(first_bare):
 
 for r in range(rounds):
     got = one_round(r % 2 == 0)
-    (bp, bk, _), (rp, rk, agents) = got["bare"], got["run"]
+    (bp, bk, _), (rp, rk, agents), (cp, ck, _) = got["bare"], got["run"], got["control"]
     tree_added = (rp + sum(rk)) - (bp + sum(bk))
+    control = (cp + sum(ck)) - (bp + sum(bk))
     print(
-        "round %d: %d workers (bare %d): tree +%.1f MiB, parent %+d kB, median worker %+d kB, agents awake in %d"
+        "round %d: %d workers (bare %d): tree %+.1f MiB, parent %+d kB, median worker %+d kB, agents awake in %d;"
+        " control (bare again) %+.1f MiB, median worker %+d kB"
         % (
             r + 1,
             len(rk),
@@ -135,6 +142,8 @@ for r in range(rounds):
             rp - bp,
             statistics.median(rk) - statistics.median(bk),
             agents,
+            control / 1024,
+            statistics.median(ck) - statistics.median(bk),
         ),
         flush=True,
     )

@@ -26,7 +26,7 @@ import { RunAgents } from "../session/run-agents.js";
 import { agentDir, agentEnv } from "../agent/preload.js";
 import { forwardSignals, killTree } from "../session/command-signals.js";
 import { FAIL_FAST_GRACE_MS, FailFastStop, hostProcesses } from "../session/fail-fast/stop.js";
-import { gatesExitCode, runExitCode, type CommandExit } from "../gates/exit-policy.js";
+import { endedBySignalSent, gatesExitCode, runExitCode, type CommandExit } from "../gates/exit-policy.js";
 import { openMetricsExport, type MetricsExport } from "../session/metrics-export.js";
 import type { ListenAddress } from "../export/listen-address.js";
 import { delimiter, dirname } from "node:path";
@@ -140,7 +140,8 @@ async function runWith(
   // Like timeout(1): when the duration is up, ask the command to stop, and wait for it to exit. Sampling stops there:
   // what a program does once asked to stop is its shutdown, not the course of its memory — a gunicorn service's
   // workers, finalizing, copied the master's pages (Σ PSS −45 MiB as they went, +5 MiB in the cgroup), and in a
-  // 30 s step two such samples of the last tenth's three set the end level of --max-growth.
+  // 30 s step two such samples of the last tenth's three set the end level of --max-growth. Unlike timeout(1), the
+  // command's death by that SIGTERM is not the step's failure: the gates decide (gates/exit-policy.ts runExitCode).
   const durationTimer =
     o.duration !== undefined
       ? setTimeout(() => {
@@ -308,13 +309,16 @@ async function sampleAndReport(
       return { exitCode: targetExit.code, signal: targetExit.signal };
     },
   );
+  // The signal memleak sent the command when --duration was up (durationTimer): its death by it is not a failure.
+  const sent: NodeJS.Signals | undefined = stopReason === "duration" ? "SIGTERM" : undefined;
   const how = targetExit.code !== null ? `exit code ${targetExit.code}` : `signal ${targetExit.signal}`;
-  io.stderr(`memleak: stopped: ${stopText(stopReason, doc.target.pid, o.duration)} (${how})\n`);
+  const whose = endedBySignalSent(targetExit, sent) ? ", memleak's: not passed on as the exit code" : "";
+  io.stderr(`memleak: stopped: ${stopText(stopReason, doc.target.pid, o.duration)} (${how}${whose})\n`);
   if (!o.silentReport) {
     report(doc, o.json, io, { set, html: o.html, commands, settledAt });
     for (const line of nextSteps(doc, o, region?.textWidth)) io.stderr(line);
   }
-  return { exitCode: runExitCode(gatesExitCode(doc), targetExit), doc, targetExit, set };
+  return { exitCode: runExitCode(gatesExitCode(doc), targetExit, sent), doc, targetExit, set };
 }
 
 /** After the command has exited: heaptrack's traces are read, cut at the verdict's warm-up, into the verdict. */

@@ -23,11 +23,25 @@ export function shellExitCode(exit: CommandExit): number {
 }
 
 /**
+ * Whether the command's end is the signal memleak itself sent it when `--duration` was up (`sent`): killed by it, or
+ * an exit status of 128 + its number, which a shell between memleak and the program reports for the same death.
+ */
+export function endedBySignalSent(command: CommandExit, sent: NodeJS.Signals | undefined): boolean {
+  if (sent === undefined) return false;
+  if (command.signal === sent) return true;
+  return command.code !== null && command.code === shellExitCode({ code: null, signal: sent });
+}
+
+/**
  * `run`'s exit code. A failed gate wins, so that a leak is told apart from the command's own failure; otherwise a
  * failing command must not turn a CI step green, so its status is passed through as a shell would give it.
+ * A command memleak stopped itself at `--duration` (`sent`: the signal it sent) and that died of that signal did not
+ * fail: a service watched for ten minutes never exits on its own, and its SIGTERM (143) made every such step red
+ * whatever the gates said. Its shutdown failing in another way (an exit status of its own) is still passed through.
  */
-export function runExitCode(gates: ExitCode, command: CommandExit): number {
+export function runExitCode(gates: ExitCode, command: CommandExit, sent?: NodeJS.Signals): number {
   if (gates !== EXIT.ok) return gates;
   const succeeded = command.code === 0 && command.signal === null;
-  return succeeded ? EXIT.ok : shellExitCode(command);
+  if (succeeded || endedBySignalSent(command, sent)) return EXIT.ok;
+  return shellExitCode(command);
 }

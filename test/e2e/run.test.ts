@@ -356,6 +356,27 @@ describe("memleak run: exit codes, signals, recordings, clean-up", () => {
     expect(cgroupsOf(r.pid)).toEqual([]);
   });
 
+  // A service never exits on its own: stopped at --duration by memleak's SIGTERM, it died of it (143), and that status
+  // passed on made every such CI step red whatever the gates said.
+  it("--duration: a command that dies of memleak's SIGTERM passes when the gates pass (exit 0, not 143)", async () => {
+    const r = await memleak([
+      "run",
+      "--duration",
+      "5s",
+      "--fail-on",
+      "leak",
+      "--json",
+      "--",
+      "python3",
+      "-c",
+      "import time\nwhile True:\n    time.sleep(0.1)",
+    ]);
+    const doc = JSON.parse(r.stdout) as VerdictDocument;
+    expect(doc.target, r.stderr).toMatchObject({ stopReason: "duration", exitCode: null, signal: "SIGTERM" });
+    expect(r.stderr).toMatch(/stopped: --duration 5s reached \(signal SIGTERM, memleak's: not passed on/);
+    expect(r.code, r.stderr).toBe(0);
+  });
+
   // A service's shutdown is not the course of its memory: a gunicorn --preload service whose workers copied ~100 MiB
   // in 30 s passed --max-growth 30MiB, its last tenth's readings taken as its workers finalized and went.
   it("--duration: what the command does once sent SIGTERM (a shutdown that allocates) is not sampled, nor gated", async () => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { gatesExitCode, runExitCode, shellExitCode, type CommandExit } from "../../../src/gates/exit-policy.js";
+import {
+  endedBySignalSent,
+  gatesExitCode,
+  runExitCode,
+  shellExitCode,
+  type CommandExit,
+} from "../../../src/gates/exit-policy.js";
 import type { GateResult } from "../../../src/gates/gates.js";
 import type { VerdictDocument } from "../../../src/analysis/types.js";
 import { EXIT, type ExitCode } from "../../../src/base/errors.js";
@@ -51,5 +57,27 @@ describe("runExitCode: the gates and the command's exit", () => {
     [EXIT.gateFailed, exit(null, "SIGTERM"), EXIT.gateFailed],
   ])("gates %i, command %j → %i", (gates, command, expected) => {
     expect(runExitCode(gates, command)).toBe(expected);
+  });
+});
+
+describe("runExitCode: a command memleak stopped at --duration with SIGTERM", () => {
+  it.each<[ExitCode, CommandExit, number]>([
+    // killed by memleak's own SIGTERM, or a shell in between reporting that death as 143: the gates decide
+    [EXIT.ok, exit(null, "SIGTERM"), EXIT.ok],
+    [EXIT.ok, exit(143), EXIT.ok],
+    [EXIT.gateFailed, exit(null, "SIGTERM"), EXIT.gateFailed],
+    // it caught the signal and shut down cleanly
+    [EXIT.ok, exit(0), EXIT.ok],
+    // its shutdown failed in a way of its own, or another signal ended it: still the command's failure
+    [EXIT.ok, exit(1), 1],
+    [EXIT.ok, exit(null, "SIGKILL"), 137],
+    [EXIT.ok, exit(null, "SIGSEGV"), 139],
+  ])("gates %i, command %j → %i", (gates, command, expected) => {
+    expect(runExitCode(gates, command, "SIGTERM")).toBe(expected);
+  });
+
+  it("without a signal of memleak's, SIGTERM is the command's failure (a signal from elsewhere, an interrupted run)", () => {
+    expect(endedBySignalSent(exit(null, "SIGTERM"), undefined)).toBe(false);
+    expect(runExitCode(EXIT.ok, exit(null, "SIGTERM"), undefined)).toBe(143);
   });
 });

@@ -6,6 +6,8 @@ alternate which of the two starts first. Prints the tree's Σ PSS added, the par
 A third tree, bare as well, is started with them: the two bare trees' difference is what the layout alone moves Σ PSS
 (an identical program differs by 8 kB a worker from one start to the next; `import threading` in the parent moved it
 by -20 to -28 kB a worker: BENCHMARKS.md §g¹⁹). The figure is read against that control, not against zero.
+Under `setarch x86_64 -R` (address space layout not randomised, inherited by every process started) the two bare trees
+match to the kB, and an A/B of two builds (MEMLEAK) shows changes of a page a worker (§g²⁰).
 
 Usage: python3 bench/py/run_tree_pss.py [WORKERS=256] [MB=8] [SECONDS=40] [ROUNDS=2] [MEMLEAK=bin/memleak.js]
 (MEMLEAK may be another checkout's bin/memleak.js: an A/B against that build, one after the other.)"""

@@ -225,7 +225,9 @@ def _census_stats(interval, force=False):
     another thread during the ~10 ms of a walk has its switch undone; gc.collect() still runs when called."""
     enabled = gc.isenabled()
     if enabled:
-        # the walking thread: a fork meanwhile must not leave the child without collection (_before_fork)
+        # the walking thread: a fork meanwhile must not leave the child without collection (_before_fork, which has
+        # work only while _fork_work says so: set first, cleared last)
+        _lifecycle._fork_work = True
         _state.gc_held = _thread.get_ident()
         gc.disable()
     try:
@@ -236,8 +238,11 @@ def _census_stats(interval, force=False):
         return _state.cached
     finally:
         if enabled:
-            _state.gc_held = None
+            # Collection back on before the fork hook stops waiting for it: a fork between the two would leave the
+            # child without it.
             gc.enable()
+            _state.gc_held = None
+            _lifecycle._fork_work = _lifecycle._WARNS_AT_FORK
         # The searches' one pass over every tracked object (gc.get_referrers) cannot be cut into pieces: ~20 ms a
         # million. The walks near the globals run on any heap; the searches only where that pass stays short, and the
         # heap is only sized when a walk left something to search (not at every report).

@@ -7,11 +7,11 @@ Debian's 3.11.2 pays six pages a worker for the hook, pyenv's 3.11.7 one).
 
 Usage: setarch x86_64 -R PYTHON bench/py/fork_hook_cost.py [WORKERS=255] [SECONDS=20]"""
 import os
-import signal
 import statistics
-import subprocess
 import sys
 import time
+
+from tree_pss import children, pss_kib, start, stop_all, wait_ready
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 workers = int(sys.argv[1]) if len(sys.argv) > 1 else 255
@@ -29,22 +29,6 @@ HOOK = "_flag = False\ndef _before():\n    if _flag:\n        pass\nos.register_
 VARIANTS = {"bare": "", "control": "", "hook": HOOK, "thread": THREAD, "thread and hook": THREAD + HOOK}
 
 
-def children(pid):
-    out = []
-    for tid in os.listdir("/proc/%d/task" % pid):
-        with open("/proc/%d/task/%s/children" % (pid, tid)) as f:
-            out += [int(c) for c in f.read().split()]
-    return out
-
-
-def pss_kib(pid):
-    with open("/proc/%d/smaps_rollup" % pid) as f:
-        for line in f:
-            if line.startswith("Pss:"):
-                return int(line.split()[1])
-    return 0
-
-
 with open(os.path.join(HERE, "small_tree.py")) as f:
     tree_source = f.read()
 procs = {}
@@ -58,11 +42,9 @@ try:
                 tree_source,
             )
         )
-        procs[name] = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, start_new_session=True)
+        procs[name] = start([sys.executable, "-c", code])
     for p in procs.values():
-        for line in p.stdout:
-            if line.strip() == b"ready":
-                break
+        wait_ready(p)
     time.sleep(seconds)
     base = None
     for name, p in procs.items():
@@ -77,9 +59,4 @@ try:
             flush=True,
         )
 finally:
-    for p in procs.values():
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        p.wait()
+    stop_all(procs.values())

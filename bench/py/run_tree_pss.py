@@ -12,11 +12,11 @@ match to the kB, and an A/B of two builds (MEMLEAK) shows changes of a page a wo
 Usage: python3 bench/py/run_tree_pss.py [WORKERS=256] [MB=8] [SECONDS=40] [ROUNDS=2] [MEMLEAK=bin/memleak.js]
 (MEMLEAK may be another checkout's bin/memleak.js: an A/B against that build, one after the other.)"""
 import os
-import signal
 import statistics
-import subprocess
 import sys
 import time
+
+from tree_pss import children, pss_kib, start, stop_all, wait_ready
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -26,32 +26,6 @@ seconds = float(sys.argv[3]) if len(sys.argv) > 3 else 40.0
 rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 2
 memleak = sys.argv[5] if len(sys.argv) > 5 else os.path.join(REPO, "bin", "memleak.js")
 tree = [os.path.join(HERE, "small_tree.py"), str(workers), megabytes]
-
-
-def pss_kib(pid):
-    try:
-        with open("/proc/%d/smaps_rollup" % pid) as f:
-            for line in f:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
-def children(pid):
-    out = []
-    try:
-        tids = os.listdir("/proc/%d/task" % pid)
-    except OSError:
-        return out
-    for tid in tids:
-        try:
-            with open("/proc/%d/task/%s/children" % (pid, tid)) as f:
-                out += [int(c) for c in f.read().split()]
-        except OSError:
-            pass
-    return out
 
 
 def is_python(pid):
@@ -92,16 +66,6 @@ def measure(root):
     return parent, kids, sum(awake(p) for p in [root] + pids)
 
 
-def start(argv):
-    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True, cwd=REPO)
-
-
-def wait_ready(p):
-    for line in p.stdout:
-        if line.strip() == b"ready":
-            return
-
-
 def one_round(first_bare):
     launch = {
         "bare": [sys.executable] + tree,
@@ -109,7 +73,7 @@ def one_round(first_bare):
         "control": [sys.executable] + tree,
     }
     order = ["bare", "run", "control"] if first_bare else ["control", "run", "bare"]
-    procs = {name: start(launch[name]) for name in order}
+    procs = {name: start(launch[name], cwd=REPO) for name in order}
     try:
         for name in order:
             wait_ready(procs[name])
@@ -120,12 +84,7 @@ def one_round(first_bare):
             got[name] = measure(root)
         return got
     finally:
-        for p in procs.values():
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            p.wait()
+        stop_all(procs.values())
 
 
 for r in range(rounds):

@@ -214,22 +214,7 @@ def _shares_pages_with_relatives():
 
 def _census_stats(interval, force=False):
     """The census, never raising into the report (the walk runs the program's __len__ and __sizeof__): a failed walk
-    is reported as skipped, and its time still counts, so it is not retried at once.
-
-    The automatic garbage collection is held off while the walk runs. The walk holds a reference to every object the
-    collector tracks (gc.get_objects()'s list), garbage cycles included: a collection that starts meanwhile (any
-    allocation in any thread can start one) finds them reachable and promotes them to an older generation, where they
-    wait for a full collection — minutes or hours. A program whose garbage is cycles carrying big buffers then grew
-    under memleak only (gc_sawtooth: lows +8 MiB in 7 minutes watched, flat unwatched). The walk's references are gone
-    when _census_walk returns, before collection is allowed again. A program that switches the collector on or off from
-    another thread during the ~10 ms of a walk has its switch undone; gc.collect() still runs when called."""
-    enabled = gc.isenabled()
-    if enabled:
-        # the walking thread: a fork meanwhile must not leave the child without collection (_before_fork, which has
-        # work only while _fork_work says so: set first, cleared last)
-        _lifecycle._fork_work = True
-        _state.gc_held = _thread.get_ident()
-        gc.disable()
+    is reported as skipped, and its time still counts, so it is not retried at once."""
     try:
         return _census_walk(interval, force)
     except Exception:
@@ -237,12 +222,7 @@ def _census_stats(interval, force=False):
         _state.cached = {"skipped": 1, "why": "the walk failed"}
         return _state.cached
     finally:
-        if enabled:
-            # Collection back on before the fork hook stops waiting for it: a fork between the two would leave the
-            # child without it.
-            gc.enable()
-            _state.gc_held = None
-            _lifecycle._fork_work = _lifecycle._WARNS_AT_FORK
+        _release_collection()
         # The searches' one pass over every tracked object (gc.get_referrers) cannot be cut into pieces: ~20 ms a
         # million. The walks near the globals run on any heap; the searches only where that pass stays short, and the
         # heap is only sized when a walk left something to search (not at every report).
@@ -262,6 +242,37 @@ def _census_stats(interval, force=False):
             except Exception:
                 pass
         _state.suspect = _state.graph_suspect = None
+
+
+def _hold_collection():
+    """The automatic garbage collection held off for a walk of the whole heap. Its list (gc.get_objects()'s) holds a
+    reference to every object the collector tracks, garbage cycles included: a collection that starts meanwhile (any
+    allocation in any thread can start one) finds them reachable and promotes them to an older generation, where they
+    wait for a full collection — minutes or hours. A program whose garbage is cycles carrying big buffers then grew
+    under memleak only (gc_sawtooth: lows +8 MiB in 7 minutes watched, flat unwatched). A walk near the globals holds
+    only what the program's modules reach, which no collection could free: it leaves the collector alone. A program
+    that switches the collector on or off from another thread during the ~10 ms of a walk has its switch undone;
+    gc.collect() still runs when called."""
+    if not gc.isenabled():
+        return
+    # A fork meanwhile must not leave the child without collection: the before-fork hook waits for the walk's end, and
+    # has work only while _fork_work says so (set first, cleared last, _release_collection). Registered at the first
+    # such walk, not at start: a forking server's parent whose workers were forked before (then every walk of it is
+    # near the globals) never runs it at a fork (BENCHMARKS.md § g²¹).
+    _lifecycle._fork_hook_wanted()
+    _lifecycle._fork_work = True
+    _state.gc_held = _thread.get_ident()
+    gc.disable()
+
+
+def _release_collection():
+    """Collection back on after a walk that held it off (nothing where the walk itself forked and _before_fork put it
+    back on then), before the fork hook stops waiting: a fork between the two would leave the child without it."""
+    if _state.gc_held == _thread.get_ident():
+        gc.enable()
+        _state.gc_held = None
+    if _lifecycle._fork_work != _lifecycle._WARNS_AT_FORK:
+        _lifecycle._fork_work = _lifecycle._WARNS_AT_FORK
 
 
 # The switch interval the census's two passes over every object run under (_tracked): no other thread is handed the GIL
@@ -576,6 +587,8 @@ def _census_walk(interval, force):
         _state.scope = "near globals"
         _state.rebase = True
         near = True
+    if not near:
+        _hold_collection()  # until the walk's references are dropped: _census_stats releases it after the walk
     torch = sys.modules.get("torch")
     tensor_type = getattr(torch, "Tensor", None) if torch is not None and not near else None
     containers = _container_types()

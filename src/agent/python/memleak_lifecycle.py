@@ -695,7 +695,19 @@ def _filters_changed(module):
         changed()
 
 
-# Registered once per module: `watch` keeps the module in sys.modules (memleak_attach.py), so attaching again does
-# not add hooks. With no connection the hooks do nothing.
-if hasattr(os, "register_at_fork"):
+def _fork_hook_wanted():
+    """_before_fork registered, once per module (`watch` keeps the module in sys.modules, memleak_attach.py, so
+    attaching again adds no hook; a hook cannot be taken back). Where forks warn (3.12+) from the start, for the
+    warning's filter; before that at the census's first walk of the whole heap, the only thing it waits for: on
+    Debian's CPython 3.11 the hook being there, reading its flag, cost every idle worker forked after it ~14 kB
+    (BENCHMARKS.md § g²¹), and a server that forks its workers before memleak first walks never gets one."""
+    global _fork_hook
+    if _fork_hook or not hasattr(os, "register_at_fork"):
+        return
+    _fork_hook = True
     os.register_at_fork(before=_before_fork)
+
+
+_fork_hook = False
+if _WARNS_AT_FORK:
+    _fork_hook_wanted()

@@ -335,6 +335,46 @@ out[1]["stillDisabledAfterAWalkWhileDisabled"] = not gc.isenabled()`,
     expect(second!.sampled as number).toBeGreaterThan(0);
   });
 
+  it("leaves the collector on near the globals, and registers its fork hook only at a walk of the whole heap", () => {
+    // A walk near the globals holds only what the program's modules reach, which no collection could free. The hook
+    // (memleak_lifecycle.py _before_fork) waits at a fork for a walk that holds collection off; where forks do not warn
+    // (< 3.12) it is registered at the first such walk: on Debian's 3.11 it cost each idle worker forked after it
+    // ~14 kB (BENCHMARKS.md § g²¹).
+    const [result] = census(
+      "python3",
+      `import gc
+${IN_CHILD}
+seen = []
+class Item:
+    def __sizeof__(self):
+        seen.append(gc.isenabled())
+        return 64
+kept = []
+warns = sys.version_info >= (3, 12)
+def narrow():
+    look()
+    kept.extend(Item() for _ in range(40))
+    look()
+    return {"scope": out[-1].get("scope"), "enabledDuringWalk": all(seen), "sampled": len(seen),
+            "hook": agent.lifecycle._fork_hook}
+child = in_child(narrow)
+before = agent.lifecycle._fork_hook
+look()
+out[:] = [dict(child, hookBeforeWholeHeap=before, hookAfterWholeHeap=agent.lifecycle._fork_hook, warns=warns,
+               enabledAfter=gc.isenabled())]`,
+    );
+    expect(result).toMatchObject({
+      scope: "near globals",
+      enabledDuringWalk: true,
+      hookAfterWholeHeap: true,
+      enabledAfter: true,
+    });
+    expect(result!.sampled as number).toBeGreaterThan(0);
+    // 3.12+ registers it at start, for the fork warning's filter.
+    expect(result!.hook).toBe(result!.warns);
+    expect(result!.hookBeforeWholeHeap).toBe(result!.warns);
+  });
+
   it("a process forked while the census held collection off gets collection back", () => {
     // The walk runs an item's __sizeof__, which forks here, as another thread of the program could at that moment.
     const [, second] = census(

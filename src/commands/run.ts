@@ -26,7 +26,13 @@ import { RunAgents } from "../session/run-agents.js";
 import { agentDir, agentEnv } from "../agent/preload.js";
 import { forwardSignals, killTree } from "../session/command-signals.js";
 import { FAIL_FAST_GRACE_MS, FailFastStop, hostProcesses } from "../session/fail-fast/stop.js";
-import { endedBySignalSent, gatesExitCode, runExitCode, type CommandExit } from "../gates/exit-policy.js";
+import {
+  DURATION_SIGNAL,
+  endedBySignalSent,
+  gatesExitCode,
+  runExitCode,
+  type CommandExit,
+} from "../gates/exit-policy.js";
 import { openMetricsExport, type MetricsExport } from "../session/metrics-export.js";
 import type { ListenAddress } from "../export/listen-address.js";
 import { delimiter, dirname } from "node:path";
@@ -146,7 +152,7 @@ async function runWith(
     o.duration !== undefined
       ? setTimeout(() => {
           wakeup.stop("duration");
-          killTree(fs, child.pid!, "SIGTERM");
+          killTree(fs, child.pid!, DURATION_SIGNAL);
         }, o.duration * 1000)
       : undefined;
   try {
@@ -310,7 +316,7 @@ async function sampleAndReport(
     },
   );
   // The signal memleak sent the command when --duration was up (durationTimer): its death by it is not a failure.
-  const sent: NodeJS.Signals | undefined = stopReason === "duration" ? "SIGTERM" : undefined;
+  const sent: NodeJS.Signals | undefined = stopReason === "duration" ? DURATION_SIGNAL : undefined;
   const how = targetExit.code !== null ? `exit code ${targetExit.code}` : `signal ${targetExit.signal}`;
   const whose = endedBySignalSent(targetExit, sent) ? ", memleak's: not passed on as the exit code" : "";
   io.stderr(`memleak: stopped: ${stopText(stopReason, doc.target.pid, o.duration)} (${how}${whose})\n`);

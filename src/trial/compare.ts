@@ -6,6 +6,7 @@
 import type { CommandExit } from "../base/command-io.js";
 import type { VerdictDocument } from "../analysis/types.js";
 import { formatBytes } from "../base/units.js";
+import { DURATION_SIGNAL, endedBySignalSent } from "../base/command-exit.js";
 import type { InEffect } from "./in-effect.js";
 import { commonMetric, trialMeasures, type LevelMeasures, type TrialMeasures } from "./measures.js";
 import type { SeriesSet } from "../series/series.js";
@@ -101,11 +102,16 @@ export function noiseBetween(base: LevelMeasures | undefined, trial: LevelMeasur
 /**
  * A command that ended with a failure on its own, or on a signal passed on to it (Ctrl-C: `interrupted`, sampling
  * stopped as it was sent): its numbers are not the program's steady behaviour, and its status is what memleak exits
- * with (run-trials.ts), 130 for a Ctrl-C as a shell expects. One that --duration stopped did not fail.
+ * with (run-trials.ts), 130 for a Ctrl-C as a shell expects. One that --duration stopped failed only where its
+ * shutdown did on its own (an exit status of its own, another signal), as `run` judges it (gates/exit-policy.ts): its
+ * death by memleak's SIGTERM is not a failure.
  */
-export const failedOnItsOwn = (t: Pick<TrialResult, "stopReason" | "exit">) =>
-  (t.stopReason === "exited" || t.stopReason === "interrupted") &&
-  (t.exit.signal !== null || (t.exit.code !== null && t.exit.code !== 0));
+export const failedOnItsOwn = (t: Pick<TrialResult, "stopReason" | "exit">) => {
+  const failed = t.exit.signal !== null || (t.exit.code !== null && t.exit.code !== 0);
+  if (t.stopReason === "exited" || t.stopReason === "interrupted") return failed;
+  if (t.stopReason === "duration") return failed && !endedBySignalSent(t.exit, DURATION_SIGNAL);
+  return false;
+};
 
 /**
  * The growth's change as the effect reads it: each trial's growth counted from none, since memory that fell is no

@@ -2,8 +2,9 @@
  * `memleak run --try`: the same real program run as it is and once per setting, and the comparison's answer checked
  * against what each setting does to it — glibc's per-thread arenas cut by MALLOC_ARENA_MAX=2 and by the agent's
  * periodic malloc_trim; a leak that no setting helps (the gate fails, and says why); a steady program with no
- * difference; each setting seen in effect in /proc or in the agent's count; the command's own failure passed on; a
- * Ctrl-C that stops the trials after the one under way. One after another: the trials measure each other's absence.
+ * difference; each setting seen in effect in /proc or in the agent's count; the command's own failure passed on (its
+ * shutdown's too, at --duration); a Ctrl-C that stops the trials after the one under way. One after another: the
+ * trials measure each other's absence.
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -180,6 +181,28 @@ describe("run --try: the remedies, measured on the program", () => {
     expect(doc.trials.map((t) => [t.effect, t.exit.code, t.stopReason])).toEqual([
       ["baseline", 3, "exited"],
       ["failed", 3, "exited"],
+    ]);
+  });
+
+  it("a service whose shutdown fails on its own at --duration: its status passed on, as run passes it on", async () => {
+    // Its death by memleak's SIGTERM would not be a failure (the first test's trials end so); exiting 4 on it is.
+    const r = await memleak([
+      "run",
+      "--try",
+      "MALLOC_ARENA_MAX=2",
+      "--duration",
+      "3s",
+      "--json",
+      "--",
+      "python3",
+      "-c",
+      "import signal, sys, time; signal.signal(signal.SIGTERM, lambda *a: sys.exit(4)); time.sleep(60)",
+    ]);
+    expect(r.code, r.stderr).toBe(4);
+    const doc = trials(r.stdout);
+    expect(doc.trials.map((t) => [t.effect, t.exit.code, t.stopReason])).toEqual([
+      ["baseline", 4, "duration"],
+      ["failed", 4, "duration"],
     ]);
   });
 

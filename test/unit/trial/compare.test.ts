@@ -177,6 +177,16 @@ describe("compareTrials: which setting helps, past the noise", () => {
     expect(failedOnItsOwn({ stopReason: "exited", exit: sigint })).toBe(true);
     expect(failedOnItsOwn({ stopReason: "interrupted", exit: { code: 0, signal: null } })).toBe(false);
     expect(failedOnItsOwn({ stopReason: "duration", exit: { code: null, signal: "SIGTERM" } })).toBe(false);
+    expect(failedOnItsOwn({ stopReason: "duration", exit: { code: 143, signal: null } })).toBe(false); // via a shell
+    expect(failedOnItsOwn({ stopReason: "duration", exit: { code: 0, signal: null } })).toBe(false);
+  });
+
+  // As run judges it (gates/exit-policy.ts): a shutdown that fails on its own is the command's failure, --duration or not.
+  it("a trial --duration stopped whose shutdown failed on its own failed", () => {
+    expect(failedOnItsOwn({ stopReason: "duration", exit: { code: 1, signal: null } })).toBe(true);
+    expect(failedOnItsOwn({ stopReason: "duration", exit: { code: null, signal: "SIGSEGV" } })).toBe(true);
+    expect(failedOnItsOwn({ stopReason: "duration", exit: { code: null, signal: "SIGKILL" } })).toBe(true);
+    expect(failedOnItsOwn({ stopReason: "gate-failed", exit: { code: null, signal: "SIGTERM" } })).toBe(false);
   });
 
   it("a setting that costs memory is worse; one not seen in effect or whose command failed is never recommended", () => {

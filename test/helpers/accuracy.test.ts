@@ -44,8 +44,8 @@ describe("observe: a verdict document and stderr's progress lines", () => {
     };
     const stderr = [
       "memleak: sampling python3 x.py (PID 7) and its children every 1s",
-      "memleak: 10s, 11 samples, 1 process, Σ PSS 48.0 MiB (+47.2 MiB), so far: insufficient-data (PID 7)",
-      "memleak: 21s, 22 samples, 1 process, Σ PSS 27.4 MiB, so far: leak (PID 7)",
+      "memleak: 10s, 11 samples, 1 process, Σ PSS 48.0 MiB (+47.2 MiB), so far: insufficient-data 20% (PID 7)",
+      "memleak: 21s, 22 samples, 1 process, Σ PSS 27.4 MiB, so far: leak 48% (PID 7)",
     ].join("\n");
     expect(observe(doc, stderr)).toEqual({
       kind: "leak",
@@ -66,7 +66,7 @@ describe("observe: a verdict document and stderr's progress lines", () => {
       10, 10.1, 60, 128, 3720, 0.5,
     ]);
     const lines =
-      "memleak: 2m08s, 129 samples, 1 process, so far: leak (PID 7)\nmemleak: 1h02m, 9 samples, so far: stable";
+      "memleak: 2m08s, 129 samples, 1 process, so far: leak 71% (PID 7)\nmemleak: 1h02m, 9 samples, so far: stable 95%";
     expect(observe(undefined, lines).progress).toEqual([
       { t: 128, kind: "leak" },
       { t: 3720, kind: "stable" },

@@ -75,8 +75,14 @@ export function soFarText(v: JudgedFinding | undefined): string {
   // A process's sentence in its short form, without "PID N (its command)", which the line already names: at 80
   // columns in tmux the command left no room for what the verdict says ("not enough data (garbage cycles may be
   // waiting…" was cut).
-  return `${v.kind}${v.pid !== undefined ? ` (PID ${v.pid})` : ""}${alsoText(v)}: ${sayShort(v.summary)}`;
+  return `${kindSure(v)}${v.pid !== undefined ? ` (PID ${v.pid})` : ""}${alsoText(v)}: ${sayShort(v.summary)}`;
 }
+
+/**
+ * "leak 41%": the kind with its calibrated confidence, as the trials' table gives it. A noisy steady service watched
+ * for 20 s said "so far: leak" (a user's trial, 2026-12-06) with nothing to tell a first guess from a firm call.
+ */
+const kindSure = (v: JudgedFinding) => `${v.kind} ${Math.round(v.confidence * 100)}%`;
 
 /**
  * " (PID 812)", or the group the verdict is about: the log line says no more of it than this, and a bare "so far: leak"
@@ -179,7 +185,7 @@ export function renderProgress(s: LiveState): string {
   const usage = s.set.cgroup.cgroup?.ys;
   if (usage?.length) parts.push(`cgroup ${formatBytes(usage[usage.length - 1])} (${delta(usage)})`);
   if (s.sites?.length) parts.push(`sites ${sitesText(s.sites.slice(0, 2))}`);
-  parts.push(`so far: ${s.soFar ? s.soFar.kind + whoseText(s.soFar) + alsoText(s.soFar) : "collecting"}`);
+  parts.push(`so far: ${s.soFar ? kindSure(s.soFar) + whoseText(s.soFar) + alsoText(s.soFar) : "collecting"}`);
   const t = s.soFar?.timeToLimit;
   if (t)
     parts.push(

@@ -97,42 +97,45 @@ describe("the verdict so far", () => {
     };
     const who = { pid: 4649, command: subject.command };
     const verdict = (kind: string, summary: Phrase) =>
-      ({ kind, pid: 4649, subject, summary }) as unknown as JudgedFinding;
+      ({ kind, pid: 4649, subject, summary, confidence: 0.41 }) as unknown as JudgedFinding;
     const insufficient = phrase("process.insufficient", { ...who, reason: "garbage cycles may be waiting" });
     expect(say(insufficient)).toBe(
       "PID 4649 (python3 fixtures/scenarios/gc_sawtooth.py 600): not enough data (garbage cycles may be waiting)",
     );
     expect(soFarText(verdict("insufficient-data", insufficient))).toBe(
-      "insufficient-data (PID 4649): not enough data (garbage cycles may be waiting)",
+      "insufficient-data 41% (PID 4649): not enough data (garbage cycles may be waiting)",
     );
     const stable = phrase("process.stable", { ...who, metric: "anon", start: 12 * 2 ** 20, end: 13 * 2 ** 20 });
     expect(say(stable)).toBe(
       "PID 4649 (python3 fixtures/scenarios/gc_sawtooth.py 600) is stable: anon 12.0 MiB → 13.0 MiB",
     );
-    expect(soFarText(verdict("stable", stable))).toBe("stable (PID 4649): is stable: anon 12.0 MiB → 13.0 MiB");
+    expect(soFarText(verdict("stable", stable))).toBe("stable 41% (PID 4649): is stable: anon 12.0 MiB → 13.0 MiB");
     // What follows a process's sentence stays (mapped files after a stable one).
     const mapped = phrase("mapped.in-summary", { of: stable, growth: 20 * 2 ** 20, files: undefined });
     expect(soFarText(verdict("stable", mapped))).toBe(
-      "stable (PID 4649): is stable: anon 12.0 MiB → 13.0 MiB; resident file pages grew 20.0 MiB: page cache the kernel can drop, not counted as growth here",
+      "stable 41% (PID 4649): is stable: anon 12.0 MiB → 13.0 MiB; resident file pages grew 20.0 MiB: page cache the kernel can drop, not counted as growth here",
     );
     expect(
       soFarText(verdict("stable", phrase("cgroup.stable", { start: 2 ** 20, end: 2 ** 20, agentsTakenOut: false }))),
-    ).toBe("stable (PID 4649): the cgroup is stable: usage 1.00 MiB → 1.00 MiB");
+    ).toBe("stable 41% (PID 4649): the cgroup is stable: usage 1.00 MiB → 1.00 MiB");
   });
 });
 
 describe("the progress line's verdict so far", () => {
   const cgroupLeak = {
     kind: "leak",
+    confidence: 0.62,
     subject: { type: "cgroup", path: "/job", version: 1 },
     summary: phrase("cgroup.stable", { start: 2 ** 20, end: 2 ** 20, agentsTakenOut: false }),
   } as unknown as JudgedFinding;
-  it("names the group a verdict without a PID is about: at 10 s the cgroup's early call read as the process's", () => {
-    expect(renderProgress({ ...state(1), soFar: cgroupLeak })).toMatch(/so far: leak \(the cgroup\)$/);
+  // With its confidence: a noisy steady service said "so far: leak" at 20 s (a user's trial, 2026-12-06), nothing
+  // telling a first guess from a firm call.
+  it("names the group a verdict without a PID is about, and how sure it is: at 10 s the cgroup's early call read as the process's", () => {
+    expect(renderProgress({ ...state(1), soFar: cgroupLeak })).toMatch(/so far: leak 62% \(the cgroup\)$/);
     const tree = { ...cgroupLeak, subject: { type: "tree", processes: 3 } } as unknown as JudgedFinding;
-    expect(renderProgress({ ...state(1), soFar: tree })).toMatch(/so far: leak \(the process tree\)$/);
+    expect(renderProgress({ ...state(1), soFar: tree })).toMatch(/so far: leak 62% \(the process tree\)$/);
     const proc = { ...cgroupLeak, pid: 812, subject: { type: "process", pid: 812 } } as unknown as JudgedFinding;
-    expect(renderProgress({ ...state(1), soFar: proc })).toMatch(/so far: leak \(PID 812\)$/);
+    expect(renderProgress({ ...state(1), soFar: proc })).toMatch(/so far: leak 62% \(PID 812\)$/);
   });
 });
 

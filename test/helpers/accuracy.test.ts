@@ -44,7 +44,7 @@ describe("observe: a verdict document and stderr's progress lines", () => {
     };
     const stderr = [
       "memleak: sampling python3 x.py (PID 7) and its children every 1s",
-      "memleak: 10s, 11 samples, 1 process, Σ PSS 48.0 MiB (+47.2 MiB), so far: insufficient-data 20% (PID 7)",
+      "memleak: 10s, 11 samples, 1 process, Σ PSS 48.0 MiB (+47.2 MiB), so far: insufficient-data (PID 7)",
       "memleak: 21s, 22 samples, 1 process, Σ PSS 27.4 MiB, so far: leak 48% (PID 7)",
     ].join("\n");
     expect(observe(doc, stderr)).toEqual({

@@ -80,9 +80,11 @@ export function soFarText(v: JudgedFinding | undefined): string {
 
 /**
  * "leak 41%": the kind with its calibrated confidence, as the trials' table gives it. A noisy steady service watched
- * for 20 s said "so far: leak" (a user's trial, 2026-12-06) with nothing to tell a first guess from a firm call.
+ * for 20 s said "so far: leak" (a user's trial, 2026-12-06) with nothing to tell a first guess from a firm call. Not
+ * for "insufficient-data", which is no call at all ("insufficient-data 0%" read as a verdict ruled out).
  */
-const kindSure = (v: JudgedFinding) => `${v.kind} ${Math.round(v.confidence * 100)}%`;
+const kindSure = (v: JudgedFinding) =>
+  v.kind === "insufficient-data" ? v.kind : `${v.kind} ${Math.round(v.confidence * 100)}%`;
 
 /**
  * " (PID 812)", or the group the verdict is about: the log line says no more of it than this, and a bare "so far: leak"

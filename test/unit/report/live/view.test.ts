@@ -103,7 +103,7 @@ describe("the verdict so far", () => {
       "PID 4649 (python3 fixtures/scenarios/gc_sawtooth.py 600): not enough data (garbage cycles may be waiting)",
     );
     expect(soFarText(verdict("insufficient-data", insufficient))).toBe(
-      "insufficient-data 41% (PID 4649): not enough data (garbage cycles may be waiting)",
+      "insufficient-data (PID 4649): not enough data (garbage cycles may be waiting)",
     );
     const stable = phrase("process.stable", { ...who, metric: "anon", start: 12 * 2 ** 20, end: 13 * 2 ** 20 });
     expect(say(stable)).toBe(

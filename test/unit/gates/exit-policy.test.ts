@@ -1,11 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  endedBySignalSent,
-  gatesExitCode,
-  runExitCode,
-  shellExitCode,
-  type CommandExit,
-} from "../../../src/gates/exit-policy.js";
+import { gatesExitCode, runExitCode, type CommandExit } from "../../../src/gates/exit-policy.js";
 import type { GateResult } from "../../../src/gates/gates.js";
 import type { VerdictDocument } from "../../../src/analysis/types.js";
 import { EXIT, type ExitCode } from "../../../src/base/errors.js";
@@ -28,17 +22,6 @@ describe("gatesExitCode", () => {
     ["a failed gate among passed ones", [gate("pass", true), gate("fail", false)], EXIT.gateFailed],
   ])("%s → %i", (_, gates, expected) => {
     expect(gatesExitCode(docWith(gates))).toBe(expected);
-  });
-});
-
-describe("shellExitCode", () => {
-  it("is the command's own code, or 128 + the signal's number", () => {
-    expect(shellExitCode(exit(0))).toBe(0);
-    expect(shellExitCode(exit(3))).toBe(3);
-    expect(shellExitCode(exit(null, "SIGKILL"))).toBe(137);
-    expect(shellExitCode(exit(null, "SIGTERM"))).toBe(143);
-    expect(shellExitCode(exit(null, "SIGINT"))).toBe(130);
-    expect(shellExitCode(exit(null, null))).toBe(129);
   });
 });
 
@@ -77,7 +60,6 @@ describe("runExitCode: a command memleak stopped at --duration with SIGTERM", ()
   });
 
   it("without a signal of memleak's, SIGTERM is the command's failure (a signal from elsewhere, an interrupted run)", () => {
-    expect(endedBySignalSent(exit(null, "SIGTERM"), undefined)).toBe(false);
     expect(runExitCode(EXIT.ok, exit(null, "SIGTERM"), undefined)).toBe(143);
   });
 });

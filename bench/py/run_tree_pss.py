@@ -1,7 +1,10 @@
 """What `memleak run` adds to a forking program's memory: the same tree (bench/py/small_tree.py, WORKERS forked workers
 of MB megabytes) started bare and under `memleak run` at the same moment, and SECONDS after both said "ready" each
 process's Pss from /proc/PID/smaps_rollup (memleak's own Node process left out: what the program's tree pays). Rounds
-alternate which of the two starts first. Prints the tree's Σ PSS added, the parent's, and the median worker's.
+alternate which of the two starts first. Prints the tree's Σ PSS added, the parent's, and the median worker's; and the
+tree's anonymous pages added (Σ Pss_Anon): a woken agent reads the interpreter's and libraries' code that its idle
+siblings never touched, and PSS then splits those file pages, already in memory, among one process more — the run's
+tree takes a share of them from the bare trees, no new memory (BENCHMARKS.md §g²¹).
 
 A third tree, bare as well, is started with them: the two bare trees' difference is what the layout alone moves Σ PSS
 (an identical program differs by 8 kB a worker from one start to the next; `import threading` in the parent moved it
@@ -63,7 +66,8 @@ def measure(root):
     parent = pss_kib(root)
     pids = children(root)
     kids = [k for k in (pss_kib(c) for c in pids) if k is not None]
-    return parent, kids, sum(awake(p) for p in [root] + pids)
+    anon = sum(a for a in (pss_kib(p, "Pss_Anon") for p in [root] + pids) if a is not None)
+    return parent, kids, sum(awake(p) for p in [root] + pids), anon
 
 
 def one_round(first_bare):
@@ -89,21 +93,23 @@ def one_round(first_bare):
 
 for r in range(rounds):
     got = one_round(r % 2 == 0)
-    (bp, bk, _), (rp, rk, agents), (cp, ck, _) = got["bare"], got["run"], got["control"]
+    (bp, bk, _, ba), (rp, rk, agents, ra), (cp, ck, _, ca) = got["bare"], got["run"], got["control"]
     tree_added = (rp + sum(rk)) - (bp + sum(bk))
     control = (cp + sum(ck)) - (bp + sum(bk))
     print(
-        "round %d: %d workers (bare %d): tree %+.1f MiB, parent %+d kB, median worker %+d kB, agents awake in %d;"
-        " control (bare again) %+.1f MiB, median worker %+d kB"
+        "round %d: %d workers (bare %d): tree %+.1f MiB (anonymous %+.1f), parent %+d kB, median worker %+d kB,"
+        " agents awake in %d; control (bare again) %+.1f MiB (anonymous %+.1f), median worker %+d kB"
         % (
             r + 1,
             len(rk),
             len(bk),
             tree_added / 1024,
+            (ra - ba) / 1024,
             rp - bp,
             statistics.median(rk) - statistics.median(bk),
             agents,
             control / 1024,
+            (ca - ba) / 1024,
             statistics.median(ck) - statistics.median(bk),
         ),
         flush=True,

@@ -5,12 +5,13 @@ import signal
 import subprocess
 
 
-def pss_kib(pid):
-    """Pss of the process from /proc/PID/smaps_rollup, in kB; None once it has gone."""
+def pss_kib(pid, field="Pss"):
+    """A field of /proc/PID/smaps_rollup in kB (Pss; Pss_Anon: the anonymous pages alone, what is new memory where a
+    file's shared pages are only split among more processes); None once it has gone."""
     try:
         with open("/proc/%d/smaps_rollup" % pid) as f:
             for line in f:
-                if line.startswith("Pss:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1])
     except OSError:
         return None

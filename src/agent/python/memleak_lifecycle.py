@@ -599,11 +599,6 @@ def _before_fork():
         _before_fork_work()
 
 
-# Whether _before_fork has work: while a census walk holds the collector off (memleak_census.py _census_stats sets it
-# first and clears it last), and always where forks warn (3.12+).
-_fork_work = False
-
-
 def _before_fork_work():
     """Before every fork of the program's, in the process that forks. Each line run here writes pages the children
     forked before share with this process, so little runs: a wait where the census holds the collector off on the
@@ -628,6 +623,8 @@ def _before_fork_work():
 
 
 _WARNS_AT_FORK = sys.version_info >= (3, 12)
+# Whether _before_fork has work: while a census walk holds the collector off (memleak_census.py _hold_collection sets
+# it first, _release_collection clears it last), and always where forks warn (3.12+).
 _fork_work = _WARNS_AT_FORK
 
 

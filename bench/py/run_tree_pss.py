@@ -19,7 +19,7 @@ import statistics
 import sys
 import time
 
-from tree_pss import children, pss_kib, start, stop_all, wait_ready
+from tree_pss import children, rollup_kib, start, stop_all, wait_ready
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -63,10 +63,12 @@ def awake(pid):
 
 
 def measure(root):
-    parent = pss_kib(root)
     pids = children(root)
-    kids = [k for k in (pss_kib(c) for c in pids) if k is not None]
-    anon = sum(a for a in (pss_kib(p, "Pss_Anon") for p in [root] + pids) if a is not None)
+    rollups = {p: rollup_kib(p) for p in [root] + pids}  # one read of each: Pss and Pss_Anon at the same moment
+    read = [r for r in rollups.values() if r is not None]
+    parent = (rollups[root] or {}).get("Pss")
+    kids = [r["Pss"] for p, r in rollups.items() if p != root and r is not None]
+    anon = sum(r.get("Pss_Anon", 0) for r in read)
     return parent, kids, sum(awake(p) for p in [root] + pids), anon
 
 

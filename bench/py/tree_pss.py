@@ -5,17 +5,25 @@ import signal
 import subprocess
 
 
-def pss_kib(pid, field="Pss"):
-    """A field of /proc/PID/smaps_rollup in kB (Pss; Pss_Anon: the anonymous pages alone, what is new memory where a
-    file's shared pages are only split among more processes); None once it has gone."""
+def rollup_kib(pid):
+    """Every kB field of /proc/PID/smaps_rollup in one read (Pss; Pss_Anon: the anonymous pages alone, what is new
+    memory where a file's shared pages are only split among more processes); None once it has gone."""
+    out = {}
     try:
         with open("/proc/%d/smaps_rollup" % pid) as f:
             for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
+                parts = line.split()
+                if len(parts) == 3 and parts[2] == "kB":
+                    out[parts[0].rstrip(":")] = int(parts[1])
     except OSError:
         return None
-    return None
+    return out
+
+
+def pss_kib(pid):
+    """Pss of the process in kB; None once it has gone."""
+    fields = rollup_kib(pid)
+    return None if fields is None else fields.get("Pss")
 
 
 def children(pid):

@@ -180,8 +180,9 @@ class Session {
       (why) => say(`memleak: warning: ${why}; sampling goes on, and the verdict and gates will be given without it\n`),
     );
     this.started = Date.now();
-    // Interim verdicts are worked out on a worker thread (session/interim/analyst.ts); each says when its data ran to.
-    this.interim = new InterimVerdicts(o.gates, wakeup, say);
+    // Interim verdicts are worked out in line while cheap, on a worker thread once not (session/interim/analyst.ts);
+    // each says when its data ran to.
+    this.interim = new InterimVerdicts(o.gates, wakeup, say, o.interval);
     this.outsiders = target.cgroup ? new CgroupOutsiders(fs, target.cgroup.dir, io.pid) : undefined;
   }
 

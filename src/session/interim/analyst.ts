@@ -1,10 +1,14 @@
 /**
- * Works out a session's interim verdicts off the sampling thread: on a worker thread, one at a time. A verdict on 64
- * processes takes ~0.3 s; on the event loop it held up every tick behind it (at 10 Hz, three ticks late). When no
- * worker can be started (a bundler that dropped the worker file, a platform without worker threads), the verdicts are
- * worked out in line, as before: slower ticks, never a missing verdict.
+ * Works out a session's interim verdicts, one at a time: in line while they are cheap, on a worker thread from the
+ * first that held the sampling thread up for longer than `holdUpMs`. A verdict on 64 processes once took ~0.3 s; on
+ * the event loop it held up every tick behind it (at 10 Hz, three ticks late). But a worker is a second V8 isolate
+ * that loads the analysis again and compiles it apart: on 64 idle processes at 1 Hz, where a verdict takes
+ * milliseconds, starting it was ~0.1–0.3 s of memleak's first minute for nothing (BENCHMARKS §g²²), and a `run` of one
+ * process never needs it. When no worker can be started (a bundler that dropped the worker file, a platform without
+ * worker threads), the verdicts are worked out in line, as before: slower ticks, never a missing verdict.
  */
 import { existsSync } from "node:fs";
+import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { runInterim, type InterimJob, type InterimResult } from "./job.js";
@@ -14,16 +18,22 @@ const WORKER_FILE = new URL("./worker.js", import.meta.url);
 
 export class InterimAnalyst {
   private worker: Worker | undefined;
+  /** No worker can be had (none compiled, or it failed): every verdict in line from now on. */
   private inline = false;
+  /** Whether a verdict worked out in line has held the sampling thread up for longer than holdUpMs. */
+  private outgrewInline = false;
   private pending: { at: number } | undefined;
 
   /**
    * @param onResult called with each verdict and the session time (seconds) its data ran to
    * @param onError told once when interim verdicts fail (a bug): the session goes on, the final verdict is its own
+   * @param holdUpMs the longest a verdict may hold the sampling thread up (milliseconds of wall time): verdicts are
+   *   worked out in line until one takes longer, and on the worker from the next on; 0: on the worker from the first
    */
   constructor(
     private readonly onResult: (r: InterimResult, at: number) => void,
     private readonly onError: (message: string) => void = () => {},
+    private readonly holdUpMs = 0,
   ) {}
 
   private errorSaid = false;
@@ -36,15 +46,18 @@ export class InterimAnalyst {
   /** Starts a verdict on `job` (data up to `at` seconds); false if one is in flight. */
   request(job: InterimJob, transfer: ArrayBuffer[], at: number): boolean {
     if (this.pending) return false;
-    const worker = this.inline ? undefined : this.start();
+    const inLine = this.inline || (this.holdUpMs > 0 && !this.outgrewInline && !this.worker);
+    const worker = inLine ? undefined : this.start();
     if (!worker) {
       let r: InterimResult;
+      const started = performance.now();
       try {
         r = runInterim(job);
       } catch (err) {
         this.fail(err instanceof Error ? (err.stack ?? err.message) : String(err));
         return true;
       }
+      if (performance.now() - started > this.holdUpMs) this.outgrewInline = true;
       this.onResult(r, at);
       return true;
     }

@@ -1,6 +1,7 @@
 /**
- * The verdict so far, while a session samples: when to work it out next (on a worker thread, session/interim/analyst.ts),
- * what it was, --fail-fast's watch over its gates, and the history that says when it settled on the final verdict.
+ * The verdict so far, while a session samples: when to work it out next (in line, or on a worker thread once that is
+ * too slow: session/interim/analyst.ts), what it was, --fail-fast's watch over its gates, and the history that says
+ * when it settled on the final verdict.
  */
 import type { ClassifyInput } from "../../analysis/classify.js";
 import type { JudgedFinding } from "../../analysis/judgement.js";
@@ -53,8 +54,21 @@ export const AFTERMATH = 2;
 const EARLY_ANALYSIS_SHARE = 0.005;
 
 /**
+ * The share of a sampling interval a verdict may hold the sampling thread up for, worked out in line (analyst.ts): at
+ * 1 s, 100 ms, which a verdict on 64 idle processes (~15–60 ms) stays under, so that no worker is started for them; at
+ * 10 Hz, 10 ms, so that a tree whose verdicts make ticks late gets the worker after its first one.
+ */
+const IN_LINE_SHARE_OF_INTERVAL = 0.1;
+
+/** How long (ms) a verdict may hold up the sampling thread at this interval (seconds) before the worker takes over. */
+export function inLineHoldUpMs(interval: number): number {
+  return interval * 1000 * IN_LINE_SHARE_OF_INTERVAL;
+}
+
+/**
  * Seconds until the next interim verdict, given what the last one cost (seconds). Under --fail-fast the budget does
- * not apply: the user asked to be stopped within seconds of a failed gate, and the verdict runs on its own thread.
+ * not apply: the user asked to be stopped within seconds of a failed gate, and a verdict that holds the sampling thread
+ * up goes to its own thread.
  */
 export function nextAnalysisIn(duration: number, lastCost: number, failFast = false): number {
   const early = duration < EARLY_PHASE_S;
@@ -97,12 +111,14 @@ export class InterimVerdicts {
   /**
    * @param wakeup stopped with "gate-failed" when --fail-fast fires; once it is stopped, late verdicts are ignored
    * @param say a line for the user (fail-fast stopping the session, interim verdicts failing)
+   * @param interval the session's sampling interval (seconds): how long a verdict in line may hold a tick up
    */
   constructor(
     private readonly gates: GateOptions,
     private readonly wakeup: Wakeup,
     private readonly say: (line: string) => void,
-    makeAnalyst: MakeAnalyst = (onResult, onError) => new InterimAnalyst(onResult, onError),
+    interval: number,
+    makeAnalyst: MakeAnalyst = (onResult, onError) => new InterimAnalyst(onResult, onError, inLineHoldUpMs(interval)),
   ) {
     this.failFast = gates.failFast ? new FailFast() : undefined;
     this.analyst = makeAnalyst(

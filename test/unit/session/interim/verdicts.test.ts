@@ -56,7 +56,7 @@ function answering(answers: InterimResult[]): { make: MakeAnalyst; requests: num
 describe("InterimVerdicts", () => {
   it("works a verdict out when one is due (every second in the early phase), and keeps the latest", () => {
     const a = answering([result(doc("stable")), result(doc("leak", 100))]);
-    const v = new InterimVerdicts(GATES, new Wakeup(), () => {}, a.make);
+    const v = new InterimVerdicts(GATES, new Wakeup(), () => {}, 1, a.make);
     for (const t of [0.5, 1, 1.5, 2]) v.consider(t, SET, input);
     expect(a.requests).toHaveLength(2);
     expect(v.soFar?.kind).toBe("leak");
@@ -64,7 +64,7 @@ describe("InterimVerdicts", () => {
 
   it("says when the verdict settled on the final one", () => {
     const a = answering([result(doc("leak", 100)), result(doc("stable")), result(doc("leak", 100))]);
-    const v = new InterimVerdicts(GATES, new Wakeup(), () => {}, a.make);
+    const v = new InterimVerdicts(GATES, new Wakeup(), () => {}, 1, a.make);
     for (const t of [1, 2, 3]) v.consider(t, SET, input);
     expect(v.settledAt(doc("leak", 100))).toBe(SET.duration);
     expect(v.settledAt(doc("stable"))).toBeUndefined();
@@ -74,7 +74,13 @@ describe("InterimVerdicts", () => {
     const said: string[] = [];
     const wakeup = new Wakeup();
     const answers = Array.from({ length: 20 }, () => result(doc("leak", 100), failing));
-    const v = new InterimVerdicts({ ...GATES, failFast: true }, wakeup, (l) => said.push(l), answering(answers).make);
+    const v = new InterimVerdicts(
+      { ...GATES, failFast: true },
+      wakeup,
+      (l) => said.push(l),
+      1,
+      answering(answers).make,
+    );
     // The series' time goes on as the session samples: each verdict is told the duration its data ran to.
     for (let s = 2; s <= 20 && !wakeup.stopped; s++) v.consider(s, seriesOf(s), input);
     expect(wakeup.stopped).toBe("gate-failed");
@@ -94,6 +100,7 @@ describe("InterimVerdicts", () => {
       { ...GATES, failFast: true },
       wakeup,
       () => {},
+      1,
       answering([result(doc("leak", 1), failing)]).make,
     );
     v.consider(1, SET, input);
@@ -102,7 +109,7 @@ describe("InterimVerdicts", () => {
   });
 
   it("without --fail-fast leaves the final gates as they are", () => {
-    const v = new InterimVerdicts(GATES, new Wakeup(), () => {}, answering([]).make);
+    const v = new InterimVerdicts(GATES, new Wakeup(), () => {}, 1, answering([]).make);
     const gates: GateResult[] = [{ name: "fail-on", result: "pass", passed: true, message: "none" }];
     expect(v.finalGates(gates)).toBe(gates);
   });
@@ -110,7 +117,7 @@ describe("InterimVerdicts", () => {
   it("says the first line of a failure, once the analyst reports one", () => {
     const said: string[] = [];
     const a = answering([]);
-    new InterimVerdicts(GATES, new Wakeup(), (l) => said.push(l), a.make);
+    new InterimVerdicts(GATES, new Wakeup(), (l) => said.push(l), 1, a.make);
     a.error("TypeError: x\n    at y");
     expect(said).toEqual([
       "memleak: warning: the verdict so far could not be worked out (a bug in memleak; the final verdict is worked out apart): TypeError: x\n",
@@ -118,7 +125,7 @@ describe("InterimVerdicts", () => {
   });
 
   it("works it out on the real analyst too (in line, from the TypeScript sources)", async () => {
-    const v = new InterimVerdicts(GATES, new Wakeup(), () => {});
+    const v = new InterimVerdicts(GATES, new Wakeup(), () => {}, 1);
     const b = new SeriesBuilder();
     for (const s of synthesize({
       seconds: 20,

@@ -16,6 +16,8 @@ import statistics
 import sys
 import time
 
+from forked_workers import fork_idle_workers, private_kib, rollup_kib, stop_workers
+
 mode = sys.argv[1]
 workers = int(sys.argv[2]) if len(sys.argv) > 2 else 64
 IMPORTS = "import json, socket, select, struct, ctypes"
@@ -42,45 +44,17 @@ if mode != "none":
     _thread.start_new_thread(sleeper, (mode == "thread-import",))
     done.acquire()
 time.sleep(0.2)
-children = []
-for _ in range(workers):
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        own = bytearray(8 * 2**20)
-        for i in range(0, len(own), 4096):
-            own[i] = 1
-        os.write(w, b"x")
-        time.sleep(3600)
-    os.read(r, 1)
-    os.close(r)
-    os.close(w)
-    children.append(pid)
-time.sleep(1)
-
-
-def rollup(pid):
-    out = {}
-    with open("/proc/%d/smaps_rollup" % pid) as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) == 3:
-                out[parts[0].rstrip(":")] = int(parts[1])
-    return out
-
-
-rs = [rollup(c) for c in children]
-me = rollup(os.getpid())
+children = fork_idle_workers(workers)
+rs = [rollup_kib(c) for c in children]
+me = rollup_kib(os.getpid())
 print(
     "%-20s median child private %d kB, Σ PSS children %.2f MiB (anonymous %.2f), parent %.2f MiB"
     % (
         mode,
-        statistics.median(r["Private_Clean"] + r["Private_Dirty"] for r in rs),
+        statistics.median(private_kib(r) for r in rs),
         sum(r["Pss"] for r in rs) / 1024,
         sum(r["Pss_Anon"] for r in rs) / 1024,
         me["Pss"] / 1024,
     )
 )
-for c in children:
-    os.kill(c, 9)
-    os.waitpid(c, 0)
+stop_workers(children)

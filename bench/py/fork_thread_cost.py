@@ -13,6 +13,8 @@ import statistics
 import sys
 import time
 
+from forked_workers import fork_idle_workers, private_kib, rollup_kib, stop_workers
+
 mode = sys.argv[1]
 workers = int(sys.argv[2]) if len(sys.argv) > 2 else 16
 wake_r, wake_w = os.pipe()
@@ -58,29 +60,8 @@ if mode != "none":
 if mode == "pause":
     os.register_at_fork(before=before_fork, after_in_parent=after_fork_in_parent)
 time.sleep(0.2)
-children = []
-for _ in range(workers):
-    ready_r, ready_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        own = bytearray(8 * 2**20)
-        for i in range(0, len(own), 4096):
-            own[i] = 1
-        os.write(ready_w, b"x")
-        time.sleep(3600)
-    os.read(ready_r, 1)
-    os.close(ready_r)
-    os.close(ready_w)
-    children.append(pid)
-time.sleep(1)
+children = fork_idle_workers(workers)
 
 
-def private_kib(pid):
-    with open("/proc/%d/smaps_rollup" % pid) as f:
-        return sum(int(line.split()[1]) for line in f if line.startswith("Private_"))
-
-
-print("%s: median child private %d kB" % (mode, statistics.median(private_kib(c) for c in children)))
-for c in children:
-    os.kill(c, 9)
-    os.waitpid(c, 0)
+print("%s: median child private %d kB" % (mode, statistics.median(private_kib(rollup_kib(c)) for c in children)))
+stop_workers(children)

@@ -4,20 +4,7 @@ import os
 import signal
 import subprocess
 
-
-def rollup_kib(pid):
-    """Every kB field of /proc/PID/smaps_rollup in one read (Pss; Pss_Anon: the anonymous pages alone, what is new
-    memory where a file's shared pages are only split among more processes); None once it has gone."""
-    out = {}
-    try:
-        with open("/proc/%d/smaps_rollup" % pid) as f:
-            for line in f:
-                parts = line.split()
-                if len(parts) == 3 and parts[2] == "kB":
-                    out[parts[0].rstrip(":")] = int(parts[1])
-    except OSError:
-        return None
-    return out
+from forked_workers import rollup_kib
 
 
 def pss_kib(pid):

@@ -20,8 +20,8 @@ export class InterimAnalyst {
   private worker: Worker | undefined;
   /** No worker can be had (none compiled, or it failed): every verdict in line from now on. */
   private inline = false;
-  /** Whether a verdict worked out in line has held the sampling thread up for longer than holdUpMs. */
-  private outgrewInline = false;
+  /** Verdicts in line until one holds the sampling thread up for longer than holdUpMs (none at all when it is 0). */
+  private cheapSoFar: boolean;
   private pending: { at: number } | undefined;
 
   /**
@@ -34,7 +34,9 @@ export class InterimAnalyst {
     private readonly onResult: (r: InterimResult, at: number) => void,
     private readonly onError: (message: string) => void = () => {},
     private readonly holdUpMs = 0,
-  ) {}
+  ) {
+    this.cheapSoFar = holdUpMs > 0;
+  }
 
   private errorSaid = false;
 
@@ -46,8 +48,7 @@ export class InterimAnalyst {
   /** Starts a verdict on `job` (data up to `at` seconds); false if one is in flight. */
   request(job: InterimJob, transfer: ArrayBuffer[], at: number): boolean {
     if (this.pending) return false;
-    const inLine = this.inline || (this.holdUpMs > 0 && !this.outgrewInline && !this.worker);
-    const worker = inLine ? undefined : this.start();
+    const worker = this.inline || this.cheapSoFar ? undefined : this.start();
     if (!worker) {
       let r: InterimResult;
       const started = performance.now();
@@ -57,7 +58,7 @@ export class InterimAnalyst {
         this.fail(err instanceof Error ? (err.stack ?? err.message) : String(err));
         return true;
       }
-      if (performance.now() - started > this.holdUpMs) this.outgrewInline = true;
+      if (performance.now() - started > this.holdUpMs) this.cheapSoFar = false;
       this.onResult(r, at);
       return true;
     }

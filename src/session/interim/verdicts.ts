@@ -61,7 +61,7 @@ const EARLY_ANALYSIS_SHARE = 0.005;
 const IN_LINE_SHARE_OF_INTERVAL = 0.1;
 
 /** How long (ms) a verdict may hold up the sampling thread at this interval (seconds) before the worker takes over. */
-export function inLineHoldUpMs(interval: number): number {
+function inLineHoldUpMs(interval: number): number {
   return interval * 1000 * IN_LINE_SHARE_OF_INTERVAL;
 }
 

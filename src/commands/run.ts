@@ -8,7 +8,8 @@
  * A second signal kills the command.
  */
 import type { ChildProcess } from "node:child_process";
-import { LiveRegion } from "../report/live/region.js";
+import type { LiveRegion } from "../report/live/region.js";
+import { openLiveRegion } from "../report/live/open-region.js";
 import { locateMemoryCgroup, type CgroupLocation } from "../system/cgroup-locate.js";
 import { HostFs } from "../system/host-fs.js";
 import { createIsolatedCgroup, removeIsolatedCgroup, spawnInside, type Isolation } from "../system/isolate.js";
@@ -133,7 +134,7 @@ async function runWith(
   const fs = new HostFs();
   const cg = chooseCgroup(fs, o, io);
   if (exporter && cg.read) exporter.sink.cgroupPath = cg.read.path;
-  const region = io.isTTY && !o.json ? new LiveRegion(io) : undefined;
+  const region = await openLiveRegion(io, o.json);
   const wakeup = new Wakeup();
   const { child, agent, guard } = await launchCommand(o, io, fs, cg, region, tracer);
   const exited = followCommand(child, o, io, region, wakeup);

@@ -2,7 +2,7 @@
  * `memleak watch <pid>`: attach to a running process and its descendants, sample until Ctrl-C, --duration, or the
  * process exits (and say which), then give the verdict.
  */
-import { LiveRegion } from "../report/live/region.js";
+import { openLiveRegion } from "../report/live/open-region.js";
 import { locateMemoryCgroup } from "../system/cgroup-locate.js";
 import { HostFs } from "../system/host-fs.js";
 import { checkOutputPath } from "../session/output-paths.js";
@@ -84,7 +84,7 @@ async function watchWith(
     io.stderr(`memleak: PID ${o.pid} is in a container: reading the container's memory cgroup ${loc.location.path}\n`);
   const wakeup = new Wakeup();
   const unsubscribe = io.onSignal(() => wakeup.stop("interrupted"));
-  const region = io.isTTY && !o.json ? new LiveRegion(io) : undefined;
+  const region = await openLiveRegion(io, o.json);
   const agent = injects(o) ? await AgentChannel.open() : undefined;
   const say = (line: string) => (region ? region.say(`memleak: ${line}\n`) : io.stderr(`memleak: ${line}\n`));
   const attacher = agent

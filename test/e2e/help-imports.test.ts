@@ -93,3 +93,16 @@ describe("what --help loads", () => {
     expect(modules).toEqual(expect.arrayContaining(["system/host-fs.js", "probes/status.js"]));
   });
 });
+
+describe("what a session off a terminal loads", () => {
+  // The live view's region (log-update and its width tables) is drawn only on a terminal and without --json, so it is
+  // loaded only there (report/live/open-region.ts); these have no terminal (execFile's pipes).
+  it.each([
+    ["run", ["run", "--", "python3", "-c", "import time; time.sleep(2)"]],
+    ["watch --json", ["watch", String(process.pid), "--no-inject", "--duration", "2s", "--json"]],
+  ])("memleak %s samples without loading the live view", async (name, args) => {
+    const modules = await loaded(name.replace(/\W+/g, "_"), args);
+    expect(modules).toEqual(expect.arrayContaining(["session/session.js", "sampling/sampler.js"]));
+    expect(modules).not.toContain("report/live/region.js");
+  });
+});
